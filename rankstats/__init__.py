@@ -1,0 +1,31 @@
+"""rankstats: rank systems from benchmark scores, and say how sure you are.
+
+See DESIGN.md for the pipeline: Scores → Rankings → Pairwise → aggregate / hoeffding.
+"""
+
+from rankstats.aggregate import Aggregate, aggregate
+from rankstats.confidence import hoeffding, significance_matrix
+from rankstats.datasets import list_datasets, load_dataset
+from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
+from rankstats.pairwise import Pairwise, pairwise
+from rankstats.rankings import Rankings
+from rankstats.scores import Scores, read_scores
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Aggregate",
+    "DataWarning",
+    "InvalidRankingsError",
+    "InvalidScoresError",
+    "Pairwise",
+    "Rankings",
+    "Scores",
+    "aggregate",
+    "hoeffding",
+    "list_datasets",
+    "load_dataset",
+    "pairwise",
+    "read_scores",
+    "significance_matrix",
+]

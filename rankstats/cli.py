@@ -1,0 +1,324 @@
+"""The ``rankstats`` command.
+
+Each subcommand is a pair of functions, ``_<name>_arguments(parser)`` and ``_<name>(args)``,
+registered in :data:`SUBCOMMANDS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import sys
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from rankstats.aggregate import AGGREGATORS, aggregate
+from rankstats.confidence import CORRECTIONS, ESTIMANDS, FORMS, hoeffding
+from rankstats.datasets import DATASETS, load_dataset
+from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
+from rankstats.pairwise import pairwise
+from rankstats.rankings import Rankings
+from rankstats.scores import Scores, read_scores
+
+METHOD_LABELS = {
+    "borda": "one-level Borda with imputation (σ^l)",
+    "borda2": "two-level Borda with imputation (σ^2l)",
+    "mean": "mean of available scores (σ^μ)",
+    "median": "median of available scores",
+    "copeland": "Copeland (pairwise majority wins)",
+}
+
+
+# ---------------------------------------------------------------------------- shared input
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    """FILE | --dataset NAME and the column / direction options shared by subcommands."""
+    parser.add_argument("file", nargs="?", help="score table: CSV, TSV or Parquet (long or wide)")
+    parser.add_argument("--dataset", choices=sorted(DATASETS), help="a bundled data set instead")
+    parser.add_argument("--system", default="system", help="system column (default: system)")
+    parser.add_argument("--task", default="task", help="task column of a long table")
+    parser.add_argument("--instance", default=None, help="instance column of a long table")
+    parser.add_argument("--score", default="score", help="score column of a long table")
+    parser.add_argument(
+        "--layout",
+        choices=["auto", "long", "wide"],
+        default="auto",
+        help="long = one row per score; wide = one row per system (default: auto)",
+    )
+    parser.add_argument(
+        "--lower-is-better",
+        nargs="+",
+        default=[],
+        metavar="TASK",
+        help="tasks where a lower score is better",
+    )
+
+
+def load_input(args: argparse.Namespace) -> Scores:
+    """Scores from ``FILE`` or ``--dataset`` (exactly one)."""
+    if bool(args.file) == bool(args.dataset):
+        raise SystemExit("error: give a score FILE or --dataset NAME (exactly one)")
+    if args.dataset:
+        scores = load_dataset(args.dataset)
+        if args.lower_is_better:
+            raise SystemExit("error: --lower-is-better applies to FILE input only")
+        return scores
+    directions = {t: False for t in args.lower_is_better} if args.lower_is_better else True
+    return read_scores(
+        args.file,
+        system=args.system,
+        task=args.task,
+        instance=args.instance,
+        score=args.score,
+        higher_is_better=directions,
+        layout=args.layout,
+    )
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return None if math.isnan(value) else float(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def _clean(records: list[dict]) -> list[dict]:
+    """Replace NaN by None so the JSON is standard."""
+    return [
+        {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+        for r in records
+    ]
+
+
+def _short(name: str, width: int) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+# ---------------------------------------------------------------------------- rank
+def _rank_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    parser.add_argument(
+        "--method",
+        default="borda",
+        choices=[m for m in AGGREGATORS if m not in ("mean",)] + ["mean"],
+        help="aggregation method (default: borda, i.e. σ^l)",
+    )
+    parser.add_argument(
+        "--level",
+        choices=["task", "instance"],
+        default=None,
+        help="rank per task or per (task, instance) (default: instance when the data has it)",
+    )
+    parser.add_argument("--delta", type=float, default=0.05, help="error level δ (default 0.05)")
+    parser.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        default="holm",
+        help="multiplicity correction over pairs (default: holm)",
+    )
+    parser.add_argument(
+        "--form",
+        choices=FORMS,
+        default="two-sided",
+        help="Hoeffding half-width: two-sided (default) or the paper's",
+    )
+    parser.add_argument(
+        "--estimand",
+        choices=ESTIMANDS,
+        default="imputed",
+        help="pairwise probability estimated (default: imputed, as the paper)",
+    )
+    parser.add_argument("--out", default="rankstats-out", help="output directory")
+    parser.add_argument("--no-figures", action="store_true", help="skip the heatmap")
+
+
+def _rank(args: argparse.Namespace) -> int:
+    scores = load_input(args)
+    level = args.level or ("instance" if scores.has_instances else "task")
+    if level == "instance" and not scores.has_instances:
+        raise SystemExit("error: --level instance needs an instance column (--instance NAME)")
+    result = aggregate(scores, method=args.method, level=level)
+    baseline = aggregate(scores, method="mean")
+    rankings = Rankings.from_scores(scores, by=level)
+    pw = pairwise(rankings)
+    ci = hoeffding(
+        pw,
+        delta=args.delta,
+        correction=args.correction,
+        form=args.form,
+        estimand=args.estimand,
+        order=result.order,
+    )
+
+    table = result.table.rename(columns={"rank": "rank", "score": args.method})
+    base = baseline.table.set_index("system")
+    table["rank_mean"] = base.loc[table["system"], "rank"].to_numpy()
+    table["mean"] = base.loc[table["system"], "score"].to_numpy()
+    above = ci[ci["winner"] == ci["system_a"]].groupby("system_a").size()
+    below = ci[ci["winner"] == ci["system_b"]].groupby("system_a").size()
+    table["significantly_above"] = above.reindex(table["system"]).fillna(0).astype(int).to_numpy()
+    table["significantly_below"] = below.reindex(table["system"]).fillna(0).astype(int).to_numpy()
+    sig = ci.set_index(["system_a", "system_b"])["significant"]
+    order = table["system"].tolist()
+    table["above_next_significant"] = [
+        bool(sig[(a, b)]) for a, b in itertools.pairwise(order)
+    ] + [False]
+
+    label = METHOD_LABELS.get(args.method, args.method)
+    name = scores.name or (Path(args.file).name if args.file else "scores")
+    print(f"rankstats rank: {name}")
+    print(f"  {scores!r}")
+    print(
+        f"  ranking by {label}, {level} level ({pw.n_rankings} rankings), "
+        f"next to the mean baseline (σ^μ)\n"
+    )
+    width = min(max(len(s) for s in order), 44)
+    header = (
+        f"{'rank':>5}  {'system':<{width}}  {args.method:>10}  {'rank σ^μ':>8}  "
+        f"{'σ^μ':>9}  {'sig.>':>5}  {'sig.<':>5}  >next"
+    )
+    print(header)
+    print("-" * len(header))
+    for _, row in table.iterrows():
+        print(
+            f"{row['rank']:>5g}  {_short(row['system'], width):<{width}}  "
+            f"{row[args.method]:>10.4f}  {row['rank_mean']:>8g}  {row['mean']:>9.4f}  "
+            f"{row['significantly_above']:>5d}  {row['significantly_below']:>5d}  "
+            f"{'  *' if row['above_next_significant'] else ''}"
+        )
+    n_sig = int(ci["significant"].sum() // 2)
+    attrs = ci.attrs
+    print(
+        f"\nsig.> / sig.<: number of systems it is significantly above / below; * = significantly "
+        f"above the next system.\nHoeffding intervals ({args.form}, {args.estimand} estimand), "
+        f"δ = {args.delta}, {args.correction} correction over {attrs['n_pairs']} pairs: "
+        f"{n_sig} significant pair(s)."
+    )
+    max_z = int(pw.compared.max()) if pw.n_systems > 1 else 0
+    log_term = (
+        math.log(2 / attrs["interval_level"])
+        if args.form == "two-sided"
+        else -math.log(attrs["interval_level"])
+    )
+    z_needed = math.ceil(log_term / (2 * 0.25))
+    if max_z < z_needed:
+        print(
+            f"note: pairs are compared in at most {max_z} rankings; even a unanimous pair needs "
+            f"z > {z_needed - 1} to be significant at this level. Instance-level scores "
+            f"(--level instance) give more rankings."
+        )
+    if pw.n_systems <= 40:
+        print(
+            "\npairwise significance in ranked order (row vs column): + above, - below, . not "
+            "significant"
+        )
+        labels = [str(i + 1) for i in range(len(order))]
+        print("      " + " ".join(f"{lab:>2}" for lab in labels))
+        matrix = ci.pivot(index="system_a", columns="system_b", values="winner")
+        for i, a in enumerate(order):
+            cells = []
+            for b in order:
+                if a == b:
+                    cells.append(" \\")
+                else:
+                    w = matrix.loc[a, b]
+                    cells.append(" +" if w == a else (" -" if w == b else " ."))
+            print(f"  {labels[i]:>2}  " + " ".join(cells) + f"   {_short(a, 40)}")
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    table_path = out / "ranking.csv"
+    table.to_csv(table_path, index=False)
+    pairs_path = out / "pairs.csv"
+    ci.to_csv(pairs_path, index=False)
+    files = [table_path, pairs_path]
+    if not args.no_figures:
+        from rankstats.plotting import save_figure, significance_heatmap
+
+        files += save_figure(significance_heatmap(ci), out / "significance_heatmap")
+    summary = {
+        "data": {
+            "name": name,
+            "systems": len(scores.systems),
+            "tasks": len(scores.tasks),
+            "scores": len(scores.data),
+            "level": level,
+            "rankings": pw.n_rankings,
+            "skipped_tasks": list(scores.skipped_tasks),
+            "never_evaluated": list(scores.unevaluated_systems),
+        },
+        "parameters": {
+            "method": args.method,
+            "baseline": "mean",
+            **{
+                k: attrs[k]
+                for k in ("delta", "correction", "form", "estimand", "n_pairs", "interval_level")
+            },
+        },
+        "ranking": _clean(table.to_dict(orient="records")),
+        "pairs": _clean(ci.to_dict(orient="records")),
+        "significant_pairs": n_sig,
+        "files": [str(p) for p in files],
+    }
+    json_path = out / "summary.json"
+    json_path.write_text(json.dumps(summary, indent=1, default=_json_default))
+    print(f"\nwrote {', '.join(str(p) for p in [*files, json_path])}")
+    return 0
+
+
+# ---------------------------------------------------------------------------- datasets
+def _datasets_arguments(parser: argparse.ArgumentParser) -> None:
+    pass
+
+
+def _datasets(args: argparse.Namespace) -> int:
+    from rankstats.datasets import list_datasets
+
+    with pd.option_context("display.max_colwidth", 70, "display.width", 160):
+        print(list_datasets().to_string(index=False))
+    return 0
+
+
+SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
+    "rank": ("rank systems, with Hoeffding significance of every pair", _rank_arguments, _rank),
+    "datasets": ("list the bundled data sets", _datasets_arguments, _datasets),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rankstats", description="Rank systems from benchmark scores, with uncertainty."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, (help_text, add_arguments, _) in SUBCOMMANDS.items():
+        add_arguments(sub.add_parser(name, help=help_text, description=help_text))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    previous = warnings.formatwarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", DataWarning)
+        warnings.formatwarning = lambda msg, cat, *a, **k: f"warning: {msg}\n"
+        try:
+            return SUBCOMMANDS[args.command][2](args)
+        except (InvalidScoresError, InvalidRankingsError, FileNotFoundError, KeyError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        finally:
+            warnings.formatwarning = previous
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

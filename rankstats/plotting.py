@@ -1,0 +1,99 @@
+"""Matplotlib figures: pairwise significance heatmaps (and more, added by later modules).
+
+Figures are built on an explicit ``Figure`` (no pyplot state), so they are safe in scripts,
+notebooks and worker processes alike.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.colors import TwoSlopeNorm
+from matplotlib.figure import Figure
+
+from rankstats.confidence import significance_matrix
+
+
+def _short(name: str, width: int = 28) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def significance_heatmap(
+    ci: pd.DataFrame,
+    title: str | None = None,
+    annotate: bool | None = None,
+    figsize: tuple[float, float] | None = None,
+) -> Figure:
+    """Heatmap of the signed distance of every Hoeffding interval from ½.
+
+    Rows and columns follow the order of the :func:`~rankstats.hoeffding` table (pass
+    ``order=result.order`` there to get the ranked order).  Cell ``(a, b)`` is red when ``a`` is
+    significantly above ``b`` (``low − ½``), blue when significantly below (``high − ½``), white
+    when the interval contains ½ — the colouring of Himmi et al. (2023, Fig. 6).
+
+    Parameters
+    ----------
+    ci : pandas.DataFrame
+        Output of :func:`rankstats.hoeffding`.
+    title : str, optional
+        Figure title (default: the δ, correction and estimand used).
+    annotate : bool, optional
+        Write the distances in the cells (default: when there are at most 20 systems).
+    figsize : (float, float), optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    matrix = significance_matrix(ci, "distance")
+    n = len(matrix)
+    if annotate is None:
+        annotate = n <= 20
+    side = max(4.0, min(0.38 * n + 2.5, 30.0))
+    fig = Figure(figsize=figsize or (side + 1.2, side))
+    ax = fig.add_subplot()
+    values = matrix.to_numpy(dtype=np.float64)
+    limit = max(float(np.nanmax(np.abs(values))) if np.isfinite(values).any() else 0.0, 1e-6)
+    image = ax.imshow(
+        np.ma.masked_invalid(values),
+        cmap="RdBu_r",
+        norm=TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit),
+        interpolation="nearest",
+    )
+    labels = [_short(str(s)) for s in matrix.index]
+    ax.set_xticks(range(n), labels, rotation=90, fontsize=max(4, 9 - n // 20))
+    ax.set_yticks(range(n), labels, fontsize=max(4, 9 - n // 20))
+    ax.set_xlabel("system b")
+    ax.set_ylabel("system a (row ranked above column when red)")
+    if annotate:
+        for i in range(n):
+            for j in range(n):
+                if i != j and values[i, j] != 0:
+                    ax.text(j, i, f"{values[i, j]:+.2f}", ha="center", va="center", fontsize=6)
+    attrs = ci.attrs
+    if title is None:
+        title = (
+            f"Hoeffding intervals for P(a above b): δ = {attrs.get('delta')}, "
+            f"{attrs.get('correction')} correction, {attrs.get('estimand')} estimand"
+        )
+    ax.set_title(title, fontsize=9)
+    cbar = fig.colorbar(image, ax=ax, shrink=0.8)
+    cbar.set_label("signed distance of the interval from ½")
+    fig.tight_layout()
+    return fig
+
+
+def save_figure(
+    fig: Figure, path_stem: str | Path, formats: tuple[str, ...] = ("png", "pdf")
+) -> list[Path]:
+    """Save ``fig`` as ``<stem>.png``, ``<stem>.pdf`` ...; return the written paths."""
+    stem = Path(path_stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for fmt in formats:
+        path = stem.with_suffix("." + fmt)
+        fig.savefig(path, dpi=150 if fmt == "png" else None, bbox_inches="tight")
+        paths.append(path)
+    return paths
