@@ -93,8 +93,10 @@ def hoeffding(
     >>> import rankstats as rs
     >>> pw = rs.pairwise(rs.Rankings.from_orderings([["a", "b"]] * 30))
     >>> ci = rs.hoeffding(pw, delta=0.05)
-    >>> ci.loc[0, ["system_a", "system_b", "estimate", "significant"]].tolist()
-    ['a', 'b', 1.0, True]
+    >>> ci[["system_a", "system_b", "estimate", "low", "high", "significant"]].round(3)
+      system_a system_b  estimate    low   high  significant
+    0        a        b       1.0  0.752  1.000         True
+    1        b        a       0.0  0.000  0.248         True
     """
     if not 0 < delta < 1:
         raise ValueError(f"delta must be in (0, 1), got {delta}")

@@ -35,6 +35,8 @@ from rankstats.scores import Scores
 
 # Rankings per block: bounds the (N, block) temporaries to a few tens of MB.
 _BLOCK_CELLS = 4_000_000
+# Below this many (ranking, i, j) cells one broadcast comparison beats the loop over systems.
+_BROADCAST_CELLS = 1_000_000
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -131,13 +133,17 @@ def _block_statistics(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
     # q[l, j] = m_j / (k + 1): probability that an unobserved system lands above observed j.
     q = np.where(observed, ranks, 0.0) / (k + 1.0)
 
-    n = ranks.shape[1]
-    # Both observed: count strict wins column by column (a loop over systems, vectorised over
-    # rankings); ties follow from compared − wins − winsᵀ without a second comparison.
-    ranks_t = np.ascontiguousarray(ranks.T)
-    strict = np.empty((n, n))
-    for j in range(n):
-        strict[:, j] = np.count_nonzero(ranks_t < ranks_t[j], axis=1)
+    n_rows, n = ranks.shape
+    # Both observed: strict wins (NaN compares False); ties then follow from compared − wins − winsᵀ
+    # without a second comparison.
+    if n_rows * n * n <= _BROADCAST_CELLS:
+        strict = np.count_nonzero(ranks[:, :, None] < ranks[:, None, :], axis=0).astype(np.float64)
+    else:
+        # Column by column: a loop over systems, vectorised over rankings, bounded memory.
+        ranks_t = np.ascontiguousarray(ranks.T)
+        strict = np.empty((n, n))
+        for j in range(n):
+            strict[:, j] = np.count_nonzero(ranks_t < ranks_t[j], axis=1)
     compared = obs.T @ obs
     ties = compared - strict - strict.T
     np.fill_diagonal(ties, 0.0)

@@ -20,6 +20,9 @@ from rankstats.errors import DataWarning, InvalidRankingsError, preview
 from rankstats.scores import Scores
 
 
+_RANK_BLOCK_CELLS = 2_000_000
+
+
 def average_ranks(scores: np.ndarray) -> np.ndarray:
     """Row-wise average ranks of a score matrix, 1 = highest score, NaN kept as NaN.
 
@@ -40,6 +43,18 @@ def average_ranks(scores: np.ndarray) -> np.ndarray:
     n_rows, n = scores.shape
     if n_rows == 0 or n == 0:
         return scores.copy()
+    block = max(1, _RANK_BLOCK_CELLS // n)
+    if n_rows <= block:
+        return _average_ranks_block(scores)
+    # Blocks of rows keep the half-dozen (L, N) temporaries small on tall inputs.
+    ranks = np.empty_like(scores)
+    for start in range(0, n_rows, block):
+        ranks[start : start + block] = _average_ranks_block(scores[start : start + block])
+    return ranks
+
+
+def _average_ranks_block(scores: np.ndarray) -> np.ndarray:
+    n = scores.shape[1]
     missing = np.isnan(scores)
     keyed = np.where(missing, np.inf, -scores)
     order = np.argsort(keyed, axis=1, kind="stable")

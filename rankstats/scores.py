@@ -77,7 +77,7 @@ def _numeric_scores(df: pd.DataFrame, score: str, keys: list[str]) -> np.ndarray
         bad = (coerced.isna() & raw.notna()).to_numpy()
         # An empty or blank string in a text column is a missing score, not a malformed one.
         blank = raw.astype("string").str.strip().eq("").fillna(False).to_numpy(dtype=bool)
-        bad &= ~blank
+        bad = bad & ~blank
         if bad.any():
             raise InvalidScoresError(
                 f"non-numeric scores in column {score!r}:" + _row_report(df, bad, [*keys, score])
@@ -180,35 +180,49 @@ class Scores:
                 f"column(s) {preview(missing)} not found; the table has: {preview(df.columns, 20)}"
             )
         keys = columns[:-1]
+        # Factorise each key once: validation, duplicates and categories all work on int codes
+        # (turning millions of keys into Python strings would dominate time and memory).
+        codes, labels = [], []
         for key in keys:
-            null = df[key].isna().to_numpy()
-            if null.any():
-                raise InvalidScoresError(f"missing {key!r} key:" + _row_report(df, null, columns))
+            code, uniques = pd.factorize(df[key])
+            if (code < 0).any():
+                raise InvalidScoresError(
+                    f"missing {key!r} key:" + _row_report(df, code < 0, columns)
+                )
+            codes.append(code.astype(np.int64))
+            labels.append(uniques)
         values = _numeric_scores(df, score, keys)
 
-        if df.duplicated(keys).any():
-            dup = df.duplicated(keys, keep=False).to_numpy()
+        combined = codes[0]
+        for code, uniques in zip(codes[1:], labels[1:], strict=True):
+            combined = combined * len(uniques) + code
+        duplicated = pd.Series(combined).duplicated(keep=False).to_numpy()
+        if duplicated.any():
             raise InvalidScoresError(
                 f"duplicated ({', '.join(keys)}) keys; each must appear once:"
-                + _row_report(df, dup, columns)
+                + _row_report(df, duplicated, columns)
             )
 
-        sys_col = df[system].astype(str)
-        task_col = df[task].astype(str)
-        systems = tuple(pd.unique(sys_col))
-        all_tasks = tuple(pd.unique(task_col))
+        systems = tuple(str(u) for u in labels[0])
+        all_tasks = tuple(str(u) for u in labels[1])
+        for kind, names in (("system", systems), ("task", all_tasks)):
+            if len(set(names)) != len(names):
+                raise InvalidScoresError(
+                    f"distinct {kind} keys become the same name as text (e.g. 1 and '1'): "
+                    f"{preview(sorted({n for n in names if names.count(n) > 1}))}"
+                )
         directions = _directions(all_tasks, higher_is_better)
-        sign = np.where(task_col.map(directions).to_numpy(dtype=bool), 1.0, -1.0)
+        task_sign = np.array([1.0 if directions[t] else -1.0 for t in all_tasks])
 
         out = pd.DataFrame(
             {
-                "system": pd.Categorical(sys_col, categories=systems),
-                "task": pd.Categorical(task_col, categories=all_tasks),
+                "system": pd.Categorical.from_codes(codes[0], categories=list(systems)),
+                "task": pd.Categorical.from_codes(codes[1], categories=list(all_tasks)),
             }
         )
         if instance:
             out["instance"] = df[instance].to_numpy()
-        out["score"] = values * sign
+        out["score"] = values * task_sign[codes[1]]
         out = out[~np.isnan(values)]
         return cls._finish(out, systems, all_tasks, directions, name)
 

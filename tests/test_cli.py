@@ -1,0 +1,111 @@
+"""The `rankstats rank` command: printed table, written files, and every number in the JSON."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankstats as rs
+from rankstats.cli import main
+
+
+def test_rank_bundled_dataset(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["rank", "--dataset", "xtreme_missing", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "one-level Borda with imputation (σ^l)" in printed
+    assert "Turing ULR v5 Alexander v-team Microsoft" in printed
+    for name in (
+        "ranking.csv",
+        "pairs.csv",
+        "summary.json",
+        "significance_heatmap.png",
+        "significance_heatmap.pdf",
+    ):
+        assert (out / name).stat().st_size > 0, name
+    assert (out / "significance_heatmap.png").read_bytes()[:4] == b"\x89PNG"
+
+    summary = json.loads((out / "summary.json").read_text())
+    scores = rs.load_dataset("xtreme_missing")
+    borda = rs.aggregate(scores, method="borda")
+    mean = rs.aggregate(scores, method="mean")
+    ranking = pd.DataFrame(summary["ranking"])
+    assert ranking["system"].tolist() == borda.order
+    np.testing.assert_allclose(ranking["borda"], borda.table["score"])
+    np.testing.assert_allclose(ranking["mean"], mean.scores[borda.order].to_numpy())
+    ci = rs.hoeffding(rs.pairwise(rs.Rankings.from_scores(scores)), order=borda.order)
+    pairs = pd.DataFrame(summary["pairs"])
+    np.testing.assert_allclose(pairs["low"], ci["low"])
+    assert summary["significant_pairs"] == int(ci["significant"].sum() // 2)
+    assert summary["parameters"]["correction"] == "holm"
+    # Every printed score appears in the JSON (4 decimals as printed).
+    for value in ranking["borda"]:
+        assert f"{value:.4f}" in printed
+
+
+def test_rank_own_file_instance_level(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    rows = []
+    for task in ("acc", "loss"):
+        for inst in range(40):
+            for k, system in enumerate(["x", "y", "z"]):
+                value = k + rng.normal()
+                rows.append((system, task, inst, -value if task == "loss" else value))
+    df = pd.DataFrame(rows, columns=["model", "metric", "example", "value"])
+    df.loc[5, "value"] = np.nan
+    path = tmp_path / "scores.csv"
+    df.to_csv(path, index=False)
+    out = tmp_path / "out"
+    argv = [
+        "rank",
+        str(path),
+        "--level",
+        "instance",
+        "--method",
+        "borda2",
+        "--delta",
+        "0.01",
+        "--correction",
+        "holm",
+        "--system",
+        "model",
+        "--task",
+        "metric",
+        "--instance",
+        "example",
+        "--score",
+        "value",
+        "--lower-is-better",
+        "loss",
+        "--out",
+        str(out),
+        "--no-figures",
+    ]
+    assert main(argv) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert [r["system"] for r in summary["ranking"]] == ["z", "y", "x"]
+    expected = rs.aggregate(
+        rs.Scores.from_long(
+            df, "model", "metric", "example", "value", higher_is_better={"loss": False}
+        ),
+        method="borda2",
+    )
+    np.testing.assert_allclose([r["borda2"] for r in summary["ranking"]], expected.table["score"])
+    assert summary["parameters"]["delta"] == 0.01
+    assert summary["data"]["rankings"] == 80
+    assert summary["significant_pairs"] >= 1
+
+
+def test_rank_errors(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    pd.DataFrame({"system": ["a", "b"], "t": [1.0, "oops"]}).to_csv(bad, index=False)
+    assert main(["rank", str(bad), "--out", str(tmp_path / "o")]) == 2
+    assert "non-numeric" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["rank", "--out", str(tmp_path / "o")])
+
+
+def test_datasets_command(capsys):
+    assert main(["datasets"]) == 0
+    assert "xtreme_missing" in capsys.readouterr().out

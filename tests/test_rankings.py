@@ -1,0 +1,75 @@
+"""Rankings: canonical mid-ranks, constructors, and errors."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import rankdata
+
+import rankstats as rs
+from rankstats import InvalidRankingsError
+from rankstats.rankings import average_ranks
+
+
+def test_average_ranks_matches_scipy():
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 5, size=(500, 9)).astype(float)  # many ties
+    x[rng.random(x.shape) < 0.25] = np.nan
+    expected = rankdata(-x, axis=1, nan_policy="omit")
+    np.testing.assert_array_equal(average_ranks(x), expected)
+
+
+def test_from_orderings_with_ties_and_subsets():
+    rk = rs.Rankings.from_orderings([["b", ("a", "c"), "d"], ["d", "a"]], systems="abcde")
+    np.testing.assert_array_equal(
+        rk.ranks, [[2.5, 1, 2.5, 4, np.nan], [2, np.nan, np.nan, 1, np.nan]]
+    )
+    assert rk.orderings() == [["b", "a", "c", "d"], ["d", "a"]]
+
+
+def test_from_orderings_errors():
+    with pytest.raises(InvalidRankingsError, match="ordering 1 names system\\(s\\) twice: a"):
+        rs.Rankings.from_orderings([["a", "b"], ["a", ("a", "b")]])
+    with pytest.raises(InvalidRankingsError, match="not in `systems`: z"):
+        rs.Rankings.from_orderings([["a", "z"]], systems=["a", "b"])
+    with pytest.raises(InvalidRankingsError, match="is a string"):
+        rs.Rankings.from_orderings(["ab"])
+
+
+def test_from_rank_matrix_canonicalises():
+    df = pd.DataFrame({"a": [1, 10], "b": [7, 10], "c": [3, None]}, index=["r1", "r2"])
+    rk = rs.Rankings.from_rank_matrix(df)
+    np.testing.assert_array_equal(rk.ranks, [[1, 3, 2], [1.5, 1.5, np.nan]])
+    assert list(rk.rankers) == ["r1", "r2"]
+
+
+def test_from_rank_matrix_errors():
+    with pytest.raises(InvalidRankingsError, match="non-numeric rank 'x' at ranker 1, system 'b'"):
+        rs.Rankings.from_rank_matrix(pd.DataFrame({"a": [1, 2], "b": [2, "x"]}))
+    with pytest.raises(InvalidRankingsError, match="infinite rank at ranker 0, system 'a'"):
+        rs.Rankings.from_rank_matrix(pd.DataFrame({"a": [np.inf], "b": [1.0]}))
+
+
+def test_from_scores_instance_level_groups():
+    s = rs.load_dataset("dialogue_pc", tasks=["BLEU", "H:overall"])
+    rk = rs.Rankings.from_scores(s, by="instance")
+    assert rk.n_rankings == 120 and rk.n_systems == 4
+    assert rk.group_names == ("BLEU", "H:overall")
+    np.testing.assert_array_equal(np.bincount(rk.groups), [60, 60])
+    # Row of (H:overall, instance 7) equals the ranks of those raw scores.
+    raw = s.data[(s.data.task == "H:overall") & (s.data.instance == 7)].set_index("system")
+    row = rk.to_frame().loc[("H:overall", 7)]
+    expected = rankdata(-raw.loc[list(rk.systems), "score"].to_numpy())
+    np.testing.assert_array_equal(row.to_numpy(), expected)
+    with pytest.raises(ValueError, match="needs instance-level scores"):
+        rs.Rankings.from_scores(rs.load_dataset("xtreme"), by="instance")
+
+
+def test_average_ranks_in_blocks(monkeypatch):
+    import importlib
+
+    mod = importlib.import_module("rankstats.rankings")
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 4, size=(101, 7)).astype(float)
+    x[rng.random(x.shape) < 0.3] = np.nan
+    monkeypatch.setattr(mod, "_RANK_BLOCK_CELLS", 20)  # blocks of 2 rows
+    np.testing.assert_array_equal(average_ranks(x), rankdata(-x, axis=1, nan_policy="omit"))
