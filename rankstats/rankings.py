@@ -19,7 +19,6 @@ import pandas as pd
 from rankstats.errors import DataWarning, InvalidRankingsError, preview
 from rankstats.scores import Scores
 
-
 _RANK_BLOCK_CELLS = 2_000_000
 
 
