@@ -32,11 +32,14 @@ sigma_2l = rs.aggregate(summeval, method="borda2")
 pw = rs.pairwise(rs.Rankings.from_scores(summeval, by="instance"))
 ci = rs.hoeffding(pw, delta=0.05, correction="holm", order=sigma_l.order)
 n_sig = int(ci.significant.sum() // 2)
-print(f"\nSummEval: {pw.n_rankings} rankings; σ^l top 3 {sigma_l.order[:3]}, "
-      f"σ^2l top 3 {sigma_2l.order[:3]}; {n_sig} of {ci.attrs['n_pairs']} pairs significant")
+print(
+    f"\nSummEval: {pw.n_rankings} rankings; σ^l top 3 {sigma_l.order[:3]}, "
+    f"σ^2l top 3 {sigma_2l.order[:3]}; {n_sig} of {ci.attrs['n_pairs']} pairs significant"
+)
 top = ci[(ci.system_a == sigma_l.order[0]) & ~ci.significant]
 print(f"{sigma_l.order[0]} is not significantly above: {top.system_b.tolist()}")
 
-paths = save_figure(significance_heatmap(ci, title="SummEval, σ^l order, δ = 0.05 (Holm)"),
-                    out / "summeval_heatmap")
+paths = save_figure(
+    significance_heatmap(ci, title="SummEval, σ^l order, δ = 0.05 (Holm)"), out / "summeval_heatmap"
+)
 print("wrote", *paths)

@@ -25,6 +25,8 @@ for key, dataset in [("glue", "glue"), ("superglue", "superglue"), ("xtrem", "xt
     print("|---|---|---|---|---|")
     for system, published in reference[key]["borda_top10_meanorder"]:
         row = from_scores.loc[system]
-        print(f"| {system} | {published} | {from_vectors[system]:g} | {row['score']:g} | "
-              f"{row['rank']:g} |")
+        print(
+            f"| {system} | {published} | {from_vectors[system]:g} | {row['score']:g} | "
+            f"{row['rank']:g} |"
+        )
         assert from_vectors[system] == published, system

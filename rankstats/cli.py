@@ -210,12 +210,13 @@ def _rank(args: argparse.Namespace) -> int:
         if args.form == "two-sided"
         else -math.log(attrs["interval_level"])
     )
-    z_needed = math.ceil(log_term / (2 * 0.25))
+    # A unanimous pair (estimate 1) is significant iff 2 z (1/2)^2 > log_term.
+    z_needed = math.floor(log_term / (2 * 0.25)) + 1
     if max_z < z_needed:
         print(
             f"note: pairs are compared in at most {max_z} rankings; even a unanimous pair needs "
-            f"z > {z_needed - 1} to be significant at this level. Instance-level scores "
-            f"(--level instance) give more rankings."
+            f"z ≥ {z_needed} to be significant at this level. Instance-level scores "
+            f"(--level instance, when the data has them) give more rankings."
         )
     if pw.n_systems <= 40:
         print(

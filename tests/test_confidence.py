@@ -159,3 +159,12 @@ def test_all_pairs_listed_once_per_direction():
     ci = rs.hoeffding(pw)
     pairs = set(zip(ci.system_a, ci.system_b, strict=True))
     assert pairs == set(itertools.permutations("abcde", 2))
+
+
+def test_smallest_significant_unanimous_sample():
+    # Unanimous pair, Bonferroni over 3 pairs: significant iff z > 2 log(2 * 3 / δ).
+    z_min = int(np.floor(2 * np.log(2 * 3 / 0.05))) + 1
+    for z, expected in ((z_min - 1, False), (z_min, True)):
+        pw = rs.pairwise(Rankings.from_orderings([["a", "b", "c"]] * z))
+        ci = rs.hoeffding(pw, delta=0.05, correction="bonferroni")
+        assert ci["significant"].all() == expected, z
