@@ -9,6 +9,7 @@ from rankstats.datasets import list_datasets, load_dataset
 from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
 from rankstats.pairwise import Pairwise, pairwise
 from rankstats.rankings import Rankings
+from rankstats.report import Report, report
 from rankstats.scores import Scores, read_scores
 
 __version__ = "0.1.0"
@@ -20,6 +21,7 @@ __all__ = [
     "InvalidScoresError",
     "Pairwise",
     "Rankings",
+    "Report",
     "Scores",
     "aggregate",
     "hoeffding",
@@ -27,5 +29,6 @@ __all__ = [
     "load_dataset",
     "pairwise",
     "read_scores",
+    "report",
     "significance_matrix",
 ]

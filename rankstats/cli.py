@@ -277,6 +277,44 @@ def _rank(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------- report
+def _report_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    parser.add_argument(
+        "--methods",
+        nargs="+",
+        default=["borda", "borda2", "mean"],
+        help="aggregators; the first orders the tables (default: borda borda2 mean)",
+    )
+    parser.add_argument("--level", choices=["task", "instance"], default=None)
+    parser.add_argument("--delta", type=float, default=0.05)
+    parser.add_argument("--correction", choices=CORRECTIONS, default="holm")
+    parser.add_argument("--estimand", choices=ESTIMANDS, default="imputed")
+    parser.add_argument("--title", default=None)
+    parser.add_argument("--out", default="report", help="output directory (default: report)")
+
+
+def _report(args: argparse.Namespace) -> int:
+    from rankstats.report import report
+
+    unknown = [m for m in args.methods if m not in AGGREGATORS]
+    if unknown:
+        raise SystemExit(f"error: unknown method(s) {', '.join(unknown)}")
+    rep = report(
+        load_input(args),
+        out=args.out,
+        methods=args.methods,
+        delta=args.delta,
+        correction=args.correction,
+        estimand=args.estimand,
+        level=args.level,
+        title=args.title,
+    )
+    print(rep.methods_text)
+    print("\nwrote " + ", ".join(str(p) for p in rep.files))
+    return 0
+
+
 # ---------------------------------------------------------------------------- datasets
 def _datasets_arguments(parser: argparse.ArgumentParser) -> None:
     pass
@@ -292,6 +330,7 @@ def _datasets(args: argparse.Namespace) -> int:
 
 SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "rank": ("rank systems, with Hoeffding significance of every pair", _rank_arguments, _rank),
+    "report": ("write an HTML + LaTeX + figures report", _report_arguments, _report),
     "datasets": ("list the bundled data sets", _datasets_arguments, _datasets),
 }
 

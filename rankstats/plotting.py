@@ -6,6 +6,8 @@ notebooks and worker processes alike.
 
 from __future__ import annotations
 
+import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +16,15 @@ from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
 from rankstats.confidence import significance_matrix
+
+
+@contextmanager
+def _quiet_missing_glyphs():
+    # System names may hold characters (e.g. CJK) that the default font lacks: matplotlib draws
+    # a box and warns once per glyph, which would bury real warnings.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        yield
 
 
 def _short(name: str, width: int = 28) -> str:
@@ -81,7 +92,8 @@ def significance_heatmap(
     ax.set_title(title, fontsize=9)
     cbar = fig.colorbar(image, ax=ax, shrink=0.8)
     cbar.set_label("signed distance of the interval from ½")
-    fig.tight_layout()
+    with _quiet_missing_glyphs():
+        fig.tight_layout()
     return fig
 
 
@@ -94,6 +106,7 @@ def save_figure(
     paths = []
     for fmt in formats:
         path = stem.with_suffix("." + fmt)
-        fig.savefig(path, dpi=150 if fmt == "png" else None, bbox_inches="tight")
+        with _quiet_missing_glyphs():
+            fig.savefig(path, dpi=150 if fmt == "png" else None, bbox_inches="tight")
         paths.append(path)
     return paths

@@ -1,0 +1,109 @@
+"""The paper-ready report: files, LaTeX that parses, numbers equal to the result object's."""
+
+import re
+
+import numpy as np
+import pytest
+
+import rankstats as rs
+from rankstats.report import latex_escape
+
+
+@pytest.fixture(scope="module")
+def tac_report(tmp_path_factory):
+    scores = rs.load_dataset("tac08", tasks=["ROUGE_2", "H:pyramid"])
+    return rs.report(scores, out=tmp_path_factory.mktemp("rep"), delta=0.05, correction="holm")
+
+
+def test_files(tac_report):
+    names = {p.name for p in tac_report.files}
+    assert names == {
+        "report.html",
+        "ranking.csv",
+        "pairs.csv",
+        "ranking.tex",
+        "references.bib",
+        "methods.txt",
+        "significance_heatmap.png",
+        "significance_heatmap.pdf",
+    }
+    for path in tac_report.files:
+        assert path.stat().st_size > 0
+
+
+def test_rank_range_contains_the_rank_and_agrees_with_pairs(tac_report):
+    table = tac_report.ranking
+    ranks = table["rank_borda"].to_numpy()
+    assert (table["rank_low"] <= np.floor(ranks)).all() and (
+        np.ceil(ranks) <= table["rank_high"]
+    ).all()
+    ci = tac_report.pairs
+    first = table["system"].iloc[0]
+    beaten = ci[(ci.system_a == first) & (ci.winner == first)]
+    assert table["rank_high"].iloc[0] == len(table) - len(beaten)
+
+
+def _balanced(tex: str) -> bool:
+    stack = []
+    for kind, name in re.findall(r"\\(begin|end)\{([^}]*)\}", tex):
+        if kind == "begin":
+            stack.append(name)
+        elif not stack or stack.pop() != name:
+            return False
+    return not stack and tex.count("{") - tex.count(r"\{") == tex.count("}") - tex.count(r"\}")
+
+
+def test_latex_parses_and_numbers_match(tac_report):
+    tex = (tac_report.out / "ranking.tex").read_text()
+    assert _balanced(tex)
+    assert r"\toprule" in tex and r"\bottomrule" in tex
+    body = tex.split(r"\midrule")[1].split(r"\bottomrule")[0].strip().splitlines()
+    table = tac_report.ranking
+    assert len(body) == len(table)
+    for line, (_, row) in zip(body, table.iterrows(), strict=True):
+        cells = [c.strip() for c in line.removesuffix(r"\\").split(" & ")]
+        assert cells[1].startswith(latex_escape(row["system"]))
+        assert (r"\dagger" in cells[1]) == bool(row["above_next"])
+        numbers = cells[2:-1]
+        for k, method in enumerate(("borda", "borda2", "mean")):
+            assert float(numbers[2 * k]) == pytest.approx(row[f"rank_{method}"])
+            assert float(numbers[2 * k + 1]) == pytest.approx(row[f"score_{method}"], abs=5e-4)
+        assert cells[-1] == f"{row['rank_low']}--{row['rank_high']}"
+
+
+def test_latex_escape():
+    assert latex_escape("A&B_C 50% #1 {x} ~^\\") == (
+        r"A\&B\_C 50\% \#1 \{x\} \textasciitilde{}\textasciicircum{}\textbackslash{}"
+    )
+
+
+def test_html_is_self_contained(tac_report):
+    page = tac_report.html.read_text()
+    assert "<script" not in page.lower()
+    assert not re.search(r"(src|href)\s*=\s*['\"]?(https?:)?//", page)
+    assert "data:image/png;base64," in page
+    for system in tac_report.ranking["system"].head(5):
+        assert f"<td class='name'>{system}</td>" in page
+
+
+def test_methods_and_bibtex(tac_report):
+    text = tac_report.methods_text
+    assert "δ = 0.05" in text and "Holm" in text
+    bib = (tac_report.out / "references.bib").read_text()
+    for key in re.findall(r"\[(\w+)\]", text):
+        assert f"{{{key}," in bib
+
+
+def test_report_matches_aggregate(tac_report):
+    scores = rs.load_dataset("tac08", tasks=["ROUGE_2", "H:pyramid"])
+    borda = rs.aggregate(scores, method="borda")
+    assert tac_report.ranking["system"].tolist() == borda.order
+    np.testing.assert_allclose(tac_report.ranking["score_borda"], borda.table["score"])
+
+
+def test_cli_report(tmp_path, capsys):
+    from rankstats.cli import main
+
+    assert main(["report", "--dataset", "xtreme_missing", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "report.html").exists()
+    assert "report.html" in capsys.readouterr().out

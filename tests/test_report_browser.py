@@ -1,0 +1,43 @@
+"""The HTML report in a real browser: renders, no console error, no external request."""
+
+import shutil
+
+import pytest
+
+import rankstats as rs
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary (CI installs it)")
+
+
+def test_report_in_headless_chromium(tmp_path):
+    rep = rs.report(rs.load_dataset("dialogue_tc"), out=tmp_path)
+    errors, requests = [], []
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        page = browser.new_page(viewport={"width": 1200, "height": 1600})
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(rep.html.as_uri())
+        assert page.locator("#ranking tr").count() == 1 + len(rep.ranking)
+        heatmap = page.locator("#heatmap")
+        assert heatmap.evaluate("img => img.complete && img.naturalWidth > 0")
+        shot = tmp_path / "screenshot.png"
+        page.screenshot(path=str(shot), full_page=True)
+        browser.close()
+    assert not errors, errors
+    external = [u for u in requests if not u.startswith(("file:", "data:"))]
+    assert not external, external
+    assert shot.stat().st_size > 10_000
