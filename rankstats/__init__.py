@@ -5,11 +5,13 @@ See DESIGN.md for the pipeline: Scores → Rankings → Pairwise → aggregate /
 
 from rankstats.aggregate import Aggregate, aggregate
 from rankstats.confidence import hoeffding, significance_matrix
-from rankstats.datasets import list_datasets, load_dataset
+from rankstats.datasets import list_datasets, load_dataset, load_paired, load_rankings
 from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
 from rankstats.pairwise import Pairwise, pairwise
 from rankstats.rankings import Rankings
 from rankstats.scores import Scores, read_scores
+
+from rankstats import models  # noqa: E402  (after the core: it registers aggregate methods)
 
 __version__ = "0.1.0"
 
@@ -25,6 +27,9 @@ __all__ = [
     "hoeffding",
     "list_datasets",
     "load_dataset",
+    "load_paired",
+    "load_rankings",
+    "models",
     "pairwise",
     "read_scores",
     "significance_matrix",
