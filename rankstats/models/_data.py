@@ -274,7 +274,7 @@ def counts_from_frame(
     ...                    "wins2": [1, 0]})
     >>> counts_from_frame(df).to_frame()
       item1 item2  wins1  wins2  ties
-    0     x     y    4.0    1.0   0.0
+    0     x     y    3.0    2.0   0.0
     """
     if ties is None and "ties" in df.columns:
         ties = "ties"

@@ -79,14 +79,18 @@ class PlackettLuce(RankModel):
 
     Examples
     --------
+    Two systems, ``a`` first in 3 of 4 rankings: the MLE of ``θ_a − θ_b`` is ``log 3`` with
+    standard error ``sqrt(1/3 + 1/1)`` (a binomial logit):
+
     >>> import rankstats as rs
-    >>> rk = rs.Rankings.from_orderings([["a", "b", "c"], ["b", "a"], ["c", "a", "b"], ["a", "c"]])
+    >>> rk = rs.Rankings.from_orderings([["a", "b"]] * 3 + [["b", "a"]])
     >>> fit = rs.models.PlackettLuce().fit(rk, method="mle")
     >>> fit.order
-    ['a', 'c', 'b']
-    >>> fit.relative_to("b").round(3)  # log-worth relative to b, with standard errors
-       estimate     se
-    a     1.000  1.000
+    ['a', 'b']
+    >>> fit.relative_to("b").round(4)
+       estimate      se
+    a    1.0986  1.1547
+    b    0.0000  0.0000
     """
 
     name: ClassVar[str] = "pl"
