@@ -237,8 +237,10 @@ def load_paired(name: str) -> pd.DataFrame:
     Examples
     --------
     >>> import rankstats as rs
-    >>> rs.load_paired("pudding").iloc[0].tolist()
-    ['1', '2', 19, 22, 16]
+    >>> rs.load_paired("pudding").head(2)
+      item1 item2  wins1  wins2  ties
+    0     1     2     19     22    16
+    1     1     3     16     19    12
     """
     key = name.lower()
     if key not in PAIRED:
