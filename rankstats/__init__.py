@@ -3,6 +3,7 @@
 See DESIGN.md for the pipeline: Scores → Rankings → Pairwise → aggregate / hoeffding.
 """
 
+from rankstats import models
 from rankstats.aggregate import Aggregate, aggregate
 from rankstats.confidence import hoeffding, significance_matrix
 from rankstats.datasets import list_datasets, load_dataset, load_paired, load_rankings
@@ -10,8 +11,6 @@ from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresErr
 from rankstats.pairwise import Pairwise, pairwise
 from rankstats.rankings import Rankings
 from rankstats.scores import Scores, read_scores
-
-from rankstats import models  # noqa: E402  (after the core: it registers aggregate methods)
 
 __version__ = "0.1.0"
 

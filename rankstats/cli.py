@@ -322,3 +322,17 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+# ---------------------------------------------------------------------------- fit (models)
+def _register_fit() -> None:
+    from rankstats.models._cli import fit_arguments, fit_command
+
+    SUBCOMMANDS["fit"] = (
+        "fit a Plackett–Luce or Bradley–Terry model (MLE, MAP or NUTS)",
+        fit_arguments,
+        fit_command,
+    )
+
+
+_register_fit()

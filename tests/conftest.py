@@ -4,8 +4,8 @@ matplotlib.use("Agg")
 
 # --- models (PyMC): one PyTensor compile cache for every test run, here and across runs -------
 # Set before PyMC / PyTensor are imported.  An existing PYTENSOR_FLAGS wins.
-import os  # noqa: E402
-from pathlib import Path  # noqa: E402
+import os
+from pathlib import Path
 
 os.environ.setdefault(
     "PYTENSOR_FLAGS",

@@ -16,7 +16,7 @@ from scipy import optimize
 import rankstats as rs
 from rankstats.errors import DataWarning, InvalidRankingsError
 from rankstats.models import MLEDoesNotExistError
-from rankstats.models._data import pl_data, rank_breaking
+from rankstats.models._data import rank_breaking
 
 
 # ---------------------------------------------------------------- independent references
@@ -92,10 +92,17 @@ def test_pudding_reproduces_davidson_1970():
 def test_sushi_reproduces_published_pl_estimates():
     fit = rs.models.PlackettLuce().fit(rs.load_rankings("sushi"), method="mle")
     published = {
-        "fatty tuna": 1.030, "tuna": 0.486, "shrimp": 0.238, "salmon roe": 0.071,
-        "sea eel": 0.045, "tuna roll": -0.018, "squid": -0.126, "sea urchin": -0.245,
-        "egg": -0.541, "cucumber roll": -0.939,
-    }  # fmt: skip
+        "fatty tuna": 1.030,
+        "tuna": 0.486,
+        "shrimp": 0.238,
+        "salmon roe": 0.071,
+        "sea eel": 0.045,
+        "tuna roll": -0.018,
+        "squid": -0.126,
+        "sea urchin": -0.245,
+        "egg": -0.541,
+        "cucumber roll": -0.939,
+    }
     for system, value in published.items():
         assert fit.worth[system] == pytest.approx(value, abs=5e-4)
     assert fit.log_likelihood == pytest.approx(-71211.60, abs=5e-3)
@@ -122,13 +129,15 @@ def test_bt_mle_agrees_with_direct_scipy_fit(name):
     f = lambda x: scipy_bt_negloglik(counts, ties, x)  # noqa: E731
     for a, b in itertools.product(range(len(res.x)), repeat=2):
         ea, eb = np.eye(len(res.x))[a] * eps, np.eye(len(res.x))[b] * eps
-        h[a, b] = (f(res.x + ea + eb) - f(res.x + ea - eb) - f(res.x - ea + eb)
-                   + f(res.x - ea - eb)) / (4 * eps**2)  # fmt: skip
+        h[a, b] = (
+            f(res.x + ea + eb) - f(res.x + ea - eb) - f(res.x - ea + eb) + f(res.x - ea - eb)
+        ) / (4 * eps**2)
     cov = np.linalg.inv(h)
     last = reference.index[-1]  # the scipy fit fixes the last system at 0
     rel = fit.relative_to(last)
-    np.testing.assert_allclose(rel["se"][reference.index[:-1]], np.sqrt(np.diag(cov))[: n - 1],
-                               rtol=1e-3)  # fmt: skip
+    np.testing.assert_allclose(
+        rel["se"][reference.index[:-1]], np.sqrt(np.diag(cov))[: n - 1], rtol=1e-3
+    )
 
 
 def scipy_bt_negloglik(counts, ties, x):
@@ -155,7 +164,7 @@ def test_bt_from_rankings_uses_rank_breaking_counts():
     np.testing.assert_allclose(w + 0.5 * t, pw.wins_observed)
     np.testing.assert_allclose(w + w.T + t, pw.compared)
     fit = rs.models.BradleyTerry().fit(rk, method="mle")
-    reference, loglik, _ = scipy_bt(counts.to_frame(), ties=True)
+    reference, _, _ = scipy_bt(counts.to_frame(), ties=True)
     np.testing.assert_allclose(fit.worth[reference.index], reference, atol=1e-4)
 
 
@@ -267,8 +276,9 @@ def test_one_item_ranking_is_dropped_with_a_warning():
 
 def test_paired_table_with_missing_columns():
     with pytest.raises(InvalidRankingsError, match="wins2"):
-        rs.models.BradleyTerry().fit(pd.DataFrame({"item1": ["a"], "item2": ["b"],
-                                                   "wins1": [1]}), method="mle")  # fmt: skip
+        rs.models.BradleyTerry().fit(
+            pd.DataFrame({"item1": ["a"], "item2": ["b"], "wins1": [1]}), method="mle"
+        )
 
 
 def test_bad_arguments():
@@ -341,8 +351,9 @@ def test_aggregate_methods_pl_and_bt():
     assert res.details["fit"].log_likelihood == pytest.approx(-76.41529, abs=1e-4)
     assert rs.aggregate(rk, method="bt").order == ["B", "C", "D", "A"]
     # a system never evaluated gets NaN (no information), as in the other methods
-    rk2 = rs.Rankings.from_orderings([list("abc"), list("bca"), list("cab"), list("abc")],
-                                     systems=list("abcz"))  # fmt: skip
+    rk2 = rs.Rankings.from_orderings(
+        [list("abc"), list("bca"), list("cab"), list("abc")], systems=list("abcz")
+    )
     res = rs.aggregate(rk2, method="pl")
     assert np.isnan(res.scores["z"]) and res.order[-1] == "z" and res.order[0] == "a"
 
@@ -354,7 +365,12 @@ def test_doctests_of_the_models_package():
     import rankstats.models.bradley_terry
     import rankstats.models.plackett_luce
 
-    for module in (rankstats.models, rankstats.models._data, rankstats.models.plackett_luce,
-                   rankstats.models.bradley_terry, rankstats.datasets):  # fmt: skip
+    for module in (
+        rankstats.models,
+        rankstats.models._data,
+        rankstats.models.plackett_luce,
+        rankstats.models.bradley_terry,
+        rankstats.datasets,
+    ):
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.failed == 0, module.__name__

@@ -26,4 +26,4 @@ __all__ = [
     "save",
 ]
 
-from rankstats.models import _aggregate  # noqa: E402, F401  (registers aggregate "pl" / "bt")
+from rankstats.models import _aggregate  # noqa: F401  (registers aggregate "pl" / "bt")

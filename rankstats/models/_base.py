@@ -119,13 +119,32 @@ class RankModel:
                 seed,
             )
         return self._nuts(
-            prepared, extra, info, draws, tune, chains, seed, sampler, progressbar,
-            target_accept, cores,
+            prepared,
+            extra,
+            info,
+            draws,
+            tune,
+            chains,
+            seed,
+            sampler,
+            progressbar,
+            target_accept,
+            cores,
         )
 
     def _nuts(
-        self, prepared, extra, info, draws, tune, chains, seed, sampler, progressbar,
-        target_accept, cores,
+        self,
+        prepared,
+        extra,
+        info,
+        draws,
+        tune,
+        chains,
+        seed,
+        sampler,
+        progressbar,
+        target_accept,
+        cores,
     ) -> Fit:
         import pandas as pd
 

@@ -103,7 +103,7 @@ def pl_data(rk: Rankings, kind: str = "subset") -> PLData:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
     check_systems_ranked(rk)
     ranks = rk.ranks
-    n_rows, n = ranks.shape
+    n = ranks.shape[1]
     observed = ~np.isnan(ranks)
     n_obs = observed.sum(axis=1)
     informative = n_obs >= 2 if kind == "subset" else (n_obs >= 1) & (n_obs < n) | (n_obs >= 2)

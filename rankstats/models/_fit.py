@@ -210,9 +210,9 @@ class Fit:
         for lo in range(0, n, block):
             rows = pos[lo : lo + block]
             p = function(draws, rows)[:, :, pos]
-            est[lo : lo + block] = p.mean(axis=0) if point is None else point[0, lo : lo + block][
-                :, pos
-            ]
+            est[lo : lo + block] = (
+                p.mean(axis=0) if point is None else point[0, lo : lo + block][:, pos]
+            )
             low[lo : lo + block], high[lo : lo + block] = np.quantile(p, q, axis=0)
             above[lo : lo + block] = (p > 0.5).mean(axis=0)
         a_idx, b_idx = np.nonzero(~np.eye(n, dtype=bool))
@@ -258,9 +258,9 @@ class Fit:
         sign = -1.0 if self.higher_is_better else 1.0
         s, n = values.shape
         ranks = np.argsort(np.argsort(sign * values, axis=1, kind="stable"), axis=1)
-        counts = np.bincount(
-            (np.arange(n)[None, :] * n + ranks).ravel(), minlength=n * n
-        ).reshape(n, n)
+        counts = np.bincount((np.arange(n)[None, :] * n + ranks).ravel(), minlength=n * n).reshape(
+            n, n
+        )
         table = pd.DataFrame(
             counts / s, index=pd.Index(self.systems, name="system"), columns=range(1, n + 1)
         )
@@ -307,12 +307,18 @@ class Fit:
         z = stats.norm.ppf(q[1])
         se = self.se if self.se is not None else pd.Series(np.nan, index=self.worth.index)
         for s in self.worth.index:
-            rows.append({"parameter": f"{self.variable}[{s}]", "estimate": self.worth[s],
-                         "se": se[s]})
+            rows.append(
+                {"parameter": f"{self.variable}[{s}]", "estimate": self.worth[s], "se": se[s]}
+            )
         for name, value in self.parameters.items():
             if not name.endswith("_se"):
-                rows.append({"parameter": name, "estimate": value,
-                             "se": self.parameters.get(f"{name}_se", np.nan)})
+                rows.append(
+                    {
+                        "parameter": name,
+                        "estimate": value,
+                        "se": self.parameters.get(f"{name}_se", np.nan),
+                    }
+                )
         table = pd.DataFrame(rows).set_index("parameter")
         table["low"] = table["estimate"] - z * table["se"]
         table["high"] = table["estimate"] + z * table["se"]

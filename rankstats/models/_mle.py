@@ -177,7 +177,7 @@ def pl_loglik(data: PLData, theta: np.ndarray) -> float:
     for the ``k``-th (0-based) of the ``d`` members of tie group ``T`` with risk set ``R`` (the
     group and everything below it).  Without ties, ``d = 1`` and this is Plackett (1975).
     """
-    a, x, shift = _pl_denominators(data, theta)
+    _, x, shift = _pl_denominators(data, theta)
     theta_pad = np.append(theta, 0.0)
     chosen = theta_pad[data.index]
     safe = np.where(data.term, x, 1.0)
@@ -231,7 +231,7 @@ def pl_beats(data: PLData) -> np.ndarray:
 def pl_objective(
     data: PLData, prior_scale: float | None
 ) -> Callable[[np.ndarray, bool], tuple[float, np.ndarray | None, np.ndarray | None]]:
-    """Log-likelihood (``prior_scale=None``) or log-posterior of the PL model, for :func:`newton`."""
+    """PL log-likelihood (``prior_scale=None``) or log-posterior, for :func:`newton`."""
     n = data.n_systems
     centre = np.eye(n) - 1.0 / n
 

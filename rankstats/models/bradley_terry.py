@@ -100,9 +100,7 @@ class BradleyTerry(RankModel):
 
     name: ClassVar[str] = "bt"
 
-    def __init__(
-        self, prior_scale: float = 1.0, ties: str = "auto", kind: str = "subset"
-    ) -> None:
+    def __init__(self, prior_scale: float = 1.0, ties: str = "auto", kind: str = "subset") -> None:
         if not prior_scale > 0:
             raise ValueError(f"prior_scale must be positive, got {prior_scale}")
         if ties not in TIES:
@@ -131,9 +129,7 @@ class BradleyTerry(RankModel):
             w = data.wins_observed
             keep = data.compared[i, j] > 0
             i, j = i[keep], j[keep]
-            counts = PairCounts(
-                tuple(data.systems), i, j, w[i, j], w[j, i], np.zeros(len(i))
-            )
+            counts = PairCounts(tuple(data.systems), i, j, w[i, j], w[j, i], np.zeros(len(i)))
         elif isinstance(data, Rankings | Scores):
             counts = rank_breaking(as_rankings(data), kind=self.kind)
         else:
@@ -143,7 +139,11 @@ class BradleyTerry(RankModel):
             )
         if self.ties == "ignore" and counts.has_ties:
             counts = PairCounts(
-                counts.systems, counts.item1, counts.item2, counts.wins1, counts.wins2,
+                counts.systems,
+                counts.item1,
+                counts.item2,
+                counts.wins1,
+                counts.wins2,
                 np.zeros_like(counts.ties),
             )
         seen = np.zeros(counts.n_systems, dtype=bool)
@@ -170,8 +170,9 @@ class BradleyTerry(RankModel):
     def _info(self, prepared: PairCounts) -> dict[str, Any]:
         return {
             "n_pairs": len(prepared.item1),
-            "n_comparisons": float(prepared.wins1.sum() + prepared.wins2.sum()
-                                   + prepared.ties.sum()),
+            "n_comparisons": float(
+                prepared.wins1.sum() + prepared.wins2.sum() + prepared.ties.sum()
+            ),
             "ties": "davidson" if self._uses_ties(prepared) else "none",
             "tie_prior_scale": TIE_PRIOR_SCALE,
         }
@@ -187,7 +188,9 @@ class BradleyTerry(RankModel):
     def _beats(self, prepared: PairCounts) -> np.ndarray:
         return _mle.bt_beats(prepared)
 
-    def log_likelihood(self, data: Any, log_worth: np.ndarray, log_tie: float | None = None) -> float:
+    def log_likelihood(
+        self, data: Any, log_worth: np.ndarray, log_tie: float | None = None
+    ) -> float:
         """Log-likelihood at the given parameters (NumPy; multinomial constants omitted)."""
         counts = self.counts(data)
         ties = log_tie is not None
