@@ -5,7 +5,7 @@ See DESIGN.md for the pipeline: Scores → Rankings → Pairwise → aggregate /
 
 from rankstats.aggregate import Aggregate, aggregate
 from rankstats.confidence import hoeffding, significance_matrix
-from rankstats.datasets import list_datasets, load_dataset
+from rankstats.datasets import list_datasets, load_dataset, load_paired, load_rankings
 from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
 from rankstats.pairwise import Pairwise, pairwise
 from rankstats.rankings import Rankings
@@ -13,6 +13,16 @@ from rankstats.report import Report, report
 from rankstats.scores import Scores, read_scores
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # The rank models pull in PyMC and ArviZ (seconds of import time): load them on first use.
+    if name == "models":
+        import importlib
+
+        return importlib.import_module("rankstats.models")
+    raise AttributeError(f"module 'rankstats' has no attribute {name!r}")
+
 
 __all__ = [
     "Aggregate",
@@ -27,6 +37,9 @@ __all__ = [
     "hoeffding",
     "list_datasets",
     "load_dataset",
+    "load_paired",
+    "load_rankings",
+    "models",
     "pairwise",
     "read_scores",
     "report",

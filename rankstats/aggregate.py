@@ -22,6 +22,7 @@ Further methods (``kemeny``, ``bt``, ``pl``) are registered by the modules that 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -194,6 +195,10 @@ AGGREGATORS: dict[str, Callable[[AggregateInput, str | None], Aggregate]] = {
 }
 
 
+# Methods registered by modules that are imported on first use (their dependencies are heavy).
+LAZY_METHODS = {"pl": "rankstats.models", "bt": "rankstats.models"}
+
+
 def register(name: str, function: Callable[[AggregateInput, str | None], Aggregate]) -> None:
     """Make ``aggregate(..., method=name)`` call ``function(data, level)``."""
     AGGREGATORS[name] = function
@@ -226,6 +231,8 @@ def aggregate(data: AggregateInput, method: str = "borda", level: str | None = N
     >>> res.order[0]
     'Turing ULR v5 Alexander v-team Microsoft'
     """
+    if method not in AGGREGATORS and method in LAZY_METHODS:
+        importlib.import_module(LAZY_METHODS[method])
     if method not in AGGREGATORS:
         raise ValueError(f"unknown method {method!r}; available: {', '.join(AGGREGATORS)}")
     if level not in (None, "task", "instance"):

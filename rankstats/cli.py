@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rankstats.aggregate import AGGREGATORS, aggregate
+from rankstats.aggregate import AGGREGATORS, LAZY_METHODS, aggregate
 from rankstats.confidence import CORRECTIONS, ESTIMANDS, FORMS, hoeffding
 from rankstats.datasets import DATASETS, load_dataset
 from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
@@ -110,7 +110,7 @@ def _rank_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--method",
         default="borda",
-        choices=[m for m in AGGREGATORS if m not in ("mean",)] + ["mean"],
+        choices=sorted({*AGGREGATORS, *LAZY_METHODS}),
         help="aggregation method (default: borda, i.e. σ^l)",
     )
     parser.add_argument(
@@ -297,7 +297,7 @@ def _report_arguments(parser: argparse.ArgumentParser) -> None:
 def _report(args: argparse.Namespace) -> int:
     from rankstats.report import report
 
-    unknown = [m for m in args.methods if m not in AGGREGATORS]
+    unknown = [m for m in args.methods if m not in AGGREGATORS and m not in LAZY_METHODS]
     if unknown:
         raise SystemExit(f"error: unknown method(s) {', '.join(unknown)}")
     rep = report(
@@ -328,9 +328,27 @@ def _datasets(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------- fit (models)
+def _fit_arguments(parser: argparse.ArgumentParser) -> None:
+    from rankstats.models._cli import fit_arguments
+
+    fit_arguments(parser)
+
+
+def _fit(args: argparse.Namespace) -> int:
+    from rankstats.models._cli import fit_command
+
+    return fit_command(args)
+
+
 SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "rank": ("rank systems, with Hoeffding significance of every pair", _rank_arguments, _rank),
     "report": ("write an HTML + LaTeX + figures report", _report_arguments, _report),
+    "fit": (
+        "fit a Plackett–Luce or Bradley–Terry model (MLE, MAP or NUTS)",
+        _fit_arguments,
+        _fit,
+    ),
     "datasets": ("list the bundled data sets", _datasets_arguments, _datasets),
 }
 

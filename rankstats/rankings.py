@@ -307,7 +307,7 @@ class Rankings:
     def __repr__(self) -> str:
         observed = self.observed
         frac = 1 - observed.mean() if observed.size else 0.0
-        ties = int(np.sum(self.ranks % 1 != 0))
+        ties = int(np.sum(np.nan_to_num(self.ranks) % 1 != 0))
         groups = f", {len(self.group_names)} tasks" if self.group_names is not None else ""
         return (
             f"Rankings({self.n_rankings} rankings of {self.n_systems} systems{groups}, "

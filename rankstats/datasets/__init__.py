@@ -177,3 +177,90 @@ def load_dataset(name: str, tasks: list[str] | None = None) -> Scores:
     else:
         scores = Scores.from_long(df, "system", "task", "instance", "score", name=key)
     return scores.select(tasks) if tasks is not None else scores
+
+
+# ---------------------------------------------------------------------------- classic rankings
+RANKINGS = {
+    "salad": "32 complete rankings of 4 salad dressings A–D (Critchlow & Fligner 1991)",
+    "sushi": "5000 complete rankings of 10 sushi (Kamishima 2003)",
+    "nascar": "36 races of the 2002 NASCAR season: 43 of 87 drivers per race (Hunter 2004)",
+    "potato_visual": "12 assessors rank 20 potatoes by visual inspection (Liu et al. 2019)",
+    "potato_weighing": "12 assessors rank 20 potatoes after weighing them (Liu et al. 2019)",
+}
+PAIRED = {
+    "pudding": "6 puddings, paired comparisons with ties (Davidson 1970)",
+    "citations": "citations among 4 statistics journals (Stigler 1994; Agresti 2002)",
+    "baseball": "1987 American League East home/away wins, 7 teams (Agresti 2002)",
+    "beach": "60 assessors' pairwise preferences over 15 beaches (Vitelli et al. 2018)",
+}
+
+
+def load_rankings(name: str):
+    """Load a classic ranking data set as :class:`~rankstats.Rankings` (1 = best).
+
+    ``salad``, ``sushi`` (complete rankings), ``nascar`` (sub-rankings: 43 of 87 drivers per
+    race, driver names as systems), ``potato_visual``, ``potato_weighing``.
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> rs.load_rankings("nascar")
+    Rankings(36 rankings of 87 systems, 50.6% not evaluated, 0 tied entries)
+    """
+    from rankstats.rankings import Rankings
+
+    key = name.lower()
+    if key not in RANKINGS:
+        raise KeyError(f"unknown ranking data set {name!r}; available: {', '.join(RANKINGS)}")
+    if key == "nascar":
+        drivers = pd.read_csv(data_path("rankings/nascar_drivers.csv"))
+        names = dict(zip(drivers["driver_id"], drivers["driver"].astype(str), strict=True))
+        races = pd.read_csv(data_path("rankings/nascar_orderings.csv"))
+        orderings = [[names[d] for d in row if pd.notna(d)] for row in races.iloc[:, 1:].values]
+        return Rankings.from_orderings(
+            orderings, systems=list(names.values()), names=races["race"].tolist()
+        )
+    file = {"sushi": "sushi_rankings.csv"}.get(key, f"{key}.csv")
+    df = pd.read_csv(data_path(f"rankings/{file}"))
+    first = df.columns[0]
+    if first in ("assessor",):
+        df = df.set_index(first)
+    return Rankings.from_rank_matrix(df)
+
+
+def load_paired(name: str) -> pd.DataFrame:
+    """Load classic paired-comparison data as ``item1, item2, wins1, wins2[, ties]``.
+
+    ``pudding`` (with ties), ``citations`` (``wins1`` = journal1 cited by journal2, as in the
+    source), ``baseball`` (home team first), ``beach`` (one row per stated preference).
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> rs.load_paired("pudding").head(2)
+      item1 item2  wins1  wins2  ties
+    0     1     2     19     22    16
+    1     1     3     16     19    12
+    """
+    key = name.lower()
+    if key not in PAIRED:
+        raise KeyError(f"unknown paired data set {name!r}; available: {', '.join(PAIRED)}")
+    cols = ["item1", "item2", "wins1", "wins2"]
+    if key == "pudding":
+        df = pd.read_csv(data_path("rankings/pudding.csv"))
+        out = df[["i", "j", "w_ij", "w_ji", "t_ij"]].set_axis([*cols, "ties"], axis=1)
+    elif key == "citations":
+        df = pd.read_csv(data_path("rankings/citations_binomial.csv"))
+        out = df.set_axis(cols, axis=1)
+    elif key == "baseball":
+        df = pd.read_csv(data_path("rankings/baseball.csv"))
+        out = df.set_axis(cols, axis=1)
+    else:
+        df = pd.read_csv(data_path("rankings/beach_preferences.csv"))
+        out = pd.DataFrame(
+            {"item1": df["top_item"], "item2": df["bottom_item"], "wins1": 1, "wins2": 0}
+        )
+    out = out.copy()
+    out["item1"] = out["item1"].astype(str)
+    out["item2"] = out["item2"].astype(str)
+    return out

@@ -1,0 +1,29 @@
+"""Probabilistic rank models: Plackett–Luce and Bradley–Terry (MLE, MAP, NUTS via PyMC).
+
+>>> import rankstats as rs
+>>> fit = rs.models.PlackettLuce().fit(rs.load_rankings("salad"), method="mle")
+>>> fit.order
+['B', 'C', 'D', 'A']
+
+See :class:`Fit` for what a fit offers, and the user guide (``docs/user-guide/models.md``).
+"""
+
+from rankstats.models._fit import ConvergenceWarning, Fit, register_model
+from rankstats.models._mle import ConvergenceError, MLEDoesNotExistError
+from rankstats.models.bradley_terry import BradleyTerry
+from rankstats.models.plackett_luce import PlackettLuce
+from rankstats.models.zoo import load, save
+
+__all__ = [
+    "BradleyTerry",
+    "ConvergenceError",
+    "ConvergenceWarning",
+    "Fit",
+    "MLEDoesNotExistError",
+    "PlackettLuce",
+    "load",
+    "register_model",
+    "save",
+]
+
+from rankstats.models import _aggregate  # noqa: F401  (registers aggregate "pl" / "bt")

@@ -1,0 +1,206 @@
+"""Fitting driver shared by the rank models: ``fit(data, method=...)`` for MLE, MAP and NUTS.
+
+A model class supplies four small pieces (see :class:`RankModel`): how to turn user data into
+arrays, the NumPy objective (log-likelihood, optionally + log-prior) for Newton–Raphson, the
+comparison graph that decides whether the MLE exists, and the PyMC model for NUTS.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, ClassVar
+
+import numpy as np
+
+from rankstats.models import _compat, _mle
+from rankstats.models._fit import Fit, attrs_for, check_convergence, optimum_fit, warn_convergence
+
+METHODS = ("nuts", "mle", "map")
+SAMPLERS = ("pymc", "nutpie")
+
+
+class RankModel:
+    """Base class of :class:`PlackettLuce` and :class:`BradleyTerry`."""
+
+    name: ClassVar[str] = ""
+    variable: ClassVar[str] = "log_worth"
+    prior_scale: float = 1.0
+
+    # --------------------------------------------------------------- hooks
+    def _prepare(self, data: Any) -> Any:
+        raise NotImplementedError
+
+    def _extra_names(self, prepared: Any) -> list[str]:
+        return []
+
+    def _objective(self, prepared: Any, prior: bool):
+        raise NotImplementedError
+
+    def _beats(self, prepared: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    def _pymc_model(self, prepared: Any) -> Any:
+        raise NotImplementedError
+
+    def _info(self, prepared: Any) -> dict[str, Any]:
+        return {}
+
+    # --------------------------------------------------------------- public
+    def fit(
+        self,
+        data: Any,
+        method: str = "nuts",
+        draws: int = 1000,
+        tune: int = 1000,
+        chains: int = 4,
+        seed: int | None = 0,
+        sampler: str = "pymc",
+        progressbar: bool = True,
+        target_accept: float = 0.9,
+        cores: int | None = None,
+    ) -> Fit:
+        """Fit the model.
+
+        Parameters
+        ----------
+        data
+            See the class docstring for what each model accepts.
+        method : {"nuts", "mle", "map"}
+            ``nuts``: posterior sample by the No-U-Turn sampler (Hoffman & Gelman 2014) in PyMC.
+            ``mle``: maximum likelihood by Newton–Raphson in NumPy, standard errors from the
+            observed information; raises :class:`~rankstats.models.MLEDoesNotExistError` when
+            the comparison graph is not strongly connected.  ``map``: the posterior mode under
+            the same prior as ``nuts`` (always exists), by the same Newton–Raphson.
+        draws, tune, chains : int
+            NUTS draws kept and tuning steps per chain, number of chains.
+        seed : int or None
+            Seeds the sampler (``nuts``) or the normal-approximation draws (``mle`` / ``map``).
+        sampler : {"pymc", "nutpie"}
+            NUTS implementation, always passed explicitly (pymc 6 silently prefers nutpie when it
+            is installed).  nutpie is the optional ``fast`` extra.
+        progressbar : bool
+            Show sampling progress (Ctrl-C stops sampling).
+        target_accept : float
+            NUTS step-size adaptation target.
+        cores : int, optional
+            Parallel chains (default ``min(chains, os.cpu_count())``).
+
+        Returns
+        -------
+        Fit
+            ``worth``, ``order``, ``pairwise()``, ``rank_distribution()``, ``summary()``,
+            ``idata``.  NUTS fits that fail the R-hat ≤ 1.01 / bulk ESS ≥ 400 / no-divergence
+            checks emit a :class:`~rankstats.models.ConvergenceWarning` with advice.
+        """
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+        if sampler not in SAMPLERS:
+            raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
+        prepared = self._prepare(data)
+        systems = tuple(prepared.systems)
+        extra = self._extra_names(prepared)
+        info = {**self._info(prepared), "prior_scale": self.prior_scale}
+        if method == "mle":
+            _mle.check_strongly_connected(systems, self._beats(prepared))
+        if method in ("mle", "map"):
+            optimum = _mle.newton(
+                self._objective(prepared, prior=method == "map"), len(systems), len(extra)
+            )
+            return optimum_fit(
+                self.name,
+                method,
+                systems,
+                optimum.params,
+                optimum.covariance,
+                optimum.objective,
+                extra,
+                info,
+                seed,
+            )
+        return self._nuts(
+            prepared,
+            extra,
+            info,
+            draws,
+            tune,
+            chains,
+            seed,
+            sampler,
+            progressbar,
+            target_accept,
+            cores,
+        )
+
+    def _nuts(
+        self,
+        prepared,
+        extra,
+        info,
+        draws,
+        tune,
+        chains,
+        seed,
+        sampler,
+        progressbar,
+        target_accept,
+        cores,
+    ) -> Fit:
+        import pandas as pd
+
+        model = self._pymc_model(prepared)
+        cores = cores or min(chains, os.cpu_count() or 1)
+        try:
+            idata = _compat.sample(
+                model,
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                cores=cores,
+                random_seed=seed,
+                nuts_sampler=sampler,
+                progressbar=progressbar,
+                target_accept=target_accept,
+                compute_convergence_checks=False,
+            )
+        except KeyboardInterrupt:
+            print("rankstats: sampling interrupted; no fit returned", file=sys.stderr)
+            raise
+        variables = [self.variable, *extra]
+        problems = check_convergence(idata, variables)
+        warn_convergence(problems, stacklevel=4)
+        posterior = _compat.group(idata)
+        worth = posterior[self.variable].mean(dim=("chain", "draw")).to_numpy()
+        parameters = {}
+        for name in extra:
+            values = posterior[name].to_numpy().ravel()
+            parameters[name] = float(values.mean())
+            parameters[f"{name}_se"] = float(values.std(ddof=1))
+            if name.startswith("log_"):
+                natural = np.exp(values)
+                parameters[name[4:]] = float(natural.mean())
+                parameters[name[4:] + "_se"] = float(natural.std(ddof=1))
+        info = {
+            **info,
+            "sampler": sampler,
+            "draws": draws,
+            "tune": tune,
+            "chains": chains,
+            "seed": seed,
+            "target_accept": target_accept,
+            "converged": not problems,
+            "problems": "; ".join(problems),
+        }
+        _compat.set_attrs(
+            idata, attrs_for(self.name, "nuts", self.variable, None, None, None, parameters, info)
+        )
+        systems = list(prepared.systems)
+        return Fit(
+            self.name,
+            "nuts",
+            tuple(systems),
+            idata,
+            pd.Series(worth, index=systems, name=self.variable),
+            parameters=parameters,
+            info=info,
+        )

@@ -1,0 +1,184 @@
+"""``rankstats fit``: fit Plackett–Luce or Bradley–Terry; print worths and pairwise probabilities.
+
+Registered in :data:`rankstats.cli.SUBCOMMANDS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from rankstats.cli import _json_default, _short, add_input_arguments, load_input
+from rankstats.datasets import PAIRED, RANKINGS, load_paired, load_rankings
+from rankstats.rankings import Rankings
+
+
+def fit_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    parser.add_argument(
+        "--rankings", choices=sorted(RANKINGS), help="a bundled classic ranking data set instead"
+    )
+    parser.add_argument(
+        "--paired", choices=sorted(PAIRED), help="a bundled paired-comparison data set (bt only)"
+    )
+    parser.add_argument("--model", choices=["pl", "bt"], default="pl", help="default: pl")
+    parser.add_argument(
+        "--method", choices=["nuts", "mle", "map"], default="nuts", help="default: nuts"
+    )
+    parser.add_argument(
+        "--level",
+        choices=["task", "instance"],
+        default=None,
+        help="rank per task or per (task, instance) (default: instance when the data has it)",
+    )
+    parser.add_argument(
+        "--kind",
+        choices=["subset", "top_k"],
+        default="subset",
+        help="partial rankings are "
+        "sub-rankings (default) or top-k lists (ranked systems beat all unranked ones)",
+    )
+    parser.add_argument("--prior-scale", type=float, default=1.0, help="ZeroSumNormal σ")
+    parser.add_argument("--draws", type=int, default=1000)
+    parser.add_argument("--tune", type=int, default=1000)
+    parser.add_argument("--chains", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--sampler", choices=["pymc", "nutpie"], default="pymc")
+    parser.add_argument("--prob", type=float, default=0.95, help="interval probability")
+    parser.add_argument("--out", default="rankstats-out", help="output directory")
+    parser.add_argument("--save", metavar="DIR", help="also store the fit as DIR/<data>_<model>.nc")
+    parser.add_argument("--keep", type=int, default=100, help="draws per chain kept by --save")
+    parser.add_argument("--no-figures", action="store_true", help="skip the forest plot")
+    parser.add_argument("--no-progress", action="store_true", help="no sampling progress bar")
+
+
+def _data(args: argparse.Namespace) -> tuple[object, str, str]:
+    given = sum(bool(x) for x in (args.file, args.dataset, args.rankings, args.paired))
+    if given != 1:
+        raise SystemExit("error: give exactly one of FILE, --dataset, --rankings, --paired")
+    if args.rankings:
+        return load_rankings(args.rankings), args.rankings, "rankings"
+    if args.paired:
+        if args.model != "bt":
+            raise SystemExit("error: --paired data need --model bt")
+        return load_paired(args.paired), args.paired, "paired comparisons"
+    scores = load_input(args)
+    level = args.level or ("instance" if scores.has_instances else "task")
+    if level == "instance" and not scores.has_instances:
+        raise SystemExit("error: --level instance needs an instance column (--instance NAME)")
+    name = args.dataset or Path(args.file).stem
+    return Rankings.from_scores(scores, by=level), name, f"{level}-level rankings"
+
+
+def fit_command(args: argparse.Namespace) -> int:
+    from rankstats import models
+
+    data, name, what = _data(args)
+    cls = models.PlackettLuce if args.model == "pl" else models.BradleyTerry
+    model = cls(prior_scale=args.prior_scale, kind=args.kind)
+    fit = model.fit(
+        data,
+        method=args.method,
+        draws=args.draws,
+        tune=args.tune,
+        chains=args.chains,
+        seed=args.seed,
+        sampler=args.sampler,
+        progressbar=not args.no_progress,
+    )
+    print(f"rankstats fit: {name} ({what}), {model!r}, method={args.method}")
+    if args.method == "nuts":
+        print(
+            f"  NUTS ({args.sampler}): {args.chains} chains × {args.draws} draws after "
+            f"{args.tune} tuning steps, seed {args.seed}; converged: {fit.info['converged']}"
+            + (f" ({fit.info['problems']})" if fit.info["problems"] else "")
+        )
+    elif fit.log_likelihood is not None:
+        label = "log-likelihood" if args.method == "mle" else "log-posterior (up to a constant)"
+        print(f"  {label}: {fit.log_likelihood:.4f}")
+    for key, value in fit.parameters.items():
+        if not key.startswith("log_") and not key.endswith("_se"):
+            print(f"  {key} = {value:.6g} (± {fit.parameters.get(key + '_se', float('nan')):.3g})")
+
+    summary = fit.summary(args.prob)
+    rows = [f"{fit.variable}[{s}]" for s in fit.order]
+    centre = "mean" if args.method == "nuts" else "estimate"
+    spread = "sd" if args.method == "nuts" else "se"
+    table = pd.DataFrame(
+        {
+            "rank": range(1, len(rows) + 1),
+            "system": fit.order,
+            "log_worth": summary.loc[rows, centre].to_numpy(),
+            spread: summary.loc[rows, spread].to_numpy(),
+            "low": summary.loc[rows, "low"].to_numpy(),
+            "high": summary.loc[rows, "high"].to_numpy(),
+        }
+    )
+    if args.method == "nuts":
+        table["r_hat"] = summary.loc[rows, "r_hat"].to_numpy()
+        table["ess_bulk"] = summary.loc[rows, "ess_bulk"].to_numpy()
+    width = min(max(6, *(len(s) for s in fit.order)), 40)
+    interval = "posterior" if args.method == "nuts" else "Wald"
+    print(f"\nlog-worth (centred), {args.prob:.0%} {interval} interval")
+    header = f"{'rank':>4}  {'system':<{width}}  {'log-worth':>9}  {spread:>6}  {'interval':>17}"
+    if args.method == "nuts":
+        header += f"  {'R-hat':>6}  {'ESS':>6}"
+    print(header)
+    print("-" * len(header))
+    for row in table.itertuples():
+        line = (
+            f"{row.rank:>4}  {_short(row.system, width):<{width}}  {row.log_worth:>9.4f}  "
+            f"{getattr(row, spread):>6.3f}  [{row.low:>7.3f}, {row.high:>7.3f}]"
+        )
+        if args.method == "nuts":
+            line += f"  {row.r_hat:>6.3f}  {row.ess_bulk:>6.0f}"
+        print(line)
+
+    pairs = fit.pairwise(args.prob)
+    n = len(fit.order)
+    if n <= 25:
+        how = "posterior mean" if args.method == "nuts" else "at the estimate"
+        print(f"\nP(row ranked above column), {how}:")
+        matrix = pairs.pivot(index="system_a", columns="system_b", values="estimate")
+        matrix = matrix.reindex(index=fit.order, columns=fit.order)
+        labels = [str(i + 1) for i in range(n)]
+        print("      " + " ".join(f"{lab:>5}" for lab in labels))
+        for i, a in enumerate(fit.order):
+            cells = ["    \\" if a == b else f"{matrix.loc[a, b]:5.2f}" for b in fit.order]
+            print(f"  {labels[i]:>2}  " + " ".join(cells) + f"   {_short(a, 40)}")
+    n_sig = int(pairs["significant"].sum() // 2)
+    print(f"\n{n_sig} of {n * (n - 1) // 2} pairs have a {args.prob:.0%} interval excluding ½.")
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    files = [out / f"{args.model}_worth.csv", out / f"{args.model}_pairwise.csv"]
+    table.to_csv(files[0], index=False)
+    pairs.to_csv(files[1], index=False)
+    if not args.no_figures:
+        from rankstats.models.plots import forest_plot
+        from rankstats.plotting import save_figure
+
+        files += save_figure(forest_plot(fit, args.prob), out / f"{args.model}_forest")
+    if args.save:
+        files.append(models.save(fit, name, args.save, keep=args.keep))
+    info_path = out / f"{args.model}_fit.json"
+    info_path.write_text(
+        json.dumps(
+            {
+                "data": name,
+                "model": args.model,
+                "method": args.method,
+                "info": fit.info,
+                "parameters": fit.parameters,
+                "log_likelihood": fit.log_likelihood,
+            },
+            indent=1,
+            default=_json_default,
+        )
+    )
+    files.append(info_path)
+    print(f"wrote {', '.join(str(p) for p in files)}")
+    return 0

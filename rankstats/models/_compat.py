@@ -1,0 +1,127 @@
+"""The few differences between the two supported PyMC / ArviZ stacks, in one place.
+
+========================  ==========================  ===========================
+                          pymc 5 + arviz 0.x          pymc 6 + arviz 1.x
+========================  ==========================  ===========================
+ArviZ data                ``InferenceData``            ``xarray.DataTree``
+``from_dict``             groups as keyword arguments  one ``{group: {var: array}}``
+NetCDF I/O                ``InferenceData.to_netcdf``  ``DataTree.to_netcdf`` (h5netcdf)
+default NUTS sampler      PyMC's                      nutpie when installed
+========================  ==========================  ===========================
+
+Everything else (``az.rhat``, ``az.ess``, ``az.mcse`` on an ``xarray.Dataset``; the group and
+variable names) is common to both, and rankstats builds its own summary table from those, so the
+output has the same columns on both stacks.  The sampler is always passed explicitly.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+with warnings.catch_warnings():
+    # arviz 0.2x announces its 1.0 refactor with a FutureWarning at import time
+    warnings.simplefilter("ignore", FutureWarning)
+    import arviz as az
+
+ARVIZ_MAJOR = int(az.__version__.split(".")[0])
+DATATREE = ARVIZ_MAJOR >= 1
+
+
+def from_dict(
+    posterior: dict[str, np.ndarray],
+    coords: dict[str, list],
+    dims: dict[str, list[str]],
+    attrs: dict[str, Any],
+) -> Any:
+    """ArviZ data with one ``posterior`` group (arrays shaped ``(chain, draw, ...)``)."""
+    if DATATREE:
+        data = az.from_dict({"posterior": posterior}, coords=coords, dims=dims)
+    else:
+        data = az.from_dict(posterior=posterior, coords=coords, dims=dims)
+    data["posterior"].attrs.update(attrs)
+    return data
+
+
+def group(data: Any, name: str = "posterior") -> xr.Dataset:
+    """A group of InferenceData / DataTree as a plain ``xarray.Dataset``."""
+    node = data[name]
+    return node.to_dataset() if hasattr(node, "to_dataset") else node
+
+
+def has_group(data: Any, name: str) -> bool:
+    if DATATREE:
+        return name in data.children
+    return name in data.groups()
+
+
+def set_attrs(data: Any, attrs: dict[str, Any], name: str = "posterior") -> None:
+    """Add ``attrs`` to a group (kept by NetCDF round trips on both stacks)."""
+    data[name].attrs.update(attrs)
+
+
+def attrs(data: Any, name: str = "posterior") -> dict[str, Any]:
+    return dict(data[name].attrs)
+
+
+def diagnostics(posterior: xr.Dataset) -> dict[str, xr.Dataset]:
+    """Rank-normalised split R-hat, bulk and tail ESS and MCSE of the mean (Vehtari et al. 2021)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return {
+            "r_hat": az.rhat(posterior),
+            "ess_bulk": az.ess(posterior, method="bulk"),
+            "ess_tail": az.ess(posterior, method="tail"),
+            "mcse_mean": az.mcse(posterior, method="mean"),
+        }
+
+
+def thin(data: Any, every: int) -> Any:
+    """Keep every ``every``-th draw of the posterior (and drop the other groups)."""
+    posterior = group(data).isel(draw=slice(None, None, every))
+    keep = {"posterior": posterior}
+    if has_group(data, "sample_stats"):
+        keep["sample_stats"] = group(data, "sample_stats")[["diverging"]].isel(
+            draw=slice(None, None, every)
+        )
+    if DATATREE:
+        return xr.DataTree.from_dict(keep)
+    return az.InferenceData(**keep)
+
+
+def to_netcdf(data: Any, path: str | Path) -> Path:
+    """Write ArviZ data to NetCDF (h5netcdf engine on both stacks, zlib-compressed)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if DATATREE:
+        encoding = {
+            f"/{name}": {v: {"zlib": True, "complevel": 6} for v in node.data_vars}
+            for name, node in data.children.items()
+        }
+        data.to_netcdf(path, engine="h5netcdf", encoding=encoding)
+    else:
+        data.to_netcdf(str(path), compress=True, engine="h5netcdf")
+    return path
+
+
+def from_netcdf(path: str | Path) -> Any:
+    """Read ArviZ data written by :func:`to_netcdf` (either stack)."""
+    if DATATREE:
+        return xr.open_datatree(path, engine="h5netcdf").load()
+    data = az.from_netcdf(str(path), engine="h5netcdf")
+    for name in data.groups():
+        data[name].load()
+    return data
+
+
+def sample(model: Any, **kwargs: Any) -> Any:
+    """``pm.sample`` with the NUTS sampler named explicitly (pymc 6 would pick nutpie itself)."""
+    import pymc as pm
+
+    kwargs.setdefault("nuts_sampler", "pymc")
+    with model:
+        return pm.sample(**kwargs)

@@ -1,0 +1,313 @@
+r"""Model-ready arrays built once from :class:`~rankstats.Rankings` (no Python loop over rankings).
+
+``PLData``
+    Every ranking as a row of a padded ``(L, K)`` array of system indices, best first, with its tie
+    groups described by the start / end position of the group of each entry.  The Plackett–Luce
+    log-likelihood (NumPy in :mod:`._mle`, PyTensor in :mod:`.plackett_luce`) is then a handful of
+    gathers and one reverse cumulative sum.
+``PairCounts``
+    Paired-comparison counts ``(item1, item2, wins1, wins2, ties)`` for Bradley–Terry, from
+    rank-breaking of rankings or from a table of counts.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from rankstats.errors import DataWarning, InvalidRankingsError, preview
+from rankstats.rankings import Rankings
+
+KINDS = ("subset", "top_k")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class PLData:
+    """Padded arrays of ``L`` rankings for the Plackett–Luce likelihood.
+
+    Attributes
+    ----------
+    systems : tuple of str
+        The ``N`` systems; index ``N`` is the padding slot (worth 0).
+    index : ndarray of int, shape (L, K)
+        System at each position of each ranking, best first (``N`` = padding).
+    group_start, group_end : ndarray of int, shape (L, K)
+        Position where the tie group of each entry starts, and one past its end.
+    fraction : ndarray, shape (L, K)
+        ``k / d`` for the ``k``-th (0-based) of the ``d`` members of a tie group (Efron 1977).
+    term : ndarray of bool, shape (L, K)
+        Entries that are a choice (all but the final group of a ranking, which is certain).
+    rankers : pandas.Index
+        Labels of the kept rankings.
+    kind : str
+        ``"subset"`` or ``"top_k"``.
+    """
+
+    systems: tuple[str, ...]
+    index: np.ndarray
+    group_start: np.ndarray
+    group_end: np.ndarray
+    fraction: np.ndarray
+    term: np.ndarray
+    rankers: pd.Index
+    kind: str
+
+    @property
+    def n_systems(self) -> int:
+        return len(self.systems)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.index.shape
+
+    def __repr__(self) -> str:
+        return (
+            f"PLData({self.shape[0]} rankings of {self.n_systems} systems, kind={self.kind!r}, "
+            f"padded width {self.shape[1]}, {int(self.term.sum())} choices)"
+        )
+
+
+def check_systems_ranked(rk: Rankings) -> None:
+    """Raise when a system is ranked by no ranking (the likelihood says nothing about it)."""
+    never = np.flatnonzero(~(~np.isnan(rk.ranks)).any(axis=0)) if rk.n_rankings else []
+    if len(never):
+        names = [rk.systems[i] for i in never]
+        raise InvalidRankingsError(
+            f"system(s) ranked by no ranking, about which the data say nothing: {preview(names)}. "
+            "Remove them (e.g. Rankings.from_orderings(..., systems=[...]) without them); "
+            "aggregate(..., method='pl'|'bt') does this for you and reports them as NaN."
+        )
+
+
+def pl_data(rk: Rankings, kind: str = "subset") -> PLData:
+    """Padded Plackett–Luce arrays of a :class:`~rankstats.Rankings`.
+
+    ``kind="subset"``: each ranking orders only its observed systems; unobserved systems take no
+    part (exact under Luce's choice axiom).  ``kind="top_k"``: the observed systems are the top of
+    a ranking of *all* systems, so each of them beats every unobserved one; the unobserved form a
+    final group that makes no choice.  Rankings with nothing to choose (one observed system of a
+    sub-ranking) are dropped with a :class:`~rankstats.DataWarning`.
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> from rankstats.models._data import pl_data
+    >>> d = pl_data(rs.Rankings.from_orderings([["a", ("b", "c")], ["c", "a"]]))
+    >>> d.index.tolist(), d.term.tolist()
+    ([[0, 1, 2], [2, 0, 3]], [[True, False, False], [True, False, False]])
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+    check_systems_ranked(rk)
+    ranks = rk.ranks
+    n = ranks.shape[1]
+    observed = ~np.isnan(ranks)
+    n_obs = observed.sum(axis=1)
+    informative = n_obs >= 2 if kind == "subset" else (n_obs >= 1) & (n_obs < n) | (n_obs >= 2)
+    if not informative.all():
+        dropped = rk.rankers[~informative].tolist()
+        warnings.warn(
+            f"{len(dropped)} ranking(s) contain no choice (fewer than two systems) and were "
+            f"dropped: {preview(dropped)}",
+            DataWarning,
+            stacklevel=3,
+        )
+        ranks, observed, n_obs = ranks[informative], observed[informative], n_obs[informative]
+    rankers = rk.rankers[informative]
+    key = np.where(observed, ranks, np.inf)
+    width = int(n_obs.max()) if kind == "subset" and len(n_obs) else n
+    order = np.argsort(key, axis=1, kind="stable")[:, :width]
+    sorted_key = np.take_along_axis(key, order, axis=1)
+    valid = np.isfinite(sorted_key) if kind == "subset" else np.ones_like(sorted_key, bool)
+    index = np.where(valid, order, n)
+    rows, width = index.shape
+    position = np.broadcast_to(np.arange(width), (rows, width))
+    start = np.ones((rows, width), dtype=bool)
+    if width > 1:
+        start[:, 1:] = sorted_key[:, 1:] != sorted_key[:, :-1]
+    start |= ~valid
+    group_start = np.maximum.accumulate(np.where(start, position, 0), axis=1)
+    end = np.ones((rows, width), dtype=bool)
+    end[:, :-1] = start[:, 1:]
+    group_end = np.minimum.accumulate(np.where(end, position + 1, width)[:, ::-1], axis=1)[:, ::-1]
+    size = group_end - group_start
+    fraction = (position - group_start) / size
+    n_valid = valid.sum(axis=1)
+    last_start = group_start[np.arange(rows), np.maximum(n_valid - 1, 0)]
+    term = valid & (group_start < last_start[:, None])
+    return PLData(
+        tuple(rk.systems),
+        index.astype(np.int64),
+        group_start.astype(np.int64),
+        group_end.astype(np.int64),
+        fraction,
+        term,
+        pd.Index(rankers),
+        kind,
+    )
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class PairCounts:
+    """Paired-comparison counts for Bradley–Terry (one row per unordered compared pair).
+
+    Attributes
+    ----------
+    systems : tuple of str
+    item1, item2 : ndarray of int, shape (P,)
+        System indices, ``item1 < item2``.
+    wins1, wins2, ties : ndarray of float, shape (P,)
+        Times item1 beat item2, item2 beat item1, and ties.
+    """
+
+    systems: tuple[str, ...]
+    item1: np.ndarray
+    item2: np.ndarray
+    wins1: np.ndarray
+    wins2: np.ndarray
+    ties: np.ndarray
+
+    @property
+    def n_systems(self) -> int:
+        return len(self.systems)
+
+    @property
+    def has_ties(self) -> bool:
+        return bool(np.any(self.ties > 0))
+
+    def to_frame(self) -> pd.DataFrame:
+        """``item1, item2, wins1, wins2, ties`` with system names."""
+        names = np.array(self.systems, dtype=object)
+        return pd.DataFrame(
+            {
+                "item1": names[self.item1],
+                "item2": names[self.item2],
+                "wins1": self.wins1,
+                "wins2": self.wins2,
+                "ties": self.ties,
+            }
+        )
+
+    def matrices(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(W, T)``: ``W[i, j]`` = wins of i over j, ``T`` = symmetric tie counts."""
+        n = self.n_systems
+        w = np.zeros((n, n))
+        t = np.zeros((n, n))
+        np.add.at(w, (self.item1, self.item2), self.wins1)
+        np.add.at(w, (self.item2, self.item1), self.wins2)
+        np.add.at(t, (self.item1, self.item2), self.ties)
+        return w, t + t.T
+
+    def __repr__(self) -> str:
+        total = self.wins1.sum() + self.wins2.sum() + self.ties.sum()
+        return (
+            f"PairCounts({self.n_systems} systems, {len(self.item1)} pairs, {total:g} comparisons, "
+            f"{self.ties.sum():g} ties)"
+        )
+
+
+def _from_matrices(systems: tuple[str, ...], w: np.ndarray, t: np.ndarray) -> PairCounts:
+    i, j = np.triu_indices(len(systems), k=1)
+    keep = (w[i, j] + w[j, i] + t[i, j]) > 0
+    i, j = i[keep], j[keep]
+    return PairCounts(tuple(systems), i, j, w[i, j], w[j, i], t[i, j])
+
+
+def rank_breaking(rk: Rankings, kind: str = "subset") -> PairCounts:
+    """Break every ranking into all its pairs (full rank-breaking).
+
+    Within a ranking every pair of observed systems gives one win or one tie; with
+    ``kind="top_k"`` every ranked system also beats every unranked one.  A loop over systems,
+    vectorised over rankings (``O(L N^2)``).
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> from rankstats.models._data import rank_breaking
+    >>> rank_breaking(rs.Rankings.from_orderings([["a", "b", "c"], [("a", "c")]])).to_frame()
+      item1 item2  wins1  wins2  ties
+    0     a     b    1.0    0.0   0.0
+    1     a     c    1.0    0.0   1.0
+    2     b     c    1.0    0.0   0.0
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+    check_systems_ranked(rk)
+    ranks = rk.ranks
+    n = ranks.shape[1]
+    observed = ~np.isnan(ranks)
+    if kind == "top_k":
+        key = np.where(observed, ranks, np.inf)
+        both_unranked = (~observed).astype(np.float64)
+    else:
+        key = ranks
+    key_t = np.ascontiguousarray(key.T)
+    w = np.empty((n, n))
+    t = np.empty((n, n))
+    for j in range(n):
+        w[:, j] = np.count_nonzero(key_t < key_t[j], axis=1)
+        t[:, j] = np.count_nonzero(key_t == key_t[j], axis=1)
+    if kind == "top_k":
+        t -= both_unranked.T @ both_unranked  # inf == inf is no tie
+    np.fill_diagonal(t, 0.0)
+    return _from_matrices(tuple(rk.systems), w, t)
+
+
+def counts_from_frame(
+    df: pd.DataFrame,
+    item1: str = "item1",
+    item2: str = "item2",
+    wins1: str = "wins1",
+    wins2: str = "wins2",
+    ties: str | None = None,
+) -> PairCounts:
+    """Pair counts from a DataFrame ``item1, item2, wins1, wins2[, ties]`` (rows may repeat).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankstats.models._data import counts_from_frame
+    >>> df = pd.DataFrame({"item1": ["x", "y"], "item2": ["y", "x"], "wins1": [3, 1],
+    ...                    "wins2": [1, 0]})
+    >>> counts_from_frame(df).to_frame()
+      item1 item2  wins1  wins2  ties
+    0     x     y    3.0    2.0   0.0
+    """
+    if ties is None and "ties" in df.columns:
+        ties = "ties"
+    needed = [item1, item2, wins1, wins2] + ([ties] if ties else [])
+    missing = [c for c in needed if c not in df.columns]
+    if missing:
+        raise InvalidRankingsError(
+            f"paired-count table lacks column(s) {preview(missing)}; expected "
+            "item1, item2, wins1, wins2[, ties] (rename or pass the column names)"
+        )
+    a = df[item1].astype(str).to_numpy()
+    b = df[item2].astype(str).to_numpy()
+    values = df[[wins1, wins2] + ([ties] if ties else [])].apply(pd.to_numeric, errors="coerce")
+    bad = values.isna().any(axis=1) | (values < 0).any(axis=1)
+    if bad.any():
+        raise InvalidRankingsError(
+            f"counts must be non-negative numbers; bad rows: {preview(df.index[bad].tolist())}"
+        )
+    if np.any(a == b):
+        raise InvalidRankingsError(
+            f"a system compared with itself in rows {preview(df.index[a == b].tolist())}"
+        )
+    systems = tuple(pd.unique(np.concatenate([a, b])))
+    code = {s: i for i, s in enumerate(systems)}
+    ia = np.array([code[s] for s in a], dtype=np.int64)
+    ib = np.array([code[s] for s in b], dtype=np.int64)
+    n = len(systems)
+    w = np.zeros((n, n))
+    t = np.zeros((n, n))
+    np.add.at(w, (ia, ib), values[wins1].to_numpy(np.float64))
+    np.add.at(w, (ib, ia), values[wins2].to_numpy(np.float64))
+    if ties:
+        tie = values[ties].to_numpy(np.float64)
+        np.add.at(t, (ia, ib), tie)
+        np.add.at(t, (ib, ia), tie)
+    return _from_matrices(systems, w, t)

@@ -1,0 +1,226 @@
+r"""The Bradley–Terry model of paired comparisons, with Davidson's ties (Bradley & Terry 1952;
+Zermelo 1929; Davidson 1970).
+
+.. math::
+
+    P(i \succ j) = \frac{\pi_i}{\pi_i + \pi_j + \nu\sqrt{\pi_i \pi_j}}, \qquad
+    P(i \sim j) = \frac{\nu\sqrt{\pi_i \pi_j}}{\pi_i + \pi_j + \nu\sqrt{\pi_i \pi_j}},
+
+with worths :math:`\pi_i = e^{\theta_i}` and tie parameter :math:`\nu \ge 0` (``ν = 0``: plain
+Bradley–Terry, used when the data contain no ties).
+
+Data:
+
+* **Rankings** are broken into all their pairs (*full rank-breaking*): a ranking of ``k`` systems
+  gives ``k(k − 1)/2`` comparisons (wins or ties).  This is a composite likelihood: consistent
+  for the worths when the rankings follow Plackett–Luce (Azari Soufiani, Chen, Parkes & Xia 2013),
+  but the pairs of one ranking are not independent, so standard errors and credible intervals are
+  too narrow by a factor that grows with ``k``.  Prefer :class:`PlackettLuce` for rankings; use BT
+  for genuinely paired data.
+* **Instance-level Scores**: every (task, instance) ranks the systems it scored; each pair of
+  systems scored on an instance is one comparison (equal scores are ties).
+* **A table of paired counts** ``item1, item2, wins1, wins2[, ties]`` (a DataFrame).
+
+``P(i ranked above j)`` reported by :meth:`Fit.pairwise` counts a tie as half:
+:math:`P(i \succ j) + \tfrac12 P(i \sim j)`, the convention of the pairwise module.
+
+**Prior** (``nuts`` / ``map``): ``θ ~ ZeroSumNormal(prior_scale)``;
+``log ν ~ Normal(0, 1.5)`` (ν = 1: equal systems tie a third of the time).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from rankstats.models import _mle
+from rankstats.models._base import RankModel
+from rankstats.models._data import KINDS, PairCounts, counts_from_frame, rank_breaking
+from rankstats.models._fit import register_model
+from rankstats.models.plackett_luce import as_rankings
+from rankstats.pairwise import Pairwise
+from rankstats.rankings import Rankings
+from rankstats.scores import Scores
+
+TIE_PRIOR_SCALE = 1.5
+TIES = ("auto", "davidson", "ignore")
+
+
+def davidson_pairs(draws: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
+    r""":math:`P(a \succ b) + \tfrac12 P(a \sim b)` under Davidson's model (ties counted half)."""
+    theta = draws["log_worth"]
+    ta = theta[:, rows, None]
+    tb = theta[:, None, :]
+    if "log_tie" not in draws:
+        return 1.0 / (1.0 + np.exp(tb - ta))
+    tie = draws["log_tie"].reshape(-1, 1, 1) + 0.5 * (ta + tb)
+    top = np.maximum(np.maximum(ta, tb), tie)
+    ea, eb, et = np.exp(ta - top), np.exp(tb - top), np.exp(tie - top)
+    return (ea + 0.5 * et) / (ea + eb + et)
+
+
+register_model("bt", davidson_pairs, "log_worth", higher_is_better=True)
+
+
+class BradleyTerry(RankModel):
+    """Bradley–Terry model (Davidson ties), fitted by MLE, MAP or NUTS.
+
+    Parameters
+    ----------
+    prior_scale : float
+        σ of the ``ZeroSumNormal`` prior on the log-worths (``map`` and ``nuts``).
+    ties : {"auto", "davidson", "ignore"}
+        ``auto``: Davidson's tie parameter when the data contain ties, plain BT otherwise;
+        ``davidson``: always estimate it; ``ignore``: drop tied comparisons.
+    kind : {"subset", "top_k"}
+        For Rankings: with ``top_k`` every ranked system also beats every unranked one.
+
+    Notes
+    -----
+    ``fit(data, ...)`` accepts :class:`~rankstats.Rankings`, :class:`~rankstats.Scores`,
+    :class:`~rankstats.Pairwise` (its ``wins_observed``, ties counted as half a win each way) or
+    a DataFrame with columns ``item1, item2, wins1, wins2[, ties]``.
+
+    References
+    ----------
+    Bradley & Terry (1952) *Biometrika* 39, 324–345. Davidson (1970) *JASA* 65, 317–328.
+    Hunter (2004) *Ann. Statist.* 32, 384–406. Azari Soufiani et al. (2013) *NeurIPS*.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankstats as rs
+    >>> counts = pd.DataFrame({"item1": ["x", "x", "y"], "item2": ["y", "z", "z"],
+    ...                        "wins1": [6, 8, 5], "wins2": [4, 2, 5]})
+    >>> fit = rs.models.BradleyTerry().fit(counts, method="mle")
+    >>> fit.order
+    ['x', 'y', 'z']
+    """
+
+    name: ClassVar[str] = "bt"
+
+    def __init__(self, prior_scale: float = 1.0, ties: str = "auto", kind: str = "subset") -> None:
+        if not prior_scale > 0:
+            raise ValueError(f"prior_scale must be positive, got {prior_scale}")
+        if ties not in TIES:
+            raise ValueError(f"ties must be one of {TIES}, not {ties!r}")
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+        self.prior_scale = float(prior_scale)
+        self.ties = ties
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return (
+            f"BradleyTerry(prior_scale={self.prior_scale:g}, ties={self.ties!r}, "
+            f"kind={self.kind!r})"
+        )
+
+    def counts(self, data: Any) -> PairCounts:
+        """The paired-comparison counts the model is fitted to."""
+        if isinstance(data, PairCounts):
+            counts = data
+        elif isinstance(data, pd.DataFrame):
+            counts = counts_from_frame(data)
+        elif isinstance(data, Pairwise):
+            n = data.n_systems
+            i, j = np.triu_indices(n, k=1)
+            w = data.wins_observed
+            keep = data.compared[i, j] > 0
+            i, j = i[keep], j[keep]
+            counts = PairCounts(tuple(data.systems), i, j, w[i, j], w[j, i], np.zeros(len(i)))
+        elif isinstance(data, Rankings | Scores):
+            counts = rank_breaking(as_rankings(data), kind=self.kind)
+        else:
+            raise TypeError(
+                "BradleyTerry.fit takes Rankings, Scores, Pairwise or a DataFrame of counts, "
+                f"not {type(data).__name__}"
+            )
+        if self.ties == "ignore" and counts.has_ties:
+            counts = PairCounts(
+                counts.systems,
+                counts.item1,
+                counts.item2,
+                counts.wins1,
+                counts.wins2,
+                np.zeros_like(counts.ties),
+            )
+        seen = np.zeros(counts.n_systems, dtype=bool)
+        total = counts.wins1 + counts.wins2 + counts.ties
+        seen[counts.item1[total > 0]] = True
+        seen[counts.item2[total > 0]] = True
+        if not seen.all():
+            from rankstats.errors import InvalidRankingsError, preview
+
+            never = [s for s, k in zip(counts.systems, seen, strict=True) if not k]
+            raise InvalidRankingsError(
+                f"system(s) in no comparison, about which the data say nothing: {preview(never)}"
+            )
+        return counts
+
+    _prepare = counts
+
+    def _uses_ties(self, counts: PairCounts) -> bool:
+        return self.ties == "davidson" or (self.ties == "auto" and counts.has_ties)
+
+    def _extra_names(self, prepared: PairCounts) -> list[str]:
+        return ["log_tie"] if self._uses_ties(prepared) else []
+
+    def _info(self, prepared: PairCounts) -> dict[str, Any]:
+        return {
+            "n_pairs": len(prepared.item1),
+            "n_comparisons": float(
+                prepared.wins1.sum() + prepared.wins2.sum() + prepared.ties.sum()
+            ),
+            "ties": "davidson" if self._uses_ties(prepared) else "none",
+            "tie_prior_scale": TIE_PRIOR_SCALE,
+        }
+
+    def _objective(self, prepared: PairCounts, prior: bool):
+        return _mle.bt_objective(
+            prepared,
+            self._uses_ties(prepared),
+            self.prior_scale if prior else None,
+            TIE_PRIOR_SCALE,
+        )
+
+    def _beats(self, prepared: PairCounts) -> np.ndarray:
+        return _mle.bt_beats(prepared)
+
+    def log_likelihood(
+        self, data: Any, log_worth: np.ndarray, log_tie: float | None = None
+    ) -> float:
+        """Log-likelihood at the given parameters (NumPy; multinomial constants omitted)."""
+        counts = self.counts(data)
+        ties = log_tie is not None
+        params = np.append(np.asarray(log_worth, np.float64), [log_tie] if ties else [])
+        return _mle.bt_loglik(counts, params, ties)
+
+    def _pymc_model(self, prepared: PairCounts) -> Any:
+        return pymc_model(prepared, self.prior_scale, self._uses_ties(prepared))
+
+
+def pymc_model(counts: PairCounts, prior_scale: float, ties: bool) -> Any:
+    """The PyMC model: ZeroSumNormal log-worths, Normal log tie parameter, pair likelihood."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    with pm.Model(coords={"system": list(counts.systems)}) as model:
+        i = pm.Data("item1", counts.item1)
+        j = pm.Data("item2", counts.item2)
+        w1 = pm.Data("wins1", counts.wins1)
+        w2 = pm.Data("wins2", counts.wins2)
+        theta = pm.ZeroSumNormal("log_worth", sigma=prior_scale, dims="system")
+        ti, tj = theta[i], theta[j]
+        if ties:
+            t = pm.Data("ties", counts.ties)
+            log_tie = pm.Normal("log_tie", 0.0, TIE_PRIOR_SCALE)
+            tie = log_tie + 0.5 * (ti + tj)
+            log_d = pt.logsumexp(pt.stack([ti, tj, tie]), axis=0)
+            loglik = pt.sum(w1 * (ti - log_d) + w2 * (tj - log_d) + t * (tie - log_d))
+        else:
+            log_d = pt.logaddexp(ti, tj)
+            loglik = pt.sum(w1 * (ti - log_d) + w2 * (tj - log_d))
+        pm.Potential("loglik", loglik)
+    return model

@@ -1,0 +1,80 @@
+"""The model zoo: reference fits of the bundled benchmarks, stored as ArviZ NetCDF in ``models/``.
+
+``rankstats fit --dataset glue --model pl --save models/`` writes ``models/glue_pl.nc``;
+``rs.models.load("glue", "pl")`` reads it back as a :class:`~rankstats.models.Fit`.  Files keep a
+thinned posterior (``keep`` draws per chain) so that they stay small; the diagnostics recorded in
+their attributes were computed on the full sample.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rankstats.models import _compat
+from rankstats.models._fit import Fit
+
+ENV = "RANKSTATS_MODELS"
+
+
+def default_directory() -> Path:
+    """``$RANKSTATS_MODELS``, else the ``models/`` directory of the source checkout."""
+    if os.environ.get(ENV):
+        return Path(os.environ[ENV])
+    return Path(__file__).resolve().parents[2] / "models"
+
+
+def path_for(dataset: str, model: str, directory: str | Path | None = None) -> Path:
+    return Path(directory or default_directory()) / f"{dataset}_{model}.nc"
+
+
+def save(fit: Fit, dataset: str, directory: str | Path | None = None, keep: int = 100) -> Path:
+    """Write ``fit`` as ``<directory>/<dataset>_<model>.nc``, thinned to ``keep`` draws per chain.
+
+    Diagnostics (R-hat, bulk ESS, divergences) are recorded in the attributes first, on the full
+    sample.
+    """
+    from rankstats.models._fit import check_convergence
+
+    idata = fit.idata
+    if fit.method == "nuts":
+        from rankstats.models._compat import diagnostics, group
+
+        variables = [fit.variable] + [n for n in group(idata).data_vars if n != fit.variable]
+        diag = diagnostics(group(idata)[variables])
+        _compat.set_attrs(
+            idata,
+            {
+                "info_max_r_hat": max(float(diag["r_hat"][v].max()) for v in variables),
+                "info_min_ess_bulk": min(float(diag["ess_bulk"][v].min()) for v in variables),
+                "info_problems": "; ".join(check_convergence(idata, variables)),
+                "info_dataset": dataset,
+            },
+        )
+    else:
+        _compat.set_attrs(idata, {"info_dataset": dataset})
+    n_draws = _compat.group(idata).sizes["draw"]
+    every = max(1, n_draws // keep)
+    thinned = _compat.thin(idata, every)
+    _compat.set_attrs(thinned, {**_compat.attrs(idata), "info_thinned_every": every})
+    return _compat.to_netcdf(thinned, path_for(dataset, fit.model, directory))
+
+
+def load(dataset: str, model: str, directory: str | Path | None = None) -> Fit:
+    """Load a stored reference fit (``models/<dataset>_<model>.nc``).
+
+    Parameters
+    ----------
+    dataset : str
+        A bundled data set (``glue``, ``superglue``, ``xtreme``, ``tac08``).
+    model : {"pl", "bt"}
+    directory : path, optional
+        Default: ``$RANKSTATS_MODELS`` or the ``models/`` directory of the source checkout.
+    """
+    path = path_for(dataset, model, directory)
+    if not path.exists():
+        raise FileNotFoundError(
+            f"no stored fit {path}; create it with "
+            f"`rankstats fit --dataset {dataset} --model {model} --save {path.parent}`"
+        )
+    return Fit.from_idata(_compat.from_netcdf(path))
