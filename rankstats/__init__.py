@@ -6,7 +6,9 @@ See DESIGN.md for the pipeline: Scores → Rankings → Pairwise → aggregate /
 from rankstats.aggregate import Aggregate, aggregate
 from rankstats.confidence import hoeffding, significance_matrix
 from rankstats.datasets import list_datasets, load_dataset
+from rankstats.dispersion import Dispersion, dispersion, dispersion_table, kendall_distance
 from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
+from rankstats.kemeny import KemenyResult, kemeny
 from rankstats.pairwise import Pairwise, pairwise
 from rankstats.rankings import Rankings
 from rankstats.scores import Scores, read_scores
@@ -16,13 +18,19 @@ __version__ = "0.1.0"
 __all__ = [
     "Aggregate",
     "DataWarning",
+    "Dispersion",
     "InvalidRankingsError",
     "InvalidScoresError",
+    "KemenyResult",
     "Pairwise",
     "Rankings",
     "Scores",
     "aggregate",
+    "dispersion",
+    "dispersion_table",
     "hoeffding",
+    "kemeny",
+    "kendall_distance",
     "list_datasets",
     "load_dataset",
     "pairwise",
