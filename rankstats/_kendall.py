@@ -101,4 +101,3 @@ def kendall_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     tied_b = _tied_pairs([b_sorted])
     tied_both = _tied_pairs([a_sorted, b_by_a])
     return discordant + 0.5 * (tied_a + tied_b - 2.0 * tied_both)
-

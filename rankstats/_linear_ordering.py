@@ -91,7 +91,11 @@ def violated_cycles(x: np.ndarray, n: int, tol: float = _TOL) -> np.ndarray:
 
 def _cycle_rows(cycles: np.ndarray, n: int) -> tuple[sparse.csr_matrix, np.ndarray]:
     """Constraint rows ``X[a,b] + X[b,c] + X[c,a] <= 2`` written on the variables ``x_{i<j}``."""
-    arcs = [(cycles[:, 0], cycles[:, 1]), (cycles[:, 1], cycles[:, 2]), (cycles[:, 2], cycles[:, 0])]
+    arcs = [
+        (cycles[:, 0], cycles[:, 1]),
+        (cycles[:, 1], cycles[:, 2]),
+        (cycles[:, 2], cycles[:, 0]),
+    ]
     m = len(cycles)
     row_ids, col_ids, coef = [], [], []
     constant = np.zeros(m)

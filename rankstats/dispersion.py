@@ -365,7 +365,9 @@ def _as_rankings(data: Rankings | Scores, level: str | None) -> Rankings:
     if isinstance(data, Rankings):
         return data
     if isinstance(data, Scores):
-        return Rankings.from_scores(data, by=level or ("instance" if data.has_instances else "task"))
+        return Rankings.from_scores(
+            data, by=level or ("instance" if data.has_instances else "task")
+        )
     raise TypeError(f"dispersion() takes Rankings or Scores, not {type(data).__name__}")
 
 
@@ -544,7 +546,9 @@ def dispersion_table(
             agg_input = data if name in ("mean", "median", "borda2") else rk
             if name in ("mean", "median") and not isinstance(data, Scores):
                 raise ValueError(f"candidate {name!r} needs Scores, not Rankings")
-            res = aggregate(agg_input, method=name, level=level if isinstance(data, Scores) else None)
+            res = aggregate(
+                agg_input, method=name, level=level if isinstance(data, Scores) else None
+            )
             distance = consensus_distance(consensus_ranks(res, rk.systems), above, ties, n_rows)
         else:
             raise ValueError(

@@ -15,11 +15,12 @@ the sum over rankings of the expected Kendall distance (ties count ½, as in DES
 complete rankings without ties it is the classical Kemeny score.
 
 Exact search (``method="exact"``)
-    1. *Extended Condorcet split* (Truchon, 1998): in the majority graph with an arc
-       ``i → j`` whenever ``W[i, j] ≥ W[j, i]`` (so an exact tie gives arcs both ways and keeps
-       the two systems in one block), every Kemeny order puts each strongly connected component
-       above the components it beats.  The components (networkx) are solved separately and
-       concatenated; the cost between components is fixed.
+    1. *Extended Condorcet split* (Truchon, 1998): the strongly connected components of the
+       strict majority graph (arc ``i → j`` when ``W[i, j] > W[j, i]``; networkx), placed in a
+       topological order, put every pair that straddles two components on its majority side
+       (either side for an exact tie), which is the least that pair can cost; so the
+       components are solved separately and concatenated, and the result is exact, ties
+       included (see :func:`condorcet_blocks`).
     2. Each component is a linear-ordering integer program with lazily added 3-cycle
        constraints, solved with :func:`scipy.optimize.milp` (HiGHS, ``mip_rel_gap = 0``), see
        :mod:`rankstats._linear_ordering`.
@@ -237,19 +238,22 @@ def heuristic_order(wins: np.ndarray, seed: int | np.random.Generator = 0) -> np
 
 # ---------------------------------------------------------------------------- decomposition
 def condorcet_blocks(wins: np.ndarray) -> list[np.ndarray]:
-    """Strongly connected components of the weak majority graph, best block first.
+    """Strongly connected components of the strict majority graph, in a topological order.
 
-    Arc ``i → j`` when ``W[i, j] ≥ W[j, i]`` (up to rounding), so exactly tied systems are
-    always in one block.  Between two blocks every margin is then strict, and every Kemeny order
-    ranks the blocks in this order (extended Condorcet criterion, Truchon 1998), so solving the
-    blocks separately is exact.
+    Arc ``i → j`` when ``W[i, j] > W[j, i]`` (beyond rounding).  Between two components every
+    strict majority points the same way (otherwise they would be one component), so placing the
+    components in a topological order of the condensation puts every pair that straddles two
+    components on its majority side, or on either side of an exact tie: each such pair pays
+    its minimum ``min(W[i, j], W[j, i])``.  Any order pays at least that on those pairs and at
+    least each component's optimum inside it, so concatenating the components' optimal orders
+    is optimal: the split is exact, exact ties included (this is the extended Condorcet
+    criterion of Truchon, 1998, without needing tied systems to share a block).
     """
     n = wins.shape[0]
     if n == 0:
         return []
     margin = wins - wins.T
-    adjacency = (margin >= -_tolerance(wins)).astype(np.int8)
-    np.fill_diagonal(adjacency, 0)
+    adjacency = (margin > _tolerance(wins)).astype(np.int8)
     graph = nx.from_numpy_array(adjacency, create_using=nx.DiGraph)
     dag = nx.condensation(graph)
     members = nx.get_node_attributes(dag, "members")
@@ -275,6 +279,7 @@ def kemeny(
     seed: int = 0,
     level: str | None = None,
     progress: bool | Callable[[str], None] = False,
+    split: bool = True,
 ) -> KemenyResult:
     r"""Kemeny consensus of rankings, with a proof of optimality or a lower bound.
 
@@ -301,6 +306,10 @@ def kemeny(
         Ranking level for Scores input.
     progress : bool or callable
         Print (or pass to the callable) one line per solver iteration of the exact search.
+    split : bool
+        Solve the blocks of the extended Condorcet split separately (default).  ``False``
+        solves one program over all systems: slower, same optimal cost (used to verify the
+        split).
 
     Returns
     -------
@@ -326,10 +335,10 @@ def kemeny(
     pw = _as_pairwise(data, level)
     wins = np.asarray(pw.wins, dtype=np.float64)
     n = wins.shape[0]
-    blocks = condorcet_blocks(wins)
+    blocks = condorcet_blocks(wins) if split else ([np.arange(n)] if n else [])
     sizes = tuple(len(b) for b in blocks)
     block_wins = [wins[np.ix_(b, b)] for b in blocks]
-    # Cost between blocks is the same for every order that respects the split.
+    # Pairs between blocks pay their minimum, whatever the order inside the blocks.
     between = _trivial_between(wins, blocks)
 
     orders: list[np.ndarray] = []
