@@ -41,7 +41,7 @@ estimate (random pairs of rankings, empirical-Bernstein stopping rule) is also a
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -490,7 +490,7 @@ def _half_width(sample: np.ndarray, span: float, level: float) -> float:
 
 def dispersion_table(
     data: Rankings | Scores,
-    candidates: Sequence[str] = ("kemeny", "borda", "mean", "random"),
+    candidates: Sequence[str] | Mapping[str, object] = ("kemeny", "borda", "mean", "random"),
     level: str | None = None,
     time_limit: float | None = 60.0,
     seed: int = 0,
@@ -503,9 +503,11 @@ def dispersion_table(
     ----------
     data : Rankings or Scores
         ``mean`` / ``median`` candidates need Scores.
-    candidates : sequence of str
+    candidates : sequence of str, or dict
         ``kemeny`` (exact, or best found within ``time_limit``), ``random`` (a uniformly random
-        order: ``N(N-1)/4`` in closed form), or any :func:`rankstats.aggregate` method.
+        order: ``N(N-1)/4`` in closed form), or any :func:`rankstats.aggregate` method.  A dict
+        maps row labels to such names or to ready consensus objects (an order, an
+        :class:`~rankstats.Aggregate`, a :class:`~rankstats.KemenyResult`).
     level : {"task", "instance"}, optional
         Ranking level for Scores (also passed to the aggregation methods).
 
@@ -532,27 +534,31 @@ def dispersion_table(
     baseline = n * (n - 1) / 4.0
     rows = []
     tol = 1e-9 * max(1.0, gamma)
-    for name in candidates:
+    items = candidates.items() if isinstance(candidates, Mapping) else [(c, c) for c in candidates]
+    for name, spec in items:
         optimal = None
-        if name == "random":
+        if not isinstance(spec, str):
+            optimal = spec.optimal if isinstance(spec, KemenyResult) else None
+            distance = consensus_distance(consensus_ranks(spec, rk.systems), above, ties, n_rows)
+        elif spec == "random":
             distance = baseline
-        elif name == "kemeny":
+        elif spec == "kemeny":
             res = kemeny(rk, method="auto", time_limit=time_limit, seed=seed)
             optimal = res.optimal
             distance = consensus_distance(
                 consensus_ranks(res.order, rk.systems), above, ties, n_rows
             )
-        elif name in AGGREGATORS:
-            agg_input = data if name in ("mean", "median", "borda2") else rk
-            if name in ("mean", "median") and not isinstance(data, Scores):
-                raise ValueError(f"candidate {name!r} needs Scores, not Rankings")
+        elif spec in AGGREGATORS:
+            if spec in ("mean", "median") and not isinstance(data, Scores):
+                raise ValueError(f"candidate {spec!r} needs Scores, not Rankings")
+            agg_input = data if spec in ("mean", "median", "borda2") else rk
             res = aggregate(
-                agg_input, method=name, level=level if isinstance(data, Scores) else None
+                agg_input, method=spec, level=level if isinstance(data, Scores) else None
             )
             distance = consensus_distance(consensus_ranks(res, rk.systems), above, ties, n_rows)
         else:
             raise ValueError(
-                f"unknown candidate {name!r}; use 'kemeny', 'random' or one of "
+                f"unknown candidate {spec!r}; use 'kemeny', 'random' or one of "
                 f"{', '.join(AGGREGATORS)}"
             )
         rows.append(
