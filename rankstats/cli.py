@@ -170,9 +170,9 @@ def _rank(args: argparse.Namespace) -> int:
     table["significantly_below"] = below.reindex(table["system"]).fillna(0).astype(int).to_numpy()
     sig = ci.set_index(["system_a", "system_b"])["significant"]
     order = table["system"].tolist()
-    table["above_next_significant"] = [
-        bool(sig[(a, b)]) for a, b in itertools.pairwise(order)
-    ] + [False]
+    table["above_next_significant"] = [bool(sig[(a, b)]) for a, b in itertools.pairwise(order)] + [
+        False
+    ]
 
     label = METHOD_LABELS.get(args.method, args.method)
     name = scores.name or (Path(args.file).name if args.file else "scores")

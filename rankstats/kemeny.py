@@ -344,7 +344,6 @@ def kemeny(
     orders: list[np.ndarray] = []
     bounds: list[float] = []
     proved: list[bool] = []
-    messages: set[str] = set()
     rng = np.random.default_rng(seed)
     for b, w in zip(blocks, block_wins, strict=True):
         local = None
@@ -360,13 +359,16 @@ def kemeny(
             bounds.append(_trivial_bound(w))
             proved.append(False)
             continue
-        incumbent = kemeny_cost(w, local) if local is not None else None
-        sol = solve_linear_ordering(w, deadline=deadline, progress=report, incumbent=incumbent)
-        messages.add(sol.message)
+        sol = solve_linear_ordering(
+            w,
+            deadline=deadline,
+            progress=report,
+            start=local,
+            polish=lambda order, w=w: local_search(w, order),
+        )
         if sol.optimal:
-            chosen = sol.order if sol.order is not None else local
-            orders.append(b[chosen])
-            bounds.append(kemeny_cost(w, chosen))
+            orders.append(b[sol.order])
+            bounds.append(kemeny_cost(w, sol.order))
             proved.append(True)
             continue
         if method == "exact":
