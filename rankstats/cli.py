@@ -309,6 +309,9 @@ def _kemeny_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the KwikSort starts")
     parser.add_argument("--out", default=None, help="also write kemeny.csv and kemeny.json here")
+    parser.add_argument(
+        "--progress", action="store_true", help="print one line per solver round (stderr)"
+    )
 
 
 def _kemeny(args: argparse.Namespace) -> int:
@@ -321,7 +324,13 @@ def _kemeny(args: argparse.Namespace) -> int:
         raise SystemExit("error: --level instance needs an instance column (--instance NAME)")
     rankings = Rankings.from_scores(scores, by=level)
     try:
-        res = kemeny(rankings, method=args.method, time_limit=args.time_limit, seed=args.seed)
+        res = kemeny(
+            rankings,
+            method=args.method,
+            time_limit=args.time_limit,
+            seed=args.seed,
+            progress=args.progress,
+        )
     except TimeoutError as err:
         print(f"error: {err}", file=sys.stderr)
         return 3
