@@ -6,7 +6,9 @@ See DESIGN.md for the pipeline: Scores → Rankings → Pairwise → aggregate /
 from rankstats.aggregate import Aggregate, aggregate
 from rankstats.confidence import hoeffding, significance_matrix
 from rankstats.datasets import list_datasets, load_dataset, load_paired, load_rankings
+from rankstats.dispersion import Dispersion, dispersion, dispersion_table, kendall_distance
 from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
+from rankstats.kemeny import KemenyResult, kemeny
 from rankstats.pairwise import Pairwise, pairwise
 from rankstats.rankings import Rankings
 from rankstats.report import Report, report
@@ -27,14 +29,20 @@ def __getattr__(name: str):
 __all__ = [
     "Aggregate",
     "DataWarning",
+    "Dispersion",
     "InvalidRankingsError",
     "InvalidScoresError",
+    "KemenyResult",
     "Pairwise",
     "Rankings",
     "Report",
     "Scores",
     "aggregate",
+    "dispersion",
+    "dispersion_table",
     "hoeffding",
+    "kemeny",
+    "kendall_distance",
     "list_datasets",
     "load_dataset",
     "load_paired",

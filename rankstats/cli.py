@@ -341,6 +341,115 @@ def _fit(args: argparse.Namespace) -> int:
     return fit_command(args)
 
 
+# ---------------------------------------------------------------------------- kemeny
+def _kemeny_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    parser.add_argument(
+        "--level",
+        choices=["task", "instance"],
+        default=None,
+        help="rank per task or per (task, instance) (default: instance when the data has it)",
+    )
+    parser.add_argument(
+        "--method",
+        choices=["auto", "exact", "heuristic"],
+        default="auto",
+        help="auto: exact within the time limit, else best heuristic with its gap (default)",
+    )
+    parser.add_argument(
+        "--time-limit", type=float, default=60.0, help="seconds for the search (default 60)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the KwikSort starts")
+    parser.add_argument("--out", default=None, help="also write kemeny.csv and kemeny.json here")
+    parser.add_argument(
+        "--progress", action="store_true", help="print one line per solver round (stderr)"
+    )
+
+
+def _kemeny(args: argparse.Namespace) -> int:
+    from rankstats.dispersion import dispersion_table
+    from rankstats.kemeny import kemeny
+
+    scores = load_input(args)
+    level = args.level or ("instance" if scores.has_instances else "task")
+    if level == "instance" and not scores.has_instances:
+        raise SystemExit("error: --level instance needs an instance column (--instance NAME)")
+    rankings = Rankings.from_scores(scores, by=level)
+    try:
+        res = kemeny(
+            rankings,
+            method=args.method,
+            time_limit=args.time_limit,
+            seed=args.seed,
+            progress=args.progress,
+        )
+    except TimeoutError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 3
+    borda = aggregate(rankings, method="borda").table.set_index("system")["rank"]
+    mean = aggregate(scores, method="mean").table.set_index("system")["rank"]
+    table = res.table.rename(columns={"rank": "rank_kemeny"})
+    table["rank_borda"] = borda.reindex(table["system"]).to_numpy()
+    table["rank_mean"] = mean.reindex(table["system"]).to_numpy()
+    name = scores.name or (Path(args.file).name if args.file else "scores")
+    print(f"rankstats kemeny: {name}")
+    print(f"  {scores!r}")
+    print(f"  {rankings.n_rankings} rankings ({level} level), missing systems imputed\n")
+    width = min(max(len(s) for s in table["system"]), 44)
+    header = f"{'kemeny':>6}  {'system':<{width}}  {'borda':>6}  {'mean':>6}"
+    print(header)
+    print("-" * len(header))
+    for _, row in table.iterrows():
+        print(
+            f"{row['rank_kemeny']:>6d}  {_short(row['system'], width):<{width}}  "
+            f"{row['rank_borda']:>6g}  {row['rank_mean']:>6g}"
+        )
+    status = "proved optimal" if res.optimal else f"NOT proved optimal (gap {res.gap:.3%})"
+    print(
+        f"\ncost (total expected Kendall distance to the rankings): {res.cost:.6g}; lower bound "
+        f"{res.lower_bound:.6g}; {status}; {len(res.components)} Condorcet blocks (largest "
+        f"{max(res.components, default=0)}); {res.seconds:.3g} s"
+    )
+    candidates = {"kemeny": res, "borda": "borda", "mean": "mean", "random": "random"}
+    disp = dispersion_table(
+        scores, candidates=candidates, level=level, time_limit=args.time_limit, seed=args.seed
+    )
+    gamma = disp.attrs["pairwise"]
+    print(
+        f"\ndispersion: mean Kendall distance between two rankings γ = {gamma:.6g} "
+        f"(of at most {len(table) * (len(table) - 1) / 2:g}); any consensus is at least γ/2 = "
+        f"{gamma / 2:.6g} from the rankings on average"
+    )
+    print(f"{'consensus':<10}  {'distance':>10}  {'/ γ':>6}")
+    for _, row in disp.iterrows():
+        print(f"{row['candidate']:<10}  {row['distance']:>10.6g}  {row['ratio']:>6.3f}")
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        table.to_csv(out / "kemeny.csv", index=False)
+        summary = {
+            "data": {"name": name, "level": level, "rankings": rankings.n_rankings},
+            "kemeny": {
+                "order": res.order,
+                "cost": res.cost,
+                "lower_bound": res.lower_bound,
+                "optimal": res.optimal,
+                "gap": res.gap,
+                "seconds": res.seconds,
+                "method": res.method,
+                "blocks": list(res.components),
+            },
+            "dispersion": {
+                "pairwise": gamma,
+                "random_baseline": disp.attrs["random_baseline"],
+                "consensus": _clean(disp.to_dict(orient="records")),
+            },
+        }
+        (out / "kemeny.json").write_text(json.dumps(summary, indent=1, default=_json_default))
+        print(f"\nwrote {out / 'kemeny.csv'}, {out / 'kemeny.json'}")
+    return 0
+
+
 SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
     "rank": ("rank systems, with Hoeffding significance of every pair", _rank_arguments, _rank),
     "report": ("write an HTML + LaTeX + figures report", _report_arguments, _report),
@@ -350,6 +459,11 @@ SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
         _fit,
     ),
     "datasets": ("list the bundled data sets", _datasets_arguments, _datasets),
+    "kemeny": (
+        "Kemeny consensus (exact or with a bound) and the dispersion of the rankings",
+        _kemeny_arguments,
+        _kemeny,
+    ),
 }
 
 
