@@ -4,6 +4,7 @@ See DESIGN.md for the pipeline: Scores → Rankings → Pairwise → aggregate /
 """
 
 from rankstats.aggregate import Aggregate, aggregate
+from rankstats.compare import Comparison, compare
 from rankstats.confidence import hoeffding, significance_matrix
 from rankstats.datasets import list_datasets, load_dataset, load_paired, load_rankings
 from rankstats.dispersion import Dispersion, dispersion, dispersion_table, kendall_distance
@@ -28,6 +29,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "Aggregate",
+    "Comparison",
     "DataWarning",
     "Dispersion",
     "InvalidRankingsError",
@@ -38,6 +40,7 @@ __all__ = [
     "Report",
     "Scores",
     "aggregate",
+    "compare",
     "dispersion",
     "dispersion_table",
     "hoeffding",
