@@ -3,6 +3,7 @@
 See DESIGN.md for the pipeline: Scores → Rankings → Pairwise → aggregate / hoeffding.
 """
 
+from rankstats import simulate
 from rankstats.aggregate import Aggregate, aggregate
 from rankstats.compare import Comparison, compare
 from rankstats.confidence import hoeffding, significance_matrix
@@ -13,6 +14,7 @@ from rankstats.kemeny import KemenyResult, kemeny
 from rankstats.pairwise import Pairwise, pairwise
 from rankstats.rankings import Rankings
 from rankstats.report import Report, report
+from rankstats.robustness import Robustness, agreement
 from rankstats.scores import Scores, read_scores
 
 __version__ = "0.1.0"
@@ -38,8 +40,10 @@ __all__ = [
     "Pairwise",
     "Rankings",
     "Report",
+    "Robustness",
     "Scores",
     "aggregate",
+    "agreement",
     "compare",
     "dispersion",
     "dispersion_table",
@@ -55,4 +59,5 @@ __all__ = [
     "read_scores",
     "report",
     "significance_matrix",
+    "simulate",
 ]

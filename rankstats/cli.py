@@ -315,6 +315,97 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------- simulate
+def _simulate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--systems", type=int, default=20)
+    parser.add_argument("--tasks", type=int, default=20)
+    parser.add_argument(
+        "--instances",
+        type=int,
+        default=None,
+        help="instances per task (default: task-level scores)",
+    )
+    parser.add_argument("--phi", type=float, default=0.5, help="location step φ (default 0.5)")
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--adversarial", type=int, default=0, help="adversarial tasks")
+    parser.add_argument("--missing", type=float, default=0.0, help="share of scores removed")
+    parser.add_argument("--missing-pattern", choices=["cell", "block"], default="cell")
+    parser.add_argument(
+        "--round",
+        type=int,
+        default=None,
+        dest="round_to",
+        help="round scores to this many decimals (creates ties)",
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", required=True, help="output file: .csv or .parquet")
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from rankstats.simulate import gumbel
+
+    sim = gumbel(
+        args.systems,
+        args.tasks,
+        args.instances,
+        phi=args.phi,
+        scale=args.scale,
+        seed=args.seed,
+        adversarial_tasks=args.adversarial,
+        missing=args.missing,
+        missing_pattern=args.missing_pattern,
+        round_to=args.round_to,
+    )
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    paths = sim.to_parquet(out) if out.suffix in (".parquet", ".pq") else sim.to_csv(out)
+    print(repr(sim))
+    print(f"wrote {paths[0]} and {paths[1]} (truth, best first: {', '.join(sim.truth[:5])}, ...)")
+    return 0
+
+
+# ---------------------------------------------------------------------------- robustness
+def _robustness_arguments(parser: argparse.ArgumentParser) -> None:
+    from rankstats.robustness import PRESETS
+
+    parser.add_argument("--experiment", choices=sorted(PRESETS), required=True)
+    parser.add_argument("--reps", type=int, default=None, help="replicates per grid cell")
+    parser.add_argument("--aggregators", nargs="+", default=["mean", "borda", "borda2"])
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="robustness-out")
+
+
+def _robustness(args: argparse.Namespace) -> int:
+    from rankstats.plotting import save_figure
+    from rankstats.robustness import PRESETS, robustness
+
+    preset = PRESETS[args.experiment]
+    print(f"{args.experiment}: {preset['description']}")
+    res = robustness(
+        args.aggregators,
+        preset["grid"],
+        n_rep=args.reps or preset["n_rep"],
+        seed=args.seed,
+        n_jobs=args.jobs,
+        base=preset["base"],
+        progress=True,
+    )
+    summary = res.summary("kendall_tau")
+    table = summary.pivot_table(
+        index=[preset["panel"], preset["x"]], columns="aggregator", values="mean", sort=False
+    )
+    print("mean Kendall τ to the truth:")
+    print(table.to_string(float_format="%.3f"))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    res.table.to_csv(out / "robustness.csv", index=False)
+    summary.to_csv(out / "summary.csv", index=False)
+    figures = save_figure(res.plot(x=preset["x"], panel=preset["panel"]), out / "robustness")
+    print("wrote", out / "robustness.csv", out / "summary.csv", *figures)
+    return 0 if res.complete else 130
+
+
 # ---------------------------------------------------------------------------- datasets
 def _datasets_arguments(parser: argparse.ArgumentParser) -> None:
     pass
@@ -458,6 +549,12 @@ SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
         _fit_arguments,
         _fit,
     ),
+    "simulate": (
+        "write a synthetic Gumbel benchmark with its truth",
+        _simulate_arguments,
+        _simulate,
+    ),
+    "robustness": ("run a robustness experiment of the papers", _robustness_arguments, _robustness),
     "datasets": ("list the bundled data sets", _datasets_arguments, _datasets),
     "kemeny": (
         "Kemeny consensus (exact or with a bound) and the dispersion of the rankings",

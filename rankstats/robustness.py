@@ -1,0 +1,521 @@
+r"""Robustness experiments: how well does each aggregator recover the truth under corruption?
+
+``robustness(aggregators, grid, n_rep, seed)`` runs the Gumbel simulator
+(:func:`rankstats.simulate.gumbel`) over a grid of parameters (e.g. φ × number of adversarial
+tasks, or φ × missing rate), aggregates every replicate with every aggregator, and measures the
+distance of each ranking to the truth:
+
+- normalised Kendall distance :math:`d_K / \binom{N}{2}` (ties count ½), and Kendall's
+  :math:`\tau_b`;
+- top-1 agreement (same best system) and top-k overlap :math:`|T_k \cap \hat T_k| / k`.
+
+``perturbation(scores, ...)`` does the same on real data: it perturbs a benchmark (removes a share
+of the scores, keeps only some tasks, drops systems) and compares each aggregator's ranking on the
+perturbed data with its ranking on the full data (Himmi et al. 2023, Fig. 2 and Tables 1–2;
+Colombo et al. 2022, Fig. 3).
+
+Every grid cell and replicate gets its own seed from ``numpy.random.SeedSequence(seed).spawn``,
+so results do not depend on ``n_jobs`` or on the order in which cells run.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from rankstats.aggregate import aggregate, ranking_borda
+from rankstats.rankings import average_ranks
+from rankstats.scores import Scores
+from rankstats.simulate import gumbel_cube
+
+# Aggregators computed directly on the (N, T, K) score cube (same numbers as rs.aggregate).
+FAST = ("mean", "borda", "borda2")
+
+
+def cube_aggregate(cube: np.ndarray, method: str) -> np.ndarray:
+    """Aggregate score of each system from an ``(N, T, K)`` cube (NaN = not evaluated).
+
+    Equal to ``rs.aggregate(scores, method)`` on the same data (tested), without building a
+    table: ``mean`` averages task means; ``borda`` sums the closed-form per-ranking Borda counts
+    over all (task, instance) rankings; ``borda2`` ranks the per-task sums, then Borda again.
+    """
+    n_sys, n_tasks, n_inst = cube.shape
+    rows = cube.transpose(1, 2, 0).reshape(n_tasks * n_inst, n_sys)
+    # As Scores: a (task, instance) with fewer than two scores is set aside, for every method.
+    keep = (~np.isnan(rows)).sum(axis=1) >= 2
+    if method == "mean":
+        kept = np.where(keep[:, None], rows, np.nan).reshape(n_tasks, n_inst, n_sys)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices → NaN, on purpose
+            return np.nanmean(np.nanmean(kept, axis=1), axis=0)
+    b = ranking_borda(average_ranks(rows))
+    b[~keep] = 0.0
+    if method == "borda":
+        return b.sum(axis=0)
+    if method == "borda2":
+        seen = (~np.isnan(rows)) & keep[:, None]
+        per_task = b.reshape(n_tasks, n_inst, n_sys).sum(axis=1)
+        observed = seen.reshape(n_tasks, n_inst, n_sys).any(axis=1)
+        task_scores = np.where(observed, per_task, np.nan)
+        task_scores = task_scores[observed.sum(axis=1) >= 2]
+        return ranking_borda(average_ranks(task_scores)).sum(axis=0)
+    raise ValueError(f"no fast path for {method!r}")
+
+
+def ranking_metrics(score: np.ndarray, truth_rank: np.ndarray, k: int) -> dict[str, float]:
+    """Distance of the ranking induced by ``score`` (higher = better) to the true ranks."""
+    n = len(score)
+    rank = average_ranks(np.where(np.isnan(score), -np.inf, score)[None, :])[0]
+    i, j = np.triu_indices(n, 1)
+    d_hat = np.sign(rank[i] - rank[j])
+    d_true = np.sign(truth_rank[i] - truth_rank[j])
+    discord = np.sum((d_hat * d_true) < 0) + 0.5 * np.sum((d_hat == 0) != (d_true == 0))
+    ties_hat, ties_true = np.sum(d_hat == 0), np.sum(d_true == 0)
+    m = len(i)
+    tau = np.sum(d_hat * d_true) / np.sqrt(max((m - ties_hat) * (m - ties_true), 1))
+    best_hat = set(np.flatnonzero(rank == rank.min()))
+    top_true = set(np.argsort(truth_rank, kind="stable")[:k])
+    top_hat = set(np.argsort(rank, kind="stable")[:k])
+    return {
+        "kendall_distance": discord / m,
+        "kendall_tau": float(tau),
+        "top1": float(int(np.argmin(truth_rank)) in best_hat and len(best_hat) == 1),
+        f"top{k}": len(top_true & top_hat) / k,
+    }
+
+
+def _grid_cells(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    keys = list(grid)
+    return [dict(zip(keys, values, strict=True)) for values in itertools.product(*grid.values())]
+
+
+_SIM_KEYS = (
+    "n_systems",
+    "n_tasks",
+    "n_instances",
+    "phi",
+    "scale",
+    "adversarial_tasks",
+    "missing",
+    "missing_pattern",
+    "outliers",
+    "instance_types",
+    "round_to",
+    "rescale",
+    "scaled_tasks",
+    "scale_factor",
+)
+
+# Named experiments of the papers (rankstats robustness --experiment NAME).
+PRESETS: dict[str, dict[str, Any]] = {
+    "colombo2022-manipulation": {
+        "description": "Colombo et al. 2022, Fig. 2: k of T = 20 tasks adversarial (location -n)",
+        "grid": {"phi": [0.05, 0.1, 0.5], "adversarial_tasks": list(range(0, 21))},
+        "base": {"n_systems": 20, "n_tasks": 20, "n_instances": 20},
+        "x": "adversarial_tasks",
+        "panel": "phi",
+        "n_rep": 100,
+    },
+    "colombo2022-scaling": {
+        "description": "Colombo et al. 2022: k tasks multiplied by a factor (the mean is not "
+        "scale invariant, Borda is)",
+        "grid": {"scale_factor": [10.0, 100.0], "scaled_tasks": [0, 1, 2, 5, 10]},
+        "base": {"n_systems": 20, "n_tasks": 20, "n_instances": 20, "phi": 0.1},
+        "x": "scaled_tasks",
+        "panel": "scale_factor",
+        "n_rep": 100,
+    },
+    "himmi2023-missing": {
+        "description": "Himmi et al. 2023: a share of (system, task) blocks removed",
+        "grid": {"phi": [0.1, 0.5], "missing": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]},
+        "base": {"n_systems": 20, "n_tasks": 20, "n_instances": 20, "missing_pattern": "block"},
+        "x": "missing",
+        "panel": "phi",
+        "n_rep": 50,
+    },
+    "himmi2023-missing-heterogeneous": {
+        "description": "missing (system, task) blocks when 3 of the 20 tasks are on a 10x "
+        "larger scale (heterogeneous benchmark)",
+        "grid": {"phi": [0.1, 0.5], "missing": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]},
+        "base": {
+            "n_systems": 20,
+            "n_tasks": 20,
+            "n_instances": 20,
+            "missing_pattern": "block",
+            "scaled_tasks": 3,
+            "scale_factor": 10.0,
+        },
+        "x": "missing",
+        "panel": "phi",
+        "n_rep": 50,
+    },
+}
+
+
+def _run_cell(
+    cell: dict[str, Any],
+    base: dict[str, Any],
+    aggregators: Sequence[str | Callable],
+    seeds: Sequence[np.random.SeedSequence],
+    k: int,
+) -> list[dict[str, Any]]:
+    params = {**base, **cell}
+    unknown = [key for key in params if key not in _SIM_KEYS]
+    if unknown:
+        raise ValueError(f"unknown simulation parameter(s) {unknown}; known: {_SIM_KEYS}")
+    n_sys = params.get("n_systems", 20)
+    rescale = params.get("rescale")
+    if rescale:  # task names (task01, ...) or 0-based task indices
+        rescale = {int(t[4:]) - 1 if isinstance(t, str) else t: f for t, f in rescale.items()}
+    if params.get("scaled_tasks"):
+        # The first honest tasks (after the adversarial ones) are multiplied by the factor.
+        first = params.get("adversarial_tasks", 0)
+        rescale = dict(rescale or {})
+        for task in range(first, first + params["scaled_tasks"]):
+            rescale[task] = params.get("scale_factor", 10.0)
+    truth_rank = np.arange(n_sys, 0, -1, dtype=np.float64)  # system n has rank N - n + 1
+    rows = []
+    for rep, seq in enumerate(seeds):
+        rng = np.random.default_rng(seq)
+        cube = gumbel_cube(
+            n_sys,
+            params.get("n_tasks", 20),
+            params.get("n_instances") or 1,
+            params.get("phi", 0.5),
+            params.get("scale", 1.0),
+            rng,
+            params.get("adversarial_tasks", 0),
+            rescale,
+            params.get("missing", 0.0),
+            params.get("missing_pattern", "cell"),
+            params.get("outliers"),
+            params.get("instance_types"),
+            params.get("round_to"),
+        )
+        scores = None
+        for agg in aggregators:
+            if isinstance(agg, str) and agg in FAST:
+                name, value = agg, cube_aggregate(cube, agg)
+            else:
+                if scores is None:
+                    scores = _scores_from_cube(cube, params.get("n_instances") is not None)
+                name = agg if isinstance(agg, str) else getattr(agg, "__name__", "custom")
+                result = aggregate(scores, method=agg) if isinstance(agg, str) else agg(scores)
+                value = result.scores.reindex(list(scores.systems)).to_numpy(dtype=np.float64)
+            rows.append(
+                {**cell, "rep": rep, "aggregator": name, **ranking_metrics(value, truth_rank, k)}
+            )
+    return rows
+
+
+def _scores_from_cube(cube: np.ndarray, instances: bool) -> Scores:
+    from rankstats.simulate import _cube_to_scores, system_names, task_names
+
+    n_sys, n_tasks, _ = cube.shape
+    frame = _cube_to_scores(cube, system_names(n_sys), task_names(n_tasks), instances)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # heavy corruption may leave tasks with < 2 systems
+        return Scores.from_long(frame, instance="instance" if instances else None)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Robustness:
+    """Result of :func:`robustness` / :func:`perturbation`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        Tidy: grid parameters, ``rep``, ``aggregator``, ``kendall_distance``, ``kendall_tau``,
+        ``top1``, ``top<k>``.
+    grid : dict
+        The grid that was run.
+    complete : bool
+        False when the run was interrupted (the table holds the finished cells).
+    """
+
+    table: pd.DataFrame
+    grid: dict
+    complete: bool = True
+
+    def summary(self, metric: str = "kendall_tau") -> pd.DataFrame:
+        """Mean, standard deviation and a normal 95 % interval of ``metric`` per cell and
+        aggregator."""
+        keys = [*self.grid, "aggregator"]
+        g = self.table.groupby(keys, sort=False)[metric]
+        out = g.agg(["mean", "std", "count"]).reset_index()
+        half = 1.96 * out["std"].fillna(0) / np.sqrt(out["count"])
+        return out.assign(low=out["mean"] - half, high=out["mean"] + half)
+
+    def plot(self, x: str, metric: str = "kendall_tau", panel: str | None = None) -> Figure:
+        """Robustness curves: ``metric`` against ``x``, one line per aggregator with its 95 %
+        band, one panel per value of ``panel``."""
+        summary = self.summary(metric)
+        panels = list(pd.unique(summary[panel])) if panel else [None]
+        fig = Figure(figsize=(4.2 * len(panels), 3.4))
+        axes = fig.subplots(1, len(panels), squeeze=False)[0]
+        for ax, value in zip(axes, panels, strict=True):
+            sub = summary if panel is None else summary[summary[panel] == value]
+            for agg, part in sub.groupby("aggregator", sort=False):
+                part = part.sort_values(x)
+                ax.plot(part[x], part["mean"], marker="o", ms=3, label=agg)
+                ax.fill_between(part[x], part["low"], part["high"], alpha=0.2)
+            ax.set_xlabel(x)
+            ax.set_title(f"{panel} = {value}" if panel else "", fontsize=9)
+        axes[0].set_ylabel(metric.replace("_", " "))
+        axes[-1].legend(fontsize=8)
+        fig.tight_layout()
+        return fig
+
+    def __repr__(self) -> str:
+        cells = len(_grid_cells(self.grid))
+        aggs = ", ".join(pd.unique(self.table["aggregator"])) if len(self.table) else "-"
+        state = "" if self.complete else ", INTERRUPTED"
+        return (
+            f"Robustness({cells} grid cells, {self.table['rep'].nunique()} replicates, "
+            f"aggregators: {aggs}{state})"
+        )
+
+
+def _progress(done: int, total: int, enabled: bool) -> None:
+    if enabled:
+        sys.stderr.write(f"\rrobustness: {done}/{total} grid cells")
+        sys.stderr.flush()
+        if done == total:
+            sys.stderr.write("\n")
+
+
+def robustness(
+    aggregators: Sequence[str | Callable] = ("mean", "borda", "borda2"),
+    grid: Mapping[str, Sequence[Any]] | None = None,
+    n_rep: int = 100,
+    seed: int = 0,
+    n_jobs: int = 1,
+    base: Mapping[str, Any] | None = None,
+    top_k: int = 3,
+    progress: bool = False,
+) -> Robustness:
+    """Recovery of the true ranking by each aggregator over a grid of simulated benchmarks.
+
+    Parameters
+    ----------
+    aggregators : sequence
+        Names of :func:`rankstats.aggregate` methods (``mean``, ``borda``, ``borda2`` run on a
+        fast array path) or callables ``Scores -> Aggregate``.
+    grid : dict
+        Parameter → values of :func:`rankstats.simulate.gumbel` (``phi``, ``adversarial_tasks``,
+        ``missing``, ...); the cartesian product is run.
+    n_rep : int
+        Replicates per grid cell.
+    seed : int
+        Root seed (SeedSequence spawning: results independent of ``n_jobs``).
+    n_jobs : int
+        Worker processes (``concurrent.futures``); 1 runs in-process.
+    base : dict
+        Fixed simulation parameters (default N = T = K = 20, as in Colombo et al. 2022).
+    top_k : int
+        k of the top-k overlap.
+    progress : bool
+        Print progress on stderr.
+
+    Returns
+    -------
+    Robustness
+        ``.table`` (tidy), ``.summary()``, ``.plot(x=...)``. Interrupting (Ctrl-C) returns the
+        finished cells with ``complete=False``.
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> res = rs.simulate.robustness(grid={"adversarial_tasks": [0, 5]}, n_rep=2,
+    ...                              base={"n_systems": 5, "n_tasks": 6, "n_instances": 4})
+    >>> sorted(res.table.aggregator.unique())
+    ['borda', 'borda2', 'mean']
+    """
+    grid = dict(grid or {"phi": [0.5]})
+    base = dict(base or {"n_systems": 20, "n_tasks": 20, "n_instances": 20})
+    cells = _grid_cells(grid)
+    root = np.random.SeedSequence(seed)
+    cell_seeds = [s.spawn(n_rep) for s in root.spawn(len(cells))]
+    rows: list[dict[str, Any]] = []
+    complete = True
+    try:
+        if n_jobs == 1:
+            for done, (cell, seeds) in enumerate(zip(cells, cell_seeds, strict=True), 1):
+                rows += _run_cell(cell, base, aggregators, seeds, top_k)
+                _progress(done, len(cells), progress)
+        else:
+            with ProcessPoolExecutor(max_workers=n_jobs) as pool:
+                futures = [
+                    pool.submit(_run_cell, c, base, aggregators, s, top_k)
+                    for c, s in zip(cells, cell_seeds, strict=True)
+                ]
+                for done, future in enumerate(futures, 1):
+                    rows += future.result()
+                    _progress(done, len(cells), progress)
+    except KeyboardInterrupt:
+        complete = False
+        warnings.warn(
+            f"robustness run interrupted: {len(rows)} rows of finished cells returned",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    return Robustness(pd.DataFrame(rows), grid, complete)
+
+
+def perturb(
+    scores: Scores,
+    rng: np.random.Generator,
+    missing: float = 0.0,
+    pattern: str = "block",
+    keep_tasks: int | None = None,
+    drop_systems: int = 0,
+) -> Scores:
+    """A perturbed copy of a real benchmark: remove a share of the scores (``cell`` or whole
+    (system, task) ``block``), keep ``keep_tasks`` random tasks, drop ``drop_systems`` systems."""
+    data = scores.data
+    if keep_tasks is not None:
+        kept = rng.choice(len(scores.tasks), size=keep_tasks, replace=False)
+        data = data[data["task"].isin([scores.tasks[i] for i in kept])]
+    if drop_systems:
+        gone = rng.choice(len(scores.systems), size=drop_systems, replace=False)
+        data = data[~data["system"].isin([scores.systems[i] for i in gone])]
+    if missing > 0:
+        if pattern == "cell":
+            data = data[rng.random(len(data)) >= missing]
+        elif pattern == "block":
+            n_sys = len(scores.systems)
+            block = rng.random((len(scores.tasks), n_sys)) < missing
+            code = data["task"].cat.codes.to_numpy() * n_sys + data["system"].cat.codes.to_numpy()
+            data = data[~block.ravel()[code]]
+        else:
+            raise ValueError("pattern must be 'cell' or 'block'")
+    frame = data.astype({"system": str, "task": str})
+    instance = "instance" if scores.has_instances else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # perturbation may leave tasks with < 2 systems
+        return Scores.from_long(frame, instance=instance, name=scores.name)
+
+
+def perturbation(
+    scores: Scores,
+    aggregators: Sequence[str] = ("mean", "borda", "borda2"),
+    grid: Mapping[str, Sequence[Any]] | None = None,
+    n_rep: int = 20,
+    seed: int = 0,
+    top_k: int = 3,
+    progress: bool = False,
+) -> Robustness:
+    """Stability of each aggregator on a perturbed real benchmark.
+
+    For every grid cell (parameters of :func:`perturb`: ``missing``, ``pattern``,
+    ``keep_tasks``, ``drop_systems``) and replicate, each aggregator's ranking of the perturbed
+    data is compared with its own ranking of the full data (on the systems that remain).
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> res = rs.simulate.perturbation(rs.load_dataset("xtreme"), grid={"missing": [0.2]},
+    ...                                n_rep=3)
+    >>> len(res.table)
+    9
+    """
+    grid = dict(grid or {"missing": [0.1, 0.2, 0.3]})
+    full = {agg: aggregate(scores, method=agg).scores for agg in aggregators}
+    cells = _grid_cells(grid)
+    root = np.random.SeedSequence(seed)
+    rows: list[dict[str, Any]] = []
+    complete = True
+    try:
+        for done, (cell, cell_seed) in enumerate(
+            zip(cells, root.spawn(len(cells)), strict=True), 1
+        ):
+            for rep, seq in enumerate(cell_seed.spawn(n_rep)):
+                perturbed = perturb(scores, np.random.default_rng(seq), **cell)
+                present = [s for s in perturbed.systems if s not in perturbed.unevaluated_systems]
+                for agg in aggregators:
+                    value = aggregate(perturbed, method=agg).scores.reindex(present).to_numpy()
+                    reference = full[agg].reindex(present).to_numpy(dtype=np.float64)
+                    truth_rank = average_ranks(reference[None, :])[0]
+                    rows.append(
+                        {
+                            **cell,
+                            "rep": rep,
+                            "aggregator": agg,
+                            **ranking_metrics(value, truth_rank, top_k),
+                        }
+                    )
+            _progress(done, len(cells), progress)
+    except KeyboardInterrupt:
+        complete = False
+        warnings.warn(
+            "perturbation run interrupted: finished cells returned", RuntimeWarning, stacklevel=2
+        )
+    return Robustness(pd.DataFrame(rows), grid, complete)
+
+
+def agreement(rankings: Mapping[str, Any], k: int = 3) -> pd.DataFrame:
+    """Kendall τ and top-k overlap between several rankings of the same systems.
+
+    Parameters
+    ----------
+    rankings : dict
+        Name → an :class:`~rankstats.Aggregate`, a pandas Series of scores (higher = better),
+        or a list of systems best first.
+    k : int
+        Size of the top-k overlap.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair of rankings: ``a``, ``b``, ``kendall_tau`` (τ_b), ``share_discordant``
+        (share of system pairs ordered differently, ties ½), ``same_top1``, ``top<k>_overlap``.
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> x = rs.load_dataset("xtreme_missing")
+    >>> table = rs.agreement({m: rs.aggregate(x, m) for m in ("mean", "borda", "borda2")})
+    >>> list(table[["a", "b"]].itertuples(index=False, name=None))
+    [('mean', 'borda'), ('mean', 'borda2'), ('borda', 'borda2')]
+    """
+    scores = {}
+    for name, value in rankings.items():
+        if hasattr(value, "scores"):
+            series = value.scores
+        elif isinstance(value, pd.Series):
+            series = value
+        else:
+            order = list(value)
+            series = pd.Series(np.arange(len(order), 0, -1, dtype=float), index=order)
+        scores[name] = series.astype(np.float64)
+    names = list(scores)
+    systems = list(scores[names[0]].index)
+    for name in names[1:]:
+        if set(scores[name].index) != set(systems):
+            raise ValueError(f"rankings {names[0]!r} and {name!r} rank different systems")
+    rows = []
+    for a, b in itertools.combinations(names, 2):
+        sa = scores[a].reindex(systems).to_numpy()
+        sb = scores[b].reindex(systems).to_numpy()
+        rank_b = average_ranks(np.where(np.isnan(sb), -np.inf, sb)[None, :])[0]
+        metrics = ranking_metrics(sa, rank_b, k)
+        rows.append(
+            {
+                "a": a,
+                "b": b,
+                "kendall_tau": metrics["kendall_tau"],
+                "share_discordant": metrics["kendall_distance"],
+                "same_top1": bool(metrics["top1"]),
+                f"top{k}_overlap": metrics[f"top{k}"],
+            }
+        )
+    return pd.DataFrame(rows)

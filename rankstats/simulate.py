@@ -1,0 +1,380 @@
+r"""Synthetic benchmarks with a known true ranking, and the samplers behind them.
+
+``gumbel`` follows Colombo et al. (2022, Sec. 4.1): the score of system :math:`n = 1..N` on every
+(task, instance) is drawn i.i.d. from :math:`\mathrm{Gumbel}(\text{loc} = \varphi n,
+\text{scale})`, so each instance ranking is Plackett–Luce with log-worths
+:math:`\varphi n / \text{scale}` (Gumbel-max), and system ``N`` is the best.  Corruptions
+(combinable, each recorded in ``parameters``):
+
+- ``adversarial_tasks=k``: ``k`` tasks drawn with location :math:`-n` instead (the manipulation of
+  Colombo et al. 2022, Fig. 2): they rank the systems in reverse, with a strong signal;
+- ``rescale={task: λ}``: multiply a task's scores by λ (scaling robustness; affects the mean only);
+- ``missing=η``, ``missing_pattern="cell"`` (each score independently) or ``"block"`` (a whole
+  (system, task) removed, as in Himmi et al. 2023);
+- ``outliers=(ρ, m)``: a share ρ of the scores moved by ``± m · scale`` (random sign);
+- ``instance_types=(K, s)``: instances fall into ``K`` types and each (system, type) gets an offset
+  drawn from :math:`N(0, s^2 \text{scale}^2)` (systems specialised on some kinds of inputs,
+  after Peyrard et al. 2021, Sec. 4);
+- ``round_to=d``: round scores to ``d`` decimals, creating ties.
+
+``plackett_luce`` (Gumbel-max) and ``mallows`` (repeated insertion, Kendall distance) sample
+rankings directly; both are vectorised over rankings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from rankstats.rankings import Rankings
+from rankstats.scores import Scores
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class SimulatedScores(Scores):
+    """:class:`~rankstats.Scores` generated with a known truth.
+
+    Attributes
+    ----------
+    truth : tuple of str
+        Systems best first (the generating order).
+    parameters : dict
+        Every generating parameter and corruption, for the record (and the JSON sidecar).
+    """
+
+    truth: tuple[str, ...] = ()
+    parameters: dict = field(default_factory=dict)
+
+    def _sidecar(self, path: Path) -> Path:
+        meta = path.with_name(path.name.split(".")[0] + ".truth.json")
+        meta.write_text(
+            json.dumps(
+                {"truth": list(self.truth), "parameters": self.parameters}, indent=1, default=str
+            )
+        )
+        return meta
+
+    def to_csv(self, path: str | Path) -> tuple[Path, Path]:
+        """Write the long table (CSV) and ``<name>.truth.json`` next to it."""
+        path = Path(path)
+        self.data.to_csv(path, index=False)
+        return path, self._sidecar(path)
+
+    def to_parquet(self, path: str | Path) -> tuple[Path, Path]:
+        """Write the long table (Parquet) and ``<name>.truth.json`` next to it."""
+        path = Path(path)
+        self.data.to_parquet(path, index=False)
+        return path, self._sidecar(path)
+
+    def __repr__(self) -> str:
+        base = super().__repr__()
+        return f"Simulated{base[:-1]}; truth: {', '.join(self.truth[:3])}, ...)"
+
+
+def system_names(n: int) -> list[str]:
+    """``sys01 .. sysNN``: system ``n`` has location ``φ n`` (``sysNN`` is best)."""
+    width = max(2, len(str(n)))
+    return [f"sys{i:0{width}d}" for i in range(1, n + 1)]
+
+
+def task_names(n: int) -> list[str]:
+    width = max(2, len(str(n)))
+    return [f"task{i:0{width}d}" for i in range(1, n + 1)]
+
+
+def _check(condition: bool, message: str) -> None:
+    if not condition:
+        raise ValueError(message)
+
+
+def gumbel_cube(
+    n_systems: int,
+    n_tasks: int,
+    n_instances: int = 1,
+    phi: float = 0.5,
+    scale: float = 1.0,
+    rng: np.random.Generator | None = None,
+    adversarial_tasks: int = 0,
+    rescale: Mapping[int, float] | None = None,
+    missing: float = 0.0,
+    missing_pattern: str = "cell",
+    outliers: tuple[float, float] | None = None,
+    instance_types: tuple[int, float] | None = None,
+    round_to: int | None = None,
+) -> np.ndarray:
+    """Scores as an ``(N, T, K)`` array (NaN = removed); the engine of :func:`gumbel`.
+
+    Tasks ``0 .. adversarial_tasks − 1`` are the adversarial ones; ``rescale`` is keyed by task
+    index.
+    """
+    _check(n_systems >= 2 and n_tasks >= 1 and n_instances >= 1, "need ≥ 2 systems, ≥ 1 task")
+    _check(scale > 0, f"scale must be > 0, got {scale}")
+    _check(0 <= adversarial_tasks <= n_tasks, "adversarial_tasks must be in [0, n_tasks]")
+    _check(0 <= missing < 1, f"missing must be in [0, 1), got {missing}")
+    _check(missing_pattern in ("cell", "block"), "missing_pattern must be 'cell' or 'block'")
+    rng = rng if rng is not None else np.random.default_rng()
+    n = np.arange(1, n_systems + 1, dtype=np.float64)
+    loc = np.broadcast_to((phi * n)[:, None, None], (n_systems, n_tasks, 1)).copy()
+    loc[:, :adversarial_tasks, 0] = -n[:, None]
+    cube = rng.gumbel(loc=loc, scale=scale, size=(n_systems, n_tasks, n_instances))
+    if instance_types is not None:
+        n_types, spread = instance_types
+        _check(n_types >= 1 and spread >= 0, "instance_types = (K ≥ 1, spread ≥ 0)")
+        kind = rng.integers(0, n_types, size=(n_tasks, n_instances))
+        offset = rng.normal(0.0, spread * scale, size=(n_systems, n_types))
+        cube += offset[:, kind]
+    if outliers is not None:
+        share, magnitude = outliers
+        _check(0 <= share <= 1, "outlier share must be in [0, 1]")
+        hit = rng.random(cube.shape) < share
+        cube += hit * rng.choice([-1.0, 1.0], size=cube.shape) * magnitude * scale
+    for task, factor in (rescale or {}).items():
+        cube[:, task, :] *= factor
+    if round_to is not None:
+        cube = np.round(cube, round_to)
+    if missing > 0:
+        if missing_pattern == "cell":
+            cube[rng.random(cube.shape) < missing] = np.nan
+        else:
+            cube[rng.random((n_systems, n_tasks)) < missing, :] = np.nan
+    return cube
+
+
+def _cube_to_scores(
+    cube: np.ndarray, systems: Sequence[str], tasks: Sequence[str], instances: bool
+) -> pd.DataFrame:
+    n_sys, n_tasks, n_inst = cube.shape
+    s, t, k = np.meshgrid(np.arange(n_sys), np.arange(n_tasks), np.arange(n_inst), indexing="ij")
+    frame = pd.DataFrame(
+        {
+            "system": pd.Categorical.from_codes(s.ravel(), categories=list(systems)),
+            "task": pd.Categorical.from_codes(t.ravel(), categories=list(tasks)),
+            "score": cube.ravel(),
+        }
+    )
+    if instances:
+        frame.insert(2, "instance", k.ravel())
+    return frame
+
+
+def gumbel(
+    n_systems: int = 20,
+    n_tasks: int = 20,
+    n_instances: int | None = None,
+    phi: float = 0.5,
+    scale: float = 1.0,
+    seed: int | np.random.SeedSequence | None = 0,
+    adversarial_tasks: int = 0,
+    rescale: Mapping[str, float] | None = None,
+    missing: float = 0.0,
+    missing_pattern: str = "cell",
+    outliers: tuple[float, float] | None = None,
+    instance_types: tuple[int, float] | None = None,
+    round_to: int | None = None,
+) -> SimulatedScores:
+    r"""A synthetic benchmark with known truth (Colombo et al. 2022, Sec. 4.1).
+
+    Parameters
+    ----------
+    n_systems, n_tasks : int
+        Systems ``sys01 .. sysNN`` (``sysNN`` best) and tasks ``task01 ..``.
+    n_instances : int, optional
+        Instances per task; ``None`` gives task-level scores (one draw per system and task).
+    phi : float
+        Location step: system ``n`` has location ``φ n``; larger = easier to rank.
+    scale : float
+        Gumbel scale; instance rankings are Plackett–Luce with log-worths ``φ n / scale``.
+    seed : int or SeedSequence
+        Same seed, same benchmark.
+    adversarial_tasks, rescale, missing, missing_pattern, outliers, instance_types, round_to
+        Corruptions, see the module docstring. ``rescale`` maps task names to factors.
+
+    Returns
+    -------
+    SimulatedScores
+        ``Scores`` with ``.truth`` (best first) and ``.parameters``.
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> sim = rs.simulate.gumbel(n_systems=5, n_tasks=3, n_instances=10, phi=2.0, seed=0)
+    >>> sim.truth[0], rs.aggregate(sim, method="borda").order[0]
+    ('sys05', 'sys05')
+    """
+    rng = np.random.default_rng(seed)
+    tasks = task_names(n_tasks)
+    unknown = [t for t in (rescale or {}) if t not in tasks]
+    _check(not unknown, f"rescale names unknown tasks {unknown}; tasks are {tasks[0]}..")
+    cube = gumbel_cube(
+        n_systems,
+        n_tasks,
+        n_instances or 1,
+        phi,
+        scale,
+        rng,
+        adversarial_tasks,
+        {tasks.index(t): f for t, f in (rescale or {}).items()},
+        missing,
+        missing_pattern,
+        outliers,
+        instance_types,
+        round_to,
+    )
+    systems = system_names(n_systems)
+    frame = _cube_to_scores(cube, systems, tasks, n_instances is not None)
+    base = Scores.from_long(
+        frame, instance="instance" if n_instances is not None else None, name="gumbel"
+    )
+    parameters = {
+        "generator": "gumbel",
+        "n_systems": n_systems,
+        "n_tasks": n_tasks,
+        "n_instances": n_instances,
+        "phi": phi,
+        "scale": scale,
+        "seed": seed if isinstance(seed, int | None) else str(seed),
+        "adversarial_tasks": tasks[:adversarial_tasks],
+        "rescale": dict(rescale or {}),
+        "missing": missing,
+        "missing_pattern": missing_pattern,
+        "outliers": outliers,
+        "instance_types": instance_types,
+        "round_to": round_to,
+    }
+    return SimulatedScores(
+        data=base.data,
+        systems=base.systems,
+        tasks=base.tasks,
+        higher_is_better=base.higher_is_better,
+        skipped_tasks=base.skipped_tasks,
+        skipped_instances=base.skipped_instances,
+        name="gumbel",
+        truth=tuple(reversed(systems)),
+        parameters=parameters,
+    )
+
+
+def plackett_luce(
+    worths: Sequence[float] | pd.Series,
+    size: int,
+    seed: int | None = 0,
+    log: bool = False,
+) -> Rankings:
+    r"""Complete Plackett–Luce rankings by the Gumbel-max construction.
+
+    Ranking by :math:`\log w_i + G_i` with i.i.d. standard Gumbel :math:`G_i` gives exactly the
+    Plackett–Luce distribution (Yellott 1977): the first choice is :math:`i` with probability
+    :math:`w_i / \sum_j w_j`, and so on down the ranking.
+
+    Parameters
+    ----------
+    worths : sequence or Series
+        Positive worths (or log-worths with ``log=True``); a Series supplies the system names.
+    size : int
+        Number of rankings.
+    seed : int
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> rk = rs.simulate.plackett_luce({"a": 3.0, "b": 1.0}.values(), size=4, seed=1)
+    >>> rk.ranks.shape
+    (4, 2)
+    """
+    names = list(worths.index) if isinstance(worths, pd.Series) else None
+    values = np.asarray(list(worths), dtype=np.float64)
+    if not log:
+        _check(bool((values > 0).all()), "worths must be positive (or pass log=True)")
+        values = np.log(values)
+    _check(size >= 1, "size must be ≥ 1")
+    rng = np.random.default_rng(seed)
+    keys = values + rng.gumbel(size=(size, len(values)))
+    ranks = np.empty_like(keys)
+    np.put_along_axis(ranks, np.argsort(-keys, axis=1), np.arange(1.0, len(values) + 1), axis=1)
+    systems = tuple(str(s) for s in names) if names else tuple(system_names(len(values)))
+    return Rankings(ranks, systems, pd.RangeIndex(size))
+
+
+def mallows_expected_distance(n: int, theta: float) -> float:
+    r""":math:`E[d] = \sum_{j=1}^{n} \left(\frac{q}{1-q} - \frac{j q^j}{1-q^j}\right)`,
+    :math:`q = e^{-\theta}`: expected Kendall distance to the centre (Fligner & Verducci 1986)."""
+    _check(theta > 0, "theta must be > 0")
+    q = np.exp(-theta)
+    j = np.arange(1, n + 1)
+    return float(np.sum(q / (1 - q) - j * q**j / (1 - q**j)))
+
+
+def mallows(
+    n: int,
+    theta: float,
+    size: int,
+    center: Sequence[str] | None = None,
+    seed: int | None = 0,
+) -> Rankings:
+    r"""Complete rankings from the Mallows model with Kendall distance, by repeated insertion.
+
+    :math:`P(\pi) \propto e^{-\theta d(\pi, \sigma)}`. Item ``j`` of the centre (``j = 1..n``)
+    is inserted among the ``j − 1`` before it with ``V_j`` of them ending up *after* it,
+    :math:`P(V_j = v) \propto q^v`, :math:`q = e^{-\theta}`, :math:`v = 0..j-1`; the distance is
+    :math:`\sum_j V_j` (Doignon et al. 2004; Lu & Boutilier 2014). The insertion codes are drawn
+    for all rankings at once by inverse transform; the loop runs over the ``n`` insertion steps,
+    vectorised across rankings.
+
+    Parameters
+    ----------
+    n : int
+        Number of items.
+    theta : float
+        Dispersion θ > 0 (``θ → 0``: uniform; large θ: concentrated on the centre).
+    size : int
+        Number of rankings.
+    center : sequence of str, optional
+        The centre σ, best first (default ``sys01 .. sysNN``... in that order).
+    seed : int
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> rs.simulate.mallows(4, theta=50.0, size=2, center=list("abcd")).orderings()
+    [['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'd']]
+    """
+    _check(n >= 1 and size >= 1, "need n ≥ 1 and size ≥ 1")
+    _check(theta > 0, "theta must be > 0 (use a uniform sampler for θ = 0)")
+    items = list(center) if center is not None else system_names(n)
+    _check(len(items) == n, "center must list n items")
+    rng = np.random.default_rng(seed)
+    q = np.exp(-theta)
+    j = np.arange(1, n + 1)
+    u = rng.random((size, n))
+    # Inverse CDF of the truncated geometric on 0..j-1: P(V ≤ v) = (1 - q^(v+1)) / (1 - q^j).
+    v = np.floor(np.log1p(-u * (1 - q**j)) / np.log(q)).astype(np.int64)
+    v = np.clip(v, 0, j - 1)
+    position = np.zeros((size, n), dtype=np.int64)
+    for step in range(1, n):
+        slot = step - v[:, step]  # v of the earlier items end up after the new one
+        before = position[:, :step]
+        before += before >= slot[:, None]
+        position[:, step] = slot
+    return Rankings(position + 1.0, tuple(str(s) for s in items), pd.RangeIndex(size))
+
+
+# The experiment runners live in their own module; expose them here as rs.simulate.<name>.
+from rankstats.robustness import agreement, perturb, perturbation, robustness  # noqa: E402
+
+__all__ = [
+    "SimulatedScores",
+    "agreement",
+    "gumbel",
+    "gumbel_cube",
+    "mallows",
+    "mallows_expected_distance",
+    "perturb",
+    "perturbation",
+    "plackett_luce",
+    "robustness",
+]
