@@ -392,16 +392,16 @@ def _robustness(args: argparse.Namespace) -> int:
         progress=True,
     )
     summary = res.summary("kendall_tau")
-    table = summary.pivot_table(
-        index=[preset["panel"], preset["x"]], columns="aggregator", values="mean", sort=False
-    )
+    panel = preset["panel"] if preset["panel"] in preset["grid"] else None
+    index = [k for k in (panel, preset["x"]) if k is not None]
+    table = summary.pivot_table(index=index, columns="aggregator", values="mean", sort=False)
     print("mean Kendall τ to the truth:")
     print(table.to_string(float_format="%.3f"))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     res.table.to_csv(out / "robustness.csv", index=False)
     summary.to_csv(out / "summary.csv", index=False)
-    figures = save_figure(res.plot(x=preset["x"], panel=preset["panel"]), out / "robustness")
+    figures = save_figure(res.plot(x=preset["x"], panel=panel), out / "robustness")
     print("wrote", out / "robustness.csv", out / "summary.csv", *figures)
     return 0 if res.complete else 130
 
