@@ -252,14 +252,12 @@ def compare(
         parts.append(upper(post).assign(method=name))
     table = pd.concat([p[_COLUMNS] for p in parts], ignore_index=True)
 
-    wide = table.pivot_table(
-        index=["system_a", "system_b"],
-        columns="method",
-        values=["estimate", "low", "high", "significant", "winner"],
-        aggfunc="first",
-    )
-    wide.columns = [f"{m}_{v}" for v, m in wide.columns]
-    wide = wide.reset_index()
+    values = ["estimate", "low", "high", "significant", "winner"]
+    wide = None
+    for method in ["hoeffding", *names]:
+        part = table.loc[table["method"] == method, ["system_a", "system_b", *values]]
+        part = part.rename(columns={v: f"{method}_{v}" for v in values})
+        wide = part if wide is None else wide.merge(part, on=["system_a", "system_b"])
     h_sig = wide["hoeffding_significant"].astype(bool)
     h_win = wide["hoeffding_winner"]
     rows, status = [], np.zeros(len(wide), dtype=int)

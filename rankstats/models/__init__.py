@@ -1,4 +1,4 @@
-"""Probabilistic rank models: Plackett–Luce and Bradley–Terry (MLE, MAP, NUTS via PyMC).
+"""Probabilistic rank models: Plackett–Luce and Bradley–Terry (MLE, MAP, NUTS via PyMC), Mallows.
 
 >>> import rankstats as rs
 >>> fit = rs.models.PlackettLuce().fit(rs.load_rankings("salad"), method="mle")
@@ -11,6 +11,7 @@ See :class:`Fit` for what a fit offers, and the user guide (``docs/user-guide/mo
 from rankstats.models._fit import ConvergenceWarning, Fit, register_model
 from rankstats.models._mle import ConvergenceError, MLEDoesNotExistError
 from rankstats.models.bradley_terry import BradleyTerry
+from rankstats.models.mallows import Mallows, MallowsFit
 from rankstats.models.plackett_luce import PlackettLuce
 from rankstats.models.zoo import load, save
 
@@ -20,6 +21,8 @@ __all__ = [
     "ConvergenceWarning",
     "Fit",
     "MLEDoesNotExistError",
+    "Mallows",
+    "MallowsFit",
     "PlackettLuce",
     "load",
     "register_model",

@@ -33,6 +33,9 @@ MODEL_VARIABLES: dict[str, tuple[str, bool]] = {}
 
 _CELLS = 4_000_000  # draws × pairs per block in pairwise()
 
+# Methods whose idata holds a posterior sample (point estimates are posterior means).
+SAMPLED = ("nuts", "mcmc")
+
 RHAT_MAX = 1.01
 ESS_MIN = 400
 
@@ -107,7 +110,7 @@ class Fit:
     model : str
         ``"pl"``, ``"bt"`` (or ``"mallows"``).
     method : str
-        ``"nuts"``, ``"mle"`` or ``"map"``.
+        ``"nuts"``, ``"mle"`` or ``"map"`` (``"mcmc"`` for the Mallows Gibbs sampler).
     systems : tuple of str
     idata : arviz.InferenceData or xarray.DataTree
         ``posterior`` group with the per-system variable (dims ``chain, draw, system``); the
@@ -206,7 +209,7 @@ class Fit:
         above = np.empty((n, n))
         q = [(1 - prob) / 2, (1 + prob) / 2]
         block = max(1, _CELLS // max(n_draws * n, 1))
-        point = function(self.point(), pos) if self.method != "nuts" else None
+        point = function(self.point(), pos) if self.method not in SAMPLED else None
         for lo in range(0, n, block):
             rows = pos[lo : lo + block]
             p = function(draws, rows)[:, :, pos]
@@ -278,7 +281,7 @@ class Fit:
         q = [(1 - prob) / 2, (1 + prob) / 2]
         posterior = _compat.group(self.idata)
         rows = []
-        if self.method == "nuts":
+        if self.method in SAMPLED:
             diag = _compat.diagnostics(posterior)
             for name in posterior.data_vars:
                 values = _flat(posterior, name)

@@ -1,0 +1,161 @@
+"""Bayesian Mallows: closed forms and the Gibbs sampler against exact enumeration."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankstats as rs
+from rankstats.models._fit import ConvergenceWarning
+from rankstats.models._mallows_math import log_z, pair_probability
+from rankstats.models._mallows_sampler import run_chain
+from rankstats.rankings import Rankings
+
+
+def kendall(p, s):
+    n = len(p)
+    return sum((p[i] < p[j]) != (s[i] < s[j]) for i in range(n) for j in range(i + 1, n))
+
+
+def test_published_log_z():
+    # shared/data/README.md: n = 10, θ = 0.3.
+    assert log_z(10, 0.3) == pytest.approx(9.69641008390133, abs=1e-12)
+
+
+@pytest.mark.parametrize("theta", [0.2, 1.0, 2.5])
+def test_log_z_and_pairwise_closed_form_by_enumeration(theta):
+    n = 5
+    perms = [np.array(p) for p in itertools.permutations(range(n))]
+    centre = np.arange(n)
+    w = np.array([np.exp(-theta * kendall(p, centre)) for p in perms])
+    assert np.log(w.sum()) == pytest.approx(float(log_z(n, theta)), abs=1e-12)
+    for a, b in [(0, 1), (0, 4), (1, 3), (2, 4)]:
+        exact = sum(wi for p, wi in zip(perms, w, strict=True) if p[a] < p[b]) / w.sum()
+        assert pair_probability(b - a, theta) == pytest.approx(exact, abs=1e-12)
+
+
+def exact_posterior(ranks, grid, log_prior):
+    """Posterior of (σ, θ) on a θ grid by enumerating σ and every compatible completion."""
+    n = ranks.shape[1]
+    perms = [np.array(p) for p in itertools.permutations(range(n))]
+
+    def compatible(p, r):
+        return all(
+            p[i] < p[j] for i in range(n) for j in range(n) if r[i] < r[j]
+        )  # NaN comparisons are False: no constraint
+
+    completions = [[p for p in perms if compatible(p, r)] for r in ranks]
+    log_post = np.zeros((len(perms), len(grid)))
+    for k, s in enumerate(perms):
+        for comp in completions:
+            d = np.array([kendall(p, s) for p in comp])
+            log_post[k] += np.log(np.exp(-np.outer(grid, d)).sum(axis=1))
+        log_post[k] += -len(ranks) * log_z(n, grid) + log_prior(grid)
+    post = np.exp(log_post - log_post.max())
+    post /= post.sum()
+    theta_mean = float((post.sum(axis=0) * grid).sum())
+    position = np.zeros((n, n))
+    for k, s in enumerate(perms):
+        position[np.arange(n), s] += post[k].sum()
+    return theta_mean, position
+
+
+CASES = {
+    "complete": [[1, 2, 3, 4], [2, 1, 3, 4], [1, 3, 2, 4], [1, 2, 4, 3]],
+    "partial": [[1, 2, 3, 4], [2, 1, np.nan, 3], [1, np.nan, 2, np.nan], [np.nan, 2, 1, 3]],
+    "ties": [[1.5, 1.5, 3, 4], [1, 2, 3.5, 3.5], [2, 1, 3, 4], [1, np.nan, 2.5, 2.5]],
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_gibbs_sampler_matches_the_exact_posterior(case):
+    ranks = np.array(CASES[case], dtype=float)
+    grid = np.linspace(0.002, 8, 1500)
+    prior = lambda t: -0.1 * t  # noqa: E731 - Exponential(rate 0.1)
+    theta_mean, position = exact_posterior(ranks, grid, prior)
+    rng = np.random.default_rng(1)
+    thetas, sigma = run_chain(ranks, 30_000, 1_000, prior, rng, np.arange(4))
+    # Monte-Carlo error: generous bounds for autocorrelated draws (ESS ≥ a few thousand).
+    assert abs(thetas.mean() - theta_mean) < 0.05 * max(theta_mean, 1.0)
+    mcmc = np.stack([np.bincount(sigma[:, i].astype(int) - 1, minlength=4) for i in range(4)])
+    np.testing.assert_allclose(mcmc / len(sigma), position, atol=0.02)
+
+
+def test_sampler_small_exact_check_fast():
+    ranks = np.array(CASES["partial"], dtype=float)
+    grid = np.linspace(0.002, 8, 800)
+    prior = lambda t: -0.1 * t  # noqa: E731
+    theta_mean, position = exact_posterior(ranks, grid, prior)
+    thetas, sigma = run_chain(ranks, 6_000, 500, prior, np.random.default_rng(2), np.arange(4))
+    assert abs(thetas.mean() - theta_mean) < 0.1 * max(theta_mean, 1.0)
+    mcmc = np.stack([np.bincount(sigma[:, i].astype(int) - 1, minlength=4) for i in range(4)])
+    np.testing.assert_allclose(mcmc / len(sigma), position, atol=0.05)
+
+
+def test_recovery_with_missing_items():
+    n, theta = 20, 0.6
+    centre = [f"i{k:02d}" for k in range(n)]
+    rk = rs.simulate.mallows(n, theta, size=40, center=centre, seed=3)
+    ranks = rk.ranks.copy()
+    rng = np.random.default_rng(4)
+    ranks[rng.random(ranks.shape) < 0.3] = np.nan
+    partial = Rankings.from_rank_matrix(pd.DataFrame(ranks, columns=list(rk.systems)))
+    fit = rs.models.Mallows().fit(partial, draws=400, tune=200, chains=2, seed=5, progressbar=False)
+    truth = pd.Series(np.arange(1, n + 1), index=centre)
+    order_rank = pd.Series(np.arange(1, n + 1), index=fit.order)
+    # Spearman footrule of the consensus summary to the true centre is small.
+    assert (order_rank[centre] - truth).abs().mean() < 1.5
+    low, high = np.quantile(fit.draws()["theta"], [0.005, 0.995])
+    assert low < theta < high
+
+
+def test_map_on_complete_rankings():
+    rk = rs.simulate.mallows(6, 1.2, size=300, center=list("abcdef"), seed=6)
+    fit = rs.models.Mallows().fit(rk, method="map")
+    assert fit.order == list("abcdef")
+    # ML equation E_θ[d] = mean distance, checked against a direct maximisation of the
+    # log-likelihood -θ Σd - L log Z over a fine grid.
+    grid = np.linspace(0.3, 3, 20_000)
+    total = fit.info["mean_distance"] * 300
+    best = grid[np.argmax(-grid * total - 300 * log_z(6, grid))]
+    assert fit.theta == pytest.approx(best, abs=2e-3)
+    assert fit.pairwise().iloc[0]["estimate"] > 0.5
+    with pytest.raises(ValueError, match="complete rankings"):
+        rs.models.Mallows().fit(
+            rs.Rankings.from_orderings([["a", "b"], ["b", "a", "c"]]), method="map"
+        )
+
+
+def test_fit_interface_and_diagnostics():
+    rk = rs.load_rankings("potato_visual")
+    fit = rs.models.Mallows().fit(rk, draws=300, tune=100, chains=2, seed=0, progressbar=False)
+    summary = fit.summary()
+    assert {"r_hat", "ess_bulk"} <= set(summary.columns)
+    assert "theta" in summary.index
+    dist = fit.rank_distribution()
+    np.testing.assert_allclose(dist.sum(axis=1), 1.0)
+    pw = fit.pairwise()
+    assert {"system_a", "system_b", "estimate", "low", "high"} <= set(pw.columns)
+    cmp = rs.compare(rs.pairwise(rk), [fit])
+    assert "mallows" in set(cmp.table.method)
+
+
+def test_short_chain_warns():
+    rk = rs.load_rankings("potato_visual")
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        rs.models.Mallows().fit(rk, draws=15, tune=0, chains=2, seed=0, progressbar=False)
+
+
+def test_bad_input():
+    with pytest.raises(rs.InvalidRankingsError, match="appear in no ranking"):
+        rs.models.Mallows().fit(rs.Rankings.from_orderings([["a", "b"]], systems="abc"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rs.DataWarning)
+        one = rs.Rankings.from_orderings([["a", "b"], ["a"]])
+    with pytest.raises(rs.InvalidRankingsError, match="fewer than two"):
+        rs.models.Mallows().fit(one)
+    with pytest.raises(ValueError, match="prior must be"):
+        rs.models.Mallows(prior="flat")
