@@ -11,6 +11,7 @@ from rankstats.datasets import list_datasets, load_dataset, load_paired, load_ra
 from rankstats.dispersion import Dispersion, dispersion, dispersion_table, kendall_distance
 from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
 from rankstats.kemeny import KemenyResult, kemeny
+from rankstats.paired import Paired, paired
 from rankstats.pairwise import Pairwise, pairwise
 from rankstats.rankings import Rankings
 from rankstats.report import Report, report
@@ -37,6 +38,7 @@ __all__ = [
     "InvalidRankingsError",
     "InvalidScoresError",
     "KemenyResult",
+    "Paired",
     "Pairwise",
     "Rankings",
     "Report",
@@ -55,6 +57,7 @@ __all__ = [
     "load_paired",
     "load_rankings",
     "models",
+    "paired",
     "pairwise",
     "read_scores",
     "report",

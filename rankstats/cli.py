@@ -406,6 +406,72 @@ def _robustness(args: argparse.Namespace) -> int:
     return 0 if res.complete else 130
 
 
+# ---------------------------------------------------------------------------- paired
+def _paired_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    parser.add_argument("--confidence", type=float, default=0.95)
+    parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="paired-out")
+
+
+def _paired(args: argparse.Namespace) -> int:
+    from rankstats.paired import paired
+
+    res = paired(
+        load_input(args),
+        task=args.task if args.task != "task" else None,
+        confidence=args.confidence,
+        n_bootstrap=args.bootstrap,
+        seed=args.seed,
+    )
+    print(repr(res))
+    with pd.option_context("display.width", 160, "display.max_columns", 20):
+        print(
+            res.strengths.sort_values("mean", ascending=False).to_string(
+                index=False, float_format="%.4g"
+            )
+        )
+        sig = res.pairs[res.pairs["sign_p_holm"] < 1 - args.confidence]
+        print(f"\n{len(sig)} pairs significant by the sign test (Holm):")
+        cols = [
+            "system_a",
+            "system_b",
+            "n",
+            "wins_a",
+            "wins_b",
+            "ties",
+            "p_a_beats_b",
+            "sign_p_holm",
+            "mean_diff",
+            "ttest_p_holm",
+        ]
+        print(sig[cols].head(30).to_string(index=False, float_format="%.4g"))
+        print("\naggregator agreement:")
+        print(res.agreement.to_string(index=False, float_format="%.3f"))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    res.pairs.to_csv(out / "pairs.csv", index=False)
+    res.strengths.to_csv(out / "strengths.csv", index=False)
+    res.agreement.to_csv(out / "agreement.csv", index=False)
+    (out / "summary.json").write_text(
+        json.dumps(
+            {
+                "parameters": res.parameters,
+                "strengths": _clean(res.strengths.to_dict("records")),
+                "pairs": _clean(res.pairs.to_dict("records")),
+            },
+            indent=1,
+            default=_json_default,
+        )
+    )
+    print(
+        f"\nwrote {out / 'pairs.csv'}, {out / 'strengths.csv'}, {out / 'agreement.csv'}, "
+        f"{out / 'summary.json'}"
+    )
+    return 0
+
+
 # ---------------------------------------------------------------------------- datasets
 def _datasets_arguments(parser: argparse.ArgumentParser) -> None:
     pass
@@ -555,6 +621,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {
         _simulate,
     ),
     "robustness": ("run a robustness experiment of the papers", _robustness_arguments, _robustness),
+    "paired": ("paired instance-level tests and ratings on one metric", _paired_arguments, _paired),
     "datasets": ("list the bundled data sets", _datasets_arguments, _datasets),
     "kemeny": (
         "Kemeny consensus (exact or with a bound) and the dispersion of the rankings",

@@ -1,0 +1,269 @@
+r"""Strengths from instance-level paired outcomes: Bradley–Terry (MM), Elo and TrueSkill.
+
+Input everywhere: a score matrix ``X`` of shape ``(n_instances, N)`` (higher = better, NaN = not
+evaluated). On each instance every pair of evaluated systems plays one game: the higher score wins,
+equal scores draw.
+
+- **Bradley–Terry** (Bradley & Terry 1952): :math:`P(i \succ j) = \pi_i / (\pi_i + \pi_j)`,
+  fitted by the MM algorithm of Hunter (2004) with a draw counted as half a win for each side.
+- **Elo** (Elo 1978): ratings start at ``start``; after a game
+  :math:`R_i \leftarrow R_i + K (S_{ij} - E_{ij})`, :math:`E_{ij} = 1 / (1 + 10^{(R_j - R_i)/400})`;
+  all the games of one instance are played simultaneously. The result depends on the order of the
+  instances, so it is averaged over ``n_orders`` seeded random orders.
+- **TrueSkill** (Herbrich, Minka & Graepel 2007): Gaussian skills :math:`N(\mu, \sigma^2)`,
+  performance noise β, dynamics τ, draw probability; each instance is a free-for-all match ranked
+  by score, solved by expectation propagation on the paper's factor graph (one truncation factor
+  per adjacent pair, iterated to convergence). Averaged over random instance orders like Elo.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+from scipy import special, stats
+
+from rankstats.errors import preview
+
+
+def win_matrix(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``wins[i, j]`` (games i won against j) and ``draws[i, j]`` over all instances."""
+    n = x.shape[1]
+    wins = np.empty((n, n))
+    draws = np.empty((n, n))
+    for j in range(n):  # loop over systems; vectorised over instances and opponents
+        wins[:, j] = np.count_nonzero(x > x[:, [j]], axis=0)
+        draws[:, j] = np.count_nonzero(x == x[:, [j]], axis=0)
+    np.fill_diagonal(draws, 0.0)
+    return wins, draws
+
+
+def bradley_terry(
+    x: np.ndarray, systems: list[str], tol: float = 1e-10, max_iter: int = 10_000
+) -> np.ndarray:
+    r"""Bradley–Terry log-strengths (centred) by MM (Hunter 2004), draws as half wins.
+
+    :math:`\pi_i \leftarrow W_i / \sum_{j \ne i} n_{ij} / (\pi_i + \pi_j)`.
+
+    Raises
+    ------
+    ValueError
+        When the comparison graph (i → j if i ever beats or draws with j) is not strongly
+        connected: the MLE does not exist (some system never loses or never wins).
+    """
+    wins, draws = win_matrix(x)
+    w = wins + 0.5 * draws
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(len(systems)))
+    graph.add_edges_from(zip(*np.nonzero(w > 0), strict=True))
+    if not nx.is_strongly_connected(graph):
+        parts = [sorted(systems[i] for i in c) for c in nx.strongly_connected_components(graph)]
+        raise ValueError(
+            "the Bradley–Terry MLE does not exist: the comparison graph is not strongly "
+            f"connected (groups: {preview(parts, 4)}); some systems never lose or never win. "
+            "Use the Bayesian fit rs.models.BradleyTerry().fit(..., method='map' or 'nuts')."
+        )
+    n_games = w + w.T
+    total = w.sum(axis=1)
+    pi = np.ones(len(systems))
+    for _ in range(max_iter):
+        denom = (n_games / (pi[:, None] + pi[None, :])).sum(axis=1)
+        new = total / denom
+        new /= np.exp(np.mean(np.log(new)))
+        if np.max(np.abs(np.log(new) - np.log(pi))) < tol:
+            pi = new
+            break
+        pi = new
+    log_pi = np.log(pi)
+    return log_pi - log_pi.mean()
+
+
+def _orders(n_instances: int, n_orders: int, seed: int | None) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.argsort(rng.random((n_orders, n_instances)), axis=1)
+
+
+def elo(
+    x: np.ndarray,
+    k: float = 16.0,
+    start: float = 1500.0,
+    n_orders: int = 100,
+    seed: int | None = 0,
+) -> np.ndarray:
+    """Elo ratings averaged over ``n_orders`` random instance orders (see module docstring)."""
+    n_inst, n = x.shape
+    order = _orders(n_inst, n_orders, seed)
+    ratings = np.full((n_orders, n), start)
+    for t in range(n_inst):  # sequential by nature; vectorised over orders and pairs
+        scores = x[order[:, t]]  # (orders, N)
+        played = ~np.isnan(scores)
+        both = played[:, :, None] & played[:, None, :]
+        result = np.where(
+            scores[:, :, None] > scores[:, None, :],
+            1.0,
+            np.where(scores[:, :, None] == scores[:, None, :], 0.5, 0.0),
+        )
+        expected = 1.0 / (1.0 + 10.0 ** ((ratings[:, None, :] - ratings[:, :, None]) / 400.0))
+        ratings = ratings + k * np.sum(np.where(both, result - expected, 0.0), axis=2)
+    return ratings.mean(axis=0)
+
+
+_SQRT_2PI = np.sqrt(2 * np.pi)
+
+
+def _pdf(x: np.ndarray) -> np.ndarray:
+    return np.exp(-0.5 * x * x) / _SQRT_2PI
+
+
+def _v_w_win(t: np.ndarray, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean / variance corrections of N(t, 1) truncated to ``> eps`` (Herbrich et al. 2007)."""
+    d = t - eps
+    v = np.exp(-0.5 * d * d - special.log_ndtr(d)) / _SQRT_2PI
+    return v, v * (v + d)
+
+
+def _v_w_draw(t: np.ndarray, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean / variance corrections of N(t, 1) truncated to ``[-eps, eps]``."""
+    a, b = -eps - t, eps - t
+    mass = np.maximum(special.ndtr(b) - special.ndtr(a), 1e-300)
+    pa, pb = _pdf(a), _pdf(b)
+    v = (pa - pb) / mass
+    w = v**2 + (b * pb - a * pa) / mass
+    return v, w
+
+
+def trueskill_update(
+    mu_w: np.ndarray,
+    var_w: np.ndarray,
+    mu_l: np.ndarray,
+    var_l: np.ndarray,
+    draw: np.ndarray,
+    beta: float,
+    draw_margin: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Two-player TrueSkill update of (winner, loser), or of a draw (Herbrich et al. 2007)."""
+    c = np.sqrt(2 * beta**2 + var_w + var_l)
+    t = (mu_w - mu_l) / c
+    eps = draw_margin / c
+    v_win, w_win = _v_w_win(t, eps)
+    v_draw, w_draw = _v_w_draw(t, eps)
+    v = np.where(draw, v_draw, v_win)
+    w = np.where(draw, w_draw, w_win)
+    mu_w = mu_w + var_w / c * v
+    mu_l = mu_l - var_l / c * v
+    var_w = var_w * (1 - var_w / c**2 * w)
+    var_l = var_l * (1 - var_l / c**2 * w)
+    return mu_w, var_w, mu_l, var_l
+
+
+def _match(
+    mu: np.ndarray,
+    var: np.ndarray,
+    draws: np.ndarray,
+    active: np.ndarray,
+    beta: float,
+    eps: float,
+    iterations: int = 200,
+    tol: float = 1e-4,
+    damping: float = 0.85,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One free-for-all match per row by expectation propagation on the TrueSkill factor graph.
+
+    ``mu``, ``var``: skills (after dynamics) of the players in finishing order (best first),
+    shape ``(R, m)``; ``draws[:, k]``: players ``k`` and ``k + 1`` drew; ``active[:, k]``: the
+    difference factor between them exists (both played). Returns the posterior skills.
+    """
+    m0, v0 = mu, var + beta**2  # performance prior per player
+    shape = (mu.shape[0], mu.shape[1] - 1)
+    any_draw = bool((draws & active).any())
+    up_pi, up_tau = np.zeros(shape), np.zeros(shape)  # factor k → player k
+    lo_pi, lo_tau = np.zeros(shape), np.zeros(shape)  # factor k → player k + 1
+    t_pi, t_tau = np.zeros(shape), np.zeros(shape)  # truncation factor k → difference k
+    for _ in range(iterations):
+        pi = 1 / v0
+        tau = m0 / v0
+        pi = pi + np.pad(up_pi, ((0, 0), (0, 1))) + np.pad(lo_pi, ((0, 0), (1, 0)))
+        tau = tau + np.pad(up_tau, ((0, 0), (0, 1))) + np.pad(lo_tau, ((0, 0), (1, 0)))
+        a_pi, a_tau = pi[:, :-1] - up_pi, tau[:, :-1] - up_tau  # cavities (factor k excluded)
+        b_pi, b_tau = pi[:, 1:] - lo_pi, tau[:, 1:] - lo_tau
+        mu_a, v_a = a_tau / a_pi, 1 / a_pi
+        mu_b, v_b = b_tau / b_pi, 1 / b_pi
+        mu_s, v_s = mu_a - mu_b, v_a + v_b  # message from the sum factor to the difference
+        mu_s = np.where(active, mu_s, 0.0)  # absent factors: harmless placeholders
+        v_s = np.where(active, v_s, 1.0)
+        c = np.sqrt(v_s)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            # Both branches are evaluated where needed; only the selected one is used.
+            v, w = _v_w_win(mu_s / c, eps / c)
+            if any_draw:
+                v_draw, w_draw = _v_w_draw(mu_s / c, eps / c)
+                v = np.where(draws, v_draw, v)
+                w = np.where(draws, w_draw, w)
+        w = np.clip(w, 0.0, 1.0 - 1e-12)
+        new_mean, new_var = mu_s + c * v, v_s * (1 - w)
+        new_t_pi = np.where(active, 1 / new_var - 1 / v_s, 0.0)
+        new_t_tau = np.where(active, new_mean / new_var - mu_s / v_s, 0.0)
+        # All factors are updated in parallel; damping keeps the fixed-point iteration stable.
+        new_t_pi = damping * new_t_pi + (1 - damping) * t_pi
+        new_t_tau = damping * new_t_tau + (1 - damping) * t_tau
+        change = np.max(np.abs(new_t_pi - t_pi)) + np.max(np.abs(new_t_tau - t_tau))
+        t_pi, t_tau = new_t_pi, new_t_tau
+        # Messages back to the players through d = p_k - p_{k+1} (none from absent factors).
+        up_pi = np.where(active, t_pi / (1 + t_pi * v_b), 0.0)
+        up_tau = np.where(active, (t_tau + t_pi * mu_b) / (1 + t_pi * v_b), 0.0)
+        lo_pi = np.where(active, t_pi / (1 + t_pi * v_a), 0.0)
+        lo_tau = np.where(active, (t_pi * mu_a - t_tau) / (1 + t_pi * v_a), 0.0)
+        if change < tol:
+            break
+    msg_pi = np.pad(up_pi, ((0, 0), (0, 1))) + np.pad(lo_pi, ((0, 0), (1, 0)))
+    msg_tau = np.pad(up_tau, ((0, 0), (0, 1))) + np.pad(lo_tau, ((0, 0), (1, 0)))
+    # Performance → skill: add the performance noise β² to the message.
+    has = msg_pi > 0
+    safe = np.where(has, msg_pi, 1.0)
+    s_pi = np.where(has, 1 / (1 / safe + beta**2), 0.0)
+    s_tau = np.where(has, s_pi * (msg_tau / safe), 0.0)
+    post_pi = 1 / var + s_pi
+    post_tau = mu / var + s_tau
+    return post_tau / post_pi, 1 / post_pi
+
+
+def trueskill(
+    x: np.ndarray,
+    mu0: float = 25.0,
+    sigma0: float = 25.0 / 3,
+    beta: float = 25.0 / 6,
+    tau: float = 25.0 / 300,
+    draw_probability: float = 0.1,
+    n_orders: int = 20,
+    seed: int | None = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """TrueSkill means and standard deviations, averaged over random instance orders.
+
+    Each instance is a free-for-all match of the evaluated systems ranked by score (equal scores
+    draw), solved by expectation propagation on the factor graph of Herbrich, Minka & Graepel
+    (2007): performances :math:`p_i \\sim N(s_i, \beta^2)`, one truncation factor per adjacent
+    pair (``d > ε`` for a win, ``|d| ≤ ε`` for a draw), iterated to convergence. Defaults are the
+    paper's: μ0 = 25, σ0 = 25/3, β = σ0/2, τ = σ0/100, draw probability 0.1 (draw margin
+    ε = Φ⁻¹((p + 1)/2) √2 β).
+    """
+    n_inst, n = x.shape
+    eps = stats.norm.ppf((draw_probability + 1) / 2) * np.sqrt(2) * beta
+    order = _orders(n_inst, n_orders, seed)
+    rows = np.arange(n_orders)[:, None]
+    mu = np.full((n_orders, n), mu0)
+    var = np.full((n_orders, n), sigma0**2)
+    # Each instance's systems best first (NaN last) and how many were evaluated.
+    ranked = np.argsort(np.where(np.isnan(x), np.inf, -x), axis=1, kind="stable")
+    counts = (~np.isnan(x)).sum(axis=1)
+    for t in range(n_inst):  # sequential by nature; vectorised over orders and players
+        inst = order[:, t]
+        ranking = ranked[inst]  # (orders, N) system ids, best first
+        played = np.arange(n)[None, :] < counts[inst][:, None]
+        ordered = x[inst[:, None], ranking]
+        draws = ordered[:, :-1] == ordered[:, 1:]
+        active = played[:, 1:]
+        m = mu[rows, ranking]
+        v = var[rows, ranking] + tau**2 * played  # dynamics: skills drift between matches
+        new_m, new_v = _match(m, v, draws, active, beta, eps)
+        mu[rows, ranking] = np.where(played, new_m, m)
+        var[rows, ranking] = np.where(played, new_v, var[rows, ranking])
+    return mu.mean(axis=0), np.sqrt(var).mean(axis=0)
