@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 import sys
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -280,7 +280,8 @@ class Robustness:
         aggs = ", ".join(pd.unique(self.table["aggregator"])) if len(self.table) else "-"
         state = "" if self.complete else ", INTERRUPTED"
         return (
-            f"Robustness({cells} grid cells, {self.table['rep'].nunique()} replicates, "
+            f"Robustness({cells} grid cells, "
+            f"{self.table['rep'].nunique() if len(self.table) else 0} replicates, "
             f"aggregators: {aggs}{state})"
         )
 
@@ -302,6 +303,7 @@ def robustness(
     base: Mapping[str, Any] | None = None,
     top_k: int = 3,
     progress: bool = False,
+    backend: str = "processes",
 ) -> Robustness:
     """Recovery of the true ranking by each aggregator over a grid of simulated benchmarks.
 
@@ -318,19 +320,28 @@ def robustness(
     seed : int
         Root seed (SeedSequence spawning: results independent of ``n_jobs``).
     n_jobs : int
-        Worker processes (``concurrent.futures``); 1 runs in-process.
+        Parallel workers (``-1``: all cores); 1 runs in this process.
     base : dict
         Fixed simulation parameters (default N = T = K = 20, as in Colombo et al. 2022).
     top_k : int
         k of the top-k overlap.
     progress : bool
         Print progress on stderr.
+    backend : {"processes", "joblib"}
+        How ``n_jobs > 1`` runs the cells: ``"processes"`` uses
+        :class:`concurrent.futures.ProcessPoolExecutor` (standard library); ``"joblib"`` uses
+        ``joblib.Parallel`` under the active ``joblib.parallel_config`` — e.g.
+        ``backend="dask"`` with a ``dask.distributed.Client`` to spread the cells over a
+        cluster (``pip install "rankstats[dask]"``). The table is identical for every
+        ``n_jobs`` and backend. Callable aggregators must then be picklable (module-level
+        functions, not lambdas).
 
     Returns
     -------
     Robustness
-        ``.table`` (tidy), ``.summary()``, ``.plot(x=...)``. Interrupting (Ctrl-C) returns the
-        finished cells with ``complete=False``.
+        ``.table`` (tidy), ``.summary()``, ``.plot(x=...)``. Interrupting (Ctrl-C) stops the
+        workers, cancels the cells not started yet and returns the finished cells with
+        ``complete=False`` (and a ``RuntimeWarning``).
 
     Examples
     --------
@@ -340,27 +351,22 @@ def robustness(
     >>> sorted(res.table.aggregator.unique())
     ['borda', 'borda2', 'mean']
     """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), not {n_jobs!r}")
     grid = dict(grid or {"phi": [0.5]})
     base = dict(base or {"n_systems": 20, "n_tasks": 20, "n_instances": 20})
     cells = _grid_cells(grid)
     root = np.random.SeedSequence(seed)
     cell_seeds = [s.spawn(n_rep) for s in root.spawn(len(cells))]
+    jobs = [(c, base, aggregators, s, top_k) for c, s in zip(cells, cell_seeds, strict=True)]
     rows: list[dict[str, Any]] = []
     complete = True
     try:
-        if n_jobs == 1:
-            for done, (cell, seeds) in enumerate(zip(cells, cell_seeds, strict=True), 1):
-                rows += _run_cell(cell, base, aggregators, seeds, top_k)
-                _progress(done, len(cells), progress)
-        else:
-            with ProcessPoolExecutor(max_workers=n_jobs) as pool:
-                futures = [
-                    pool.submit(_run_cell, c, base, aggregators, s, top_k)
-                    for c, s in zip(cells, cell_seeds, strict=True)
-                ]
-                for done, future in enumerate(futures, 1):
-                    rows += future.result()
-                    _progress(done, len(cells), progress)
+        for done, cell_rows in enumerate(_cell_results(jobs, n_jobs, backend), 1):
+            rows += cell_rows
+            _progress(done, len(cells), progress)
     except KeyboardInterrupt:
         complete = False
         warnings.warn(
@@ -369,6 +375,35 @@ def robustness(
             stacklevel=2,
         )
     return Robustness(pd.DataFrame(rows), grid, complete)
+
+
+BACKENDS = ("processes", "joblib")
+
+
+def _cell_results(jobs: list[tuple], n_jobs: int, backend: str) -> Iterator[list[dict[str, Any]]]:
+    """Rows of every cell, in grid order, computed in this process or by ``n_jobs`` workers."""
+    if n_jobs == 1:
+        for job in jobs:
+            yield _run_cell(*job)
+    elif backend == "joblib":
+        try:
+            import joblib
+        except ImportError as err:
+            raise ImportError(
+                'backend="joblib" needs joblib: pip install "rankstats[dask]"'
+            ) from err
+        parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
+        yield from parallel(joblib.delayed(_run_cell)(*job) for job in jobs)
+    else:
+        pool = ProcessPoolExecutor(max_workers=n_jobs if n_jobs > 0 else None)
+        try:
+            futures = [pool.submit(_run_cell, *job) for job in jobs]
+            for future in futures:
+                yield future.result()
+        finally:
+            # On an interrupt (or any error) the cells not started yet are cancelled instead of
+            # being run to completion before control returns to the caller.
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def perturb(

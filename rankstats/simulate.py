@@ -114,6 +114,8 @@ def gumbel_cube(
     """
     _check(n_systems >= 2 and n_tasks >= 1 and n_instances >= 1, "need ≥ 2 systems, ≥ 1 task")
     _check(scale > 0, f"scale must be > 0, got {scale}")
+    # φ ≤ 0 would make system 1 at least as good as system N: the recorded truth would be false.
+    _check(bool(np.isfinite(phi) and phi > 0), f"phi must be finite and > 0, got {phi}")
     _check(0 <= adversarial_tasks <= n_tasks, "adversarial_tasks must be in [0, n_tasks]")
     _check(0 <= missing < 1, f"missing must be in [0, 1), got {missing}")
     _check(missing_pattern in ("cell", "block"), "missing_pattern must be 'cell' or 'block'")
@@ -291,6 +293,8 @@ def plackett_luce(
     if not log:
         _check(bool((values > 0).all()), "worths must be positive (or pass log=True)")
         values = np.log(values)
+    bad = np.flatnonzero(np.isnan(values) | (values == np.inf))
+    _check(not len(bad), f"worths must be finite; offending item index(es): {bad.tolist()}")
     _check(size >= 1, "size must be ≥ 1")
     rng = np.random.default_rng(seed)
     keys = values + rng.gumbel(size=(size, len(values)))
