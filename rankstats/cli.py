@@ -291,6 +291,19 @@ def _report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--correction", choices=CORRECTIONS, default="holm")
     parser.add_argument("--estimand", choices=ESTIMANDS, default="imputed")
     parser.add_argument("--title", default=None)
+    parser.add_argument(
+        "--models",
+        nargs="*",
+        default=[],
+        choices=["pl", "bt", "mallows"],
+        help="rank models to fit and compare with the Hoeffding intervals",
+    )
+    parser.add_argument(
+        "--model-method",
+        default="map",
+        choices=["map", "nuts", "mcmc"],
+        help="fitting method of the models (default: map)",
+    )
     parser.add_argument("--out", default="report", help="output directory (default: report)")
 
 
@@ -309,6 +322,8 @@ def _report(args: argparse.Namespace) -> int:
         estimand=args.estimand,
         level=args.level,
         title=args.title,
+        models=args.models,
+        model_method=args.model_method,
     )
     print(rep.methods_text)
     print("\nwrote " + ", ".join(str(p) for p in rep.files))

@@ -24,9 +24,11 @@ import io
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from rankstats.aggregate import aggregate
@@ -77,6 +79,33 @@ BIBTEX = {
   number = {2},
   pages = {65--70},
   year = {1979}
+}""",
+    "plackett1975": """@article{plackett1975,
+  title = {The analysis of permutations},
+  author = {Plackett, Robin L.},
+  journal = {Journal of the Royal Statistical Society, Series C},
+  volume = {24},
+  number = {2},
+  pages = {193--202},
+  year = {1975}
+}""",
+    "bradleyterry1952": """@article{bradleyterry1952,
+  title = {Rank analysis of incomplete block designs: I. The method of paired comparisons},
+  author = {Bradley, Ralph Allan and Terry, Milton E.},
+  journal = {Biometrika},
+  volume = {39},
+  number = {3/4},
+  pages = {324--345},
+  year = {1952}
+}""",
+    "mallows1957": """@article{mallows1957,
+  title = {Non-null ranking models. I},
+  author = {Mallows, Colin L.},
+  journal = {Biometrika},
+  volume = {44},
+  number = {1/2},
+  pages = {114--130},
+  year = {1957}
 }""",
     "copeland1951": """@misc{copeland1951,
   title = {A reasonable social welfare function},
@@ -138,6 +167,8 @@ class Report:
     ranking: pd.DataFrame
     pairs: pd.DataFrame
     methods_text: str
+    comparison: Any = None
+    fits: tuple = field(default_factory=tuple)
 
     @property
     def html(self) -> Path:
@@ -149,6 +180,59 @@ class Report:
             f"{int(self.pairs['significant'].sum() // 2)} significant pairs, "
             f"{len(self.files)} files)"
         )
+
+
+MODEL_NAMES = {"pl": "Plackett–Luce", "bt": "Bradley–Terry", "mallows": "Mallows (Kendall)"}
+
+
+def _fit_models(models: Sequence[Any], rankings: Rankings, method: str, seed: int) -> list[Any]:
+    from rankstats import models as zoo
+
+    fits = []
+    for model in models:
+        if not isinstance(model, str):
+            fits.append(model)
+            continue
+        key = model.lower()
+        if key == "pl":
+            fits.append(zoo.PlackettLuce().fit(rankings, method=method, seed=seed))
+        elif key == "bt":
+            fits.append(zoo.BradleyTerry().fit(rankings, method=method, seed=seed))
+        elif key == "mallows":
+            complete = not np.isnan(rankings.ranks).any() and not (rankings.ranks % 1).any()
+            # The Mallows MAP is exact only for complete untied rankings; otherwise sample.
+            mallows_method = "map" if method == "map" and complete else "mcmc"
+            fits.append(
+                zoo.Mallows().fit(rankings, method=mallows_method, seed=seed, progressbar=False)
+            )
+        else:
+            raise ValueError(f"unknown model {model!r}; use 'pl', 'bt', 'mallows' or a fit")
+    return fits
+
+
+def _model_sentence(fit: Any) -> str:
+    name = MODEL_NAMES.get(fit.model, fit.model)
+    info = getattr(fit, "info", {})
+    text = f"{name} fitted by {fit.method}"
+    if "prior_scale" in info:
+        text += f" (zero-sum normal prior on the log-worths, scale {info['prior_scale']})"
+    if fit.model == "mallows" and fit.method != "map":
+        from rankstats.models import _compat
+
+        a = _compat.attrs(fit.idata)
+        prior = (
+            "α = nθ ~ Exponential(0.001)"
+            if a.get("prior") == "bayesmallows"
+            else f"θ ~ Gamma({a.get('shape')}, rate {a.get('rate')})"
+        )
+        text += f" (uniform prior on the consensus, {prior})"
+    if fit.method in ("nuts", "mcmc"):
+        summary = fit.summary()
+        text += (
+            f"; max R-hat {summary['r_hat'].max():.3f}, min bulk ESS "
+            f"{summary['ess_bulk'].min():.0f}"
+        )
+    return text
 
 
 def _ranking_table(
@@ -221,12 +305,20 @@ def _methods_paragraph(
     return text, cites
 
 
+def _model_columns(table: pd.DataFrame, methods: Sequence[str]) -> list[str]:
+    """``rank_<model>`` columns added by fitted models (not aggregators, not the range)."""
+    skip = {f"rank_{m}" for m in methods} | {"rank_low", "rank_high"}
+    return [c for c in table.columns if c.startswith("rank_") and c not in skip]
+
+
 def _latex_table(table: pd.DataFrame, methods: Sequence[str], caption: str) -> str:
     primary = methods[0]
-    cols = "r l " + " ".join("r r" for _ in methods) + " c"
+    extra = _model_columns(table, methods)
+    cols = "r l " + " ".join("r r" for _ in methods) + " r" * len(extra) + " c"
     header = ["Rank", "System"]
     for m in methods:
         header += [f"rank {latex_escape(m)}", f"score {latex_escape(m)}"]
+    header += [f"rank {latex_escape(c[5:])}" for c in extra]
     header.append("rank range")
     lines = [
         r"\begin{table}[t]",
@@ -242,6 +334,7 @@ def _latex_table(table: pd.DataFrame, methods: Sequence[str], caption: str) -> s
         cells = [_fmt(row[f"rank_{primary}"]), latex_escape(row["system"]) + mark]
         for m in methods:
             cells += [_fmt(row[f"rank_{m}"]), _fmt(row[f"score_{m}"])]
+        cells += [_fmt(row[c]) for c in extra]
         cells.append(f"{row['rank_low']}--{row['rank_high']}")
         lines.append(" & ".join(cells) + r" \\")
     lines += [
@@ -252,6 +345,24 @@ def _latex_table(table: pd.DataFrame, methods: Sequence[str], caption: str) -> s
         r"\end{table}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _comparison_html(comparison: Any) -> str:
+    if comparison is None:
+        return ""
+    rows = "".join(
+        f"<tr><td class='name'>{html.escape(MODEL_NAMES.get(r['method'], r['method']))}</td>"
+        f"<td>{r['both_same']}</td><td>{r['hoeffding_only']}</td><td>{r['model_only']}</td>"
+        f"<td>{r['neither']}</td><td>{r['conflicts']}</td></tr>"
+        for _, r in comparison.agreement.iterrows()
+    )
+    return (
+        "<h2>Rank models against Hoeffding</h2>\n<p>Pairs decided by the distribution-free "
+        "Hoeffding intervals and by each model's credible intervals at the same level "
+        f"({comparison.level:.4g}).</p>\n<table id='agreement'><tr><th class='name'>model</th>"
+        "<th>same winner</th><th>Hoeffding only</th><th>model only</th><th>neither</th>"
+        f"<th>conflicts</th></tr>{rows}</table>\n"
+    )
 
 
 def _png_data_uri(path: Path) -> str:
@@ -273,9 +384,11 @@ pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
 
 
 def _html_table(table: pd.DataFrame, methods: Sequence[str]) -> str:
+    extra = _model_columns(table, methods)
     head = "<tr><th>rank</th><th class='name'>system</th>"
     for m in methods:
         head += f"<th>rank {html.escape(m)}</th><th>{html.escape(m)}</th>"
+    head += "".join(f"<th>rank {html.escape(c[5:])}</th>" for c in extra)
     head += "<th>rank range</th><th>above next?</th></tr>"
     rows = []
     for _, row in table.iterrows():
@@ -284,6 +397,7 @@ def _html_table(table: pd.DataFrame, methods: Sequence[str]) -> str:
         cells += f"<td class='name'>{html.escape(str(row['system']))}</td>"
         for m in methods:
             cells += f"<td>{_fmt(row[f'rank_{m}'])}</td><td>{_fmt(row[f'score_{m}'])}</td>"
+        cells += "".join(f"<td>{_fmt(row[c])}</td>" for c in extra)
         cells += f"<td>{row['rank_low']}–{row['rank_high']}</td>"
         cells += f"<td>{'yes' if row['above_next'] else ''}</td>"
         rows.append(f"<tr{cls}>{cells}</tr>")
@@ -299,6 +413,9 @@ def report(
     estimand: str = "imputed",
     level: str | None = None,
     title: str | None = None,
+    models: Sequence[Any] = (),
+    model_method: str = "map",
+    seed: int = 0,
 ) -> Report:
     """Write a paper-ready report of the ranking of ``scores``.
 
@@ -317,6 +434,17 @@ def report(
         Rankings per task or per (task, instance) (default: instance when available).
     title : str, optional
         Report title (default: the data set name).
+    models : sequence of str or fitted models
+        Rank models to report next to the aggregators: names (``"pl"``, ``"bt"``, ``"mallows"``),
+        fitted with ``model_method`` on the same rankings, or already fitted models. Their order
+        joins the ranking table and their pairwise decisions are compared with the Hoeffding
+        intervals (:func:`rankstats.compare`); the methods paragraph states prior, method and
+        (for MCMC) the convergence diagnostics.
+    model_method : str
+        Fitting method for models given by name (``"map"`` by default, fast; ``"nuts"`` for
+        Plackett–Luce / Bradley–Terry posteriors, ``"mcmc"`` for Mallows).
+    seed : int
+        Seed of the model fits.
 
     Returns
     -------
@@ -343,6 +471,33 @@ def report(
     ci = hoeffding(pw, delta=delta, correction=correction, estimand=estimand, order=order)
     table = _ranking_table(scores, methods, level, ci, order)
     text, cites = _methods_paragraph(scores, methods, level, pw.n_rankings, ci)
+    fits = _fit_models(models, rankings, model_method, seed)
+    comparison = None
+    if fits:
+        from rankstats.compare import compare
+
+        for fit in fits:
+            rank = {s: i + 1.0 for i, s in enumerate(fit.order)}
+            table[f"rank_{fit.model}"] = table["system"].map(rank).to_numpy()
+        comparison = compare(
+            pw, fits, delta=delta, correction=correction, estimand=estimand, order=order
+        )
+        agree = comparison.agreement
+        text += " Rank models: " + "; ".join(_model_sentence(f) for f in fits) + ". "
+        text += " ".join(
+            f"{MODEL_NAMES.get(r['method'], r['method'])}: {r['both_same']} pairs significant "
+            f"under both with the same winner, {r['conflicts']} conflicts, "
+            f"{r['hoeffding_only']} significant under Hoeffding only and {r['model_only']} "
+            f"under the model only (credible intervals at level {comparison.level:.4g})."
+            for _, r in agree.iterrows()
+        )
+        cites += [
+            c
+            for c in ("plackett1975", "bradleyterry1952", "mallows1957")
+            if (c == "plackett1975" and any(f.model == "pl" for f in fits))
+            or (c == "bradleyterry1952" and any(f.model == "bt" for f in fits))
+            or (c == "mallows1957" and any(f.model == "mallows" for f in fits))
+        ]
 
     files: list[Path] = [out / "report.html"]
     table.to_csv(out / "ranking.csv", index=False)
@@ -388,10 +543,19 @@ def report(
         "white: not significant).</p>\n"
         f"<img id='heatmap' alt='pairwise significance heatmap' "
         f"src='{_png_data_uri(figures[0])}'>\n"
-        f"<h2>Methods</h2>\n<p>{html.escape(text)}</p>\n<h2>References (BibTeX)</h2>\n"
+        + _comparison_html(comparison)
+        + f"<h2>Methods</h2>\n<p>{html.escape(text)}</p>\n<h2>References (BibTeX)</h2>\n"
         f"<pre>{html.escape(chr(10).join(BIBTEX[c] for c in cites))}</pre>\n"
         "<p class='meta'>Generated by rankstats. Every number is in ranking.csv and pairs.csv; "
         "the LaTeX table is ranking.tex.</p>\n</body>\n</html>\n"
     )
     files[0].write_text(buffer.getvalue(), encoding="utf-8")
-    return Report(out=out, files=tuple(files), ranking=table, pairs=ci, methods_text=text)
+    return Report(
+        out=out,
+        files=tuple(files),
+        ranking=table,
+        pairs=ci,
+        methods_text=text,
+        comparison=comparison,
+        fits=tuple(fits),
+    )

@@ -107,3 +107,19 @@ def test_cli_report(tmp_path, capsys):
     assert main(["report", "--dataset", "xtreme_missing", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "report.html").exists()
     assert "report.html" in capsys.readouterr().out
+
+
+def test_report_with_models(tmp_path):
+    scores = rs.load_dataset("dialogue_tc", tasks=["BLEU", "H:overall"])
+    rep = rs.report(scores, out=tmp_path, models=["pl", "bt"], delta=0.05)
+    assert {"rank_pl", "rank_bt"} <= set(rep.ranking.columns)
+    fit = rs.models.PlackettLuce().fit(rs.Rankings.from_scores(scores, by="instance"), method="map")
+    expected = {s: i + 1.0 for i, s in enumerate(fit.order)}
+    assert rep.ranking.set_index("system")["rank_pl"].to_dict() == expected
+    agree = rep.comparison.agreement.set_index("method")
+    assert f"Plackett–Luce: {agree.loc['pl', 'both_same']} pairs significant" in rep.methods_text
+    assert "plackett1975" in (tmp_path / "references.bib").read_text()
+    page = rep.html.read_text()
+    assert "id='agreement'" in page and "<th>rank pl</th>" in page
+    tex = (tmp_path / "ranking.tex").read_text()
+    assert _balanced(tex) and "rank pl" in tex
