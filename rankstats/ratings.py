@@ -162,58 +162,65 @@ def _match(
     active: np.ndarray,
     beta: float,
     eps: float,
-    iterations: int = 200,
+    sweeps: int = 20,
     tol: float = 1e-4,
-    damping: float = 0.85,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One free-for-all match per row by expectation propagation on the TrueSkill factor graph.
 
     ``mu``, ``var``: skills (after dynamics) of the players in finishing order (best first),
     shape ``(R, m)``; ``draws[:, k]``: players ``k`` and ``k + 1`` drew; ``active[:, k]``: the
-    difference factor between them exists (both played). Returns the posterior skills.
+    difference factor between them exists (both played). The truncation factors are updated one
+    at a time, forward then backward along the chain (the schedule of Herbrich et al. 2007),
+    until no performance mean moves by more than ``tol`` in a sweep; vectorised over rows.
+    Returns the posterior skills.
     """
-    m0, v0 = mu, var + beta**2  # performance prior per player
-    shape = (mu.shape[0], mu.shape[1] - 1)
-    any_draw = bool((draws & active).any())
-    up_pi, up_tau = np.zeros(shape), np.zeros(shape)  # factor k → player k
-    lo_pi, lo_tau = np.zeros(shape), np.zeros(shape)  # factor k → player k + 1
-    t_pi, t_tau = np.zeros(shape), np.zeros(shape)  # truncation factor k → difference k
-    for _ in range(iterations):
-        pi = 1 / v0
-        tau = m0 / v0
-        pi = pi + np.pad(up_pi, ((0, 0), (0, 1))) + np.pad(lo_pi, ((0, 0), (1, 0)))
-        tau = tau + np.pad(up_tau, ((0, 0), (0, 1))) + np.pad(lo_tau, ((0, 0), (1, 0)))
-        a_pi, a_tau = pi[:, :-1] - up_pi, tau[:, :-1] - up_tau  # cavities (factor k excluded)
-        b_pi, b_tau = pi[:, 1:] - lo_pi, tau[:, 1:] - lo_tau
-        mu_a, v_a = a_tau / a_pi, 1 / a_pi
-        mu_b, v_b = b_tau / b_pi, 1 / b_pi
-        mu_s, v_s = mu_a - mu_b, v_a + v_b  # message from the sum factor to the difference
-        mu_s = np.where(active, mu_s, 0.0)  # absent factors: harmless placeholders
-        v_s = np.where(active, v_s, 1.0)
-        c = np.sqrt(v_s)
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            # Both branches are evaluated where needed; only the selected one is used.
-            v, w = _v_w_win(mu_s / c, eps / c)
-            if any_draw:
-                v_draw, w_draw = _v_w_draw(mu_s / c, eps / c)
-                v = np.where(draws, v_draw, v)
-                w = np.where(draws, w_draw, w)
-        w = np.clip(w, 0.0, 1.0 - 1e-12)
-        new_mean, new_var = mu_s + c * v, v_s * (1 - w)
-        new_t_pi = np.where(active, 1 / new_var - 1 / v_s, 0.0)
-        new_t_tau = np.where(active, new_mean / new_var - mu_s / v_s, 0.0)
-        # All factors are updated in parallel; damping keeps the fixed-point iteration stable.
-        new_t_pi = damping * new_t_pi + (1 - damping) * t_pi
-        new_t_tau = damping * new_t_tau + (1 - damping) * t_tau
-        change = np.max(np.abs(new_t_pi - t_pi)) + np.max(np.abs(new_t_tau - t_tau))
-        t_pi, t_tau = new_t_pi, new_t_tau
-        # Messages back to the players through d = p_k - p_{k+1} (none from absent factors).
-        up_pi = np.where(active, t_pi / (1 + t_pi * v_b), 0.0)
-        up_tau = np.where(active, (t_tau + t_pi * mu_b) / (1 + t_pi * v_b), 0.0)
-        lo_pi = np.where(active, t_pi / (1 + t_pi * v_a), 0.0)
-        lo_tau = np.where(active, (t_pi * mu_a - t_tau) / (1 + t_pi * v_a), 0.0)
-        if change < tol:
+    n_rows, m = mu.shape
+    # Natural parameters (precision, precision × mean) of each performance's marginal.
+    perf_pi = 1 / (var + beta**2)
+    perf_tau = mu * perf_pi
+    up_pi, up_tau = np.zeros((n_rows, m - 1)), np.zeros((n_rows, m - 1))  # factor k → player k
+    lo_pi, lo_tau = np.zeros((n_rows, m - 1)), np.zeros((n_rows, m - 1))  # factor k → k + 1
+    t_pi, t_tau = np.zeros((n_rows, m - 1)), np.zeros((n_rows, m - 1))  # truncation k → d_k
+    last = int(np.max(np.flatnonzero(active.any(axis=0)), initial=-1))
+    schedule = list(range(last + 1)) + list(range(last - 1, -1, -1))
+    previous = perf_tau / perf_pi
+    for _ in range(sweeps):
+        for k in schedule:
+            on = active[:, k]
+            a_pi = perf_pi[:, k] - up_pi[:, k]  # cavities: factor k's own message removed
+            a_tau = perf_tau[:, k] - up_tau[:, k]
+            b_pi = perf_pi[:, k + 1] - lo_pi[:, k]
+            b_tau = perf_tau[:, k + 1] - lo_tau[:, k]
+            v_a, v_b = 1 / a_pi, 1 / b_pi
+            mu_a, mu_b = a_tau * v_a, b_tau * v_b
+            mu_s, v_s = mu_a - mu_b, v_a + v_b  # message from the difference factor
+            c = np.sqrt(v_s)
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                v, w = _v_w_win(mu_s / c, eps / c)
+                if (draws[:, k] & on).any():
+                    v_draw, w_draw = _v_w_draw(mu_s / c, eps / c)
+                    v = np.where(draws[:, k], v_draw, v)
+                    w = np.where(draws[:, k], w_draw, w)
+            w = np.clip(w, 1e-12, 1.0 - 1e-12)
+            new_var = v_s * (1 - w)
+            new_t_pi = np.where(on, 1 / new_var - 1 / v_s, 0.0)
+            new_t_tau = np.where(on, (mu_s + c * v) / new_var - mu_s / v_s, 0.0)
+            t_pi[:, k], t_tau[:, k] = new_t_pi, new_t_tau
+            # Messages back to the players through d = p_k - p_{k+1}.
+            new_up_pi = new_t_pi / (1 + new_t_pi * v_b)
+            new_up_tau = (new_t_tau + new_t_pi * mu_b) / (1 + new_t_pi * v_b)
+            new_lo_pi = new_t_pi / (1 + new_t_pi * v_a)
+            new_lo_tau = (new_t_pi * mu_a - new_t_tau) / (1 + new_t_pi * v_a)
+            perf_pi[:, k] = a_pi + new_up_pi
+            perf_tau[:, k] = a_tau + new_up_tau
+            perf_pi[:, k + 1] = b_pi + new_lo_pi
+            perf_tau[:, k + 1] = b_tau + new_lo_tau
+            up_pi[:, k], up_tau[:, k] = new_up_pi, new_up_tau
+            lo_pi[:, k], lo_tau[:, k] = new_lo_pi, new_lo_tau
+        means = perf_tau / perf_pi
+        if np.max(np.abs(means - previous)) < tol:  # performance means settled (skill units)
             break
+        previous = means
     msg_pi = np.pad(up_pi, ((0, 0), (0, 1))) + np.pad(lo_pi, ((0, 0), (1, 0)))
     msg_tau = np.pad(up_tau, ((0, 0), (0, 1))) + np.pad(lo_tau, ((0, 0), (1, 0)))
     # Performance → skill: add the performance noise β² to the message.
