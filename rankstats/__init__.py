@@ -16,6 +16,7 @@ from rankstats.pairwise import Pairwise, pairwise
 from rankstats.rankings import Rankings
 from rankstats.report import Report, report
 from rankstats.robustness import Robustness, agreement
+from rankstats.scan import ScannedScores, scan_scores
 from rankstats.scores import Scores, read_scores
 
 __version__ = "0.1.0"
@@ -43,6 +44,7 @@ __all__ = [
     "Rankings",
     "Report",
     "Robustness",
+    "ScannedScores",
     "Scores",
     "aggregate",
     "agreement",
@@ -61,6 +63,7 @@ __all__ = [
     "pairwise",
     "read_scores",
     "report",
+    "scan_scores",
     "significance_matrix",
     "simulate",
 ]

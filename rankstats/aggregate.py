@@ -231,6 +231,8 @@ def aggregate(data: AggregateInput, method: str = "borda", level: str | None = N
     >>> res.order[0]
     'Turing ULR v5 Alexander v-team Microsoft'
     """
+    if getattr(data, "_streamed", False):  # rs.scan_scores: one pass over the files
+        return data.aggregate(method)
     if method not in AGGREGATORS and method in LAZY_METHODS:
         importlib.import_module(LAZY_METHODS[method])
     if method not in AGGREGATORS:

@@ -184,6 +184,8 @@ def pairwise(data: Rankings | Scores, by: str | None = None) -> Pairwise:
     >>> rs.pairwise(rk).wins.round(3).tolist()   # b unobserved in ranking 2: P(b > a) = 2/3
     [[0.0, 1.333, 1.0], [0.667, 0.0, 1.333], [1.0, 0.667, 0.0]]
     """
+    if getattr(data, "_streamed", False):  # rs.scan_scores: one pass over the files
+        return data.statistics().pairwise
     if isinstance(data, Scores):
         level = by or ("instance" if data.has_instances else "task")
         data = Rankings.from_scores(data, by=level)

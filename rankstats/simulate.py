@@ -59,16 +59,22 @@ class SimulatedScores(Scores):
         )
         return meta
 
+    def _grouped(self) -> pd.DataFrame:
+        # Rows of one (task, instance) together: what streaming readers (rs.scan_scores) need.
+        if not self.has_instances:
+            return self.data
+        return self.data.sort_values(["task", "instance"], kind="stable")
+
     def to_csv(self, path: str | Path) -> tuple[Path, Path]:
         """Write the long table (CSV) and ``<name>.truth.json`` next to it."""
         path = Path(path)
-        self.data.to_csv(path, index=False)
+        self._grouped().to_csv(path, index=False)
         return path, self._sidecar(path)
 
     def to_parquet(self, path: str | Path) -> tuple[Path, Path]:
         """Write the long table (Parquet) and ``<name>.truth.json`` next to it."""
         path = Path(path)
-        self.data.to_parquet(path, index=False)
+        self._grouped().to_parquet(path, index=False)
         return path, self._sidecar(path)
 
     def __repr__(self) -> str:

@@ -84,7 +84,16 @@ def test_same_seed_same_benchmark_and_sidecar(tmp_path):
     pd.testing.assert_frame_equal(a.data, b.data)
     path, meta = a.to_csv(tmp_path / "bench.csv")
     back = rs.read_scores(path, instance="instance")
-    np.testing.assert_allclose(back.data.score, a.data.score)
+    keys = ["system", "task", "instance"]
+    written = back.data.astype({"system": str, "task": str}).sort_values(keys)
+    original = a.data.astype({"system": str, "task": str}).sort_values(keys)
+    np.testing.assert_allclose(written.score, original.score)
+    # Rows of one (task, instance) are contiguous in the file (for rs.scan_scores).
+    raw = pd.read_csv(path)
+    assert (
+        raw[["task", "instance"]].drop_duplicates().shape[0]
+        == (raw[["task", "instance"]] != raw[["task", "instance"]].shift()).any(axis=1).sum()
+    )
     assert "sys05" in meta.read_text()
 
 
