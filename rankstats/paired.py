@@ -338,11 +338,9 @@ def paired(
         boot_share = (counts @ score) / boot_n
     boot_median = _bootstrap_median_diff(x, ia, ib, mask, counts)
     q = [(1 - confidence) / 2, (1 + confidence) / 2]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        mean_lo, mean_hi = np.nanquantile(boot_mean, q, axis=0)
-        share_lo, share_hi = np.nanquantile(boot_share, q, axis=0)
-        med_lo, med_hi = np.nanquantile(boot_median, q, axis=0)
+    mean_lo, mean_hi = _quantiles(boot_mean, q)
+    share_lo, share_hi = _quantiles(boot_share, q)
+    med_lo, med_hi = _quantiles(boot_median, q)
 
     try:
         bt = bradley_terry(x, systems)
@@ -427,6 +425,19 @@ def paired(
         },
         scores=x,
     )
+
+
+def _quantiles(values: np.ndarray, q: list[float]) -> np.ndarray:
+    """Column quantiles (linear interpolation) ignoring NaN (resamples where a pair had no
+    common instance); ``np.nanquantile`` only where needed, since it loops over columns."""
+    out = np.full((len(q), values.shape[1]), np.nan)
+    gaps = np.isnan(values).any(axis=0)
+    out[:, ~gaps] = np.quantile(values[:, ~gaps], q, axis=0)
+    if gaps.any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN column: NaN interval
+            out[:, gaps] = np.nanquantile(values[:, gaps], q, axis=0)
+    return out
 
 
 def _bootstrap_median_diff(
