@@ -28,8 +28,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-import trueskill as ts_ref
-from pairformance.bt import BT as pairformance_bt
 
 import rankstats as rs
 from rankstats.datasets import data_path
@@ -47,6 +45,8 @@ def timed(function, repeat: int = 1):
 
 def reference_trueskill(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The trueskill package, one free-for-all match per row (in row order), ties as draws."""
+    import trueskill as ts_ref  # reference tool: benchmark environment only
+
     env = ts_ref.TrueSkill(
         mu=25.0, sigma=25 / 3, beta=25 / 6, tau=25 / 300, draw_probability=0.1, backend="scipy"
     )
@@ -61,6 +61,8 @@ def reference_trueskill(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def compare(name: str, x: np.ndarray, systems: list[str]) -> None:
+    from pairformance.bt import BT as pairformance_bt  # reference tool: benchmark env only
+
     print(f"\n== {name}: {x.shape[1]} systems × {x.shape[0]} instances ==")
     identity = np.arange(x.shape[0])[None]
     t_ours, (mu, sigma) = timed(lambda: trueskill(x, orders=identity), repeat=3)
