@@ -36,12 +36,15 @@ METHOD_LABELS = {
 
 
 # ---------------------------------------------------------------------------- shared input
-def add_input_arguments(parser: argparse.ArgumentParser) -> None:
-    """FILE | --dataset NAME and the column / direction options shared by subcommands."""
+def add_input_arguments(parser: argparse.ArgumentParser, task_flag: str = "--task") -> None:
+    """FILE | --dataset NAME and the column / direction options shared by subcommands.
+
+    ``task_flag`` names the option of the task column (``args.task`` either way): a subcommand
+    whose ``--task`` chooses a metric passes ``"--task-column"``."""
     parser.add_argument("file", nargs="?", help="score table: CSV, TSV or Parquet (long or wide)")
     parser.add_argument("--dataset", choices=sorted(DATASETS), help="a bundled data set instead")
     parser.add_argument("--system", default="system", help="system column (default: system)")
-    parser.add_argument("--task", default="task", help="task column of a long table")
+    parser.add_argument(task_flag, dest="task", default="task", help="task column of a long table")
     parser.add_argument("--instance", default=None, help="instance column of a long table")
     parser.add_argument("--score", default="score", help="score column of a long table")
     parser.add_argument(
@@ -423,32 +426,65 @@ def _robustness(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------- paired
 def _paired_arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser)
+    add_input_arguments(parser, task_flag="--task-column")
+    parser.add_argument(
+        "--task",
+        dest="metric",
+        default=None,
+        metavar="METRIC",
+        help="the metric (task) to analyse; required when the data holds several",
+    )
+    parser.add_argument(
+        "--systems-as-columns",
+        action="store_true",
+        help="FILE is wide with one row per instance and one column per system "
+        "(the pairformance format)",
+    )
     parser.add_argument("--confidence", type=float, default=0.95)
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--pair",
+        nargs=2,
+        action="append",
+        metavar=("A", "B"),
+        help="draw the pairing plot of A against B (repeatable; default: the two strongest)",
+    )
     parser.add_argument("--out", default="paired-out")
+    parser.add_argument("--no-figures", action="store_true")
 
 
 def _paired(args: argparse.Namespace) -> int:
     from rankstats.paired import paired
+    from rankstats.plotting import save_figure
 
+    if args.systems_as_columns:
+        if not args.file or args.dataset:
+            raise SystemExit("error: --systems-as-columns applies to a FILE")
+        sep = "\t" if str(args.file).endswith((".tsv", ".tsv.gz")) else ","
+        data = pd.read_csv(args.file, sep=sep)
+    else:
+        data = load_input(args)
     res = paired(
-        load_input(args),
-        task=args.task if args.task != "task" else None,
+        data,
+        task=args.metric,
         confidence=args.confidence,
         n_bootstrap=args.bootstrap,
         seed=args.seed,
     )
+    alpha = res.parameters["alpha"]
     print(repr(res))
+    strengths = res.strengths.set_index("system")
+    key = "bt" if strengths["bt"].notna().all() else "mean"
     with pd.option_context("display.width", 160, "display.max_columns", 20):
+        print(f"\nstrengths (sorted by {key}):")
         print(
-            res.strengths.sort_values("mean", ascending=False).to_string(
+            res.strengths.sort_values(key, ascending=False).to_string(
                 index=False, float_format="%.4g"
             )
         )
-        sig = res.pairs[res.pairs["sign_p_holm"] < 1 - args.confidence]
-        print(f"\n{len(sig)} pairs significant by the sign test (Holm):")
+        sig = res.pairs[res.pairs["sign_p_holm"] < alpha]
+        print(f"\n{len(sig)} pairs significant by the sign test (Holm, α = {alpha:g}):")
         cols = [
             "system_a",
             "system_b",
@@ -460,9 +496,13 @@ def _paired(args: argparse.Namespace) -> int:
             "sign_p_holm",
             "mean_diff",
             "ttest_p_holm",
+            "wilcoxon_p_holm",
         ]
-        print(sig[cols].head(30).to_string(index=False, float_format="%.4g"))
-        print("\naggregator agreement:")
+        if len(sig):
+            print(sig[cols].head(30).to_string(index=False, float_format="%.4g"))
+            if len(sig) > 30:
+                print(f"... ({len(sig) - 30} more in pairs.csv)")
+        print("\naggregator agreement (Peyrard et al. 2021, Table 1):")
         print(res.agreement.to_string(index=False, float_format="%.3f"))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -475,16 +515,25 @@ def _paired(args: argparse.Namespace) -> int:
                 "parameters": res.parameters,
                 "strengths": _clean(res.strengths.to_dict("records")),
                 "pairs": _clean(res.pairs.to_dict("records")),
+                "agreement": _clean(res.agreement.to_dict("records")),
             },
             indent=1,
             default=_json_default,
         )
     )
-    print(
-        f"\nwrote {out / 'pairs.csv'}, {out / 'strengths.csv'}, {out / 'agreement.csv'}, "
-        f"{out / 'summary.json'}"
-    )
+    written = [out / f for f in ("pairs.csv", "strengths.csv", "agreement.csv", "summary.json")]
+    if not args.no_figures:
+        written += save_figure(res.plot_matrix(), out / "matrix")
+        top = list(strengths[key].sort_values(ascending=False, kind="stable").index[:2])
+        for a, b in args.pair or [top]:
+            stem = f"pair_{_safe_name(a)}_vs_{_safe_name(b)}"
+            written += save_figure(res.plot_pair(a, b), out / stem)
+    print("\nwrote " + ", ".join(str(p) for p in written))
     return 0
+
+
+def _safe_name(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-." else "_" for c in str(name))
 
 
 # ---------------------------------------------------------------------------- datasets

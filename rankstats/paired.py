@@ -34,8 +34,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from scipy import stats
 
+from rankstats._paired_plots import matrix_figure, pair_figure
 from rankstats.confidence import holm_adjust
-from rankstats.errors import InvalidScoresError
+from rankstats.errors import InvalidScoresError, preview
 from rankstats.ratings import bradley_terry, elo, trueskill
 from rankstats.scores import Scores
 
@@ -92,19 +93,30 @@ def _mood(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _wilcoxon(d: np.ndarray) -> np.ndarray:
-    """Wilcoxon signed-rank p-values per column, NaN-aware (scipy decides exact vs normal)."""
+    """Wilcoxon signed-rank p-values per column (NaN = absent), equal to per-column scipy calls.
+
+    ``scipy.stats.wilcoxon`` is vectorised along an axis, but with ``method="auto"`` it chooses
+    exact / permutation / normal approximation once for the whole batch (from the sample size and
+    from ties or zeros *anywhere* in it). Columns are therefore batched by (number of pairs,
+    whether the column has zero or tied differences), which makes every batch decide as a
+    single-column call would.
+    """
     out = np.full(d.shape[1], np.nan)
+    present = ~np.isnan(d)
+    n_obs = present.sum(axis=0)
+    # Per column: its values first (sorted), padding (+inf) last.
+    ordered = np.sort(np.where(present, d, np.inf), axis=0)
+    zeros = np.any(ordered == 0, axis=0)
+    mags = np.sort(np.where(present & (d != 0), np.abs(d), np.inf), axis=0)
+    tied = np.any((mags[1:] == mags[:-1]) & np.isfinite(mags[1:]), axis=0)
+    irregular = zeros | tied
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for n_obs in np.unique((~np.isnan(d)).sum(axis=0)):
-            cols = np.flatnonzero((~np.isnan(d)).sum(axis=0) == n_obs)
-            # Columns with the same number of pairs go through scipy together (vectorised).
-            block = np.sort(np.where(np.isnan(d[:, cols]), np.inf, d[:, cols]), axis=0)[:n_obs]
-            nonzero = np.any(block != 0, axis=0)
-            if n_obs == 0 or not nonzero.any():
+        for size, flag in set(zip(n_obs.tolist(), irregular.tolist(), strict=True)):
+            cols = np.flatnonzero((n_obs == size) & (irregular == flag))
+            if size == 0 or len(cols) == 0:
                 continue
-            res = stats.wilcoxon(block[:, nonzero], axis=0)
-            out[cols[nonzero]] = res.pvalue
+            out[cols] = stats.wilcoxon(ordered[:size, cols], axis=0).pvalue
     return out
 
 
@@ -124,9 +136,16 @@ class Paired:
         Per system: ``mean``, ``median``, ``bt`` (centred log-strength), ``elo``, ``trueskill``
         (μ) and ``trueskill_sigma``.
     agreement : pandas.DataFrame
-        Disagreement between the aggregators (Kendall τ, share of pairs ordered differently, same
-        best system, top-3 overlap).
+        Disagreement between the aggregators ``mean, median, bt, elo, trueskill`` (Peyrard et
+        al. 2021, Table 1), one row per pair of aggregators ``a, b``: ``kendall_tau`` (τ_b),
+        ``share_discordant`` (share of system pairs ordered differently, a pair tied by one
+        aggregator only counting ½; equals (1 − τ)/2 without ties), ``same_top1`` (same single
+        best system), ``top3_overlap`` (share of the three best in common) and ``same_top3``
+        (the same three best systems). ``bt`` is left out when its MLE does not exist.
     parameters : dict
+        Every setting used (task, confidence, α, resamples, seed, Elo and TrueSkill parameters).
+    scores : numpy.ndarray
+        The ``(instances, systems)`` score matrix analysed (NaN = not evaluated).
     """
 
     pairs: pd.DataFrame
@@ -135,33 +154,35 @@ class Paired:
     parameters: dict = field(default_factory=dict)
     scores: np.ndarray | None = None
 
-    def plot_pair(self, a: str, b: str) -> Figure:
-        """Pairing plot (scores of ``a`` against ``b``, with the x = y line) and the histogram
-        of the differences."""
+    def _column(self, system: str) -> np.ndarray:
         systems = list(self.strengths["system"])
-        for s in (a, b):
-            if s not in systems:
-                raise KeyError(f"unknown system {s!r}")
-        xa, xb = self.scores[:, systems.index(a)], self.scores[:, systems.index(b)]
-        keep = ~np.isnan(xa) & ~np.isnan(xb)
-        fig = Figure(figsize=(9, 4))
-        ax1, ax2 = fig.subplots(1, 2)
-        ax1.scatter(xb[keep], xa[keep], s=10, alpha=0.7)
-        lo = np.nanmin([xa[keep].min(), xb[keep].min()])
-        hi = np.nanmax([xa[keep].max(), xb[keep].max()])
-        ax1.plot([lo, hi], [lo, hi], color="black", lw=0.8)
-        ax1.set_xlabel(f"{b}")
-        ax1.set_ylabel(f"{a}")
-        ax1.set_title(f"above the line: {a} better", fontsize=9)
-        diff = xa[keep] - xb[keep]
-        ax2.hist(diff, bins=min(30, max(5, keep.sum() // 3)))
-        ax2.axvline(0, color="black", lw=0.8)
-        ax2.set_xlabel(f"{a} − {b}")
-        ax2.set_title(
-            f"n = {keep.sum()}, mean {diff.mean():+.4g}, median {np.median(diff):+.4g}", fontsize=9
+        if system not in systems:
+            raise KeyError(f"unknown system {system!r}; systems are: {preview(systems)}")
+        return self.scores[:, systems.index(system)]
+
+    def plot_pair(self, a: str, b: str) -> Figure:
+        """Pairing plot (paired scores of ``a`` against ``b`` with the x = y line) and the
+        histogram of the differences ``a − b`` (:func:`rankstats._paired_plots.pair_figure`)."""
+        return pair_figure(self._column(a), self._column(b), a, b)
+
+    def plot_matrix(self, test: str = "sign", order: str = "bt") -> Figure:
+        """Matrix of P(a beats b) (ties ½), ``*`` where the Holm-adjusted ``test`` p-value
+        (``"sign"``, ``"wilcoxon"``, ``"ttest"`` or ``"mood"``) is below α = 1 − confidence.
+
+        Systems are ordered by the strength column ``order`` (best first; ``mean`` when the
+        Bradley–Terry MLE does not exist)."""
+        column = f"{test}_p_holm"
+        if column not in self.pairs:
+            raise ValueError(f"unknown test {test!r}; use sign, wilcoxon, ttest or mood")
+        strengths = self.strengths.set_index("system")
+        key = order if strengths[order].notna().all() else "mean"
+        ranked = list(strengths[key].sort_values(ascending=False, kind="stable").index)
+        alpha = self.parameters["alpha"]
+        title = (
+            f"{self.parameters['task']}: P(a beats b), * = {test} test significant "
+            f"(Holm, α = {alpha:g}); ordered by {key}"
         )
-        fig.tight_layout()
-        return fig
+        return matrix_figure(self.pairs, ranked, column, alpha, title)
 
     def __repr__(self) -> str:
         p = self.parameters
@@ -185,31 +206,66 @@ def paired(
     draw_probability: float = 0.1,
     trueskill_orders: int = 20,
 ) -> Paired:
-    """Paired comparison of every pair of systems on one metric.
+    r"""Paired comparison of every pair of systems on one metric (Peyrard et al. 2021).
 
     Parameters
     ----------
     data : Scores or DataFrame
         Instance-level Scores (choose the metric with ``task``), or a wide DataFrame with one row
-        per instance and one column per system (the pairformance format).
+        per instance and one column per system (the pairformance format; higher = better).
     task : str, optional
         The metric (required when the Scores holds several).
     confidence : float
-        Level of the bootstrap intervals; ``alpha = 1 − confidence`` is also used in the summary.
+        Level of the bootstrap intervals; ``alpha = 1 − confidence`` also marks significance in
+        the summary, the figures and the CLI.
     n_bootstrap : int
-        Bootstrap resamples of the instances.
+        Bootstrap resamples of the instances (percentile intervals at quantiles
+        :math:`\alpha/2` and :math:`1 - \alpha/2`).
     seed : int
         Seeds the bootstrap and the random instance orders of Elo / TrueSkill.
     elo_k, elo_start, n_orders : float, float, int
-        Elo K-factor (16), start rating (1500), number of random instance orders averaged.
+        Elo K-factor (16), start rating (1500), number of seeded random instance orders averaged
+        (Elo 1978; see :func:`rankstats.ratings.elo`).
     draw_probability : float
-        TrueSkill draw probability (sets the draw margin).
+        TrueSkill draw probability (sets the draw margin; Herbrich et al. 2007). The other
+        TrueSkill parameters are the paper's: μ0 = 25, σ0 = 25/3, β = σ0/2, τ = σ0/100.
     trueskill_orders : int
-        Random instance orders averaged for TrueSkill (each match is an EP solve: costlier).
+        Random instance orders averaged for TrueSkill.
 
     Returns
     -------
     Paired
+        ``.pairs`` (one row per pair, ``a`` before ``b`` in the systems' order), ``.strengths``,
+        ``.agreement``, ``.parameters``; ``.plot_pair(a, b)`` and ``.plot_matrix()``.
+
+    Notes
+    -----
+    Pair ``(a, b)`` uses the ``n`` instances where both were evaluated; :math:`D = x_a - x_b`.
+
+    - ``mean_diff`` :math:`= \bar D`, ``ttest_p``: paired t-test, :math:`t = \bar D \sqrt n / s_D`
+      with ``n − 1`` df (``scipy.stats.ttest_rel``; NaN when ``n < 2`` or :math:`s_D = \bar D = 0`).
+    - ``median_diff`` = median of ``a`` − median of ``b``, ``mood_p``: Mood's (1954) median test
+      (values equal to the grand median count below; Pearson χ² of the 2 × 2 table with Yates'
+      correction, as ``scipy.stats.median_test``; NaN when all values fall on one side of the
+      grand median, where scipy refuses).
+    - ``wins_a``, ``wins_b``, ``ties``; ``p_a_beats_b`` = (wins_a + ties / 2) / n (the
+      two-system Bradley–Terry MLE with ties as half wins); ``sign_p``: exact two-sided sign
+      test, ``wins_a ~ Binomial(wins_a + wins_b, ½)`` with ties **excluded**,
+      :math:`p = \min(1, 2 F(\min(w, l)))` (as ``scipy.stats.binomtest``; 1 when every instance
+      is a tie).
+    - ``wilcoxon_p``: Wilcoxon (1945) signed-rank test on ``D`` (zeros dropped), exactly as
+      ``scipy.stats.wilcoxon(a, b)`` (exact, permutation or normal approximation as scipy chooses
+      for that pair).
+    - ``bt_probability`` :math:`= 1 / (1 + e^{\beta_b - \beta_a})` from the Bradley–Terry
+      strengths of all systems (NaN when the MLE does not exist).
+    - ``*_low``, ``*_high``: bootstrap percentile intervals of ``mean_diff``, ``median_diff``,
+      ``p_a_beats_b``: ``n_bootstrap`` resamples of the instance rows (multinomial counts shared
+      by every pair, so the pairing is kept); each pair uses the resampled rows where both
+      systems were evaluated.
+    - ``*_p_holm``: Holm (1979) adjustment across the pairs with a p-value, per test.
+
+    Nothing is imputed; a system without any score, or a pair never evaluated on a common
+    instance, is an error naming them.
 
     Examples
     --------
@@ -222,6 +278,15 @@ def paired(
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    for name, value in (
+        ("n_bootstrap", n_bootstrap),
+        ("n_orders", n_orders),
+        ("trueskill_orders", trueskill_orders),
+    ):
+        if int(value) != value or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if not 0 < draw_probability < 1:
+        raise ValueError(f"draw_probability must be in (0, 1), got {draw_probability}")
     x, systems, task = _matrix(data, task)
     n_inst, n_sys = x.shape
     if n_sys < 2:
@@ -271,13 +336,11 @@ def paired(
         boot_mean = (counts @ np.where(mask, d, 0.0)) / boot_n
         score = np.where(mask, (d > 0) + 0.5 * (d == 0), 0.0)
         boot_share = (counts @ score) / boot_n
-    boot_median = _bootstrap_median_diff(x, ia, ib, mask, counts, rng_index=rng)
+    boot_median = _bootstrap_median_diff(x, ia, ib, mask, counts)
     q = [(1 - confidence) / 2, (1 + confidence) / 2]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        mean_lo, mean_hi = np.nanquantile(boot_mean, q, axis=0)
-        share_lo, share_hi = np.nanquantile(boot_share, q, axis=0)
-        med_lo, med_hi = np.nanquantile(boot_median, q, axis=0)
+    mean_lo, mean_hi = _quantiles(boot_mean, q)
+    share_lo, share_hi = _quantiles(boot_share, q)
+    med_lo, med_hi = _quantiles(boot_median, q)
 
     try:
         bt = bradley_terry(x, systems)
@@ -334,7 +397,11 @@ def paired(
     from rankstats.robustness import agreement
 
     aggregators = ("mean", "median", "bt", "elo", "trueskill")
-    table = agreement({k: strengths.set_index("system")[k] for k in aggregators})
+    available = [k for k in aggregators if strengths[k].notna().all()]
+    table = agreement({k: strengths.set_index("system")[k] for k in available})
+    # Peyrard et al. (2021, Table 1): the same set of three best systems (pairformance's
+    # "Same Top-3" compared the best system only).
+    table["same_top3"] = table["top3_overlap"] == 1.0
     return Paired(
         pairs=pairs,
         strengths=strengths,
@@ -348,11 +415,29 @@ def paired(
             "elo_k": elo_k,
             "elo_start": elo_start,
             "n_orders": n_orders,
+            "trueskill_mu0": 25.0,
+            "trueskill_sigma0": 25.0 / 3,
+            "trueskill_beta": 25.0 / 6,
+            "trueskill_tau": 25.0 / 300,
             "draw_probability": draw_probability,
+            "trueskill_orders": trueskill_orders,
             "n_instances": n_inst,
         },
         scores=x,
     )
+
+
+def _quantiles(values: np.ndarray, q: list[float]) -> np.ndarray:
+    """Column quantiles (linear interpolation) ignoring NaN (resamples where a pair had no
+    common instance); ``np.nanquantile`` only where needed, since it loops over columns."""
+    out = np.full((len(q), values.shape[1]), np.nan)
+    gaps = np.isnan(values).any(axis=0)
+    out[:, ~gaps] = np.quantile(values[:, ~gaps], q, axis=0)
+    if gaps.any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN column: NaN interval
+            out[:, gaps] = np.nanquantile(values[:, gaps], q, axis=0)
+    return out
 
 
 def _bootstrap_median_diff(
@@ -361,7 +446,6 @@ def _bootstrap_median_diff(
     ib: np.ndarray,
     mask: np.ndarray,
     counts: np.ndarray,
-    rng_index: np.random.Generator,
 ) -> np.ndarray:
     """Difference of medians per bootstrap resample and pair, on each pair's common instances."""
     n_boot, n_inst = counts.shape

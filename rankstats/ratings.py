@@ -13,10 +13,13 @@ equal scores draw.
 - **TrueSkill** (Herbrich, Minka & Graepel 2007): Gaussian skills :math:`N(\mu, \sigma^2)`,
   performance noise β, dynamics τ, draw probability; each instance is a free-for-all match ranked
   by score, solved by expectation propagation on the paper's factor graph (one truncation factor
-  per adjacent pair, iterated to convergence). Averaged over random instance orders like Elo.
+  per adjacent pair; the paper's schedule: sweeps down and up the chain of difference factors
+  until the marginals stop changing). Averaged over random instance orders like Elo.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import networkx as nx
 import numpy as np
@@ -122,13 +125,18 @@ def _v_w_win(t: np.ndarray, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _v_w_draw(t: np.ndarray, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Mean / variance corrections of N(t, 1) truncated to ``[-eps, eps]``."""
-    a, b = -eps - t, eps - t
+    """Mean / variance corrections of N(t, 1) truncated to ``[-eps, eps]``.
+
+    Computed for ``|t|`` (both bounds in the lower tail, where ``ndtr`` keeps its relative
+    accuracy) and mirrored: ``v`` is odd in ``t`` and ``w`` even.
+    """
+    s = np.abs(t)
+    a, b = -eps - s, eps - s
     mass = np.maximum(special.ndtr(b) - special.ndtr(a), 1e-300)
     pa, pb = _pdf(a), _pdf(b)
     v = (pa - pb) / mass
     w = v**2 + (b * pb - a * pa) / mass
-    return v, w
+    return np.where(t < 0, -v, v), w
 
 
 def trueskill_update(
@@ -162,75 +170,109 @@ def _match(
     active: np.ndarray,
     beta: float,
     eps: float,
-    sweeps: int = 20,
-    tol: float = 1e-4,
+    tol: float = 1e-9,
+    max_sweeps: int = 100,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """One free-for-all match per row by expectation propagation on the TrueSkill factor graph.
+    r"""One free-for-all match per row by expectation propagation on the TrueSkill factor graph.
 
     ``mu``, ``var``: skills (after dynamics) of the players in finishing order (best first),
     shape ``(R, m)``; ``draws[:, k]``: players ``k`` and ``k + 1`` drew; ``active[:, k]``: the
-    difference factor between them exists (both played). The truncation factors are updated one
-    at a time, forward then backward along the chain (the schedule of Herbrich et al. 2007),
-    until no performance mean moves by more than ``tol`` in a sweep; vectorised over rows.
-    Returns the posterior skills.
+    difference factor between them exists (both played). Returns the posterior skills.
+
+    Performances :math:`p_k \sim N(\mu_k, \sigma_k^2 + \beta^2)`; differences
+    :math:`d_k = p_k - p_{k+1}` with the truncation factor :math:`1[d_k > \varepsilon]` (win) or
+    :math:`1[|d_k| \le \varepsilon]` (draw). Messages follow the schedule of Herbrich, Minka &
+    Graepel (2007, Fig. 1): sweeps down the chain of difference factors (k = 0 … m − 2) and back
+    up (k = m − 3 … 0), each factor updated from its current cavities (moment matching of the
+    truncated Gaussian, functions ``v`` and ``w``), until no performance marginal's mean or
+    standard deviation changes by more than ``tol`` (rating points) in a sweep. The loop runs
+    over chain positions; every step is vectorised over the rows (the random instance orders).
+    A chain of two players is one exact update (the closed form of the paper).
     """
     n_rows, m = mu.shape
-    # Natural parameters (precision, precision × mean) of each performance's marginal.
-    perf_pi = 1 / (var + beta**2)
-    perf_tau = mu * perf_pi
-    up_pi, up_tau = np.zeros((n_rows, m - 1)), np.zeros((n_rows, m - 1))  # factor k → player k
-    lo_pi, lo_tau = np.zeros((n_rows, m - 1)), np.zeros((n_rows, m - 1))  # factor k → k + 1
-    t_pi, t_tau = np.zeros((n_rows, m - 1)), np.zeros((n_rows, m - 1))  # truncation k → d_k
-    last = int(np.max(np.flatnonzero(active.any(axis=0)), initial=-1))
-    schedule = list(range(last + 1)) + list(range(last - 1, -1, -1))
-    previous = perf_tau / perf_pi
-    for _ in range(sweeps):
+    n_fac = m - 1
+    if n_fac < 1:
+        return mu.copy(), var.copy()
+    # Column-major working copies: factor k's rows are contiguous.
+    prior_pi = (1.0 / (var + beta**2)).T.copy()  # (m, R) performance priors
+    prior_tau = (mu.T * prior_pi).copy()
+    act = active.T.copy()
+    drw = (draws & active).T.copy()
+    up_pi = np.zeros((n_fac, n_rows))  # factor k -> performance k
+    up_tau = np.zeros((n_fac, n_rows))
+    lo_pi = np.zeros((n_fac, n_rows))  # factor k -> performance k + 1
+    lo_tau = np.zeros((n_fac, n_rows))
+    used = np.flatnonzero(act.any(axis=1))
+    any_draw = drw.any(axis=1)
+    last = int(used[-1]) if len(used) else -1
+    schedule = [k for k in [*range(last + 1), *range(last - 1, -1, -1)] if act[k].any()]
+    zero = np.zeros(n_rows)
+    full = act.all(axis=1)
+    mean_old = np.zeros((m, n_rows))
+    sd_old = np.zeros((m, n_rows))
+    converged = False
+    for _ in range(max_sweeps):
         for k in schedule:
-            on = active[:, k]
-            a_pi = perf_pi[:, k] - up_pi[:, k]  # cavities: factor k's own message removed
-            a_tau = perf_tau[:, k] - up_tau[:, k]
-            b_pi = perf_pi[:, k + 1] - lo_pi[:, k]
-            b_tau = perf_tau[:, k + 1] - lo_tau[:, k]
-            v_a, v_b = 1 / a_pi, 1 / b_pi
+            a_pi = prior_pi[k] + (lo_pi[k - 1] if k > 0 else zero)
+            a_tau = prior_tau[k] + (lo_tau[k - 1] if k > 0 else zero)
+            b_pi = prior_pi[k + 1] + (up_pi[k + 1] if k + 1 < n_fac else zero)
+            b_tau = prior_tau[k + 1] + (up_tau[k + 1] if k + 1 < n_fac else zero)
+            v_a, v_b = 1.0 / a_pi, 1.0 / b_pi
             mu_a, mu_b = a_tau * v_a, b_tau * v_b
-            mu_s, v_s = mu_a - mu_b, v_a + v_b  # message from the difference factor
+            mu_s, v_s = mu_a - mu_b, v_a + v_b  # sum factor -> difference (cavity of d_k)
             c = np.sqrt(v_s)
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                v, w = _v_w_win(mu_s / c, eps / c)
-                if (draws[:, k] & on).any():
-                    v_draw, w_draw = _v_w_draw(mu_s / c, eps / c)
-                    v = np.where(draws[:, k], v_draw, v)
-                    w = np.where(draws[:, k], w_draw, w)
-            w = np.clip(w, 1e-12, 1.0 - 1e-12)
-            new_var = v_s * (1 - w)
-            new_t_pi = np.where(on, 1 / new_var - 1 / v_s, 0.0)
-            new_t_tau = np.where(on, (mu_s + c * v) / new_var - mu_s / v_s, 0.0)
-            t_pi[:, k], t_tau[:, k] = new_t_pi, new_t_tau
-            # Messages back to the players through d = p_k - p_{k+1}.
-            new_up_pi = new_t_pi / (1 + new_t_pi * v_b)
-            new_up_tau = (new_t_tau + new_t_pi * mu_b) / (1 + new_t_pi * v_b)
-            new_lo_pi = new_t_pi / (1 + new_t_pi * v_a)
-            new_lo_tau = (new_t_pi * mu_a - new_t_tau) / (1 + new_t_pi * v_a)
-            perf_pi[:, k] = a_pi + new_up_pi
-            perf_tau[:, k] = a_tau + new_up_tau
-            perf_pi[:, k + 1] = b_pi + new_lo_pi
-            perf_tau[:, k + 1] = b_tau + new_lo_tau
-            up_pi[:, k], up_tau[:, k] = new_up_pi, new_up_tau
-            lo_pi[:, k], lo_tau[:, k] = new_lo_pi, new_lo_tau
-        means = perf_tau / perf_pi
-        if np.max(np.abs(means - previous)) < tol:  # performance means settled (skill units)
+            t, e = mu_s / c, eps / c
+            v, w = _v_w_win(t, e)
+            if any_draw[k]:
+                v_d, w_d = _v_w_draw(t, e)
+                v = np.where(drw[k], v_d, v)
+                w = np.where(drw[k], w_d, w)
+            w = np.clip(w, 1e-300, 1.0 - 1e-12)
+            # Truncation message = moments of the truncated Gaussian / cavity.
+            new_pi = 1.0 / (v_s * (1.0 - w)) - 1.0 / v_s
+            new_tau = (mu_s + c * v) / (v_s * (1.0 - w)) - mu_s / v_s
+            if not full[k]:
+                new_pi = np.where(act[k], new_pi, 0.0)
+                new_tau = np.where(act[k], new_tau, 0.0)
+            # Back through d_k = p_k - p_{k+1} to both performances.
+            den_b = 1.0 + new_pi * v_b
+            den_a = 1.0 + new_pi * v_a
+            up_pi[k] = new_pi / den_b
+            up_tau[k] = (new_tau + new_pi * mu_b) / den_b
+            lo_pi[k] = new_pi / den_a
+            lo_tau[k] = (new_pi * mu_a - new_tau) / den_a
+        marg_pi = prior_pi.copy()
+        marg_tau = prior_tau.copy()
+        marg_pi[:-1] += up_pi
+        marg_tau[:-1] += up_tau
+        marg_pi[1:] += lo_pi
+        marg_tau[1:] += lo_tau
+        mean, sd = marg_tau / marg_pi, 1.0 / np.sqrt(marg_pi)
+        change = max(np.max(np.abs(mean - mean_old)), np.max(np.abs(sd - sd_old)))
+        mean_old, sd_old = mean, sd
+        if change < tol:
+            converged = True
             break
-        previous = means
-    msg_pi = np.pad(up_pi, ((0, 0), (0, 1))) + np.pad(lo_pi, ((0, 0), (1, 0)))
-    msg_tau = np.pad(up_tau, ((0, 0), (0, 1))) + np.pad(lo_tau, ((0, 0), (1, 0)))
-    # Performance → skill: add the performance noise β² to the message.
+    if not converged:
+        warnings.warn(
+            f"TrueSkill EP did not converge in {max_sweeps} sweeps (last change {change:.2g})",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    msg_pi = np.zeros((m, n_rows))
+    msg_tau = np.zeros((m, n_rows))
+    msg_pi[:-1] += up_pi
+    msg_tau[:-1] += up_tau
+    msg_pi[1:] += lo_pi
+    msg_tau[1:] += lo_tau
+    # Performance -> skill: the message loses the performance noise beta^2.
     has = msg_pi > 0
     safe = np.where(has, msg_pi, 1.0)
-    s_pi = np.where(has, 1 / (1 / safe + beta**2), 0.0)
+    s_pi = np.where(has, 1.0 / (1.0 / safe + beta**2), 0.0)
     s_tau = np.where(has, s_pi * (msg_tau / safe), 0.0)
-    post_pi = 1 / var + s_pi
-    post_tau = mu / var + s_tau
-    return post_tau / post_pi, 1 / post_pi
+    post_pi = 1.0 / var + s_pi.T
+    post_tau = mu / var + s_tau.T
+    return post_tau / post_pi, 1.0 / post_pi
 
 
 def trueskill(
@@ -242,19 +284,54 @@ def trueskill(
     draw_probability: float = 0.1,
     n_orders: int = 20,
     seed: int | None = 0,
+    *,
+    orders: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """TrueSkill means and standard deviations, averaged over random instance orders.
+    r"""TrueSkill means and standard deviations, averaged over random instance orders.
 
     Each instance is a free-for-all match of the evaluated systems ranked by score (equal scores
     draw), solved by expectation propagation on the factor graph of Herbrich, Minka & Graepel
-    (2007): performances :math:`p_i \\sim N(s_i, \beta^2)`, one truncation factor per adjacent
-    pair (``d > ε`` for a win, ``|d| ≤ ε`` for a draw), iterated to convergence. Defaults are the
-    paper's: μ0 = 25, σ0 = 25/3, β = σ0/2, τ = σ0/100, draw probability 0.1 (draw margin
-    ε = Φ⁻¹((p + 1)/2) √2 β).
+    (2007): performances :math:`p_i \sim N(s_i, \beta^2)`, one truncation factor per adjacent
+    pair (:math:`d > \varepsilon` for a win, :math:`|d| \le \varepsilon` for a draw), with the
+    paper's message schedule iterated to convergence (:func:`_match`). Before each match the
+    skill variance of every participant grows by :math:`\tau^2`. Defaults are the paper's:
+    μ0 = 25, σ0 = 25/3, β = σ0/2, τ = σ0/100, draw probability 0.1 (draw margin
+    :math:`\varepsilon = \Phi^{-1}((p + 1)/2) \sqrt 2 \beta`).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Scores, shape ``(n_instances, N)``; higher = better, NaN = not evaluated.
+    n_orders, seed : int
+        Number of seeded random instance orders played (the results are averaged).
+    orders : numpy.ndarray, optional
+        Explicit orders instead, shape ``(n_orders, n_instances)`` (each row a permutation of
+        the instance indices); e.g. ``np.arange(n_instances)[None]`` plays the rows as given.
+
+    Returns
+    -------
+    mu, sigma : numpy.ndarray
+        Posterior means and standard deviations per system, averaged over the orders.
+
+    Examples
+    --------
+    One win from the default prior: 29.396 ± 7.171 against 20.604 ± 7.171, the values in the
+    documentation of the ``trueskill`` package (``rate_1vs1(Rating(), Rating())``).
+
+    >>> import numpy as np
+    >>> mu, sigma = trueskill(np.array([[1.0, 0.0]]), orders=np.array([[0]]))
+    >>> np.round(mu, 3).tolist(), np.round(sigma, 3).tolist()
+    ([29.396, 20.604], [7.171, 7.171])
     """
     n_inst, n = x.shape
     eps = stats.norm.ppf((draw_probability + 1) / 2) * np.sqrt(2) * beta
-    order = _orders(n_inst, n_orders, seed)
+    if orders is None:
+        order = _orders(n_inst, n_orders, seed)
+    else:
+        order = np.asarray(orders, dtype=np.int64)
+        if order.ndim != 2 or (np.sort(order, axis=1) != np.arange(n_inst)).any():
+            raise ValueError("orders must have shape (n_orders, n_instances), rows permutations")
+        n_orders = order.shape[0]
     rows = np.arange(n_orders)[:, None]
     mu = np.full((n_orders, n), mu0)
     var = np.full((n_orders, n), sigma0**2)

@@ -1,0 +1,118 @@
+"""Figures of the paired analysis: the pairing plot, the histogram of differences, the matrix.
+
+Explicit ``Figure`` objects (no pyplot state), like :mod:`rankstats.plotting`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from rankstats.plotting import _quiet_missing_glyphs, _short
+
+
+def pair_figure(xa: np.ndarray, xb: np.ndarray, a: str, b: str) -> Figure:
+    """Pairing plot and histogram of the differences of two systems' paired scores.
+
+    Left: each instance evaluated by both is a point ``(score of b, score of a)``; above the
+    x = y line ``a`` did better (Peyrard et al. 2021, Fig. 2). Right: histogram of
+    :math:`D = x_a - x_b` with its mean and median.
+
+    Parameters
+    ----------
+    xa, xb : numpy.ndarray
+        Scores of ``a`` and ``b`` per instance (NaN = not evaluated; only the instances where
+        both were evaluated are drawn).
+    a, b : str
+        System names.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    keep = ~np.isnan(xa) & ~np.isnan(xb)
+    if not keep.any():
+        raise ValueError(f"systems {a!r} and {b!r} share no evaluated instance")
+    xa, xb = xa[keep], xb[keep]
+    fig = Figure(figsize=(9, 4))
+    ax1, ax2 = fig.subplots(1, 2)
+    above = xa > xb
+    below = xa < xb
+    ax1.scatter(xb[above], xa[above], s=12, alpha=0.75, label=f"{_short(a)} better")
+    ax1.scatter(xb[below], xa[below], s=12, alpha=0.75, label=f"{_short(b)} better")
+    ax1.scatter(xb[~above & ~below], xa[~above & ~below], s=12, color="grey", label="tie")
+    lo = float(min(xa.min(), xb.min()))
+    hi = float(max(xa.max(), xb.max()))
+    ax1.plot([lo, hi], [lo, hi], color="black", lw=0.8)
+    ax1.set_xlabel(_short(b))
+    ax1.set_ylabel(_short(a))
+    ax1.legend(fontsize=7, loc="upper left")
+    n_ties = int(keep.sum() - above.sum() - below.sum())
+    ax1.set_title(
+        f"wins / losses / ties: {int(above.sum())} / {int(below.sum())} / {n_ties}", fontsize=9
+    )
+    diff = xa - xb
+    ax2.hist(diff, bins=int(min(30, max(5, len(diff) // 3))), color="C0", alpha=0.8)
+    ax2.axvline(0, color="black", lw=0.8)
+    ax2.axvline(diff.mean(), color="C3", lw=1.2, ls="--", label=f"mean {diff.mean():+.4g}")
+    ax2.axvline(np.median(diff), color="C2", lw=1.2, ls=":", label=f"median {np.median(diff):+.4g}")
+    ax2.set_xlabel(f"{_short(a)} − {_short(b)}")
+    ax2.set_ylabel("instances")
+    ax2.legend(fontsize=7)
+    ax2.set_title(f"differences on the n = {len(diff)} common instances", fontsize=9)
+    with _quiet_missing_glyphs():
+        fig.tight_layout()
+    return fig
+
+
+def matrix_figure(
+    pairs: pd.DataFrame, order: list[str], p_column: str, alpha: float, title: str
+) -> Figure:
+    """Matrix of P(row beats column) (ties ½) with significance marks.
+
+    Cell ``(a, b)`` is the share of common instances where ``a`` scored higher than ``b`` (ties
+    count ½); ``*`` marks the pairs whose ``p_column`` (e.g. the Holm-adjusted sign test) is
+    below ``alpha``. Rows and columns follow ``order`` (best first).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    n = len(order)
+    index = {s: i for i, s in enumerate(order)}
+    prob = np.full((n, n), np.nan)
+    sig = np.zeros((n, n), dtype=bool)
+    ia = pairs["system_a"].map(index).to_numpy()
+    ib = pairs["system_b"].map(index).to_numpy()
+    share = pairs["p_a_beats_b"].to_numpy(np.float64)
+    hit = pairs[p_column].to_numpy(np.float64) < alpha
+    prob[ia, ib], prob[ib, ia] = share, 1.0 - share
+    sig[ia, ib] = sig[ib, ia] = hit
+    side = max(4.0, min(0.38 * n + 2.5, 30.0))
+    fig = Figure(figsize=(side + 1.2, side))
+    ax = fig.add_subplot()
+    image = ax.imshow(
+        np.ma.masked_invalid(prob), cmap="RdBu_r", vmin=0, vmax=1, interpolation="nearest"
+    )
+    labels = [_short(str(s)) for s in order]
+    size = max(4, 9 - n // 20)
+    ax.set_xticks(range(n), labels, rotation=90, fontsize=size)
+    ax.set_yticks(range(n), labels, fontsize=size)
+    ax.set_xlabel("system b")
+    ax.set_ylabel("system a")
+    rows, cols = np.nonzero(sig)
+    if n <= 20:
+        for i in range(n):
+            for j in range(n):
+                if i != j:
+                    mark = "*" if sig[i, j] else ""
+                    ax.text(j, i, f"{prob[i, j]:.2f}{mark}", ha="center", va="center", fontsize=6)
+    else:
+        ax.scatter(cols, rows, marker="*", s=6, color="black", linewidths=0)
+    ax.set_title(title, fontsize=9)
+    cbar = fig.colorbar(image, ax=ax, shrink=0.8)
+    cbar.set_label("P(a beats b) on the common instances (ties ½)")
+    with _quiet_missing_glyphs():
+        fig.tight_layout()
+    return fig
