@@ -347,7 +347,14 @@ def _simulate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--adversarial", type=int, default=0, help="adversarial tasks")
     parser.add_argument("--missing", type=float, default=0.0, help="share of scores removed")
-    parser.add_argument("--missing-pattern", choices=["cell", "block"], default="cell")
+    parser.add_argument(
+        "--missing-pattern",
+        choices=["cell", "block"],
+        default=None,
+        dest="missing_pattern_given",
+        help="remove single scores (cell; default) or whole (system, task) blocks (block; the "
+        "default with --partitions)",
+    )
     parser.add_argument(
         "--round",
         type=int,
@@ -356,12 +363,68 @@ def _simulate_arguments(parser: argparse.ArgumentParser) -> None:
         help="round scores to this many decimals (creates ties)",
     )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", required=True, help="output file: .csv or .parquet")
+    parser.add_argument(
+        "--out",
+        required=True,
+        help="output file (.csv or .parquet); with --partitions, an output directory",
+    )
+    parser.add_argument(
+        "--partitions",
+        type=int,
+        default=None,
+        help="write a benchmark larger than memory as this many files in --out, one at a time "
+        "(needs --instances; missing scores are left out, --missing-pattern block by default)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=["parquet", "csv"],
+        default="parquet",
+        help="file format with --partitions (default: parquet)",
+    )
+
+
+def _simulate_partitioned(args: argparse.Namespace) -> int:
+    import time
+
+    from rankstats.simulate import gumbel_files
+
+    if args.instances is None:
+        raise SystemExit("error: --partitions needs --instances")
+    if args.adversarial:
+        raise SystemExit("error: --adversarial is not available with --partitions")
+    start = time.perf_counter()
+    files, truth = gumbel_files(
+        args.out,
+        args.systems,
+        args.tasks,
+        args.instances,
+        partitions=args.partitions,
+        phi=args.phi,
+        scale=args.scale,
+        seed=args.seed,
+        missing=args.missing,
+        missing_pattern=args.missing_pattern_given or "block",
+        round_to=args.round_to,
+        fmt=args.format,
+        progress=sys.stderr.isatty(),
+    )
+    size = sum(f.stat().st_size for f in files)
+    total = args.systems * args.tasks * args.instances
+    print(
+        f"wrote {len(files)} {args.format} files to {args.out} ({size / 1e6:,.0f} MB; "
+        f"{total:,} scores before removing missing ones) and {truth} in "
+        f"{time.perf_counter() - start:.1f} s"
+    )
+    print(f"read them with: rankstats rank {args.out} --stream")
+    return 0
 
 
 def _simulate(args: argparse.Namespace) -> int:
     from rankstats.simulate import gumbel
 
+    if args.partitions is not None:
+        return _simulate_partitioned(args)
+    args.missing_pattern = args.missing_pattern_given or "cell"
     sim = gumbel(
         args.systems,
         args.tasks,

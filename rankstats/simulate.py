@@ -388,3 +388,142 @@ __all__ = [
     "plackett_luce",
     "robustness",
 ]
+
+
+def gumbel_files(
+    directory: str | Path,
+    n_systems: int = 20,
+    n_tasks: int = 20,
+    n_instances: int = 330_000,
+    partitions: int = 40,
+    phi: float = 0.5,
+    scale: float = 1.0,
+    seed: int = 0,
+    missing: float = 0.0,
+    missing_pattern: str = "block",
+    round_to: int | None = None,
+    fmt: str = "parquet",
+    progress: bool = False,
+) -> tuple[list[Path], Path]:
+    r"""Write a Gumbel benchmark too large for memory as partitioned files, one part at a time.
+
+    The same generative model as :func:`gumbel` (score of system :math:`n` on every (task,
+    instance) ~ Gumbel(φ n, scale), ``sysNN`` best), written as ``partitions`` files
+    ``part-00000.parquet ...`` that each hold a contiguous range of the (task, instance) pairs,
+    rows grouped by (task, instance) — what :func:`rankstats.scan_scores` streams. Memory is that
+    of one part. Missing scores are left out of the files (no NaN rows):
+    ``missing_pattern="block"`` removes whole (system, task) blocks, the same in every part, as in
+    the missing-scores benchmark of Himmi et al. (2023); ``"cell"`` removes single scores.
+
+    The parts are drawn from ``SeedSequence(seed).spawn(partitions)``, so a file is reproducible
+    on its own; the numbers differ from :func:`gumbel` with the same seed (a different stream).
+
+    Parameters
+    ----------
+    directory : path
+        Created if needed; ``truth.json`` (truth, parameters, missing blocks) is written there too.
+    n_systems, n_tasks, n_instances : int
+        ``20 × 20 × 330,000`` ≈ 132 million scores by default (the size of the benchmark of
+        Himmi et al. 2023).
+    partitions : int
+        Number of files (each ≈ n_systems · n_tasks · n_instances / partitions rows).
+    fmt : {"parquet", "csv"}
+
+    Returns
+    -------
+    (list of Path, Path)
+        The data files and the ``truth.json`` sidecar.
+
+    Examples
+    --------
+    >>> import tempfile, rankstats as rs
+    >>> files, truth = rs.simulate.gumbel_files(tempfile.mkdtemp(), 5, 3, 100, partitions=4,
+    ...                                          missing=0.2, seed=1)
+    >>> len(files), rs.aggregate(rs.scan_scores(files), "borda").order[0]
+    (4, 'sys05')
+    """
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    _check(n_systems >= 2 and n_tasks >= 1 and n_instances >= 1, "need ≥ 2 systems, ≥ 1 task")
+    _check(1 <= partitions <= n_tasks * n_instances, "need 1 ≤ partitions ≤ tasks × instances")
+    _check(fmt in ("parquet", "csv"), f"fmt must be 'parquet' or 'csv', not {fmt!r}")
+    _check(0 <= missing < 1, f"missing must be in [0, 1), got {missing}")
+    _check(missing_pattern in ("cell", "block"), "missing_pattern must be 'cell' or 'block'")
+    _check(bool(np.isfinite(phi) and phi > 0) and scale > 0, "need phi > 0 and scale > 0")
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    systems, tasks = system_names(n_systems), task_names(n_tasks)
+    seeds = np.random.SeedSequence(seed).spawn(partitions + 1)
+    blocks = np.zeros((n_systems, n_tasks), dtype=bool)
+    if missing_pattern == "block" and missing > 0:
+        blocks = np.random.default_rng(seeds[-1]).random((n_systems, n_tasks)) < missing
+    loc = phi * np.arange(1, n_systems + 1, dtype=np.float64)
+    system_dict = pa.array(systems, pa.string())
+    task_dict = pa.array(tasks, pa.string())
+    bounds = np.linspace(0, n_tasks * n_instances, partitions + 1).round().astype(np.int64)
+    files = []
+    for p in range(partitions):
+        rng = np.random.default_rng(seeds[p])
+        pair = np.arange(bounds[p], bounds[p + 1])  # flattened (task, instance) index
+        task, instance = np.divmod(pair, n_instances)
+        # Rows: (task, instance) major, system minor — grouped by instance.
+        score = rng.gumbel(loc=loc, scale=scale, size=(len(pair), n_systems))
+        if round_to is not None:
+            score = np.round(score, round_to)
+        keep = ~blocks[:, task].T
+        if missing_pattern == "cell" and missing > 0:
+            keep &= rng.random(keep.shape) >= missing
+        row_pair, row_system = np.nonzero(keep)
+        table = pa.table(
+            {
+                "system": pa.DictionaryArray.from_arrays(
+                    pa.array(row_system.astype(np.int16)), system_dict
+                ),
+                "task": pa.DictionaryArray.from_arrays(
+                    pa.array(task[row_pair].astype(np.int16)), task_dict
+                ),
+                "instance": pa.array(instance[row_pair].astype(np.int32)),
+                "score": pa.array(score[row_pair, row_system]),
+            }
+        )
+        path = directory / f"part-{p:05d}.{fmt}"
+        if fmt == "parquet":
+            pq.write_table(table, path)
+        else:
+            pacsv.write_csv(table, path)
+        files.append(path)
+        if progress:
+            import sys
+
+            sys.stderr.write(f"\rsimulate: wrote {p + 1}/{partitions} files")
+    if progress:
+        import sys
+
+        sys.stderr.write("\n")
+    missing_blocks = [[systems[s], tasks[t]] for s, t in zip(*np.nonzero(blocks), strict=True)]
+    meta = directory / "truth.json"
+    meta.write_text(
+        json.dumps(
+            {
+                "truth": list(reversed(systems)),
+                "parameters": {
+                    "generator": "gumbel_files",
+                    "n_systems": n_systems,
+                    "n_tasks": n_tasks,
+                    "n_instances": n_instances,
+                    "partitions": partitions,
+                    "phi": phi,
+                    "scale": scale,
+                    "seed": seed,
+                    "missing": missing,
+                    "missing_pattern": missing_pattern,
+                    "round_to": round_to,
+                },
+                "missing_blocks": missing_blocks,
+            },
+            indent=1,
+        )
+    )
+    return files, meta

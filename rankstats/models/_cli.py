@@ -1,4 +1,5 @@
-"""``rankstats fit``: fit Plackett–Luce or Bradley–Terry; print worths and pairwise probabilities.
+"""``rankstats fit``: fit Plackett–Luce, Bradley–Terry or Mallows; print worths / consensus
+positions and pairwise probabilities.
 
 Registered in :data:`rankstats.cli.SUBCOMMANDS`.
 """
@@ -9,6 +10,7 @@ import argparse
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from rankstats.cli import _json_default, _short, add_input_arguments, load_input
@@ -24,9 +26,21 @@ def fit_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--paired", choices=sorted(PAIRED), help="a bundled paired-comparison data set (bt only)"
     )
-    parser.add_argument("--model", choices=["pl", "bt"], default="pl", help="default: pl")
     parser.add_argument(
-        "--method", choices=["nuts", "mle", "map"], default="nuts", help="default: nuts"
+        "--model", choices=["pl", "bt", "mallows"], default="pl", help="default: pl"
+    )
+    parser.add_argument(
+        "--method",
+        choices=["nuts", "mle", "map", "mcmc"],
+        default=None,
+        help="pl/bt: nuts (default), mle or map; mallows: mcmc (Gibbs, default) or map "
+        "(Kemeny consensus + ML dispersion, complete rankings)",
+    )
+    parser.add_argument(
+        "--prior",
+        choices=["gamma", "bayesmallows"],
+        default="gamma",
+        help="mallows: θ ~ Gamma(1, 0.1) (default) or BayesMallows' α = nθ ~ Exp(0.001)",
     )
     parser.add_argument(
         "--level",
@@ -77,6 +91,18 @@ def fit_command(args: argparse.Namespace) -> int:
     from rankstats import models
 
     data, name, what = _data(args)
+    if args.model == "mallows":
+        args.method = args.method or "mcmc"
+        if args.method not in ("mcmc", "map"):
+            raise SystemExit("error: --model mallows takes --method mcmc or map")
+        if args.kind != "subset":
+            raise SystemExit(
+                "error: --kind top_k is not a Mallows option (unranked items are latent anywhere)"
+            )
+        return _mallows(args, data, name, what)
+    args.method = args.method or "nuts"
+    if args.method == "mcmc":
+        raise SystemExit("error: --method mcmc is the Mallows sampler; pl/bt use nuts, mle or map")
     cls = models.PlackettLuce if args.model == "pl" else models.BradleyTerry
     model = cls(prior_scale=args.prior_scale, kind=args.kind)
     fit = model.fit(
@@ -171,6 +197,105 @@ def fit_command(args: argparse.Namespace) -> int:
                 "data": name,
                 "model": args.model,
                 "method": args.method,
+                "info": fit.info,
+                "parameters": fit.parameters,
+                "log_likelihood": fit.log_likelihood,
+            },
+            indent=1,
+            default=_json_default,
+        )
+    )
+    files.append(info_path)
+    print(f"wrote {', '.join(str(p) for p in files)}")
+    return 0
+
+
+def _mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int:
+    """``rankstats fit --model mallows``: consensus positions, θ and pairwise probabilities."""
+    from rankstats import models
+
+    if not isinstance(data, Rankings):
+        raise SystemExit("error: the Mallows model takes rankings, not paired comparisons")
+    model = models.Mallows(prior=args.prior)
+    fit = model.fit(
+        data,
+        method=args.method,
+        draws=args.draws,
+        tune=args.tune,
+        chains=args.chains,
+        seed=args.seed,
+        progressbar=not args.no_progress,
+    )
+    sampled = args.method == "mcmc"
+    print(f"rankstats fit: {name} ({what}), {model!r}, method={args.method}")
+    summary = fit.summary(args.prob)
+    if sampled:
+        problems = fit.info["convergence_problems"]
+        print(
+            f"  Gibbs sampler: {args.chains} chains × {args.draws} sweeps after {args.tune} "
+            f"discarded, seed {args.seed}; converged: {not problems}"
+            + (f" ({'; '.join(problems)})" if problems else "")
+        )
+        t = summary.loc["theta"]
+        print(
+            f"  theta = {t['mean']:.4g} (sd {t['sd']:.3g}; {args.prob:.0%} interval "
+            f"[{t['low']:.4g}, {t['high']:.4g}])"
+        )
+    else:
+        print(
+            f"  theta = {fit.theta:.6g} (maximum likelihood), Kemeny consensus optimal: "
+            f"{fit.info['kemeny_optimal']}; log-likelihood {fit.log_likelihood:.4f}"
+        )
+    rows = [f"position[{s}]" for s in fit.order]
+    centre = "mean" if sampled else "estimate"
+    table = pd.DataFrame(
+        {
+            "rank": range(1, len(rows) + 1),
+            "system": fit.order,
+            "position": summary.loc[rows, centre].to_numpy(),
+        }
+    )
+    if sampled:
+        for key in ("sd", "low", "high", "r_hat", "ess_bulk"):
+            table[key] = summary.loc[rows, key].to_numpy()
+    width = min(max(6, *(len(s) for s in fit.order)), 40)
+    print(
+        "\nconsensus (the ranking closest in expected Kendall distance to the posterior draws)"
+        + (f"; posterior position of each system in σ, {args.prob:.0%} interval" if sampled else "")
+    )
+    header = f"{'rank':>4}  {'system':<{width}}  {'position':>8}"
+    if sampled:
+        header += f"  {'sd':>5}  {'interval':>12}  {'R-hat':>6}  {'ESS':>6}"
+    print(header)
+    print("-" * len(header))
+    for row in table.itertuples():
+        line = f"{row.rank:>4}  {_short(row.system, width):<{width}}  {row.position:>8.2f}"
+        if sampled:
+            r_hat = "     -" if np.isnan(row.r_hat) else f"{row.r_hat:>6.3f}"
+            ess = "     -" if np.isnan(row.ess_bulk) else f"{row.ess_bulk:>6.0f}"
+            line += f"  {row.sd:>5.2f}  [{row.low:>4.0f}, {row.high:>4.0f}]  {r_hat}  {ess}"
+        print(line)
+    if sampled:
+        print("(R-hat / ESS '-': the position is the same in every draw.)")
+    pairs = fit.pairwise(args.prob)
+    n = len(fit.order)
+    n_sig = int(pairs["significant"].sum() // 2)
+    print(f"\n{n_sig} of {n * (n - 1) // 2} pairs have a {args.prob:.0%} interval excluding ½.")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    files = [out / "mallows_consensus.csv", out / "mallows_pairwise.csv"]
+    table.to_csv(files[0], index=False)
+    pairs.to_csv(files[1], index=False)
+    if args.save:
+        files.append(models.save(fit, name, args.save, keep=args.keep))
+    info_path = out / "mallows_fit.json"
+    info_path.write_text(
+        json.dumps(
+            {
+                "data": name,
+                "model": "mallows",
+                "method": args.method,
+                "prior": args.prior,
                 "info": fit.info,
                 "parameters": fit.parameters,
                 "log_likelihood": fit.log_likelihood,

@@ -88,14 +88,19 @@ def check_convergence(idata: Any, variables: Sequence[str]) -> list[str]:
     return problems
 
 
-def warn_convergence(problems: list[str], stacklevel: int = 3) -> None:
+PL_BT_HINT = (
+    "run longer chains (draws=, tune=), more chains, or a stronger prior (smaller prior_scale) "
+    "if systems are never beaten / never win"
+)
+
+
+def warn_convergence(problems: list[str], stacklevel: int = 3, hint: str = PL_BT_HINT) -> None:
     if problems:
         warnings.warn(
             "MCMC did not converge reliably: "
             + "; ".join(problems)
-            + ". Do not report these numbers as they are: run longer chains (draws=, tune=), "
-            "more chains, or a stronger prior (smaller prior_scale) if systems are never "
-            "beaten / never win; inspect fit.summary() and arviz trace plots.",
+            + f". Do not report these numbers as they are: {hint}; inspect fit.summary() and "
+            "arviz trace plots.",
             ConvergenceWarning,
             stacklevel=stacklevel,
         )
@@ -375,7 +380,7 @@ class Fit:
             else None
         )
         loglik = attrs.get("log_likelihood")
-        return cls(
+        fit = cls(
             model,
             method,
             systems,
@@ -386,12 +391,19 @@ class Fit:
             parameters=parameters,
             info=info,
         )
+        if model == "mallows":
+            from rankstats.models.mallows import from_attributes
+
+            return from_attributes(fit)
+        return fit
 
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
         head = f"Fit(model={self.model!r}, method={self.method!r}, {len(self.systems)} systems"
         if self.log_likelihood is not None:
-            label = "log-likelihood" if self.method == "mle" else "log-posterior"
+            # Mallows "map" maximises the likelihood in θ (σ has a uniform prior).
+            mle = self.method == "mle" or self.model == "mallows"
+            label = "log-likelihood" if mle else "log-posterior"
             head += f", {label} {self.log_likelihood:.4f}"
         head += ")"
         lines = [head]

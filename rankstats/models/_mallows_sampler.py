@@ -4,12 +4,14 @@ State of one chain: the consensus :math:`\sigma` (a permutation), the dispersion
 and one latent complete ranking :math:`\pi_l` per observed ranking (the unranked items' positions
 and the order inside tied groups are latent).  One sweep:
 
-1. **latent completions** — for every item that is latent in some rankings, remove it from each
-   such :math:`\pi_l` and re-insert it at a gap drawn from its exact full conditional
+1. **latent completions** — for every ranking, each of its latent items in a random order is
+   removed from :math:`\pi_l` and re-inserted at a gap drawn from its exact full conditional
    :math:`\propto e^{-\theta\, \Delta d}` over the gaps that keep the observed strict preferences
    (all gaps for an unranked item; the span of its tie group for a tied one).  The discordances
-   with :math:`\sigma` for every gap come from one cumulative sum: :math:`O(n)` per ranking,
-   vectorised over the rankings;
+   with :math:`\sigma` for every gap come from one cumulative sum: :math:`O(n)` per item.  Given
+   (σ, θ) the rankings are independent, so the ``t``-th latent item of every ranking is updated in
+   one vectorised step: :math:`O(n L)` work per round, as many rounds as the largest number of
+   latent items in one ranking;
 2. **consensus** — for every item of :math:`\sigma`, remove it and re-insert it at a position
    drawn from its exact full conditional, computed for all :math:`n` positions from the pairwise
    count matrix :math:`C[i, j] = \#\{l : i \text{ above } j \text{ in } \pi_l\}` by cumulative
@@ -68,27 +70,44 @@ def total_distance(counts: np.ndarray, sigma_pos: np.ndarray) -> float:
 def update_completions(
     positions: np.ndarray,
     ranks: np.ndarray,
-    latent_items: list[tuple[int, np.ndarray]],
+    latent: np.ndarray,
     sigma_pos: np.ndarray,
     theta: float,
     rng: np.random.Generator,
 ) -> None:
-    """Gibbs re-insertion of every latent item in the rankings where it is latent (in place)."""
+    """Gibbs re-insertion of every latent item of every ranking (in place).
+
+    ``latent`` is the ``(L, m)`` table of :func:`latent_structure` (latent items of each ranking,
+    padded with ``-1``).  The rankings are independent given (σ, θ), so round ``t`` re-inserts the
+    ``t``-th latent item of *every* ranking at once: the number of vectorised rounds is the largest
+    number of latent items in one ranking, not the number of items.  The scan order inside each
+    ranking is random in each sweep.
+    """
     n = positions.shape[1]
-    for item, rows in latent_items:
+    m = latent.shape[1]
+    if m == 0:
+        return
+    # Random scan order within each ranking; padding (-1) sorts last.
+    keys = np.where(latent >= 0, rng.random(latent.shape), 2.0)
+    scan = np.take_along_axis(latent, np.argsort(keys, axis=1), axis=1)
+    n_latent = (latent >= 0).sum(axis=1)
+    slots = np.arange(n - 1)[None, :]
+    gaps = np.arange(n)[None, :]
+    for t in range(m):
+        rows = np.flatnonzero(n_latent > t)
+        items = scan[rows, t]
+        k = len(rows)
         pos = positions[rows]
-        order = np.argsort(pos, axis=1)  # items by position
-        rest = order[order != item].reshape(len(rows), n - 1)  # the others, in order
+        order = np.empty_like(pos)  # items by position (inverse permutation, O(n))
+        np.put_along_axis(order, pos, np.broadcast_to(np.arange(n), pos.shape), axis=1)
+        rest = order[order != items[:, None]].reshape(k, n - 1)  # the others, in order
         # a[t] = 1 when the item is above rest[t] in σ: placing it after rest[t] is discordant.
-        a = (sigma_pos[item] < sigma_pos[rest]).astype(np.float64)
-        before = np.concatenate([np.zeros((len(rows), 1)), np.cumsum(a, axis=1)], axis=1)
-        after = np.concatenate(
-            [np.cumsum((1 - a)[:, ::-1], axis=1)[:, ::-1], np.zeros((len(rows), 1))], axis=1
-        )
-        cost = before + after  # discordant pairs involving the item, for each of the n gaps
-        r_item = ranks[rows, item]
+        a = (sigma_pos[items][:, None] < sigma_pos[rest]).astype(np.float64)
+        cost = np.zeros((k, n))
+        np.cumsum(a, axis=1, out=cost[:, 1:])
+        cost[:, :-1] += np.cumsum((1.0 - a)[:, ::-1], axis=1)[:, ::-1]
+        r_item = ranks[rows, items]
         r_rest = np.take_along_axis(ranks[rows], rest, axis=1)
-        gaps = np.arange(n)[None, :]
         # Observed strict preferences bound the gap: after every better-ranked observed item,
         # before every worse-ranked one (comparisons with NaN are False: no constraint).
         better = r_rest < r_item[:, None]
@@ -98,9 +117,8 @@ def update_completions(
         logits = np.where((gaps >= lo[:, None]) & (gaps <= hi[:, None]), -theta * cost, -np.inf)
         gap = _gumbel_choice(rng, logits)
         new = np.empty_like(pos)
-        shifted = np.arange(n - 1)[None, :] + (np.arange(n - 1)[None, :] >= gap[:, None])
-        np.put_along_axis(new, rest, shifted, axis=1)
-        new[:, item] = gap
+        np.put_along_axis(new, rest, slots + (slots >= gap[:, None]), axis=1)
+        new[np.arange(k), items] = gap
         positions[rows] = new
 
 
@@ -154,15 +172,17 @@ def slice_theta(
             right = proposal
 
 
-def latent_structure(ranks: np.ndarray) -> list[tuple[int, np.ndarray]]:
-    """For each item, the rankings in which its position is latent (unranked or tied)."""
+def latent_structure(ranks: np.ndarray) -> np.ndarray:
+    """For each ranking, the items whose position is latent (unranked or tied), padded with -1."""
     observed = ~np.isnan(ranks)
-    tied = np.zeros_like(observed)
-    for j in range(ranks.shape[1]):
-        same = (ranks == ranks[:, [j]]) & observed
-        tied[:, j] = same.sum(axis=1) > 1
+    # Tied: another observed item of the same ranking has the same rank.  O(L n²) once per fit.
+    same = (ranks[:, :, None] == ranks[:, None, :]) & observed[:, :, None] & observed[:, None, :]
+    tied = same.sum(axis=2) > 1
     latent = ~observed | tied
-    return [(j, np.flatnonzero(latent[:, j])) for j in range(ranks.shape[1]) if latent[:, j].any()]
+    m = int(latent.sum(axis=1).max()) if latent.size else 0
+    # Latent items first (stable), then padding.
+    order = np.argsort(~latent, axis=1, kind="stable")[:, :m]
+    return np.where(np.take_along_axis(latent, order, axis=1), order, -1)
 
 
 def run_chain(
@@ -197,7 +217,7 @@ def run_chain(
         for sweep in range(n_tune + n_sweeps):
             sigma_pos = np.empty(n, dtype=np.int64)
             sigma_pos[order] = np.arange(n)
-            if latent:
+            if latent.shape[1]:
                 update_completions(positions, ranks, latent, sigma_pos, theta, rng)
                 counts = pair_counts(positions)
             elif sweep == 0:

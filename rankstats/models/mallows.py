@@ -17,6 +17,7 @@ with the Mallows rank model*, JMLR 18 (BayesMallows).
 
 from __future__ import annotations
 
+import json
 import sys
 import warnings
 from dataclasses import dataclass
@@ -75,6 +76,38 @@ class MallowsFit(Fit):
     def theta(self) -> float:
         """Posterior mean (``mcmc``) or maximum-likelihood (``map``) dispersion θ."""
         return float(self.parameters["theta"])
+
+
+def _persisted(
+    theta: float, consensus: list[str], n_rankings: int, problems: list[str]
+) -> dict[str, object]:
+    """Attributes that let :meth:`Fit.from_idata` rebuild a :class:`MallowsFit` from NetCDF."""
+    return {
+        "param_theta": theta,
+        "info_consensus": json.dumps(consensus),
+        "info_n_rankings": n_rankings,
+        "info_convergence_problems": json.dumps(problems),
+    }
+
+
+def from_attributes(fit: Fit) -> MallowsFit:
+    """The :class:`MallowsFit` of a generic :class:`Fit` read back from NetCDF."""
+    info = dict(fit.info)
+    for key in ("consensus", "convergence_problems"):
+        if isinstance(info.get(key), str):
+            info[key] = json.loads(info[key])
+    if "kemeny_optimal" in info:
+        info["kemeny_optimal"] = bool(info["kemeny_optimal"])
+    return MallowsFit(
+        model=fit.model,
+        method=fit.method,
+        systems=fit.systems,
+        idata=fit.idata,
+        worth=fit.worth.rename("position"),
+        log_likelihood=fit.log_likelihood,
+        parameters=fit.parameters,
+        info=info,
+    )
 
 
 def _consensus_of_draws(positions: np.ndarray, systems: tuple[str, ...]) -> list[str]:
@@ -278,9 +311,16 @@ class Mallows:
             },
         )
         problems = _convergence(theta, pos) if chains > 1 else []
-        warn_convergence(problems)
+        warn_convergence(
+            problems,
+            hint="run longer chains (draws=, tune=) or more chains; items whose consensus "
+            "positions swap freely (weak data) mix slowly",
+        )
         flat_pos = pos.reshape(-1, n)
         consensus = _consensus_of_draws(flat_pos, rk.systems)
+        _compat.set_attrs(
+            idata, _persisted(float(theta.mean()), consensus, rk.n_rankings, problems)
+        )
         return MallowsFit(
             model="mallows",
             method="mcmc",
@@ -330,6 +370,15 @@ class Mallows:
             attrs={"rankstats_model": "mallows", "rankstats_method": "map"},
         )
         loglik = -finite * mean_d * n_rankings - n_rankings * float(log_z(n, finite))
+        _compat.set_attrs(
+            idata,
+            {
+                **_persisted(float(theta), list(result.order), n_rankings, []),
+                "log_likelihood": loglik,
+                "info_kemeny_optimal": int(bool(result.optimal)),
+                "info_mean_distance": mean_d,
+            },
+        )
         return MallowsFit(
             model="mallows",
             method="map",

@@ -34,23 +34,37 @@ def save(fit: Fit, dataset: str, directory: str | Path | None = None, keep: int 
     Diagnostics (R-hat, bulk ESS, divergences) are recorded in the attributes first, on the full
     sample.
     """
-    from rankstats.models._fit import check_convergence
+    import json
+
+    import numpy as np
+
+    from rankstats.models._fit import SAMPLED, check_convergence
 
     idata = fit.idata
-    if fit.method == "nuts":
+    if fit.method in SAMPLED:
         from rankstats.models._compat import diagnostics, group
 
         variables = [fit.variable] + [n for n in group(idata).data_vars if n != fit.variable]
         diag = diagnostics(group(idata)[variables])
+        if fit.method == "nuts":
+            problems = check_convergence(idata, variables)
+        else:  # Mallows: positions that never change have no R-hat (they are certain)
+            problems = list(fit.info.get("convergence_problems", []))
         _compat.set_attrs(
             idata,
             {
-                "info_max_r_hat": max(float(diag["r_hat"][v].max()) for v in variables),
-                "info_min_ess_bulk": min(float(diag["ess_bulk"][v].min()) for v in variables),
-                "info_problems": "; ".join(check_convergence(idata, variables)),
+                "info_max_r_hat": max(
+                    float(np.nanmax(diag["r_hat"][v].to_numpy())) for v in variables
+                ),
+                "info_min_ess_bulk": min(
+                    float(np.nanmin(diag["ess_bulk"][v].to_numpy())) for v in variables
+                ),
+                "info_problems": "; ".join(problems),
                 "info_dataset": dataset,
             },
         )
+        if fit.model == "mallows":
+            _compat.set_attrs(idata, {"info_convergence_problems": json.dumps(problems)})
     else:
         _compat.set_attrs(idata, {"info_dataset": dataset})
     n_draws = _compat.group(idata).sizes["draw"]
@@ -67,7 +81,7 @@ def load(dataset: str, model: str, directory: str | Path | None = None) -> Fit:
     ----------
     dataset : str
         A bundled data set (``glue``, ``superglue``, ``xtreme``, ``tac08``).
-    model : {"pl", "bt"}
+    model : {"pl", "bt", "mallows"}
     directory : path, optional
         Default: ``$RANKSTATS_MODELS`` or the ``models/`` directory of the source checkout.
     """
