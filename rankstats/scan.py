@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rankstats.aggregate import Aggregate, group_sum, ranking_borda
+from rankstats.aggregate import Aggregate, group_sum, ranking_borda, snap_ties
 from rankstats.errors import InvalidScoresError
 from rankstats.pairwise import Pairwise, _block_statistics
 from rankstats.rankings import Rankings, average_ranks
@@ -596,7 +596,9 @@ class ScannedScores:
             return Aggregate("mean", means.rename("mean"), "task")
         task_scores = np.where(st.task_seen > 0, st.task_borda, np.nan)
         task_scores = task_scores[(st.task_seen > 0).sum(axis=1) >= 2]
-        second = Rankings(average_ranks(task_scores), self.systems, pd.RangeIndex(len(task_scores)))
+        second = Rankings(
+            average_ranks(snap_ties(task_scores)), self.systems, pd.RangeIndex(len(task_scores))
+        )
         from rankstats.pairwise import pairwise
 
         return Aggregate("borda2", pairwise(second).borda().rename("borda2"), "instance")
