@@ -129,3 +129,19 @@ def test_instance_repeated_inside_a_unit_is_refused(client, tmp_path):
     df.sample(frac=1.0, random_state=0).to_parquet(tmp_path / "shuffled.parquet")
     with pytest.raises(rs.InvalidScoresError, match="not contiguous"):
         rs.scan_scores(tmp_path, client=client).statistics()
+
+
+@pytest.mark.filterwarnings("ignore::rankstats.DataWarning")
+def test_cli_scheduler(client, tmp_path, capsys):
+    """``rankstats rank --stream --scheduler ADDRESS`` prints the table of the in-memory run."""
+    from rankstats.cli import main
+
+    df = _data(seed=9)
+    path = tmp_path / "scores.parquet"
+    df.to_parquet(path, row_group_size=50)
+    argv = ["rank", str(path), "--level", "instance", "--instance", "instance", "--no-figures"]
+    assert main([*argv, "--out", str(tmp_path / "memory")]) == 0
+    memory = capsys.readouterr().out.splitlines()[2:-1]
+    address = client.scheduler.address
+    assert main([*argv, "--stream", "--scheduler", address, "--out", str(tmp_path / "c")]) == 0
+    assert capsys.readouterr().out.splitlines()[2:-1] == memory
