@@ -450,7 +450,8 @@ def _distributed_file_statistics(
     if pieces:
         stream.feed(pd.concat(pieces, ignore_index=True))
     stream.finish()
-    leaves = [client.scatter((stream.total, stream.closed)), *cores]
+    edge_part = client.scatter([(stream.total, stream.closed)])[0]  # one future, the pair
+    leaves = [edge_part, *cores]
     root = _tree_reduce(client, leaves, _merge_cores)
     try:
         return client.submit(_first, root, pure=False).result()
