@@ -158,7 +158,9 @@ def _borda2(data: AggregateInput, level: str | None) -> Aggregate:
         task_scores = np.where(seen > 0, sums, np.nan)
         first = pd.DataFrame(task_scores, index=list(rk.group_names), columns=list(rk.systems))
         second = Rankings(
-            average_ranks(task_scores), rk.systems, pd.Index(list(rk.group_names), name="task")
+            average_ranks(snap_ties(task_scores)),
+            rk.systems,
+            pd.Index(list(rk.group_names), name="task"),
         )
     pw = pairwise(second)
     return Aggregate(
@@ -167,6 +169,22 @@ def _borda2(data: AggregateInput, level: str | None) -> Aggregate:
         _level(data, level or "instance"),
         {"task_borda": first, "task_rankings": second},
     )
+
+
+def snap_ties(values: np.ndarray, bits: int = 40) -> np.ndarray:
+    """Round each row to a power-of-two grid ``2**-bits`` relative to its largest ``|value|``.
+
+    Sums of the same per-ranking Borda counts added in another order (in chunks, on a cluster)
+    differ in the last bits; snapping before ranking keeps their exact ties tied, so σ^2l does not
+    depend on how the rankings were chunked. Values closer than ``2**-bits`` (relative) tie.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        return values.copy()
+    top = np.fmax.reduce(np.abs(values), axis=-1, keepdims=True)  # NaN only for all-NaN rows
+    with np.errstate(invalid="ignore", divide="ignore"):
+        unit = np.exp2(np.ceil(np.log2(np.where(top > 0, top, 1.0))) - bits)
+    return np.round(values / unit) * unit
 
 
 def group_sum(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:

@@ -7,6 +7,7 @@ registered in :data:`SUBCOMMANDS`.
 from __future__ import annotations
 
 import argparse
+import glob
 import itertools
 import json
 import math
@@ -18,12 +19,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rankstats.aggregate import AGGREGATORS, LAZY_METHODS, aggregate
+from rankstats.aggregate import AGGREGATORS, LAZY_METHODS, Aggregate, aggregate
 from rankstats.confidence import CORRECTIONS, ESTIMANDS, FORMS, hoeffding
 from rankstats.datasets import DATASETS, load_dataset
 from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
-from rankstats.pairwise import pairwise
+from rankstats.pairwise import Pairwise, pairwise
 from rankstats.rankings import Rankings
+from rankstats.scan import scan_scores
 from rankstats.scores import Scores, read_scores
 
 METHOD_LABELS = {
@@ -143,17 +145,144 @@ def _rank_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--out", default="rankstats-out", help="output directory")
     parser.add_argument("--no-figures", action="store_true", help="skip the heatmap")
+    stream = parser.add_argument_group(
+        "streaming (files larger than memory; FILE may be a directory or a quoted glob)"
+    )
+    stream.add_argument(
+        "--stream",
+        action="store_true",
+        help="read FILE in batches with rs.scan_scores (instance level; mean, borda, borda2)",
+    )
+    stream.add_argument(
+        "--batch-rows", type=int, default=2_000_000, help="rows per batch (default 2,000,000)"
+    )
+    stream.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="run on a Dask cluster, e.g. tcp://host:8786 (needs rankstats[dask])",
+    )
+    stream.add_argument(
+        "--progress",
+        action="store_true",
+        help="print rows read and rows/s on stderr (default: only when stderr is a terminal)",
+    )
+
+
+STREAM_METHODS = ("mean", "borda", "borda2")
+
+
+def _stream_paths(pattern: str) -> list[str]:
+    """FILE, DIR or GLOB (expanded here, so a quoted glob works on every shell)."""
+    if any(ch in pattern for ch in "*?["):
+        paths = sorted(glob.glob(pattern, recursive=True))
+        if not paths:
+            raise FileNotFoundError(f"no file matches {pattern!r}")
+        return paths
+    return [pattern]
+
+
+def _rank_streamed(args: argparse.Namespace) -> int:
+    """``rank --stream``: the statistics of rs.scan_scores, then the same table and files."""
+    if args.dataset or not args.file:
+        raise SystemExit("error: --stream reads a FILE, directory or glob (not --dataset)")
+    if args.level == "task":
+        raise SystemExit("error: --stream ranks (task, instance) rankings: use --level instance")
+    if args.layout == "wide":
+        raise SystemExit("error: --stream reads long tables (one row per score)")
+    if args.method not in STREAM_METHODS:
+        raise SystemExit(
+            f"error: --stream supports --method {', '.join(STREAM_METHODS)}, not {args.method!r} "
+            "(the others need all rankings in memory)"
+        )
+    client = None
+    if args.scheduler:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise SystemExit(
+                'error: --scheduler needs Dask: pip install "rankstats[dask]"'
+            ) from None
+        client = Client(args.scheduler)
+    directions = {t: False for t in args.lower_is_better} if args.lower_is_better else True
+    scanned = scan_scores(
+        _stream_paths(args.file),
+        system=args.system,
+        task=args.task,
+        instance=args.instance or "instance",
+        score=args.score,
+        higher_is_better=directions,
+        batch_rows=args.batch_rows,
+        client=client,
+    )
+    try:
+        st = scanned.statistics(progress=args.progress or sys.stderr.isatty())
+    finally:
+        if client is not None:
+            client.close()
+    pw = st.pairwise
+    ranked = st.task_seen.sum(axis=1) > 0
+    data = {
+        "name": Path(args.file).name,
+        "systems": len(scanned.systems),
+        "tasks": int(ranked.sum()),
+        "scores": int(st.instance_count.sum()),
+        "level": "instance",
+        "rankings": pw.n_rankings,
+        "skipped_tasks": [t for t, r in zip(scanned.tasks, ranked, strict=True) if not r],
+        "never_evaluated": [s for s, n in zip(pw.systems, pw.n_evaluated, strict=True) if n == 0],
+    }
+    return _rank_output(
+        args,
+        repr(scanned),
+        data,
+        scanned.aggregate(args.method, statistics=st),
+        scanned.aggregate("mean", statistics=st),
+        pw,
+    )
 
 
 def _rank(args: argparse.Namespace) -> int:
+    if args.stream:
+        return _rank_streamed(args)
+    if args.scheduler:
+        raise SystemExit("error: --scheduler applies to --stream")
     scores = load_input(args)
     level = args.level or ("instance" if scores.has_instances else "task")
     if level == "instance" and not scores.has_instances:
         raise SystemExit("error: --level instance needs an instance column (--instance NAME)")
-    result = aggregate(scores, method=args.method, level=level)
-    baseline = aggregate(scores, method="mean")
-    rankings = Rankings.from_scores(scores, by=level)
-    pw = pairwise(rankings)
+    data = {
+        "name": scores.name or (Path(args.file).name if args.file else "scores"),
+        "systems": len(scores.systems),
+        "tasks": len(scores.tasks),
+        "scores": len(scores.data),
+        "level": level,
+        "rankings": None,
+        "skipped_tasks": list(scores.skipped_tasks),
+        "never_evaluated": list(scores.unevaluated_systems),
+    }
+    pw = pairwise(Rankings.from_scores(scores, by=level))
+    data["rankings"] = pw.n_rankings
+    return _rank_output(
+        args,
+        repr(scores),
+        data,
+        aggregate(scores, method=args.method, level=level),
+        aggregate(scores, method="mean"),
+        pw,
+    )
+
+
+def _rank_output(
+    args: argparse.Namespace,
+    description: str,
+    data: dict,
+    result: Aggregate,
+    baseline: Aggregate,
+    pw: Pairwise,
+) -> int:
+    """Hoeffding intervals, the printed table and matrix, and the files (both input paths)."""
+    level, name = data["level"], data["name"]
     ci = hoeffding(
         pw,
         delta=args.delta,
@@ -178,9 +307,8 @@ def _rank(args: argparse.Namespace) -> int:
     ]
 
     label = METHOD_LABELS.get(args.method, args.method)
-    name = scores.name or (Path(args.file).name if args.file else "scores")
     print(f"rankstats rank: {name}")
-    print(f"  {scores!r}")
+    print(f"  {description}")
     print(
         f"  ranking by {label}, {level} level ({pw.n_rankings} rankings), "
         f"next to the mean baseline (σ^μ)\n"
@@ -251,16 +379,7 @@ def _rank(args: argparse.Namespace) -> int:
 
         files += save_figure(significance_heatmap(ci), out / "significance_heatmap")
     summary = {
-        "data": {
-            "name": name,
-            "systems": len(scores.systems),
-            "tasks": len(scores.tasks),
-            "scores": len(scores.data),
-            "level": level,
-            "rankings": pw.n_rankings,
-            "skipped_tasks": list(scores.skipped_tasks),
-            "never_evaluated": list(scores.unevaluated_systems),
-        },
+        "data": data,
         "parameters": {
             "method": args.method,
             "baseline": "mean",

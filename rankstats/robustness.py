@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from rankstats.aggregate import aggregate, ranking_borda
+from rankstats.aggregate import aggregate, ranking_borda, snap_ties
 from rankstats.rankings import average_ranks
 from rankstats.scores import Scores
 from rankstats.simulate import gumbel_cube
@@ -67,7 +67,7 @@ def cube_aggregate(cube: np.ndarray, method: str) -> np.ndarray:
         observed = seen.reshape(n_tasks, n_inst, n_sys).any(axis=1)
         task_scores = np.where(observed, per_task, np.nan)
         task_scores = task_scores[observed.sum(axis=1) >= 2]
-        return ranking_borda(average_ranks(task_scores)).sum(axis=0)
+        return ranking_borda(average_ranks(snap_ties(task_scores))).sum(axis=0)
     raise ValueError(f"no fast path for {method!r}")
 
 

@@ -14,23 +14,40 @@ contiguous in the input (as written by ``rankstats simulate`` or any table sorte
 instance): the last, possibly incomplete instance of a batch is carried over to the next one, so an
 instance cut by a batch boundary still counts as one ranking. An instance that reappears after
 other instances raises an error instead of being counted twice. Memory is bounded by the batch
-size, not by the data.
+size, plus 8 bytes per instance (a 64-bit hash of every (task, instance) key already closed, which
+is what detects a reappearing instance).
+
+The same batch loop (:class:`_Stream`) serves three drivers:
+
+- one process (default): all files in order, one stream;
+- a Dask cluster (``client=``): one stream per work unit (a CSV file or a Parquet row group) on
+  the workers; each unit sets aside its first and last instance (possibly cut by the unit
+  boundary), the driver concatenates these edges in unit order and reduces them with the same
+  loop (so an instance cut between two units is merged, not refused), and the statistics are
+  added by a tree reduction on the cluster;
+- a ``dask.dataframe.DataFrame``: shuffled by (task, instance) so that every instance lives in one
+  partition (the input need not be grouped), then one stream per partition and a tree reduction.
 """
 
 from __future__ import annotations
 
+import operator
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from rankstats.aggregate import Aggregate, group_sum, ranking_borda
+from rankstats.aggregate import Aggregate, group_sum, ranking_borda, snap_ties
 from rankstats.errors import InvalidScoresError
 from rankstats.pairwise import Pairwise, _block_statistics
 from rankstats.rankings import Rankings, average_ranks
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant that spreads the task code
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -52,6 +69,12 @@ class StreamStatistics:
             self.instance_count + other.instance_count,
         )
 
+    @classmethod
+    def empty(cls, systems: tuple[str, ...], n_tasks: int) -> StreamStatistics:
+        """Statistics of zero rankings (the neutral element of ``+``)."""
+        zero = np.zeros((n_tasks, len(systems)))
+        return cls(Pairwise.empty(systems), zero, zero.copy(), zero.copy(), zero.copy())
+
 
 def _reduce(
     task: np.ndarray,
@@ -60,19 +83,22 @@ def _reduce(
     score: np.ndarray,
     n_tasks: int,
     systems: tuple[str, ...],
+    tasks: tuple[str, ...] = (),
+    instance: np.ndarray | None = None,
 ) -> StreamStatistics:
     """Statistics of complete instances: rows sorted so that each (task, instance) is contiguous."""
     n = len(systems)
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    row = np.cumsum(np.r_[True, key[1:] != key[:-1]]) - 1
+    change = np.r_[True, key[1:] != key[:-1]]
+    starts = np.flatnonzero(change)
+    row = np.cumsum(change) - 1
     matrix = np.full((len(starts), n), np.nan)
     flat = row * n + system
     if len(np.unique(flat)) != len(flat):
-        dup = pd.Series(flat).duplicated(keep=False).to_numpy()
-        raise InvalidScoresError(
-            f"duplicated (system, task, instance) keys in the input, e.g. system "
-            f"{systems[system[dup][0]]!r}"
-        )
+        first = np.flatnonzero(pd.Series(flat).duplicated().to_numpy())[0]
+        where = f"system {systems[system[first]]!r}"
+        if tasks and instance is not None:
+            where += f", task {tasks[task[first]]!r}, instance {_plain(instance[first])!r}"
+        raise InvalidScoresError(f"duplicated (system, task, instance) keys in the input: {where}")
     matrix[row, system] = score
     instance_task = task[starts]
     counts = (~np.isnan(matrix)).sum(axis=1)
@@ -93,9 +119,396 @@ def _reduce(
     )
 
 
+# ---------------------------------------------------------------------------- the batch loop
+@dataclass(frozen=True, eq=False, repr=False)
+class _Spec:
+    """What a worker needs to reduce rows: column names, vocabularies, directions, schema."""
+
+    columns: dict
+    systems: tuple[str, ...]
+    tasks: tuple[str, ...]
+    sign: np.ndarray  # (T,) +1 / −1: the orientation of each task
+    batch_rows: int
+    format: str = "parquet"
+    schema: Any = None  # pyarrow.Schema shared by all files (CSV type inference is per file)
+
+    @property
+    def read_columns(self) -> list[str]:
+        c = self.columns
+        return [c["system"], c["task"], c["instance"], c["score"]]
+
+
+def _normalise(frame: pd.DataFrame, spec: _Spec) -> pd.DataFrame:
+    """Validated rows with integer task / system codes and oriented scores (t, i, s, v)."""
+    c = spec.columns
+    raw = frame[c["score"]]
+    score = pd.to_numeric(raw, errors="coerce").to_numpy(np.float64)
+    bad = (np.isnan(score) & raw.notna().to_numpy()) | np.isinf(score)
+    if bad.any():
+        where = np.flatnonzero(bad)[0]
+        raise InvalidScoresError(
+            f"non-numeric or infinite score {raw.iloc[where]!r} for system "
+            f"{frame[c['system']].iloc[where]!r}, task {frame[c['task']].iloc[where]!r}, "
+            f"instance {_plain(frame[c['instance']].iloc[where])!r}"
+        )
+    task = pd.Categorical(frame[c["task"]].astype(str), categories=spec.tasks).codes
+    system = pd.Categorical(frame[c["system"]].astype(str), categories=spec.systems).codes
+    instance = frame[c["instance"]].reset_index(drop=True)
+    if (task < 0).any() or (system < 0).any() or instance.isna().any():
+        where = np.flatnonzero((task < 0) | (system < 0) | instance.isna().to_numpy())[0]
+        raise InvalidScoresError(
+            f"missing or unknown system / task / instance in row (system "
+            f"{frame[c['system']].iloc[where]!r}, task {frame[c['task']].iloc[where]!r}, "
+            f"instance {_plain(instance.iloc[where])!r})"
+        )
+    task = task.astype(np.int64)
+    return pd.DataFrame(
+        {"t": task, "i": instance, "s": system.astype(np.int64), "v": score * spec.sign[task]}
+    )
+
+
+def _plain(value: object) -> object:
+    """A NumPy scalar as the Python value (for error messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _hash_keys(task: np.ndarray, instance: pd.Series) -> np.ndarray:
+    """64-bit hashes of (task code, instance) keys, equal in every process (pandas' SipHash)."""
+    h = pd.util.hash_pandas_object(instance.reset_index(drop=True), index=False).to_numpy()
+    return pd.util.hash_array(h ^ (task.astype(np.uint64) * _GOLDEN))
+
+
+class _Stream:
+    """The batch loop: feed normalised rows in input order, collect additive statistics.
+
+    The last instance of every fed frame is carried over to the next one. ``closed`` holds the
+    sorted hashes of the instances already reduced: an instance that reappears is refused. With
+    ``split_edges`` (a work unit of the distributed path) the first and the last instance are not
+    reduced but kept as rows (``head``, ``tail``): they may continue in the neighbouring units.
+    """
+
+    def __init__(self, spec: _Spec, split_edges: bool = False) -> None:
+        self.spec = spec
+        self.split_edges = split_edges
+        self.total = StreamStatistics.empty(spec.systems, len(spec.tasks))
+        self.carry: pd.DataFrame | None = None
+        self.closed = np.empty(0, dtype=np.uint64)
+        self.head: pd.DataFrame | None = None
+        self.head_hash: np.uint64 | None = None
+        self.tail: pd.DataFrame | None = None
+        self.tail_hash: np.uint64 | None = None
+        self.rows = 0
+
+    def _refuse(self, task_code: int, instance: object) -> InvalidScoresError:
+        return InvalidScoresError(
+            f"the rows of (task, instance) ({self.spec.tasks[task_code]!r}, {_plain(instance)!r}) "
+            "are not contiguous: sort the input by task and instance (rankstats simulate writes "
+            "it so)"
+        )
+
+    def _close(self, hashes: np.ndarray, task: np.ndarray, instance: pd.Series) -> None:
+        """Record newly completed instances; refuse one seen before (in this frame or earlier)."""
+        order = np.argsort(hashes, kind="stable")
+        ordered = hashes[order]
+        repeat = np.flatnonzero(ordered[1:] == ordered[:-1])
+        pos = np.searchsorted(self.closed, hashes)
+        seen = np.zeros(len(hashes), dtype=bool)
+        inside = pos < len(self.closed)
+        seen[inside] = self.closed[pos[inside]] == hashes[inside]
+        if len(repeat) or seen.any():
+            at = order[repeat[0] + 1] if len(repeat) else np.flatnonzero(seen)[0]
+            raise self._refuse(task[at], instance.iloc[at])
+        # Two sorted runs: the stable sort (timsort) merges them in linear time.
+        self.closed = np.sort(np.concatenate([self.closed, ordered]), kind="stable")
+
+    def _reduce_rows(self, frame: pd.DataFrame, key: np.ndarray) -> None:
+        score = frame["v"].to_numpy()
+        valid = ~np.isnan(score)
+        if not valid.any():
+            return
+        self.total = self.total + _reduce(
+            frame["t"].to_numpy()[valid],
+            key[valid],
+            frame["s"].to_numpy()[valid],
+            score[valid],
+            len(self.spec.tasks),
+            self.spec.systems,
+            self.spec.tasks,
+            frame["i"].to_numpy()[valid],
+        )
+
+    def feed(self, rows: pd.DataFrame) -> None:
+        """Reduce every instance of ``carry + rows`` but the last (carried over)."""
+        frame = rows if self.carry is None else pd.concat([self.carry, rows], ignore_index=True)
+        if not len(frame):
+            return
+        task = frame["t"].to_numpy()
+        codes, uniques = pd.factorize(frame["i"])
+        key = task * (len(uniques) + 1) + codes
+        change = np.r_[True, key[1:] != key[:-1]]
+        starts = np.flatnonzero(change)
+        last = starts[-1]
+        self.carry = frame.iloc[last:].reset_index(drop=True)
+        if last == 0:
+            return
+        done = starts[:-1]
+        instances = frame["i"].iloc[done]
+        hashes = _hash_keys(task[done], instances)
+        self._close(hashes, task[done], instances)
+        begin = 0
+        if self.split_edges and self.head is None:
+            begin = starts[1]
+            self.head = frame.iloc[:begin].reset_index(drop=True)
+            self.head_hash = hashes[0]
+        if begin < last:
+            self._reduce_rows(frame.iloc[begin:last], key[begin:last])
+
+    def finish(self) -> None:
+        """The last instance: reduced, or kept as the tail (head) of a work unit."""
+        carry, self.carry = self.carry, None
+        if carry is None or not len(carry):
+            return
+        task = carry["t"].to_numpy()
+        h = _hash_keys(task[:1], carry["i"].iloc[:1])
+        self._close(h, task[:1], carry["i"].iloc[:1])
+        if not self.split_edges:
+            self._reduce_rows(carry, np.zeros(len(carry), dtype=np.int64))
+        elif self.head is None:
+            self.head, self.head_hash = carry, h[0]
+        else:
+            self.tail, self.tail_hash = carry, h[0]
+
+    @property
+    def interior_keys(self) -> np.ndarray:
+        """Hashes of the instances reduced here (``closed`` without the set-aside edges)."""
+        edges = [h for h in (self.head_hash, self.tail_hash) if h is not None]
+        return self.closed[~np.isin(self.closed, np.asarray(edges, dtype=np.uint64))]
+
+
+class _Progress:
+    """``\\r``-updated line on stderr: rows read and rows per second (at most 5 updates/s)."""
+
+    def __init__(self, enabled: bool, label: str = "scan") -> None:
+        self.enabled, self.label = enabled, label
+        self.start = self.shown = time.perf_counter()
+        self.rows = 0
+
+    def add(self, rows: int, force: bool = False) -> None:
+        self.rows += rows
+        now = time.perf_counter()
+        if self.enabled and (force or now - self.shown >= 0.2):
+            self.shown = now
+            rate = self.rows / max(now - self.start, 1e-9)
+            sys.stderr.write(f"\r{self.label}: {self.rows:,} rows read, {rate:,.0f} rows/s")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.add(0, force=True)
+            sys.stderr.write("\n")
+
+
+Unit = tuple[str, int | None]  # (file, Parquet row group or None for the whole file)
+
+
+def _batches(units: Sequence[Unit], spec: _Spec) -> Iterator[Any]:
+    """Record batches of the units, in order."""
+    import pyarrow.dataset as ds
+
+    if all(group is None for _, group in units):
+        dataset = ds.dataset([path for path, _ in units], format=spec.format, schema=spec.schema)
+        yield from dataset.to_batches(columns=spec.read_columns, batch_size=spec.batch_rows)
+        return
+    for path, group in units:
+        dataset = ds.dataset(path, format=spec.format, schema=spec.schema)
+        fragment = next(iter(dataset.get_fragments()))
+        if group is not None:
+            fragment = fragment.subset(row_group_ids=[group])
+        yield from fragment.to_batches(
+            columns=spec.read_columns, batch_size=spec.batch_rows, schema=dataset.schema
+        )
+
+
+def _scan_units(
+    units: Sequence[Unit],
+    spec: _Spec,
+    split_edges: bool = False,
+    progress: _Progress | None = None,
+) -> _Stream:
+    """Run the batch loop over ``units`` (files / row groups) in order: shared by all drivers."""
+    stream = _Stream(spec, split_edges)
+    for batch in _batches(units, spec):
+        stream.feed(_normalise(batch.to_pandas(), spec))
+        stream.rows += batch.num_rows
+        if progress is not None:
+            progress.add(batch.num_rows)
+    stream.finish()
+    return stream
+
+
+# ---------------------------------------------------------------------------- Dask drivers
+def _require_distributed() -> Any:
+    try:
+        import distributed
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "the Dask path of rs.scan_scores needs dask and distributed: "
+            'pip install "rankstats[dask]"'
+        ) from err
+    return distributed
+
+
+@dataclass(frozen=True, eq=False)
+class _UnitResult:
+    stats: StreamStatistics
+    keys: np.ndarray  # sorted hashes of the instances reduced in the unit
+    head: pd.DataFrame | None
+    tail: pd.DataFrame | None
+    rows: int
+
+
+class _RepeatedKey(Exception):
+    """A (task, instance) hash reduced in two work units (named afterwards by the driver)."""
+
+
+def _unit_task(unit: Unit, spec: _Spec) -> _UnitResult:
+    stream = _scan_units([unit], spec, split_edges=True)
+    return _UnitResult(stream.total, stream.interior_keys, stream.head, stream.tail, stream.rows)
+
+
+def _unit_edges(result: _UnitResult) -> tuple[pd.DataFrame | None, pd.DataFrame | None, int]:
+    return result.head, result.tail, result.rows
+
+
+def _unit_core(result: _UnitResult) -> tuple[StreamStatistics, np.ndarray]:
+    return result.stats, result.keys
+
+
+def _merge_cores(
+    a: tuple[StreamStatistics, np.ndarray], b: tuple[StreamStatistics, np.ndarray]
+) -> tuple[StreamStatistics, np.ndarray]:
+    """One node of the tree reduction: add the statistics, refuse an instance seen on both sides."""
+    common = np.intersect1d(a[1], b[1], assume_unique=True)
+    if len(common):
+        raise _RepeatedKey(int(common[0]))
+    return a[0] + b[0], np.sort(np.concatenate([a[1], b[1]]), kind="stable")
+
+
+def _first(core: tuple[StreamStatistics, np.ndarray]) -> StreamStatistics:
+    return core[0]
+
+
+def _locate(unit: Unit, spec: _Spec, wanted: int) -> list[tuple[str, object]]:
+    """The (task, instance) keys of a unit whose hash is ``wanted`` (error path only)."""
+    found = []
+    for batch in _batches([unit], spec):
+        rows = _normalise(batch.to_pandas(), spec)
+        hit = _hash_keys(rows["t"].to_numpy(), rows["i"]) == np.uint64(wanted)
+        if hit.any():
+            at = np.flatnonzero(hit)[0]
+            found.append((spec.tasks[rows["t"].iloc[at]], _plain(rows["i"].iloc[at])))
+    return found
+
+
+def _tree_reduce(client: Any, leaves: list, combine: Any) -> Any:
+    """Pairwise reduction of futures on the cluster, keeping their order (depth log2 n)."""
+    while len(leaves) > 1:
+        pairs = [
+            client.submit(combine, a, b, pure=False)
+            for a, b in zip(leaves[::2], leaves[1::2], strict=False)
+        ]
+        leaves = pairs + ([leaves[-1]] if len(leaves) % 2 else [])
+    return leaves[0]
+
+
+def _describe(unit: Unit) -> str:
+    path, group = unit
+    return path if group is None else f"{path} (row group {group})"
+
+
+def _distributed_file_statistics(
+    scanned: ScannedScores, client: Any, progress: bool
+) -> StreamStatistics:
+    """Files on a cluster: one unit per CSV file / Parquet row group, edges merged on the driver."""
+    distributed = _require_distributed()
+    spec = scanned._spec()
+    units = scanned._units()
+    results = client.map(_unit_task, units, spec=spec, pure=False)
+    edge_futures = client.map(_unit_edges, results, pure=False)
+    cores = client.map(_unit_core, results, pure=False)
+    meter = _Progress(progress, "scan (cluster)")
+    edges: dict[int, tuple] = {}
+    position = {f.key: i for i, f in enumerate(edge_futures)}
+    for future, (head, tail, rows) in distributed.as_completed(edge_futures, with_results=True):
+        edges[position[future.key]] = (head, tail)
+        meter.add(rows)
+    meter.close()
+    del results
+    # Edges in unit order: an instance cut between units k and k+1 is contiguous here.
+    pieces = [p for i in range(len(units)) for p in edges[i] if p is not None]
+    stream = _Stream(spec)
+    if pieces:
+        stream.feed(pd.concat(pieces, ignore_index=True))
+    stream.finish()
+    edge_part = client.scatter([(stream.total, stream.closed)])[0]  # one future, the pair
+    leaves = [edge_part, *cores]
+    root = _tree_reduce(client, leaves, _merge_cores)
+    try:
+        return client.submit(_first, root, pure=False).result()
+    except _RepeatedKey as err:
+        wanted = err.args[0]
+        hits = client.gather(client.map(_locate, units, spec=spec, wanted=wanted, pure=False))
+        where = [(units[i], key) for i, found in enumerate(hits) for key in found]
+        if not where:  # pragma: no cover - cannot happen: the hash came from these units
+            raise
+        task, instance = where[0][1]
+        raise InvalidScoresError(
+            f"the rows of (task, instance) ({task!r}, {instance!r}) are not contiguous: they "
+            f"occur in {', '.join(_describe(u) for u, _ in where[:3])} (sort the input by task "
+            "and instance)"
+        ) from None
+
+
+def _partition_statistics(frame: pd.DataFrame, spec: _Spec) -> StreamStatistics:
+    """One partition of a shuffled dask DataFrame: group its instances, then the batch loop."""
+    rows = _normalise(frame, spec)
+    group = rows.groupby(["t", "i"], sort=False).ngroup().to_numpy()
+    rows = rows.iloc[np.argsort(group, kind="stable")].reset_index(drop=True)
+    stream = _Stream(spec)
+    for start in range(0, len(rows), spec.batch_rows):
+        stream.feed(rows.iloc[start : start + spec.batch_rows])
+    stream.finish()
+    return stream.total
+
+
+def _frame_statistics(scanned: ScannedScores, client: Any) -> StreamStatistics:
+    """A dask DataFrame: shuffle by (task, instance), one stream per partition, tree reduction."""
+    import dask
+
+    c = scanned.columns
+    frame = scanned.frame[[c["system"], c["task"], c["instance"], c["score"]]]
+    shuffled = frame.shuffle(on=[c["task"], c["instance"]])
+    spec = scanned._spec()
+    leaves = [dask.delayed(_partition_statistics)(p, spec) for p in shuffled.to_delayed()]
+    while len(leaves) > 1:
+        pairs = [
+            dask.delayed(operator.add)(a, b)
+            for a, b in zip(leaves[::2], leaves[1::2], strict=False)
+        ]
+        leaves = pairs + ([leaves[-1]] if len(leaves) % 2 else [])
+    if client is not None:
+        return client.compute(leaves[0]).result()
+    return dask.compute(leaves[0])[0]
+
+
+def _is_dask_frame(data: object) -> bool:
+    return type(data).__module__.startswith("dask") and hasattr(data, "map_partitions")
+
+
+# ---------------------------------------------------------------------------- public API
 @dataclass(frozen=True, eq=False, repr=False)
 class ScannedScores:
-    """A score table on disk, read in batches (see :func:`scan_scores`)."""
+    """A score table on disk (or a dask DataFrame), read in batches (see :func:`scan_scores`)."""
 
     _streamed = True  # recognised by rs.aggregate and rs.pairwise
 
@@ -106,104 +519,72 @@ class ScannedScores:
     higher_is_better: dict
     batch_rows: int
     format: str
+    schema: Any = None
+    frame: Any = None  # a dask.dataframe.DataFrame instead of files
+    client: Any = None  # a dask.distributed.Client, used by rs.aggregate / rs.pairwise
 
-    def statistics(self, progress: bool = False) -> StreamStatistics:
-        """One pass over the files: the additive statistics of every (task, instance) ranking."""
-        import pyarrow.dataset as ds
-
-        c = self.columns
-        dataset = ds.dataset(list(self.paths), format=self.format)
-        sys_index = {s: i for i, s in enumerate(self.systems)}
-        task_index = {t: i for i, t in enumerate(self.tasks)}
+    def _spec(self) -> _Spec:
         sign = np.array([1.0 if self.higher_is_better[t] else -1.0 for t in self.tasks])
-        n_tasks = len(self.tasks)
-        total = StreamStatistics(
-            Pairwise.empty(self.systems), *(np.zeros((n_tasks, len(self.systems))),) * 4
+        return _Spec(
+            self.columns, self.systems, self.tasks, sign, self.batch_rows, self.format, self.schema
         )
-        carry = None
-        closed: set = set()
-        done_rows = 0
-        for batch in dataset.to_batches(
-            columns=[c["system"], c["task"], c["instance"], c["score"]],
-            batch_size=self.batch_rows,
-        ):
-            frame = batch.to_pandas()
-            if carry is not None:
-                frame = pd.concat([carry, frame], ignore_index=True)
-            score = pd.to_numeric(frame[c["score"]], errors="coerce").to_numpy(np.float64)
-            bad = np.isnan(score) & frame[c["score"]].notna().to_numpy()
-            if bad.any() or np.isinf(score).any():
-                where = np.flatnonzero(bad | np.isinf(score))[0]
-                raise InvalidScoresError(
-                    f"non-numeric or infinite score {frame[c['score']].iloc[where]!r} for system "
-                    f"{frame[c['system']].iloc[where]!r}, task {frame[c['task']].iloc[where]!r}"
-                )
-            task = frame[c["task"]].astype(str).map(task_index).to_numpy()
-            system = frame[c["system"]].astype(str).map(sys_index).to_numpy()
-            inst_codes, inst_uniques = pd.factorize(frame[c["instance"]])
-            key = task.astype(np.int64) * (len(inst_uniques) + 1) + inst_codes
-            change = np.r_[True, key[1:] != key[:-1]]
-            last_start = np.flatnonzero(change)[-1]
-            # The last instance may continue in the next batch: carry it over.
-            carry = frame.iloc[last_start:].reset_index(drop=True)
-            head = slice(0, last_start)
-            ids = list(
-                zip(
-                    task[change][:-1],
-                    np.asarray(inst_uniques)[inst_codes[change][:-1]],
-                    strict=True,
-                )
-            )
-            seen_before = closed.intersection(ids)
-            if seen_before or len(set(ids)) != len(ids):
-                example = next(iter(seen_before)) if seen_before else ids[0]
-                raise InvalidScoresError(
-                    "the rows of (task, instance) "
-                    f"({self.tasks[example[0]]!r}, {example[1]!r}) are not contiguous: sort the "
-                    "input by task and instance (rankstats simulate writes it so)"
-                )
-            closed.update(ids)
-            valid = ~np.isnan(score[head])
-            if last_start:
-                total = total + _reduce(
-                    task[head][valid],
-                    key[head][valid],
-                    system[head][valid],
-                    score[head][valid] * sign[task[head][valid]],
-                    n_tasks,
-                    self.systems,
-                )
-            done_rows += batch.num_rows
-            if progress:
-                sys.stderr.write(f"\rscan: {done_rows:,} rows")
-        if carry is not None and len(carry):
-            last = (task_index[str(carry[c["task"]].iloc[0])], carry[c["instance"]].iloc[0])
-            if last in closed:
-                raise InvalidScoresError(
-                    f"the rows of (task, instance) ({last[0]!r}, {last[1]!r}) are not contiguous: "
-                    "sort the input by task and instance"
-                )
-            score = pd.to_numeric(carry[c["score"]], errors="coerce").to_numpy(np.float64)
-            task = carry[c["task"]].astype(str).map(task_index).to_numpy()
-            system = carry[c["system"]].astype(str).map(sys_index).to_numpy()
-            valid = ~np.isnan(score)
-            key = np.zeros(len(carry), dtype=np.int64)
-            total = total + _reduce(
-                task[valid],
-                key[valid],
-                system[valid],
-                score[valid] * sign[task[valid]],
-                n_tasks,
-                self.systems,
-            )
-        if progress:
-            sys.stderr.write("\n")
-        return total
+
+    def _units(self) -> list[Unit]:
+        """Work units of the cluster path: each CSV file, each row group of each Parquet file."""
+        if self.format != "parquet":
+            return [(p, None) for p in self.paths]
+        import pyarrow.parquet as pq
+
+        return [(p, g) for p in self.paths for g in range(max(pq.ParquetFile(p).num_row_groups, 1))]
+
+    def statistics(self, client: Any = None, progress: bool = False) -> StreamStatistics:
+        """One pass over the data: the additive statistics of every (task, instance) ranking.
+
+        Parameters
+        ----------
+        client : dask.distributed.Client, optional
+            Run on this cluster (default: the client given to :func:`scan_scores`; without one,
+            files are read in this process and a dask DataFrame is computed with Dask's default
+            scheduler). Files must be readable at the same paths on every worker.
+        progress : bool
+            Write rows read and rows/s to stderr (file input).
+
+        Returns
+        -------
+        StreamStatistics
+            ``pairwise`` (:class:`~rankstats.Pairwise`), and per (task, system) Borda sums,
+            evaluation counts, score sums and score counts.
+
+        Notes
+        -----
+        On a cluster each work unit (a CSV file or a Parquet row group) is reduced by the same
+        batch loop as in one process, except that its first and last instance are returned as
+        rows: they may be cut by the unit boundary. The driver concatenates these few rows in
+        unit order and reduces them, so an instance cut between two units is *merged* (counted
+        once), and the unit statistics are added by a tree reduction on the cluster (``+``). Each
+        unit also returns the 64-bit hashes of its instance keys; the reduction refuses a key
+        reduced in two units (input not grouped by instance) with an error naming the (task,
+        instance) and the files.
+        """
+        client = client if client is not None else self.client
+        if client is not None and not hasattr(client, "submit"):
+            raise TypeError(f"client must be a dask.distributed.Client, not {type(client)}")
+        if self.frame is not None:
+            return _frame_statistics(self, client)
+        if client is not None:
+            return _distributed_file_statistics(self, client, progress)
+        meter = _Progress(progress)
+        units: list[Unit] = [(p, None) for p in self.paths]
+        stream = _scan_units(units, self._spec(), progress=meter)
+        meter.close()
+        return stream.total
 
     def aggregate(
         self, method: str = "borda", statistics: StreamStatistics | None = None
     ) -> Aggregate:
         """σ^μ (``mean``), σ^l (``borda``) or σ^2l (``borda2``) from one streaming pass."""
+        if method not in ("mean", "borda", "borda2"):
+            raise ValueError(f"streamed aggregation supports mean, borda, borda2; not {method!r}")
         st = statistics or self.statistics()
         if method == "borda":
             return Aggregate(
@@ -214,38 +595,72 @@ class ScannedScores:
                 task_mean = st.instance_sum / st.instance_count
             means = pd.DataFrame(task_mean.T, index=list(self.systems)).mean(axis=1, skipna=True)
             return Aggregate("mean", means.rename("mean"), "task")
-        if method == "borda2":
-            task_scores = np.where(st.task_seen > 0, st.task_borda, np.nan)
-            task_scores = task_scores[(st.task_seen > 0).sum(axis=1) >= 2]
-            second = Rankings(
-                average_ranks(task_scores), self.systems, pd.RangeIndex(len(task_scores))
-            )
-            from rankstats.pairwise import pairwise
+        task_scores = np.where(st.task_seen > 0, st.task_borda, np.nan)
+        task_scores = task_scores[(st.task_seen > 0).sum(axis=1) >= 2]
+        second = Rankings(
+            average_ranks(snap_ties(task_scores)), self.systems, pd.RangeIndex(len(task_scores))
+        )
+        from rankstats.pairwise import pairwise
 
-            return Aggregate("borda2", pairwise(second).borda().rename("borda2"), "instance")
-        raise ValueError(f"streamed aggregation supports mean, borda, borda2; not {method!r}")
+        return Aggregate("borda2", pairwise(second).borda().rename("borda2"), "instance")
 
     def __repr__(self) -> str:
+        where = "a dask DataFrame" if self.frame is not None else f"{len(self.paths)} file(s)"
+        on = ", on a Dask cluster" if self.client is not None else ""
         return (
-            f"ScannedScores({len(self.paths)} file(s), {len(self.systems)} systems × "
-            f"{len(self.tasks)} tasks, read in batches of {self.batch_rows:,} rows)"
+            f"ScannedScores({where}, {len(self.systems)} systems × {len(self.tasks)} tasks, "
+            f"read in batches of {self.batch_rows:,} rows{on})"
         )
 
 
+def _directions(higher_is_better: bool | dict, tasks: Iterable[str]) -> dict[str, bool]:
+    tasks = list(tasks)
+    if isinstance(higher_is_better, dict):
+        unknown = [t for t in higher_is_better if t not in tasks]
+        if unknown:
+            raise InvalidScoresError(f"higher_is_better names unknown tasks {unknown}")
+        return {t: bool(higher_is_better.get(t, True)) for t in tasks}
+    return dict.fromkeys(tasks, bool(higher_is_better))
+
+
 def scan_scores(
-    paths: str | Path | Sequence[str | Path],
+    paths: str | Path | Sequence[str | Path] | Any,
     system: str = "system",
     task: str = "task",
     instance: str = "instance",
     score: str = "score",
     higher_is_better: bool | dict = True,
     batch_rows: int = 2_000_000,
+    client: Any = None,
 ) -> ScannedScores:
-    """Lazy view of instance-level score files (Parquet or CSV; a file, a directory or a list).
+    """Lazy view of instance-level scores: Parquet / CSV files, or a dask DataFrame.
 
     A first pass reads only the system and task columns (the vocabularies); the statistics are
     computed by :meth:`ScannedScores.statistics` / :meth:`ScannedScores.aggregate`, or by
-    ``rs.aggregate(scanned, method)`` and ``rs.pairwise(scanned)``.
+    ``rs.aggregate(scanned, method)`` and ``rs.pairwise(scanned)``. Every statistic behind σ^μ,
+    σ^l, σ^2l and the Hoeffding intervals is a sum over (task, instance) rankings, so chunks are
+    reduced separately and added: the result equals the in-memory one up to rounding.
+
+    Parameters
+    ----------
+    paths : str, Path, list of them, or dask.dataframe.DataFrame
+        A file, a directory (all ``.parquet`` / ``.csv`` files below it) or a list. The rows of
+        one (task, instance) must be contiguous in file input. A dask DataFrame is shuffled by
+        (task, instance) instead, so its rows may come in any order.
+    system, task, instance, score : str
+        Column names.
+    higher_is_better : bool or dict
+        Direction of every task, or per task (``{task: False}`` for lower-is-better ones).
+    batch_rows : int
+        Rows per record batch: the memory bound of one process (or of one worker).
+    client : dask.distributed.Client, optional
+        Compute on this cluster (e.g. ``Client("tcp://host:8786")``). Stored in the result, so
+        ``rs.aggregate(scanned, ...)`` and ``rs.pairwise(scanned)`` use it transparently. Needs
+        ``pip install "rankstats[dask]"``; files must be visible to the workers at the same paths.
+
+    Returns
+    -------
+    ScannedScores
 
     Examples
     --------
@@ -256,6 +671,9 @@ def scan_scores(
     >>> rs.aggregate(scanned, "borda").order == rs.aggregate(sim, "borda").order
     True
     """
+    columns = {"system": system, "task": task, "instance": instance, "score": score}
+    if _is_dask_frame(paths):
+        return _scan_frame(paths, columns, higher_is_better, batch_rows, client)
     import pyarrow.dataset as ds
 
     if isinstance(paths, str | Path):
@@ -272,7 +690,7 @@ def scan_scores(
         raise FileNotFoundError("no .parquet or .csv file found")
     fmt = "csv" if all(f.endswith(".csv") for f in files) else "parquet"
     dataset = ds.dataset(files, format=fmt)
-    missing = [col for col in (system, task, instance, score) if col not in dataset.schema.names]
+    missing = [col for col in columns.values() if col not in dataset.schema.names]
     if missing:
         raise InvalidScoresError(
             f"column(s) {missing} not found; the files have {dataset.schema.names}"
@@ -283,19 +701,43 @@ def scan_scores(
         frame = batch.to_pandas()
         systems.update(dict.fromkeys(pd.unique(frame[system].astype(str))))
         tasks.update(dict.fromkeys(pd.unique(frame[task].astype(str))))
-    if isinstance(higher_is_better, dict):
-        unknown = [t for t in higher_is_better if t not in tasks]
-        if unknown:
-            raise InvalidScoresError(f"higher_is_better names unknown tasks {unknown}")
-        directions = {t: bool(higher_is_better.get(t, True)) for t in tasks}
-    else:
-        directions = dict.fromkeys(tasks, bool(higher_is_better))
+    if client is not None:
+        _require_distributed()
     return ScannedScores(
         tuple(files),
-        {"system": system, "task": task, "instance": instance, "score": score},
+        columns,
         tuple(systems),
         tuple(tasks),
-        directions,
+        _directions(higher_is_better, tasks),
         batch_rows,
         fmt,
+        schema=dataset.schema,
+        client=client,
+    )
+
+
+def _scan_frame(
+    frame: Any, columns: dict, higher_is_better: bool | dict, batch_rows: int, client: Any
+) -> ScannedScores:
+    """``scan_scores`` of a dask DataFrame: vocabularies now, statistics on demand."""
+    import dask
+
+    missing = [col for col in columns.values() if col not in frame.columns]
+    if missing:
+        raise InvalidScoresError(
+            f"column(s) {missing} not found; the frame has {list(frame.columns)}"
+        )
+    vocab = [frame[columns[k]].astype(str).unique() for k in ("system", "task")]
+    systems, tasks = client.compute(vocab, sync=True) if client else dask.compute(*vocab)
+    systems, tasks = tuple(sorted(systems)), tuple(sorted(tasks))
+    return ScannedScores(
+        (),
+        columns,
+        systems,
+        tasks,
+        _directions(higher_is_better, tasks),
+        batch_rows,
+        "dask",
+        frame=frame,
+        client=client,
     )

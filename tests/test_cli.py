@@ -109,3 +109,67 @@ def test_rank_errors(tmp_path, capsys):
 def test_datasets_command(capsys):
     assert main(["datasets"]) == 0
     assert "xtreme_missing" in capsys.readouterr().out
+
+
+def _stream_files(tmp_path):
+    """A long instance-level table under other column names, whole and cut into three parts."""
+    sim = rs.simulate.gumbel(6, 3, 25, phi=0.4, seed=2, missing=0.2)
+    df = sim.data.astype({"system": str, "task": str})
+    df = df.sort_values(["task", "instance"], kind="stable").reset_index(drop=True)
+    df = df.rename(columns={"system": "model", "task": "metric", "instance": "example"})
+    df["value"] = np.where(df["metric"] == "task02", -df["score"], df["score"])
+    df = df.drop(columns="score")
+    whole = tmp_path / "whole.parquet"
+    df.to_parquet(whole, index=False)
+    (tmp_path / "parts").mkdir()
+    for k, cut in enumerate(np.array_split(np.arange(len(df)), 3)):  # cuts inside instances
+        df.iloc[cut].to_parquet(tmp_path / "parts" / f"part{k}.parquet", index=False)
+    return whole, df
+
+
+def _table_lines(printed):
+    """The printed table, notes and matrix (not the title, input description or file list)."""
+    lines = printed.splitlines()
+    return [line for line in lines[2:] if not line.startswith("wrote")]
+
+
+@pytest.mark.parametrize("method", ["borda", "borda2", "mean"])
+def test_rank_stream_equals_in_memory(tmp_path, capsys, method):
+    whole, _ = _stream_files(tmp_path)
+    columns = ["--system", "model", "--task", "metric", "--instance", "example"]
+    common = [*columns, "--score", "value", "--lower-is-better", "task02", "--method", method]
+    common += ["--level", "instance", "--no-figures"]
+    assert main(["rank", str(whole), *common, "--out", str(tmp_path / "memory")]) == 0
+    memory_printed = capsys.readouterr().out
+    runs = {
+        "file": [str(whole), "--batch-rows", "37"],
+        "glob": [str(tmp_path / "parts" / "part*.parquet"), "--batch-rows", "16", "--progress"],
+    }
+    for label, source in runs.items():
+        out = tmp_path / label
+        assert main(["rank", *source, "--stream", *common, "--out", str(out)]) == 0
+        captured = capsys.readouterr()
+        assert _table_lines(captured.out) == _table_lines(memory_printed), label
+        assert ("rows read" in captured.err) == (label == "glob")
+        for name in ("ranking.csv", "pairs.csv"):
+            a = pd.read_csv(out / name)
+            b = pd.read_csv(tmp_path / "memory" / name)
+            pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=0, atol=1e-12)
+        summary = json.loads((out / "summary.json").read_text())
+        expected = json.loads((tmp_path / "memory" / "summary.json").read_text())
+        for key in ("systems", "tasks", "scores", "level", "rankings", "never_evaluated"):
+            assert summary["data"][key] == expected["data"][key], key
+        assert summary["significant_pairs"] == expected["significant_pairs"]
+
+
+def test_rank_stream_errors(tmp_path, capsys):
+    whole, _ = _stream_files(tmp_path)
+    cols = ["--system", "model", "--task", "metric", "--instance", "example", "--score", "value"]
+    with pytest.raises(SystemExit, match="supports --method mean, borda, borda2"):
+        main(["rank", str(whole), "--stream", "--method", "copeland", *cols])
+    with pytest.raises(SystemExit, match="--level instance"):
+        main(["rank", str(whole), "--stream", "--level", "task", *cols])
+    with pytest.raises(SystemExit, match="not --dataset"):
+        main(["rank", "--dataset", "glue", "--stream"])
+    assert main(["rank", str(tmp_path / "nothing*.parquet"), "--stream", *cols]) == 2
+    assert "no file matches" in capsys.readouterr().err

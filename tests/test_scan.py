@@ -1,5 +1,6 @@
 """Streaming statistics equal the in-memory ones, whatever the batch boundaries."""
 
+import sys
 import warnings
 
 import numpy as np
@@ -76,3 +77,38 @@ def test_bad_values_and_columns(tmp_path):
         rs.scan_scores(path, score="value")
     with pytest.raises(FileNotFoundError):
         rs.scan_scores(tmp_path / "nope.parquet")
+
+
+def test_memory_does_not_grow_with_the_number_of_files(tmp_path):
+    """Peak traced memory of the single-process stream: 16 files cost no more than 4."""
+    import tracemalloc
+
+    sim = rs.simulate.gumbel(10, 16, 2000, seed=0, missing=0.1)
+    df = sim.data.astype({"system": str, "task": str})
+    df = df.sort_values(["task", "instance"], kind="stable")
+    files = []
+    for k, (_, part) in enumerate(df.groupby("task", sort=True)):
+        files.append(tmp_path / f"part{k:02d}.parquet")
+        part.to_parquet(files[-1], index=False)
+    rows = len(df) // 16
+    peaks = {}
+    for n in (4, 16):
+        scanned = rs.scan_scores(files[:n], batch_rows=rows)
+        tracemalloc.start()
+        try:
+            st = scanned.statistics()
+            peaks[n] = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert st.pairwise.n_rankings == n * 2000
+    assert peaks[16] < 1.5 * peaks[4], peaks
+
+
+def test_client_needs_the_dask_extra(tmp_path, monkeypatch):
+    path = tmp_path / "scores.parquet"
+    _data().to_parquet(path)
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"rankstats\[dask\]"):
+        rs.scan_scores(path, client=object())
+    with pytest.raises(TypeError, match="Client"):
+        rs.scan_scores(path).statistics(client=True)
