@@ -163,6 +163,13 @@ def _rank_arguments(parser: argparse.ArgumentParser) -> None:
         help="run on a Dask cluster, e.g. tcp://host:8786 (needs rankstats[dask])",
     )
     stream.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="local worker processes reducing Parquet row groups in parallel (default 1)",
+    )
+    stream.add_argument(
         "--progress",
         action="store_true",
         help="print rows read and rows/s on stderr (default: only when stderr is a terminal)",
@@ -214,6 +221,7 @@ def _rank_streamed(args: argparse.Namespace) -> int:
         higher_is_better=directions,
         batch_rows=args.batch_rows,
         client=client,
+        workers=args.workers,
     )
     try:
         st = scanned.statistics(progress=args.progress or sys.stderr.isatty())

@@ -145,6 +145,8 @@ def test_rank_stream_equals_in_memory(tmp_path, capsys, method):
         "file": [str(whole), "--batch-rows", "37"],
         "glob": [str(tmp_path / "parts" / "part*.parquet"), "--batch-rows", "16", "--progress"],
     }
+    if method == "borda2":  # two local worker processes (their start costs ~1 s)
+        runs["workers"] = [str(tmp_path / "parts"), "--workers", "2"]
     for label, source in runs.items():
         out = tmp_path / label
         assert main(["rank", *source, "--stream", *common, "--out", str(out)]) == 0

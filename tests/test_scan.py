@@ -4,6 +4,7 @@ import sys
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import rankstats as rs
@@ -112,3 +113,34 @@ def test_client_needs_the_dask_extra(tmp_path, monkeypatch):
         rs.scan_scores(path, client=object())
     with pytest.raises(TypeError, match="Client"):
         rs.scan_scores(path).statistics(client=True)
+
+
+def test_local_worker_processes_equal_one_process(tmp_path):
+    """workers=2: row groups reduced in two processes, the instances cut by row-group and file
+    boundaries merged by the driver; equal to the one-process scan (itself equal to the in-memory
+    statistics) to 1e-12, and an instance written in two files is refused by name."""
+    sim = rs.simulate.gumbel(7, 4, 60, seed=11, missing=0.25, missing_pattern="block", round_to=1)
+    df = sim.data.astype({"system": str, "task": str})
+    df = df.sort_values(["task", "instance"], kind="stable").reset_index(drop=True)
+    half = len(df) // 2 + 3  # cuts an instance between the two files
+    df.iloc[:half].to_parquet(tmp_path / "a.parquet", row_group_size=29)
+    df.iloc[half:].to_parquet(tmp_path / "b.parquet", row_group_size=29)
+    one = rs.scan_scores(tmp_path).statistics()
+    two = rs.scan_scores(tmp_path, workers=2).statistics()
+    assert two.pairwise.n_rankings == one.pairwise.n_rankings == 4 * 60
+    for name in ("wins", "wins_observed", "compared"):
+        np.testing.assert_allclose(
+            getattr(two.pairwise, name), getattr(one.pairwise, name), atol=1e-12
+        )
+    for name in ("task_borda", "task_seen", "instance_sum", "instance_count"):
+        np.testing.assert_allclose(getattr(two, name), getattr(one, name), atol=1e-12)
+
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    first = df[(df.task == "task01") & (df.instance == 0)]
+    pd.concat([first, df.iloc[len(first) : 200]]).to_parquet(bad / "a.parquet", row_group_size=50)
+    pd.concat([df.iloc[200:400], first]).to_parquet(bad / "b.parquet", row_group_size=50)
+    with pytest.raises(rs.InvalidScoresError, match=r"\('task01', 0\) are not contiguous"):
+        rs.scan_scores(bad, workers=2).statistics()
+    with pytest.raises(ValueError, match="workers"):
+        rs.scan_scores(bad, workers=0)

@@ -10,6 +10,7 @@ Run: ``python tests/benchmarks/bench_scale.py [--dir DIR] [--instances 330000] [
 3. The paper's per-ranking counting formula (``paper_matrix`` of ``bench_pairwise.py``: Himmi et
    al. 2023, exact integers) on a sample of the same instance rankings, extrapolated to all of
    them; the speed-up is that time over ours (goal ≥ 1,000×).
+   The same with ``workers=2`` local processes (row groups reduced in parallel).
 4. The same pass on a ``dask.distributed.LocalCluster`` (2 workers × 1 thread) when dask is
    installed: on a 2-core machine it need not be faster (the workers share the cores with the
    driver and pickle their results); it shows that the cluster path gives the same numbers.
@@ -48,7 +49,7 @@ def generate(directory: Path, instances: int) -> float:
     return time.perf_counter() - start
 
 
-def child(directory: str, client_address: str | None) -> None:
+def child(directory: str, client_address: str | None, workers: int = 1) -> None:
     """The timed pass; prints one JSON line."""
     client = None
     if client_address:
@@ -56,7 +57,7 @@ def child(directory: str, client_address: str | None) -> None:
 
         client = Client(client_address)
     start = time.perf_counter()
-    scanned = rs.scan_scores(directory, client=client)
+    scanned = rs.scan_scores(directory, client=client, workers=workers)
     vocab = time.perf_counter() - start
     stats = scanned.statistics()
     aggregates = {m: scanned.aggregate(m, statistics=stats) for m in ("mean", "borda", "borda2")}
@@ -78,8 +79,8 @@ def child(directory: str, client_address: str | None) -> None:
     )
 
 
-def run_child(directory: Path, client_address: str | None = None) -> dict:
-    cmd = [sys.executable, __file__, "--child", str(directory)]
+def run_child(directory: Path, client_address: str | None = None, workers: int = 1) -> dict:
+    cmd = [sys.executable, __file__, "--child", str(directory), "--workers", str(workers)]
     if client_address:
         cmd += ["--address", client_address]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
@@ -124,9 +125,10 @@ def main() -> None:
     parser.add_argument("--no-cluster", action="store_true")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--address", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--workers", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.address)
+        child(args.child, args.address, args.workers)
         return
 
     directory = Path(args.dir)
@@ -145,6 +147,13 @@ def main() -> None:
         f"{ours['vocabulary_seconds']:.1f} s; {rate / 1e6:.1f} M scores/s); peak RSS "
         f"{ours['peak_rss_mb']:,.0f} MB (goals: < 60 s, < 2,048 MB); "
         f"{ours['significant_pairs']} significant pairs"
+    )
+    two = run_child(directory, workers=2)
+    print(
+        f"rankstats (workers=2 local processes): {two['seconds']:.1f} s "
+        f"({ours['seconds'] / two['seconds']:.2f}× the single process); driver peak RSS "
+        f"{two['peak_rss_mb']:,.0f} MB (+ one batch per worker); same orders: "
+        f"{two['orders'] == ours['orders']}"
     )
     truth = json.loads((directory / "truth.json").read_text())["truth"]
     position = {name: k for k, name in enumerate(ours["orders"]["borda"])}
