@@ -33,9 +33,14 @@ import numpy as np
 from rankstats.models._mallows_math import log_z
 
 
-def _gumbel_choice(rng: np.random.Generator, logits: np.ndarray) -> np.ndarray:
-    """One draw per row from ``softmax(logits)`` (``-inf`` = impossible)."""
-    return np.argmax(logits + rng.gumbel(size=logits.shape), axis=-1)
+def _categorical(rng: np.random.Generator, logits: np.ndarray) -> np.ndarray:
+    """One draw per row from ``softmax(logits)`` by inverting the cumulative weights (one
+    exponential and one uniform per row: cheaper than Gumbel-max's two logarithms per cell)."""
+    weights = np.exp(logits - logits.max(axis=1, keepdims=True))
+    cumulative = np.cumsum(weights, axis=1)
+    # u in (0, total]: the first index with cumulative ≥ u has positive weight.
+    u = (1.0 - rng.random(len(logits))) * cumulative[:, -1]
+    return np.count_nonzero(cumulative < u[:, None], axis=1)
 
 
 def initial_completions(ranks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -93,32 +98,38 @@ def update_completions(
     n_latent = (latent >= 0).sum(axis=1)
     slots = np.arange(n - 1)[None, :]
     gaps = np.arange(n)[None, :]
+    spare = (n - 1 - np.arange(n))[None, :]  # items after gap g
+    identity = np.arange(n)
     for t in range(m):
         rows = np.flatnonzero(n_latent > t)
         items = scan[rows, t]
         k = len(rows)
+        at = np.arange(k)[:, None]
         pos = positions[rows]
         order = np.empty_like(pos)  # items by position (inverse permutation, O(n))
-        np.put_along_axis(order, pos, np.broadcast_to(np.arange(n), pos.shape), axis=1)
+        order[at, pos] = identity
         rest = order[order != items[:, None]].reshape(k, n - 1)  # the others, in order
-        # a[t] = 1 when the item is above rest[t] in σ: placing it after rest[t] is discordant.
-        a = (sigma_pos[items][:, None] < sigma_pos[rest]).astype(np.float64)
-        cost = np.zeros((k, n))
-        np.cumsum(a, axis=1, out=cost[:, 1:])
-        cost[:, :-1] += np.cumsum((1.0 - a)[:, ::-1], axis=1)[:, ::-1]
-        r_item = ranks[rows, items]
-        r_rest = np.take_along_axis(ranks[rows], rest, axis=1)
+        # a[t] = 1 when the item is above rest[t] in σ: placing it after rest[t] is discordant;
+        # placing it before rest[t] is discordant when a[t] = 0.  With B(g) = Σ_{t<g} a[t] and
+        # A = B(n − 1): cost(g) = B(g) + (n − 1 − g) − (A − B(g)).
+        a = sigma_pos[items][:, None] < sigma_pos[rest]
+        before = np.zeros((k, n))
+        np.cumsum(a, axis=1, out=before[:, 1:])
+        cost = 2.0 * before + spare - before[:, -1:]
+        ranks_rows = ranks[rows]
+        r_item = ranks_rows[at[:, 0], items]
+        r_rest = ranks_rows[at, rest]
         # Observed strict preferences bound the gap: after every better-ranked observed item,
         # before every worse-ranked one (comparisons with NaN are False: no constraint).
         better = r_rest < r_item[:, None]
         worse = r_rest > r_item[:, None]
         lo = np.where(better.any(axis=1), n - 1 - np.argmax(better[:, ::-1], axis=1), 0)
         hi = np.where(worse.any(axis=1), np.argmax(worse, axis=1), n - 1)
-        logits = np.where((gaps >= lo[:, None]) & (gaps <= hi[:, None]), -theta * cost, -np.inf)
-        gap = _gumbel_choice(rng, logits)
+        allowed = (gaps >= lo[:, None]) & (gaps <= hi[:, None])
+        gap = _categorical(rng, np.where(allowed, -theta * cost, -np.inf))
         new = np.empty_like(pos)
-        np.put_along_axis(new, rest, slots + (slots >= gap[:, None]), axis=1)
-        new[np.arange(k), items] = gap
+        new[at, rest] = slots + (slots >= gap[:, None])
+        new[at[:, 0], items] = gap
         positions[rows] = new
 
 
