@@ -434,6 +434,14 @@ def _report_arguments(parser: argparse.ArgumentParser) -> None:
         choices=["map", "nuts", "mcmc"],
         help="fitting method of the models (default: map)",
     )
+    parser.add_argument(
+        "--paired",
+        nargs="+",
+        metavar="TASK",
+        default=None,
+        help="add a paired instance-level analysis (sign / Wilcoxon / t / Mood tests, BT, Elo, "
+        "TrueSkill) of these tasks (metrics)",
+    )
     parser.add_argument("--out", default="report", help="output directory (default: report)")
 
 
@@ -454,6 +462,7 @@ def _report(args: argparse.Namespace) -> int:
         title=args.title,
         models=args.models,
         model_method=args.model_method,
+        paired=args.paired or (),
     )
     print(rep.methods_text)
     print("\nwrote " + ", ".join(str(p) for p in rep.files))
