@@ -588,7 +588,21 @@ def _robustness_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--experiment", choices=sorted(PRESETS), required=True)
     parser.add_argument("--reps", type=int, default=None, help="replicates per grid cell")
     parser.add_argument("--aggregators", nargs="+", default=["mean", "borda", "borda2"])
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (-1: all cores)")
+    parser.add_argument(
+        "--backend",
+        choices=["processes", "joblib"],
+        default="processes",
+        help="how --jobs runs the grid cells: the standard library's process pool (default) or "
+        "joblib (loky; or a Dask cluster with --scheduler)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="run the cells on this Dask cluster through joblib (implies --backend joblib; "
+        "needs rankstats[dask])",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="robustness-out")
 
@@ -599,15 +613,29 @@ def _robustness(args: argparse.Namespace) -> int:
 
     preset = PRESETS[args.experiment]
     print(f"{args.experiment}: {preset['description']}")
-    res = robustness(
-        args.aggregators,
-        preset["grid"],
-        n_rep=args.reps or preset["n_rep"],
-        seed=args.seed,
-        n_jobs=args.jobs,
-        base=preset["base"],
-        progress=True,
-    )
+    run = {
+        "n_rep": args.reps or preset["n_rep"],
+        "seed": args.seed,
+        "n_jobs": args.jobs,
+        "base": preset["base"],
+        "progress": True,
+        "backend": args.backend,
+    }
+    if args.scheduler:
+        try:
+            import joblib
+            from distributed import Client
+        except ImportError:
+            raise SystemExit(
+                'error: --scheduler needs Dask: pip install "rankstats[dask]"'
+            ) from None
+        with Client(args.scheduler), joblib.parallel_config(backend="dask"):
+            n_jobs = args.jobs if args.jobs != 1 else -1
+            res = robustness(
+                args.aggregators, preset["grid"], **{**run, "n_jobs": n_jobs, "backend": "joblib"}
+            )
+    else:
+        res = robustness(args.aggregators, preset["grid"], **run)
     summary = res.summary("kendall_tau")
     panel = preset["panel"] if preset["panel"] in preset["grid"] else None
     index = [k for k in (panel, preset["x"]) if k is not None]

@@ -380,11 +380,14 @@ def robustness(
 BACKENDS = ("processes", "joblib")
 
 
-def _cell_results(jobs: list[tuple], n_jobs: int, backend: str) -> Iterator[list[dict[str, Any]]]:
+def _cell_results(
+    jobs: list[tuple], n_jobs: int, backend: str, run: Callable | None = None
+) -> Iterator[list[dict[str, Any]]]:
     """Rows of every cell, in grid order, computed in this process or by ``n_jobs`` workers."""
+    run = run or _run_cell
     if n_jobs == 1:
         for job in jobs:
-            yield _run_cell(*job)
+            yield run(*job)
     elif backend == "joblib":
         try:
             import joblib
@@ -393,11 +396,11 @@ def _cell_results(jobs: list[tuple], n_jobs: int, backend: str) -> Iterator[list
                 'backend="joblib" needs joblib: pip install "rankstats[dask]"'
             ) from err
         parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
-        yield from parallel(joblib.delayed(_run_cell)(*job) for job in jobs)
+        yield from parallel(joblib.delayed(run)(*job) for job in jobs)
     else:
         pool = ProcessPoolExecutor(max_workers=n_jobs if n_jobs > 0 else None)
         try:
-            futures = [pool.submit(_run_cell, *job) for job in jobs]
+            futures = [pool.submit(run, *job) for job in jobs]
             for future in futures:
                 yield future.result()
         finally:
@@ -440,6 +443,29 @@ def perturb(
         return Scores.from_long(frame, instance=instance, name=scores.name)
 
 
+def _perturbation_cell(
+    scores: Scores,
+    cell: dict[str, Any],
+    full: dict[str, pd.Series],
+    aggregators: Sequence[str],
+    seeds: Sequence[np.random.SeedSequence],
+    top_k: int,
+) -> list[dict[str, Any]]:
+    """Rows of one grid cell of :func:`perturbation` (module level: runs in worker processes)."""
+    rows = []
+    for rep, seq in enumerate(seeds):
+        perturbed = perturb(scores, np.random.default_rng(seq), **cell)
+        present = [s for s in perturbed.systems if s not in perturbed.unevaluated_systems]
+        for agg in aggregators:
+            value = aggregate(perturbed, method=agg).scores.reindex(present).to_numpy()
+            reference = full[agg].reindex(present).to_numpy(dtype=np.float64)
+            truth_rank = average_ranks(reference[None, :])[0]
+            rows.append(
+                {**cell, "rep": rep, "aggregator": agg, **ranking_metrics(value, truth_rank, top_k)}
+            )
+    return rows
+
+
 def perturbation(
     scores: Scores,
     aggregators: Sequence[str] = ("mean", "borda", "borda2"),
@@ -448,12 +474,16 @@ def perturbation(
     seed: int = 0,
     top_k: int = 3,
     progress: bool = False,
+    n_jobs: int = 1,
+    backend: str = "processes",
 ) -> Robustness:
     """Stability of each aggregator on a perturbed real benchmark.
 
     For every grid cell (parameters of :func:`perturb`: ``missing``, ``pattern``,
     ``keep_tasks``, ``drop_systems``) and replicate, each aggregator's ranking of the perturbed
     data is compared with its own ranking of the full data (on the systems that remain).
+    ``n_jobs`` and ``backend`` run the cells in parallel as in :func:`robustness`; every replicate
+    has its own ``SeedSequence`` child, so the table does not depend on them.
 
     Examples
     --------
@@ -463,31 +493,25 @@ def perturbation(
     >>> len(res.table)
     9
     """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), not {n_jobs!r}")
     grid = dict(grid or {"missing": [0.1, 0.2, 0.3]})
     full = {agg: aggregate(scores, method=agg).scores for agg in aggregators}
     cells = _grid_cells(grid)
     root = np.random.SeedSequence(seed)
+    jobs = [
+        (scores, cell, full, tuple(aggregators), cell_seed.spawn(n_rep), top_k)
+        for cell, cell_seed in zip(cells, root.spawn(len(cells)), strict=True)
+    ]
     rows: list[dict[str, Any]] = []
     complete = True
     try:
-        for done, (cell, cell_seed) in enumerate(
-            zip(cells, root.spawn(len(cells)), strict=True), 1
+        for done, cell_rows in enumerate(
+            _cell_results(jobs, n_jobs, backend, _perturbation_cell), 1
         ):
-            for rep, seq in enumerate(cell_seed.spawn(n_rep)):
-                perturbed = perturb(scores, np.random.default_rng(seq), **cell)
-                present = [s for s in perturbed.systems if s not in perturbed.unevaluated_systems]
-                for agg in aggregators:
-                    value = aggregate(perturbed, method=agg).scores.reindex(present).to_numpy()
-                    reference = full[agg].reindex(present).to_numpy(dtype=np.float64)
-                    truth_rank = average_ranks(reference[None, :])[0]
-                    rows.append(
-                        {
-                            **cell,
-                            "rep": rep,
-                            "aggregator": agg,
-                            **ranking_metrics(value, truth_rank, top_k),
-                        }
-                    )
+            rows += cell_rows
             _progress(done, len(cells), progress)
     except KeyboardInterrupt:
         complete = False

@@ -38,20 +38,40 @@ def test_joblib_backend_gives_the_same_table(reference_table):
     pd.testing.assert_frame_equal(res.table, reference_table)
 
 
-def test_local_dask_cluster_gives_the_same_table(reference_table):
+def test_local_dask_cluster_gives_the_same_table(reference_table, tmp_path, monkeypatch):
     pytest.importorskip("dask")
     distributed = pytest.importorskip("dask.distributed")
     joblib = pytest.importorskip("joblib")
+    from rankstats import robustness as mod
+    from rankstats.cli import main
+
+    preset = {
+        "description": "test",
+        "grid": KWARGS["grid"],
+        "base": KWARGS["base"],
+        "x": "adversarial_tasks",
+        "panel": "phi",
+        "n_rep": KWARGS["n_rep"],
+    }
+    monkeypatch.setitem(mod.PRESETS, "colombo2022-manipulation", preset)
+    cli = ["robustness", "--experiment", "colombo2022-manipulation", "--seed", "11"]
+    assert main([*cli, "--out", str(tmp_path / "serial")]) == 0
+    assert main([*cli, "--jobs", "2", "--backend", "joblib", "--out", str(tmp_path / "jl")]) == 0
     with (
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
         ) as cluster,
         distributed.Client(cluster) as client,
-        joblib.parallel_config(backend="dask"),
     ):
         assert len(client.scheduler_info()["workers"]) == 2
-        res = rs.simulate.robustness(**KWARGS, n_jobs=2, backend="joblib")
+        with joblib.parallel_config(backend="dask"):
+            res = rs.simulate.robustness(**KWARGS, n_jobs=2, backend="joblib")
+        address = ["--scheduler", cluster.scheduler_address]
+        assert main([*cli, *address, "--out", str(tmp_path / "dask")]) == 0
     pd.testing.assert_frame_equal(res.table, reference_table)
+    serial = pd.read_csv(tmp_path / "serial" / "robustness.csv")
+    for label in ("jl", "dask"):
+        pd.testing.assert_frame_equal(pd.read_csv(tmp_path / label / "robustness.csv"), serial)
 
 
 _LOG = "RANKSTATS_TEST_INTERRUPT_LOG"

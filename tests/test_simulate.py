@@ -164,6 +164,11 @@ def test_perturbation_and_agreement_on_real_data():
     full = table[table.missing == 0.0]
     assert np.allclose(full["mean"], 1.0)  # nothing removed: every aggregator agrees with itself
     assert (table[table.missing == 0.3]["mean"] < 1.0).all()
+    # Two worker processes: the same table (every replicate has its own SeedSequence child).
+    parallel = rs.simulate.perturbation(
+        rs.load_dataset("glue"), grid={"missing": [0.0, 0.3]}, n_rep=3, seed=1, n_jobs=2
+    )
+    pd.testing.assert_frame_equal(parallel.table, res.table)
     x = rs.load_dataset("xtreme_missing")
     agree = rs.agreement({m: rs.aggregate(x, m) for m in ("mean", "borda")})
     b = rs.aggregate(x, "borda").scores
