@@ -176,7 +176,7 @@ def _rank_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-STREAM_METHODS = ("mean", "borda", "borda2")
+STREAM_METHODS = ("mean", "borda", "borda2", "bt")
 
 
 def _stream_paths(pattern: str) -> list[str]:

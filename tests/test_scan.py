@@ -144,3 +144,22 @@ def test_local_worker_processes_equal_one_process(tmp_path):
         rs.scan_scores(bad, workers=2).statistics()
     with pytest.raises(ValueError, match="workers"):
         rs.scan_scores(bad, workers=0)
+
+
+def test_streamed_bradley_terry_equals_the_fit_to_in_memory_counts(tmp_path):
+    """rs.aggregate(scanned, "bt"): the Bradley–Terry MLE on the streamed win counts equals the
+    fit to the in-memory Pairwise counts (ties as half wins), and the streamed path refuses the
+    methods that need all rankings in memory."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rs.DataWarning)
+        sim = rs.simulate.gumbel(6, 3, 30, seed=0, missing=0.2, round_to=1)
+    path = sim.to_parquet(tmp_path / "b.parquet")[0]
+    scanned = rs.scan_scores(path, batch_rows=17)
+    streamed = rs.aggregate(scanned, "bt").scores
+    memory = rs.aggregate(rs.pairwise(rs.Rankings.from_scores(sim, by="instance")), "bt").scores
+    pd.testing.assert_series_equal(
+        streamed.sort_index(), memory.sort_index(), check_names=False, atol=1e-9, rtol=0
+    )
+    assert streamed.idxmax() == "sys06"
+    with pytest.raises(ValueError, match="streamed aggregation supports"):
+        rs.aggregate(scanned, "copeland")
