@@ -669,6 +669,12 @@ def _paired_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--confidence", type=float, default=0.95)
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
+    parser.add_argument(
+        "--bt-ties",
+        choices=["half", "davidson"],
+        default="half",
+        help="Bradley–Terry ties: half a win each way (default) or Davidson's tie parameter",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--pair",
@@ -698,6 +704,7 @@ def _paired(args: argparse.Namespace) -> int:
         confidence=args.confidence,
         n_bootstrap=args.bootstrap,
         seed=args.seed,
+        bt_ties=args.bt_ties,
     )
     alpha = res.parameters["alpha"]
     print(repr(res))

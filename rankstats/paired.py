@@ -205,6 +205,7 @@ def paired(
     n_orders: int = 100,
     draw_probability: float = 0.1,
     trueskill_orders: int = 20,
+    bt_ties: str = "half",
 ) -> Paired:
     r"""Paired comparison of every pair of systems on one metric (Peyrard et al. 2021).
 
@@ -231,6 +232,11 @@ def paired(
         TrueSkill parameters are the paper's: μ0 = 25, σ0 = 25/3, β = σ0/2, τ = σ0/100.
     trueskill_orders : int
         Random instance orders averaged for TrueSkill.
+    bt_ties : {"half", "davidson"}
+        Ties in the Bradley–Terry strengths: counted as half a win each way (default; Hunter's
+        MM), or modelled by Davidson's (1970) tie parameter ν (maximum likelihood,
+        :class:`rankstats.models.BradleyTerry`); ``bt_probability`` is then
+        :math:`P(a \succ b) + \tfrac12 P(a \sim b)` and the MLE of ν is in ``parameters``.
 
     Returns
     -------
@@ -278,6 +284,8 @@ def paired(
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    if bt_ties not in ("half", "davidson"):
+        raise ValueError(f"bt_ties must be 'half' or 'davidson', not {bt_ties!r}")
     for name, value in (
         ("n_bootstrap", n_bootstrap),
         ("n_orders", n_orders),
@@ -342,8 +350,12 @@ def paired(
     share_lo, share_hi = _quantiles(boot_share, q)
     med_lo, med_hi = _quantiles(boot_median, q)
 
+    log_tie = None
     try:
-        bt = bradley_terry(x, systems)
+        if bt_ties == "davidson":
+            bt, log_tie = _davidson(x, systems)
+        else:
+            bt = bradley_terry(x, systems)
     except ValueError as err:
         # Common on real data (e.g. reference summaries that never lose): report, don't abort.
         warnings.warn(f"task {task!r}: {err} The bt columns are NaN.", UserWarning, stacklevel=2)
@@ -374,7 +386,7 @@ def paired(
             "p_a_beats_b": share,
             "p_a_beats_b_low": share_lo,
             "p_a_beats_b_high": share_hi,
-            "bt_probability": 1 / (1 + np.exp(bt[ib] - bt[ia])),
+            "bt_probability": _bt_probability(bt[ia], bt[ib], log_tie),
             "sign_p": sign_p,
             "wilcoxon_p": wilcoxon_p,
             "mean_diff": mean_diff,
@@ -421,10 +433,49 @@ def paired(
             "trueskill_tau": 25.0 / 300,
             "draw_probability": draw_probability,
             "trueskill_orders": trueskill_orders,
+            "bt_ties": bt_ties,
+            "bt_tie_nu": float(np.exp(log_tie)) if log_tie is not None else None,
             "n_instances": n_inst,
         },
         scores=x,
     )
+
+
+def _davidson(x: np.ndarray, systems: list[str]) -> tuple[np.ndarray, float]:
+    """Bradley–Terry with Davidson's ties (Davidson 1970), maximum likelihood, on the paired wins
+    and draws: centred log-strengths and the log tie parameter log ν."""
+    from rankstats.models.bradley_terry import BradleyTerry
+    from rankstats.ratings import win_matrix
+
+    wins, draws = win_matrix(x)
+    i, j = np.triu_indices(len(systems), k=1)
+    keep = (wins[i, j] + wins[j, i] + draws[i, j]) > 0
+    i, j = i[keep], j[keep]
+    names = np.array(systems, dtype=object)
+    counts = pd.DataFrame(
+        {
+            "item1": names[i],
+            "item2": names[j],
+            "wins1": wins[i, j],
+            "wins2": wins[j, i],
+            "ties": draws[i, j],
+        }
+    )
+    fit = BradleyTerry(ties="davidson").fit(counts, method="mle")
+    worth = fit.worth.reindex(systems).to_numpy(np.float64)
+    return worth - worth.mean(), float(fit.parameters.get("log_tie", -np.inf))
+
+
+def _bt_probability(a: np.ndarray, b: np.ndarray, log_tie: float | None) -> np.ndarray:
+    r""":math:`P(a \succ b)` (plain BT) or :math:`P(a \succ b) + \tfrac12 P(a \sim b)` under
+    Davidson's model: :math:`(\pi_a + \tfrac12 \nu\sqrt{\pi_a\pi_b}) /
+    (\pi_a + \pi_b + \nu\sqrt{\pi_a\pi_b})`."""
+    if log_tie is None or not np.isfinite(log_tie):
+        return 1 / (1 + np.exp(b - a))
+    tie = log_tie + 0.5 * (a + b)
+    top = np.maximum(np.maximum(a, b), tie)
+    ea, eb, et = np.exp(a - top), np.exp(b - top), np.exp(tie - top)
+    return (ea + 0.5 * et) / (ea + eb + et)
 
 
 def _quantiles(values: np.ndarray, q: list[float]) -> np.ndarray:

@@ -490,3 +490,42 @@ def test_pairformance_example_matches_its_published_output():
         row = pairs.loc[key]
         ours = (row.ttest_p, row.mood_p, row.p_a_beats_b, row.sign_p)
         np.testing.assert_allclose(ours, values, atol=5e-4 + 1e-12, err_msg=str(key))
+
+
+def test_davidson_ties_against_a_direct_maximisation():
+    """bt_ties="davidson": the strengths and ν equal a direct scipy maximisation of Davidson's
+    (1970) likelihood on win / draw counts computed here by brute force."""
+
+    rng = np.random.default_rng(4)
+    x = np.round(rng.normal(np.linspace(0, 1.2, 5), 1.0, size=(80, 5)), 0)  # many ties
+    res = rs.paired(pd.DataFrame(x, columns=list("abcde")), n_bootstrap=50, bt_ties="davidson")
+    n = x.shape[1]
+    w = np.zeros((n, n))
+    t = np.zeros((n, n))
+    for row in x:
+        for i in range(n):
+            for j in range(n):
+                if i != j:
+                    w[i, j] += row[i] > row[j]
+                    t[i, j] += row[i] == row[j]
+
+    def negative_log_likelihood(params):
+        theta = np.r_[params[: n - 1], 0.0]
+        log_nu = params[-1]
+        total = 0.0
+        for i in range(n):
+            for j in range(i + 1, n):
+                tie = log_nu + 0.5 * (theta[i] + theta[j])
+                log_norm = np.logaddexp(np.logaddexp(theta[i], theta[j]), tie)
+                total += w[i, j] * theta[i] + w[j, i] * theta[j] + t[i, j] * tie
+                total -= (w[i, j] + w[j, i] + t[i, j]) * log_norm
+        return -total
+
+    best = optimize.minimize(negative_log_likelihood, np.zeros(n), method="BFGS", tol=1e-10)
+    theta = np.r_[best.x[: n - 1], 0.0]
+    np.testing.assert_allclose(res.strengths["bt"], theta - theta.mean(), atol=1e-4)
+    assert res.parameters["bt_tie_nu"] == pytest.approx(np.exp(best.x[-1]), rel=1e-4)
+    half = rs.paired(pd.DataFrame(x, columns=list("abcde")), n_bootstrap=50)
+    assert half.parameters["bt_ties"] == "half" and half.parameters["bt_tie_nu"] is None
+    with pytest.raises(ValueError, match="bt_ties"):
+        rs.paired(pd.DataFrame(x, columns=list("abcde")), bt_ties="rao-kupper")
