@@ -262,8 +262,7 @@ class _Stream:
     def _refuse(self, task_code: int, instance: object) -> InvalidScoresError:
         return InvalidScoresError(
             f"the rows of (task, instance) ({self.spec.tasks[task_code]!r}, {_plain(instance)!r}) "
-            "are not contiguous: sort the input by task and instance (rankstats simulate writes "
-            "it so)"
+            f"are not contiguous: {_UNGROUPED_HINT}"
         )
 
     def _close(self, hashes: np.ndarray, task: np.ndarray, instance: pd.Series) -> None:
@@ -369,6 +368,12 @@ class _Progress:
 
 
 STREAMED_METHODS = ("mean", "borda", "borda2", "bt")
+
+_UNGROUPED_HINT = (
+    "sort the input by task and instance (rankstats simulate writes it so), or scan it as a "
+    "dask DataFrame, rs.scan_scores(dask.dataframe.read_parquet(...)), which shuffles the rows "
+    "by (task, instance) first"
+)
 
 _READAHEAD = 1  # record batches decoded ahead of the one being reduced
 
@@ -538,8 +543,7 @@ def _distributed_file_statistics(
         task, instance = where[0][1]
         raise InvalidScoresError(
             f"the rows of (task, instance) ({task!r}, {instance!r}) are not contiguous: they "
-            f"occur in {', '.join(_describe(u) for u, _ in where[:3])} (sort the input by task "
-            "and instance)"
+            f"occur in {', '.join(_describe(u) for u, _ in where[:3])} ({_UNGROUPED_HINT})"
         ) from None
 
 
@@ -560,8 +564,7 @@ def _merge_unit_results(
         task, instance = where[0][1] if where else ("?", "?")
         raise InvalidScoresError(
             f"the rows of (task, instance) ({task!r}, {instance!r}) are not contiguous: they "
-            f"occur in {', '.join(_describe(u) for u, _ in where[:3])} (sort the input by task "
-            "and instance)"
+            f"occur in {', '.join(_describe(u) for u, _ in where[:3])} ({_UNGROUPED_HINT})"
         )
     total = stream.total
     for r in results:
@@ -623,8 +626,14 @@ def _partition_statistics(frame: pd.DataFrame, spec: _Spec) -> StreamStatistics:
     return stream.total
 
 
-def _frame_statistics(scanned: ScannedScores, client: Any) -> StreamStatistics:
-    """A dask DataFrame: shuffle by (task, instance), one stream per partition, tree reduction."""
+def _frame_statistics(
+    scanned: ScannedScores, client: Any, progress: bool = False
+) -> StreamStatistics:
+    """A dask DataFrame: shuffle by (task, instance), one stream per partition, tree reduction.
+
+    ``progress``: Dask's own progress bar on stderr (``distributed.progress`` on a cluster,
+    ``dask.diagnostics.ProgressBar`` with the local scheduler), counting tasks, not rows.
+    """
     import dask
 
     c = scanned.columns
@@ -639,7 +648,17 @@ def _frame_statistics(scanned: ScannedScores, client: Any) -> StreamStatistics:
         ]
         leaves = pairs + ([leaves[-1]] if len(leaves) % 2 else [])
     if client is not None:
-        return client.compute(leaves[0]).result()
+        future = client.compute(leaves[0])
+        if progress:
+            from distributed import progress as show
+
+            show(future)
+        return future.result()
+    if progress:
+        from dask.diagnostics import ProgressBar
+
+        with ProgressBar(out=sys.stderr):
+            return dask.compute(leaves[0])[0]
     return dask.compute(leaves[0])[0]
 
 
@@ -690,7 +709,8 @@ class ScannedScores:
             files are read in this process and a dask DataFrame is computed with Dask's default
             scheduler). Files must be readable at the same paths on every worker.
         progress : bool
-            Write rows read and rows/s to stderr (file input).
+            Write rows read and rows/s to stderr (file input), or Dask's progress bar (a dask
+            DataFrame).
 
         Returns
         -------
@@ -713,7 +733,7 @@ class ScannedScores:
         if client is not None and not hasattr(client, "submit"):
             raise TypeError(f"client must be a dask.distributed.Client, not {type(client)}")
         if self.frame is not None:
-            return _frame_statistics(self, client)
+            return _frame_statistics(self, client, progress)
         if client is not None:
             return _distributed_file_statistics(self, client, progress)
         if self.workers > 1 and len(self._units()) > 1:
