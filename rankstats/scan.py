@@ -631,8 +631,9 @@ def _frame_statistics(
 ) -> StreamStatistics:
     """A dask DataFrame: shuffle by (task, instance), one stream per partition, tree reduction.
 
-    ``progress``: Dask's own progress bar on stderr (``distributed.progress`` on a cluster,
-    ``dask.diagnostics.ProgressBar`` with the local scheduler), counting tasks, not rows.
+    ``progress``: Dask's own progress bar, counting tasks, not rows (``distributed.progress`` on
+    stdout on a cluster — the given or the default Client —, ``dask.diagnostics.ProgressBar`` on
+    stderr with the local scheduler).
     """
     import dask
 
@@ -647,6 +648,14 @@ def _frame_statistics(
             for a, b in zip(leaves[::2], leaves[1::2], strict=False)
         ]
         leaves = pairs + ([leaves[-1]] if len(leaves) % 2 else [])
+    if client is None:
+        # dask.compute runs on a default distributed Client when one exists: report on it.
+        try:
+            from distributed import default_client
+
+            client = default_client()
+        except (ImportError, ValueError):
+            client = None
     if client is not None:
         future = client.compute(leaves[0])
         if progress:

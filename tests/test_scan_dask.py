@@ -110,12 +110,14 @@ def test_dask_dataframe_not_grouped(client, use_client):
     _assert_equal(scanned, df)
 
 
-def test_dask_dataframe_progress(capsys):
+def test_dask_dataframe_progress(client, capsys):
+    """Dask's progress bar: on the cluster (the module's Client is the default one here)."""
     df = _data(seed=8)
     frame = dd.from_pandas(df.sample(frac=1.0, random_state=2), npartitions=3)
     st = rs.scan_scores(frame, higher_is_better=LOWER).statistics(progress=True)
     _assert_equal(rs.scan_scores(frame, higher_is_better=LOWER), df, statistics=st)
-    assert "100% Completed" in capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert "100% Completed" in captured.out + captured.err
 
 
 def test_instance_split_across_files_is_refused(client, tmp_path):
