@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,7 +76,7 @@ def paired_section(
     out: Path,
     confidence: float,
     seed: int,
-    png_uri,
+    png_uri: Callable[[Path], str],
 ) -> PairedSection:
     """Run :func:`rankstats.paired` for every task and render the section.
 

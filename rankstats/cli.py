@@ -151,7 +151,7 @@ def _rank_arguments(parser: argparse.ArgumentParser) -> None:
     stream.add_argument(
         "--stream",
         action="store_true",
-        help="read FILE in batches with rs.scan_scores (instance level; mean, borda, borda2)",
+        help="read FILE in batches with rs.scan_scores (instance level; mean, borda, borda2, bt)",
     )
     stream.add_argument(
         "--batch-rows", type=int, default=2_000_000, help="rows per batch (default 2,000,000)"
@@ -253,8 +253,8 @@ def _rank_streamed(args: argparse.Namespace) -> int:
 def _rank(args: argparse.Namespace) -> int:
     if args.stream:
         return _rank_streamed(args)
-    if args.scheduler:
-        raise SystemExit("error: --scheduler applies to --stream")
+    if args.scheduler or args.workers != 1:
+        raise SystemExit("error: --scheduler and --workers apply to --stream")
     scores = load_input(args)
     level = args.level or ("instance" if scores.has_instances else "task")
     if level == "instance" and not scores.has_instances:
@@ -519,6 +519,17 @@ def _simulate_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _gumbel_options(args: argparse.Namespace) -> dict:
+    """Generator options shared by the in-memory and the partitioned benchmark."""
+    return {
+        "phi": args.phi,
+        "scale": args.scale,
+        "seed": args.seed,
+        "missing": args.missing,
+        "round_to": args.round_to,
+    }
+
+
 def _simulate_partitioned(args: argparse.Namespace) -> int:
     import time
 
@@ -535,14 +546,10 @@ def _simulate_partitioned(args: argparse.Namespace) -> int:
         args.tasks,
         args.instances,
         partitions=args.partitions,
-        phi=args.phi,
-        scale=args.scale,
-        seed=args.seed,
-        missing=args.missing,
         missing_pattern=args.missing_pattern_given or "block",
-        round_to=args.round_to,
         fmt=args.format,
         progress=sys.stderr.isatty(),
+        **_gumbel_options(args),
     )
     size = sum(f.stat().st_size for f in files)
     total = args.systems * args.tasks * args.instances
@@ -560,18 +567,13 @@ def _simulate(args: argparse.Namespace) -> int:
 
     if args.partitions is not None:
         return _simulate_partitioned(args)
-    args.missing_pattern = args.missing_pattern_given or "cell"
     sim = gumbel(
         args.systems,
         args.tasks,
         args.instances,
-        phi=args.phi,
-        scale=args.scale,
-        seed=args.seed,
         adversarial_tasks=args.adversarial,
-        missing=args.missing,
-        missing_pattern=args.missing_pattern,
-        round_to=args.round_to,
+        missing_pattern=args.missing_pattern_given or "cell",
+        **_gumbel_options(args),
     )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -351,10 +351,7 @@ def robustness(
     >>> sorted(res.table.aggregator.unique())
     ['borda', 'borda2', 'mean']
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), not {n_jobs!r}")
+    _check_parallel(n_jobs, backend)
     grid = dict(grid or {"phi": [0.5]})
     base = dict(base or {"n_systems": 20, "n_tasks": 20, "n_instances": 20})
     cells = _grid_cells(grid)
@@ -378,6 +375,13 @@ def robustness(
 
 
 BACKENDS = ("processes", "joblib")
+
+
+def _check_parallel(n_jobs: int, backend: str) -> None:
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), not {n_jobs!r}")
 
 
 def _cell_results(
@@ -493,10 +497,7 @@ def perturbation(
     >>> len(res.table)
     9
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), not {n_jobs!r}")
+    _check_parallel(n_jobs, backend)
     grid = dict(grid or {"missing": [0.1, 0.2, 0.3]})
     full = {agg: aggregate(scores, method=agg).scores for agg in aggregators}
     cells = _grid_cells(grid)

@@ -17,9 +17,10 @@ other instances raises an error instead of being counted twice. Memory is bounde
 size, plus 8 bytes per instance (a 64-bit hash of every (task, instance) key already closed, which
 is what detects a reappearing instance).
 
-The same batch loop (:class:`_Stream`) serves three drivers:
+The same batch loop (:class:`_Stream`) serves four drivers:
 
 - one process (default): all files in order, one stream;
+- local worker processes (``workers=``): one stream per work unit, merged as on a cluster;
 - a Dask cluster (``client=``): one stream per work unit (a CSV file or a Parquet row group) on
   the workers; each unit sets aside its first and last instance (possibly cut by the unit
   boundary), the driver concatenates these edges in unit order and reduces them with the same
@@ -505,6 +506,26 @@ def _describe(unit: Unit) -> str:
     return path if group is None else f"{path} (row group {group})"
 
 
+def _edge_stream(edges: Iterable[tuple[pd.DataFrame | None, ...]], spec: _Spec) -> _Stream:
+    """The first / last instances set aside by the work units, reduced in unit order: an instance
+    cut between units k and k + 1 is contiguous here and counts once."""
+    pieces = [p for pair in edges for p in pair if p is not None]
+    stream = _Stream(spec)
+    if pieces:
+        stream.feed(pd.concat(pieces, ignore_index=True))
+    stream.finish()
+    return stream
+
+
+def _not_contiguous(where: list[tuple[Unit, tuple[str, object]]]) -> InvalidScoresError:
+    """The error for an instance key reduced in two work units, naming it and its units."""
+    task, instance = where[0][1] if where else ("?", "?")
+    return InvalidScoresError(
+        f"the rows of (task, instance) ({task!r}, {instance!r}) are not contiguous: they "
+        f"occur in {', '.join(_describe(u) for u, _ in where[:3])} ({_UNGROUPED_HINT})"
+    )
+
+
 def _distributed_file_statistics(
     scanned: ScannedScores, client: Any, progress: bool
 ) -> StreamStatistics:
@@ -523,12 +544,7 @@ def _distributed_file_statistics(
         meter.add(rows)
     meter.close()
     del results
-    # Edges in unit order: an instance cut between units k and k+1 is contiguous here.
-    pieces = [p for i in range(len(units)) for p in edges[i] if p is not None]
-    stream = _Stream(spec)
-    if pieces:
-        stream.feed(pd.concat(pieces, ignore_index=True))
-    stream.finish()
+    stream = _edge_stream((edges[i] for i in range(len(units))), spec)
     edge_part = client.scatter([(stream.total, stream.closed)])[0]  # one future, the pair
     leaves = [edge_part, *cores]
     root = _tree_reduce(client, leaves, _merge_cores)
@@ -540,11 +556,7 @@ def _distributed_file_statistics(
         where = [(units[i], key) for i, found in enumerate(hits) for key in found]
         if not where:  # pragma: no cover - cannot happen: the hash came from these units
             raise
-        task, instance = where[0][1]
-        raise InvalidScoresError(
-            f"the rows of (task, instance) ({task!r}, {instance!r}) are not contiguous: they "
-            f"occur in {', '.join(_describe(u) for u, _ in where[:3])} ({_UNGROUPED_HINT})"
-        ) from None
+        raise _not_contiguous(where) from None
 
 
 def _merge_unit_results(
@@ -552,19 +564,12 @@ def _merge_unit_results(
 ) -> StreamStatistics:
     """Driver side of a split scan: edges in unit order, then a check that no instance key was
     reduced twice (input not grouped by instance), then the sum of the unit statistics."""
-    pieces = [p for r in results for p in (r.head, r.tail) if p is not None]
-    stream = _Stream(spec)
-    if pieces:
-        stream.feed(pd.concat(pieces, ignore_index=True))
-    stream.finish()
+    stream = _edge_stream(((r.head, r.tail) for r in results), spec)
     keys = np.sort(np.concatenate([stream.closed, *(r.keys for r in results)]))
     repeated = keys[1:][keys[1:] == keys[:-1]]
     if len(repeated):
-        where = [(unit, key) for unit in units for key in _locate(unit, spec, int(repeated[0]))]
-        task, instance = where[0][1] if where else ("?", "?")
-        raise InvalidScoresError(
-            f"the rows of (task, instance) ({task!r}, {instance!r}) are not contiguous: they "
-            f"occur in {', '.join(_describe(u) for u, _ in where[:3])} ({_UNGROUPED_HINT})"
+        raise _not_contiguous(
+            [(unit, key) for unit in units for key in _locate(unit, spec, int(repeated[0]))]
         )
     total = stream.total
     for r in results:

@@ -173,5 +173,7 @@ def test_rank_stream_errors(tmp_path, capsys):
         main(["rank", str(whole), "--stream", "--level", "task", *cols])
     with pytest.raises(SystemExit, match="not --dataset"):
         main(["rank", "--dataset", "glue", "--stream"])
+    with pytest.raises(SystemExit, match="apply to --stream"):
+        main(["rank", str(whole), "--workers", "2", *cols])
     assert main(["rank", str(tmp_path / "nothing*.parquet"), "--stream", *cols]) == 2
     assert "no file matches" in capsys.readouterr().err

@@ -175,15 +175,32 @@ def fit_command(args: argparse.Namespace) -> int:
         for i, a in enumerate(fit.order):
             cells = ["    \\" if a == b else f"{matrix.loc[a, b]:5.2f}" for b in fit.order]
             print(f"  {labels[i]:>2}  " + " ".join(cells) + f"   {_short(a, 40)}")
+    return _write_outputs(args, fit, name, table, "worth", pairs, forest=not args.no_figures)
+
+
+def _write_outputs(
+    args: argparse.Namespace,
+    fit: object,
+    name: str,
+    table: pd.DataFrame,
+    table_name: str,
+    pairs: pd.DataFrame,
+    forest: bool = False,
+    extra: dict | None = None,
+) -> int:
+    """The significant-pair count, then ``<model>_<table_name>.csv``, ``<model>_pairwise.csv``,
+    the forest plot, the stored fit (``--save``) and ``<model>_fit.json``."""
+    from rankstats import models
+
+    n = len(fit.order)
     n_sig = int(pairs["significant"].sum() // 2)
     print(f"\n{n_sig} of {n * (n - 1) // 2} pairs have a {args.prob:.0%} interval excluding ½.")
-
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    files = [out / f"{args.model}_worth.csv", out / f"{args.model}_pairwise.csv"]
+    files = [out / f"{args.model}_{table_name}.csv", out / f"{args.model}_pairwise.csv"]
     table.to_csv(files[0], index=False)
     pairs.to_csv(files[1], index=False)
-    if not args.no_figures:
+    if forest:
         from rankstats.models.plots import forest_plot
         from rankstats.plotting import save_figure
 
@@ -197,6 +214,7 @@ def fit_command(args: argparse.Namespace) -> int:
                 "data": name,
                 "model": args.model,
                 "method": args.method,
+                **(extra or {}),
                 "info": fit.info,
                 "parameters": fit.parameters,
                 "log_likelihood": fit.log_likelihood,
@@ -277,33 +295,6 @@ def _mallows(args: argparse.Namespace, data: object, name: str, what: str) -> in
         print(line)
     if sampled:
         print("(R-hat / ESS '-': the position is the same in every draw.)")
-    pairs = fit.pairwise(args.prob)
-    n = len(fit.order)
-    n_sig = int(pairs["significant"].sum() // 2)
-    print(f"\n{n_sig} of {n * (n - 1) // 2} pairs have a {args.prob:.0%} interval excluding ½.")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    files = [out / "mallows_consensus.csv", out / "mallows_pairwise.csv"]
-    table.to_csv(files[0], index=False)
-    pairs.to_csv(files[1], index=False)
-    if args.save:
-        files.append(models.save(fit, name, args.save, keep=args.keep))
-    info_path = out / "mallows_fit.json"
-    info_path.write_text(
-        json.dumps(
-            {
-                "data": name,
-                "model": "mallows",
-                "method": args.method,
-                "prior": args.prior,
-                "info": fit.info,
-                "parameters": fit.parameters,
-                "log_likelihood": fit.log_likelihood,
-            },
-            indent=1,
-            default=_json_default,
-        )
+    return _write_outputs(
+        args, fit, name, table, "consensus", fit.pairwise(args.prob), extra={"prior": args.prior}
     )
-    files.append(info_path)
-    print(f"wrote {', '.join(str(p) for p in files)}")
-    return 0
