@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import glob
-import itertools
 import json
 import math
 import sys
@@ -20,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats.aggregate import AGGREGATORS, LAZY_METHODS, Aggregate, aggregate
-from rankstats.confidence import CORRECTIONS, ESTIMANDS, FORMS, hoeffding
+from rankstats.confidence import CORRECTIONS, ESTIMANDS, FORMS, hoeffding, significance_marks
 from rankstats.datasets import DATASETS, load_dataset
 from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
 from rankstats.pairwise import Pairwise, pairwise
@@ -304,15 +303,13 @@ def _rank_output(
     base = baseline.table.set_index("system")
     table["rank_mean"] = base.loc[table["system"], "rank"].to_numpy()
     table["mean"] = base.loc[table["system"], "score"].to_numpy()
-    above = ci[ci["winner"] == ci["system_a"]].groupby("system_a").size()
-    below = ci[ci["winner"] == ci["system_b"]].groupby("system_a").size()
-    table["significantly_above"] = above.reindex(table["system"]).fillna(0).astype(int).to_numpy()
-    table["significantly_below"] = below.reindex(table["system"]).fillna(0).astype(int).to_numpy()
-    sig = ci.set_index(["system_a", "system_b"])["significant"]
     order = table["system"].tolist()
-    table["above_next_significant"] = [bool(sig[(a, b)]) for a, b in itertools.pairwise(order)] + [
-        False
-    ]
+    marks = significance_marks(ci, order)
+    for column in ("significantly_above", "significantly_below", "above_next", "below_next"):
+        table[column] = marks[column].to_numpy()
+    table = table.rename(
+        columns={"above_next": "above_next_significant", "below_next": "below_next_significant"}
+    )
 
     label = METHOD_LABELS.get(args.method, args.method)
     print(f"rankstats rank: {name}")
@@ -334,12 +331,15 @@ def _rank_output(
             f"{row[args.method]:>10.4f}  {row['rank_mean']:>8g}  {row['mean']:>9.4f}  "
             f"{row['significantly_above']:>5d}  {row['significantly_below']:>5d}  "
             f"{'  *' if row['above_next_significant'] else ''}"
+            f"{'  !' if row['below_next_significant'] else ''}"
         )
     n_sig = int(ci["significant"].sum() // 2)
     attrs = ci.attrs
     print(
         f"\nsig.> / sig.<: number of systems it is significantly above / below; * = significantly "
-        f"above the next system.\nHoeffding intervals ({args.form}, {args.estimand} estimand), "
+        f"above the next system; ! = the next system is significantly above this one (the "
+        f"ranking order contradicts the pairwise test there).\nHoeffding intervals "
+        f"({args.form}, {args.estimand} estimand), "
         f"δ = {args.delta}, {args.correction} correction over {attrs['n_pairs']} pairs: "
         f"{n_sig} significant pair(s)."
     )

@@ -25,6 +25,7 @@ Two estimands:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -200,3 +201,51 @@ def significance_matrix(ci: pd.DataFrame, value: str = "distance") -> pd.DataFra
     order = ci.attrs.get("order") or list(pd.unique(ci["system_a"]))
     matrix = ci.pivot(index="system_a", columns="system_b", values=value)
     return matrix.reindex(index=order, columns=order)
+
+
+def significance_marks(ci: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
+    """Every per-system mark of the outputs, derived from the ``winner`` column of one test.
+
+    The CLI table, the report (HTML, LaTeX) and the JSON summary all take their marks from this
+    function, so a mark can never claim more than the test did.
+
+    Parameters
+    ----------
+    ci : pandas.DataFrame
+        A :func:`hoeffding` table (one row per ordered pair).
+    order : sequence of str
+        The systems in the order of the output table (best first), e.g. a Borda order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        In ``order``: ``system``; ``significantly_above`` / ``significantly_below`` (number of
+        systems this one is significantly above / below); ``rank_low`` / ``rank_high`` (the rank
+        range: ``1 + #below`` to ``N − #above``, the ranks it can take in an order that
+        contradicts no significant difference); ``above_next``: True only when the pair
+        (this system, the next one in ``order``) is significant **and** this system wins it.
+        When ``order`` is not the pairwise majority (σ^2l can disagree with the pairwise test),
+        a significant adjacent pair won by the lower system is *not* marked; ``below_next`` marks
+        it instead, so the output can say that the order contradicts the test there.
+    """
+    order = list(order)
+    winners = ci[ci["winner"].notna()]
+    wins = winners[winners["winner"] == winners["system_a"]].groupby("system_a").size()
+    losses = winners[winners["winner"] == winners["system_b"]].groupby("system_a").size()
+    above = wins.reindex(order).fillna(0).astype(int).to_numpy()
+    below = losses.reindex(order).fillna(0).astype(int).to_numpy()
+    winner = ci.set_index(["system_a", "system_b"])["winner"]
+    pairs = list(itertools.pairwise(order))
+    next_winner = [winner.get((a, b)) for a, b in pairs]
+    n = len(order)
+    return pd.DataFrame(
+        {
+            "system": order,
+            "significantly_above": above,
+            "significantly_below": below,
+            "rank_low": 1 + below,
+            "rank_high": n - above,
+            "above_next": [w == a for w, (a, _) in zip(next_winner, pairs, strict=True)] + [False],
+            "below_next": [w == b for w, (_, b) in zip(next_winner, pairs, strict=True)] + [False],
+        }
+    )

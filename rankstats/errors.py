@@ -28,3 +28,11 @@ def preview(items: Iterable[object], limit: int = 8) -> str:
     if len(items) > limit:
         shown += f", ... ({len(items) - limit} more)"
     return shown
+
+
+class OutputError(OSError):
+    """An output path cannot be written (an existing file, a foreign directory, no permission)."""
+
+
+class ResourceError(MemoryError):
+    """The input is too large for this machine (memory estimated from its shape, up front)."""

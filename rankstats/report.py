@@ -21,7 +21,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats.aggregate import aggregate
-from rankstats.confidence import hoeffding
+from rankstats.confidence import hoeffding, significance_marks
 from rankstats.pairwise import pairwise
 from rankstats.plotting import save_figure, significance_heatmap
 from rankstats.rankings import Rankings
@@ -259,15 +258,9 @@ def _ranking_table(
         indexed = res.table.set_index("system")
         table[f"rank_{method}"] = indexed.loc[order, "rank"].to_numpy()
         table[f"score_{method}"] = indexed.loc[order, "score"].to_numpy()
-    above = ci[ci["winner"] == ci["system_b"]].groupby("system_a").size()  # others above a
-    below = ci[ci["winner"] == ci["system_a"]].groupby("system_a").size()  # a above others
-    n = len(order)
-    table["rank_low"] = 1 + above.reindex(order).fillna(0).astype(int).to_numpy()
-    table["rank_high"] = n - below.reindex(order).fillna(0).astype(int).to_numpy()
-    significant = ci.set_index(["system_a", "system_b"])["significant"]
-    table["above_next"] = [bool(significant[(a, b)]) for a, b in itertools.pairwise(order)] + [
-        False
-    ]
+    marks = significance_marks(ci, order)
+    for column in ("rank_low", "rank_high", "above_next", "below_next"):
+        table[column] = marks[column].to_numpy()
     return table
 
 

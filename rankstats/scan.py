@@ -47,6 +47,7 @@ from rankstats.aggregate import Aggregate, group_sum, ranking_borda, snap_ties
 from rankstats.errors import InvalidScoresError
 from rankstats.pairwise import Pairwise, _block_statistics
 from rankstats.rankings import Rankings, average_ranks
+from rankstats.scores import Direction, parse_directions
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant that spreads the task code
 
@@ -807,23 +808,13 @@ class ScannedScores:
         )
 
 
-def _directions(higher_is_better: bool | dict, tasks: Iterable[str]) -> dict[str, bool]:
-    tasks = list(tasks)
-    if isinstance(higher_is_better, dict):
-        unknown = [t for t in higher_is_better if t not in tasks]
-        if unknown:
-            raise InvalidScoresError(f"higher_is_better names unknown tasks {unknown}")
-        return {t: bool(higher_is_better.get(t, True)) for t in tasks}
-    return dict.fromkeys(tasks, bool(higher_is_better))
-
-
 def scan_scores(
     paths: str | Path | Sequence[str | Path] | Any,
     system: str = "system",
     task: str = "task",
     instance: str = "instance",
     score: str = "score",
-    higher_is_better: bool | dict = True,
+    higher_is_better: Direction = True,
     batch_rows: int = 2_000_000,
     client: Any = None,
     workers: int = 1,
@@ -922,7 +913,7 @@ def scan_scores(
         columns,
         tuple(systems),
         tuple(tasks),
-        _directions(higher_is_better, tasks),
+        parse_directions(tasks, higher_is_better),
         batch_rows,
         fmt,
         schema=dataset.schema,
@@ -950,7 +941,7 @@ def _scan_frame(
         columns,
         systems,
         tasks,
-        _directions(higher_is_better, tasks),
+        parse_directions(tasks, higher_is_better),
         batch_rows,
         "dask",
         frame=frame,

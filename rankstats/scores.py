@@ -41,7 +41,15 @@ def _parse_direction(value: object, task: str) -> bool:
     )
 
 
-def _directions(tasks: Sequence[str], higher_is_better: Direction) -> dict[str, bool]:
+def parse_directions(tasks: Sequence[str], higher_is_better: Direction) -> dict[str, bool]:
+    """``{task: True if higher is better}`` from a bool, or a dict of bools / words.
+
+    The one parser of directions: in-memory tables (:class:`Scores`), streamed files
+    (:func:`rankstats.scan_scores`) and the CLI's ``--lower-is-better`` all go through it.
+    Words: ``"higher"``, ``"higher_is_better"``, ``"max"`` / ``"lower"``, ``"lower_is_better"``,
+    ``"min"`` (any case). Anything else, and a task not in ``tasks``, is refused.
+    """
+    tasks = list(tasks)
     if isinstance(higher_is_better, Mapping):
         unknown = [t for t in higher_is_better if t not in set(tasks)]
         if unknown:
@@ -211,7 +219,7 @@ class Scores:
                     f"distinct {kind} keys become the same name as text (e.g. 1 and '1'): "
                     f"{preview(sorted({n for n in names if names.count(n) > 1}))}"
                 )
-        directions = _directions(all_tasks, higher_is_better)
+        directions = parse_directions(all_tasks, higher_is_better)
         task_sign = np.array([1.0 if directions[t] else -1.0 for t in all_tasks])
 
         out = pd.DataFrame(

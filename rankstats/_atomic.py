@@ -1,0 +1,148 @@
+"""Outputs that are never half-written.
+
+A command writes its whole set of files into a temporary directory beside the target and renames
+it into place only when everything is written: an interrupted or failing run leaves the previous
+set untouched (or nothing), and a rerun replaces the whole set, so no stale file from an earlier
+run sits next to new ones. Single files are written to a temporary name and ``os.replace``-d.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from rankstats.errors import OutputError
+
+#: The file a rankstats output directory carries; a non-empty directory without it is not ours
+#: and is never replaced.
+MARKER = ".rankstats-output"
+
+
+def check_output_dir(path: str | Path, option: str = "--out") -> Path:
+    """Refuse, before any computing, an output directory that cannot be (re)placed.
+
+    Raises
+    ------
+    OutputError
+        ``path`` is an existing file, a non-empty directory that rankstats did not write (no
+        :data:`MARKER`), or its parent cannot be created or written.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"{option} {path} is an existing file; give a directory")
+    if path.is_dir() and any(path.iterdir()) and not (path / MARKER).exists():
+        raise OutputError(
+            f"{option} {path} is a non-empty directory that rankstats did not write; give a new "
+            "or empty directory (rankstats replaces a directory only if it wrote it)"
+        )
+    parent = _existing_parent(path)
+    if not parent.is_dir():
+        raise OutputError(f"{option} {path}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"{option} {path}: no permission to write in {parent}")
+    return path
+
+
+def check_output_file(path: str | Path, suffixes: tuple[str, ...], option: str = "--out") -> Path:
+    """Refuse an output file that is a directory, has an unknown extension or is unwritable."""
+    path = Path(path)
+    if path.is_dir():
+        raise OutputError(f"{option} {path} is a directory; give a file name")
+    if "".join(path.suffixes[-2:]).lower() not in suffixes and path.suffix.lower() not in suffixes:
+        raise OutputError(
+            f"{option} {path}: unknown file type {path.suffix or '(no extension)'!r}; "
+            f"use one of {', '.join(suffixes)}"
+        )
+    parent = _existing_parent(path)
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"{option} {path}: cannot write in {parent}")
+    return path
+
+
+def _existing_parent(path: Path) -> Path:
+    parent = path.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    return parent
+
+
+@contextlib.contextmanager
+def output_dir(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary directory; on success it replaces ``path`` as a whole.
+
+    The temporary directory is created next to ``path`` (same file system, so the final rename is
+    atomic). On any exception, ``KeyboardInterrupt`` included, it is removed and ``path`` is left
+    as it was.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "out"
+    >>> with output_dir(target) as tmp:
+    ...     _ = (tmp / "a.csv").write_text("x\\n1\\n")
+    >>> sorted(p.name for p in target.iterdir())
+    ['.rankstats-output', 'a.csv']
+    """
+    path = check_output_dir(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.partial-", dir=path.parent))
+    try:
+        yield tmp
+        (tmp / MARKER).write_text("written by rankstats; replaced as a whole by the next run\n")
+        if path.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{path.name}.old-", dir=path.parent))
+            old.rmdir()
+            path.rename(old)
+            tmp.rename(path)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            tmp.rename(path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+@contextlib.contextmanager
+def output_file(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary file name beside ``path``; on success it replaces ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(
+        prefix=f".{path.name}.partial-", suffix="".join(path.suffixes), dir=path.parent
+    )
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+_FAIL_COUNTS: dict[str, int] = {}
+
+
+def checkpoint(label: str) -> None:
+    """Test hook between two output files: fail here when ``RANKSTATS_FAIL_AT`` asks for it.
+
+    ``RANKSTATS_FAIL_AT="label:N"`` raises ``KeyboardInterrupt`` at the N-th call with this label
+    (1-based); ``"label:N:oserror"`` raises ``OSError`` (a full disk) instead. Unset: a no-op.
+    The atomicity tests use it to interrupt ``rank``, ``report`` and ``simulate --partitions``
+    after some files are written.
+    """
+    spec = os.environ.get("RANKSTATS_FAIL_AT")
+    if not spec:
+        return
+    parts = spec.split(":")
+    if parts[0] != label:
+        return
+    _FAIL_COUNTS[label] = _FAIL_COUNTS.get(label, 0) + 1
+    if _FAIL_COUNTS[label] == int(parts[1]):
+        if len(parts) > 2 and parts[2] == "oserror":
+            raise OSError(28, "No space left on device (RANKSTATS_FAIL_AT test hook)")
+        raise KeyboardInterrupt

@@ -1,0 +1,136 @@
+"""Names are data, never markup: escaping for every output a name can reach.
+
+One function per output kind (LaTeX, matplotlib labels, CSV cells, terminal, file names), used by
+every writer, so a system called ``$\\alpha$``, ``=HYPERLINK(...)`` or ``a\\u202eb`` is printed as
+the text it is.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+import pandas as pd
+
+from rankstats.errors import OutputError
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    "\n": " ",
+    "\r": " ",
+    "\t": " ",
+}
+
+
+def latex_escape(text: object) -> str:
+    """Text safe inside a LaTeX document: special characters escaped, line breaks as spaces.
+
+    >>> latex_escape("a_b & $x$ <y>|z\\nw")
+    'a\\\\_b \\\\& \\\\$x\\\\$ \\\\textless{}y\\\\textgreater{}\\\\textbar{}z w'
+    """
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in _visible(str(text)))
+
+
+def mpl_text(text: object) -> str:
+    """A matplotlib label shown literally: ``$`` is escaped so mathtext never parses a name.
+
+    >>> mpl_text("$x^2$")
+    '\\\\$x^2\\\\$'
+    """
+    return _visible(str(text)).replace("$", r"\$")
+
+
+_CSV_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """OWASP's neutralisation of a CSV cell that a spreadsheet would run as a formula.
+
+    Text starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return gets a leading
+    apostrophe; numbers and other text are returned unchanged (a negative *number* is data).
+
+    >>> csv_cell("=HYPERLINK(1)"), csv_cell("-x"), csv_cell(-1.5), csv_cell("gpt-4")
+    ("'=HYPERLINK(1)", "'-x", -1.5, 'gpt-4')
+    """
+    if isinstance(value, str) and value.startswith(_CSV_TRIGGERS):
+        return "'" + value
+    return value
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` whose text cells (and column names) pass through :func:`csv_cell`."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object or isinstance(out[column].dtype, pd.StringDtype):
+            out[column] = out[column].map(csv_cell)
+        elif isinstance(out[column].dtype, pd.CategoricalDtype):
+            out[column] = out[column].astype(object).map(csv_cell)
+    out.columns = [csv_cell(c) for c in out.columns]
+    return out
+
+
+def write_csv(frame: pd.DataFrame, path, **kwargs) -> None:
+    """``frame.to_csv(path, index=False)`` with formula-like text cells neutralised."""
+    csv_safe(frame).to_csv(path, index=kwargs.pop("index", False), **kwargs)
+
+
+def _escape_controls(text: str, keep: str = "") -> str:
+    """Control and bidirectional-override characters (except ``keep``) as ``\\uXXXX`` escapes."""
+    if text.isprintable():
+        return text
+    return "".join(
+        ch
+        if ch.isprintable() or ch in keep
+        else (f"\\u{ord(ch):04x}" if ord(ch) > 0xFF else f"\\x{ord(ch):02x}")
+        for ch in text
+    )
+
+
+def _visible(text: str) -> str:
+    """For documents: line breaks and tabs kept (the escapers turn them into spaces)."""
+    return _escape_controls(text, keep="\n\t\r")
+
+
+def terminal(text: object) -> str:
+    """A name for the terminal: control characters, line breaks and bidi overrides escaped.
+
+    >>> terminal("a\u202eb\x1b[31m")
+    'a\\\\u202eb\\\\x1b[31m'
+    """
+    return _escape_controls(str(text))
+
+
+def slug(name: object) -> str:
+    """A file-name fragment: letters, digits, ``-`` and ``.`` kept, the rest as ``_``."""
+    text = unicodedata.normalize("NFKC", str(name))
+    return re.sub(r"[^\w.-]+", "_", text, flags=re.ASCII).strip("_.") or "x"
+
+
+def unique_slugs(names: Iterable[object], what: str = "name") -> dict[object, str]:
+    """``{name: slug}``; refuses two names whose slugs collide (``a-b`` / ``a_b`` are distinct
+    names, but ``a b`` and ``a_b`` would overwrite each other's files)."""
+    out: dict[object, str] = {}
+    seen: dict[str, object] = {}
+    for name in names:
+        s = slug(name)
+        if s.lower() in seen and seen[s.lower()] != name:
+            raise OutputError(
+                f"the {what}s {seen[s.lower()]!r} and {name!r} would be written to the same file "
+                f"name {s!r}; rename one of them"
+            )
+        seen[s.lower()] = name
+        out[name] = s
+    return out
