@@ -30,6 +30,9 @@ from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 _TOL = 1e-6
+# Cuts added per round: the most violated first.  Adding every violated triangle (hundreds of
+# thousands at n = 300) makes HiGHS's set-up of the next program long and not interruptible.
+_CUTS_PER_NODE = 50
 # Cells of the (rows, n, n) temporaries of the violation search.
 _CHUNK_CELLS = 4_000_000
 
@@ -68,14 +71,18 @@ def _above_matrix(x: np.ndarray, n: int) -> np.ndarray:
     return above
 
 
-def violated_cycles(x: np.ndarray, n: int, tol: float = _TOL) -> np.ndarray:
+def violated_cycles(
+    x: np.ndarray, n: int, tol: float = _TOL, limit: int | None = None
+) -> np.ndarray:
     """Directed triangles ``(a, b, c)`` with ``X[a,b] + X[b,c] + X[c,a] > 2``.
 
     Each cyclic triangle is reported once, with ``a`` its smallest index.  Vectorised over all
-    triangles, in chunks of ``a`` to bound memory.
+    triangles, in chunks of ``a`` to bound memory.  With ``limit``, only the ``limit`` most
+    violated ones.
     """
     above = _above_matrix(x, n)
     found = []
+    excess = []
     chunk = max(1, _CHUNK_CELLS // max(n * n, 1))
     idx = np.arange(n)
     for start in range(0, n, chunk):
@@ -87,7 +94,14 @@ def violated_cycles(x: np.ndarray, n: int, tol: float = _TOL) -> np.ndarray:
         r, b, c = np.nonzero(mask)
         if r.size:
             found.append(np.column_stack([a[r], b, c]))
-    return np.concatenate(found) if found else np.empty((0, 3), dtype=np.int64)
+            excess.append(total[r, b, c])
+    if not found:
+        return np.empty((0, 3), dtype=np.int64)
+    cycles = np.concatenate(found)
+    if limit is not None and len(cycles) > limit:
+        keep = np.argsort(-np.concatenate(excess), kind="stable")[:limit]
+        cycles = cycles[np.sort(keep)]
+    return cycles
 
 
 def _cycle_rows(cycles: np.ndarray, n: int) -> tuple[sparse.csr_matrix, np.ndarray]:
@@ -173,11 +187,15 @@ def solve_linear_ordering(
     def remaining() -> float | None:
         return None if deadline is None else deadline - time.perf_counter()
 
+    last_solve = [0.0]
+
     def solve(integral: bool):
         options: dict = {"mip_rel_gap": 0.0} if integral else {}
         left = remaining()
         if left is not None:
-            if left <= 0:
+            # The set-up of a program (not interruptible) takes about as long as the last
+            # solve took at least: a round that cannot finish is not started.
+            if left <= 0 or left < 0.5 * last_solve[0]:
                 return None
             options["time_limit"] = left
         constraints = ()
@@ -185,13 +203,16 @@ def solve_linear_ordering(
             a = sparse.vstack(blocks, format="csr")
             ub = np.concatenate(upper)
             constraints = (LinearConstraint(a, np.full(len(ub), -np.inf), ub),)
-        return milp(
+        began = time.perf_counter()
+        res = milp(
             c,
             integrality=np.full(n_var, 1 if integral else 0),
             bounds=bounds,
             constraints=constraints,
             options=options,
         )
+        last_solve[0] = time.perf_counter() - began
+        return res
 
     def result(optimal: bool, message: str) -> OrderingSolution:
         return OrderingSolution(best, lower_bound, optimal, _count(upper), iterations, message)
@@ -214,7 +235,7 @@ def solve_linear_ordering(
             cost = order_cost(weights, candidate)
             if cost < best_cost - tol:
                 best, best_cost = candidate, cost
-            cycles = violated_cycles(res.x, n)
+            cycles = violated_cycles(res.x, n, limit=max(20_000, _CUTS_PER_NODE * n))
             if progress is not None:
                 kind = "ILP" if integral else "LP"
                 progress(

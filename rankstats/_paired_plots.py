@@ -1,6 +1,8 @@
 """Figures of the paired analysis: the pairing plot, the histogram of differences, the matrix.
 
-Explicit ``Figure`` objects (no pyplot state), like :mod:`rankstats.plotting`.
+Explicit ``Figure`` objects (no pyplot state), like :mod:`rankstats.plotting`; every system name
+and the task name in a title pass through :func:`rankstats.plotting.label` / ``mpl_text`` (shown
+literally, never as mathtext).
 """
 
 from __future__ import annotations
@@ -9,7 +11,13 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from rankstats.plotting import _quiet_missing_glyphs, _short
+from rankstats._text import mpl_text
+from rankstats.plotting import _quiet_missing_glyphs, label
+
+
+def _legend(text: str) -> str:
+    # matplotlib leaves out of the legend every label starting with "_" (a system "_base").
+    return " " + text if text.startswith("_") else text
 
 
 def pair_figure(xa: np.ndarray, xb: np.ndarray, a: str, b: str) -> Figure:
@@ -39,14 +47,14 @@ def pair_figure(xa: np.ndarray, xb: np.ndarray, a: str, b: str) -> Figure:
     ax1, ax2 = fig.subplots(1, 2)
     above = xa > xb
     below = xa < xb
-    ax1.scatter(xb[above], xa[above], s=12, alpha=0.75, label=f"{_short(a)} better")
-    ax1.scatter(xb[below], xa[below], s=12, alpha=0.75, label=f"{_short(b)} better")
+    ax1.scatter(xb[above], xa[above], s=12, alpha=0.75, label=_legend(f"{label(a)} better"))
+    ax1.scatter(xb[below], xa[below], s=12, alpha=0.75, label=_legend(f"{label(b)} better"))
     ax1.scatter(xb[~above & ~below], xa[~above & ~below], s=12, color="grey", label="tie")
     lo = float(min(xa.min(), xb.min()))
     hi = float(max(xa.max(), xb.max()))
     ax1.plot([lo, hi], [lo, hi], color="black", lw=0.8)
-    ax1.set_xlabel(_short(b))
-    ax1.set_ylabel(_short(a))
+    ax1.set_xlabel(label(b))
+    ax1.set_ylabel(label(a))
     ax1.legend(fontsize=7, loc="upper left")
     n_ties = int(keep.sum() - above.sum() - below.sum())
     ax1.set_title(
@@ -57,7 +65,7 @@ def pair_figure(xa: np.ndarray, xb: np.ndarray, a: str, b: str) -> Figure:
     ax2.axvline(0, color="black", lw=0.8)
     ax2.axvline(diff.mean(), color="C3", lw=1.2, ls="--", label=f"mean {diff.mean():+.4g}")
     ax2.axvline(np.median(diff), color="C2", lw=1.2, ls=":", label=f"median {np.median(diff):+.4g}")
-    ax2.set_xlabel(f"{_short(a)} − {_short(b)}")
+    ax2.set_xlabel(f"{label(a)} − {label(b)}")
     ax2.set_ylabel("instances")
     ax2.legend(fontsize=7)
     ax2.set_title(f"differences on the n = {len(diff)} common instances", fontsize=9)
@@ -95,7 +103,7 @@ def matrix_figure(
     image = ax.imshow(
         np.ma.masked_invalid(prob), cmap="RdBu_r", vmin=0, vmax=1, interpolation="nearest"
     )
-    labels = [_short(str(s)) for s in order]
+    labels = [label(s) for s in order]
     size = max(4, 9 - n // 20)
     ax.set_xticks(range(n), labels, rotation=90, fontsize=size)
     ax.set_yticks(range(n), labels, fontsize=size)
@@ -110,7 +118,8 @@ def matrix_figure(
                     ax.text(j, i, f"{prob[i, j]:.2f}{mark}", ha="center", va="center", fontsize=6)
     else:
         ax.scatter(cols, rows, marker="*", s=6, color="black", linewidths=0)
-    ax.set_title(title, fontsize=9)
+    # The title carries the task name: literal text, never mathtext.
+    ax.set_title(mpl_text(title), fontsize=9)
     cbar = fig.colorbar(image, ax=ax, shrink=0.8)
     cbar.set_label("P(a beats b) on the common instances (ties ½)")
     with _quiet_missing_glyphs():

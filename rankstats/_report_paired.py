@@ -4,16 +4,21 @@ For each task: :func:`rankstats.paired` (sign / Wilcoxon / paired t / Mood tests
 adjustment, bootstrap intervals, mean / median / Bradley–Terry / Elo / TrueSkill strengths and
 their disagreement, after Peyrard et al. 2021), written as CSV files, a matrix figure and an HTML
 section, plus one sentence of the methods paragraph.
+
+Computing (:func:`run_paired`, :func:`paired_text`) is separate from writing
+(:func:`paired_section`), so the report computes everything before it opens its output directory.
+File names come from :func:`rankstats._text.unique_slugs`: two tasks whose names map to the same
+file name are refused (:func:`paired_slugs`) before anything is computed.
 """
 
 from __future__ import annotations
 
 import html
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rankstats._text import terminal, unique_slugs, write_csv
 from rankstats.paired import Paired, paired
 from rankstats.plotting import save_figure
 from rankstats.scores import Scores
@@ -26,13 +31,20 @@ STRENGTHS = ("mean", "median", "bt", "elo", "trueskill")
 @dataclass(frozen=True)
 class PairedSection:
     html: str
-    text: str
     files: tuple[Path, ...]
-    results: dict[str, Paired]
 
 
-def _slug(task: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "_", task).strip("_") or "task"
+def paired_slugs(tasks: Sequence[str]) -> dict[str, str]:
+    """``{task: file-name fragment}``; :class:`~rankstats.errors.OutputError` on a collision
+    (``"a b"`` and ``"a_b"`` would write the same ``paired_a_b_*`` files)."""
+    return unique_slugs(tasks, "paired task")
+
+
+def run_paired(
+    scores: Scores, tasks: Sequence[str], confidence: float, seed: int
+) -> dict[str, Paired]:
+    """:func:`rankstats.paired` of every task (same seed for each)."""
+    return {task: paired(scores, task=task, confidence=confidence, seed=seed) for task in tasks}
 
 
 def _fmt(value: float, digits: int = 3) -> str:
@@ -42,6 +54,26 @@ def _fmt(value: float, digits: int = 3) -> str:
 def _counts(result: Paired) -> dict[str, int]:
     alpha = result.parameters["alpha"]
     return {t: int((result.pairs[f"{t}_p_holm"] < alpha).sum()) for t in TESTS}
+
+
+def _summary(result: Paired) -> str:
+    counts = _counts(result)
+    return ", ".join(f"{counts[t]} by the {name} test" for t, name in TESTS.items())
+
+
+def paired_text(results: Mapping[str, Paired]) -> str:
+    """The sentences of the methods paragraph, one per task (names as visible text)."""
+    sentences = []
+    for task, result in results.items():
+        p = result.parameters
+        sentences.append(
+            f"On {terminal(task)} ({p['n_instances']} instances), {len(result.pairs)} pairs of "
+            f"systems were compared on their paired scores [peyrard2021]: significant at "
+            f"α = {p['alpha']:g} after Holm's correction {_summary(result)}; bootstrap intervals "
+            f"from {p['n_bootstrap']} resamples (seed {p['seed']}); strengths by mean, median, "
+            f"Bradley–Terry, Elo (K = {p['elo_k']:g}, {p['n_orders']} orders) and TrueSkill."
+        )
+    return " ".join(sentences)
 
 
 def _strength_table(result: Paired, image: str) -> str:
@@ -71,49 +103,56 @@ def _strength_table(result: Paired, image: str) -> str:
 
 
 def paired_section(
-    scores: Scores,
-    tasks: Sequence[str],
-    out: Path,
-    confidence: float,
-    seed: int,
+    results: Mapping[str, Paired],
+    directory: Path,
     png_uri: Callable[[Path], str],
+    written: Callable[[Path], None] = lambda path: None,
 ) -> PairedSection:
-    """Run :func:`rankstats.paired` for every task and render the section.
+    """Write the CSV files and figures of every task into ``directory`` and render the section.
 
-    ``png_uri`` turns a PNG path into the inline data URI used by the report (self-contained
-    HTML).
+    Parameters
+    ----------
+    results : mapping
+        ``{task: Paired}`` from :func:`run_paired`.
+    directory : Path
+        Where the files go (the report's temporary output directory).
+    png_uri : callable
+        Turns a PNG path into the inline data URI used by the report (self-contained HTML).
+    written : callable
+        Called with each path right after it is written (the report records it and runs its
+        interruption checkpoint).
+
+    Returns
+    -------
+    PairedSection
+        The HTML section and the written paths (inside ``directory``), in writing order.
     """
+    slugs = paired_slugs(list(results))
     parts: list[str] = []
-    sentences: list[str] = []
     files: list[Path] = []
-    results: dict[str, Paired] = {}
-    for task in tasks:
-        result = paired(scores, task=task, confidence=confidence, seed=seed)
-        results[task] = result
-        slug = _slug(task)
-        pairs_path = out / f"paired_{slug}_pairs.csv"
-        strengths_path = out / f"paired_{slug}_strengths.csv"
-        result.pairs.to_csv(pairs_path, index=False)
-        result.strengths.to_csv(strengths_path, index=False)
-        figures = save_figure(result.plot_matrix("sign"), out / f"paired_{slug}_matrix")
-        files += [pairs_path, strengths_path, *figures]
+
+    def record(path: Path) -> None:
+        files.append(path)
+        written(path)
+
+    for task, result in results.items():
+        slug = slugs[task]
+        pairs_path = directory / f"paired_{slug}_pairs.csv"
+        strengths_path = directory / f"paired_{slug}_strengths.csv"
+        write_csv(result.pairs, pairs_path)
+        record(pairs_path)
+        write_csv(result.strengths, strengths_path)
+        record(strengths_path)
+        figures = save_figure(result.plot_matrix("sign"), directory / f"paired_{slug}_matrix")
+        for path in figures:
+            record(path)
         p = result.parameters
-        counts = _counts(result)
-        n_pairs = len(result.pairs)
-        summary = ", ".join(f"{counts[t]} by the {name} test" for t, name in TESTS.items())
-        sentences.append(
-            f"On {task} ({p['n_instances']} instances), {n_pairs} pairs of systems were compared "
-            f"on their paired scores [peyrard2021]: significant at α = {p['alpha']:g} "
-            f"after Holm's correction {summary}; bootstrap intervals from {p['n_bootstrap']} "
-            f"resamples (seed {p['seed']}); strengths by mean, median, Bradley–Terry, Elo "
-            f"(K = {p['elo_k']:g}, {p['n_orders']} orders) and TrueSkill."
-        )
         parts.append(
-            f"<h3>{html.escape(task)}</h3>\n<p>{p['n_instances']} instances, {n_pairs} pairs; "
-            f"significant after Holm at α = {p['alpha']:g}: "
-            + html.escape(summary)
-            + f". All tests, wins, ties and intervals: <code>{pairs_path.name}</code>.</p>\n"
-            + _strength_table(result, png_uri(figures[0]))
+            f"<h3>{html.escape(task)}</h3>\n<p>{p['n_instances']} instances, "
+            f"{len(result.pairs)} pairs; significant after Holm at α = {p['alpha']:g}: "
+            + html.escape(_summary(result))
+            + f". All tests, wins, ties and intervals: <code>{html.escape(pairs_path.name)}</code>."
+            "</p>\n" + _strength_table(result, png_uri(figures[0]))
         )
     body = (
         "<h2>Paired instance-level analysis</h2>\n<p>Systems evaluated on the same instances "
@@ -121,4 +160,4 @@ def paired_section(
         "adjusted; the matrix shows P(row beats column) with ties counted ½, * where the sign "
         "test is significant).</p>\n" + "".join(parts)
     )
-    return PairedSection(body, " ".join(sentences), tuple(files), results)
+    return PairedSection(body, tuple(files))

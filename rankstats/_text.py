@@ -113,6 +113,18 @@ def terminal(text: object) -> str:
     return _escape_controls(str(text))
 
 
+def shorten(name: object, width: int = 28) -> str:
+    """``name`` cut to at most ``width`` characters, an ellipsis marking the cut.
+
+    Cut before any escaping, so the width counts the characters of the name itself.
+
+    >>> shorten("abcdef", 4), shorten("abc", 4)
+    ('abc…', 'abc')
+    """
+    text = str(name)
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
 def slug(name: object) -> str:
     """A file-name fragment: letters, digits, ``-`` and ``.`` kept, the rest as ``_``."""
     text = unicodedata.normalize("NFKC", str(name))

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from rankstats._resources import hoeffding_bytes, require_memory
 from rankstats.pairwise import Pairwise
 
 CORRECTIONS = ("none", "bonferroni", "holm")
@@ -89,6 +90,12 @@ def hoeffding(
         ``distance`` (signed distance of the interval from ½: ``low − ½`` if above,
         ``high − ½`` if below, 0 if it contains ½). ``DataFrame.attrs`` records the parameters.
 
+    Raises
+    ------
+    ResourceError
+        The table (``N (N − 1)`` rows, about ``240 N²`` bytes at the peak) would not fit in the
+        available memory; ``RANKSTATS_IGNORE_MEMORY=1`` skips the check.
+
     Examples
     --------
     >>> import rankstats as rs
@@ -99,6 +106,7 @@ def hoeffding(
     0        a        b       1.0  0.752  1.000         True
     1        b        a       0.0  0.000  0.248         True
     """
+    require_memory(hoeffding_bytes(pw.n_systems), "rs.hoeffding", n_systems=pw.n_systems)
     if not 0 < delta < 1:
         raise ValueError(f"delta must be in (0, 1), got {delta}")
     if correction not in CORRECTIONS:

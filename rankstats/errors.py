@@ -36,3 +36,8 @@ class OutputError(OSError):
 
 class ResourceError(MemoryError):
     """The input is too large for this machine (memory estimated from its shape, up front)."""
+
+
+class UnreadableFileError(InvalidScoresError):
+    """A score file cannot be read at all (empty, binary, wrong encoding, truncated, not the format
+    its name says, a directory, an interrupted multi-file output); the message says what to do."""

@@ -31,14 +31,27 @@ Heuristics (``method="heuristic"``)
     repeat until no move lowers the cost; all ``N²`` move costs per step from cumulative sums
     of the margin matrix).  The best polished order is returned.
 
-``method="auto"`` runs the heuristics, then the exact search within ``time_limit``; when the
-limit is reached it returns the best order found with the LP lower bound and the gap.
+``method="auto"`` runs the heuristics, then the exact search within ``time_limit``.
+
+Time limit
+    Every call is bounded: ``time_limit`` defaults to 60 s (as the CLI), covers the whole call
+    and is passed down to HiGHS, which stops inside a solve; the time left is checked again
+    before every round of lazy cuts, and the heuristics (at most half of the time left) and the
+    polishing of rounded relaxations stop at the deadline too.  When time runs out before a
+    proof, ``auto`` and ``exact`` return the best order found with ``optimal=False``, a proved
+    ``lower_bound`` (LP relaxation, or ``Σ min(W_ij, W_ji)``) and the relative ``gap``, and
+    warn (:class:`NotProvedOptimalWarning`).  ``time_limit=None`` asks explicitly for no limit:
+    the exact search may then run for hours on a hard profile (200 random rankings of 100
+    systems).
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -54,7 +67,15 @@ from rankstats.rankings import Rankings
 from rankstats.scores import Scores
 
 METHODS = ("auto", "exact", "heuristic")
+#: Seconds allowed to :func:`kemeny` (and ``aggregate(..., method="kemeny")``) by default.
+DEFAULT_TIME_LIMIT = 60.0
 _N_KWIKSORT = 16
+# Share of the time left that the heuristics of a block may use before the exact search.
+_HEURISTIC_SHARE = 0.5
+
+
+class NotProvedOptimalWarning(UserWarning):
+    """The Kemeny search hit its time limit: the order returned is the best found, with a gap."""
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -84,6 +105,8 @@ class KemenyResult:
         Sizes of the blocks of the extended Condorcet split, best block first.
     message : str
         How the result was obtained.
+    time_limit : float or None
+        The time limit of the call in seconds (``None``: no limit).
     """
 
     order: list[str]
@@ -96,6 +119,7 @@ class KemenyResult:
     n_rankings: int
     components: tuple[int, ...]
     message: str
+    time_limit: float | None = None
 
     @property
     def mean_distance(self) -> float:
@@ -178,13 +202,28 @@ def kwiksort(wins: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
-def local_search(wins: np.ndarray, order: np.ndarray, max_moves: int | None = None) -> np.ndarray:
+def local_search(
+    wins: np.ndarray,
+    order: np.ndarray,
+    max_moves: int | None = None,
+    deadline: float | None = None,
+) -> np.ndarray:
     r"""Insertion local search: move one system to its best position until no move helps.
 
     With ``D = W - Wᵀ`` permuted to the current order and ``S[p, k] = Σ_{s<k} D[p, s]``,
     moving the system at position ``p`` to ``q`` changes the cost by ``S[p, q] - S[p, p]``
     (``q < p``) or ``S[p, q + 1] - S[p, p]`` (``q > p``): all ``N²`` moves are priced with one
     cumulative sum, and the best one is applied (best improvement).
+
+    Parameters
+    ----------
+    wins : ndarray, shape (n, n)
+    order : ndarray
+        Best-first start.
+    max_moves : int, optional
+        At most this many moves (default ``50 n²``).
+    deadline : float, optional
+        ``time.perf_counter()`` value after which no further move is made.
 
     Returns
     -------
@@ -201,6 +240,8 @@ def local_search(wins: np.ndarray, order: np.ndarray, max_moves: int | None = No
     target = positions[None, :] + (positions[None, :] > positions[:, None])
     max_moves = max_moves if max_moves is not None else 50 * n * n
     for _ in range(max_moves):
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
         d = margin[np.ix_(order, order)]
         prefix = np.zeros((n, n + 1))
         np.cumsum(d, axis=1, out=prefix[:, 1:])
@@ -214,8 +255,14 @@ def local_search(wins: np.ndarray, order: np.ndarray, max_moves: int | None = No
     return order
 
 
-def heuristic_order(wins: np.ndarray, seed: int | np.random.Generator = 0) -> np.ndarray:
-    """Best of Borda, Copeland and repeated KwikSort starts, each polished by local search."""
+def heuristic_order(
+    wins: np.ndarray, seed: int | np.random.Generator = 0, deadline: float | None = None
+) -> np.ndarray:
+    """Best of Borda, Copeland and repeated KwikSort starts, each polished by local search.
+
+    With a ``deadline`` (a ``time.perf_counter()`` value) no start begins and no move is made
+    after it; the Borda order is always returned at least.
+    """
     rng = np.random.default_rng(seed)
     n = wins.shape[0]
     if n <= 1:
@@ -225,11 +272,13 @@ def heuristic_order(wins: np.ndarray, seed: int | np.random.Generator = 0) -> np
     best, best_cost = None, np.inf
     seen: set[bytes] = set()
     for start in starts:
+        if best is not None and deadline is not None and time.perf_counter() >= deadline:
+            break
         key = start.tobytes()
         if key in seen:
             continue
         seen.add(key)
-        polished = local_search(wins, start)
+        polished = local_search(wins, start, deadline=deadline)
         cost = kemeny_cost(wins, polished)
         if cost < best_cost - _tolerance(wins):
             best, best_cost = polished, cost
@@ -275,7 +324,7 @@ def _as_pairwise(data: Rankings | Scores | Pairwise, level: str | None) -> Pairw
 def kemeny(
     data: Rankings | Scores | Pairwise,
     method: str = "auto",
-    time_limit: float | None = None,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
     seed: int = 0,
     level: str | None = None,
     progress: bool | Callable[[str], None] = False,
@@ -293,13 +342,16 @@ def kemeny(
         Scores are ranked per instance when the table has instances, else per task (as
         :func:`rankstats.aggregate`); ``level`` overrides.
     method : {"auto", "exact", "heuristic"}
-        ``exact``: extended Condorcet split + integer program (raises ``TimeoutError`` if
-        ``time_limit`` is reached before a proof).  ``heuristic``: Borda / Copeland / KwikSort
-        starts polished by insertion local search; the lower bound is then the trivial
-        :math:`\sum_{i<j}\min(W_{ij}, W_{ji})`.  ``auto``: heuristic, then exact within
-        ``time_limit``; if time runs out, the best order with the LP lower bound and the gap.
-    time_limit : float, optional
-        Seconds for the whole call (``None``: no limit).
+        ``exact``: extended Condorcet split + integer program.  ``heuristic``: Borda / Copeland
+        / KwikSort starts polished by insertion local search; the lower bound is then the
+        trivial :math:`\sum_{i<j}\min(W_{ij}, W_{ji})`.  ``auto``: heuristic, then exact within
+        ``time_limit``.  For ``exact`` and ``auto``, when time runs out before a proof, the best
+        order found is returned with ``optimal=False``, the proved lower bound and the gap, and
+        a :class:`NotProvedOptimalWarning` is emitted (no exception).
+    time_limit : float or None
+        Seconds for the whole call (default 60, as the CLI).  HiGHS is stopped inside a solve,
+        so the limit is kept to a few percent.  ``None`` (or ``math.inf``) explicitly asks for
+        no limit: on a hard profile the exact search can then run for hours.
     seed : int
         Seed of the KwikSort pivots.
     level : {"task", "instance"}, optional
@@ -314,7 +366,14 @@ def kemeny(
     Returns
     -------
     KemenyResult
-        ``order``, ``cost``, ``lower_bound``, ``optimal``, ``gap``, ``seconds``, ``method``.
+        ``order``, ``cost``, ``lower_bound``, ``optimal``, ``gap`` (``(cost − lower_bound) /
+        cost``), ``seconds``, ``method``, ``time_limit``.
+
+    Warns
+    -----
+    NotProvedOptimalWarning
+        ``auto`` / ``exact`` ran out of time: the order is not proved optimal (the message gives
+        the gap).
 
     Examples
     --------
@@ -327,10 +386,14 @@ def kemeny(
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
-    if time_limit is not None and time_limit <= 0:
-        raise ValueError(f"time_limit must be positive, not {time_limit!r}")
+    if time_limit is not None:
+        if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
+            raise ValueError(f"time_limit must be a positive number or None, not {time_limit!r}")
+        if math.isnan(time_limit) or time_limit <= 0:
+            raise ValueError(f"time_limit must be positive (or None: no limit), not {time_limit!r}")
+        time_limit = None if math.isinf(time_limit) else float(time_limit)
     start = time.perf_counter()
-    deadline = None if time_limit is None else start + time_limit
+    deadline = None if time_limit is None else start + float(time_limit)
     report = _progress_callback(progress)
     pw = _as_pairwise(data, level)
     wins = np.asarray(pw.wins, dtype=np.float64)
@@ -348,7 +411,11 @@ def kemeny(
     for b, w in zip(blocks, block_wins, strict=True):
         local = None
         if method != "exact" or len(b) <= 2:
-            local = heuristic_order(w, rng) if len(b) > 2 else borda_order(w)
+            local = (
+                heuristic_order(w, rng, deadline=_share(deadline, method))
+                if len(b) > 2
+                else borda_order(w)
+            )
         if len(b) <= 2:
             orders.append(b[local])
             bounds.append(kemeny_cost(w, local))
@@ -364,20 +431,16 @@ def kemeny(
             deadline=deadline,
             progress=report,
             start=local,
-            polish=lambda order, w=w: local_search(w, order),
+            polish=lambda order, w=w: local_search(w, order, deadline=deadline),
         )
         if sol.optimal:
             orders.append(b[sol.order])
             bounds.append(kemeny_cost(w, sol.order))
             proved.append(True)
             continue
-        if method == "exact":
-            raise TimeoutError(
-                f"exact Kemeny search stopped by the time limit ({time_limit} s) on a block of "
-                f"{len(b)} systems; lower bound so far {sol.lower_bound:.6g}. Use method='auto' "
-                f"to get the best order found with its gap."
-            )
-        candidates = [local] + ([sol.order] if sol.order is not None else [])
+        # Out of time: the best order known (the exact search may not have rounded any
+        # relaxation yet; Borda then stands in), with the best proved bound.
+        candidates = [o for o in (local, sol.order) if o is not None] or [borda_order(w)]
         chosen = min(candidates, key=lambda o: kemeny_cost(w, o))
         orders.append(b[chosen])
         bounds.append(max(sol.lower_bound, _trivial_bound(w)))
@@ -394,7 +457,7 @@ def kemeny(
         message = "heuristic; lower bound: Σ min(W_ij, W_ji) per pair"
     else:
         message = "time limit reached; lower bound from the LP relaxation"
-    return KemenyResult(
+    result = KemenyResult(
         order=[pw.systems[i] for i in order],
         cost=cost,
         lower_bound=min(lower, cost),
@@ -405,7 +468,28 @@ def kemeny(
         n_rankings=pw.n_rankings,
         components=sizes if n else (),
         message=message,
+        time_limit=time_limit,
     )
+    if not optimal and method != "heuristic":
+        largest = max((len(b) for b, p in zip(blocks, proved, strict=True) if not p), default=0)
+        limit = "before a proof" if time_limit is None else f"by the time limit ({time_limit:g} s)"
+        warnings.warn(
+            f"Kemeny search stopped {limit} on a block of "
+            f"{largest} systems: the order is NOT proved optimal (cost {result.cost:.6g}, "
+            f"lower bound {result.lower_bound:.6g}, gap {gap:.3%}); raise time_limit "
+            "(None: no limit) to search longer",
+            NotProvedOptimalWarning,
+            stacklevel=2,
+        )
+    return result
+
+
+def _share(deadline: float | None, method: str) -> float | None:
+    """Deadline of the heuristics of a block: ``auto`` keeps time for the exact search."""
+    if deadline is None or method == "heuristic":
+        return deadline
+    now = time.perf_counter()
+    return now + _HEURISTIC_SHARE * max(0.0, deadline - now)
 
 
 def _trivial_between(wins: np.ndarray, blocks: list[np.ndarray]) -> float:
@@ -427,13 +511,27 @@ def _progress_callback(progress: bool | Callable[[str], None]) -> Callable[[str]
 
 
 def _kemeny_aggregate(data, level: str | None) -> Aggregate:
-    """``aggregate(..., method="kemeny")``: score = number of systems below in the consensus."""
-    res = kemeny(data, method="auto", time_limit=60.0, level=level)
+    """``aggregate(..., method="kemeny")``: score = number of systems below in the consensus.
+
+    Searched within :data:`DEFAULT_TIME_LIMIT` seconds.  ``details`` holds the
+    :class:`KemenyResult` (``"kemeny"``) and, for printing without it, ``"optimal"`` (bool),
+    ``"gap"`` (relative, ``(cost − lower_bound) / cost``), ``"lower_bound"``, ``"cost"`` and
+    ``"time_limit"`` (seconds).
+    """
+    res = kemeny(data, method="auto", time_limit=DEFAULT_TIME_LIMIT, level=level)
     n = len(res.order)
     score = pd.Series(n - np.arange(1, n + 1, dtype=np.float64), index=res.order, name="kemeny")
     systems = list(data.systems)
     lvl = "pairwise" if isinstance(data, Pairwise) else _aggregate_level(data, level)
-    return Aggregate("kemeny", score.reindex(systems), lvl, {"kemeny": res})
+    details = {
+        "kemeny": res,
+        "optimal": res.optimal,
+        "gap": res.gap,
+        "lower_bound": res.lower_bound,
+        "cost": res.cost,
+        "time_limit": res.time_limit,
+    }
+    return Aggregate("kemeny", score.reindex(systems), lvl, details)
 
 
 register("kemeny", _kemeny_aggregate)

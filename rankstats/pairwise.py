@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rankstats._resources import pairwise_bytes, require_memory
 from rankstats.rankings import Rankings
 from rankstats.scores import Scores
 
@@ -175,7 +176,15 @@ def pairwise(data: Rankings | Scores, by: str | None = None) -> Pairwise:
     Notes
     -----
     Cost is ``O(L N^2)`` with no Python loop over rankings or pairs; memory is bounded by
-    processing the rankings in blocks.
+    processing the rankings in blocks.  The peak memory (about ``72 N²`` bytes plus the
+    blocks) is estimated from the shape first: a ``ResourceError`` refuses an input larger than
+    the available memory, unless ``RANKSTATS_IGNORE_MEMORY=1`` (see
+    :func:`rankstats._resources.pairwise_bytes`).
+
+    Raises
+    ------
+    ResourceError
+        The estimated memory exceeds what this machine has available.
 
     Examples
     --------
@@ -188,11 +197,21 @@ def pairwise(data: Rankings | Scores, by: str | None = None) -> Pairwise:
         return data.statistics().pairwise
     if isinstance(data, Scores):
         level = by or ("instance" if data.has_instances else "task")
+        # Memory from the table's shape, before ranking (L ≈ rows / N at instance level).
+        n = max(len(data.systems), 1)
+        n_rows = data.n_tasks if level == "task" else -(-len(data.data) // n)
+        require_memory(
+            pairwise_bytes(n, n_rows, from_scores=True),
+            "rs.pairwise",
+            n_systems=n,
+            n_rankings=n_rows,
+        )
         data = Rankings.from_scores(data, by=level)
     if not isinstance(data, Rankings):
         raise TypeError(f"pairwise() takes Rankings or Scores, not {type(data).__name__}")
     ranks = data.ranks
     n_rows, n = ranks.shape
+    require_memory(pairwise_bytes(n, n_rows), "rs.pairwise", n_systems=n, n_rankings=n_rows)
     total = Pairwise.empty(data.systems)
     block = max(1, _BLOCK_CELLS // max(n, 1))
     for start in range(0, n_rows, block):

@@ -1,7 +1,9 @@
 """Matplotlib figures: pairwise significance heatmaps (and more, added by later modules).
 
 Figures are built on an explicit ``Figure`` (no pyplot state), so they are safe in scripts,
-notebooks and worker processes alike.
+notebooks and worker processes alike. Every system or task name reaches a figure through
+:func:`label`: shortened, ``$`` escaped (a name is never parsed as mathtext) and control /
+bidirectional characters shown as escapes.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import pandas as pd
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
+from rankstats._text import mpl_text, shorten
 from rankstats.confidence import significance_matrix
 
 
@@ -27,8 +30,13 @@ def _quiet_missing_glyphs():
         yield
 
 
-def _short(name: str, width: int = 28) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"
+def label(name: object, width: int = 28) -> str:
+    """A system or task name as matplotlib text: shortened to ``width``, shown literally.
+
+    >>> label("$x^2$"), label("a" * 30, width=5)
+    ('\\\\$x^2\\\\$', 'aaaa…')
+    """
+    return mpl_text(shorten(name, width))
 
 
 def significance_heatmap(
@@ -42,7 +50,10 @@ def significance_heatmap(
     Rows and columns follow the order of the :func:`~rankstats.hoeffding` table (pass
     ``order=result.order`` there to get the ranked order).  Cell ``(a, b)`` is red when ``a`` is
     significantly above ``b`` (``low − ½``), blue when significantly below (``high − ½``), white
-    when the interval contains ½ — the colouring of Himmi et al. (2023, Fig. 6).
+    when the interval contains ½ — the colouring of Himmi et al. (2023, Fig. 6).  With Holm's
+    correction a pair can be significant although its interval (drawn at the Bonferroni level
+    δ/m) contains ½: such cells stay white and get a circle, so the figure never shows a
+    significant pair as a non-significant one.
 
     Parameters
     ----------
@@ -73,7 +84,7 @@ def significance_heatmap(
         norm=TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit),
         interpolation="nearest",
     )
-    labels = [_short(str(s)) for s in matrix.index]
+    labels = [label(s) for s in matrix.index]
     ax.set_xticks(range(n), labels, rotation=90, fontsize=max(4, 9 - n // 20))
     ax.set_yticks(range(n), labels, fontsize=max(4, 9 - n // 20))
     ax.set_xlabel("system b")
@@ -83,6 +94,12 @@ def significance_heatmap(
             for j in range(n):
                 if i != j and values[i, j] != 0:
                     ax.text(j, i, f"{values[i, j]:+.2f}", ha="center", va="center", fontsize=6)
+    # Significant by the (Holm) test, but the interval drawn contains ½: distance 0, white.
+    significant = significance_matrix(ci, "significant").to_numpy(dtype=float, na_value=0.0)
+    circled = (significant > 0) & (values == 0)
+    rows, cols = np.nonzero(circled)
+    if len(rows):
+        ax.scatter(cols, rows, marker="o", s=40, facecolors="none", edgecolors="0.3", lw=0.8)
     attrs = ci.attrs
     if title is None:
         title = (

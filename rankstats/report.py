@@ -6,14 +6,26 @@ interval on every pairwise probability, and writes:
 - ``report.html``: self-contained (figures embedded as data URIs, inline CSS, no JavaScript, no
   network access);
 - ``ranking.tex`` (booktabs): each method's rank and score, the rank range implied by the
-  significant pairwise differences, and a mark on systems significantly above the next one;
+  significant pairwise differences, a † on systems significantly above the next one and a ‡ where
+  the next system is significantly above (the order contradicts the pairwise test there);
 - ``ranking.csv``, ``pairs.csv``: every number of the tables, unrounded;
 - ``significance_heatmap.png`` / ``.pdf``;
-- ``references.bib`` and ``methods.txt``: what was computed, with citations.
+- ``references.bib`` and ``methods.txt``: what was computed, with citations, every
+  transformation of the data and every convergence problem of a fitted model.
 
 The *rank range* of a system is ``[1 + a, N − b]``, where ``a`` (``b``) is the number of systems
 significantly above (below) it: the ranks the system can take in an order that contradicts none of
 the significant differences.
+
+**Outputs are atomic.** ``out`` is validated before anything is computed; every file is written
+into a temporary directory beside it, which replaces ``out`` as a whole once the last file is
+written. An interrupted or failing run leaves the previous report (or nothing); a rerun never
+leaves a stale file of an earlier run.
+
+**Names are data.** System and task names are escaped for each output: HTML (``html.escape``),
+LaTeX (:func:`rankstats._text.latex_escape`), matplotlib (``$`` escaped: never mathtext), CSV
+(text cells starting with ``= + - @`` get a leading ``'``), prose (control and bidirectional
+characters shown as ``\\uXXXX``) and file names (:func:`rankstats._text.unique_slugs`).
 """
 
 from __future__ import annotations
@@ -30,12 +42,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rankstats._atomic import check_output_dir, checkpoint, output_dir
+from rankstats._text import latex_escape, mpl_text, terminal, write_csv
 from rankstats.aggregate import aggregate
 from rankstats.confidence import hoeffding, significance_marks
+from rankstats.errors import preview
 from rankstats.pairwise import pairwise
 from rankstats.plotting import save_figure, significance_heatmap
 from rankstats.rankings import Rankings
 from rankstats.scores import Scores
+
+# ``latex_escape`` is re-exported: ``from rankstats.report import latex_escape`` keeps working.
+__all__ = ["Convergence", "Report", "convergence", "latex_escape", "report"]
 
 METHOD_NAMES = {
     "borda": "one-level Borda with imputation (σ^l)",
@@ -122,24 +140,6 @@ BIBTEX = {
 }""",
 }
 
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def latex_escape(text: str) -> str:
-    """Escape the characters that LaTeX treats specially."""
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in str(text))
-
 
 def _fmt(value: float, digits: int = 3) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -147,6 +147,11 @@ def _fmt(value: float, digits: int = 3) -> str:
     if float(value).is_integer():
         return f"{value:.0f}" if abs(value) < 1e15 else f"{value:.{digits}g}"
     return f"{value:.{digits}f}"
+
+
+def _names(names: Sequence[object], limit: int = 20) -> str:
+    """Names for running text: control / bidi characters visible, long lists cut with a count."""
+    return preview([terminal(n) for n in names], limit)
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,11 +163,13 @@ class Report:
     out : Path
         Output directory.
     files : tuple of Path
-        Every file written (``report.html`` first).
+        Every file written (``report.html`` first), under its final name in ``out``.
     ranking : pandas.DataFrame
         One row per system in the primary method's order: ``rank_<method>``, ``score_<method>`` for
         every method, ``rank_low``, ``rank_high`` (rank range), ``above_next`` (significantly above
-        the next system).
+        the next system, which it beats), ``below_next`` (the next system is significantly above
+        this one: the order contradicts the test) — all from
+        :func:`~rankstats.confidence.significance_marks`.
     pairs : pandas.DataFrame
         The :func:`~rankstats.hoeffding` table in the primary order.
     methods_text : str
@@ -173,6 +180,11 @@ class Report:
         The fitted rank models.
     paired : dict
         ``{task: Paired}`` of the paired instance-level analyses (when ``paired`` was given).
+    transformations : tuple of str
+        Every transformation the data went through, one sentence each (also in the methods
+        paragraph and the HTML page).
+    convergence : tuple of Convergence
+        The convergence verdict of each fit, in the order of ``fits``.
     """
 
     out: Path
@@ -183,6 +195,8 @@ class Report:
     comparison: Any = None
     fits: tuple = field(default_factory=tuple)
     paired: dict = field(default_factory=dict)
+    transformations: tuple[str, ...] = ()
+    convergence: tuple[Convergence, ...] = ()
 
     @property
     def html(self) -> Path:
@@ -197,6 +211,103 @@ class Report:
 
 
 MODEL_NAMES = {"pl": "Plackett–Luce", "bt": "Bradley–Terry", "mallows": "Mallows (Kendall)"}
+
+
+# ---------------------------------------------------------------------------- convergence
+@dataclass(frozen=True)
+class Convergence:
+    """Whether one fitted model can be reported as it is: judged once, quoted everywhere.
+
+    Attributes
+    ----------
+    model, method : str
+        The fit's model (``"pl"``, ``"bt"``, ``"mallows"``) and fitting method.
+    sampled : bool
+        The fit is an MCMC sample (``nuts`` / ``mcmc``); R-hat, ESS and divergences apply.
+    max_r_hat, min_ess_bulk : float or None
+        Largest rank-normalised split R-hat and smallest bulk ESS over the parameters that vary
+        across draws (None for optimum fits).
+    divergences : int
+        Divergent transitions (NUTS).
+    problems : tuple of str
+        One sentence per problem: R-hat > 1.01, bulk ESS < 400, divergences, a single chain
+        (R-hat undefined), an interrupted sampler, a Kemeny consensus not proved optimal.
+    """
+
+    model: str
+    method: str
+    sampled: bool
+    max_r_hat: float | None = None
+    min_ess_bulk: float | None = None
+    divergences: int = 0
+    problems: tuple[str, ...] = ()
+
+    @property
+    def converged(self) -> bool:
+        """No problem found."""
+        return not self.problems
+
+    @property
+    def name(self) -> str:
+        """``"Mallows (Kendall) model fitted by mcmc"``: how the outputs name the fit."""
+        return f"{MODEL_NAMES.get(self.model, self.model)} model fitted by {self.method}"
+
+
+def convergence(fit: Any) -> Convergence:
+    """The convergence verdict of a fitted rank model (the one place it is derived).
+
+    MCMC fits (``nuts``, ``mcmc``): from :meth:`Fit.summary` — R-hat above 1.01 or bulk ESS
+    below 400 on any parameter that varies across draws (a Mallows consensus position equal in
+    every draw is certain, its R-hat undefined), plus divergent transitions in
+    ``sample_stats``, a single chain (R-hat cannot be computed) and an interrupted sampler.
+    Optimum fits (``mle`` / ``map``): Newton–Raphson raises when it does not converge, so only a
+    Mallows consensus that the Kemeny search did not prove optimal is a problem.
+
+    Parameters
+    ----------
+    fit : Fit
+        A fitted :class:`~rankstats.models.PlackettLuce`, :class:`~rankstats.models.BradleyTerry`
+        or :class:`~rankstats.models.Mallows` model.
+
+    Returns
+    -------
+    Convergence
+    """
+    from rankstats.models import _compat
+    from rankstats.models._fit import ESS_MIN, RHAT_MAX, SAMPLED
+
+    info = getattr(fit, "info", {}) or {}
+    problems: list[str] = []
+    if info.get("kemeny_optimal") is False:
+        problems.append("the Kemeny consensus was not proved optimal (time limit reached)")
+    if fit.method not in SAMPLED:
+        return Convergence(fit.model, fit.method, False, problems=tuple(problems))
+    summary = fit.summary()
+    varying = summary["sd"].fillna(0.0) > 0
+    r_hat = summary.loc[varying, "r_hat"].to_numpy(dtype=float)
+    ess = summary.loc[varying, "ess_bulk"].to_numpy(dtype=float)
+    max_r_hat = float(np.max(r_hat)) if len(r_hat) else None
+    min_ess = float(np.min(ess)) if len(ess) else None
+    posterior = _compat.group(fit.idata)
+    n_chains = int(posterior.sizes.get("chain", 1))
+    if n_chains < 2:
+        problems.append("a single chain: R-hat cannot be computed")
+    elif len(r_hat) and (not np.isfinite(r_hat).all() or max_r_hat > RHAT_MAX):
+        problems.append(f"max R-hat = {max_r_hat:.3f} > {RHAT_MAX}")
+    if len(ess) and (not np.isfinite(ess).all() or min_ess < ESS_MIN):
+        problems.append(f"min bulk ESS = {min_ess:.0f} < {ESS_MIN}")
+    divergences = 0
+    if _compat.has_group(fit.idata, "sample_stats"):
+        stats_ = _compat.group(fit.idata, "sample_stats")
+        if "diverging" in stats_:
+            divergences = int(stats_["diverging"].sum())
+    if divergences:
+        problems.append(f"{divergences} divergent transition(s)")
+    if info.get("interrupted"):
+        problems.append("sampling was interrupted (only the chains finished so far are used)")
+    return Convergence(
+        fit.model, fit.method, True, max_r_hat, min_ess, divergences, tuple(problems)
+    )
 
 
 def _fit_models(models: Sequence[Any], rankings: Rankings, method: str, seed: int) -> list[Any]:
@@ -224,7 +335,14 @@ def _fit_models(models: Sequence[Any], rankings: Rankings, method: str, seed: in
     return fits
 
 
-def _model_sentence(fit: Any) -> str:
+def _check_models(models: Sequence[Any]) -> None:
+    """Refuse an unknown model name before anything is computed."""
+    for model in models:
+        if isinstance(model, str) and model.lower() not in MODEL_NAMES:
+            raise ValueError(f"unknown model {model!r}; use 'pl', 'bt', 'mallows' or a fit")
+
+
+def _model_sentence(fit: Any, verdict: Convergence) -> str:
     name = MODEL_NAMES.get(fit.model, fit.model)
     info = getattr(fit, "info", {})
     text = f"{name} fitted by {fit.method}"
@@ -240,15 +358,109 @@ def _model_sentence(fit: Any) -> str:
             else f"θ ~ Gamma({a.get('shape')}, rate {a.get('rate')})"
         )
         text += f" (uniform prior on the consensus, {prior})"
-    if fit.method in ("nuts", "mcmc"):
-        summary = fit.summary()
-        text += (
-            f"; max R-hat {summary['r_hat'].max():.3f}, min bulk ESS "
-            f"{summary['ess_bulk'].min():.0f}"
-        )
+    if verdict.sampled:
+        diagnostics = []
+        if verdict.max_r_hat is not None:
+            diagnostics.append(f"max R-hat {verdict.max_r_hat:.3f}")
+        if verdict.min_ess_bulk is not None:
+            diagnostics.append(f"min bulk ESS {verdict.min_ess_bulk:.0f}")
+        if verdict.divergences:
+            diagnostics.append(f"{verdict.divergences} divergent transitions")
+        if diagnostics:
+            text += "; " + ", ".join(diagnostics)
     return text
 
 
+def _convergence_warning(verdict: Convergence) -> str:
+    """The sentence the methods paragraph and the HTML warning box both print."""
+    return (
+        f"Warning: the {verdict.name} did not converge ({'; '.join(verdict.problems)}); "
+        "its order, its ranks and its pairwise decisions are not reliable and must not be "
+        "reported as they are (run longer or more chains and check the diagnostics)."
+    )
+
+
+# ---------------------------------------------------------------------------- data
+def _transformations(scores: Scores, level: str) -> list[str]:
+    """Every transformation the data went through, one sentence each, from ``scores`` alone.
+
+    Directions (negated tasks), averaging of instances, missing cells (task level: the
+    ``systems × tasks`` cells without a score; instance level: per (task, instance) ranking),
+    set-aside tasks and instance rankings, and systems evaluated nowhere.
+    """
+    out: list[str] = []
+    n_systems = len(scores.systems)
+    lower = [t for t in scores.tasks if not scores.higher_is_better.get(t, True)]
+    if lower:
+        out.append(
+            f"{len(lower)} lower-is-better task(s) were negated so that higher is better: "
+            f"{_names(lower)}."
+        )
+    else:
+        out.append("Every task is higher-is-better; no score was negated.")
+    data = scores.data
+    if level == "task":
+        cells = n_systems * len(scores.tasks)
+        if scores.has_instances:
+            per_cell = data.groupby(["system", "task"], observed=True).size()
+            present = len(per_cell)
+            per_task = data.groupby("task", observed=True)["instance"].nunique()
+            tasks_of_cells = per_cell.index.get_level_values("task")
+            partial = int((per_cell.to_numpy() < per_task.reindex(tasks_of_cells).to_numpy()).sum())
+            out.append(
+                "Instance scores were averaged per (system, task) over the instances the system "
+                f"was evaluated on; {partial} of these means use fewer instances than their task "
+                "has."
+            )
+        else:
+            present = len(data)
+        missing = cells - present
+        if missing:
+            out.append(
+                f"{missing} of the {cells} (system, task) cells ({missing / cells:.1%}) have no "
+                "score (never filled with a number: imputed in the rankings, see Methods)."
+            )
+        else:
+            out.append(f"No score is missing: all {cells} (system, task) cells are present.")
+    else:
+        per_ranking = data.groupby(["task", "instance"], observed=True).size()
+        n_rankings = len(per_ranking)
+        absent = n_systems - per_ranking.to_numpy()
+        missing = int(absent.sum())
+        incomplete = int((absent > 0).sum())
+        if missing:
+            out.append(
+                f"{incomplete} of the {n_rankings} (task, instance) rankings lack at least one of "
+                f"the {n_systems} systems ({missing} missing (system, ranking) cells in all, up "
+                f"to {int(absent.max())} systems missing in one ranking; never filled with a "
+                "number: imputed in the rankings, see Methods)."
+            )
+        else:
+            out.append(
+                f"No score is missing: every one of the {n_rankings} (task, instance) rankings "
+                f"ranks all {n_systems} systems."
+            )
+    if scores.skipped_tasks:
+        out.append(
+            f"{len(scores.skipped_tasks)} task(s) with fewer than two evaluated systems were set "
+            f"aside: {_names(scores.skipped_tasks)}."
+        )
+    n_skipped = len(scores.skipped_instances)
+    if n_skipped:
+        out.append(
+            f"{n_skipped} (task, instance) ranking(s) with fewer than two evaluated systems were "
+            "set aside."
+        )
+    never = scores.unevaluated_systems
+    if never:
+        out.append(
+            f"{len(never)} system(s) evaluated nowhere were kept and ranked on imputation alone "
+            f"(every pairwise probability ½): {_names(never)}."
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------- tables
 def _ranking_table(
     scores: Scores, methods: Sequence[str], level: str, ci: pd.DataFrame, order: list[str]
 ) -> pd.DataFrame:
@@ -265,7 +477,12 @@ def _ranking_table(
 
 
 def _methods_paragraph(
-    scores: Scores, methods: Sequence[str], level: str, n_rankings: int, ci: pd.DataFrame
+    scores: Scores,
+    methods: Sequence[str],
+    level: str,
+    n_rankings: int,
+    ci: pd.DataFrame,
+    transformations: Sequence[str],
 ) -> tuple[str, list[str]]:
     attrs = ci.attrs
     cites = ["himmi2023", "colombo2022", "hoeffding1963"]
@@ -279,7 +496,8 @@ def _methods_paragraph(
     text = (
         f"We ranked {len(scores.systems)} systems on {len(scores.tasks)} tasks "
         f"({len(scores.data)} scores; {level_text} defines one partial ranking, "
-        f"{n_rankings} rankings in all) with rankstats. Aggregators: {', '.join(names)}. "
+        f"{n_rankings} rankings in all) with rankstats. Data: {' '.join(transformations)} "
+        f"Aggregators: {', '.join(names)}. "
         "A system without a score in a ranking was imputed as a uniformly random insertion "
         "into it, i.e. its pairwise probabilities are those of a uniformly random complete ranking "
         "compatible with the observed one [himmi2023]; the Borda score of a system is the expected "
@@ -303,13 +521,6 @@ def _methods_paragraph(
     text += f". {n_sig} of the {attrs['n_pairs']} pairwise differences are significant."
     if "copeland" in methods:
         cites.append("copeland1951")
-    if scores.skipped_tasks:
-        text += (
-            f" Tasks with fewer than two evaluated systems were set aside: "
-            f"{', '.join(scores.skipped_tasks)}."
-        )
-    if scores.unevaluated_systems:
-        text += f" Systems evaluated nowhere: {', '.join(scores.unevaluated_systems)}."
     return text, cites
 
 
@@ -319,14 +530,19 @@ def _model_columns(table: pd.DataFrame, methods: Sequence[str]) -> list[str]:
     return [c for c in table.columns if c.startswith("rank_") and c not in skip]
 
 
-def _latex_table(table: pd.DataFrame, methods: Sequence[str], caption: str) -> str:
+def _latex_table(
+    table: pd.DataFrame, methods: Sequence[str], caption: str, unconverged: set[str]
+) -> str:
     primary = methods[0]
     extra = _model_columns(table, methods)
     cols = "r l " + " ".join("r r" for _ in methods) + " r" * len(extra) + " c"
     header = ["Rank", "System"]
     for m in methods:
         header += [f"rank {latex_escape(m)}", f"score {latex_escape(m)}"]
-    header += [f"rank {latex_escape(c[5:])}" for c in extra]
+    header += [
+        f"rank {latex_escape(c[5:])}" + (" (not converged)" if c[5:] in unconverged else "")
+        for c in extra
+    ]
     header.append("rank range")
     lines = [
         r"\begin{table}[t]",
@@ -339,6 +555,7 @@ def _latex_table(table: pd.DataFrame, methods: Sequence[str], caption: str) -> s
     ]
     for _, row in table.iterrows():
         mark = r"$^{\dagger}$" if row["above_next"] else ""
+        mark += r"$^{\ddagger}$" if row["below_next"] else ""
         cells = [_fmt(row[f"rank_{primary}"]), latex_escape(row["system"]) + mark]
         for m in methods:
             cells += [_fmt(row[f"rank_{m}"]), _fmt(row[f"score_{m}"])]
@@ -386,30 +603,72 @@ th, td { padding: 0.25em 0.7em; text-align: right; }
 th { border-bottom: 2px solid #444; } td.name, th.name { text-align: left; }
 tr:nth-child(even) td { background: #f6f6f6; }
 tr.sig td { font-weight: 600; }
+tr.contra td { color: #a40000; }
+.warning { border: 2px solid #c77700; background: #fff4e0; padding: 0.6em 1em; margin: 1em 0; }
 .meta { color: #555; font-size: 0.9em; } img { max-width: 100%; height: auto; }
 pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
 """
 
 
-def _html_table(table: pd.DataFrame, methods: Sequence[str]) -> str:
+def _next_mark(row: pd.Series) -> str:
+    if row["above_next"]:
+        return "† yes"
+    if row["below_next"]:
+        return "‡ no: the next system is significantly above"
+    return ""
+
+
+def _html_table(table: pd.DataFrame, methods: Sequence[str], unconverged: set[str]) -> str:
     extra = _model_columns(table, methods)
     head = "<tr><th>rank</th><th class='name'>system</th>"
     for m in methods:
         head += f"<th>rank {html.escape(m)}</th><th>{html.escape(m)}</th>"
-    head += "".join(f"<th>rank {html.escape(c[5:])}</th>" for c in extra)
+    head += "".join(
+        f"<th>rank {html.escape(c[5:])}"
+        + (" (not converged)" if c[5:] in unconverged else "")
+        + "</th>"
+        for c in extra
+    )
     head += "<th>rank range</th><th>above next?</th></tr>"
     rows = []
     for _, row in table.iterrows():
-        cls = " class='sig'" if row["above_next"] else ""
+        cls = (
+            " class='sig'"
+            if row["above_next"]
+            else (" class='contra'" if row["below_next"] else "")
+        )
         cells = f"<td>{_fmt(row[f'rank_{methods[0]}'])}</td>"
         cells += f"<td class='name'>{html.escape(str(row['system']))}</td>"
         for m in methods:
             cells += f"<td>{_fmt(row[f'rank_{m}'])}</td><td>{_fmt(row[f'score_{m}'])}</td>"
         cells += "".join(f"<td>{_fmt(row[c])}</td>" for c in extra)
         cells += f"<td>{row['rank_low']}–{row['rank_high']}</td>"
-        cells += f"<td>{'yes' if row['above_next'] else ''}</td>"
+        cells += f"<td class='next'>{_next_mark(row)}</td>"
         rows.append(f"<tr{cls}>{cells}</tr>")
     return f"<table id='ranking'>\n{head}\n" + "\n".join(rows) + "\n</table>"
+
+
+def _contradiction_sentence(method: str) -> str:
+    return (
+        f"the next system is significantly above this one: the {method} order contradicts the "
+        "pairwise test here"
+    )
+
+
+class _Written:
+    """Files written into the temporary directory, recorded under their final names.
+
+    Each call is one finished file: it is recorded and the ``report-file`` checkpoint (the
+    interruption hook of the atomicity tests) runs.
+    """
+
+    def __init__(self, tmp: Path, final: Path) -> None:
+        self.tmp, self.final = tmp, final
+        self.files: list[Path] = []
+
+    def __call__(self, path: Path) -> None:
+        self.files.append(self.final / path.relative_to(self.tmp))
+        checkpoint("report-file")
 
 
 def report(
@@ -429,12 +688,18 @@ def report(
 ) -> Report:
     """Write a paper-ready report of the ranking of ``scores``.
 
+    ``out`` is checked before anything is computed, and the files are written into a temporary
+    directory that replaces ``out`` as a whole when the last one is written: an interrupted or
+    failing run leaves the previous report (or nothing), and a rerun replaces the whole set.
+
     Parameters
     ----------
     scores : Scores
         The benchmark.
     out : str or Path
-        Output directory (created).
+        Output directory: new, empty, or a directory an earlier rankstats run wrote (it carries
+        a ``.rankstats-output`` marker); any other non-empty directory or an existing file is
+        refused with :class:`~rankstats.errors.OutputError`.
     methods : sequence of str
         Aggregators (see :func:`~rankstats.aggregate`); the first one orders the tables and is
         the one whose pairwise differences are tested.
@@ -449,7 +714,8 @@ def report(
         fitted with ``model_method`` on the same rankings, or already fitted models. Their order
         joins the ranking table and their pairwise decisions are compared with the Hoeffding
         intervals (:func:`rankstats.compare`); the methods paragraph states prior, method and
-        (for MCMC) the convergence diagnostics.
+        (for MCMC) the convergence diagnostics, and every fit that did not converge
+        (:func:`convergence`) gets a warning in the methods paragraph and in the HTML page.
     model_method : str
         Fitting method for models given by name (``"map"`` by default, fast; ``"nuts"`` for
         Plackett–Luce / Bradley–Terry posteriors, ``"mcmc"`` for Mallows).
@@ -460,13 +726,19 @@ def report(
         :func:`rankstats.paired` (sign / Wilcoxon / paired t / Mood tests, Holm-adjusted,
         bootstrap intervals, mean / median / Bradley–Terry / Elo / TrueSkill strengths): a section
         of the HTML page, ``paired_<task>_pairs.csv``, ``paired_<task>_strengths.csv``, a matrix
-        figure and a sentence of the methods paragraph per task.
+        figure and a sentence of the methods paragraph per task. Two tasks whose file names
+        would collide (``"a b"`` and ``"a_b"``) are refused before anything is computed.
     confidence : float
         Level of the paired tests and bootstrap intervals (α = 1 − confidence).
 
     Returns
     -------
     Report
+
+    Raises
+    ------
+    OutputError
+        ``out`` cannot be (re)placed, or two ``paired`` tasks map to the same file name.
 
     Examples
     --------
@@ -477,8 +749,18 @@ def report(
     """
     if not methods:
         raise ValueError("give at least one aggregation method")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    # Everything that can be refused is refused before any computing or model fitting.
+    out = check_output_dir(out, option="out=")
+    _check_models(models)
+    if paired:
+        from rankstats._report_paired import paired_slugs
+
+        if not scores.has_instances:
+            raise ValueError("paired= needs instance-level scores (an instance column)")
+        unknown = [t for t in paired if t not in scores.tasks]
+        if unknown:
+            raise ValueError(f"paired= names unknown task(s) {unknown}; tasks: {scores.tasks}")
+        paired_slugs(list(paired))
     level = level or ("instance" if scores.has_instances else "task")
     name = title or scores.name or "benchmark"
 
@@ -488,8 +770,11 @@ def report(
     pw = pairwise(rankings)
     ci = hoeffding(pw, delta=delta, correction=correction, estimand=estimand, order=order)
     table = _ranking_table(scores, methods, level, ci, order)
-    text, cites = _methods_paragraph(scores, methods, level, pw.n_rankings, ci)
+    transformations = _transformations(scores, level)
+    text, cites = _methods_paragraph(scores, methods, level, pw.n_rankings, ci, transformations)
     fits = _fit_models(models, rankings, model_method, seed)
+    verdicts = [convergence(fit) for fit in fits]
+    unconverged = {v.model for v in verdicts if not v.converged}
     comparison = None
     if fits:
         from rankstats.compare import compare
@@ -501,7 +786,11 @@ def report(
             pw, fits, delta=delta, correction=correction, estimand=estimand, order=order
         )
         agree = comparison.agreement
-        text += " Rank models: " + "; ".join(_model_sentence(f) for f in fits) + ". "
+        text += (
+            " Rank models: "
+            + "; ".join(_model_sentence(f, v) for f, v in zip(fits, verdicts, strict=True))
+            + ". "
+        )
         text += " ".join(
             f"{MODEL_NAMES.get(r['method'], r['method'])}: {r['both_same']} pairs significant "
             f"under both with the same winner, {r['conflicts']} conflicts, "
@@ -509,6 +798,9 @@ def report(
             f"under the model only (credible intervals at level {comparison.level:.4g})."
             for _, r in agree.iterrows()
         )
+        for verdict in verdicts:
+            if not verdict.converged:
+                text += " " + _convergence_warning(verdict)
         cites += [
             c
             for c in ("plackett1975", "bradleyterry1952", "mallows1957")
@@ -517,75 +809,89 @@ def report(
             or (c == "mallows1957" and any(f.model == "mallows" for f in fits))
         ]
 
-    section = None
+    paired_results: dict = {}
     if paired:
-        from rankstats._report_paired import paired_section
+        from rankstats._report_paired import paired_text, run_paired
 
-        if not scores.has_instances:
-            raise ValueError("paired= needs instance-level scores (an instance column)")
-        unknown = [t for t in paired if t not in scores.tasks]
-        if unknown:
-            raise ValueError(f"paired= names unknown task(s) {unknown}; tasks: {scores.tasks}")
-        section = paired_section(scores, list(paired), out, confidence, seed, _png_data_uri)
-        text += " " + section.text
+        paired_results = run_paired(scores, list(paired), confidence, seed)
+        text += " " + paired_text(paired_results)
         cites.append("peyrard2021")
         if "holm1979" not in cites:
             cites.append("holm1979")
 
-    files: list[Path] = [out / "report.html"]
-    table.to_csv(out / "ranking.csv", index=False)
-    ci.to_csv(out / "pairs.csv", index=False)
-    files += [out / "ranking.csv", out / "pairs.csv"]
+    method_name = METHOD_NAMES.get(methods[0], methods[0])
+    contradicted = bool(table["below_next"].any())
     caption = (
         f"Ranking of {latex_escape(name)} by {latex_escape(methods[0])}. Rank range: ranks "
         f"compatible with the significant pairwise differences (Hoeffding, "
         f"$\\delta = {delta}$, {latex_escape(correction)}); $^{{\\dagger}}$: significantly "
         f"above the next system."
     )
-    (out / "ranking.tex").write_text(_latex_table(table, methods, caption))
-    files.append(out / "ranking.tex")
-    (out / "references.bib").write_text("\n\n".join(BIBTEX[c] for c in cites) + "\n")
-    (out / "methods.txt").write_text(text + "\n")
-    files += [out / "references.bib", out / "methods.txt"]
-    figures = save_figure(
-        significance_heatmap(ci, title=f"{name}: P(row above column), {methods[0]} order"),
-        out / "significance_heatmap",
-    )
-    files += figures
-
+    if contradicted:
+        caption += f" $^{{\\ddagger}}$: {latex_escape(_contradiction_sentence(methods[0]))}."
+    if unconverged:
+        caption += (
+            " Columns marked (not converged): the model fit did not converge; its ranks are "
+            "not reliable."
+        )
     n_sig = int(ci["significant"].sum() // 2)
-    never = ", ".join(scores.unevaluated_systems) or "none"
-    skipped = ", ".join(scores.skipped_tasks) or "none"
-    buffer = io.StringIO()
-    buffer.write(
-        f"<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
-        f"<title>rankstats report: {html.escape(name)}</title>\n<style>{_CSS}</style>\n"
-        f"</head>\n<body>\n<h1>Ranking report: {html.escape(name)}</h1>\n"
-        f"<p class='meta'>{len(scores.systems)} systems, {len(scores.tasks)} tasks, "
-        f"{len(scores.data)} scores, {level}-level rankings ({pw.n_rankings}); "
-        f"systems evaluated nowhere: {html.escape(never)}; tasks set aside: "
-        f"{html.escape(skipped)}.</p>\n"
-        f"<h2>Ranking</h2>\n<p>Ordered by {html.escape(METHOD_NAMES.get(methods[0], methods[0]))}"
-        f". <em>Rank range</em>: the ranks a system can take without contradicting a "
-        f"significant pairwise difference; bold rows are significantly above the next system. "
-        f"{n_sig} of {ci.attrs['n_pairs']} pairs differ significantly (δ = {delta}, "
-        f"{html.escape(correction)}).</p>\n"
-        + _html_table(table, methods)
-        + "\n<h2>Pairwise significance</h2>\n<p>Signed distance of each Hoeffding interval "
-        "from ½ (red: the row system is significantly above the column system; blue: below; "
-        "white: not significant).</p>\n"
-        f"<img id='heatmap' alt='pairwise significance heatmap' "
-        f"src='{_png_data_uri(figures[0])}'>\n"
-        + _comparison_html(comparison)
-        + (section.html if section is not None else "")
-        + f"<h2>Methods</h2>\n<p>{html.escape(text)}</p>\n<h2>References (BibTeX)</h2>\n"
-        f"<pre>{html.escape(chr(10).join(BIBTEX[c] for c in cites))}</pre>\n"
-        "<p class='meta'>Generated by rankstats. Every number is in ranking.csv and pairs.csv; "
-        "the LaTeX table is ranking.tex.</p>\n</body>\n</html>\n"
-    )
-    files[0].write_text(buffer.getvalue(), encoding="utf-8")
-    if section is not None:
-        files += section.files
+    n_circled = int((ci["significant"] & (ci["distance"] == 0)).sum() // 2)
+
+    with output_dir(out) as tmp:
+        written = _Written(tmp, out)
+        write_csv(table, tmp / "ranking.csv")
+        written(tmp / "ranking.csv")
+        write_csv(ci, tmp / "pairs.csv")
+        written(tmp / "pairs.csv")
+        (tmp / "ranking.tex").write_text(
+            _latex_table(table, methods, caption, unconverged), encoding="utf-8"
+        )
+        written(tmp / "ranking.tex")
+        (tmp / "references.bib").write_text(
+            "\n\n".join(BIBTEX[c] for c in cites) + "\n", encoding="utf-8"
+        )
+        written(tmp / "references.bib")
+        (tmp / "methods.txt").write_text(text + "\n", encoding="utf-8")
+        written(tmp / "methods.txt")
+        figures = save_figure(
+            significance_heatmap(
+                ci, title=f"{mpl_text(name)}: P(row above column), {mpl_text(methods[0])} order"
+            ),
+            tmp / "significance_heatmap",
+        )
+        for path in figures:
+            written(path)
+        section = None
+        if paired_results:
+            from rankstats._report_paired import paired_section
+
+            section = paired_section(paired_results, tmp, _png_data_uri, written)
+
+        page = _html_page(
+            scores=scores,
+            name=name,
+            level=level,
+            n_rankings=pw.n_rankings,
+            methods=methods,
+            method_name=method_name,
+            table=table,
+            ci=ci,
+            delta=delta,
+            correction=correction,
+            n_sig=n_sig,
+            n_circled=n_circled,
+            heatmap=_png_data_uri(figures[0]),
+            comparison=comparison,
+            section_html=section.html if section is not None else "",
+            transformations=transformations,
+            verdicts=verdicts,
+            unconverged=unconverged,
+            text=text,
+            cites=cites,
+        )
+        (tmp / "report.html").write_text(page, encoding="utf-8")
+        written(tmp / "report.html")
+        files = [out / "report.html", *(p for p in written.files if p.name != "report.html")]
     return Report(
         out=out,
         files=tuple(files),
@@ -594,5 +900,88 @@ def report(
         methods_text=text,
         comparison=comparison,
         fits=tuple(fits),
-        paired=section.results if section is not None else {},
+        paired=paired_results,
+        transformations=tuple(transformations),
+        convergence=tuple(verdicts),
     )
+
+
+def _html_page(
+    *,
+    scores: Scores,
+    name: str,
+    level: str,
+    n_rankings: int,
+    methods: Sequence[str],
+    method_name: str,
+    table: pd.DataFrame,
+    ci: pd.DataFrame,
+    delta: float,
+    correction: str,
+    n_sig: int,
+    n_circled: int,
+    heatmap: str,
+    comparison: Any,
+    section_html: str,
+    transformations: Sequence[str],
+    verdicts: Sequence[Convergence],
+    unconverged: set[str],
+    text: str,
+    cites: Sequence[str],
+) -> str:
+    """The self-contained HTML page (every name escaped; prose names with visible controls)."""
+    title = html.escape(terminal(name))
+    never = _names(scores.unevaluated_systems) or "none"
+    skipped = _names(scores.skipped_tasks) or "none"
+    warnings_html = "".join(
+        f"<div class='warning' role='alert' id='convergence-{html.escape(v.model)}'>"
+        f"<strong>{html.escape(_convergence_warning(v))}</strong></div>\n"
+        for v in verdicts
+        if not v.converged
+    )
+    data_items = "".join(f"<li>{html.escape(t)}</li>" for t in transformations)
+    marks = "bold rows (†) are significantly above the next system, which they beat"
+    if table["below_next"].any():
+        marks += (
+            f"; red rows (‡): {html.escape(_contradiction_sentence(method_name))} (the "
+            "order is the aggregator's, the test is pairwise)"
+        )
+    legend = (
+        "Signed distance of each Hoeffding interval from ½ (red: the row system is "
+        "significantly above the column system; blue: below; white: not significant"
+    )
+    if n_circled:
+        legend += (
+            f"; circled white cells ({n_circled} pairs): significant by Holm's step-down although "
+            "the interval drawn, at the Bonferroni level, contains ½"
+        )
+    legend += ")."
+    buffer = io.StringIO()
+    buffer.write(
+        f"<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
+        f"<title>rankstats report: {title}</title>\n<style>{_CSS}</style>\n"
+        f"</head>\n<body>\n<h1>Ranking report: {title}</h1>\n"
+        f"<p class='meta'>{len(scores.systems)} systems, {len(scores.tasks)} tasks, "
+        f"{len(scores.data)} scores, {level}-level rankings ({n_rankings}); "
+        f"systems evaluated nowhere: {html.escape(never)}; tasks set aside: "
+        f"{html.escape(skipped)}.</p>\n"
+        + warnings_html
+        + "<h2>Data</h2>\n<p>What the scores went through before ranking:</p>\n"
+        f"<ul id='transformations'>\n{data_items}\n</ul>\n"
+        f"<h2>Ranking</h2>\n<p>Ordered by {html.escape(method_name)}. <em>Rank range</em>: the "
+        "ranks a system can take without contradicting a significant pairwise difference; "
+        f"{marks}. {n_sig} of {ci.attrs['n_pairs']} pairs differ significantly (δ = {delta}, "
+        f"{html.escape(correction)}).</p>\n"
+        + _html_table(table, methods, unconverged)
+        + "\n<h2>Pairwise significance</h2>\n"
+        f"<p id='heatmap-legend'>{legend}</p>\n"
+        f"<img id='heatmap' alt='pairwise significance heatmap' src='{heatmap}'>\n"
+        + _comparison_html(comparison)
+        + section_html
+        + f"<h2>Methods</h2>\n<p id='methods'>{html.escape(text)}</p>\n"
+        "<h2>References (BibTeX)</h2>\n"
+        f"<pre>{html.escape(chr(10).join(BIBTEX[c] for c in cites))}</pre>\n"
+        "<p class='meta'>Generated by rankstats. Every number is in ranking.csv and pairs.csv; "
+        "the LaTeX table is ranking.tex.</p>\n</body>\n</html>\n"
+    )
+    return buffer.getvalue()

@@ -21,6 +21,7 @@ so results do not depend on ``n_jobs`` or on the order in which cells run.
 from __future__ import annotations
 
 import itertools
+import numbers
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -35,7 +36,7 @@ from matplotlib.figure import Figure
 from rankstats.aggregate import aggregate, ranking_borda, snap_ties
 from rankstats.rankings import average_ranks
 from rankstats.scores import Scores
-from rankstats.simulate import gumbel_cube
+from rankstats.simulate import _check_count, _check_generator, gumbel_cube
 
 # Aggregators computed directly on the (N, T, K) score cube (same numbers as rs.aggregate).
 FAST = ("mean", "borda", "borda2")
@@ -169,38 +170,13 @@ def _run_cell(
     k: int,
 ) -> list[dict[str, Any]]:
     params = {**base, **cell}
-    unknown = [key for key in params if key not in _SIM_KEYS]
-    if unknown:
-        raise ValueError(f"unknown simulation parameter(s) {unknown}; known: {_SIM_KEYS}")
-    n_sys = params.get("n_systems", 20)
-    rescale = params.get("rescale")
-    if rescale:  # task names (task01, ...) or 0-based task indices
-        rescale = {int(t[4:]) - 1 if isinstance(t, str) else t: f for t, f in rescale.items()}
-    if params.get("scaled_tasks"):
-        # The first honest tasks (after the adversarial ones) are multiplied by the factor.
-        first = params.get("adversarial_tasks", 0)
-        rescale = dict(rescale or {})
-        for task in range(first, first + params["scaled_tasks"]):
-            rescale[task] = params.get("scale_factor", 10.0)
+    args = _cube_arguments(params)
+    n_sys = args["n_systems"]
     truth_rank = np.arange(n_sys, 0, -1, dtype=np.float64)  # system n has rank N - n + 1
     rows = []
     for rep, seq in enumerate(seeds):
         rng = np.random.default_rng(seq)
-        cube = gumbel_cube(
-            n_sys,
-            params.get("n_tasks", 20),
-            params.get("n_instances") or 1,
-            params.get("phi", 0.5),
-            params.get("scale", 1.0),
-            rng,
-            params.get("adversarial_tasks", 0),
-            rescale,
-            params.get("missing", 0.0),
-            params.get("missing_pattern", "cell"),
-            params.get("outliers"),
-            params.get("instance_types"),
-            params.get("round_to"),
-        )
+        cube = gumbel_cube(rng=rng, **args)
         scores = None
         for agg in aggregators:
             if isinstance(agg, str) and agg in FAST:
@@ -215,6 +191,61 @@ def _run_cell(
                 {**cell, "rep": rep, "aggregator": name, **ranking_metrics(value, truth_rank, k)}
             )
     return rows
+
+
+def _cube_arguments(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword arguments of :func:`~rankstats.simulate.gumbel_cube` for one grid cell, checked.
+
+    Raises
+    ------
+    ValueError
+        An unknown parameter, or a value out of its range (named in the message).
+    """
+    unknown = [key for key in params if key not in _SIM_KEYS]
+    if unknown:
+        raise ValueError(f"unknown simulation parameter(s) {unknown}; known: {_SIM_KEYS}")
+    n_tasks = params.get("n_tasks", 20)
+    rescale = params.get("rescale")
+    if rescale:  # task names (task01, ...) or 0-based task indices
+        rescale = {int(t[4:]) - 1 if isinstance(t, str) else t: f for t, f in rescale.items()}
+    if params.get("scaled_tasks"):
+        # The first honest tasks (after the adversarial ones) are multiplied by the factor.
+        first = params.get("adversarial_tasks", 0)
+        _check_count("scaled_tasks", params["scaled_tasks"], 0, n_tasks - first)
+        rescale = dict(rescale or {})
+        for task in range(first, first + params["scaled_tasks"]):
+            rescale[task] = params.get("scale_factor", 10.0)
+    args = {
+        "n_systems": params.get("n_systems", 20),
+        "n_tasks": n_tasks,
+        "n_instances": params.get("n_instances") or 1,
+        "phi": params.get("phi", 0.5),
+        "scale": params.get("scale", 1.0),
+        "adversarial_tasks": params.get("adversarial_tasks", 0),
+        "rescale": rescale,
+        "missing": params.get("missing", 0.0),
+        "missing_pattern": params.get("missing_pattern", "cell"),
+        "outliers": params.get("outliers"),
+        "instance_types": params.get("instance_types"),
+        "round_to": params.get("round_to"),
+    }
+    _check_generator(**args)
+    if params.get("n_instances") is not None:
+        _check_count("n_instances", params["n_instances"], 1)
+    return args
+
+
+def _check_run(
+    grid: Mapping[str, Sequence[Any]], aggregators: Sequence[Any], n_rep: int, top_k: int
+) -> None:
+    """The counts of an experiment, before any work: ValueError naming the argument."""
+    _check_count("n_rep", n_rep, 1)
+    _check_count("top_k", top_k, 1)
+    if isinstance(aggregators, str) or not len(aggregators):
+        raise ValueError(f"aggregators must be a non-empty list of methods, got {aggregators!r}")
+    for key, values in grid.items():
+        if isinstance(values, str) or not isinstance(values, Sequence) or not len(values):
+            raise ValueError(f"grid[{key!r}] must be a non-empty list of values, got {values!r}")
 
 
 def _scores_from_cube(cube: np.ndarray, instances: bool) -> Scores:
@@ -343,6 +374,14 @@ def robustness(
         workers, cancels the cells not started yet and returns the finished cells with
         ``complete=False`` (and a ``RuntimeWarning``).
 
+    Raises
+    ------
+    ValueError
+        Before any work, naming the argument: ``n_rep`` or ``top_k`` not an integer ≥ 1
+        (``top_k`` at most the number of systems), ``n_jobs`` not ≥ 1 or -1, an unknown
+        ``backend``, an empty grid list, an unknown simulation parameter or one out of its
+        range in some grid cell (as :func:`rankstats.simulate.gumbel`).
+
     Examples
     --------
     >>> import rankstats as rs
@@ -354,7 +393,11 @@ def robustness(
     _check_parallel(n_jobs, backend)
     grid = dict(grid or {"phi": [0.5]})
     base = dict(base or {"n_systems": 20, "n_tasks": 20, "n_instances": 20})
+    _check_run(grid, aggregators, n_rep, top_k)
     cells = _grid_cells(grid)
+    for cell in cells:  # every cell checked before the first one runs
+        args = _cube_arguments({**base, **cell})
+        _check_count(f"top_k (≤ n_systems = {args['n_systems']})", top_k, 1, args["n_systems"])
     root = np.random.SeedSequence(seed)
     cell_seeds = [s.spawn(n_rep) for s in root.spawn(len(cells))]
     jobs = [(c, base, aggregators, s, top_k) for c, s in zip(cells, cell_seeds, strict=True)]
@@ -380,8 +423,15 @@ BACKENDS = ("processes", "joblib")
 def _check_parallel(n_jobs: int, backend: str) -> None:
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), not {n_jobs!r}")
+    if (
+        isinstance(n_jobs, bool)
+        or not isinstance(n_jobs, numbers.Integral)
+        or n_jobs == 0
+        or n_jobs < -1
+    ):
+        raise ValueError(
+            f"n_jobs must be a positive integer (≥ 1) or -1 (all cores), not {n_jobs!r}"
+        )
 
 
 def _cell_results(
@@ -470,6 +520,23 @@ def _perturbation_cell(
     return rows
 
 
+def _check_perturbation(scores: Scores, cell: Mapping[str, Any]) -> None:
+    """Arguments of :func:`perturb` for one grid cell, before any work."""
+    known = ("missing", "pattern", "keep_tasks", "drop_systems")
+    unknown = [key for key in cell if key not in known]
+    if unknown:
+        raise ValueError(f"unknown perturbation parameter(s) {unknown}; known: {known}")
+    missing = cell.get("missing", 0.0)
+    ok = isinstance(missing, numbers.Real) and not isinstance(missing, bool)
+    if not (ok and 0 <= missing < 1):
+        raise ValueError(f"missing must be a share in [0, 1), got {missing!r}")
+    if cell.get("pattern", "block") not in ("cell", "block"):
+        raise ValueError(f"pattern must be 'cell' or 'block', not {cell['pattern']!r}")
+    if cell.get("keep_tasks") is not None:
+        _check_count("keep_tasks", cell["keep_tasks"], 1, len(scores.tasks))
+    _check_count("drop_systems", cell.get("drop_systems", 0), 0, len(scores.systems) - 2)
+
+
 def perturbation(
     scores: Scores,
     aggregators: Sequence[str] = ("mean", "borda", "borda2"),
@@ -489,6 +556,14 @@ def perturbation(
     ``n_jobs`` and ``backend`` run the cells in parallel as in :func:`robustness`; every replicate
     has its own ``SeedSequence`` child, so the table does not depend on them.
 
+    Raises
+    ------
+    ValueError
+        Before any work, naming the argument: ``n_rep`` / ``top_k`` not an integer ≥ 1,
+        ``n_jobs`` not ≥ 1 or -1, an empty grid list, a perturbation parameter out of its range
+        (``missing`` in [0, 1), ``pattern`` "cell" or "block", ``keep_tasks`` in
+        [1, n_tasks], ``drop_systems`` in [0, n_systems − 2]).
+
     Examples
     --------
     >>> import rankstats as rs
@@ -499,6 +574,9 @@ def perturbation(
     """
     _check_parallel(n_jobs, backend)
     grid = dict(grid or {"missing": [0.1, 0.2, 0.3]})
+    _check_run(grid, aggregators, n_rep, top_k)
+    for cell in _grid_cells(grid):
+        _check_perturbation(scores, cell)
     full = {agg: aggregate(scores, method=agg).scores for agg in aggregators}
     cells = _grid_cells(grid)
     root = np.random.SeedSequence(seed)

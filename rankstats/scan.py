@@ -35,16 +35,18 @@ from __future__ import annotations
 import operator
 import sys
 import time
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from rankstats import _read
 from rankstats.aggregate import Aggregate, group_sum, ranking_borda, snap_ties
-from rankstats.errors import InvalidScoresError
+from rankstats.errors import DataWarning, InvalidScoresError, UnreadableFileError, preview
 from rankstats.pairwise import Pairwise, _block_statistics
 from rankstats.rankings import Rankings, average_ranks
 from rankstats.scores import Direction, parse_directions
@@ -132,7 +134,10 @@ class _Spec:
     sign: np.ndarray  # (T,) +1 / −1: the orientation of each task
     batch_rows: int
     format: str = "parquet"
-    schema: Any = None  # pyarrow.Schema shared by all files (CSV type inference is per file)
+    schema: Any = None  # pyarrow.Schema shared by the Parquet files
+    sources: dict = field(default_factory=dict)  # path -> _read.Source (how to parse it)
+    na_values: tuple[str, ...] | None = None  # score words read as missing (as read_scores)
+    instance_text: bool = False  # instance keys as text (text and non-text files are mixed)
 
     @property
     def read_columns(self) -> list[str]:
@@ -195,6 +200,7 @@ def _unique_names(column: Any) -> list[str]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    column = _read.keys_as_text(column)
     kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         unique = pc.unique(column.drop_null())
@@ -205,27 +211,52 @@ def _unique_names(column: Any) -> list[str]:
     return [str(v) for v in pd.unique(series.astype(str))]
 
 
+def _batch_scores(column: Any, spec: _Spec) -> np.ndarray:
+    """Float scores of a batch: numbers as they are (infinities are refused by the caller,
+    naming the row); text through the parser of :func:`rankstats.read_scores`."""
+    import pyarrow as pa
+
+    if pa.types.is_floating(column.type) or pa.types.is_integer(column.type):
+        return column.cast(pa.float64()).to_numpy(zero_copy_only=False)
+    try:
+        return _read.scores_as_float(column, spec.na_values)[0]
+    except _read.BadCells as bad:  # refused with file lines by the scan_scores pass already
+        message = _read.cells_message(
+            bad, spec.columns["score"], lambda rows: [f"batch row {r + 1}" for r in rows]
+        )
+        raise InvalidScoresError(message) from None
+
+
 def _normalise_batch(batch: Any, spec: _Spec) -> pd.DataFrame:
     """:func:`_normalise` on an Arrow record batch, without converting strings row by row.
 
-    System and task names are matched to the vocabularies in Arrow (``index_in``; for
-    dictionary-encoded columns only the dictionary is matched). Columns of other types go through
-    the pandas path, which gives the same result.
+    Keys are text, as in :func:`rankstats.read_scores` (:func:`rankstats._read.keys_as_text`:
+    strings unchanged, other types cast by Arrow); system and task names are matched to the
+    vocabularies in Arrow (``index_in``; for dictionary-encoded columns only the dictionary is
+    matched). A batch with an unknown key or an infinite score goes through the pandas path,
+    which names the offending row.
     """
-    import pyarrow as pa
-
     c = spec.columns
-    score_col = batch.column(c["score"])
-    system = _arrow_codes(batch.column(c["system"]), spec.systems)
-    task = _arrow_codes(batch.column(c["task"]), spec.tasks)
-    numeric = pa.types.is_floating(score_col.type) or pa.types.is_integer(score_col.type)
-    if system is None or task is None or not numeric:
-        return _normalise(batch.to_pandas(), spec)
-    score = score_col.cast(pa.float64()).to_numpy(zero_copy_only=False)
-    instance = batch.column(c["instance"]).to_pandas()
+    system_col = _read.keys_as_text(batch.column(c["system"]))
+    task_col = _read.keys_as_text(batch.column(c["task"]))
+    instance_col = batch.column(c["instance"])
+    if spec.instance_text:
+        instance_col = _read.keys_as_text(instance_col)
+    system = _arrow_codes(system_col, spec.systems)
+    task = _arrow_codes(task_col, spec.tasks)
+    score = _batch_scores(batch.column(c["score"]), spec)
+    instance = instance_col.to_pandas()
     bad = (system < 0) | (task < 0) | np.isinf(score) | instance.isna().to_numpy()
     if bad.any():  # the pandas path names the offending row
-        return _normalise(batch.to_pandas(), spec)
+        frame = pd.DataFrame(
+            {
+                c["system"]: system_col.to_pandas(),
+                c["task"]: task_col.to_pandas(),
+                c["instance"]: instance,
+                c["score"]: score,
+            }
+        )
+        return _normalise(frame, spec)
     return pd.DataFrame({"t": task, "i": instance, "s": system, "v": score * spec.sign[task]})
 
 
@@ -383,25 +414,23 @@ Unit = tuple[str, int | None]  # (file, Parquet row group or None for the whole 
 
 
 def _batches(units: Sequence[Unit], spec: _Spec) -> Iterator[Any]:
-    """Record batches of the units, in order."""
+    """Record batches of the units, in order: a text file through the parser of
+    :func:`rankstats.read_scores` (keys and scores read as text), a Parquet row group with
+    Arrow's dataset reader."""
     import pyarrow.dataset as ds
 
-    if all(group is None for _, group in units):
-        dataset = ds.dataset([path for path, _ in units], format=spec.format, schema=spec.schema)
-        # Little read-ahead: memory stays near one batch (the defaults buffer 4 files × 16
-        # batches, over 1 GB on the 131 M-score benchmark) while decoding still overlaps.
-        yield from dataset.to_batches(
-            columns=spec.read_columns,
-            batch_size=spec.batch_rows,
-            batch_readahead=_READAHEAD,
-            fragment_readahead=1,
-        )
-        return
     for path, group in units:
-        dataset = ds.dataset(path, format=spec.format, schema=spec.schema)
+        source = spec.sources.get(path)
+        if source is not None and source.kind == "csv":
+            keys = [spec.columns[k] for k in ("system", "task", "instance")]
+            yield from _read.batches(source, spec.read_columns, spec.batch_rows, keys)
+            continue
+        dataset = ds.dataset(path, format="parquet", schema=spec.schema)
         fragment = next(iter(dataset.get_fragments()))
         if group is not None:
             fragment = fragment.subset(row_group_ids=[group])
+        # Little read-ahead: memory stays near one batch (the defaults buffer 16 batches, over
+        # 1 GB on the 131 M-score benchmark) while decoding still overlaps.
         yield from fragment.to_batches(
             columns=spec.read_columns,
             batch_size=spec.batch_rows,
@@ -699,20 +728,37 @@ class ScannedScores:
     frame: Any = None  # a dask.dataframe.DataFrame instead of files
     client: Any = None  # a dask.distributed.Client, used by rs.aggregate / rs.pairwise
     workers: int = 1  # local worker processes for file input
+    sources: tuple = ()  # _read.Source of each file: its kind and how to parse it
+    na_values: tuple[str, ...] | None = None
+    instance_text: bool = False
 
     def _spec(self) -> _Spec:
         sign = np.array([1.0 if self.higher_is_better[t] else -1.0 for t in self.tasks])
         return _Spec(
-            self.columns, self.systems, self.tasks, sign, self.batch_rows, self.format, self.schema
+            self.columns,
+            self.systems,
+            self.tasks,
+            sign,
+            self.batch_rows,
+            self.format,
+            self.schema,
+            sources={s.path: s for s in self.sources},
+            na_values=self.na_values,
+            instance_text=self.instance_text,
         )
 
     def _units(self) -> list[Unit]:
-        """Work units of the cluster path: each CSV file, each row group of each Parquet file."""
-        if self.format != "parquet":
-            return [(p, None) for p in self.paths]
+        """Work units: each text file, each row group of each Parquet file (in file order)."""
         import pyarrow.parquet as pq
 
-        return [(p, g) for p in self.paths for g in range(max(pq.ParquetFile(p).num_row_groups, 1))]
+        kinds = {s.path: s.kind for s in self.sources}
+        units: list[Unit] = []
+        for p in self.paths:
+            if kinds.get(p, self.format) == "csv":
+                units.append((p, None))
+            else:
+                units += [(p, g) for g in range(pq.ParquetFile(p).num_row_groups)]
+        return units
 
     def statistics(self, client: Any = None, progress: bool = False) -> StreamStatistics:
         """One pass over the data: the additive statistics of every (task, instance) ranking.
@@ -818,6 +864,9 @@ def scan_scores(
     batch_rows: int = 2_000_000,
     client: Any = None,
     workers: int = 1,
+    na_values: Sequence[str] | None = None,
+    sep: str | None = None,
+    encoding: str = "utf-8",
 ) -> ScannedScores:
     """Lazy view of instance-level scores: Parquet / CSV files, or a dask DataFrame.
 
@@ -830,9 +879,17 @@ def scan_scores(
     Parameters
     ----------
     paths : str, Path, list of them, or dask.dataframe.DataFrame
-        A file, a directory (all ``.parquet`` / ``.csv`` files below it) or a list. The rows of
-        one (task, instance) must be contiguous in file input. A dask DataFrame is shuffled by
-        (task, instance) instead, so its rows may come in any order.
+        A file, a directory or a list. A directory is read whole: every ``.parquet``, ``.pq``,
+        ``.csv``, ``.tsv``, ``.tab``, ``.txt`` file below it (the text ones also ``.gz``,
+        ``.bz2``, ``.xz``); names starting with ``.`` or ``_`` and the sidecars
+        ``truth.json``, ``*.truth.json``, ``rankstats-manifest.json`` are ignored, and any other
+        file is refused by name rather than skipped. A ``rankstats simulate`` output (a
+        directory with ``truth.json``) must be complete: its ``rankstats-manifest.json`` (written
+        last) must list exactly the data files, with the row count they hold. Files are
+        parsed as by :func:`rankstats.read_scores` (keys as text, the same missing-value rules,
+        content-detected compression and delimiter). The rows of one (task, instance) must be
+        contiguous in file input. A dask DataFrame is shuffled by (task, instance) instead, so
+        its rows may come in any order.
     system, task, instance, score : str
         Column names.
     higher_is_better : bool or dict
@@ -848,6 +905,10 @@ def scan_scores(
         the Parquet row groups (CSV files) are reduced in parallel and merged as on a cluster —
         the same statistics, up to the order of floating-point additions; memory is one batch per
         worker.
+    na_values, sep, encoding
+        As in :func:`rankstats.read_scores`: score words read as "not evaluated" (refused by
+        default, with their file lines; a :class:`DataWarning` counts them when accepted), the
+        delimiter of text files (default: sniffed per file) and their encoding.
 
     Returns
     -------
@@ -873,53 +934,162 @@ def scan_scores(
     columns = {"system": system, "task": task, "instance": instance, "score": score}
     if _is_dask_frame(paths):
         return _scan_frame(paths, columns, higher_is_better, batch_rows, client)
+    if workers < 1:
+        raise ValueError(f"workers must be ≥ 1, not {workers}")
+    na = tuple(str(w) for w in na_values) if na_values else None
+    files, promised = _collect_files(paths)
+    sources = [_read.inspect(f, sep=sep, encoding=encoding) for f in files]
+    schemas = _check_columns(sources, columns)
+    vocabulary = _vocabulary(sources, schemas, columns, batch_rows, na)
+    for directory, rows, listed in promised:
+        held = sum(vocabulary.rows[str(f)] for f in listed)
+        if held != rows:
+            raise UnreadableFileError(
+                f"{directory}: {_read.MANIFEST} promises {rows:,} rows but the files hold "
+                f"{held:,}: a file was cut short or changed; run the simulation again"
+            )
+    if vocabulary.missing:
+        warnings.warn(
+            _read.na_warning(f"{len(sources)} file(s)", vocabulary.missing, na or ()),
+            DataWarning,
+            stacklevel=2,
+        )
+    if client is not None:
+        _require_distributed()
+    parquet = [s.path for s in sources if s.kind == "parquet"]
+    kinds = {s.kind for s in sources}
+    instance_kinds = {_is_text(schemas[s.path].field(instance).type) for s in sources}
     import pyarrow.dataset as ds
 
+    return ScannedScores(
+        tuple(s.path for s in sources),
+        columns,
+        tuple(vocabulary.systems),
+        tuple(vocabulary.tasks),
+        parse_directions(vocabulary.tasks, higher_is_better),
+        batch_rows,
+        kinds.pop() if len(kinds) == 1 else "mixed",
+        schema=ds.dataset(parquet, format="parquet").schema if parquet else None,
+        client=client,
+        workers=workers,
+        sources=tuple(sources),
+        na_values=na,
+        # Text and numeric instance keys in one scan: compare them as text (as read_scores).
+        instance_text=len(instance_kinds) > 1,
+    )
+
+
+def _is_text(kind: Any) -> bool:
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
+def _collect_files(
+    paths: str | Path | Sequence[str | Path],
+) -> tuple[list[Path], list[tuple[Path, int, list[Path]]]]:
+    """The files to read (directories expanded by :func:`rankstats._read.directory_files`) and
+    the row counts promised by the manifests of ``rankstats simulate`` outputs."""
     if isinstance(paths, str | Path):
         paths = [paths]
-    files: list[str] = []
+    files: list[Path] = []
+    promised = []
     for p in map(Path, paths):
         if p.is_dir():
-            files += sorted(str(f) for f in p.rglob("*") if f.suffix in (".parquet", ".csv"))
+            found, rows = _read.directory_files(p)
+            files += found
+            if rows is not None:
+                promised.append((p, rows, found))
         elif p.exists():
-            files.append(str(p))
+            files.append(p)
         else:
             raise FileNotFoundError(f"no such score file or directory: {p}")
     if not files:
-        raise FileNotFoundError("no .parquet or .csv file found")
-    fmt = "csv" if all(f.endswith(".csv") for f in files) else "parquet"
-    dataset = ds.dataset(files, format=fmt)
-    missing = [col for col in columns.values() if col not in dataset.schema.names]
-    if missing:
-        raise InvalidScoresError(
-            f"column(s) {missing} not found; the files have {dataset.schema.names}"
+        raise FileNotFoundError("no score file given")
+    return files, promised
+
+
+def _check_columns(sources: list[_read.Source], columns: dict) -> dict[str, Any]:
+    """Every file has the four columns, and a score column that can hold numbers; returns the
+    Arrow schema of each file (text files: all columns text)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schemas = {}
+    for source in sources:
+        missing = [c for c in dict.fromkeys(columns.values()) if c not in source.columns]
+        if missing:
+            raise InvalidScoresError(
+                f"{source.path}: column(s) {preview(map(repr, missing))} not found; its columns "
+                f"are: {preview(map(repr, source.columns), 20)} (name them with system=, task=, "
+                "instance=, score=; CLI: --system, --task, --instance, --score)"
+            )
+        if source.kind == "parquet":
+            schema = pq.read_schema(source.path)
+        else:
+            schema = pa.schema([(c, pa.string()) for c in source.columns])
+        problem = _read.score_type_problem(schema.field(columns["score"]).type)
+        if problem:
+            raise InvalidScoresError(
+                f"{source.path}: column {columns['score']!r} is {problem}; choose the score "
+                "column with score= (CLI: --score)"
+            )
+        schemas[source.path] = schema
+    return schemas
+
+
+@dataclass
+class _Vocabulary:
+    systems: dict[str, None] = field(default_factory=dict)
+    tasks: dict[str, None] = field(default_factory=dict)
+    rows: dict[str, int] = field(default_factory=dict)  # rows of each file
+    missing: int = 0  # score cells read as missing through na_values
+
+
+def _vocabulary(
+    sources: list[_read.Source],
+    schemas: dict[str, Any],
+    columns: dict,
+    batch_rows: int,
+    na_values: tuple[str, ...] | None,
+) -> _Vocabulary:
+    """The first pass: system and task names (keys as text), in order of appearance. A text
+    file is read whole here, so that blank keys, rows of the wrong length and bad score cells
+    are refused now with their lines — as :func:`rankstats.read_scores` refuses them."""
+    c = columns
+    found = _Vocabulary()
+    for source in sources:
+        text = source.kind == "csv"
+        text_score = _is_text(schemas[source.path].field(c["score"]).type)
+        wanted = [c["system"], c["task"]]
+        wanted += [c["instance"], c["score"]] if text else [c["score"]] if text_score else []
+        offset = 0
+        keys = [c["system"], c["task"], c["instance"]]
+        for batch in _read.batches(source, list(dict.fromkeys(wanted)), batch_rows, keys):
+            system_col = _read.keys_as_text(batch.column(c["system"]))
+            task_col = _read.keys_as_text(batch.column(c["task"]))
+            if text:
+                for key in ("system", "task", "instance"):
+                    _read.check_keys(source, batch.column(c[key]), c[key], offset)
+            if text_score:
+                found.missing += _read.score_column(
+                    source, batch.column(c["score"]), c["score"], na_values, offset
+                )[1]
+            found.systems.update(dict.fromkeys(_unique_names(system_col)))
+            found.tasks.update(dict.fromkeys(_unique_names(task_col)))
+            offset += batch.num_rows
+        found.rows[source.path] = offset
+    if not sum(found.rows.values()):
+        raise UnreadableFileError(
+            f"{preview(s.path for s in sources)}: the file(s) have a header but no rows"
         )
-    systems: dict[str, None] = {}
-    tasks: dict[str, None] = {}
-    for batch in dataset.to_batches(
-        columns=[system, task],
-        batch_size=batch_rows,
-        batch_readahead=_READAHEAD,
-        fragment_readahead=1,
-    ):
-        systems.update(dict.fromkeys(_unique_names(batch.column(system))))
-        tasks.update(dict.fromkeys(_unique_names(batch.column(task))))
-    if client is not None:
-        _require_distributed()
-    if workers < 1:
-        raise ValueError(f"workers must be ≥ 1, not {workers}")
-    return ScannedScores(
-        tuple(files),
-        columns,
-        tuple(systems),
-        tuple(tasks),
-        parse_directions(tasks, higher_is_better),
-        batch_rows,
-        fmt,
-        schema=dataset.schema,
-        client=client,
-        workers=workers,
-    )
+    for kind, names in (("system", found.systems), ("task", found.tasks)):
+        blank = [n for n in names if not n.strip()]
+        if blank:
+            raise InvalidScoresError(f"a {kind} key is empty or blank ({blank[0]!r}) in the files")
+    return found
 
 
 def _scan_frame(

@@ -9,15 +9,17 @@ evaluated": they are removed from :attr:`Scores.data` but the system stays in
 
 from __future__ import annotations
 
+import sys
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from rankstats.errors import DataWarning, InvalidScoresError, preview
+from rankstats import _read
+from rankstats.errors import DataWarning, InvalidScoresError, UnreadableFileError, preview
 
 Direction = bool | Mapping[str, bool | str]
 
@@ -62,11 +64,36 @@ def parse_directions(tasks: Sequence[str], higher_is_better: Direction) -> dict[
     return {t: direction for t in tasks}
 
 
-def _row_report(df: pd.DataFrame, mask: np.ndarray, columns: list[str], limit: int = 5) -> str:
-    rows = df.loc[mask, columns].head(limit)
+Where = Callable[[np.ndarray], Sequence["str | None"]]
+
+
+def _user_level() -> int:
+    """``stacklevel`` of the first caller outside rankstats, for the function calling this: a
+    warning points at the user's line whichever constructor or reader led to it."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+_PACKAGE = str(Path(__file__).resolve().parent)
+
+
+def _row_report(
+    df: pd.DataFrame,
+    mask: np.ndarray,
+    columns: list[str],
+    limit: int = 5,
+    where: Where | None = None,
+) -> str:
+    """Up to ``limit`` offending rows, each named by ``where(positions)`` (default: the
+    DataFrame's index labels; a file reader names file lines) and shown with ``columns``."""
+    positions = np.flatnonzero(mask)[:limit]
+    labels = where(positions) if where else [f"row {df.index[p]}" for p in positions]
+    rows = df.iloc[positions]
     lines = [
-        f"row {idx}: " + ", ".join(f"{c}={row[c]!r}" for c in columns)
-        for idx, row in rows.iterrows()
+        (f"{label}: " if label else "") + ", ".join(f"{c}={row[c]!r}" for c in columns)
+        for label, (_, row) in zip(labels, rows.iterrows(), strict=True)
     ]
     extra = int(mask.sum()) - len(rows)
     if extra > 0:
@@ -74,7 +101,9 @@ def _row_report(df: pd.DataFrame, mask: np.ndarray, columns: list[str], limit: i
     return "\n  " + "\n  ".join(lines)
 
 
-def _numeric_scores(df: pd.DataFrame, score: str, keys: list[str]) -> np.ndarray:
+def _numeric_scores(
+    df: pd.DataFrame, score: str, keys: list[str], where: Where | None = None
+) -> np.ndarray:
     raw = df[score]
     if pd.api.types.is_bool_dtype(raw):
         raise InvalidScoresError(f"score column {score!r} is boolean; scores must be numbers")
@@ -88,16 +117,31 @@ def _numeric_scores(df: pd.DataFrame, score: str, keys: list[str]) -> np.ndarray
         bad = bad & ~blank
         if bad.any():
             raise InvalidScoresError(
-                f"non-numeric scores in column {score!r}:" + _row_report(df, bad, [*keys, score])
+                f"non-numeric scores in column {score!r}:"
+                + _row_report(df, bad, [*keys, score], where=where)
             )
         values = coerced.to_numpy(dtype=np.float64, na_value=np.nan)
     inf = np.isinf(values)
     if inf.any():
         raise InvalidScoresError(
             f"infinite scores in column {score!r} (use NaN for 'not evaluated'):"
-            + _row_report(df, inf, [*keys, score])
+            + _row_report(df, inf, [*keys, score], where=where)
         )
     return values
+
+
+def _refuse_aggregates(task_cols: Sequence[object], where: str = "") -> None:
+    """Refuse wide-table columns named like an aggregate of the others (``Average``, ...)."""
+    suspicious = _read.aggregate_columns(task_cols)
+    if suspicious:
+        names = ", ".join(repr(str(c)) for c in suspicious)
+        kept = [str(c) for c in task_cols if c not in suspicious]
+        raise InvalidScoresError(
+            f"{where}column(s) {names} of the wide table look like an aggregate of the other "
+            "tasks, not a task: ranking them as tasks would count the other tasks twice; drop "
+            f"them, or choose the task columns with tasks=[{preview(map(repr, kept), 4)}] "
+            f"(CLI: --tasks ...), and list {names} there to rank it as a task"
+        )
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -177,7 +221,30 @@ class Scores:
         >>> rs.Scores.from_long(df, higher_is_better={"t2": False}).data.score.tolist()
         [0.9, 0.8, -3.0, -2.0]
         """
-        df = pd.DataFrame(df).reset_index(drop=True)
+        return cls._from_long(df, system, task, instance, score, higher_is_better, name)
+
+    @classmethod
+    def _from_long(
+        cls,
+        df: pd.DataFrame,
+        system: str = "system",
+        task: str | None = "task",
+        instance: str | None = None,
+        score: str = "score",
+        higher_is_better: Direction = True,
+        name: str = "",
+        where: Where | None = None,
+    ) -> Scores:
+        """:meth:`from_long`; ``where(positions)`` names offending rows in errors (a file reader
+        names its lines; default: the DataFrame's index labels)."""
+        df = pd.DataFrame(df)
+        if where is None:
+            index = df.index
+
+            def where(positions: np.ndarray) -> list[str]:
+                return [f"row {index[p]}" for p in positions]
+
+        df = df.reset_index(drop=True)
         if task is None:
             df = df.assign(task="score")
             task = "task"
@@ -195,11 +262,11 @@ class Scores:
             code, uniques = pd.factorize(df[key])
             if (code < 0).any():
                 raise InvalidScoresError(
-                    f"missing {key!r} key:" + _row_report(df, code < 0, columns)
+                    f"missing {key!r} key:" + _row_report(df, code < 0, columns, where=where)
                 )
             codes.append(code.astype(np.int64))
             labels.append(uniques)
-        values = _numeric_scores(df, score, keys)
+        values = _numeric_scores(df, score, keys, where)
 
         combined = codes[0]
         for code, uniques in zip(codes[1:], labels[1:], strict=True):
@@ -208,7 +275,7 @@ class Scores:
         if duplicated.any():
             raise InvalidScoresError(
                 f"duplicated ({', '.join(keys)}) keys; each must appear once:"
-                + _row_report(df, duplicated, columns)
+                + _row_report(df, duplicated, columns, where=where)
             )
 
         systems = tuple(str(u) for u in labels[0])
@@ -264,6 +331,15 @@ class Scores:
         >>> df = pd.DataFrame({"system": ["a", "b", "c"], "t1": [1, 2, 3], "t2": [3, None, 1]})
         >>> rs.Scores.from_wide(df).data.shape
         (5, 3)
+
+        A column named like an aggregate of the others (``Average``, ``Avg``, ``Mean``,
+        ``Overall``, ``Total``, ``Score``, ``Sum``, ``All``, ``macro avg``, ``micro avg``; any case)
+        is refused unless ``tasks`` is given: ranking it as a task would count the other tasks
+        twice.
+
+        >>> df["Average"] = df[["t1", "t2"]].mean(axis=1)
+        >>> rs.Scores.from_wide(df, tasks=["t1", "t2"]).tasks
+        ('t1', 't2')
         """
         df = pd.DataFrame(df)
         if system is None:
@@ -276,12 +352,39 @@ class Scores:
         if df[system].duplicated().any():
             dup = df[system][df[system].duplicated()].tolist()
             raise InvalidScoresError(f"duplicated systems in a wide table: {preview(dup)}")
-        task_cols = list(tasks) if tasks is not None else [c for c in df.columns if c != system]
+        if tasks is not None:
+            task_cols = list(tasks)
+            absent = [t for t in task_cols if t not in df.columns or t == system]
+            if absent:
+                raise InvalidScoresError(
+                    f"task column(s) {preview(map(repr, absent))} not found; the table has: "
+                    f"{preview(map(repr, df.columns), 20)}"
+                )
+        else:
+            task_cols = [c for c in df.columns if c != system]
+            _refuse_aggregates(task_cols)
         if not task_cols:
             raise InvalidScoresError("the wide table has no task columns")
-        long = df.melt(id_vars=[system], value_vars=task_cols, var_name="task", value_name="score")
-        long = long.rename(columns={system: "system"})
-        return cls.from_long(long, "system", "task", None, "score", higher_is_better, name)
+        # Stacked column by column (as melt, which refuses a task column named "score").
+        long = pd.DataFrame(
+            {
+                "system": np.tile(df[system].to_numpy(), len(task_cols)),
+                "task": np.repeat(np.array(task_cols, dtype=object), len(df)),
+                "score": pd.concat([df[c] for c in task_cols], ignore_index=True),
+            }
+        )
+        # Errors name the system and the task (shown with each row), not the row of the
+        # melted long table, which the user never saw.
+        return cls._from_long(
+            long,
+            "system",
+            "task",
+            None,
+            "score",
+            higher_is_better,
+            name,
+            where=lambda positions: [None] * len(positions),
+        )
 
     @classmethod
     def _finish(
@@ -301,7 +404,7 @@ class Scores:
                 f"task(s) with fewer than two evaluated systems carry no ranking information "
                 f"and were skipped: {preview(skipped)}",
                 DataWarning,
-                stacklevel=3,
+                stacklevel=_user_level(),
             )
             data = data[~data["task"].isin(skipped)]
         tasks = tuple(t for t in all_tasks if t not in skipped)
@@ -326,9 +429,23 @@ class Scores:
                     f"evaluated systems carry no information and were skipped, e.g. "
                     f"{preview(map(tuple, skipped_instances.head(3).to_numpy()), 3)}",
                     DataWarning,
-                    stacklevel=3,
+                    stacklevel=_user_level(),
                 )
                 data = data[~lonely]
+                # A task all of whose instances were set aside ranks nothing: skip it too, or
+                # σ^2l would count it as an all-unobserved ranking (the streamed path does not).
+                left = set(data["task"].unique())
+                emptied = tuple(t for t in tasks if t not in left)
+                if emptied:
+                    warnings.warn(
+                        f"task(s) in which no (task, instance) ranking has two evaluated systems "
+                        f"carry no ranking information and were skipped: {preview(emptied)}",
+                        DataWarning,
+                        stacklevel=_user_level(),
+                    )
+                    skipped += emptied
+                    tasks = tuple(t for t in tasks if t not in emptied)
+                    data = data.assign(task=data["task"].cat.set_categories(list(tasks)))
 
         evaluated = set(data["system"].unique())
         nowhere = [s for s in systems if s not in evaluated]
@@ -337,7 +454,7 @@ class Scores:
                 f"system(s) evaluated on no task are kept but carry no information: "
                 f"{preview(nowhere)}",
                 DataWarning,
-                stacklevel=3,
+                stacklevel=_user_level(),
             )
         data = data.reset_index(drop=True)
         return cls(
@@ -451,48 +568,266 @@ def read_scores(
     path: str | Path,
     system: str = "system",
     task: str | None = "task",
-    instance: str | None = None,
+    instance: str | bool | None = None,
     score: str = "score",
     higher_is_better: Direction = True,
     layout: str = "auto",
     sep: str | None = None,
+    na_values: Sequence[str] | None = None,
+    encoding: str = "utf-8",
+    tasks: Sequence[str] | None = None,
 ) -> Scores:
-    """Read a score table from CSV, TSV or Parquet.
+    """Read a score table from CSV, TSV or Parquet, refusing what it cannot read as written.
+
+    Every cell of a text file is read as text first: keys stay text (``007``, ``7``, ``NA``,
+    ``None``, ``01`` and ``true`` are distinct system names), only an empty cell is "not
+    evaluated", and the errors name the file's line numbers (line 1 = the header). The rules,
+    and the options that override them, are listed in the user guide ("Messy files").
 
     Parameters
     ----------
     path : str or Path
-        ``.csv``, ``.tsv``/``.tab`` (or ``.gz`` versions of these), or ``.parquet``/``.pq``.
-    system, task, instance, score : str
-        Column names (see :meth:`Scores.from_long`).
+        A CSV / TSV / other delimited text file (optionally gzip, bz2 or xz compressed: detected
+        from the content, whatever the extension) or a Parquet file.
+    system, task, score : str
+        Column names (see :meth:`Scores.from_long`). A name other than the default that is not
+        in the file is an error listing the columns.
+    instance : str, None or False
+        Instance column of a long table. ``None`` (default): a column literally named
+        ``instance`` is used when there is one (instance-level scores), else task level.
+        ``False``: no instance column, even if one is named ``instance``.
     higher_is_better : bool or dict
         Direction of the tasks.
     layout : {"auto", "long", "wide"}
         ``long``: one row per score; ``wide``: one row per system, one column per task.
-        ``auto`` chooses long when the ``task`` and ``score`` columns exist, else wide.
+        ``auto`` chooses long when the ``task`` and ``score`` columns exist, else wide; it
+        refuses a "wide" table whose system column repeats values (a long table whose task and
+        score columns were not named).
     sep : str, optional
-        Field separator for text files (default: ``,`` or tab from the extension).
+        Field separator of a text file (``","``, ``";"``, ``"\\t"``, ``"|"``; ``"tab"`` works
+        too). Default: a ``sep=;`` first line (as Excel writes), else sniffed from the header
+        among those four, preferring tab for ``.tsv`` / ``.tab`` files.
+    na_values : sequence of str, optional
+        Words that mean "not evaluated" in score cells (e.g. ``["NA", "n/a"]``), matched exactly
+        after stripping spaces. By default a score cell holding a missing-value word (``NA``,
+        ``n/a``, ``null``, ``None``, ``nan``, ``-``, ``?``, ``#N/A``, ...) is refused; with
+        ``na_values`` those words are read as missing and a :class:`DataWarning` says how many
+        cells were. Keys are never affected.
+    encoding : str
+        Text encoding (default ``"utf-8"``; a byte-order mark is skipped). Bytes that are not
+        valid are refused, naming the byte offset and line.
+    tasks : sequence of str, optional
+        Task columns of a wide table (default: every column but ``system``, refusing one named
+        like an aggregate, such as ``Average``; list it here to rank it as a task).
 
     Returns
     -------
     Scores
+
+    Raises
+    ------
+    FileNotFoundError
+        ``path`` does not exist.
+    UnreadableFileError
+        An empty, header-only, binary, zip, truncated or wrongly encoded file, a ``.parquet``
+        that is not Parquet, a directory, duplicated column names.
+    InvalidScoresError
+        Rows with more or fewer fields than the header, missing-value words or other text in
+        score cells, non-numeric score columns (timestamps, booleans), blank keys, duplicated
+        keys, a column option naming a column that does not exist, ambiguous layouts, aggregate
+        columns in a wide table.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, rankstats as rs
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "board.csv"
+    >>> _ = path.write_text("system;t1;t2\\n007;0.9;\\n7;0.8;0.3\\nNA;0.7;0.4\\n")
+    >>> scores = rs.read_scores(path)  # semicolons sniffed; the empty cell is not evaluated
+    >>> scores.systems, len(scores.data)
+    (('007', '7', 'NA'), 5)
     """
-    path = Path(path)
-    suffixes = [s.lower() for s in path.suffixes]
-    if not path.exists():
-        raise FileNotFoundError(f"no such score file: {path}")
-    if suffixes and suffixes[-1] in (".parquet", ".pq"):
-        df = pd.read_parquet(path)
-    else:
-        stem = [s for s in suffixes if s not in (".gz", ".bz2", ".xz", ".zip")]
-        if sep is None:
-            sep = "\t" if stem and stem[-1] in (".tsv", ".tab") else ","
-        df = pd.read_csv(path, sep=sep)
     if layout not in ("auto", "long", "wide"):
         raise ValueError(f"layout must be 'auto', 'long' or 'wide', not {layout!r}")
+    source = _read.inspect(path, sep=sep, encoding=encoding)
+    present = set(source.columns)
+    absent = []
+    if system not in present:
+        absent.append(f"system={system!r}")
+    for option, column, default in (("task", task, "task"), ("score", score, "score")):
+        # A default name that is absent only means "not a long table"; a chosen one is a typo.
+        if column is not None and column != default and column not in present:
+            absent.append(f"{option}={column!r}")
+    if isinstance(instance, str) and instance not in present:
+        absent.append(f"instance={instance!r}")
+    absent += [f"tasks=[{t!r}]" for t in tasks or () if t not in present]
+    if absent:
+        raise InvalidScoresError(
+            f"{source.path}: no column named as {', '.join(absent)} asks (CLI: --system, --task, "
+            f"--score, --instance, --tasks); the columns are: "
+            f"{preview(map(repr, source.columns), 20)}{_single_column_hint(source)}"
+        )
+    chosen = layout
     if layout == "auto":
-        layout = "long" if (task is None or task in df.columns) and score in df.columns else "wide"
-    name = path.name.split(".")[0]
-    if layout == "wide":
-        return Scores.from_wide(df, system=system, higher_is_better=higher_is_better, name=name)
-    return Scores.from_long(df, system, task, instance, score, higher_is_better, name=name)
+        chosen = "long" if (task is None or task in present) and score in present else "wide"
+    name = Path(path).name.split(".")[0]
+    if chosen == "wide":
+        if isinstance(instance, str):
+            raise ValueError("instance= applies to long tables (one row per score)")
+        return _read_wide(source, system, higher_is_better, tasks, na_values, name, layout)
+    if tasks is not None:
+        raise ValueError(
+            "tasks= chooses the task columns of a wide table; select tasks of a long table "
+            "with Scores.select"
+        )
+    needed = [c for c in (task, score) if c is not None and c not in present]
+    if needed:
+        raise InvalidScoresError(
+            f"{source.path}: a long table needs the column(s) {preview(map(repr, needed))}; the "
+            f"columns are: {preview(map(repr, source.columns), 20)} (name them with task= and "
+            "score=, CLI: --task / --score)"
+        )
+    if instance is None:
+        instance = "instance" if "instance" in present else None
+    elif instance is False:
+        instance = None
+    return _read_long(source, system, task, instance, score, higher_is_better, na_values, name)
+
+
+def _single_column_hint(source: _read.Source) -> str:
+    if source.kind == "csv" and len(source.columns) == 1:
+        return (
+            f" (the header has no {_read._delimiter_name(source.delimiter)}: if the file is "
+            "separated by another character, pass sep=, CLI: --sep)"
+        )
+    return ""
+
+
+def _where(source: _read.Source, named: bool = False) -> Where:
+    """File lines (``line 7``) of rows given by position; ``named``: with the file name, for
+    messages that do not begin with the path."""
+
+    def where(positions: np.ndarray) -> list[str]:
+        prefix = f"{source.name} " if named else ""
+        return [prefix + label for label in _read.locate(source, positions)]
+
+    return where
+
+
+def _refuse_empty(source: _read.Source, table: object) -> None:
+    if table.num_rows == 0:  # type: ignore[attr-defined]
+        raise UnreadableFileError(f"{source.path} has a header but no rows: it holds no scores")
+
+
+def _text_keys(source: _read.Source, table: object, key: str) -> pd.Series:
+    """A key column as text (a pandas Categorical); blank keys refused with their lines."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        column = _read.keys_as_text(table.column(key))  # type: ignore[attr-defined]
+    except InvalidScoresError as err:
+        raise InvalidScoresError(f"{source.path}: column {key!r}: {err}") from None
+    _read.check_keys(source, column, key)
+    if not pa.types.is_dictionary(column.type):
+        column = pc.dictionary_encode(column)
+    return pd.Series(column.to_pandas(), name=key)
+
+
+_NOT_A_TASK = "; if it is not a task, choose the task columns with tasks= (CLI: --tasks)"
+
+
+def _warn_na(source: _read.Source, count: int, na_values: Sequence[str] | None) -> None:
+    if count and na_values:
+        warnings.warn(
+            _read.na_warning(source.path, count, na_values), DataWarning, stacklevel=_user_level()
+        )
+
+
+def _read_long(
+    source: _read.Source,
+    system: str,
+    task: str | None,
+    instance: str | None,
+    score: str,
+    higher_is_better: Direction,
+    na_values: Sequence[str] | None,
+    name: str,
+) -> Scores:
+    keys = list(dict.fromkeys(c for c in (system, task, instance) if c is not None))
+    table = _read.read_table(source, [*keys, score], keys=keys)
+    _refuse_empty(source, table)
+    frame = {key: _text_keys(source, table, key) for key in keys}
+    values, n_na = _read.score_column(source, table.column(score), score, na_values)
+    frame[score] = pd.Series(values)
+    _warn_na(source, n_na, na_values)
+    return Scores._from_long(
+        pd.DataFrame(frame),
+        system,
+        task,
+        instance,
+        score,
+        higher_is_better,
+        name,
+        where=_where(source, named=True),
+    )
+
+
+def _read_wide(
+    source: _read.Source,
+    system: str,
+    higher_is_better: Direction,
+    tasks: Sequence[str] | None,
+    na_values: Sequence[str] | None,
+    name: str,
+    layout: str,
+) -> Scores:
+    task_cols = list(tasks) if tasks is not None else [c for c in source.columns if c != system]
+    unnamed = [k for k, c in enumerate(source.columns, 1) if c in task_cols and not c.strip()]
+    if unnamed:
+        raise InvalidScoresError(
+            f"{source.path}: column(s) {preview(unnamed)} have no name in the header of this wide "
+            "table: name them, or choose the task columns with tasks= (CLI: --tasks)"
+        )
+    table = _read.read_table(source, [system, *task_cols], keys=[system])
+    _refuse_empty(source, table)
+    names = _text_keys(source, table, system).astype(str)
+    repeated = np.flatnonzero(names.duplicated(keep=False).to_numpy())
+    if len(repeated):
+        shown = ", ".join(
+            f"{line}: {names.iloc[r]!r}"
+            for line, r in zip(_read.locate(source, repeated[:5]), repeated[:5], strict=True)
+        )
+        if layout == "auto":
+            raise InvalidScoresError(
+                f"{source.path}: column {system!r} repeats values ({shown}), so this is not a "
+                "wide table (one row per system) but a long one whose task and score columns "
+                "are not named 'task' and 'score'; the columns are: "
+                f"{preview(map(repr, source.columns), 20)}: name them with task= and score= "
+                "(CLI: --task NAME --score NAME)"
+            )
+        raise InvalidScoresError(f"{source.path}: duplicated systems in a wide table: {shown}")
+    if tasks is None:
+        _refuse_aggregates(task_cols, f"{source.path}: ")
+
+    def where(positions: np.ndarray) -> list[str]:
+        lines = _read.locate(source, positions)
+        return [
+            f"{line} (system {names.iloc[p]!r})" for line, p in zip(lines, positions, strict=True)
+        ]
+
+    frame: dict[str, object] = {system: names}
+    missing = 0
+    for column in task_cols:
+        values, n_na = _read.score_column(
+            source, table.column(column), column, na_values, where=where, choose=_NOT_A_TASK
+        )
+        frame[column] = values
+        missing += n_na
+    _warn_na(source, missing, na_values)
+    return Scores.from_wide(
+        pd.DataFrame(frame),
+        system=system,
+        higher_is_better=higher_is_better,
+        tasks=task_cols if tasks is not None else None,
+        name=name,
+    )

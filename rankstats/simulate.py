@@ -19,11 +19,19 @@ r"""Synthetic benchmarks with a known true ranking, and the samplers behind them
 
 ``plackett_luce`` (Gumbel-max) and ``mallows`` (repeated insertion, Kendall distance) sample
 rankings directly; both are vectorised over rankings.
+
+Every argument of a generator is checked before any work (a ``ValueError`` naming the argument
+and its valid range).  Outputs cannot be mistaken for complete data: ``to_csv`` / ``to_parquet``
+write to a temporary name and rename, and :func:`gumbel_files` writes its parts into a temporary
+directory that is renamed into place only after the last part, with ``rankstats-manifest.json``
+listing the parts and their rows.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,8 +39,23 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from rankstats._atomic import (
+    check_output_dir,
+    check_output_file,
+    checkpoint,
+    output_dir,
+    output_file,
+)
+from rankstats.errors import OutputError
 from rankstats.rankings import Rankings
 from rankstats.scores import Scores
+
+#: File name extensions :meth:`SimulatedScores.to_csv` and :meth:`~SimulatedScores.to_parquet`
+#: write.
+CSV_SUFFIXES = (".csv", ".csv.gz", ".tsv")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+#: Written last into a :func:`gumbel_files` directory: the parts it holds and their rows.
+MANIFEST = "rankstats-manifest.json"
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -50,32 +73,64 @@ class SimulatedScores(Scores):
     truth: tuple[str, ...] = ()
     parameters: dict = field(default_factory=dict)
 
-    def _sidecar(self, path: Path) -> Path:
-        meta = path.with_name(path.name.split(".")[0] + ".truth.json")
-        meta.write_text(
-            json.dumps(
-                {"truth": list(self.truth), "parameters": self.parameters}, indent=1, default=str
-            )
-        )
-        return meta
-
     def _grouped(self) -> pd.DataFrame:
         # Rows of one (task, instance) together: what streaming readers (rs.scan_scores) need.
         if not self.has_instances:
             return self.data
         return self.data.sort_values(["task", "instance"], kind="stable")
 
+    def _write(self, path: str | Path, kind: str) -> tuple[Path, Path]:
+        """Data file and ``<stem>.truth.json`` sidecar, each to a temporary name, then renamed.
+
+        Both are complete before either replaces an earlier file, so an interrupted run leaves
+        the earlier pair (or nothing), never a new table beside an old truth.
+        """
+        path = check_output_file(path, CSV_SUFFIXES + PARQUET_SUFFIXES, option="path")
+        name = path.name.lower()
+        suffixes = CSV_SUFFIXES if kind == "csv" else PARQUET_SUFFIXES
+        if not name.endswith(suffixes):
+            other = "to_parquet" if kind == "csv" else "to_csv"
+            raise OutputError(
+                f"path {path}: to_{kind} writes {', '.join(suffixes)} files; use {other} for "
+                f"{path.name!r}"
+            )
+        meta = path.with_name(path.name.split(".")[0] + ".truth.json")
+        sidecar = json.dumps(
+            {"truth": list(self.truth), "parameters": self.parameters}, indent=1, default=str
+        )
+        table = self._grouped()
+        with output_file(meta) as tmp_meta, output_file(path) as tmp_data:
+            if kind == "parquet":
+                table.to_parquet(tmp_data, index=False)
+            else:
+                sep = "\t" if name.endswith(".tsv") else ","
+                table.to_csv(tmp_data, index=False, sep=sep)
+            tmp_meta.write_text(sidecar)
+        return path, meta
+
     def to_csv(self, path: str | Path) -> tuple[Path, Path]:
-        """Write the long table (CSV) and ``<name>.truth.json`` next to it."""
-        path = Path(path)
-        self._grouped().to_csv(path, index=False)
-        return path, self._sidecar(path)
+        """Write the long table (``.csv``, ``.csv.gz`` or tab-separated ``.tsv``) and
+        ``<name>.truth.json`` next to it, atomically.
+
+        Raises
+        ------
+        OutputError
+            ``path`` has another extension (``.parquet`` / ``.pq``: use :meth:`to_parquet`),
+            is a directory or cannot be written.
+        """
+        return self._write(path, "csv")
 
     def to_parquet(self, path: str | Path) -> tuple[Path, Path]:
-        """Write the long table (Parquet) and ``<name>.truth.json`` next to it."""
-        path = Path(path)
-        self._grouped().to_parquet(path, index=False)
-        return path, self._sidecar(path)
+        """Write the long table (``.parquet`` or ``.pq``) and ``<name>.truth.json`` next to it,
+        atomically.
+
+        Raises
+        ------
+        OutputError
+            ``path`` has another extension (``.csv``, ``.csv.gz``, ``.tsv``: use
+            :meth:`to_csv`), is a directory or cannot be written.
+        """
+        return self._write(path, "parquet")
 
     def __repr__(self) -> str:
         base = super().__repr__()
@@ -98,6 +153,75 @@ def _check(condition: bool, message: str) -> None:
         raise ValueError(message)
 
 
+def _check_count(name: str, value: object, minimum: int, maximum: int | None = None) -> None:
+    """``value`` is an integer (not a bool) in ``[minimum, maximum]``."""
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    ok = ok and value >= minimum and (maximum is None or value <= maximum)
+    if not ok:
+        bound = f"≥ {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
+        raise ValueError(f"{name} must be an integer {bound}, got {value!r}")
+
+
+def _is_real(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _check_generator(
+    n_systems: object,
+    n_tasks: object,
+    n_instances: object,
+    phi: object,
+    scale: object,
+    adversarial_tasks: object = 0,
+    missing: object = 0.0,
+    missing_pattern: object = "cell",
+    outliers: object = None,
+    instance_types: object = None,
+    round_to: object = None,
+    rescale: Mapping | None = None,
+) -> None:
+    """Every argument of the Gumbel generators, before any work: ValueError naming it."""
+    _check_count("n_systems", n_systems, 2)
+    _check_count("n_tasks", n_tasks, 1)
+    if n_instances is not None:
+        _check_count("n_instances", n_instances, 1)
+    # φ ≤ 0 would make system 1 at least as good as system N: the recorded truth would be false.
+    _check(
+        _is_real(phi) and math.isfinite(phi) and phi > 0,
+        f"phi must be finite and > 0, got {phi!r}",
+    )
+    _check(
+        _is_real(scale) and math.isfinite(scale) and scale > 0,
+        f"scale must be finite and > 0, got {scale!r}",
+    )
+    _check_count("adversarial_tasks", adversarial_tasks, 0, n_tasks)
+    _check(
+        _is_real(missing) and 0 <= missing < 1,
+        f"missing must be a share in [0, 1), got {missing!r}",
+    )
+    _check(
+        missing_pattern in ("cell", "block"),
+        f"missing_pattern must be 'cell' or 'block', not {missing_pattern!r}",
+    )
+    if outliers is not None:
+        ok = isinstance(outliers, Sequence) and len(outliers) == 2
+        ok = ok and all(_is_real(v) and math.isfinite(v) for v in outliers)
+        ok = ok and 0 <= outliers[0] <= 1
+        _check(ok, f"outliers must be (share in [0, 1], finite magnitude), got {outliers!r}")
+    if instance_types is not None:
+        ok = isinstance(instance_types, Sequence) and len(instance_types) == 2
+        ok = ok and isinstance(instance_types[0], numbers.Integral) and instance_types[0] >= 1
+        ok = ok and _is_real(instance_types[1]) and 0 <= instance_types[1] < math.inf
+        _check(ok, f"instance_types must be (K ≥ 1 types, spread ≥ 0), got {instance_types!r}")
+    if round_to is not None:
+        _check_count("round_to", round_to, 0)
+    for task, factor in (rescale or {}).items():
+        _check(
+            _is_real(factor) and math.isfinite(factor) and factor > 0,
+            f"rescale factor of {task!r} must be finite and > 0, got {factor!r}",
+        )
+
+
 def gumbel_cube(
     n_systems: int,
     n_tasks: int,
@@ -117,14 +241,28 @@ def gumbel_cube(
 
     Tasks ``0 .. adversarial_tasks − 1`` are the adversarial ones; ``rescale`` is keyed by task
     index.
+
+    Raises
+    ------
+    ValueError
+        An argument out of its range (named in the message), before anything is drawn.
     """
-    _check(n_systems >= 2 and n_tasks >= 1 and n_instances >= 1, "need ≥ 2 systems, ≥ 1 task")
-    _check(scale > 0, f"scale must be > 0, got {scale}")
-    # φ ≤ 0 would make system 1 at least as good as system N: the recorded truth would be false.
-    _check(bool(np.isfinite(phi) and phi > 0), f"phi must be finite and > 0, got {phi}")
-    _check(0 <= adversarial_tasks <= n_tasks, "adversarial_tasks must be in [0, n_tasks]")
-    _check(0 <= missing < 1, f"missing must be in [0, 1), got {missing}")
-    _check(missing_pattern in ("cell", "block"), "missing_pattern must be 'cell' or 'block'")
+    _check_generator(
+        n_systems,
+        n_tasks,
+        n_instances,
+        phi,
+        scale,
+        adversarial_tasks,
+        missing,
+        missing_pattern,
+        outliers,
+        instance_types,
+        round_to,
+        rescale,
+    )
+    bad = [t for t in (rescale or {}) if not 0 <= t < n_tasks]
+    _check(not bad, f"rescale task indices must be in [0, n_tasks), got {bad}")
     rng = rng if rng is not None else np.random.default_rng()
     n = np.arange(1, n_systems + 1, dtype=np.float64)
     loc = np.broadcast_to((phi * n)[:, None, None], (n_systems, n_tasks, 1)).copy()
@@ -132,13 +270,11 @@ def gumbel_cube(
     cube = rng.gumbel(loc=loc, scale=scale, size=(n_systems, n_tasks, n_instances))
     if instance_types is not None:
         n_types, spread = instance_types
-        _check(n_types >= 1 and spread >= 0, "instance_types = (K ≥ 1, spread ≥ 0)")
         kind = rng.integers(0, n_types, size=(n_tasks, n_instances))
         offset = rng.normal(0.0, spread * scale, size=(n_systems, n_types))
         cube += offset[:, kind]
     if outliers is not None:
         share, magnitude = outliers
-        _check(0 <= share <= 1, "outlier share must be in [0, 1]")
         hit = rng.random(cube.shape) < share
         cube += hit * rng.choice([-1.0, 1.0], size=cube.shape) * magnitude * scale
     for task, factor in (rescale or {}).items():
@@ -207,6 +343,13 @@ def gumbel(
     SimulatedScores
         ``Scores`` with ``.truth`` (best first) and ``.parameters``.
 
+    Raises
+    ------
+    ValueError
+        An argument out of its range, named in the message: ``n_systems ≥ 2``, ``n_tasks ≥ 1``,
+        ``n_instances ≥ 1``, finite ``phi > 0``, ``scale > 0``, ``adversarial_tasks`` in
+        ``[0, n_tasks]``, ``missing`` in ``[0, 1)``, ``round_to ≥ 0``, ...
+
     Examples
     --------
     >>> import rankstats as rs
@@ -214,6 +357,20 @@ def gumbel(
     >>> sim.truth[0], rs.aggregate(sim, method="borda").order[0]
     ('sys05', 'sys05')
     """
+    _check_generator(
+        n_systems,
+        n_tasks,
+        n_instances,
+        phi,
+        scale,
+        adversarial_tasks,
+        missing,
+        missing_pattern,
+        outliers,
+        instance_types,
+        round_to,
+        rescale,
+    )
     rng = np.random.default_rng(seed)
     tasks = task_names(n_tasks)
     unknown = [t for t in (rescale or {}) if t not in tasks]
@@ -301,7 +458,7 @@ def plackett_luce(
         values = np.log(values)
     bad = np.flatnonzero(np.isnan(values) | (values == np.inf))
     _check(not len(bad), f"worths must be finite; offending item index(es): {bad.tolist()}")
-    _check(size >= 1, "size must be ≥ 1")
+    _check_count("size", size, 1)
     rng = np.random.default_rng(seed)
     keys = values + rng.gumbel(size=(size, len(values)))
     ranks = np.empty_like(keys)
@@ -353,8 +510,12 @@ def mallows(
     >>> rs.simulate.mallows(4, theta=50.0, size=2, center=list("abcd")).orderings()
     [['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'd']]
     """
-    _check(n >= 1 and size >= 1, "need n ≥ 1 and size ≥ 1")
-    _check(theta > 0, "theta must be > 0 (use a uniform sampler for θ = 0)")
+    _check_count("n", n, 1)
+    _check_count("size", size, 1)
+    _check(
+        _is_real(theta) and math.isfinite(theta) and theta > 0,
+        f"theta must be finite and > 0 (use a uniform sampler for θ = 0), got {theta!r}",
+    )
     items = list(center) if center is not None else system_names(n)
     _check(len(items) == n, "center must list n items")
     rng = np.random.default_rng(seed)
@@ -418,21 +579,42 @@ def gumbel_files(
     The parts are drawn from ``SeedSequence(seed).spawn(partitions)``, so a file is reproducible
     on its own; the numbers differ from :func:`gumbel` with the same seed (a different stream).
 
+    The output is never half-written: the parts, ``truth.json`` and, last,
+    ``rankstats-manifest.json`` (``{"complete": true, "files": [...], "rows": total rows,
+    "generator": {parameters}}``) are written into a temporary directory beside ``directory``
+    (``.<name>.partial-*``), which replaces ``directory`` as a whole only when everything is
+    written.  An interrupted or failing run (Ctrl-C, a full disk) leaves ``directory`` as it was
+    (absent, or the previous complete run) and no temporary directory.
+
     Parameters
     ----------
     directory : path
-        Created if needed; ``truth.json`` (truth, parameters, missing blocks) is written there too.
+        A new or empty directory, or one an earlier rankstats run wrote (it is replaced); a
+        non-empty directory rankstats did not write is refused before anything is generated.
     n_systems, n_tasks, n_instances : int
         ``20 × 20 × 330,000`` ≈ 132 million scores by default (the size of the benchmark of
         Himmi et al. 2023).
     partitions : int
-        Number of files (each ≈ n_systems · n_tasks · n_instances / partitions rows).
+        Number of files (each ≈ n_systems · n_tasks · n_instances / partitions rows), in
+        ``[1, n_tasks · n_instances]``.
+    phi, scale, seed, missing, missing_pattern, round_to
+        As in :func:`gumbel`.
     fmt : {"parquet", "csv"}
+    progress : bool
+        Print a progress line on stderr.
 
     Returns
     -------
     (list of Path, Path)
-        The data files and the ``truth.json`` sidecar.
+        The data files and the ``truth.json`` sidecar, in ``directory``.
+
+    Raises
+    ------
+    ValueError
+        An argument out of its range (named in the message), before anything is written.
+    OutputError
+        ``directory`` cannot be (re)placed: an existing file, a foreign non-empty directory, no
+        permission.
 
     Examples
     --------
@@ -446,15 +628,34 @@ def gumbel_files(
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
-    _check(n_systems >= 2 and n_tasks >= 1 and n_instances >= 1, "need ≥ 2 systems, ≥ 1 task")
-    _check(1 <= partitions <= n_tasks * n_instances, "need 1 ≤ partitions ≤ tasks × instances")
+    _check_generator(
+        n_systems,
+        n_tasks,
+        n_instances,
+        phi,
+        scale,
+        missing=missing,
+        missing_pattern=missing_pattern,
+        round_to=round_to,
+    )
+    _check_count("partitions", partitions, 1, n_tasks * n_instances)
     _check(fmt in ("parquet", "csv"), f"fmt must be 'parquet' or 'csv', not {fmt!r}")
-    _check(0 <= missing < 1, f"missing must be in [0, 1), got {missing}")
-    _check(missing_pattern in ("cell", "block"), "missing_pattern must be 'cell' or 'block'")
-    _check(bool(np.isfinite(phi) and phi > 0) and scale > 0, "need phi > 0 and scale > 0")
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = check_output_dir(directory, option="directory")
     systems, tasks = system_names(n_systems), task_names(n_tasks)
+    parameters = {
+        "generator": "gumbel_files",
+        "n_systems": n_systems,
+        "n_tasks": n_tasks,
+        "n_instances": n_instances,
+        "partitions": partitions,
+        "phi": phi,
+        "scale": scale,
+        "seed": seed,
+        "missing": missing,
+        "missing_pattern": missing_pattern,
+        "round_to": round_to,
+        "format": fmt,
+    }
     seeds = np.random.SeedSequence(seed).spawn(partitions + 1)
     blocks = np.zeros((n_systems, n_tasks), dtype=bool)
     if missing_pattern == "block" and missing > 0:
@@ -463,67 +664,64 @@ def gumbel_files(
     system_dict = pa.array(systems, pa.string())
     task_dict = pa.array(tasks, pa.string())
     bounds = np.linspace(0, n_tasks * n_instances, partitions + 1).round().astype(np.int64)
-    files = []
-    for p in range(partitions):
-        rng = np.random.default_rng(seeds[p])
-        pair = np.arange(bounds[p], bounds[p + 1])  # flattened (task, instance) index
-        task, instance = np.divmod(pair, n_instances)
-        # Rows: (task, instance) major, system minor — grouped by instance.
-        score = rng.gumbel(loc=loc, scale=scale, size=(len(pair), n_systems))
-        if round_to is not None:
-            score = np.round(score, round_to)
-        keep = ~blocks[:, task].T
-        if missing_pattern == "cell" and missing > 0:
-            keep &= rng.random(keep.shape) >= missing
-        row_pair, row_system = np.nonzero(keep)
-        table = pa.table(
-            {
-                "system": pa.DictionaryArray.from_arrays(
-                    pa.array(row_system.astype(np.int16)), system_dict
-                ),
-                "task": pa.DictionaryArray.from_arrays(
-                    pa.array(task[row_pair].astype(np.int16)), task_dict
-                ),
-                "instance": pa.array(instance[row_pair].astype(np.int32)),
-                "score": pa.array(score[row_pair, row_system]),
-            }
-        )
-        path = directory / f"part-{p:05d}.{fmt}"
-        if fmt == "parquet":
-            pq.write_table(table, path)
-        else:
-            pacsv.write_csv(table, path)
-        files.append(path)
+    names: list[str] = []
+    rows = 0
+    with output_dir(directory) as tmp:
+        for p in range(partitions):
+            rng = np.random.default_rng(seeds[p])
+            pair = np.arange(bounds[p], bounds[p + 1])  # flattened (task, instance) index
+            task, instance = np.divmod(pair, n_instances)
+            # Rows: (task, instance) major, system minor — grouped by instance.
+            score = rng.gumbel(loc=loc, scale=scale, size=(len(pair), n_systems))
+            if round_to is not None:
+                score = np.round(score, round_to)
+            keep = ~blocks[:, task].T
+            if missing_pattern == "cell" and missing > 0:
+                keep &= rng.random(keep.shape) >= missing
+            row_pair, row_system = np.nonzero(keep)
+            table = pa.table(
+                {
+                    "system": pa.DictionaryArray.from_arrays(
+                        pa.array(row_system.astype(np.int16)), system_dict
+                    ),
+                    "task": pa.DictionaryArray.from_arrays(
+                        pa.array(task[row_pair].astype(np.int16)), task_dict
+                    ),
+                    "instance": pa.array(instance[row_pair].astype(np.int32)),
+                    "score": pa.array(score[row_pair, row_system]),
+                }
+            )
+            name = f"part-{p:05d}.{fmt}"
+            if fmt == "parquet":
+                pq.write_table(table, tmp / name)
+            else:
+                pacsv.write_csv(table, tmp / name)
+            names.append(name)
+            rows += table.num_rows
+            checkpoint("simulate-part")
+            if progress:
+                _progress_line(f"\rsimulate: wrote {p + 1}/{partitions} files")
         if progress:
-            import sys
-
-            sys.stderr.write(f"\rsimulate: wrote {p + 1}/{partitions} files")
-    if progress:
-        import sys
-
-        sys.stderr.write("\n")
-    missing_blocks = [[systems[s], tasks[t]] for s, t in zip(*np.nonzero(blocks), strict=True)]
-    meta = directory / "truth.json"
-    meta.write_text(
-        json.dumps(
-            {
-                "truth": list(reversed(systems)),
-                "parameters": {
-                    "generator": "gumbel_files",
-                    "n_systems": n_systems,
-                    "n_tasks": n_tasks,
-                    "n_instances": n_instances,
-                    "partitions": partitions,
-                    "phi": phi,
-                    "scale": scale,
-                    "seed": seed,
-                    "missing": missing,
-                    "missing_pattern": missing_pattern,
-                    "round_to": round_to,
+            _progress_line("\n")
+        missing_blocks = [[systems[s], tasks[t]] for s, t in zip(*np.nonzero(blocks), strict=True)]
+        (tmp / "truth.json").write_text(
+            json.dumps(
+                {
+                    "truth": list(reversed(systems)),
+                    "parameters": parameters,
+                    "missing_blocks": missing_blocks,
                 },
-                "missing_blocks": missing_blocks,
-            },
-            indent=1,
+                indent=1,
+            )
         )
-    )
-    return files, meta
+        # Last: its presence says every part above is complete.
+        manifest = {"complete": True, "files": names, "rows": rows, "generator": parameters}
+        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
+    return [directory / name for name in names], directory / "truth.json"
+
+
+def _progress_line(text: str) -> None:
+    import sys
+
+    sys.stderr.write(text)
+    sys.stderr.flush()

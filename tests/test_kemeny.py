@@ -1,7 +1,10 @@
 """Kemeny search against brute force over all orders; heuristics against the exact search."""
 
+import inspect
 import itertools
 import math
+import sys
+import time
 
 import numpy as np
 import pandas as pd
@@ -9,7 +12,14 @@ import pytest
 
 import rankstats as rs
 from rankstats._linear_ordering import solve_linear_ordering
-from rankstats.kemeny import condorcet_blocks, heuristic_order, kemeny_cost, kwiksort, local_search
+from rankstats.kemeny import (
+    NotProvedOptimalWarning,
+    condorcet_blocks,
+    heuristic_order,
+    kemeny_cost,
+    kwiksort,
+    local_search,
+)
 
 
 def random_profile(rng, n, n_rankings, p_missing=0.2, n_levels=None):
@@ -170,18 +180,89 @@ def test_kwiksort_is_a_seeded_permutation():
     assert heuristic_order(wins, 4).tolist() == heuristic_order(wins, 4).tolist()
 
 
-def test_time_limit():
+def test_time_limit_returns_the_best_order_with_its_gap_and_warns():
     rng = np.random.default_rng(0)
     ranks = np.argsort(rng.random((7, 30)), axis=1) + 1.0
     rk = rs.Rankings(ranks, tuple(f"s{i}" for i in range(30)), pd.RangeIndex(7))
-    with pytest.raises(TimeoutError, match="time limit"):
-        rs.kemeny(rk, method="exact", time_limit=1e-9)
-    res = rs.kemeny(rk, method="auto", time_limit=1e-9)
-    exact = rs.kemeny(rk, method="exact")
+    exact = rs.kemeny(rk, method="exact", time_limit=None)
+    assert exact.optimal and exact.time_limit is None
+    for method in ("exact", "auto"):
+        # No exception when time runs out, for either method: the best order and its gap.
+        with pytest.warns(NotProvedOptimalWarning, match=r"NOT proved optimal.*gap"):
+            res = rs.kemeny(rk, method=method, time_limit=1e-9)
+        assert not res.optimal and res.time_limit == 1e-9
+        assert sorted(res.order) == sorted(rk.systems)
+        assert res.lower_bound <= exact.cost + 1e-9 <= res.cost + 1e-9
+        assert res.gap == pytest.approx((res.cost - res.lower_bound) / res.cost)
+        assert "time limit" in res.message and "not proved optimal" in repr(res)
+
+
+def test_default_time_limit_is_finite():
+    assert inspect.signature(rs.kemeny).parameters["time_limit"].default == 60.0
+    res = rs.kemeny(rs.Rankings.from_orderings([["a", "b", "c"], ["b", "a", "c"]]))
+    assert res.time_limit == 60.0 and res.optimal
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), "10", True])
+def test_time_limit_must_be_positive_or_none(bad):
+    rk = rs.Rankings.from_orderings([["a", "b", "c"], ["b", "a", "c"]])
+    with pytest.raises(ValueError, match="time_limit"):
+        rs.kemeny(rk, time_limit=bad)
+
+
+def _discordant_pairs(order, rk):
+    """Total Kendall distance of ``order`` to complete rankings without ties, counted pair by
+    pair from the rank matrix (independently of rs.pairwise)."""
+    index = {s: i for i, s in enumerate(rk.systems)}
+    pos = np.array([index[s] for s in order])
+    ranks = rk.ranks[:, pos]  # columns in consensus order: a pair (p < q) agrees if rank_p < rank_q
+    return float(sum((ranks[:, [p]] > ranks[:, p + 1 :]).sum() for p in range(len(pos))))
+
+
+def test_hard_profile_is_stopped_by_the_time_limit():
+    """200 uniformly random rankings of 100 systems: no proof in 2 s; the call returns on time
+    with a consistent cost, bound and gap (the issue: time_limit=None ran past 300 s)."""
+    rng = np.random.default_rng(1)
+    n = 100
+    ranks = np.argsort(rng.random((200, n)), axis=1) + 1.0
+    rk = rs.Rankings(ranks, tuple(f"s{i}" for i in range(n)), pd.RangeIndex(200))
+    start = time.perf_counter()
+    with pytest.warns(NotProvedOptimalWarning, match="NOT proved optimal"):
+        res = rs.kemeny(rk, time_limit=2.0)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 4.0
     assert not res.optimal
-    assert res.lower_bound <= exact.cost + 1e-9 <= res.cost + 1e-9
+    assert sorted(res.order) == sorted(rk.systems)
+    assert res.cost == pytest.approx(_discordant_pairs(res.order, rk))
+    assert res.lower_bound <= res.cost
+    # Every pair costs at least its minority count: a valid bound is at least that.
+    wins = rs.pairwise(rk).wins
+    assert res.lower_bound >= np.triu(np.minimum(wins, wins.T), 1).sum() - 1e-6
+    assert 0 < res.gap < 0.05  # 0.86 % on the development machine
     assert res.gap == pytest.approx((res.cost - res.lower_bound) / res.cost)
-    assert "time limit" in res.message
+
+
+def test_aggregate_details_carry_the_proof_status(monkeypatch):
+    module = sys.modules["rankstats.kemeny"]  # rankstats.kemeny is also the function's name
+    scores = rs.load_dataset("xtreme_missing")
+    agg = rs.aggregate(scores, method="kemeny")
+    details = agg.details
+    assert {"kemeny", "optimal", "gap", "lower_bound", "cost", "time_limit"} <= set(details)
+    assert details["optimal"] is True and details["gap"] == 0.0
+    assert details["cost"] == details["lower_bound"] == details["kemeny"].cost
+    assert details["time_limit"] == 60.0
+    # Out of time: the aggregate still returns, with the gap to print.
+    monkeypatch.setattr(module, "DEFAULT_TIME_LIMIT", 1e-9)
+    rng = np.random.default_rng(0)
+    ranks = np.argsort(rng.random((7, 30)), axis=1) + 1.0
+    rk = rs.Rankings(ranks, tuple(f"s{i}" for i in range(30)), pd.RangeIndex(7))
+    with pytest.warns(NotProvedOptimalWarning):
+        slow = rs.aggregate(rk, method="kemeny")
+    assert slow.details["optimal"] is False and slow.details["time_limit"] == 1e-9
+    assert slow.details["gap"] == pytest.approx(
+        (slow.details["cost"] - slow.details["lower_bound"]) / slow.details["cost"]
+    )
+    assert slow.order == slow.details["kemeny"].order
 
 
 def test_inputs_agree_and_aggregate_registration():

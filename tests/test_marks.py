@@ -6,9 +6,9 @@ adjacent pair (b, a) of the Borda order is significant *for the lower system*. A
 only checks "adjacent pair significant" would claim b significantly above a.
 """
 
+import itertools
 import json
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -75,7 +75,7 @@ def test_report_marks_match_pairs(disagreeing, tmp_path):
     assert table.loc["a", "above_next"]
     pairs = rep.pairs.set_index(["system_a", "system_b"])
     order = rep.ranking["system"].tolist()
-    for upper, lower in zip(order[:-1], order[1:], strict=False):
+    for upper, lower in itertools.pairwise(order):
         assert table.loc[upper, "above_next"] == (pairs.loc[(upper, lower), "winner"] == upper)
     # rank ranges: a can never be below b (a significantly beats b)
     assert table.loc["a", "rank_high"] <= 2

@@ -1,11 +1,14 @@
 """The paper-ready report: files, LaTeX that parses, numbers equal to the result object's."""
 
+import html
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import rankstats as rs
+from rankstats.errors import DataWarning
 from rankstats.report import latex_escape
 
 
@@ -156,3 +159,243 @@ def test_report_with_paired_section(tmp_path, capsys):
     assert main([*args, "--out", str(tmp_path / "cli")]) == 0
     assert "On task01 (40 instances)" in capsys.readouterr().out
     assert (tmp_path / "cli" / "paired_task01_strengths.csv").exists()
+
+
+# ---------------------------------------------------------------------------- data transformations
+def _transformations_html(page: str) -> str:
+    return page.split("<ul id='transformations'>")[1].split("</ul>")[0]
+
+
+def test_methods_state_every_transformation(tmp_path):
+    """Negated, missing, set-aside and never-evaluated: each stated, counts from the input."""
+    wide = pd.DataFrame(
+        {
+            "system": ["s1", "s2", "s3", "s4", "ghost"],
+            "acc": [0.9, 0.8, np.nan, 0.6, np.nan],
+            "latency": [10.0, np.nan, 30.0, 40.0, np.nan],
+            "f1": [0.5, 0.7, 0.6, np.nan, np.nan],
+            "lonely": [1.0, np.nan, np.nan, np.nan, np.nan],
+        }
+    )
+    with pytest.warns(DataWarning):
+        scores = rs.Scores.from_wide(wide, system="system", higher_is_better={"latency": False})
+    rep = rs.report(scores, out=tmp_path / "r", methods=["borda"])
+    kept = ["acc", "latency", "f1"]  # "lonely" has one evaluated system
+    cells = len(wide) * len(kept)
+    missing = int(wide[kept].isna().to_numpy().sum())
+    assert (cells, missing) == (15, 6)
+    expected = [
+        "1 lower-is-better task(s) were negated so that higher is better: latency.",
+        f"{missing} of the {cells} (system, task) cells ({missing / cells:.1%}) have no score",
+        "1 task(s) with fewer than two evaluated systems were set aside: lonely.",
+        "1 system(s) evaluated nowhere were kept and ranked on imputation alone",
+        "(every pairwise probability ½): ghost.",
+    ]
+    listed = html.unescape(_transformations_html(rep.html.read_text(encoding="utf-8")))
+    for phrase in expected:
+        assert phrase in rep.methods_text
+        assert phrase in listed
+    assert "(task, instance) ranking(s)" not in rep.methods_text  # none were skipped
+
+
+def test_methods_state_instance_level_missing(tmp_path):
+    rows = []
+    for task in ("t1", "t2"):
+        for inst in range(6):
+            for k, system in enumerate(["a", "b", "c", "d"]):
+                rows.append((system, task, inst, float((k + inst) % 4)))
+    frame = pd.DataFrame(rows, columns=["system", "task", "instance", "score"])
+    drop = (
+        ((frame.task == "t1") & (frame.instance == 0) & frame.system.isin(["c", "d"]))
+        | ((frame.task == "t2") & (frame.instance == 3) & (frame.system == "a"))
+        | ((frame.task == "t2") & (frame.instance == 5) & (frame.system != "b"))  # 1 system left
+    )
+    frame.loc[drop, "score"] = np.nan
+    frame = pd.concat([frame, pd.DataFrame([("ghost", "t1", 0, np.nan)], columns=frame.columns)])
+    with pytest.warns(DataWarning):
+        scores = rs.Scores.from_long(frame, instance="instance")
+    rep = rs.report(scores, out=tmp_path / "r", methods=["borda"], level="instance")
+    counts = frame.dropna().groupby(["task", "instance"]).size()
+    kept = counts[counts >= 2]
+    n_systems = frame["system"].nunique()  # 5, the never-evaluated one included
+    absent = n_systems - kept
+    text = rep.methods_text
+    assert (
+        f"{int((absent > 0).sum())} of the {len(kept)} (task, instance) rankings lack at least "
+        f"one of the {n_systems} systems ({int(absent.sum())} missing (system, ranking) cells"
+    ) in text
+    assert f"up to {int(absent.max())} systems missing in one ranking" in text
+    n_skipped = int((counts < 2).sum())
+    assert n_skipped == 1
+    assert f"{n_skipped} (task, instance) ranking(s) with fewer than two evaluated" in text
+    assert "ghost" in text.split("evaluated nowhere")[1]
+    assert "no score was negated" in text
+
+    # The same data ranked per task: instance means, some over fewer instances than the task has.
+    rep = rs.report(scores, out=tmp_path / "t", methods=["borda"], level="task")
+    observed = frame.dropna()
+    observed = observed[
+        observed.groupby(["task", "instance"])["system"].transform("size").to_numpy() >= 2
+    ]
+    per_cell = observed.groupby(["system", "task"]).size()
+    per_task = observed.groupby("task")["instance"].nunique()
+    partial = int(
+        (per_cell < per_task.reindex(per_cell.index.get_level_values("task")).values).sum()
+    )
+    assert partial == 3  # c and d on t1, a on t2
+    cells = n_systems * 2
+    assert f"{partial} of these means use fewer instances than their task has" in rep.methods_text
+    assert f"{cells - len(per_cell)} of the {cells} (system, task) cells" in rep.methods_text
+
+
+# ---------------------------------------------------------------------------- marks
+@pytest.fixture(scope="module")
+def disagreeing_scores():
+    """Borda says b > a > c; the pairwise test says a beats b (see tests/test_marks.py)."""
+    rows = []
+    for inst in range(2000):
+        order = ["a", "b", "c"] if inst % 5 < 3 else ["b", "c", "a"]
+        rows += [(s, "t", inst, 3.0 - r) for r, s in enumerate(order)]
+    frame = pd.DataFrame(rows, columns=["system", "task", "instance", "score"])
+    return rs.Scores.from_long(frame, instance="instance")
+
+
+def test_contradicted_order_is_marked(disagreeing_scores, tmp_path):
+    rep = rs.report(disagreeing_scores, out=tmp_path / "r", methods=["borda"], level="instance")
+    assert rep.ranking["system"].tolist() == ["b", "a", "c"]
+    pairs = rep.pairs.set_index(["system_a", "system_b"])
+    assert pairs.loc[("b", "a"), "winner"] == "a" and pairs.loc[("a", "c"), "winner"] == "a"
+    tex = (tmp_path / "r" / "ranking.tex").read_text(encoding="utf-8")
+    rows = {
+        line.split(" & ")[1].split("$")[0]: line
+        for line in tex.split(r"\midrule")[1].split(r"\bottomrule")[0].strip().splitlines()
+    }
+    assert r"\ddagger" in rows["b"] and r"\dagger}" not in rows["b"]
+    assert r"\dagger}" in rows["a"] and r"\ddagger" not in rows["a"]
+    assert "dagger" not in rows["c"]
+    assert "the next system is significantly above this one: the borda order contradicts" in tex
+    page = rep.html.read_text(encoding="utf-8")
+    row_b = next(r for r in page.split("<tr") if "<td class='name'>b</td>" in r)
+    row_a = next(r for r in page.split("<tr") if "<td class='name'>a</td>" in r)
+    assert "class='contra'" in row_b and "‡" in row_b and "†" not in row_b
+    assert "class='sig'" in row_a and "†" in row_a
+    assert "the next system is significantly above this one" in page
+
+
+def test_heatmap_circles_holm_only_pairs():
+    """A pair significant by the test but with an interval containing ½ is not drawn as white
+    and unmarked (Holm's step-down decides more pairs than the Bonferroni intervals show)."""
+    from rankstats.plotting import significance_heatmap
+
+    pw = rs.pairwise(rs.Rankings.from_orderings([["a", "b", "c"], ["b", "a", "c"]] * 3))
+    ci = rs.hoeffding(pw, order=["a", "b", "c"])
+    assert not ci["significant"].any()
+    assert not significance_heatmap(ci).axes[0].collections[1:]  # only the image's colorbar
+    ci.loc[ci.system_a.isin(["a", "c"]) & ci.system_b.isin(["a", "c"]), "significant"] = True
+    ax = significance_heatmap(ci).axes[0]
+    circles = [c for c in ax.collections if len(c.get_offsets())]
+    assert len(circles) == 1
+    assert sorted(map(tuple, circles[0].get_offsets().tolist())) == [(0.0, 2.0), (2.0, 0.0)]
+
+
+# ---------------------------------------------------------------------------- convergence
+@pytest.fixture(scope="module")
+def four_systems():
+    rng = np.random.default_rng(0)
+    rows = []
+    for inst in range(30):
+        order = rng.permutation(["a", "b", "c", "d"]) if inst % 3 else ["a", "b", "c", "d"]
+        rows += [(s, "t", inst, 4.0 - r) for r, s in enumerate(order)]
+    frame = pd.DataFrame(rows, columns=["system", "task", "instance", "score"])
+    scores = rs.Scores.from_long(frame, instance="instance")
+    return scores, rs.Rankings.from_scores(scores, by="instance")
+
+
+def _warning_boxes(page: str) -> list[str]:
+    return re.findall(r"<div class='warning'[^>]*>(.*?)</div>", page, flags=re.S)
+
+
+def test_unconverged_fit_is_stated(four_systems, tmp_path):
+    """Mallows with 20 sweeps per chain: a realistic fit that did not converge."""
+    import arviz as az
+
+    from rankstats.models._fit import ConvergenceWarning
+
+    scores, rk = four_systems
+    with pytest.warns(ConvergenceWarning):
+        fit = rs.models.Mallows().fit(rk, draws=20, tune=0, chains=2, seed=0, progressbar=False)
+    theta = np.asarray(fit.idata["posterior"]["theta"])
+    assert float(az.ess(theta, method="bulk")) < 400  # ArviZ itself: too few effective draws
+    rep = rs.report(scores, out=tmp_path / "r", methods=["borda"], models=[fit])
+    assert not rep.convergence[0].converged
+    text = rep.methods_text
+    assert "Warning: the Mallows (Kendall) model fitted by mcmc did not converge" in text
+    assert re.search(r"min bulk ESS = \d+ < 400", text)
+    boxes = _warning_boxes(rep.html.read_text(encoding="utf-8"))
+    assert len(boxes) == 1 and "did not converge" in boxes[0] and "bulk ESS" in boxes[0]
+    tex = (tmp_path / "r" / "ranking.tex").read_text(encoding="utf-8")
+    assert "rank mallows (not converged)" in tex
+    assert (tmp_path / "r" / "methods.txt").read_text(encoding="utf-8") == text + "\n"
+
+
+def test_r_hat_above_threshold_is_stated(four_systems, tmp_path, monkeypatch):
+    """A converged fit, then the same fit whose summary reports R-hat 1.08."""
+    from rankstats.models.mallows import MallowsFit
+
+    scores, rk = four_systems
+    fit = rs.models.Mallows().fit(rk, draws=1500, tune=300, chains=2, seed=0, progressbar=False)
+    rep = rs.report(scores, out=tmp_path / "ok", methods=["borda"], models=[fit])
+    assert rep.convergence[0].converged
+    assert "did not converge" not in rep.methods_text
+    assert not _warning_boxes(rep.html.read_text(encoding="utf-8"))
+
+    real = MallowsFit.summary
+
+    def r_hat_108(self, prob=0.95):
+        table = real(self, prob)
+        table["r_hat"] = 1.08
+        table["ess_bulk"] = 5000.0
+        return table
+
+    monkeypatch.setattr(MallowsFit, "summary", r_hat_108)
+    rep = rs.report(scores, out=tmp_path / "bad", methods=["borda"], models=[fit])
+    assert rep.convergence[0].problems == ("max R-hat = 1.080 > 1.01",)
+    assert "did not converge (max R-hat = 1.080 > 1.01)" in rep.methods_text
+    boxes = _warning_boxes(rep.html.read_text(encoding="utf-8"))
+    assert len(boxes) == 1 and "R-hat = 1.080 &gt; 1.01" in boxes[0]
+
+
+def test_convergence_counts_divergences_and_single_chains():
+    import arviz as az
+
+    from rankstats.models import _compat
+    from rankstats.report import convergence
+
+    rng = np.random.default_rng(0)
+    diverging = np.zeros((4, 200), dtype=bool)
+    diverging[1, [3, 50, 70]] = True
+    groups = {"posterior": {"log_worth": rng.normal(size=(4, 200, 3))}}
+    groups["sample_stats"] = {"diverging": diverging}
+    idata = az.from_dict(groups) if _compat.DATATREE else az.from_dict(**groups)
+
+    class FakeFit:
+        model, method, info = "pl", "nuts", {}
+
+        def __init__(self, idata, r_hat=1.0, ess=2000.0):
+            self.idata, self.r_hat, self.ess = idata, r_hat, ess
+
+        def summary(self, prob=0.95):
+            return pd.DataFrame(
+                {"sd": [1.0, 1.0, 0.0], "r_hat": [self.r_hat, 1.0, np.nan], "ess_bulk": self.ess}
+            )
+
+    verdict = convergence(FakeFit(idata))
+    assert verdict.problems == ("3 divergent transition(s)",) and not verdict.converged
+    one_chain = {"posterior": {"log_worth": rng.normal(size=(1, 200, 3))}}
+    idata1 = az.from_dict(one_chain) if _compat.DATATREE else az.from_dict(**one_chain)
+    assert convergence(FakeFit(idata1)).problems == ("a single chain: R-hat cannot be computed",)
+    # A parameter equal in every draw (sd 0, R-hat undefined) is certain, not unconverged.
+    idata0 = {"posterior": {"log_worth": rng.normal(size=(4, 200, 3))}}
+    idata0 = az.from_dict(idata0) if _compat.DATATREE else az.from_dict(**idata0)
+    assert convergence(FakeFit(idata0)).converged
+    assert convergence(FakeFit(idata0, ess=399.0)).problems == ("min bulk ESS = 399 < 400",)

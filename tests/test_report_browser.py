@@ -1,7 +1,10 @@
 """The HTML report in a real browser: renders, no console error, no external request."""
 
 import shutil
+import warnings
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import rankstats as rs
@@ -41,3 +44,32 @@ def test_report_in_headless_chromium(tmp_path):
     external = [u for u in requests if not u.startswith(("file:", "data:"))]
     assert not external, external
     assert shot.stat().st_size > 10_000
+
+
+def test_hostile_names_render_as_text(tmp_path):
+    """A system called ``<script>alert(1)</script>`` is a name in a cell, not a script."""
+    names = ["<script>alert(1)</script>", "<img src=x onerror=alert(2)>", "a\u202eb", "x\ny", "$x$"]
+    rng = np.random.default_rng(0)
+    wide = pd.DataFrame(rng.normal(size=(len(names), 3)), columns=["t1", "<b>t2</b>", "t3"])
+    wide.insert(0, "system", names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rep = rs.report(rs.Scores.from_wide(wide, system="system"), out=tmp_path / "r")
+    dialogs, errors, requests = [], [], []
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
+        page = browser.new_page()
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(rep.html.as_uri())
+        cells = page.eval_on_selector_all("#ranking td.name", "els => els.map(e => e.textContent)")
+        scripts = page.locator("script").count()
+        images = page.locator("img").count()
+        browser.close()
+    assert sorted(cells) == sorted(names)
+    assert not dialogs and not errors and scripts == 0
+    assert images == 1  # the heatmap only; the <img> name is text
+    assert not [u for u in requests if not u.startswith(("file:", "data:"))]

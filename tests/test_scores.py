@@ -139,6 +139,29 @@ def test_instance_with_one_system_is_skipped_and_reported():
     assert rs.Rankings.from_scores(s, by="instance").n_rankings == 2
 
 
+def test_task_whose_instances_all_rank_one_system_is_skipped():
+    """Task x has two systems, but never two on one instance: no ranking, so it is skipped (the
+    streamed path counts no ranking for it either)."""
+    df = pd.DataFrame(
+        {
+            "system": ["a", "b", "a", "b"],
+            "task": ["x", "x", "y", "y"],
+            "instance": [1, 2, 1, 1],
+            "score": [1.0, 2.0, 3.0, 4.0],
+        }
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s = rs.Scores.from_long(df, instance="instance")
+    messages = [str(w.message) for w in caught]
+    assert any(m.startswith("2 (task, instance) ranking(s)") for m in messages)
+    assert any("no (task, instance) ranking has two evaluated systems" in m for m in messages)
+    assert s.tasks == ("y",) and s.skipped_tasks == ("x",)
+    assert len(s.skipped_instances) == 2
+    # σ^2l: one second-level ranking (task y), b above a.
+    assert rs.aggregate(s, "borda2").scores.to_dict() == {"a": 0.0, "b": 1.0}
+
+
 def test_from_wide_equals_from_long():
     wide = pd.DataFrame({"system": ["a", "b", "c"], "t1": [0.9, 0.8, 0.7], "t2": [3, 1, 2]})
     a = rs.Scores.from_wide(wide, higher_is_better={"t2": False})

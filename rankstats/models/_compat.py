@@ -94,17 +94,22 @@ def thin(data: Any, every: int) -> Any:
 
 
 def to_netcdf(data: Any, path: str | Path) -> Path:
-    """Write ArviZ data to NetCDF (h5netcdf engine on both stacks, zlib-compressed)."""
+    """Write ArviZ data to NetCDF (h5netcdf engine on both stacks, zlib-compressed).
+
+    Written to a temporary file renamed into place: an interrupted write leaves no broken fit.
+    """
+    from rankstats._atomic import output_file
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if DATATREE:
-        encoding = {
-            f"/{name}": {v: {"zlib": True, "complevel": 6} for v in node.data_vars}
-            for name, node in data.children.items()
-        }
-        data.to_netcdf(path, engine="h5netcdf", encoding=encoding)
-    else:
-        data.to_netcdf(str(path), compress=True, engine="h5netcdf")
+    with output_file(path) as tmp:
+        if DATATREE:
+            encoding = {
+                f"/{name}": {v: {"zlib": True, "complevel": 6} for v in node.data_vars}
+                for name, node in data.children.items()
+            }
+            data.to_netcdf(tmp, engine="h5netcdf", encoding=encoding)
+        else:
+            data.to_netcdf(str(tmp), compress=True, engine="h5netcdf")
     return path
 
 

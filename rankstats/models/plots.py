@@ -6,6 +6,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from rankstats.models._fit import Fit
+from rankstats.plotting import _quiet_missing_glyphs, label
 
 
 def forest_plot(fit: Fit, prob: float = 0.95, max_systems: int = 60) -> Figure:
@@ -25,11 +26,13 @@ def forest_plot(fit: Fit, prob: float = 0.95, max_systems: int = 60) -> Figure:
     y = np.arange(n)[::-1]
     ax.hlines(y, low, high, color="C0", linewidth=1.6)
     ax.plot(centre, y, "o", color="C0", markersize=4)
-    labels = [s if len(s) <= 36 else s[:35] + "…" for s in fit.order[:max_systems]]
+    # System names are shown literally (never mathtext), cut at 36 characters.
+    labels = [label(s, 36) for s in fit.order[:max_systems]]
     ax.set_yticks(y, labels, fontsize=max(5, 9 - n // 25))
     ax.axvline(0.0, color="0.7", linewidth=0.8, zorder=0)
     kind = "posterior equal-tailed" if fit.method == "nuts" else "Wald"
     ax.set_xlabel(f"log-worth (centred), {prob:.0%} {kind} interval")
     ax.set_title(f"{fit.model.upper()} fit ({fit.method})", fontsize=10)
-    fig.tight_layout()
+    with _quiet_missing_glyphs():
+        fig.tight_layout()
     return fig

@@ -1,25 +1,41 @@
 """``rankstats fit``: fit Plackett–Luce, Bradley–Terry or Mallows; print worths / consensus
 positions and pairwise probabilities.
 
-Registered in :data:`rankstats.cli.SUBCOMMANDS`.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from rankstats.cli import _json_default, _short, add_input_arguments, load_input
+from rankstats._atomic import output_dir
+from rankstats._text import write_csv
+from rankstats.cli._common import (
+    UsageError,
+    add_input_arguments,
+    add_output_argument,
+    at_least,
+    check_out,
+    file_done,
+    level_of,
+    load_input,
+    positive,
+    probability,
+    short,
+    write_json,
+    written,
+)
 from rankstats.datasets import PAIRED, RANKINGS, load_paired, load_rankings
 from rankstats.rankings import Rankings
 
+HELP = "fit a Plackett–Luce, Bradley–Terry or Mallows model (MLE, MAP, NUTS or Gibbs)"
 
-def fit_arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser)
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser, level=True)
     parser.add_argument(
         "--rankings", choices=sorted(RANKINGS), help="a bundled classic ranking data set instead"
     )
@@ -43,66 +59,91 @@ def fit_arguments(parser: argparse.ArgumentParser) -> None:
         help="mallows: θ ~ Gamma(1, 0.1) (default) or BayesMallows' α = nθ ~ Exp(0.001)",
     )
     parser.add_argument(
-        "--level",
-        choices=["task", "instance"],
-        default=None,
-        help="rank per task or per (task, instance) (default: instance when the data has it)",
-    )
-    parser.add_argument(
         "--kind",
         choices=["subset", "top_k"],
         default="subset",
         help="partial rankings are "
         "sub-rankings (default) or top-k lists (ranked systems beat all unranked ones)",
     )
-    parser.add_argument("--prior-scale", type=float, default=1.0, help="ZeroSumNormal σ")
-    parser.add_argument("--draws", type=int, default=1000)
-    parser.add_argument("--tune", type=int, default=1000)
-    parser.add_argument("--chains", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--sampler", choices=["pymc", "nutpie"], default="pymc")
-    parser.add_argument("--prob", type=float, default=0.95, help="interval probability")
-    parser.add_argument("--out", default="rankstats-out", help="output directory")
+    parser.add_argument(
+        "--prior-scale",
+        type=positive,
+        default=1.0,
+        help="pl/bt: σ of the ZeroSumNormal prior on the log-worths (default 1)",
+    )
+    parser.add_argument(
+        "--draws",
+        type=at_least(1),
+        default=1000,
+        help="draws (NUTS) or sweeps (Mallows Gibbs) kept per chain (default 1000)",
+    )
+    parser.add_argument(
+        "--tune",
+        type=at_least(0),
+        default=1000,
+        help="tuning steps (NUTS) or discarded sweeps (Mallows) per chain (default 1000)",
+    )
+    parser.add_argument(
+        "--chains", type=at_least(1), default=4, help="independent chains (default 4)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--sampler",
+        choices=["pymc", "nutpie"],
+        default="pymc",
+        help="NUTS implementation (nutpie needs rankstats[fast]; default pymc)",
+    )
+    parser.add_argument(
+        "--prob", type=probability, default=0.95, help="interval probability (default 0.95)"
+    )
+    add_output_argument(parser, "rankstats-out", "the tables, the forest plot and the JSON")
     parser.add_argument("--save", metavar="DIR", help="also store the fit as DIR/<data>_<model>.nc")
-    parser.add_argument("--keep", type=int, default=100, help="draws per chain kept by --save")
+    parser.add_argument(
+        "--keep", type=at_least(1), default=100, help="draws per chain kept by --save"
+    )
     parser.add_argument("--no-figures", action="store_true", help="skip the forest plot")
     parser.add_argument("--no-progress", action="store_true", help="no sampling progress bar")
+
+
+def check(args: argparse.Namespace) -> None:
+    """The output directory and ``--save`` before fitting (a fit can take minutes)."""
+    check_out(args)
+    if args.save and Path(args.save).exists() and not Path(args.save).is_dir():
+        raise UsageError(f"--save {args.save} is an existing file; give a directory")
 
 
 def _data(args: argparse.Namespace) -> tuple[object, str, str]:
     given = sum(bool(x) for x in (args.file, args.dataset, args.rankings, args.paired))
     if given != 1:
-        raise SystemExit("error: give exactly one of FILE, --dataset, --rankings, --paired")
+        raise UsageError("give exactly one of FILE, --dataset, --rankings, --paired")
     if args.rankings:
         return load_rankings(args.rankings), args.rankings, "rankings"
     if args.paired:
         if args.model != "bt":
-            raise SystemExit("error: --paired data need --model bt")
+            raise UsageError("--paired data need --model bt")
         return load_paired(args.paired), args.paired, "paired comparisons"
     scores = load_input(args)
-    level = args.level or ("instance" if scores.has_instances else "task")
-    if level == "instance" and not scores.has_instances:
-        raise SystemExit("error: --level instance needs an instance column (--instance NAME)")
+    level = level_of(args, scores)
     name = args.dataset or Path(args.file).stem
     return Rankings.from_scores(scores, by=level), name, f"{level}-level rankings"
 
 
-def fit_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from rankstats import models
 
     data, name, what = _data(args)
     if args.model == "mallows":
         args.method = args.method or "mcmc"
         if args.method not in ("mcmc", "map"):
-            raise SystemExit("error: --model mallows takes --method mcmc or map")
+            raise UsageError("--model mallows takes --method mcmc or map")
         if args.kind != "subset":
-            raise SystemExit(
-                "error: --kind top_k is not a Mallows option (unranked items are latent anywhere)"
+            raise UsageError(
+                "--kind top_k is not a Mallows option (unranked items are latent anywhere)"
             )
         return _mallows(args, data, name, what)
     args.method = args.method or "nuts"
     if args.method == "mcmc":
-        raise SystemExit("error: --method mcmc is the Mallows sampler; pl/bt use nuts, mle or map")
+        raise UsageError("--method mcmc is the Mallows sampler; pl/bt use nuts, mle or map")
     cls = models.PlackettLuce if args.model == "pl" else models.BradleyTerry
     model = cls(prior_scale=args.prior_scale, kind=args.kind)
     fit = model.fit(
@@ -156,7 +197,7 @@ def fit_command(args: argparse.Namespace) -> int:
     print("-" * len(header))
     for row in table.itertuples():
         line = (
-            f"{row.rank:>4}  {_short(row.system, width):<{width}}  {row.log_worth:>9.4f}  "
+            f"{row.rank:>4}  {short(row.system, width):<{width}}  {row.log_worth:>9.4f}  "
             f"{getattr(row, spread):>6.3f}  [{row.low:>7.3f}, {row.high:>7.3f}]"
         )
         if args.method == "nuts":
@@ -174,7 +215,7 @@ def fit_command(args: argparse.Namespace) -> int:
         print("      " + " ".join(f"{lab:>5}" for lab in labels))
         for i, a in enumerate(fit.order):
             cells = ["    \\" if a == b else f"{matrix.loc[a, b]:5.2f}" for b in fit.order]
-            print(f"  {labels[i]:>2}  " + " ".join(cells) + f"   {_short(a, 40)}")
+            print(f"  {labels[i]:>2}  " + " ".join(cells) + f"   {short(a, 40)}")
     return _write_outputs(args, fit, name, table, "worth", pairs, forest=not args.no_figures)
 
 
@@ -196,35 +237,31 @@ def _write_outputs(
     n_sig = int(pairs["significant"].sum() // 2)
     print(f"\n{n_sig} of {n * (n - 1) // 2} pairs have a {args.prob:.0%} interval excluding ½.")
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    files = [out / f"{args.model}_{table_name}.csv", out / f"{args.model}_pairwise.csv"]
-    table.to_csv(files[0], index=False)
-    pairs.to_csv(files[1], index=False)
-    if forest:
-        from rankstats.models.plots import forest_plot
-        from rankstats.plotting import save_figure
+    with output_dir(out) as tmp:
+        files = [tmp / f"{args.model}_{table_name}.csv", tmp / f"{args.model}_pairwise.csv"]
+        write_csv(table, files[0])
+        file_done()
+        write_csv(pairs, files[1])
+        file_done()
+        if forest:
+            from rankstats.models.plots import forest_plot
+            from rankstats.plotting import save_figure
 
-        files += save_figure(forest_plot(fit, args.prob), out / f"{args.model}_forest")
+            files += save_figure(forest_plot(fit, args.prob), tmp / f"{args.model}_forest")
+            file_done()
+        info = {
+            "data": name,
+            "model": args.model,
+            "method": args.method,
+            **(extra or {}),
+            "info": fit.info,
+            "parameters": fit.parameters,
+            "log_likelihood": fit.log_likelihood,
+        }
+        files.append(write_json(tmp / f"{args.model}_fit.json", info))
+    print(written(tmp, out, files))
     if args.save:
-        files.append(models.save(fit, name, args.save, keep=args.keep))
-    info_path = out / f"{args.model}_fit.json"
-    info_path.write_text(
-        json.dumps(
-            {
-                "data": name,
-                "model": args.model,
-                "method": args.method,
-                **(extra or {}),
-                "info": fit.info,
-                "parameters": fit.parameters,
-                "log_likelihood": fit.log_likelihood,
-            },
-            indent=1,
-            default=_json_default,
-        )
-    )
-    files.append(info_path)
-    print(f"wrote {', '.join(str(p) for p in files)}")
+        print(f"wrote {models.save(fit, name, args.save, keep=args.keep)}")
     return 0
 
 
@@ -233,7 +270,7 @@ def _mallows(args: argparse.Namespace, data: object, name: str, what: str) -> in
     from rankstats import models
 
     if not isinstance(data, Rankings):
-        raise SystemExit("error: the Mallows model takes rankings, not paired comparisons")
+        raise UsageError("the Mallows model takes rankings, not paired comparisons")
     model = models.Mallows(prior=args.prior)
     fit = model.fit(
         data,
@@ -287,7 +324,7 @@ def _mallows(args: argparse.Namespace, data: object, name: str, what: str) -> in
     print(header)
     print("-" * len(header))
     for row in table.itertuples():
-        line = f"{row.rank:>4}  {_short(row.system, width):<{width}}  {row.position:>8.2f}"
+        line = f"{row.rank:>4}  {short(row.system, width):<{width}}  {row.position:>8.2f}"
         if sampled:
             r_hat = "     -" if np.isnan(row.r_hat) else f"{row.r_hat:>6.3f}"
             ess = "     -" if np.isnan(row.ess_bulk) else f"{row.ess_bulk:>6.0f}"

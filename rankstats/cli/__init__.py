@@ -1,0 +1,205 @@
+"""The ``rankstats`` command: one module per subcommand, shared options in ``_common``.
+
+Every subcommand module defines ``HELP``, ``arguments(parser)`` and ``run(args) -> int``. Errors
+follow one convention (see :mod:`rankstats.cli._common`): a user error is one line
+``rankstats <command>: error: …`` and exit code 2, a failure while computing exit code 1, an
+interruption exit code 130; ``--debug`` (or ``RANKSTATS_DEBUG=1``) shows the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import warnings
+from types import ModuleType
+
+from rankstats.cli._common import (
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    Parser,
+    UsageError,
+    check_out,
+)
+
+#: Subcommands in the order of ``rankstats --help``.
+COMMANDS = ("rank", "report", "fit", "simulate", "robustness", "paired", "datasets", "kemeny")
+
+
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(f"rankstats.cli.{name}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="rankstats",
+        description="Rank systems from benchmark scores, with uncertainty. Exit codes: 0 done, "
+        "1 failure while computing, 2 usage or input error, 130 interrupted.",
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help="show the Python traceback of an error"
+    )
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for name in COMMANDS:
+        module = _module(name)
+        child = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.arguments(child)
+        child.add_argument(
+            "--debug",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="show the Python traceback of an error",
+        )
+    return parser
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    import pandas as pd
+
+    from rankstats.errors import InvalidRankingsError, InvalidScoresError, OutputError
+
+    return (
+        UsageError,
+        InvalidScoresError,
+        InvalidRankingsError,
+        OutputError,
+        FileNotFoundError,
+        NotADirectoryError,
+        IsADirectoryError,
+        PermissionError,
+        UnicodeDecodeError,
+        pd.errors.EmptyDataError,
+        pd.errors.ParserError,
+        ValueError,
+    )
+
+
+def _rescue_file(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """Move a FILE swallowed by a many-valued option back to the front.
+
+    ``rankstats rank --lower-is-better ppl scores.csv`` gives ``scores.csv`` to
+    ``--lower-is-better`` (argparse options with ``nargs="+"`` take every following word). When
+    no positional FILE is given and the last value of such an option is an existing file or
+    directory, it is the FILE.
+    """
+    if len(argv) < 2 or argv[0] not in COMMANDS:
+        return argv
+    command = _subparser(parser, argv[0])
+    if command is None:
+        return argv
+    nargs = {}
+    for action in command._actions:
+        for option in action.option_strings:
+            nargs[option] = action.nargs
+    rest = argv[1:]
+    positional, candidates, i = [], [], 0
+    while i < len(rest):
+        token = rest[i]
+        if token.startswith("-") and token != "-":
+            name = token.split("=", 1)[0]
+            n = nargs.get(name, 0)
+            if "=" in token or n == 0:
+                i += 1
+            elif n in ("+", "*"):
+                j = i + 1
+                while j < len(rest) and not rest[j].startswith("-"):
+                    j += 1
+                if j - i > 2 or (n == "*" and j - i > 1):
+                    candidates.append(j - 1)  # the last value of a many-valued option
+                i = j
+            else:
+                i += 1 + (n if isinstance(n, int) else 1)
+        else:
+            positional.append(i)
+            i += 1
+    if positional:
+        return argv
+    for index in candidates:
+        if os.path.exists(rest[index]):
+            return [argv[0], rest[index], *rest[:index], *rest[index + 1 :]]
+    return argv
+
+
+def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser | None:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices.get(name)
+    return None
+
+
+def _one_line(err: BaseException) -> str:
+    text = str(err).strip() or type(err).__name__
+    if isinstance(err, KeyError) and len(err.args) == 1 and isinstance(err.args[0], str):
+        text = err.args[0]
+    return " ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(_rescue_file(argv, parser))
+    debug = args.debug or os.environ.get("RANKSTATS_DEBUG", "") not in ("", "0")
+    prog = f"rankstats {args.command}"
+    memory_env: str | None = os.environ.get("RANKSTATS_IGNORE_MEMORY")
+    try:
+        from rankstats.errors import DataWarning
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", DataWarning)
+            # One line per warning, on stderr, in the command's name (restored on exit).
+            warnings.showwarning = lambda message, *_, **__: print(
+                f"{prog}: warning: {_one_line(message)}", file=sys.stderr
+            )
+            try:
+                if getattr(args, "ignore_memory_check", False):
+                    # Restored in the finally clause (main() is also called in-process).
+                    os.environ["RANKSTATS_IGNORE_MEMORY"] = "1"
+                module = _module(args.command)
+                # Arguments and output paths are checked before any computing.
+                getattr(module, "check", check_out)(args)
+                return module.run(args)
+            except KeyboardInterrupt:
+                if debug:
+                    raise
+                print(f"{prog}: interrupted; no output was left half-written", file=sys.stderr)
+                return EXIT_INTERRUPTED
+            except _user_errors() as err:
+                if debug:
+                    raise
+                print(f"{prog}: error: {_one_line(err)}", file=sys.stderr)
+                return EXIT_USAGE
+            except MemoryError as err:
+                if debug:
+                    raise
+                from rankstats.errors import ResourceError
+
+                if isinstance(err, ResourceError):
+                    print(f"{prog}: error: {_one_line(err)}", file=sys.stderr)
+                    return EXIT_USAGE
+                print(
+                    f"{prog}: error: out of memory while computing; use a smaller input or "
+                    "--stream (run with --debug for the traceback)",
+                    file=sys.stderr,
+                )
+                return EXIT_FAILURE
+            except Exception as err:
+                if debug:
+                    raise
+                print(
+                    f"{prog}: error: failure while computing: {type(err).__name__}: "
+                    f"{_one_line(err)} (run with --debug for the traceback, and report it if "
+                    "the input is valid)",
+                    file=sys.stderr,
+                )
+                return EXIT_FAILURE
+    finally:
+        if memory_env is None:
+            os.environ.pop("RANKSTATS_IGNORE_MEMORY", None)
+        else:
+            os.environ["RANKSTATS_IGNORE_MEMORY"] = memory_env
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

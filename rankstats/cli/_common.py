@@ -1,0 +1,289 @@
+"""What every subcommand shares: the input options, argument checks, the exit-code convention,
+escaping of names on the terminal, JSON helpers and the atomic output directory.
+
+Exit codes (the same for every subcommand):
+
+=====  ==========================================================================
+0      success
+1      failure while computing (a bug or an unexpected condition; ``--debug`` shows the traceback)
+2      usage or input error: a bad option, an unreadable or invalid file, an output path that
+       cannot be written, an input too large for this machine
+130    interrupted (Ctrl-C); no output directory is left half-written
+=====  ==========================================================================
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from rankstats._atomic import check_output_dir, checkpoint
+from rankstats._text import terminal
+from rankstats.datasets import DATASETS
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(Exception):
+    """A user error found by the CLI itself (printed as one line, exit code 2)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """``argparse`` with the one-line error format of every rankstats error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+# ---------------------------------------------------------------------------- argument types
+def _number(kind: type, check: Callable[[float], bool], what: str) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, not {text!r}") from None
+        if not check(value):
+            raise argparse.ArgumentTypeError(f"expected {what}, not {text!r}")
+        return value
+
+    parse.__name__ = what  # argparse names the type in its messages
+    return parse
+
+
+probability = _number(float, lambda v: 0 < v < 1, "a number strictly between 0 and 1")
+positive = _number(float, lambda v: math.isfinite(v) and v > 0, "a positive number")
+finite = _number(float, math.isfinite, "a finite number")
+fraction = _number(float, lambda v: 0 <= v < 1, "a number in [0, 1)")
+
+
+def at_least(minimum: int) -> Callable[[str], int]:
+    """An integer option ``≥ minimum``."""
+    return _number(int, lambda v: v >= minimum, f"an integer ≥ {minimum}")
+
+
+# ---------------------------------------------------------------------------- shared input
+def add_input_arguments(
+    parser: argparse.ArgumentParser, task_flag: str = "--task", level: bool = False
+) -> None:
+    """FILE | --dataset NAME and the column / direction options shared by subcommands.
+
+    ``task_flag`` names the option of the task column (``args.task`` either way): a subcommand
+    whose ``--task`` chooses a metric passes ``"--task-column"``. ``level`` adds ``--level``."""
+    parser.add_argument("file", nargs="?", help="score table: CSV, TSV or Parquet (long or wide)")
+    parser.add_argument("--dataset", choices=sorted(DATASETS), help="a bundled data set instead")
+    parser.add_argument("--system", default="system", help="system column (default: system)")
+    parser.add_argument(
+        task_flag, dest="task", default="task", help="task column of a long table (default: task)"
+    )
+    parser.add_argument(
+        "--instance",
+        default=None,
+        help="instance column of a long table (default: a column named 'instance', if any)",
+    )
+    parser.add_argument("--score", default="score", help="score column of a long table")
+    parser.add_argument(
+        "--layout",
+        choices=["auto", "long", "wide"],
+        default="auto",
+        help="long = one row per score; wide = one row per system (default: auto)",
+    )
+    parser.add_argument(
+        "--lower-is-better",
+        nargs="+",
+        default=[],
+        metavar="TASK",
+        help="tasks where a lower score is better",
+    )
+    parser.add_argument(
+        "--sep", default=None, help="field separator of a text file (default: detected)"
+    )
+    parser.add_argument(
+        "--encoding",
+        default="utf-8",
+        help="text encoding of a CSV/TSV file (default: utf-8; e.g. latin-1, utf-16)",
+    )
+    parser.add_argument(
+        "--na-values",
+        nargs="+",
+        default=None,
+        metavar="WORD",
+        help="words to read as 'not evaluated' in the score column, e.g. NA n/a (default: only "
+        "empty cells; other words are refused)",
+    )
+    parser.add_argument(
+        "--ignore-memory-check",
+        action="store_true",
+        help="compute even when the memory estimated from the input's shape exceeds what this "
+        "machine has (sets RANKSTATS_IGNORE_MEMORY=1)",
+    )
+    parser.add_argument(
+        "--tasks",
+        nargs="+",
+        default=None,
+        metavar="COLUMN",
+        help="wide tables: the task columns to rank (default: every other column; a column "
+        "named like an aggregate, e.g. Average, must be chosen or left out explicitly)",
+    )
+
+    if level:
+        parser.add_argument(
+            "--level",
+            choices=["task", "instance"],
+            default=None,
+            help="rank per task or per (task, instance) (default: instance when the data has it)",
+        )
+
+
+def add_significance_arguments(parser: argparse.ArgumentParser, form: bool) -> None:
+    """``--delta``, ``--correction``, [``--form``], ``--estimand`` of the Hoeffding intervals."""
+    from rankstats.confidence import CORRECTIONS, ESTIMANDS, FORMS
+
+    parser.add_argument(
+        "--delta", type=probability, default=0.05, help="error level δ, in (0, 1) (default 0.05)"
+    )
+    parser.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        default="holm",
+        help="multiplicity correction over pairs (default: holm)",
+    )
+    if form:
+        parser.add_argument(
+            "--form",
+            choices=FORMS,
+            default="two-sided",
+            help="Hoeffding half-width: two-sided (default) or the one-sided width printed by "
+            "Himmi et al. (2023)",
+        )
+    parser.add_argument(
+        "--estimand",
+        choices=ESTIMANDS,
+        default="imputed",
+        help="pairwise probability estimated (default: imputed, as Himmi et al. 2023)",
+    )
+
+
+@contextlib.contextmanager
+def flag_names() -> Iterator[None]:
+    """Errors about ``higher_is_better`` name the flag the CLI user typed (--lower-is-better)."""
+    from rankstats.errors import InvalidScoresError
+
+    try:
+        yield
+    except InvalidScoresError as err:
+        text = str(err)
+        if text.startswith("higher_is_better "):
+            raise UsageError("--lower-is-better" + text[len("higher_is_better") :]) from None
+        raise
+
+
+def load_input(args: argparse.Namespace):
+    """Scores from ``FILE`` or ``--dataset`` (exactly one), read with the library's one reader."""
+    from rankstats.datasets import load_dataset
+    from rankstats.scores import read_scores
+
+    if bool(args.file) == bool(args.dataset):
+        raise UsageError("give a score FILE or --dataset NAME (exactly one)")
+    if args.dataset:
+        given = [f for f in ("lower_is_better", "na_values", "tasks", "sep") if getattr(args, f)]
+        if args.encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+            given.append("encoding")
+        if given:
+            flags = ", ".join("--" + f.replace("_", "-") for f in given)
+            raise UsageError(f"{flags} appl{'ies' if len(given) == 1 else 'y'} to FILE input only")
+        return load_dataset(args.dataset)
+    path = Path(args.file)
+    if path.is_dir():
+        raise UsageError(f"{path} is a directory; give a score file (or --stream for a directory)")
+    directions = {t: False for t in args.lower_is_better} if args.lower_is_better else True
+    options = {
+        key: getattr(args, key)
+        for key in ("sep", "na_values", "tasks", "encoding")
+        if getattr(args, key, None) is not None
+    }
+    with flag_names():
+        return read_scores(
+            path,
+            system=args.system,
+            task=args.task,
+            instance=args.instance,
+            score=args.score,
+            higher_is_better=directions,
+            layout=args.layout,
+            **options,
+        )
+
+
+def level_of(args: argparse.Namespace, scores) -> str:
+    """``--level`` (default: instance when the data has instances); refuses an impossible one."""
+    level = args.level or ("instance" if scores.has_instances else "task")
+    if level == "instance" and not scores.has_instances:
+        raise UsageError(
+            "--level instance needs an instance column: name it with --instance COLUMN"
+        )
+    return level
+
+
+def add_output_argument(parser: argparse.ArgumentParser, default: str | None, what: str) -> None:
+    parser.add_argument(
+        "--out",
+        default=default,
+        metavar="DIR",
+        help=f"output directory for {what}"
+        + (f" (default: {default})" if default else "")
+        + "; written as a whole (a failed or interrupted run leaves the previous one untouched)",
+    )
+
+
+# ---------------------------------------------------------------------------- outputs
+def written(tmp: Path, final: Path, files: list[Path]) -> str:
+    """``wrote a, b, c`` with the final paths of files written in the temporary directory."""
+    return "wrote " + ", ".join(str(final / Path(f).relative_to(tmp)) for f in files)
+
+
+def file_done() -> None:
+    """Test hook between two output files (``RANKSTATS_FAIL_AT=cli-file:N``)."""
+    checkpoint("cli-file")
+
+
+def json_default(value: object) -> object:
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return None if math.isnan(value) else float(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def clean(records: list[dict]) -> list[dict]:
+    """Replace NaN by None so the JSON is standard."""
+    return [
+        {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+        for r in records
+    ]
+
+
+def write_json(path: Path, data: dict) -> Path:
+    path.write_text(json.dumps(data, indent=1, default=json_default, ensure_ascii=False))
+    return path
+
+
+def short(name: object, width: int) -> str:
+    """A name for a terminal column: control characters escaped, cut to ``width``."""
+    text = terminal(name)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def check_out(args: argparse.Namespace) -> None:
+    """Refuse an unusable ``--out`` directory before any computing."""
+    if getattr(args, "out", None):
+        check_output_dir(args.out)

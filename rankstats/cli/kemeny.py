@@ -1,0 +1,135 @@
+"""``rankstats kemeny``: Kemeny consensus (exact or with a certified gap) and dispersion."""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from pathlib import Path
+
+from rankstats._atomic import output_dir
+from rankstats._text import write_csv
+from rankstats.cli._common import (
+    add_input_arguments,
+    clean,
+    file_done,
+    level_of,
+    load_input,
+    positive,
+    short,
+    write_json,
+    written,
+)
+
+HELP = "Kemeny consensus (exact or with a bound) and the dispersion of the rankings"
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser, level=True)
+    parser.add_argument(
+        "--method",
+        choices=["auto", "exact", "heuristic"],
+        default="auto",
+        help="auto: exact within the time limit, else best heuristic with its gap (default)",
+    )
+    parser.add_argument(
+        "--time-limit",
+        type=positive,
+        default=60.0,
+        help="seconds for the search (default 60); when it runs out, the best order is "
+        "reported with its certified gap",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the KwikSort starts")
+    parser.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="also write kemeny.csv and kemeny.json here (written as a whole)",
+    )
+    parser.add_argument(
+        "--progress", action="store_true", help="print one line per solver round (stderr)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from rankstats.aggregate import aggregate
+    from rankstats.dispersion import dispersion_table
+    from rankstats.kemeny import NotProvedOptimalWarning, kemeny
+    from rankstats.rankings import Rankings
+
+    scores = load_input(args)
+    level = level_of(args, scores)
+    rankings = Rankings.from_scores(scores, by=level)
+    with warnings.catch_warnings():
+        # The status line below states the proof status and the gap.
+        warnings.simplefilter("ignore", NotProvedOptimalWarning)
+        res = kemeny(
+            rankings,
+            method=args.method,
+            time_limit=args.time_limit,
+            seed=args.seed,
+            progress=args.progress,
+        )
+    borda = aggregate(rankings, method="borda").table.set_index("system")["rank"]
+    mean = aggregate(scores, method="mean").table.set_index("system")["rank"]
+    table = res.table.rename(columns={"rank": "rank_kemeny"})
+    table["rank_borda"] = borda.reindex(table["system"]).to_numpy()
+    table["rank_mean"] = mean.reindex(table["system"]).to_numpy()
+    name = scores.name or (Path(args.file).name if args.file else "scores")
+    print(f"rankstats kemeny: {short(name, 80)}")
+    print(f"  {short(repr(scores), 400)}")
+    print(f"  {rankings.n_rankings} rankings ({level} level), missing systems imputed\n")
+    width = min(max(len(short(s, 44)) for s in table["system"]), 44)
+    header = f"{'kemeny':>6}  {'system':<{width}}  {'borda':>6}  {'mean':>6}"
+    print(header)
+    print("-" * len(header))
+    for row in table.itertuples(index=False):
+        print(
+            f"{row.rank_kemeny:>6d}  {short(row.system, width):<{width}}  "
+            f"{row.rank_borda:>6g}  {row.rank_mean:>6g}"
+        )
+    status = "proved optimal" if res.optimal else f"NOT proved optimal (gap {res.gap:.3%})"
+    print(
+        f"\ncost (total expected Kendall distance to the rankings): {res.cost:.6g}; lower bound "
+        f"{res.lower_bound:.6g}; {status}; {len(res.components)} Condorcet blocks (largest "
+        f"{max(res.components, default=0)}); {res.seconds:.3g} s"
+    )
+    candidates = {"kemeny": res, "borda": "borda", "mean": "mean", "random": "random"}
+    disp = dispersion_table(
+        scores, candidates=candidates, level=level, time_limit=args.time_limit, seed=args.seed
+    )
+    gamma = disp.attrs["pairwise"]
+    print(
+        f"\ndispersion: mean Kendall distance between two rankings γ = {gamma:.6g} "
+        f"(of at most {len(table) * (len(table) - 1) / 2:g}); any consensus is at least γ/2 = "
+        f"{gamma / 2:.6g} from the rankings on average"
+    )
+    print(f"{'consensus':<10}  {'distance':>10}  {'/ γ':>6}")
+    for _, row in disp.iterrows():
+        print(f"{row['candidate']:<10}  {row['distance']:>10.6g}  {row['ratio']:>6.3f}")
+    if args.out:
+        out = Path(args.out)
+        with output_dir(out) as tmp:
+            files = [tmp / "kemeny.csv"]
+            write_csv(table, files[0])
+            file_done()
+            summary = {
+                "data": {"name": name, "level": level, "rankings": rankings.n_rankings},
+                "kemeny": {
+                    "order": res.order,
+                    "cost": res.cost,
+                    "lower_bound": res.lower_bound,
+                    "optimal": res.optimal,
+                    "gap": res.gap,
+                    "seconds": res.seconds,
+                    "method": res.method,
+                    "blocks": list(res.components),
+                },
+                "dispersion": {
+                    "pairwise": gamma,
+                    "random_baseline": disp.attrs["random_baseline"],
+                    "consensus": clean(disp.to_dict(orient="records")),
+                },
+            }
+            files.append(write_json(tmp / "kemeny.json", summary))
+        print("\n" + written(tmp, out, files))
+    return 0

@@ -1,0 +1,181 @@
+"""``rankstats paired``: paired instance-level tests and ratings on one metric."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rankstats._atomic import output_dir
+from rankstats._text import terminal, unique_slugs, write_csv
+from rankstats.cli._common import (
+    UsageError,
+    add_input_arguments,
+    add_output_argument,
+    at_least,
+    clean,
+    file_done,
+    load_input,
+    probability,
+    write_json,
+    written,
+)
+
+HELP = "paired instance-level tests and ratings on one metric"
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser, task_flag="--task-column")
+    parser.add_argument(
+        "--task",
+        dest="metric",
+        default=None,
+        metavar="METRIC",
+        help="the metric (task) to analyse; required when the data holds several",
+    )
+    parser.add_argument(
+        "--systems-as-columns",
+        action="store_true",
+        help="FILE is wide with one row per instance and one column per system "
+        "(the pairformance format)",
+    )
+    parser.add_argument(
+        "--confidence",
+        type=probability,
+        default=0.95,
+        help="level of the bootstrap intervals, in (0, 1); α = 1 − confidence marks "
+        "significance (default 0.95)",
+    )
+    parser.add_argument(
+        "--bootstrap", type=at_least(1), default=1000, help="bootstrap resamples (default 1000)"
+    )
+    parser.add_argument(
+        "--bt-ties",
+        choices=["half", "davidson"],
+        default="half",
+        help="Bradley–Terry ties: half a win each way (default) or Davidson's tie parameter",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--pair",
+        nargs=2,
+        action="append",
+        metavar=("A", "B"),
+        help="draw the pairing plot of A against B (repeatable; default: the two strongest)",
+    )
+    add_output_argument(parser, "paired-out", "pairs.csv, strengths.csv and the figures")
+    parser.add_argument("--no-figures", action="store_true", help="skip the figures")
+
+
+def _load(args: argparse.Namespace):
+    """The data and its system names (to check --pair before computing)."""
+    if not args.systems_as_columns:
+        scores = load_input(args)
+        if args.metric is not None and args.metric not in scores.tasks:
+            raise UsageError(
+                f"--task {args.metric!r} is not a task of the data; tasks are "
+                f"{', '.join(map(repr, scores.tasks[:20]))}"
+            )
+        return scores, list(scores.systems)
+    if not args.file or args.dataset:
+        raise UsageError("--systems-as-columns applies to a FILE")
+    import pandas as pd
+
+    sep = args.sep or ("\t" if str(args.file).endswith((".tsv", ".tsv.gz")) else ",")
+    data = pd.read_csv(args.file, sep=sep)
+    return data, [str(c) for c in data.columns]
+
+
+def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from rankstats.paired import paired
+    from rankstats.plotting import save_figure
+
+    data, systems = _load(args)
+    for pair in args.pair or []:
+        unknown = [s for s in pair if s not in systems]
+        if unknown:
+            raise UsageError(
+                f"--pair: no system {', '.join(map(repr, unknown))}; systems are "
+                f"{', '.join(map(repr, systems[:20]))}"
+            )
+        if pair[0] == pair[1]:
+            raise UsageError(f"--pair {pair[0]!r} {pair[1]!r}: give two different systems")
+    if args.pair:
+        stems = [f"pair_{a}_vs_{b}" for a, b in args.pair]
+        unique_slugs(stems, "pairing plot")
+    res = paired(
+        data,
+        task=args.metric,
+        confidence=args.confidence,
+        n_bootstrap=args.bootstrap,
+        seed=args.seed,
+        bt_ties=args.bt_ties,
+    )
+    alpha = res.parameters["alpha"]
+    print(terminal(repr(res)))
+    strengths = res.strengths.set_index("system")
+    key = "bt" if strengths["bt"].notna().all() else "mean"
+    with pd.option_context("display.width", 160, "display.max_columns", 20):
+        print(f"\nstrengths (sorted by {key}):")
+        shown = res.strengths.sort_values(key, ascending=False)
+        print(_terminal_frame(shown).to_string(index=False, float_format="%.4g"))
+        sig = res.pairs[res.pairs["sign_p_holm"] < alpha]
+        print(f"\n{len(sig)} pairs significant by the sign test (Holm, α = {alpha:g}):")
+        cols = [
+            "system_a",
+            "system_b",
+            "n",
+            "wins_a",
+            "wins_b",
+            "ties",
+            "p_a_beats_b",
+            "sign_p_holm",
+            "mean_diff",
+            "ttest_p_holm",
+            "wilcoxon_p_holm",
+        ]
+        if len(sig):
+            print(_terminal_frame(sig[cols].head(30)).to_string(index=False, float_format="%.4g"))
+            if len(sig) > 30:
+                print(f"... ({len(sig) - 30} more in pairs.csv)")
+        print("\naggregator agreement (Peyrard et al. 2021, Table 1):")
+        print(res.agreement.to_string(index=False, float_format="%.3f"))
+    out = Path(args.out)
+    with output_dir(out) as tmp:
+        files = []
+        for name, frame in (
+            ("pairs.csv", res.pairs),
+            ("strengths.csv", res.strengths),
+            ("agreement.csv", res.agreement),
+        ):
+            write_csv(frame, tmp / name)
+            files.append(tmp / name)
+            file_done()
+        summary = {
+            "parameters": res.parameters,
+            "strengths": clean(res.strengths.to_dict("records")),
+            "pairs": clean(res.pairs.to_dict("records")),
+            "agreement": clean(res.agreement.to_dict("records")),
+        }
+        files.append(write_json(tmp / "summary.json", summary))
+        if not args.no_figures:
+            files += save_figure(res.plot_matrix(), tmp / "matrix")
+            file_done()
+            top = list(strengths[key].sort_values(ascending=False, kind="stable").index[:2])
+            pairs = args.pair or [top]
+            stems = unique_slugs([f"pair_{a}_vs_{b}" for a, b in pairs], "pairing plot")
+            for (a, b), stem in zip(pairs, stems.values(), strict=True):
+                files += save_figure(res.plot_pair(a, b), tmp / stem)
+                file_done()
+    print("\n" + written(tmp, out, files))
+    return 0
+
+
+def _terminal_frame(frame):
+    """Names escaped for the terminal (control characters, bidi overrides)."""
+    out = frame.copy()
+    for column in ("system", "system_a", "system_b"):
+        if column in out:
+            out[column] = out[column].map(terminal)
+    return out

@@ -1,0 +1,387 @@
+"""``rankstats rank``: rank systems, with the Hoeffding significance of every pair."""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import math
+import os
+import sys
+import warnings
+from pathlib import Path
+
+import pandas as pd
+
+from rankstats._atomic import output_dir
+from rankstats._text import write_csv
+from rankstats.aggregate import AGGREGATORS, LAZY_METHODS, Aggregate, aggregate
+from rankstats.cli._common import (
+    UsageError,
+    add_input_arguments,
+    add_output_argument,
+    add_significance_arguments,
+    at_least,
+    clean,
+    file_done,
+    flag_names,
+    level_of,
+    load_input,
+    short,
+    write_json,
+    written,
+)
+from rankstats.confidence import hoeffding, significance_marks
+from rankstats.pairwise import Pairwise, pairwise
+from rankstats.rankings import Rankings
+
+HELP = "rank systems, with Hoeffding significance of every pair"
+
+METHOD_LABELS = {
+    "borda": "one-level Borda with imputation (σ^l)",
+    "borda2": "two-level Borda with imputation (σ^2l)",
+    "mean": "mean of available scores (σ^μ)",
+    "median": "median of available scores",
+    "copeland": "Copeland (pairwise majority wins)",
+    "kemeny": "Kemeny consensus",
+}
+
+STREAM_METHODS = ("mean", "borda", "borda2", "bt")
+
+#: Above this many systems the pairs are left out of summary.json (they are in pairs.csv).
+JSON_PAIRS_LIMIT = 200
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser, level=True)
+    parser.add_argument(
+        "--method",
+        default="borda",
+        choices=sorted({*AGGREGATORS, *LAZY_METHODS}),
+        help="aggregation method (default: borda, i.e. σ^l)",
+    )
+    add_significance_arguments(parser, form=True)
+    add_output_argument(parser, "rankstats-out", "ranking.csv, pairs.csv, the heatmap, JSON")
+    parser.add_argument("--no-figures", action="store_true", help="skip the heatmap")
+    stream = parser.add_argument_group(
+        "streaming (files larger than memory; FILE may be a directory or a quoted glob)"
+    )
+    stream.add_argument(
+        "--stream",
+        action="store_true",
+        help="read FILE in batches with rs.scan_scores (instance level; mean, borda, borda2, bt)",
+    )
+    stream.add_argument(
+        "--batch-rows",
+        type=at_least(1),
+        default=2_000_000,
+        help="rows per batch (default 2,000,000)",
+    )
+    stream.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="run on a Dask cluster, e.g. tcp://host:8786 (needs rankstats[dask])",
+    )
+    stream.add_argument(
+        "--workers",
+        type=at_least(1),
+        default=1,
+        metavar="N",
+        help="local worker processes reducing Parquet row groups in parallel (default 1)",
+    )
+    stream.add_argument(
+        "--progress",
+        action="store_true",
+        help="print rows read and rows/s on stderr (default: only when stderr is a terminal)",
+    )
+
+
+def _stream_paths(pattern: str) -> list[str]:
+    """FILE, DIR or GLOB (expanded here, so a quoted glob works on every shell)."""
+    if any(ch in pattern for ch in "*?["):
+        paths = sorted(glob.glob(pattern, recursive=True))
+        if not paths:
+            raise UsageError(f"no file matches {pattern!r}")
+        return paths
+    if not os.path.exists(pattern):
+        raise UsageError(f"no such file or directory: {pattern}")
+    return [pattern]
+
+
+def connect(address: str):
+    """A Dask client for ``--scheduler``; an unreachable address is a usage error."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError('--scheduler needs Dask: pip install "rankstats[dask]"') from None
+    try:
+        return Client(address, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as err:
+        raise UsageError(
+            f"cannot reach the Dask scheduler at {address!r} ({err}); check the address "
+            "(e.g. tcp://host:8786) and that the scheduler is running"
+        ) from None
+
+
+def _streamed(args: argparse.Namespace) -> int:
+    """``rank --stream``: the statistics of rs.scan_scores, then the same table and files."""
+    from rankstats.scan import scan_scores
+
+    if args.dataset or not args.file:
+        raise UsageError("--stream reads a FILE, directory or glob (not --dataset)")
+    if args.level == "task":
+        raise UsageError("--stream ranks (task, instance) rankings: use --level instance")
+    if args.layout == "wide":
+        raise UsageError("--stream reads long tables (one row per score)")
+    if args.tasks:
+        raise UsageError("--tasks applies to wide tables; --stream reads long tables")
+    if args.method not in STREAM_METHODS:
+        raise UsageError(
+            f"--stream supports --method {', '.join(STREAM_METHODS)}, not {args.method!r} "
+            "(the others need all rankings in memory)"
+        )
+    paths = _stream_paths(args.file)
+    client = connect(args.scheduler) if args.scheduler else None
+    directions = {t: False for t in args.lower_is_better} if args.lower_is_better else True
+    options = {
+        k: getattr(args, k)
+        for k in ("na_values", "sep", "encoding")
+        if getattr(args, k) is not None
+    }
+    try:
+        with flag_names():
+            scanned = scan_scores(
+                paths,
+                system=args.system,
+                task=args.task,
+                instance=args.instance or "instance",
+                score=args.score,
+                higher_is_better=directions,
+                batch_rows=args.batch_rows,
+                client=client,
+                workers=args.workers,
+                **options,
+            )
+            st = scanned.statistics(progress=args.progress or sys.stderr.isatty())
+    finally:
+        if client is not None:
+            client.close()
+    pw = st.pairwise
+    ranked = st.task_seen.sum(axis=1) > 0
+    data = {
+        "name": Path(args.file).name,
+        "systems": len(scanned.systems),
+        "tasks": int(ranked.sum()),
+        "scores": int(st.instance_count.sum()),
+        "level": "instance",
+        "rankings": pw.n_rankings,
+        "lower_is_better": [t for t, h in scanned.higher_is_better.items() if not h],
+        "skipped_tasks": [t for t, r in zip(scanned.tasks, ranked, strict=True) if not r],
+        "never_evaluated": [s for s, n in zip(pw.systems, pw.n_evaluated, strict=True) if n == 0],
+    }
+    return _output(
+        args,
+        repr(scanned),
+        data,
+        scanned.aggregate(args.method, statistics=st),
+        scanned.aggregate("mean", statistics=st),
+        pw,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.stream:
+        return _streamed(args)
+    if args.scheduler or args.workers != 1 or args.batch_rows != 2_000_000:
+        raise UsageError("--scheduler, --workers and --batch-rows apply to --stream")
+    scores = load_input(args)
+    level = level_of(args, scores)
+    data = {
+        "name": scores.name or (Path(args.file).name if args.file else "scores"),
+        "systems": len(scores.systems),
+        "tasks": len(scores.tasks),
+        "scores": len(scores.data),
+        "level": level,
+        "rankings": None,
+        "lower_is_better": [t for t, h in scores.higher_is_better.items() if not h],
+        "skipped_tasks": list(scores.skipped_tasks),
+        "never_evaluated": list(scores.unevaluated_systems),
+    }
+    rankings = Rankings.from_scores(scores, by=level)
+    pw = pairwise(rankings)
+    data["rankings"] = pw.n_rankings
+    with warnings.catch_warnings():
+        # A Kemeny consensus not proved optimal is stated with its gap below the table.
+        from rankstats.kemeny import NotProvedOptimalWarning
+
+        warnings.simplefilter("ignore", NotProvedOptimalWarning)
+        result = aggregate(scores, method=args.method, level=level)
+    return _output(
+        args,
+        repr(scores),
+        data,
+        result,
+        aggregate(scores, method="mean"),
+        pw,
+    )
+
+
+def _output(
+    args: argparse.Namespace,
+    description: str,
+    data: dict,
+    result: Aggregate,
+    baseline: Aggregate,
+    pw: Pairwise,
+) -> int:
+    """Hoeffding intervals, the printed table and matrix, and the files (both input paths)."""
+    level, name = data["level"], data["name"]
+    ci = hoeffding(
+        pw,
+        delta=args.delta,
+        correction=args.correction,
+        form=args.form,
+        estimand=args.estimand,
+        order=result.order,
+    )
+
+    table = result.table.rename(columns={"score": args.method})
+    base = baseline.table.set_index("system")
+    table["rank_mean"] = base.loc[table["system"], "rank"].to_numpy()
+    table["mean"] = base.loc[table["system"], "score"].to_numpy()
+    order = table["system"].tolist()
+    marks = significance_marks(ci, order)
+    for column in ("significantly_above", "significantly_below", "above_next", "below_next"):
+        table[column] = marks[column].to_numpy()
+    table = table.rename(
+        columns={"above_next": "above_next_significant", "below_next": "below_next_significant"}
+    )
+
+    label = METHOD_LABELS.get(args.method, args.method)
+    print(f"rankstats rank: {short(name, 80)}")
+    print(f"  {short(description, 400)}")
+    print(
+        f"  ranking by {label}, {level} level ({pw.n_rankings} rankings), "
+        f"next to the mean baseline (σ^μ)\n"
+    )
+    kemeny_note = _kemeny_note(result)
+    width = min(max(len(short(s, 44)) for s in order), 44)
+    header = (
+        f"{'rank':>5}  {'system':<{width}}  {args.method:>10}  {'rank σ^μ':>8}  "
+        f"{'σ^μ':>9}  {'sig.>':>5}  {'sig.<':>5}  >next"
+    )
+    print(header)
+    print("-" * len(header))
+    for row in table.itertuples(index=False):
+        row = row._asdict()
+        print(
+            f"{row['rank']:>5g}  {short(row['system'], width):<{width}}  "
+            f"{row[args.method]:>10.4f}  {row['rank_mean']:>8g}  {row['mean']:>9.4f}  "
+            f"{row['significantly_above']:>5d}  {row['significantly_below']:>5d}  "
+            f"{'  *' if row['above_next_significant'] else ''}"
+            f"{'  !' if row['below_next_significant'] else ''}"
+        )
+    n_sig = int(ci["significant"].sum() // 2)
+    attrs = ci.attrs
+    print(
+        f"\nsig.> / sig.<: number of systems it is significantly above / below; * = significantly "
+        f"above the next system; ! = the next system is significantly above this one (the "
+        f"ranking order contradicts the pairwise test there).\nHoeffding intervals "
+        f"({args.form}, {args.estimand} estimand), "
+        f"δ = {args.delta}, {args.correction} correction over {attrs['n_pairs']} pairs: "
+        f"{n_sig} significant pair(s)."
+    )
+    if kemeny_note:
+        print(kemeny_note)
+    _print_power_note(args, pw, attrs)
+    if pw.n_systems <= 40:
+        _print_matrix(ci, order)
+
+    out = Path(args.out)
+    with output_dir(out) as tmp:
+        files = [tmp / "ranking.csv", tmp / "pairs.csv"]
+        write_csv(table, files[0])
+        file_done()
+        write_csv(ci, files[1])
+        file_done()
+        if not args.no_figures:
+            from rankstats.plotting import save_figure, significance_heatmap
+
+            files += save_figure(significance_heatmap(ci), tmp / "significance_heatmap")
+            file_done()
+        parameters = {
+            "method": args.method,
+            "baseline": "mean",
+            **{
+                k: attrs[k]
+                for k in ("delta", "correction", "form", "estimand", "n_pairs", "interval_level")
+            },
+        }
+        if args.method == "kemeny":
+            res = result.details["kemeny"]
+            parameters["kemeny"] = {k: getattr(res, k) for k in _KEMENY_KEYS}
+        big = pw.n_systems > JSON_PAIRS_LIMIT
+        summary = {
+            "data": data,
+            "parameters": parameters,
+            "ranking": clean(table.to_dict(orient="records")),
+            "pairs": "in pairs.csv" if big else clean(ci.to_dict(orient="records")),
+            "significant_pairs": n_sig,
+            "files": [str(out / p.relative_to(tmp)) for p in files],
+        }
+        files.append(write_json(tmp / "summary.json", summary))
+    print("\n" + written(tmp, out, files))
+    return 0
+
+
+_KEMENY_KEYS = ("optimal", "cost", "lower_bound", "gap", "seconds")
+
+
+def _kemeny_note(result: Aggregate) -> str:
+    """The optimality of a ``--method kemeny`` consensus, as ``rankstats kemeny`` prints it."""
+    if result.method != "kemeny":
+        return ""
+    res = result.details["kemeny"]
+    if res.optimal:
+        return f"Kemeny consensus proved optimal (cost {res.cost:.6g})."
+    return (
+        f"warning: the Kemeny consensus was NOT proved optimal within the time limit: cost "
+        f"{res.cost:.6g}, lower bound {res.lower_bound:.6g}, gap {res.gap:.3%} (rankstats kemeny "
+        "--time-limit SECONDS searches longer and reports the dispersion)."
+    )
+
+
+def _print_power_note(args: argparse.Namespace, pw: Pairwise, attrs: dict) -> None:
+    max_z = int(pw.compared.max()) if pw.n_systems > 1 else 0
+    log_term = (
+        math.log(2 / attrs["interval_level"])
+        if args.form == "two-sided"
+        else -math.log(attrs["interval_level"])
+    )
+    # A unanimous pair (estimate 1) is significant iff 2 z (1/2)^2 > log_term.
+    z_needed = math.floor(log_term / (2 * 0.25)) + 1
+    if max_z < z_needed:
+        print(
+            f"note: pairs are compared in at most {max_z} rankings; even a unanimous pair needs "
+            f"z ≥ {z_needed} to be significant at this level. Instance-level scores "
+            f"(--level instance, when the data has them) give more rankings."
+        )
+
+
+def _print_matrix(ci: pd.DataFrame, order: list[str]) -> None:
+    print(
+        "\npairwise significance in ranked order (row vs column): + above, - below, . not "
+        "significant"
+    )
+    labels = [str(i + 1) for i in range(len(order))]
+    print("      " + " ".join(f"{lab:>2}" for lab in labels))
+    matrix = ci.pivot(index="system_a", columns="system_b", values="winner")
+    for i, a in enumerate(order):
+        cells = []
+        for b in order:
+            if a == b:
+                cells.append(" \\")
+            else:
+                w = matrix.loc[a, b]
+                cells.append(" +" if w == a else (" -" if w == b else " ."))
+        print(f"  {labels[i]:>2}  " + " ".join(cells) + f"   {short(a, 40)}")

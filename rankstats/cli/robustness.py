@@ -1,0 +1,117 @@
+"""``rankstats robustness``: the robustness experiments of the papers."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rankstats._atomic import output_dir
+from rankstats._text import write_csv
+from rankstats.aggregate import AGGREGATORS, LAZY_METHODS
+from rankstats.cli._common import (
+    EXIT_INTERRUPTED,
+    UsageError,
+    add_output_argument,
+    at_least,
+    file_done,
+    written,
+)
+
+HELP = "run a robustness experiment of the papers"
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    from rankstats.robustness import PRESETS
+
+    parser.add_argument(
+        "--experiment", choices=sorted(PRESETS), required=True, help="the preset to run"
+    )
+    parser.add_argument(
+        "--reps",
+        type=at_least(1),
+        default=None,
+        help="replicates per grid cell (default: the preset's)",
+    )
+    parser.add_argument(
+        "--aggregators",
+        nargs="+",
+        default=["mean", "borda", "borda2"],
+        choices=sorted({*AGGREGATORS, *LAZY_METHODS}),
+        metavar="METHOD",
+        help="aggregators compared (default: mean borda borda2; also median, copeland, kemeny, "
+        "bt, pl)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="worker processes (-1: all cores; default 1)",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=["processes", "joblib"],
+        default="processes",
+        help="how --jobs runs the grid cells: the standard library's process pool (default) or "
+        "joblib (loky; or a Dask cluster with --scheduler)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="run the cells on this Dask cluster through joblib (implies --backend joblib; "
+        "needs rankstats[dask])",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_output_argument(parser, "robustness-out", "robustness.csv, summary.csv and the figure")
+
+
+def run(args: argparse.Namespace) -> int:
+    from rankstats.plotting import save_figure
+    from rankstats.robustness import PRESETS, robustness
+
+    if args.jobs == 0 or args.jobs < -1:
+        raise UsageError(f"--jobs must be ≥ 1 or -1 (all cores), not {args.jobs}")
+    preset = PRESETS[args.experiment]
+    print(f"{args.experiment}: {preset['description']}")
+    run = {
+        "n_rep": args.reps or preset["n_rep"],
+        "seed": args.seed,
+        "n_jobs": args.jobs,
+        "base": preset["base"],
+        "progress": True,
+        "backend": args.backend,
+    }
+    if args.scheduler:
+        import joblib
+
+        from rankstats.cli.rank import connect
+
+        with connect(args.scheduler), joblib.parallel_config(backend="dask"):
+            n_jobs = args.jobs if args.jobs != 1 else -1
+            res = robustness(
+                args.aggregators, preset["grid"], **{**run, "n_jobs": n_jobs, "backend": "joblib"}
+            )
+    else:
+        res = robustness(args.aggregators, preset["grid"], **run)
+    if not res.complete:
+        print(
+            f"rankstats robustness: interrupted after {len(res.table)} result rows; nothing "
+            f"written ({args.out} left as it was)"
+        )
+        return EXIT_INTERRUPTED
+    summary = res.summary("kendall_tau")
+    panel = preset["panel"] if preset["panel"] in preset["grid"] else None
+    index = [k for k in (panel, preset["x"]) if k is not None]
+    table = summary.pivot_table(index=index, columns="aggregator", values="mean", sort=False)
+    print("mean Kendall τ to the truth:")
+    print(table.to_string(float_format="%.3f"))
+    out = Path(args.out)
+    with output_dir(out) as tmp:
+        files = [tmp / "robustness.csv", tmp / "summary.csv"]
+        write_csv(res.table, files[0])
+        file_done()
+        write_csv(summary, files[1])
+        file_done()
+        files += save_figure(res.plot(x=preset["x"], panel=panel), tmp / "robustness")
+    print(written(tmp, out, files))
+    return 0
