@@ -883,3 +883,40 @@ def _check_manifest(directory: Path, data: list[Path]) -> int | None:
         )
     rows = meta.get("rows")
     return int(rows) if isinstance(rows, int) else None
+
+
+def read_score_columns(
+    path: str | Path,
+    sep: str | None = None,
+    encoding: str = "utf-8",
+    na_values: Sequence[str] | None = None,
+) -> Any:
+    """Every column of a file as scores: the layout of paired files (pairformance), one row per
+    instance and one column per system.
+
+    The same rules as :func:`rankstats.read_scores`: unreadable files, duplicated columns and
+    ragged rows are refused; a blank cell is missing; missing-value words are refused unless
+    listed in ``na_values`` (then a ``DataWarning`` counts them); other text is refused with its
+    line numbers.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Float columns named as in the file (NaN = not evaluated).
+    """
+    import warnings
+
+    import pandas as pd
+
+    from rankstats.errors import DataWarning
+
+    source = inspect(path, sep, encoding)
+    table = read_table(source)
+    columns, n_na = {}, 0
+    for name in table.column_names:
+        values, count = score_column(source, table.column(name), name, na_values, choose="")
+        columns[name] = values
+        n_na += count
+    if n_na:
+        warnings.warn(na_warning(source.path, n_na, na_values or ()), DataWarning, stacklevel=2)
+    return pd.DataFrame(columns)

@@ -46,6 +46,7 @@ from rankstats._atomic import (
     output_dir,
     output_file,
 )
+from rankstats._read import MANIFEST, PARQUET_SUFFIXES  # written last by gumbel_files
 from rankstats.errors import OutputError
 from rankstats.rankings import Rankings
 from rankstats.scores import Scores
@@ -53,9 +54,6 @@ from rankstats.scores import Scores
 #: File name extensions :meth:`SimulatedScores.to_csv` and :meth:`~SimulatedScores.to_parquet`
 #: write.
 CSV_SUFFIXES = (".csv", ".csv.gz", ".tsv")
-PARQUET_SUFFIXES = (".parquet", ".pq")
-#: Written last into a :func:`gumbel_files` directory: the parts it holds and their rows.
-MANIFEST = "rankstats-manifest.json"
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -430,3 +430,22 @@ def test_sigint_during_partitioned_simulation(tmp_path):
     assert "Traceback" not in err
     assert not target.exists()
     assert not list(tmp_path.glob(".parts*"))
+
+
+def test_paired_systems_as_columns_reads_like_read_scores(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(
+        rng.normal(size=(30, 3)) + np.array([0.0, 0.5, 1.0]), columns=["x", "y", "z"]
+    )
+    text = frame.to_csv(index=False).splitlines()
+    text[5] = "NA," + text[5].split(",", 1)[1]
+    path = _write(tmp_path / "pairformance.csv", "\n".join(text) + "\n")
+    argv = ["paired", str(path), "--systems-as-columns", "--bootstrap", "50", "--no-figures"]
+    code, _, err = _run([*argv, "--out", str(tmp_path / "o1")], capsys)
+    assert code == 2
+    _assert_one_error_line(err, "paired", "line 6")
+    code, _, err = _run([*argv, "--na-values", "NA", "--out", str(tmp_path / "o2")], capsys)
+    assert code == 0, err
+    assert "1 score cell" in err
+    strengths = pd.read_csv(tmp_path / "o2" / "strengths.csv").set_index("system")
+    assert strengths.loc["x", "mean"] == pytest.approx(frame["x"].drop(index=4).mean())

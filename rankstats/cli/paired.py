@@ -78,10 +78,9 @@ def _load(args: argparse.Namespace):
         return scores, list(scores.systems)
     if not args.file or args.dataset:
         raise UsageError("--systems-as-columns applies to a FILE")
-    import pandas as pd
+    from rankstats._read import read_score_columns
 
-    sep = args.sep or ("\t" if str(args.file).endswith((".tsv", ".tsv.gz")) else ",")
-    data = pd.read_csv(args.file, sep=sep)
+    data = read_score_columns(args.file, args.sep, args.encoding, args.na_values)
     return data, [str(c) for c in data.columns]
 
 

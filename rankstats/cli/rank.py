@@ -49,6 +49,8 @@ STREAM_METHODS = ("mean", "borda", "borda2", "bt")
 
 #: Above this many systems the pairs are left out of summary.json (they are in pairs.csv).
 JSON_PAIRS_LIMIT = 200
+#: Above this many systems no heatmap is drawn (one cell per pair would not be readable).
+HEATMAP_LIMIT = 300
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -304,7 +306,12 @@ def _output(
         file_done()
         write_csv(ci, files[1])
         file_done()
-        if not args.no_figures:
+        if not args.no_figures and pw.n_systems > HEATMAP_LIMIT:
+            print(
+                f"note: no heatmap above {HEATMAP_LIMIT} systems ({pw.n_systems} here); "
+                "pairs.csv holds every pair"
+            )
+        elif not args.no_figures:
             from rankstats.plotting import save_figure, significance_heatmap
 
             files += save_figure(significance_heatmap(ci), tmp / "significance_heatmap")
