@@ -70,6 +70,12 @@ def _existing_parent(path: Path) -> Path:
     return parent
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def output_dir(path: str | Path) -> Iterator[Path]:
     """Yield a temporary directory; on success it replaces ``path`` as a whole.
@@ -90,6 +96,7 @@ def output_dir(path: str | Path) -> Iterator[Path]:
     path = check_output_dir(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.partial-", dir=path.parent))
+    tmp.chmod(0o777 & ~_umask())  # mkdtemp makes it private; the result is an ordinary directory
     try:
         yield tmp
         (tmp / MARKER).write_text("written by rankstats; replaced as a whole by the next run\n")
@@ -116,6 +123,7 @@ def output_file(path: str | Path) -> Iterator[Path]:
     )
     os.close(fd)
     tmp = Path(name)
+    tmp.chmod(0o666 & ~_umask())  # mkstemp makes it private; the result is an ordinary file
     try:
         yield tmp
         os.replace(tmp, path)

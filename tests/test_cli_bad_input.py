@@ -449,3 +449,36 @@ def test_paired_systems_as_columns_reads_like_read_scores(tmp_path, capsys):
     assert "1 score cell" in err
     strengths = pd.read_csv(tmp_path / "o2" / "strengths.csv").set_index("system")
     assert strengths.loc["x", "mean"] == pytest.approx(frame["x"].drop(index=4).mean())
+
+
+def test_outputs_have_ordinary_permissions(corpus, tmp_path, capsys):
+    """Temporary names are private while writing; the results are not."""
+    mask = os.umask(0)
+    os.umask(mask)
+    out = tmp_path / "out"
+    assert _run(["rank", str(corpus["good"]), "--out", str(out), "--no-figures"], capsys)[0] == 0
+    assert out.stat().st_mode & 0o777 == 0o777 & ~mask
+    assert (out / "ranking.csv").stat().st_mode & 0o777 == 0o666 & ~mask
+    sim = tmp_path / "sim.csv"
+    assert _run(["simulate", "--systems", "3", "--tasks", "2", "--out", str(sim)], capsys)[0] == 0
+    assert sim.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_memory_checked_before_computing(tmp_path, capsys, monkeypatch):
+    """The N² statistics are estimated from the shape and refused up front (override: flag)."""
+    import rankstats._resources as resources
+
+    n = 600  # 600 systems: about 0.1 GB of pairwise statistics, against 10 MB "available"
+    wide = pd.DataFrame({"system": [f"s{i}" for i in range(n)], "t1": np.arange(n) * 1.0})
+    wide["t2"] = wide["t1"][::-1].to_numpy()
+    path = tmp_path / "wide.csv"
+    wide.to_csv(path, index=False)
+    monkeypatch.setattr(resources, "available_memory", lambda: 10 * 2**20)
+    out = tmp_path / "out"
+    code, _, err = _run(["rank", str(path), "--out", str(out), "--no-figures"], capsys)
+    assert code == 2
+    _assert_one_error_line(err, "rank", "600 systems", "--ignore-memory-check")
+    assert not out.exists()
+    argv = ["rank", str(path), "--out", str(out), "--no-figures", "--ignore-memory-check"]
+    assert _run(argv, capsys)[0] == 0
+    assert "RANKSTATS_IGNORE_MEMORY" not in os.environ  # the flag does not leak
