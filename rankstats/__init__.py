@@ -1,41 +1,126 @@
 """rankstats: rank systems from benchmark scores, and say how sure you are.
 
 See DESIGN.md for the pipeline: Scores → Rankings → Pairwise → aggregate / hoeffding.
+
+``import rankstats`` loads nothing heavy: every public name is imported from its module on first
+use (PEP 562), so ``rs.Scores`` loads pandas and the score tables, ``rs.report`` matplotlib,
+``rs.models`` PyMC and ArviZ, each only when it is asked for.
 """
 
-from rankstats import simulate
-from rankstats.aggregate import Aggregate, aggregate
-from rankstats.compare import Comparison, compare
-from rankstats.confidence import hoeffding, significance_matrix
-from rankstats.datasets import list_datasets, load_dataset, load_paired, load_rankings
-from rankstats.dispersion import Dispersion, dispersion, dispersion_table, kendall_distance
-from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
-from rankstats.kemeny import KemenyResult, kemeny
-from rankstats.paired import Paired, paired
-from rankstats.pairwise import Pairwise, pairwise
-from rankstats.rankings import Rankings
-from rankstats.report import Report, report
-from rankstats.robustness import Robustness, agreement
-from rankstats.scan import ScannedScores, scan_scores
-from rankstats.scores import Scores, read_scores
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import types
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
+#: Public name → the module (``rankstats.<module>``) that defines it.
+_EXPORTS = {
+    "Aggregate": "aggregate",
+    "aggregate": "aggregate",
+    "Comparison": "compare",
+    "compare": "compare",
+    "HoeffdingResult": "confidence",
+    "hoeffding": "confidence",
+    "hoeffding_test": "confidence",
+    "significance_matrix": "confidence",
+    "list_datasets": "datasets",
+    "load_dataset": "datasets",
+    "load_paired": "datasets",
+    "load_rankings": "datasets",
+    "Dispersion": "dispersion",
+    "dispersion": "dispersion",
+    "dispersion_table": "dispersion",
+    "kendall_distance": "dispersion",
+    "DataWarning": "errors",
+    "InvalidRankingsError": "errors",
+    "InvalidScoresError": "errors",
+    "KemenyResult": "kemeny",
+    "kemeny": "kemeny",
+    "Paired": "paired",
+    "paired": "paired",
+    "Pairwise": "pairwise",
+    "pairwise": "pairwise",
+    "Rankings": "rankings",
+    "Report": "report",
+    "report": "report",
+    "Robustness": "robustness",
+    "agreement": "robustness",
+    "ScannedScores": "scan",
+    "scan_scores": "scan",
+    "Scores": "scores",
+    "read_scores": "scores",
+}
+#: Public submodules: ``rs.simulate.gumbel(...)``, ``rs.models.PlackettLuce()``.
+_SUBMODULES = ("models", "simulate")
 
-def __getattr__(name: str):
-    # The rank models pull in PyMC and ArviZ (seconds of import time): load them on first use.
-    if name == "models":
-        import importlib
+if TYPE_CHECKING:  # static tools see every name; nothing is imported at run time
+    from rankstats import models, simulate
+    from rankstats.aggregate import Aggregate, aggregate
+    from rankstats.compare import Comparison, compare
+    from rankstats.confidence import (
+        HoeffdingResult,
+        hoeffding,
+        hoeffding_test,
+        significance_matrix,
+    )
+    from rankstats.datasets import list_datasets, load_dataset, load_paired, load_rankings
+    from rankstats.dispersion import Dispersion, dispersion, dispersion_table, kendall_distance
+    from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
+    from rankstats.kemeny import KemenyResult, kemeny
+    from rankstats.paired import Paired, paired
+    from rankstats.pairwise import Pairwise, pairwise
+    from rankstats.rankings import Rankings
+    from rankstats.report import Report, report
+    from rankstats.robustness import Robustness, agreement
+    from rankstats.scan import ScannedScores, scan_scores
+    from rankstats.scores import Scores, read_scores
 
-        return importlib.import_module("rankstats.models")
+
+def __getattr__(name: str) -> object:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f"rankstats.{_EXPORTS[name]}"), name)
+        globals()[name] = value  # later look-ups skip this function
+        return value
+    if name in _SUBMODULES or (
+        not name.startswith("__") and importlib.util.find_spec(f"rankstats.{name}") is not None
+    ):
+        # A submodule (rs.simulate, rs.models, rs.scores ...): importing binds it here.
+        return importlib.import_module(f"rankstats.{name}")
     raise AttributeError(f"module 'rankstats' has no attribute {name!r}")
 
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+class _Package(types.ModuleType):
+    """This package's module type: keeps a public function bound under a submodule's name."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if isinstance(value, types.ModuleType) and value.__name__ == f"{__name__}.{name}":
+            # The import system binds every submodule on its package once it has run
+            # (``rankstats.kemeny = <module>``). Where a public function has the module's name
+            # (aggregate, compare, dispersion, kemeny, paired, pairwise, report), ``rs.kemeny``
+            # stays the function, as it was when this file imported everything.
+            if _EXPORTS.get(name) == name:
+                value = getattr(value, name, value)
+            super().__setattr__(name, value)
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "Aggregate",
     "Comparison",
     "DataWarning",
     "Dispersion",
+    "HoeffdingResult",
     "InvalidRankingsError",
     "InvalidScoresError",
     "KemenyResult",
@@ -52,6 +137,7 @@ __all__ = [
     "dispersion",
     "dispersion_table",
     "hoeffding",
+    "hoeffding_test",
     "kemeny",
     "kendall_distance",
     "list_datasets",

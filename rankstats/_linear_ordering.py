@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 _TOL = 1e-6
 # Cuts added per round: the most violated first.  Adding every violated triangle (hundreds of
@@ -168,6 +167,9 @@ def solve_linear_ordering(
     polish : callable, optional
         Improves an order (e.g. local search); applied to every rounded relaxation.
     """
+    # scipy.optimize takes a tenth of a second to import: only an exact search needs it.
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     n = weights.shape[0]
     if n <= 1:
         return OrderingSolution(np.arange(n), 0.0, True, 0, 0, "trivial")

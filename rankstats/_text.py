@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rankstats.errors import OutputError
+
+if TYPE_CHECKING:  # pandas is needed only to write tables
+    import pandas as pd
 
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
@@ -72,6 +74,8 @@ def csv_cell(value: object) -> object:
 
 def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``frame`` whose text cells (and column names) pass through :func:`csv_cell`."""
+    import pandas as pd
+
     out = frame.copy()
     for column in out.columns:
         if out[column].dtype == object or isinstance(out[column].dtype, pd.StringDtype):

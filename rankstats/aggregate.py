@@ -23,18 +23,24 @@ Further methods (``kemeny``, ``bt``, ``pl``) are registered by the modules that 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
-from rankstats.pairwise import Pairwise, pairwise
-from rankstats.rankings import Rankings, average_ranks
+from rankstats.pairwise import Pairwise, pair_sums
+from rankstats.pairwise import ranking_borda as ranking_borda  # documented here (docs/api.md)
+from rankstats.rankings import Rankings, average_ranks, informative
+from rankstats.reduce import TableStatistics
 from rankstats.scores import Scores
+from rankstats.sufficient import StatisticsSource, SufficientStatistics
 
 AggregateInput = Scores | Rankings | Pairwise
+
+#: Methods computed from the sufficient statistics alone (:func:`estimate`), hence streamed:
+#: ``rs.aggregate(rs.scan_scores(...), method)`` (also ``rankstats.scan.STREAMED_METHODS``).
+STREAMED_METHODS = ("mean", "borda", "borda2", "bt")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -89,86 +95,140 @@ class Aggregate:
         return "\n".join(lines)
 
 
-def _require_scores(data: AggregateInput, method: str) -> Scores:
-    if not isinstance(data, Scores):
-        raise TypeError(f"method {method!r} needs Scores (the raw score table), not rankings")
-    return data
+def input_level(data: AggregateInput, level: str | None = None) -> str:
+    """What an aggregate of ``data`` ranks (``Aggregate.level``): ``"pairwise"`` for Pairwise,
+    ``"rankings"`` for Rankings, the :func:`~rankstats.rankings.default_level` of Scores."""
+    return TableStatistics(data, level).level
 
 
-def _as_rankings(data: AggregateInput, level: str | None) -> Rankings:
-    if isinstance(data, Rankings):
-        return data
-    if isinstance(data, Scores):
-        return Rankings.from_scores(
-            data, by=level or ("instance" if data.has_instances else "task")
+# ---------------------------------------------------------------------------- the estimators
+def mean_scores(instance_sum: np.ndarray, instance_count: np.ndarray) -> np.ndarray:
+    """σ^μ: mean over tasks of each system's mean score in the task (NaN where never scored).
+
+    Parameters
+    ----------
+    instance_sum, instance_count : ndarray, shape (T, N)
+        Per (task, system): Σ and number of the scores.
+
+    Returns
+    -------
+    ndarray, shape (N,)
+    """
+    evaluated = instance_count > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        task_mean = np.where(evaluated, instance_sum / instance_count, 0.0)
+    # Tasks contiguous per system, so that NumPy sums them pairwise (as pandas' skipna mean).
+    total = np.ascontiguousarray(task_mean.T).sum(axis=1)
+    count = evaluated.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / count, np.nan)
+
+
+def borda2_ranks(task_borda: np.ndarray, task_seen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The second level of σ^2l: each task ranks the systems by their Borda sums in the task.
+
+    Parameters
+    ----------
+    task_borda, task_seen : ndarray, shape (T, N)
+        Per task: Σ of the per-ranking Borda counts; rankings in which the system was evaluated
+        (a system evaluated in none of the task's rankings is not evaluated by the task).
+
+    Returns
+    -------
+    ranks : ndarray, shape (T', N)
+        Canonical ranks of the tasks that evaluate at least two systems, the sums snapped
+        (:func:`snap_ties`) so that chunked sums keep their exact ties.
+    kept : ndarray of bool, shape (T,)
+        Which tasks those are.
+    """
+    task_scores = np.where(task_seen > 0, task_borda, np.nan)
+    kept = informative(task_scores)
+    return average_ranks(snap_ties(task_scores[kept])), kept
+
+
+def estimate(stats: SufficientStatistics, method: str) -> Aggregate:
+    """An aggregate from sufficient statistics: the one route to σ^μ, σ^l and σ^2l.
+
+    Every path computes its estimates here: a table in memory
+    (:class:`~rankstats.reduce.TableStatistics`), a streamed scan, a Dask cluster and a simulated
+    score cube (:class:`~rankstats.reduce.BenchmarkStatistics`).
+
+    Parameters
+    ----------
+    stats : SufficientStatistics
+        See :mod:`rankstats.sufficient`.
+    method : str
+        ``mean`` (σ^μ, from the score sums), ``borda`` (σ^l, from ``pairwise``), ``borda2``
+        (σ^2l, from the per-task Borda sums); any other method is one of the pairwise counts
+        (``copeland``, ``bt``, ``kemeny``): ``aggregate(stats.pairwise, method)``.
+
+    Returns
+    -------
+    Aggregate
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> from rankstats.aggregate import estimate
+    >>> from rankstats.reduce import TableStatistics
+    >>> x = rs.load_dataset("xtreme_missing")
+    >>> estimate(TableStatistics(x), "borda").order == rs.aggregate(x, "borda").order
+    True
+    """
+    systems = list(stats.systems)
+    if method == "mean":
+        means = mean_scores(stats.instance_sum, stats.instance_count)
+        return Aggregate("mean", pd.Series(means, index=systems, name="mean"), "task")
+    if method == "borda":
+        pw = stats.pairwise
+        return Aggregate("borda", pw.borda(), stats.level, {"n_rankings": pw.n_rankings})
+    if method == "borda2":
+        task_borda = stats.task_borda
+        ranks, kept = borda2_ranks(task_borda, stats.task_seen)
+        tasks = list(stats.tasks) or list(range(len(task_borda)))
+        first = pd.DataFrame(
+            np.where(stats.task_seen > 0, task_borda, np.nan), index=tasks, columns=systems
         )
-    raise TypeError(f"expected Scores or Rankings, not {type(data).__name__}")
+        kept_tasks = pd.Index([t for t, k in zip(tasks, kept, strict=True) if k], name="task")
+        second = Rankings(ranks, tuple(systems), kept_tasks)
+        score = pd.Series(pair_sums(ranks).wins.sum(axis=1), index=systems, name="borda2")
+        return Aggregate(
+            "borda2", score, stats.level, {"task_borda": first, "task_rankings": second}
+        )
+    return aggregate(stats.pairwise, method)
 
 
-def _level(data: AggregateInput, level: str | None) -> str:
-    if isinstance(data, Scores):
-        return level or ("instance" if data.has_instances else "task")
-    return "rankings"
+def aggregate_source(
+    source: StatisticsSource, method: str, statistics: SufficientStatistics | None = None
+) -> Aggregate:
+    """:func:`estimate` for data that computes its own statistics (``rs.scan_scores``).
+
+    The method is checked before the (possibly long) pass over the data; ``statistics`` reuses
+    a pass already made.
+    """
+    if method not in STREAMED_METHODS:
+        raise ValueError(
+            f"streamed aggregation supports {', '.join(STREAMED_METHODS)} (the methods computed "
+            f"from sufficient statistics); not {method!r}"
+        )
+    return estimate(statistics if statistics is not None else source.statistics(), method)
 
 
-def _mean(data: AggregateInput, level: str | None) -> Aggregate:
-    wide = _require_scores(data, "mean").to_wide()
-    return Aggregate("mean", wide.mean(axis=1, skipna=True).rename("mean"), "task")
+def _in_memory(method: str) -> Callable[[AggregateInput, str | None], Aggregate]:
+    """The aggregator of a table in memory: its statistics, then :func:`estimate`."""
+
+    def aggregator(data: AggregateInput, level: str | None) -> Aggregate:
+        return estimate(TableStatistics(data, level), method)
+
+    aggregator.__name__ = aggregator.__qualname__ = f"_{method}"
+    return aggregator
 
 
 def _median(data: AggregateInput, level: str | None) -> Aggregate:
-    wide = _require_scores(data, "median").to_wide()
+    if not isinstance(data, Scores):
+        raise TypeError("method 'median' needs Scores (the raw score table), not rankings")
+    wide = data.to_wide()
     return Aggregate("median", wide.median(axis=1, skipna=True).rename("median"), "task")
-
-
-def _borda(data: AggregateInput, level: str | None) -> Aggregate:
-    pw = data if isinstance(data, Pairwise) else pairwise(_as_rankings(data, level))
-    lvl = "pairwise" if isinstance(data, Pairwise) else _level(data, level)
-    return Aggregate("borda", pw.borda(), lvl, {"n_rankings": pw.n_rankings})
-
-
-def ranking_borda(ranks: np.ndarray) -> np.ndarray:
-    r"""Per-ranking Borda counts :math:`b_{li} = \sum_j P^{(l)}[i, j]` in closed form.
-
-    For an observed system with mid-rank ``m`` among ``k`` observed of ``N``:
-    ``b = (k − m) + (N − k)(1 − m / (k + 1))``; for an unobserved system ``b = (N − 1) / 2``
-    (it is equally likely to land anywhere).  Each row sums to ``N (N − 1) / 2``.
-    """
-    n = ranks.shape[1]
-    observed = ~np.isnan(ranks)
-    k = observed.sum(axis=1, keepdims=True).astype(np.float64)
-    b = (k - ranks) + (n - k) * (1.0 - ranks / (k + 1.0))
-    return np.where(observed, b, (n - 1) / 2.0)
-
-
-def _borda2(data: AggregateInput, level: str | None) -> Aggregate:
-    if isinstance(data, Scores) and not data.has_instances:
-        rk = Rankings.from_scores(data, by="task")
-    else:
-        rk = _as_rankings(data, level or "instance")
-    if rk.groups is None:
-        # Every ranking is its own group: the first level changes nothing.
-        first = pd.DataFrame(rk.ranks, index=rk.rankers, columns=list(rk.systems))
-        second = rk
-    else:
-        n_groups = len(rk.group_names)
-        b = ranking_borda(rk.ranks)
-        sums = group_sum(rk.groups, b, n_groups)
-        seen = group_sum(rk.groups, (~np.isnan(rk.ranks)).astype(np.float64), n_groups)
-        task_scores = np.where(seen > 0, sums, np.nan)
-        first = pd.DataFrame(task_scores, index=list(rk.group_names), columns=list(rk.systems))
-        second = Rankings(
-            average_ranks(snap_ties(task_scores)),
-            rk.systems,
-            pd.Index(list(rk.group_names), name="task"),
-        )
-    pw = pairwise(second)
-    return Aggregate(
-        "borda2",
-        pw.borda().rename("borda2"),
-        _level(data, level or "instance"),
-        {"task_borda": first, "task_rankings": second},
-    )
 
 
 def snap_ties(values: np.ndarray, bits: int = 40) -> np.ndarray:
@@ -187,34 +247,27 @@ def snap_ties(values: np.ndarray, bits: int = 40) -> np.ndarray:
     return np.round(values / unit) * unit
 
 
-def group_sum(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
-    """Row sums of ``values`` per group code: one sparse (groups × rows) matrix product."""
-    indicator = sparse.csr_matrix(
-        (np.ones(len(groups)), (groups, np.arange(len(groups)))), shape=(n_groups, len(groups))
-    )
-    return np.asarray(indicator @ values)
-
-
 def _copeland(data: AggregateInput, level: str | None) -> Aggregate:
-    pw = data if isinstance(data, Pairwise) else pairwise(_as_rankings(data, level))
+    stats = TableStatistics(data, level)
+    pw = stats.pairwise
     margin = pw.wins - pw.wins.T
     tol = 1e-9 * max(pw.n_rankings, 1)
     score = (margin > tol).sum(axis=1) + 0.5 * ((np.abs(margin) <= tol).sum(axis=1) - 1)
-    lvl = "pairwise" if isinstance(data, Pairwise) else _level(data, level)
-    return Aggregate("copeland", pd.Series(score, index=list(pw.systems), name="copeland"), lvl)
+    series = pd.Series(score, index=list(pw.systems), name="copeland")
+    return Aggregate("copeland", series, stats.level)
 
 
 AGGREGATORS: dict[str, Callable[[AggregateInput, str | None], Aggregate]] = {
-    "mean": _mean,
+    "mean": _in_memory("mean"),
     "median": _median,
-    "borda": _borda,
-    "borda2": _borda2,
+    "borda": _in_memory("borda"),
+    "borda2": _in_memory("borda2"),
     "copeland": _copeland,
 }
 
 
 # Methods registered by modules that are imported on first use (their dependencies are heavy).
-LAZY_METHODS = {"pl": "rankstats.models", "bt": "rankstats.models"}
+LAZY_METHODS = {"pl": "rankstats.models", "bt": "rankstats.models", "kemeny": "rankstats.kemeny"}
 
 
 def register(name: str, function: Callable[[AggregateInput, str | None], Aggregate]) -> None:
@@ -227,9 +280,11 @@ def aggregate(data: AggregateInput, method: str = "borda", level: str | None = N
 
     Parameters
     ----------
-    data : Scores, Rankings or Pairwise
+    data : Scores, Rankings, Pairwise or a StatisticsSource
         ``mean`` and ``median`` need Scores; ``borda`` and ``copeland`` accept all three;
-        ``borda2`` needs instance-level Scores or Rankings with task groups.
+        ``borda2`` needs instance-level Scores or Rankings with task groups. A
+        :class:`~rankstats.sufficient.StatisticsSource` (``rs.scan_scores``) computes its
+        sufficient statistics in one pass; it supports :data:`STREAMED_METHODS`.
     method : str
         One of ``mean``, ``median``, ``borda``, ``borda2``, ``copeland`` (and the methods
         registered by other modules: see ``rankstats.aggregate.AGGREGATORS``).
@@ -249,8 +304,8 @@ def aggregate(data: AggregateInput, method: str = "borda", level: str | None = N
     >>> res.order[0]
     'Turing ULR v5 Alexander v-team Microsoft'
     """
-    if getattr(data, "_streamed", False):  # rs.scan_scores: one pass over the files
-        return data.aggregate(method)
+    if isinstance(data, StatisticsSource):  # e.g. rs.scan_scores: one pass over the files
+        return aggregate_source(data, method)
     if method not in AGGREGATORS and method in LAZY_METHODS:
         importlib.import_module(LAZY_METHODS[method])
     if method not in AGGREGATORS:
@@ -258,3 +313,37 @@ def aggregate(data: AggregateInput, method: str = "borda", level: str | None = N
     if level not in (None, "task", "instance"):
         raise ValueError(f"level must be 'task' or 'instance', not {level!r}")
     return AGGREGATORS[method](data, level)
+
+
+#: The representation each method is computed from when a caller holds all three (Scores, the
+#: Rankings built from them once, and their Pairwise statistics): see :func:`aggregate_many`.
+METHOD_INPUT = {
+    "mean": "scores",
+    "median": "scores",
+    "borda": "pairwise",
+    "copeland": "pairwise",
+    "kemeny": "pairwise",
+    "borda2": "rankings",
+    "bt": "rankings",
+    "pl": "rankings",
+}
+
+
+def aggregate_many(
+    methods: Sequence[str], scores: Scores, rankings: Rankings, pw: Pairwise, level: str
+) -> dict[str, Aggregate]:
+    """``{method: Aggregate}`` from representations built once (the CLI and the report).
+
+    Each method reads the representation it needs (:data:`METHOD_INPUT`): ``rankings`` and
+    ``pw`` must be the rankings of ``scores`` at ``level`` and their statistics, so that nothing
+    is rebuilt; a registered method without an entry gets the scores at ``level``.
+    """
+    given = {"scores": scores, "rankings": rankings, "pairwise": pw}
+    out = {}
+    for method in dict.fromkeys(methods):
+        source = METHOD_INPUT.get(method)
+        if source is None:
+            out[method] = aggregate(scores, method=method, level=level)
+        else:
+            out[method] = aggregate(given[source], method=method)
+    return out

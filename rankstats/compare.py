@@ -28,7 +28,7 @@ import pandas as pd
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
-from rankstats.confidence import hoeffding
+from rankstats.confidence import HoeffdingResult, as_hoeffding_result, hoeffding_test
 from rankstats.pairwise import Pairwise
 
 _COLUMNS = [
@@ -69,6 +69,10 @@ class Comparison:
         Reference order of the systems (best first).
     level : float
         Interval level used for every method (``1 − δ``, or ``1 − δ/m`` after correction).
+    delta, correction : float, str
+        Of the Hoeffding intervals.
+    intervals : HoeffdingResult
+        The Hoeffding intervals compared (all ordered pairs, with their rank ranges).
     """
 
     table: pd.DataFrame
@@ -79,6 +83,7 @@ class Comparison:
     level: float
     delta: float
     correction: str
+    intervals: HoeffdingResult | None = None
 
     @property
     def methods(self) -> list[str]:
@@ -182,30 +187,63 @@ def _model_name(fit: Any) -> str:
     return str(getattr(fit, "model", type(fit).__name__)).lower()
 
 
+def _intervals(
+    pw: Pairwise | HoeffdingResult | pd.DataFrame,
+    delta: float | None,
+    correction: str | None,
+    estimand: str | None,
+    order: list[str] | None,
+) -> HoeffdingResult:
+    """The Hoeffding side: computed from ``pw``, or the given intervals (whose parameters must
+    not contradict the explicit ones)."""
+    if isinstance(pw, Pairwise):
+        return hoeffding_test(
+            pw,
+            delta=0.05 if delta is None else delta,
+            correction=correction or "holm",
+            estimand=estimand or "imputed",
+            order=order,
+        )
+    intervals = as_hoeffding_result(pw)
+    given = {"delta": delta, "correction": correction, "estimand": estimand}
+    clash = {k: v for k, v in given.items() if v is not None and v != getattr(intervals, k)}
+    if clash:
+        raise ValueError(
+            "the intervals were computed with "
+            + ", ".join(f"{k}={getattr(intervals, k)!r}" for k in clash)
+            + ", not "
+            + ", ".join(f"{k}={v!r}" for k, v in clash.items())
+        )
+    return intervals
+
+
 def compare(
-    pw: Pairwise,
+    pw: Pairwise | HoeffdingResult | pd.DataFrame,
     fits: Sequence[Any] | Any,
-    delta: float = 0.05,
-    correction: str = "holm",
-    estimand: str = "imputed",
+    delta: float | None = None,
+    correction: str | None = None,
+    estimand: str | None = None,
     order: Sequence[str] | None = None,
 ) -> Comparison:
     """Compare Hoeffding intervals with the posterior pairwise probabilities of fitted models.
 
     Parameters
     ----------
-    pw : Pairwise
-        Pairwise statistics of the rankings the models were fitted to.
+    pw : Pairwise, HoeffdingResult or pandas.DataFrame
+        Pairwise statistics of the rankings the models were fitted to, or Hoeffding intervals
+        already computed from them (:func:`rankstats.hoeffding_test` or
+        :func:`rankstats.hoeffding`), which are then used as they are.
     fits : Fit or sequence of Fit
         Fitted models (``rs.models.PlackettLuce().fit(...)``, ``BradleyTerry``, ``Mallows``);
         each needs ``pairwise(prob, order)``, ``order`` and ``systems``.
     delta, correction, estimand
-        As in :func:`rankstats.hoeffding`. The credible intervals use the same level as the
-        Hoeffding intervals: ``1 − δ``, or ``1 − δ/m`` over the ``m`` pairs after a correction
-        (Holm's step-down has no interval of its own; the decisions of the posterior use this
-        Bonferroni level).
+        As in :func:`rankstats.hoeffding` (default ``0.05``, ``"holm"``, ``"imputed"``, or
+        those of the given intervals; a value contradicting them raises ``ValueError``).  The
+        credible intervals use the same level as the Hoeffding intervals: ``1 − δ``, or
+        ``1 − δ/m`` over the ``m`` pairs after a correction (Holm's step-down has no interval of
+        its own; the decisions of the posterior use this Bonferroni level).
     order : sequence of str, optional
-        Reference order (default: the first model's order).
+        Reference order (default: the order of the given intervals, else the first model's).
 
     Returns
     -------
@@ -224,7 +262,8 @@ def compare(
         fits = [fits]
     if not fits:
         raise ValueError("give at least one fitted model")
-    systems = set(pw.systems)
+    given = None if isinstance(pw, Pairwise) else as_hoeffding_result(pw)
+    systems = set(pw.systems) if given is None else set(given.order)
     for fit in fits:
         if set(fit.systems) != systems:
             missing = sorted(systems ^ set(fit.systems))
@@ -232,16 +271,23 @@ def compare(
                 f"model {_model_name(fit)!r} was fitted to other systems than the Pairwise "
                 f"statistics (differences: {', '.join(missing[:8])})"
             )
-    order = list(order) if order is not None else list(fits[0].order)
-    ci = hoeffding(pw, delta=delta, correction=correction, estimand=estimand, order=order)
-    level = 1.0 - ci.attrs["interval_level"]
+    if order is not None:
+        order = list(order)
+    else:
+        order = list(fits[0].order if given is None else given.order)
+    intervals = _intervals(pw if given is None else given, delta, correction, estimand, order)
+    level = 1.0 - intervals.interval_level
     pos = {s: i for i, s in enumerate(order)}
 
     def upper(frame: pd.DataFrame) -> pd.DataFrame:
-        keep = frame["system_a"].map(pos).to_numpy() < frame["system_b"].map(pos).to_numpy()
-        return frame.loc[keep].reset_index(drop=True)
+        """The pairs with ``system_a`` above ``system_b`` in ``order``, in that order."""
+        a = frame["system_a"].map(pos).to_numpy()
+        b = frame["system_b"].map(pos).to_numpy()
+        keep = np.flatnonzero(a < b)
+        keep = keep[np.lexsort((b[keep], a[keep]))]
+        return frame.iloc[keep].reset_index(drop=True)
 
-    parts = [upper(ci).assign(method="hoeffding", prob_above=np.nan)]
+    parts = [upper(intervals.table).assign(method="hoeffding", prob_above=np.nan)]
     names = []
     for fit in fits:
         name = _model_name(fit)
@@ -288,6 +334,7 @@ def compare(
         wide=wide,
         order=order,
         level=level,
-        delta=delta,
-        correction=correction,
+        delta=intervals.delta,
+        correction=intervals.correction,
+        intervals=intervals,
     )

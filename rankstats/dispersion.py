@@ -47,10 +47,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rankstats._kendall import kendall_rows
 from rankstats.aggregate import AGGREGATORS, Aggregate, aggregate
 from rankstats.kemeny import KemenyResult, kemeny
-from rankstats.rankings import Rankings
+from rankstats.metrics import kendall_distance as kendall_distance  # rs.kendall_distance
+from rankstats.metrics import kendall_rows
+from rankstats.pairwise import PairSums, insertion_probability, pair_sums
+from rankstats.rankings import Rankings, as_rankings
 from rankstats.scores import Scores
 
 _BLOCK_CELLS = 4_000_000
@@ -58,130 +60,26 @@ _BLOCK_CELLS = 4_000_000
 _EXACT_BUDGET = 300_000_000
 
 
-# ---------------------------------------------------------------------------- Kendall distance
-def kendall_distance(a, b) -> float | np.ndarray:
-    r"""Kendall distance between rank vectors; a pair tied in exactly one counts ½.
-
-    .. math::
-
-        d(a, b) = \#\{i<j : (a_i - a_j)(b_i - b_j) < 0\}
-        + \tfrac12 \#\{i<j : \text{tied in exactly one of } a, b\}
-
-    (Fagin et al., 2006, :math:`K^{(1/2)}`, a metric on rankings with ties).  ``O(N log² N)``
-    with a vectorised merge sort.
-
-    Parameters
-    ----------
-    a : array-like, shape (N,) or pandas Series
-        Ranks (lower = better) or scores; only the order matters. No NaN.
-    b : array-like, shape (N,) or (m, N), or pandas Series
-        One or ``m`` rank vectors.  Two Series are aligned on their index.
-
-    Returns
-    -------
-    float, or ndarray of shape (m,)
-
-    Examples
-    --------
-    >>> import rankstats as rs
-    >>> rs.kendall_distance([1, 2, 3, 4], [2, 1, 4, 3])
-    2.0
-    >>> rs.kendall_distance([1, 2, 3], [1.5, 1.5, 3])   # one pair tied in b only
-    0.5
-    """
-    if isinstance(a, pd.Series) and isinstance(b, pd.Series):
-        if set(a.index) != set(b.index):
-            missing = sorted(set(a.index) ^ set(b.index), key=str)
-            raise ValueError(f"the two rankings rank different systems: {missing[:8]}")
-        b = b.reindex(a.index)
-    a_arr = np.asarray(a, dtype=np.float64)
-    b_arr = np.asarray(b, dtype=np.float64)
-    if a_arr.ndim != 1:
-        raise ValueError(f"a must be one rank vector, got shape {a_arr.shape}")
-    single = b_arr.ndim == 1
-    b2 = np.atleast_2d(b_arr)
-    if b2.ndim != 2 or b2.shape[1] != a_arr.shape[0]:
-        raise ValueError(f"b must have {a_arr.shape[0]} columns, got shape {b_arr.shape}")
-    for name, values in (("a", a_arr[None, :]), ("b", b2)):
-        bad = np.argwhere(~np.isfinite(values))
-        if len(bad):
-            label = _label(a if name == "a" else b, bad[0][-1])
-            raise ValueError(
-                f"{name} has a missing or infinite rank at {label}; the Kendall distance needs "
-                f"complete rankings (dispersion() handles partial rankings by imputation)"
-            )
-    out = kendall_rows(np.broadcast_to(a_arr, b2.shape), b2)
-    return float(out[0]) if single else out
-
-
-def _label(values, position: int) -> str:
-    if isinstance(values, pd.Series):
-        return f"system {values.index[position]!r}"
-    return f"position {position}"
-
-
 # ---------------------------------------------------------------------------- pair states
-def _q(ranks: np.ndarray, observed: np.ndarray) -> np.ndarray:
-    """``m_j / (k + 1)``: probability that an unobserved system lands above observed ``j``."""
-    k = observed.sum(axis=1, keepdims=True)
-    return np.where(observed, np.nan_to_num(ranks), 0.0) / (k + 1.0)
+def _pairwise_term(sums: PairSums) -> float:
+    r"""γ from the sums of the imputation kernel (:func:`rankstats.pairwise.pair_sums`).
 
-
-def pair_statistics(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sums over rankings of the pair states, for the exact dispersion.
-
-    Returns
-    -------
-    above : ndarray (N, N)
-        :math:`\\sum_l A^{(l)}_{ij}`, probability that ``i`` is strictly above ``j``.
-    ties : ndarray (N, N)
-        Number of rankings in which ``i`` and ``j`` are both evaluated and tied.
-    self_product : ndarray (N, N)
-        :math:`\\sum_l A^{(l)}_{ij} A^{(l)}_{ji}` (non-zero only for imputed pairs).
-
-    ``above + ties / 2`` equals :attr:`rankstats.Pairwise.wins`.
+    :math:`\bar A = W - \bar T / 2` (the probability of ``i`` strictly above ``j``, summed), and
+    ``self_product`` is :math:`\sum_l A^{(l)}_{ij} A^{(l)}_{ji}` (a tie has ``A = 0`` both ways).
     """
-    n_rows, n = ranks.shape
-    above = np.zeros((n, n))
-    ties = np.zeros((n, n))
-    self_product = np.zeros((n, n))
-    block = max(1, _BLOCK_CELLS // max(n, 1))
-    for start in range(0, n_rows, block):
-        r = ranks[start : start + block]
-        observed = ~np.isnan(r)
-        obs = observed.astype(np.float64)
-        unobs = 1.0 - obs
-        q = _q(r, observed)
-        r_t = np.ascontiguousarray(r.T)
-        strict = np.empty((n, n))
-        # Loop over systems, vectorised over rankings (NaN compares False).
-        for j in range(n):
-            strict[:, j] = np.count_nonzero(r_t < r_t[j], axis=1)
-        compared = obs.T @ obs
-        tied = compared - strict - strict.T
-        np.fill_diagonal(tied, 0.0)
-        both_missing = unobs.T @ unobs
-        above += strict + unobs.T @ q + (obs - q).T @ unobs + 0.5 * both_missing
-        ties += tied
-        v = obs * q * (1.0 - q)
-        self_product += unobs.T @ v + v.T @ unobs + 0.25 * both_missing
-    for m in (above, ties, self_product):
-        np.fill_diagonal(m, 0.0)
-    return above, ties, self_product
-
-
-def _pairwise_term(above: np.ndarray, ties: np.ndarray, self_product: np.ndarray, n_rows: int):
+    n_rows = sums.n_rankings
     if n_rows < 2:
         return float("nan")
-    discord = (above * above.T - self_product).sum()
-    tie_part = np.triu(ties * (n_rows - ties), 1).sum()
+    above = sums.wins - 0.5 * sums.ties
+    discord = (above * above.T - sums.self_product).sum()
+    tie_part = np.triu(sums.ties * (n_rows - sums.ties), 1).sum()
     return float((discord + tie_part) / (n_rows * (n_rows - 1)))
 
 
 def _state_matrices(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-ranking ``A`` and ``T`` matrices, shape (m, N, N)."""
     observed = ~np.isnan(ranks)
-    q = _q(ranks, observed)
+    q = insertion_probability(ranks)
     oi = observed[:, :, None]
     oj = observed[:, None, :]
     ri = ranks[:, :, None]
@@ -347,13 +245,13 @@ def consensus_ranks(consensus, systems: Sequence[str]) -> np.ndarray:
 
 
 def consensus_distance(
-    ranks_consensus: np.ndarray, above: np.ndarray, ties: np.ndarray, n_rows: int
+    ranks_consensus: np.ndarray, wins: np.ndarray, ties: np.ndarray, n_rows: int
 ) -> float:
-    """Mean expected distance of a consensus rank vector to the rankings summarised by the sums."""
+    """Mean expected distance of a consensus rank vector to ``n_rows`` rankings summarised by
+    their :class:`~rankstats.pairwise.PairSums` ``wins`` and ``ties``."""
     c = ranks_consensus
     higher = c[:, None] < c[None, :]
     tied = np.triu(c[:, None] == c[None, :], 1)
-    wins = above + 0.5 * ties
     # i above j in the consensus costs P(j above i) = A_ji + T_ji / 2; a consensus tie costs ½
     # unless the ranking ties the pair too.
     total = wins.T[higher].sum() + 0.5 * (n_rows - ties[tied]).sum()
@@ -361,16 +259,6 @@ def consensus_distance(
 
 
 # ---------------------------------------------------------------------------- public API
-def _as_rankings(data: Rankings | Scores, level: str | None) -> Rankings:
-    if isinstance(data, Rankings):
-        return data
-    if isinstance(data, Scores):
-        return Rankings.from_scores(
-            data, by=level or ("instance" if data.has_instances else "task")
-        )
-    raise TypeError(f"dispersion() takes Rankings or Scores, not {type(data).__name__}")
-
-
 def dispersion(
     data: Rankings | Scores,
     consensus=None,
@@ -417,7 +305,7 @@ def dispersion(
         raise ValueError(f"method must be 'auto', 'exact' or 'sampled', not {method!r}")
     if not 0 < delta < 1:
         raise ValueError(f"delta must be in (0, 1), not {delta!r}")
-    rk = _as_rankings(data, level)
+    rk = as_rankings(data, level)
     ranks = rk.ranks
     n_rows, n = ranks.shape
     if n_rows < 2:
@@ -425,17 +313,17 @@ def dispersion(
     if method == "auto":
         method = "exact" if n_rows * n * n <= _EXACT_BUDGET else "sampled"
     need_sums = method == "exact" or consensus is not None
-    sums = pair_statistics(ranks) if need_sums else None
+    sums = pair_sums(ranks, second_moment=True) if need_sums else None
     n_samples = 0
     if method == "exact":
-        gamma = _pairwise_term(*sums, n_rows)
+        gamma = _pairwise_term(sums)
         interval = (gamma, gamma)
     else:
         gamma, interval, n_samples = _sampled_pairwise(ranks, delta, rtol, max_samples, seed)
     distance = float("nan")
     if consensus is not None:
         c = consensus_ranks(consensus, rk.systems)
-        distance = consensus_distance(c, sums[0], sums[1], n_rows)
+        distance = consensus_distance(c, sums.wins, sums.ties, n_rows)
     return Dispersion(
         pairwise=gamma,
         pairwise_interval=interval,
@@ -526,11 +414,11 @@ def dispersion_table(
     >>> tab["candidate"].tolist()
     ['kemeny', 'random']
     """
-    rk = _as_rankings(data, level)
+    rk = as_rankings(data, level)
     ranks = rk.ranks
     n_rows, n = ranks.shape
-    above, ties, self_product = pair_statistics(ranks)
-    gamma = _pairwise_term(above, ties, self_product, n_rows)
+    sums = pair_sums(ranks, second_moment=True)
+    gamma = _pairwise_term(sums)
     baseline = n * (n - 1) / 4.0
     rows = []
     tol = 1e-9 * max(1.0, gamma)
@@ -539,28 +427,29 @@ def dispersion_table(
         optimal = None
         if not isinstance(spec, str):
             optimal = spec.optimal if isinstance(spec, KemenyResult) else None
-            distance = consensus_distance(consensus_ranks(spec, rk.systems), above, ties, n_rows)
+            candidate = spec
         elif spec == "random":
-            distance = baseline
+            candidate = None
         elif spec == "kemeny":
-            res = kemeny(rk, method="auto", time_limit=time_limit, seed=seed)
-            optimal = res.optimal
-            distance = consensus_distance(
-                consensus_ranks(res.order, rk.systems), above, ties, n_rows
-            )
+            candidate = kemeny(rk, method="auto", time_limit=time_limit, seed=seed)
+            optimal = candidate.optimal
         elif spec in AGGREGATORS:
             if spec in ("mean", "median") and not isinstance(data, Scores):
                 raise ValueError(f"candidate {spec!r} needs Scores, not Rankings")
             agg_input = data if spec in ("mean", "median", "borda2") else rk
-            res = aggregate(
+            candidate = aggregate(
                 agg_input, method=spec, level=level if isinstance(data, Scores) else None
             )
-            distance = consensus_distance(consensus_ranks(res, rk.systems), above, ties, n_rows)
         else:
             raise ValueError(
                 f"unknown candidate {spec!r}; use 'kemeny', 'random' or one of "
                 f"{', '.join(AGGREGATORS)}"
             )
+        if candidate is None:
+            distance = baseline
+        else:
+            c = consensus_ranks(candidate, rk.systems)
+            distance = consensus_distance(c, sums.wins, sums.ties, n_rows)
         rows.append(
             {
                 "candidate": name,

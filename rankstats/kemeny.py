@@ -16,11 +16,11 @@ complete rankings without ties it is the classical Kemeny score.
 
 Exact search (``method="exact"``)
     1. *Extended Condorcet split* (Truchon, 1998): the strongly connected components of the
-       strict majority graph (arc ``i → j`` when ``W[i, j] > W[j, i]``; networkx), placed in a
-       topological order, put every pair that straddles two components on its majority side
-       (either side for an exact tie), which is the least that pair can cost; so the
-       components are solved separately and concatenated, and the result is exact, ties
-       included (see :func:`condorcet_blocks`).
+       strict majority graph (arc ``i → j`` when ``W[i, j] > W[j, i]``; found with
+       ``scipy.sparse.csgraph``), placed in a topological order, put every pair that straddles
+       two components on its majority side (either side for an exact tie), which is the least
+       that pair can cost; so the components are solved separately and concatenated, and the
+       result is exact, ties included (see :func:`condorcet_blocks`).
     2. Each component is a linear-ordering integer program with lazily added 3-cycle
        constraints, solved with :func:`scipy.optimize.milp` (HiGHS, ``mip_rel_gap = 0``), see
        :mod:`rankstats._linear_ordering`.
@@ -55,15 +55,13 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import networkx as nx
 import numpy as np
 import pandas as pd
 
 from rankstats._linear_ordering import solve_linear_ordering
-from rankstats.aggregate import Aggregate, register
-from rankstats.aggregate import _level as _aggregate_level
+from rankstats.aggregate import Aggregate, input_level, register
 from rankstats.pairwise import Pairwise, pairwise
-from rankstats.rankings import Rankings
+from rankstats.rankings import Rankings, default_level
 from rankstats.scores import Scores
 
 METHODS = ("auto", "exact", "heuristic")
@@ -297,16 +295,50 @@ def condorcet_blocks(wins: np.ndarray) -> list[np.ndarray]:
     least each component's optimum inside it, so concatenating the components' optimal orders
     is optimal: the split is exact, exact ties included (this is the extended Condorcet
     criterion of Truchon, 1998, without needing tied systems to share a block).
+
+    The components come from :func:`scipy.sparse.csgraph.connected_components`
+    (``connection="strong"``) and are ordered by Kahn's algorithm, generation by generation.
+    Components that no majority orders (exact ties between them) are placed as networkx's
+    ``topological_sort(condensation(...))`` placed them in earlier versions: the first
+    generation by smallest member, each later one in the order in which its components lose
+    their last incoming arc (arcs taken in row-major order of ``(i, j)``).
     """
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import connected_components
+
     n = wins.shape[0]
     if n == 0:
         return []
-    margin = wins - wins.T
-    adjacency = (margin > _tolerance(wins)).astype(np.int8)
-    graph = nx.from_numpy_array(adjacency, create_using=nx.DiGraph)
-    dag = nx.condensation(graph)
-    members = nx.get_node_attributes(dag, "members")
-    return [np.array(sorted(members[c]), dtype=np.int64) for c in nx.topological_sort(dag)]
+    adjacency = (wins - wins.T) > _tolerance(wins)
+    k, label = connected_components(csr_array(adjacency), directed=True, connection="strong")
+    label = label.astype(np.int64)
+    # Arcs between components: each pair once, keyed by its first arc (i, j) in row-major order.
+    tail, head = np.nonzero(adjacency)
+    cross = label[tail] != label[head]
+    unset = np.iinfo(np.int64).max
+    first = np.full(k * k, unset)
+    np.minimum.at(first, label[tail[cross]] * k + label[head[cross]], tail[cross] * n + head[cross])
+    first = first.reshape(k, k)
+    arc = first < unset
+    smallest = np.full(k, n, dtype=np.int64)
+    np.minimum.at(smallest, label, np.arange(n))
+    indegree = arc.sum(axis=0)
+    generation = np.flatnonzero(indegree == 0)
+    generation = generation[np.argsort(smallest[generation], kind="stable")]
+    order = []
+    while generation.size:
+        order.append(generation)
+        out = arc[generation]
+        indegree = indegree - out.sum(axis=0)
+        ready = np.flatnonzero((indegree == 0) & out.any(axis=0))
+        if ready.size:
+            # Each ready component follows the position of its last parent in this generation,
+            # then the first arc from that parent.
+            last = len(generation) - 1 - np.argmax(out[::-1, ready], axis=0)
+            ready = ready[np.lexsort((first[generation[last], ready], last))]
+        generation = ready
+    members = np.split(np.argsort(label, kind="stable"), np.cumsum(np.bincount(label))[:-1])
+    return [members[c] for c in np.concatenate(order)]
 
 
 # ---------------------------------------------------------------------------- public API
@@ -314,7 +346,7 @@ def _as_pairwise(data: Rankings | Scores | Pairwise, level: str | None) -> Pairw
     if isinstance(data, Pairwise):
         return data
     if isinstance(data, Scores):
-        by = level or ("instance" if data.has_instances else "task")
+        by = default_level(data, level)
         return pairwise(Rankings.from_scores(data, by=by))
     if isinstance(data, Rankings):
         return pairwise(data)
@@ -522,7 +554,7 @@ def _kemeny_aggregate(data, level: str | None) -> Aggregate:
     n = len(res.order)
     score = pd.Series(n - np.arange(1, n + 1, dtype=np.float64), index=res.order, name="kemeny")
     systems = list(data.systems)
-    lvl = "pairwise" if isinstance(data, Pairwise) else _aggregate_level(data, level)
+    lvl = input_level(data, level)
     details = {
         "kemeny": res,
         "optimal": res.optimal,

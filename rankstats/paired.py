@@ -21,7 +21,7 @@ are at exactly the stated level: quantiles :math:`\alpha/2` and :math:`1 - \alph
 pairformance tool took the 5 % and 95 % quantiles for a "95 %" interval). Every p-value is also
 Holm-adjusted across the pairs (``*_p_holm``). Strengths per system: mean, median, Bradley–Terry,
 Elo and TrueSkill (:mod:`rankstats.ratings`), and the disagreement between these aggregators
-(Peyrard et al. 2021, Table 1) from :func:`rankstats.agreement`.
+(Peyrard et al. 2021, Table 1) from :func:`rankstats.metrics.agreement`.
 """
 
 from __future__ import annotations
@@ -34,10 +34,12 @@ import pandas as pd
 from matplotlib.figure import Figure
 from scipy import stats
 
-from rankstats._paired_plots import matrix_figure, pair_figure
+from rankstats.bt_mle import fit_bt, pairs_from_matrices
 from rankstats.confidence import holm_adjust
 from rankstats.errors import InvalidScoresError, preview
-from rankstats.ratings import bradley_terry, elo, trueskill
+from rankstats.metrics import agreement
+from rankstats.plotting_paired import matrix_figure, pair_figure
+from rankstats.ratings import bradley_terry, elo, trueskill, win_matrix
 from rankstats.scores import Scores
 
 _BLOCK = 4_000_000  # bootstrap cells (resamples × instances × pairs) per block
@@ -162,7 +164,7 @@ class Paired:
 
     def plot_pair(self, a: str, b: str) -> Figure:
         """Pairing plot (paired scores of ``a`` against ``b`` with the x = y line) and the
-        histogram of the differences ``a − b`` (:func:`rankstats._paired_plots.pair_figure`)."""
+        histogram of the differences ``a − b`` (:func:`rankstats.plotting_paired.pair_figure`)."""
         return pair_figure(self._column(a), self._column(b), a, b)
 
     def plot_matrix(self, test: str = "sign", order: str = "bt") -> Figure:
@@ -233,10 +235,11 @@ def paired(
     trueskill_orders : int
         Random instance orders averaged for TrueSkill.
     bt_ties : {"half", "davidson"}
-        Ties in the Bradley–Terry strengths: counted as half a win each way (default; Hunter's
-        MM), or modelled by Davidson's (1970) tie parameter ν (maximum likelihood,
-        :class:`rankstats.models.BradleyTerry`); ``bt_probability`` is then
-        :math:`P(a \succ b) + \tfrac12 P(a \sim b)` and the MLE of ν is in ``parameters``.
+        Ties in the Bradley–Terry strengths: counted as half a win each way (default), or
+        modelled by Davidson's (1970) tie parameter ν (as
+        :class:`rankstats.models.BradleyTerry` ``(ties="davidson")``); ``bt_probability`` is
+        then :math:`P(a \succ b) + \tfrac12 P(a \sim b)` and the MLE of ν is in
+        ``parameters``. Both are maximum likelihood by :func:`rankstats.bt_mle.fit_bt`.
 
     Returns
     -------
@@ -406,8 +409,6 @@ def paired(
         adjusted[ok] = holm_adjust(values[ok])
         pairs[f"{col}_holm"] = adjusted
 
-    from rankstats.robustness import agreement
-
     aggregators = ("mean", "median", "bt", "elo", "trueskill")
     available = [k for k in aggregators if strengths[k].notna().all()]
     table = agreement({k: strengths.set_index("system")[k] for k in available})
@@ -443,27 +444,12 @@ def paired(
 
 def _davidson(x: np.ndarray, systems: list[str]) -> tuple[np.ndarray, float]:
     """Bradley–Terry with Davidson's ties (Davidson 1970), maximum likelihood, on the paired wins
-    and draws: centred log-strengths and the log tie parameter log ν."""
-    from rankstats.models.bradley_terry import BradleyTerry
-    from rankstats.ratings import win_matrix
-
+    and draws: centred log-strengths and the log tie parameter log ν (:func:`fit_bt`, the MLE of
+    :class:`rankstats.models.BradleyTerry` ``(ties="davidson")``)."""
     wins, draws = win_matrix(x)
-    i, j = np.triu_indices(len(systems), k=1)
-    keep = (wins[i, j] + wins[j, i] + draws[i, j]) > 0
-    i, j = i[keep], j[keep]
-    names = np.array(systems, dtype=object)
-    counts = pd.DataFrame(
-        {
-            "item1": names[i],
-            "item2": names[j],
-            "wins1": wins[i, j],
-            "wins2": wins[j, i],
-            "ties": draws[i, j],
-        }
-    )
-    fit = BradleyTerry(ties="davidson").fit(counts, method="mle")
-    worth = fit.worth.reindex(systems).to_numpy(np.float64)
-    return worth - worth.mean(), float(fit.parameters.get("log_tie", -np.inf))
+    optimum = fit_bt(pairs_from_matrices(wins, draws), ties=True, systems=systems)
+    n = len(systems)
+    return optimum.params[:n], float(optimum.params[n])
 
 
 def _bt_probability(a: np.ndarray, b: np.ndarray, log_tie: float | None) -> np.ndarray:

@@ -11,18 +11,20 @@ from __future__ import annotations
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from matplotlib.colors import TwoSlopeNorm
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn, not with this module
+    from matplotlib.figure import Figure
 
 from rankstats._text import mpl_text, shorten
-from rankstats.confidence import significance_matrix
+from rankstats.confidence import HoeffdingResult, significance_matrix
 
 
 @contextmanager
-def _quiet_missing_glyphs():
+def quiet_missing_glyphs():
     # System names may hold characters (e.g. CJK) that the default font lacks: matplotlib draws
     # a box and warns once per glyph, which would bury real warnings.
     with warnings.catch_warnings():
@@ -40,7 +42,7 @@ def label(name: object, width: int = 28) -> str:
 
 
 def significance_heatmap(
-    ci: pd.DataFrame,
+    ci: HoeffdingResult | pd.DataFrame,
     title: str | None = None,
     annotate: bool | None = None,
     figsize: tuple[float, float] | None = None,
@@ -57,8 +59,8 @@ def significance_heatmap(
 
     Parameters
     ----------
-    ci : pandas.DataFrame
-        Output of :func:`rankstats.hoeffding`.
+    ci : HoeffdingResult or pandas.DataFrame
+        Output of :func:`rankstats.hoeffding_test` or :func:`rankstats.hoeffding`.
     title : str, optional
         Figure title (default: the δ, correction and estimand used).
     annotate : bool, optional
@@ -69,6 +71,9 @@ def significance_heatmap(
     -------
     matplotlib.figure.Figure
     """
+    from matplotlib.colors import TwoSlopeNorm
+    from matplotlib.figure import Figure
+
     matrix = significance_matrix(ci, "distance")
     n = len(matrix)
     if annotate is None:
@@ -100,16 +105,17 @@ def significance_heatmap(
     rows, cols = np.nonzero(circled)
     if len(rows):
         ax.scatter(cols, rows, marker="o", s=40, facecolors="none", edgecolors="0.3", lw=0.8)
-    attrs = ci.attrs
     if title is None:
+        # A result's parameters are its fields; a table carries the same ones in its attrs.
+        params = ci.parameters if isinstance(ci, HoeffdingResult) else ci.attrs
         title = (
-            f"Hoeffding intervals for P(a above b): δ = {attrs.get('delta')}, "
-            f"{attrs.get('correction')} correction, {attrs.get('estimand')} estimand"
+            f"Hoeffding intervals for P(a above b): δ = {params.get('delta')}, "
+            f"{params.get('correction')} correction, {params.get('estimand')} estimand"
         )
     ax.set_title(title, fontsize=9)
     cbar = fig.colorbar(image, ax=ax, shrink=0.8)
     cbar.set_label("signed distance of the interval from ½")
-    with _quiet_missing_glyphs():
+    with quiet_missing_glyphs():
         fig.tight_layout()
     return fig
 
@@ -123,7 +129,7 @@ def save_figure(
     paths = []
     for fmt in formats:
         path = stem.with_suffix("." + fmt)
-        with _quiet_missing_glyphs():
+        with quiet_missing_glyphs():
             fig.savefig(path, dpi=150 if fmt == "png" else None, bbox_inches="tight")
         paths.append(path)
     return paths

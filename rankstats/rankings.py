@@ -15,18 +15,49 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from rankstats.errors import DataWarning, InvalidRankingsError, preview
-from rankstats.scores import Scores
+from rankstats.scores import Scores, dense_codes, sorted_codes
 
 _RANK_BLOCK_CELLS = 2_000_000
+
+#: A ranking of fewer systems carries no information: every route sets it aside (Scores,
+#: the streamed scan, the simulation cube, the second level of σ^2l).
+MIN_SYSTEMS = 2
+
+
+def informative(values: np.ndarray) -> np.ndarray:
+    """Rows of a score or rank matrix that evaluate at least :data:`MIN_SYSTEMS` systems.
+
+    Parameters
+    ----------
+    values : ndarray, shape (L, N)
+        Scores or ranks; NaN = not evaluated.
+
+    Returns
+    -------
+    ndarray of bool, shape (L,)
+    """
+    return np.count_nonzero(~np.isnan(values), axis=-1) >= MIN_SYSTEMS
+
+
+def group_sum(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
+    """Row sums of ``values`` per group code (e.g. the task of each ranking): one sparse
+    ``(n_groups, L)`` indicator matrix product, shape ``(n_groups, N)``."""
+    indicator = sparse.csr_matrix(
+        (np.ones(len(groups)), (groups, np.arange(len(groups)))), shape=(n_groups, len(groups))
+    )
+    return np.asarray(indicator @ values)
 
 
 def average_ranks(scores: np.ndarray) -> np.ndarray:
     """Row-wise average ranks of a score matrix, 1 = highest score, NaN kept as NaN.
 
-    Equivalent to ``scipy.stats.rankdata(-scores, axis=1, nan_policy="omit")`` and about twice as
-    fast on tall matrices: one argsort per row, then tie runs are found on the sorted values.
+    Equivalent to ``scipy.stats.rankdata(-scores, axis=1, nan_policy="omit")`` and several times
+    as fast on tall matrices: one argsort per row; a row without ties among its evaluated entries
+    (the usual case for continuous scores) is ranked by position, and only rows with ties look
+    for the runs of equal sorted values (500,000 × 20 scores: 0.29 s, a bare ``argsort`` 0.24 s).
 
     Parameters
     ----------
@@ -56,8 +87,35 @@ def _average_ranks_block(scores: np.ndarray) -> np.ndarray:
     n = scores.shape[1]
     missing = np.isnan(scores)
     keyed = np.where(missing, np.inf, -scores)
-    order = np.argsort(keyed, axis=1, kind="stable")
+    # Any sort will do: tied values get the mid-rank of their run whatever their order in it.
+    order = np.argsort(keyed, axis=1)
     ordered = np.take_along_axis(keyed, order, axis=1)
+    # Missing entries sort last as +inf, with any score of -inf: a row holding one takes the
+    # route of the rows with ties.
+    tied = ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] != np.inf)).any(axis=1)
+    negative_infinity = np.isneginf(scores)
+    if negative_infinity.any():
+        tied |= negative_infinity.any(axis=1)
+    rows = np.flatnonzero(tied)
+    ranks = np.empty_like(scores)
+    if 2 * len(rows) > len(scores):  # mostly ties (coarse scores): mid-ranks everywhere
+        np.put_along_axis(ranks, order, _run_mid_ranks(ordered), axis=1)
+    else:
+        # Without ties the rank is the position; rows with ties get the mid-ranks of their runs.
+        position = np.broadcast_to(np.arange(1.0, n + 1.0), order.shape)
+        np.put_along_axis(ranks, order, position, axis=1)
+        if len(rows):
+            mid = np.empty((len(rows), n))
+            np.put_along_axis(mid, order[rows], _run_mid_ranks(ordered[rows]), axis=1)
+            ranks[rows] = mid
+    ranks[missing] = np.nan
+    return ranks
+
+
+def _run_mid_ranks(ordered: np.ndarray) -> np.ndarray:
+    """1-based mid-rank of every position of rows sorted ascending: the values of a run of equal
+    values share the mean of its positions."""
+    n = ordered.shape[1]
     # Work on the transposed (N, L) layout: accumulations along axis 0 are then vectorised over L.
     ordered = ordered.T
     position = np.arange(n, dtype=np.float64)[:, None]
@@ -69,11 +127,7 @@ def _average_ranks_block(scores: np.ndarray) -> np.ndarray:
     run_end[-1] = True
     run_end[:-1] = run_start[1:]
     last = np.minimum.accumulate(np.where(run_end, position, n - 1.0)[::-1], axis=0)[::-1]
-    mid = ((first + last) * 0.5 + 1.0).T
-    ranks = np.empty_like(scores)
-    np.put_along_axis(ranks, order, mid, axis=1)
-    ranks[missing] = np.nan
-    return ranks
+    return ((first + last) * 0.5 + 1.0).T
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -146,16 +200,19 @@ class Rankings:
             )
         data = scores.data
         task_code = data["task"].cat.codes.to_numpy(np.int64)
-        inst_code, inst_uniques = pd.factorize(data["instance"], sort=True)
-        key = task_code * max(len(inst_uniques), 1) + inst_code
-        row, keys = pd.factorize(key, sort=True)
+        # Sorted codes of the instances (a compact integer column is its own code), then of the
+        # (task, instance) pairs from a table of flags (no hash table): one ranking per pair,
+        # sorted by task, then instance, as pd.factorize(..., sort=True) numbered them.
+        inst_code, inst_labels = sorted_codes(data["instance"])
+        n_inst = max(len(inst_labels), 1)
+        row, keys = dense_codes(task_code * n_inst + inst_code, len(scores.tasks) * n_inst)
         matrix = np.full((len(keys), n), np.nan)
         matrix[row, data["system"].cat.codes.to_numpy(np.int64)] = data["score"].to_numpy()
-        group, inst = np.divmod(np.asarray(keys, dtype=np.int64), max(len(inst_uniques), 1))
+        group, inst = np.divmod(keys, n_inst)
         rankers = pd.MultiIndex.from_arrays(
             [
                 pd.Categorical.from_codes(group, categories=list(scores.tasks)),
-                np.asarray(inst_uniques)[inst],
+                inst_labels[inst],
             ],
             names=["task", "instance"],
         )
@@ -263,8 +320,7 @@ class Rankings:
             raise InvalidRankingsError(
                 f"infinite rank at ranker {rankers[r]!r}, system {systems[c]!r}"
             )
-        observed = (~np.isnan(ranks)).sum(axis=1)
-        few = np.flatnonzero(observed < 2)
+        few = np.flatnonzero(~informative(ranks))
         if len(few):
             warnings.warn(
                 f"{len(few)} ranking(s) rank fewer than two systems and carry no information: "
@@ -313,3 +369,25 @@ class Rankings:
             f"Rankings({self.n_rankings} rankings of {self.n_systems} systems{groups}, "
             f"{frac:.1%} not evaluated, {ties} tied entries)"
         )
+
+
+def default_level(scores: Scores, level: str | None = None) -> str:
+    """The level at which a score table is ranked: ``level`` when given, else ``"instance"`` for
+    an instance-level table and ``"task"`` otherwise (the rule of every ``level=`` argument)."""
+    return level or ("instance" if scores.has_instances else "task")
+
+
+def as_rankings(data: Scores | Rankings, level: str | None = None) -> Rankings:
+    """Rankings as they are, or a score table ranked at :func:`default_level` (the one
+    Scores → Rankings adaptor of the estimators).
+
+    Raises
+    ------
+    TypeError
+        ``data`` is neither Scores nor Rankings.
+    """
+    if isinstance(data, Rankings):
+        return data
+    if isinstance(data, Scores):
+        return Rankings.from_scores(data, by=default_level(data, level))
+    raise TypeError(f"expected Scores or Rankings, not {type(data).__name__}")

@@ -1,11 +1,12 @@
-r"""Strengths from instance-level paired outcomes: Bradley–Terry (MM), Elo and TrueSkill.
+r"""Strengths from instance-level paired outcomes: Bradley–Terry, Elo and TrueSkill.
 
 Input everywhere: a score matrix ``X`` of shape ``(n_instances, N)`` (higher = better, NaN = not
 evaluated). On each instance every pair of evaluated systems plays one game: the higher score wins,
 equal scores draw.
 
 - **Bradley–Terry** (Bradley & Terry 1952): :math:`P(i \succ j) = \pi_i / (\pi_i + \pi_j)`,
-  fitted by the MM algorithm of Hunter (2004) with a draw counted as half a win for each side.
+  maximum likelihood with a draw counted as half a win for each side, by the one Bradley–Terry
+  MLE of rankstats (:mod:`rankstats.bt_mle`).
 - **Elo** (Elo 1978): ratings start at ``start``; after a game
   :math:`R_i \leftarrow R_i + K (S_{ij} - E_{ij})`, :math:`E_{ij} = 1 / (1 + 10^{(R_j - R_i)/400})`;
   all the games of one instance are played simultaneously. The result depends on the order of the
@@ -21,11 +22,10 @@ from __future__ import annotations
 
 import warnings
 
-import networkx as nx
 import numpy as np
 from scipy import special, stats
 
-from rankstats.errors import preview
+from rankstats.bt_mle import fit_bt, pairs_from_matrices
 
 
 def win_matrix(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -41,43 +41,43 @@ def win_matrix(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def bradley_terry(
-    x: np.ndarray, systems: list[str], tol: float = 1e-10, max_iter: int = 10_000
+    x: np.ndarray, systems: list[str], tol: float = 1e-10, max_iter: int = 100
 ) -> np.ndarray:
-    r"""Bradley–Terry log-strengths (centred) by MM (Hunter 2004), draws as half wins.
+    r"""Bradley–Terry log-strengths (centred) by maximum likelihood, draws as half wins.
 
-    :math:`\pi_i \leftarrow W_i / \sum_{j \ne i} n_{ij} / (\pi_i + \pi_j)`.
+    With :math:`w_{ij}` the games ``i`` won against ``j`` plus half their draws, maximises
+    :math:`\sum_{i \ne j} w_{ij} \log \frac{\pi_i}{\pi_i + \pi_j}` (Bradley & Terry 1952) by
+    the one Bradley–Terry MLE of rankstats, :func:`rankstats.bt_mle.fit_bt` (Newton–Raphson; the
+    same maximum as Hunter's (2004) MM algorithm).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        Scores, shape ``(n_instances, N)``; higher = better, NaN = not evaluated.
+    systems : list of str
+        Names of the ``N`` columns (for the error message).
+    tol, max_iter : float, int
+        Newton–Raphson stops when the largest step is below ``tol``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Centred log-strengths :math:`\log \pi_i`, shape ``(N,)``.
 
     Raises
     ------
-    ValueError
-        When the comparison graph (i → j if i ever beats or draws with j) is not strongly
-        connected: the MLE does not exist (some system never loses or never wins).
+    rankstats.models.MLEDoesNotExistError
+        A ``ValueError``: the comparison graph (i → j if i ever beats or draws with j) is not
+        strongly connected, so the MLE does not exist (some systems never lose or never win).
     """
     wins, draws = win_matrix(x)
-    w = wins + 0.5 * draws
-    graph = nx.DiGraph()
-    graph.add_nodes_from(range(len(systems)))
-    graph.add_edges_from(zip(*np.nonzero(w > 0), strict=True))
-    if not nx.is_strongly_connected(graph):
-        parts = [sorted(systems[i] for i in c) for c in nx.strongly_connected_components(graph)]
-        raise ValueError(
-            "the Bradley–Terry MLE does not exist: the comparison graph is not strongly "
-            f"connected (groups: {preview(parts, 4)}); some systems never lose or never win. "
-            "Use the Bayesian fit rs.models.BradleyTerry().fit(..., method='map' or 'nuts')."
-        )
-    n_games = w + w.T
-    total = w.sum(axis=1)
-    pi = np.ones(len(systems))
-    for _ in range(max_iter):
-        denom = (n_games / (pi[:, None] + pi[None, :])).sum(axis=1)
-        new = total / denom
-        new /= np.exp(np.mean(np.log(new)))
-        if np.max(np.abs(np.log(new) - np.log(pi))) < tol:
-            pi = new
-            break
-        pi = new
-    log_pi = np.log(pi)
-    return log_pi - log_pi.mean()
+    counts = pairs_from_matrices(wins + 0.5 * draws)
+    hint = (
+        "Use the Bayesian Bradley–Terry fit rs.models.BradleyTerry().fit(..., method='map' or "
+        "'nuts'), whose prior keeps the estimates finite."
+    )
+    optimum = fit_bt(counts, ties=False, systems=systems, hint=hint, tol=tol, max_iter=max_iter)
+    return optimum.params
 
 
 def _orders(n_instances: int, n_orders: int, seed: int | None) -> np.ndarray:

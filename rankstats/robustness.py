@@ -3,11 +3,15 @@ r"""Robustness experiments: how well does each aggregator recover the truth unde
 ``robustness(aggregators, grid, n_rep, seed)`` runs the Gumbel simulator
 (:func:`rankstats.simulate.gumbel`) over a grid of parameters (e.g. φ × number of adversarial
 tasks, or φ × missing rate), aggregates every replicate with every aggregator, and measures the
-distance of each ranking to the truth:
+distance of each ranking to the truth with :func:`rankstats.metrics.ranking_metrics`:
 
 - normalised Kendall distance :math:`d_K / \binom{N}{2}` (ties count ½), and Kendall's
   :math:`\tau_b`;
 - top-1 agreement (same best system) and top-k overlap :math:`|T_k \cap \hat T_k| / k`.
+
+``mean``, ``borda`` and ``borda2`` run on the simulated score cube directly (:func:`cube_scores`,
+the array functions of :mod:`rankstats.aggregate`); other aggregators get a
+:class:`~rankstats.Scores`.  Cells run in this process or in parallel (:mod:`rankstats._parallel`).
 
 ``perturbation(scores, ...)`` does the same on real data: it perturbs a benchmark (removes a share
 of the scores, keeps only some tasks, drops systems) and compares each aggregator's ranking on the
@@ -24,74 +28,94 @@ import itertools
 import numbers
 import sys
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
-from rankstats.aggregate import aggregate, ranking_borda, snap_ties
-from rankstats.rankings import average_ranks
+if TYPE_CHECKING:  # matplotlib loads on first plot only
+    from matplotlib.figure import Figure
+
+from rankstats._parallel import check_parallel, run_cells
+from rankstats.aggregate import aggregate, borda2_ranks, mean_scores
+from rankstats.metrics import agreement as agreement  # rs.agreement, rs.simulate.agreement
+from rankstats.metrics import ranking_metrics
+from rankstats.pairwise import ranking_borda
+from rankstats.rankings import average_ranks, group_sum, informative
+from rankstats.reduce import first_level
 from rankstats.scores import Scores
-from rankstats.simulate import _check_count, _check_generator, gumbel_cube
+from rankstats.simulate import (
+    check_count,
+    check_generator,
+    cube_to_scores,
+    gumbel_cube,
+    system_names,
+    task_names,
+)
 
 # Aggregators computed directly on the (N, T, K) score cube (same numbers as rs.aggregate).
 FAST = ("mean", "borda", "borda2")
 
 
-def cube_aggregate(cube: np.ndarray, method: str) -> np.ndarray:
-    """Aggregate score of each system from an ``(N, T, K)`` cube (NaN = not evaluated).
+def cube_scores(cube: np.ndarray, methods: Sequence[str] = FAST) -> dict[str, np.ndarray]:
+    r"""σ^μ, σ^l and σ^2l of every system from an ``(N, T, K)`` score cube (NaN = not evaluated).
 
-    Equal to ``rs.aggregate(scores, method)`` on the same data (tested), without building a
-    table: ``mean`` averages task means; ``borda`` sums the closed-form per-ranking Borda counts
-    over all (task, instance) rankings; ``borda2`` ranks the per-task sums, then Borda again.
+    The numbers of ``rs.aggregate(scores, method)`` on the same data (tested), computed by the
+    functions that :func:`rankstats.aggregate.estimate` and :func:`rankstats.reduce.reduce_scores`
+    are made of, without building a table, labels or the pairwise matrices:
+
+    - the (task, instance) rows with fewer than two scores are set aside
+      (:func:`~rankstats.rankings.informative`, as :class:`~rankstats.Scores` does), the others
+      ranked (:func:`~rankstats.rankings.average_ranks`);
+    - per task, the sums of the closed-form per-ranking Borda counts and the number of rankings
+      evaluating each system (:func:`rankstats.reduce.first_level`), and the score sums
+      (:func:`~rankstats.rankings.group_sum`);
+    - ``mean`` (σ^μ): :func:`rankstats.aggregate.mean_scores`, the mean over tasks of the mean
+      score in the task;
+    - ``borda`` (σ^l): the Borda counts summed over all rankings,
+      :math:`\sum_l \sum_j P^{(l)}[i, j]` — :meth:`rankstats.Pairwise.borda` in the closed form of
+      :func:`~rankstats.pairwise.ranking_borda`, ``O(L N)`` instead of ``O(L N²)``;
+    - ``borda2`` (σ^2l): the task rankings of :func:`rankstats.aggregate.borda2_ranks`, then
+      Borda over them (Colombo et al. 2022, Sec. 3).
+
+    Parameters
+    ----------
+    cube : ndarray, shape (N, T, K)
+        Scores (higher = better) of system × task × instance.
+    methods : sequence of str
+        Some of ``"mean"``, ``"borda"``, ``"borda2"``.
+
+    Returns
+    -------
+    dict
+        Method → aggregate score of each system, shape ``(N,)`` (higher = better).
     """
+    unknown = [m for m in methods if m not in FAST]
+    if unknown:
+        raise ValueError(f"no fast path for {unknown[0]!r}; fast methods: {FAST}")
     n_sys, n_tasks, n_inst = cube.shape
     rows = cube.transpose(1, 2, 0).reshape(n_tasks * n_inst, n_sys)
-    # As Scores: a (task, instance) with fewer than two scores is set aside, for every method.
-    keep = (~np.isnan(rows)).sum(axis=1) >= 2
-    if method == "mean":
-        kept = np.where(keep[:, None], rows, np.nan).reshape(n_tasks, n_inst, n_sys)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices → NaN, on purpose
-            return np.nanmean(np.nanmean(kept, axis=1), axis=0)
-    b = ranking_borda(average_ranks(rows))
-    b[~keep] = 0.0
-    if method == "borda":
-        return b.sum(axis=0)
-    if method == "borda2":
-        seen = (~np.isnan(rows)) & keep[:, None]
-        per_task = b.reshape(n_tasks, n_inst, n_sys).sum(axis=1)
-        observed = seen.reshape(n_tasks, n_inst, n_sys).any(axis=1)
-        task_scores = np.where(observed, per_task, np.nan)
-        task_scores = task_scores[observed.sum(axis=1) >= 2]
-        return ranking_borda(average_ranks(snap_ties(task_scores))).sum(axis=0)
-    raise ValueError(f"no fast path for {method!r}")
+    task = np.repeat(np.arange(n_tasks), n_inst)
+    keep = informative(rows)
+    rows, task = rows[keep], task[keep]
+    task_borda, task_seen = first_level(average_ranks(rows), task, n_tasks)
+    out: dict[str, np.ndarray] = {}
+    if "mean" in methods:
+        score_sum = group_sum(task, np.where(np.isnan(rows), 0.0, rows), n_tasks)
+        out["mean"] = mean_scores(score_sum, task_seen)
+    if "borda" in methods:
+        out["borda"] = task_borda.sum(axis=0)
+    if "borda2" in methods:
+        out["borda2"] = ranking_borda(borda2_ranks(task_borda, task_seen)[0]).sum(axis=0)
+    return {method: out[method] for method in methods}
 
 
-def ranking_metrics(score: np.ndarray, truth_rank: np.ndarray, k: int) -> dict[str, float]:
-    """Distance of the ranking induced by ``score`` (higher = better) to the true ranks."""
-    n = len(score)
-    rank = average_ranks(np.where(np.isnan(score), -np.inf, score)[None, :])[0]
-    i, j = np.triu_indices(n, 1)
-    d_hat = np.sign(rank[i] - rank[j])
-    d_true = np.sign(truth_rank[i] - truth_rank[j])
-    discord = np.sum((d_hat * d_true) < 0) + 0.5 * np.sum((d_hat == 0) != (d_true == 0))
-    ties_hat, ties_true = np.sum(d_hat == 0), np.sum(d_true == 0)
-    m = len(i)
-    tau = np.sum(d_hat * d_true) / np.sqrt(max((m - ties_hat) * (m - ties_true), 1))
-    best_hat = set(np.flatnonzero(rank == rank.min()))
-    top_true = set(np.argsort(truth_rank, kind="stable")[:k])
-    top_hat = set(np.argsort(rank, kind="stable")[:k])
-    return {
-        "kendall_distance": discord / m,
-        "kendall_tau": float(tau),
-        "top1": float(int(np.argmin(truth_rank)) in best_hat and len(best_hat) == 1),
-        f"top{k}": len(top_true & top_hat) / k,
-    }
+def cube_aggregate(cube: np.ndarray, method: str) -> np.ndarray:
+    """Aggregate score of each system from an ``(N, T, K)`` cube: one method of
+    :func:`cube_scores`."""
+    return cube_scores(cube, (method,))[method]
 
 
 def _grid_cells(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
@@ -162,6 +186,41 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
+def _name(aggregator: str | Callable) -> str:
+    if isinstance(aggregator, str):
+        return aggregator
+    return getattr(aggregator, "__name__", "custom")
+
+
+def _metric_rows(
+    cell: Mapping[str, Any],
+    names: Sequence[str],
+    values: np.ndarray,
+    truth_rank: np.ndarray,
+    k: int,
+    first_rep: int = 0,
+) -> list[dict[str, Any]]:
+    """Table rows of one grid cell: ``values[r, a]`` is aggregator ``a``'s scores in replicate
+    ``first_rep + r``.
+
+    Every (replicate, aggregator) ranking is measured against ``truth_rank`` (shape ``(N,)``, or
+    ``values.shape`` for one reference per ranking) in one vectorised call.
+    """
+    n_rep, n_agg, n_sys = values.shape
+    truth = np.broadcast_to(truth_rank, values.shape).reshape(-1, n_sys)
+    metrics = ranking_metrics(values.reshape(-1, n_sys), truth, k)
+    return [
+        {
+            **cell,
+            "rep": first_rep + rep,
+            "aggregator": name,
+            **{key: float(column[rep * n_agg + a]) for key, column in metrics.items()},
+        }
+        for rep in range(n_rep)
+        for a, name in enumerate(names)
+    ]
+
+
 def _run_cell(
     cell: dict[str, Any],
     base: dict[str, Any],
@@ -169,28 +228,27 @@ def _run_cell(
     seeds: Sequence[np.random.SeedSequence],
     k: int,
 ) -> list[dict[str, Any]]:
+    """Rows of one grid cell of :func:`robustness` (module level: runs in worker processes)."""
     params = {**base, **cell}
     args = _cube_arguments(params)
     n_sys = args["n_systems"]
     truth_rank = np.arange(n_sys, 0, -1, dtype=np.float64)  # system n has rank N - n + 1
-    rows = []
+    fast = [agg for agg in aggregators if isinstance(agg, str) and agg in FAST]
+    values = np.empty((len(seeds), len(aggregators), n_sys))
     for rep, seq in enumerate(seeds):
         rng = np.random.default_rng(seq)
         cube = gumbel_cube(rng=rng, **args)
+        quick = cube_scores(cube, fast) if fast else {}
         scores = None
-        for agg in aggregators:
-            if isinstance(agg, str) and agg in FAST:
-                name, value = agg, cube_aggregate(cube, agg)
-            else:
-                if scores is None:
-                    scores = _scores_from_cube(cube, params.get("n_instances") is not None)
-                name = agg if isinstance(agg, str) else getattr(agg, "__name__", "custom")
-                result = aggregate(scores, method=agg) if isinstance(agg, str) else agg(scores)
-                value = result.scores.reindex(list(scores.systems)).to_numpy(dtype=np.float64)
-            rows.append(
-                {**cell, "rep": rep, "aggregator": name, **ranking_metrics(value, truth_rank, k)}
-            )
-    return rows
+        for a, agg in enumerate(aggregators):
+            if isinstance(agg, str) and agg in quick:
+                values[rep, a] = quick[agg]
+                continue
+            if scores is None:
+                scores = _scores_from_cube(cube, params.get("n_instances") is not None)
+            result = aggregate(scores, method=agg) if isinstance(agg, str) else agg(scores)
+            values[rep, a] = result.scores.reindex(list(scores.systems)).to_numpy(np.float64)
+    return _metric_rows(cell, [_name(agg) for agg in aggregators], values, truth_rank, k)
 
 
 def _cube_arguments(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -211,7 +269,7 @@ def _cube_arguments(params: Mapping[str, Any]) -> dict[str, Any]:
     if params.get("scaled_tasks"):
         # The first honest tasks (after the adversarial ones) are multiplied by the factor.
         first = params.get("adversarial_tasks", 0)
-        _check_count("scaled_tasks", params["scaled_tasks"], 0, n_tasks - first)
+        check_count("scaled_tasks", params["scaled_tasks"], 0, n_tasks - first)
         rescale = dict(rescale or {})
         for task in range(first, first + params["scaled_tasks"]):
             rescale[task] = params.get("scale_factor", 10.0)
@@ -229,9 +287,9 @@ def _cube_arguments(params: Mapping[str, Any]) -> dict[str, Any]:
         "instance_types": params.get("instance_types"),
         "round_to": params.get("round_to"),
     }
-    _check_generator(**args)
+    check_generator(**args)
     if params.get("n_instances") is not None:
-        _check_count("n_instances", params["n_instances"], 1)
+        check_count("n_instances", params["n_instances"], 1)
     return args
 
 
@@ -239,8 +297,8 @@ def _check_run(
     grid: Mapping[str, Sequence[Any]], aggregators: Sequence[Any], n_rep: int, top_k: int
 ) -> None:
     """The counts of an experiment, before any work: ValueError naming the argument."""
-    _check_count("n_rep", n_rep, 1)
-    _check_count("top_k", top_k, 1)
+    check_count("n_rep", n_rep, 1)
+    check_count("top_k", top_k, 1)
     if isinstance(aggregators, str) or not len(aggregators):
         raise ValueError(f"aggregators must be a non-empty list of methods, got {aggregators!r}")
     for key, values in grid.items():
@@ -249,10 +307,8 @@ def _check_run(
 
 
 def _scores_from_cube(cube: np.ndarray, instances: bool) -> Scores:
-    from rankstats.simulate import _cube_to_scores, system_names, task_names
-
     n_sys, n_tasks, _ = cube.shape
-    frame = _cube_to_scores(cube, system_names(n_sys), task_names(n_tasks), instances)
+    frame = cube_to_scores(cube, system_names(n_sys), task_names(n_tasks), instances)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # heavy corruption may leave tasks with < 2 systems
         return Scores.from_long(frame, instance="instance" if instances else None)
@@ -291,6 +347,8 @@ class Robustness:
         band, one panel per value of ``panel``."""
         summary = self.summary(metric)
         panels = list(pd.unique(summary[panel])) if panel else [None]
+        from matplotlib.figure import Figure
+
         fig = Figure(figsize=(4.2 * len(panels), 3.4))
         axes = fig.subplots(1, len(panels), squeeze=False)[0]
         for ax, value in zip(axes, panels, strict=True):
@@ -323,6 +381,33 @@ def _progress(done: int, total: int, enabled: bool) -> None:
         sys.stderr.flush()
         if done == total:
             sys.stderr.write("\n")
+
+
+def _collect(
+    jobs: list[tuple],
+    run: Callable[..., list[dict[str, Any]]],
+    grid: dict,
+    n_jobs: int,
+    backend: str,
+    progress: bool,
+    label: str,
+) -> Robustness:
+    """Run the cells (:func:`rankstats._parallel.run_cells`) into a :class:`Robustness`; on an
+    interrupt, the finished cells with ``complete=False`` and a ``RuntimeWarning``."""
+    rows: list[dict[str, Any]] = []
+    complete = True
+    try:
+        for done, cell_rows in enumerate(run_cells(jobs, n_jobs, backend, run), 1):
+            rows += cell_rows
+            _progress(done, len(jobs), progress)
+    except KeyboardInterrupt:
+        complete = False
+        warnings.warn(
+            f"{label} run interrupted: {len(rows)} rows of finished cells returned",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return Robustness(pd.DataFrame(rows), grid, complete)
 
 
 def robustness(
@@ -390,77 +475,18 @@ def robustness(
     >>> sorted(res.table.aggregator.unique())
     ['borda', 'borda2', 'mean']
     """
-    _check_parallel(n_jobs, backend)
+    check_parallel(n_jobs, backend)
     grid = dict(grid or {"phi": [0.5]})
     base = dict(base or {"n_systems": 20, "n_tasks": 20, "n_instances": 20})
     _check_run(grid, aggregators, n_rep, top_k)
     cells = _grid_cells(grid)
     for cell in cells:  # every cell checked before the first one runs
         args = _cube_arguments({**base, **cell})
-        _check_count(f"top_k (≤ n_systems = {args['n_systems']})", top_k, 1, args["n_systems"])
+        check_count(f"top_k (≤ n_systems = {args['n_systems']})", top_k, 1, args["n_systems"])
     root = np.random.SeedSequence(seed)
     cell_seeds = [s.spawn(n_rep) for s in root.spawn(len(cells))]
     jobs = [(c, base, aggregators, s, top_k) for c, s in zip(cells, cell_seeds, strict=True)]
-    rows: list[dict[str, Any]] = []
-    complete = True
-    try:
-        for done, cell_rows in enumerate(_cell_results(jobs, n_jobs, backend), 1):
-            rows += cell_rows
-            _progress(done, len(cells), progress)
-    except KeyboardInterrupt:
-        complete = False
-        warnings.warn(
-            f"robustness run interrupted: {len(rows)} rows of finished cells returned",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-    return Robustness(pd.DataFrame(rows), grid, complete)
-
-
-BACKENDS = ("processes", "joblib")
-
-
-def _check_parallel(n_jobs: int, backend: str) -> None:
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
-    if (
-        isinstance(n_jobs, bool)
-        or not isinstance(n_jobs, numbers.Integral)
-        or n_jobs == 0
-        or n_jobs < -1
-    ):
-        raise ValueError(
-            f"n_jobs must be a positive integer (≥ 1) or -1 (all cores), not {n_jobs!r}"
-        )
-
-
-def _cell_results(
-    jobs: list[tuple], n_jobs: int, backend: str, run: Callable | None = None
-) -> Iterator[list[dict[str, Any]]]:
-    """Rows of every cell, in grid order, computed in this process or by ``n_jobs`` workers."""
-    run = run or _run_cell
-    if n_jobs == 1:
-        for job in jobs:
-            yield run(*job)
-    elif backend == "joblib":
-        try:
-            import joblib
-        except ImportError as err:
-            raise ImportError(
-                'backend="joblib" needs joblib: pip install "rankstats[dask]"'
-            ) from err
-        parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator")
-        yield from parallel(joblib.delayed(run)(*job) for job in jobs)
-    else:
-        pool = ProcessPoolExecutor(max_workers=n_jobs if n_jobs > 0 else None)
-        try:
-            futures = [pool.submit(run, *job) for job in jobs]
-            for future in futures:
-                yield future.result()
-        finally:
-            # On an interrupt (or any error) the cells not started yet are cancelled instead of
-            # being run to completion before control returns to the caller.
-            pool.shutdown(wait=True, cancel_futures=True)
+    return _collect(jobs, _run_cell, grid, n_jobs, backend, progress, "robustness")
 
 
 def perturb(
@@ -510,13 +536,18 @@ def _perturbation_cell(
     for rep, seq in enumerate(seeds):
         perturbed = perturb(scores, np.random.default_rng(seq), **cell)
         present = [s for s in perturbed.systems if s not in perturbed.unevaluated_systems]
-        for agg in aggregators:
-            value = aggregate(perturbed, method=agg).scores.reindex(present).to_numpy()
-            reference = full[agg].reindex(present).to_numpy(dtype=np.float64)
-            truth_rank = average_ranks(reference[None, :])[0]
-            rows.append(
-                {**cell, "rep": rep, "aggregator": agg, **ranking_metrics(value, truth_rank, top_k)}
-            )
+        values = np.stack(
+            [
+                aggregate(perturbed, method=agg).scores.reindex(present).to_numpy()
+                for agg in aggregators
+            ]
+        )
+        reference = np.stack(
+            [full[agg].reindex(present).to_numpy(np.float64) for agg in aggregators]
+        )
+        # Each aggregator against its own ranking of the full data.
+        truth_rank = average_ranks(reference)
+        rows += _metric_rows(cell, aggregators, values[None], truth_rank[None], top_k, rep)
     return rows
 
 
@@ -533,8 +564,8 @@ def _check_perturbation(scores: Scores, cell: Mapping[str, Any]) -> None:
     if cell.get("pattern", "block") not in ("cell", "block"):
         raise ValueError(f"pattern must be 'cell' or 'block', not {cell['pattern']!r}")
     if cell.get("keep_tasks") is not None:
-        _check_count("keep_tasks", cell["keep_tasks"], 1, len(scores.tasks))
-    _check_count("drop_systems", cell.get("drop_systems", 0), 0, len(scores.systems) - 2)
+        check_count("keep_tasks", cell["keep_tasks"], 1, len(scores.tasks))
+    check_count("drop_systems", cell.get("drop_systems", 0), 0, len(scores.systems) - 2)
 
 
 def perturbation(
@@ -572,7 +603,7 @@ def perturbation(
     >>> len(res.table)
     9
     """
-    _check_parallel(n_jobs, backend)
+    check_parallel(n_jobs, backend)
     grid = dict(grid or {"missing": [0.1, 0.2, 0.3]})
     _check_run(grid, aggregators, n_rep, top_k)
     for cell in _grid_cells(grid):
@@ -584,76 +615,4 @@ def perturbation(
         (scores, cell, full, tuple(aggregators), cell_seed.spawn(n_rep), top_k)
         for cell, cell_seed in zip(cells, root.spawn(len(cells)), strict=True)
     ]
-    rows: list[dict[str, Any]] = []
-    complete = True
-    try:
-        for done, cell_rows in enumerate(
-            _cell_results(jobs, n_jobs, backend, _perturbation_cell), 1
-        ):
-            rows += cell_rows
-            _progress(done, len(cells), progress)
-    except KeyboardInterrupt:
-        complete = False
-        warnings.warn(
-            "perturbation run interrupted: finished cells returned", RuntimeWarning, stacklevel=2
-        )
-    return Robustness(pd.DataFrame(rows), grid, complete)
-
-
-def agreement(rankings: Mapping[str, Any], k: int = 3) -> pd.DataFrame:
-    """Kendall τ and top-k overlap between several rankings of the same systems.
-
-    Parameters
-    ----------
-    rankings : dict
-        Name → an :class:`~rankstats.Aggregate`, a pandas Series of scores (higher = better),
-        or a list of systems best first.
-    k : int
-        Size of the top-k overlap.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per pair of rankings: ``a``, ``b``, ``kendall_tau`` (τ_b), ``share_discordant``
-        (share of system pairs ordered differently, ties ½), ``same_top1``, ``top<k>_overlap``.
-
-    Examples
-    --------
-    >>> import rankstats as rs
-    >>> x = rs.load_dataset("xtreme_missing")
-    >>> table = rs.agreement({m: rs.aggregate(x, m) for m in ("mean", "borda", "borda2")})
-    >>> list(table[["a", "b"]].itertuples(index=False, name=None))
-    [('mean', 'borda'), ('mean', 'borda2'), ('borda', 'borda2')]
-    """
-    scores = {}
-    for name, value in rankings.items():
-        if hasattr(value, "scores"):
-            series = value.scores
-        elif isinstance(value, pd.Series):
-            series = value
-        else:
-            order = list(value)
-            series = pd.Series(np.arange(len(order), 0, -1, dtype=float), index=order)
-        scores[name] = series.astype(np.float64)
-    names = list(scores)
-    systems = list(scores[names[0]].index)
-    for name in names[1:]:
-        if set(scores[name].index) != set(systems):
-            raise ValueError(f"rankings {names[0]!r} and {name!r} rank different systems")
-    rows = []
-    for a, b in itertools.combinations(names, 2):
-        sa = scores[a].reindex(systems).to_numpy()
-        sb = scores[b].reindex(systems).to_numpy()
-        rank_b = average_ranks(np.where(np.isnan(sb), -np.inf, sb)[None, :])[0]
-        metrics = ranking_metrics(sa, rank_b, k)
-        rows.append(
-            {
-                "a": a,
-                "b": b,
-                "kendall_tau": metrics["kendall_tau"],
-                "share_discordant": metrics["kendall_distance"],
-                "same_top1": bool(metrics["top1"]),
-                f"top{k}_overlap": metrics[f"top{k}"],
-            }
-        )
-    return pd.DataFrame(rows)
+    return _collect(jobs, _perturbation_cell, grid, n_jobs, backend, progress, "perturbation")

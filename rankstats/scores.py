@@ -130,6 +130,98 @@ def _numeric_scores(
     return values
 
 
+# A direct-address table (one cell per possible key) replaces a hash table when it has at most
+# this many cells per row, plus a floor: filling and reading it is a few linear passes, while
+# hashing millions of distinct keys misses the cache on nearly every row (8 M rows: 0.1 s against
+# 1.0 s for ``Series.duplicated``).
+_TABLE_CELLS_PER_ROW = 4
+_TABLE_MIN_CELLS = 1 << 22
+
+
+def _small_table(span: int, n_rows: int) -> bool:
+    return span <= _TABLE_CELLS_PER_ROW * n_rows + _TABLE_MIN_CELLS
+
+
+def _integer_offsets(column: pd.Series) -> tuple[np.ndarray, np.integer, int] | None:
+    """``(value − min, min, max − min + 1)`` of a NumPy integer column whose range is compact
+    (see :func:`_small_table`), else ``None``: such a column is its own code, no hash table."""
+    if not (isinstance(column.dtype, np.dtype) and column.dtype.kind in "iu" and len(column)):
+        return None
+    values = column.to_numpy()
+    low, high = values.min(), values.max()
+    span = int(high) - int(low) + 1
+    if not _small_table(span, len(values)):
+        return None
+    if values.dtype.kind == "u":  # values ≥ low: no wrap-around
+        return (values - low).astype(np.int64), low, span
+    return np.subtract(values, np.int64(low), dtype=np.int64), low, span
+
+
+def _instance_codes(column: pd.Series) -> tuple[np.ndarray, int]:
+    """Codes of an instance column (equal codes for equal values, ``-1`` for a missing key) and
+    their range."""
+    offsets = _integer_offsets(column)
+    if offsets is not None:
+        return offsets[0], offsets[2]
+    code, uniques = pd.factorize(column)
+    return code, len(uniques)
+
+
+def dense_codes(key: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(key, sort=True)`` for integers ``key`` in ``[0, span)``: codes
+    ``0 .. k − 1`` in increasing order of value (int64) and the ``k`` distinct values, from a
+    table of ``span`` flags when that is small (no hash table), else by ``pd.factorize``."""
+    if _small_table(span, len(key)):
+        present = np.zeros(span, dtype=bool)
+        present[key] = True
+        rank = np.cumsum(present, dtype=np.int32 if len(key) < 2**31 else np.int64)
+        return (rank[key] - 1).astype(np.int64), np.flatnonzero(present)
+    code, uniques = pd.factorize(key, sort=True)
+    return code.astype(np.int64, copy=False), np.asarray(uniques, dtype=np.int64)
+
+
+def sorted_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(column, sort=True)`` as (int64 codes, labels as an array), without a hash
+    table for a NumPy integer column of compact range: codes are then ``value − min`` and the
+    labels ``min .. max`` (values absent from the column included; ``labels[codes]`` is the
+    column either way)."""
+    offsets = _integer_offsets(column)
+    if offsets is not None:
+        code, low, span = offsets
+        if column.dtype.kind == "u":
+            return code, low + np.arange(span, dtype=column.dtype)
+        return code, (np.arange(span, dtype=np.int64) + np.int64(low)).astype(column.dtype)
+    code, uniques = pd.factorize(column, sort=True)
+    return code.astype(np.int64, copy=False), np.asarray(uniques)
+
+
+def _duplicated(key: np.ndarray, span: int) -> np.ndarray | None:
+    """``None`` when the integers ``key`` (in ``[0, span)``) are distinct, else the mask of every
+    row whose key appears more than once (``Series.duplicated(keep=False)``)."""
+    if _small_table(span, len(key)):
+        present = np.zeros(span, dtype=bool)
+        present[key] = True
+        if np.count_nonzero(present) == len(key):
+            return None
+        return np.bincount(key, minlength=span)[key] > 1
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return None
+    return pd.Series(key).duplicated(keep=False).to_numpy()
+
+
+def _row_codes(data: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int]:
+    """``(system, task, ranking, n_rankings)`` codes of a validated long table's rows."""
+    system_code = data["system"].cat.codes.to_numpy(np.int64)
+    task_code = data["task"].cat.codes.to_numpy(np.int64)
+    if "instance" not in data.columns:
+        return system_code, task_code, None, len(data["task"].cat.categories)
+    inst_code, n_inst = _instance_codes(data["instance"])
+    n_tasks = len(data["task"].cat.categories)
+    ranking, distinct = dense_codes(task_code * n_inst + inst_code, n_tasks * n_inst)
+    return system_code, task_code, ranking, len(distinct)
+
+
 def _refuse_aggregates(task_cols: Sequence[object], where: str = "") -> None:
     """Refuse wide-table columns named like an aggregate of the others (``Average``, ...)."""
     suspicious = _read.aggregate_columns(task_cols)
@@ -257,22 +349,31 @@ class Scores:
         keys = columns[:-1]
         # Factorise each key once: validation, duplicates and categories all work on int codes
         # (turning millions of keys into Python strings would dominate time and memory).
-        codes, labels = [], []
-        for key in keys:
-            code, uniques = pd.factorize(df[key])
+        codes, sizes, labels = [], [], []
+        for position, key in enumerate(keys):
+            if position == 2:  # instances: only their equality matters, not their labels
+                code, size = _instance_codes(df[key])
+                uniques = None
+            else:
+                code, uniques = pd.factorize(df[key])
+                size = len(uniques)
             if (code < 0).any():
                 raise InvalidScoresError(
                     f"missing {key!r} key:" + _row_report(df, code < 0, columns, where=where)
                 )
-            codes.append(code.astype(np.int64))
+            codes.append(code.astype(np.int64, copy=False))
+            sizes.append(size)
             labels.append(uniques)
         values = _numeric_scores(df, score, keys, where)
 
-        combined = codes[0]
-        for code, uniques in zip(codes[1:], labels[1:], strict=True):
-            combined = combined * len(uniques) + code
-        duplicated = pd.Series(combined).duplicated(keep=False).to_numpy()
-        if duplicated.any():
+        # One code per ranking: (task, instance) pairs, or tasks; then one per (ranking, system).
+        if instance:
+            ranking, distinct = dense_codes(codes[1] * sizes[2] + codes[2], sizes[1] * sizes[2])
+            n_rankings = len(distinct)
+        else:
+            ranking, n_rankings = codes[1], sizes[1]
+        duplicated = _duplicated(ranking * sizes[0] + codes[0], n_rankings * sizes[0])
+        if duplicated is not None:
             raise InvalidScoresError(
                 f"duplicated ({', '.join(keys)}) keys; each must appear once:"
                 + _row_report(df, duplicated, columns, where=where)
@@ -289,17 +390,39 @@ class Scores:
         directions = parse_directions(all_tasks, higher_is_better)
         task_sign = np.array([1.0 if directions[t] else -1.0 for t in all_tasks])
 
-        out = pd.DataFrame(
-            {
-                "system": pd.Categorical.from_codes(codes[0], categories=list(systems)),
-                "task": pd.Categorical.from_codes(codes[1], categories=list(all_tasks)),
-            }
-        )
+        # Only evaluated rows are kept: select each column once, before building the frame.
+        evaluated = ~np.isnan(values)
+        every = bool(evaluated.all())
+
+        def kept(array: np.ndarray) -> np.ndarray:
+            return array if every else array[evaluated]
+
+        system_code, task_code = kept(codes[0]), kept(codes[1])
+        columns_out = {
+            "system": pd.Categorical.from_codes(
+                system_code, categories=list(systems), validate=False
+            ),
+            "task": pd.Categorical.from_codes(
+                task_code, categories=list(all_tasks), validate=False
+            ),
+        }
         if instance:
-            out["instance"] = df[instance].to_numpy()
-        out["score"] = values * task_sign[codes[1]]
-        out = out[~np.isnan(values)]
-        return cls._finish(out, systems, all_tasks, directions, name)
+            # A copy of the caller's column, its dtype inferred from all its rows (as before the
+            # unevaluated rows are dropped: an object column stays object).
+            column = pd.Series(df[instance].to_numpy(), copy=True)
+            if not every:
+                column = column[evaluated].reset_index(drop=True)
+            columns_out["instance"] = column
+        columns_out["score"] = kept(values) * task_sign[task_code]
+        out = pd.DataFrame(columns_out, copy=False)
+        return cls._finish(
+            out,
+            systems,
+            all_tasks,
+            directions,
+            name,
+            codes=(system_code, task_code, kept(ranking) if instance else None, n_rankings),
+        )
 
     @classmethod
     def from_wide(
@@ -394,11 +517,24 @@ class Scores:
         all_tasks: tuple[str, ...],
         directions: dict[str, bool],
         name: str,
+        codes: tuple[np.ndarray, np.ndarray, np.ndarray | None, int] | None = None,
     ) -> Scores:
-        """Set aside tasks / instances with fewer than two evaluated systems, warn, build."""
+        """Set aside tasks / instances with fewer than two evaluated systems, warn, build.
+
+        ``codes``: ``(system, task, ranking, n_rankings)`` codes of the rows of ``data``, as
+        :meth:`_from_long` computed them (``ranking``: the (task, instance) pair, ``None``
+        at task level); recomputed from ``data`` when not given.
+        """
         has_instances = "instance" in data.columns
-        per_task = data.groupby("task", observed=False)["system"].nunique()
-        skipped = tuple(t for t in all_tasks if per_task.get(t, 0) < 2)
+        if codes is None:
+            codes = _row_codes(data)
+        system_code, task_code, ranking, n_rankings = codes
+        n_sys = len(systems)
+        # Distinct evaluated systems per task, from a (task, system) presence table.
+        seen = np.zeros(len(all_tasks) * n_sys, dtype=bool)
+        seen[task_code * n_sys + system_code] = True
+        per_task = seen.reshape(len(all_tasks), n_sys).sum(axis=1)
+        skipped = tuple(t for t, count in zip(all_tasks, per_task, strict=True) if count < 2)
         if skipped:
             warnings.warn(
                 f"task(s) with fewer than two evaluated systems carry no ranking information "
@@ -406,19 +542,17 @@ class Scores:
                 DataWarning,
                 stacklevel=_user_level(),
             )
-            data = data[~data["task"].isin(skipped)]
+            rows = per_task[task_code] >= 2
+            data, system_code, task_code = data[rows], system_code[rows], task_code[rows]
+            ranking = ranking[rows] if ranking is not None else None
         tasks = tuple(t for t in all_tasks if t not in skipped)
         data = data.assign(task=data["task"].cat.set_categories(list(tasks)))
 
         skipped_instances = pd.DataFrame(columns=["task", "instance"])
         if has_instances and len(data):
-            inst_codes, inst_uniques = pd.factorize(data["instance"])
-            n_inst = max(len(inst_uniques), 1)
-            pair = data["task"].cat.codes.to_numpy(np.int64) * n_inst + inst_codes
-            codes, _uniq = pd.factorize(pair)
-            counts = np.bincount(codes)
-            lonely = counts[codes] < 2
-            if lonely.any():
+            per_ranking = np.bincount(ranking, minlength=n_rankings)
+            lonely = per_ranking[ranking] < 2 if (per_ranking == 1).any() else None
+            if lonely is not None:
                 skipped_instances = (
                     data.loc[lonely, ["task", "instance"]]
                     .astype({"task": str})
@@ -431,7 +565,7 @@ class Scores:
                     DataWarning,
                     stacklevel=_user_level(),
                 )
-                data = data[~lonely]
+                data, system_code = data[~lonely], system_code[~lonely]
                 # A task all of whose instances were set aside ranks nothing: skip it too, or
                 # σ^2l would count it as an all-unobserved ranking (the streamed path does not).
                 left = set(data["task"].unique())
@@ -447,8 +581,8 @@ class Scores:
                     tasks = tuple(t for t in tasks if t not in emptied)
                     data = data.assign(task=data["task"].cat.set_categories(list(tasks)))
 
-        evaluated = set(data["system"].unique())
-        nowhere = [s for s in systems if s not in evaluated]
+        evaluated = np.bincount(system_code, minlength=n_sys) > 0
+        nowhere = [s for s, seen_s in zip(systems, evaluated, strict=True) if not seen_s]
         if nowhere:
             warnings.warn(
                 f"system(s) evaluated on no task are kept but carry no information: "

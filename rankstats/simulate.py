@@ -29,12 +29,14 @@ listing the parts and their rows.
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -151,7 +153,7 @@ def _check(condition: bool, message: str) -> None:
         raise ValueError(message)
 
 
-def _check_count(name: str, value: object, minimum: int, maximum: int | None = None) -> None:
+def check_count(name: str, value: object, minimum: int, maximum: int | None = None) -> None:
     """``value`` is an integer (not a bool) in ``[minimum, maximum]``."""
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     ok = ok and value >= minimum and (maximum is None or value <= maximum)
@@ -164,7 +166,7 @@ def _is_real(value: object) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def _check_generator(
+def check_generator(
     n_systems: object,
     n_tasks: object,
     n_instances: object,
@@ -179,10 +181,10 @@ def _check_generator(
     rescale: Mapping | None = None,
 ) -> None:
     """Every argument of the Gumbel generators, before any work: ValueError naming it."""
-    _check_count("n_systems", n_systems, 2)
-    _check_count("n_tasks", n_tasks, 1)
+    check_count("n_systems", n_systems, 2)
+    check_count("n_tasks", n_tasks, 1)
     if n_instances is not None:
-        _check_count("n_instances", n_instances, 1)
+        check_count("n_instances", n_instances, 1)
     # φ ≤ 0 would make system 1 at least as good as system N: the recorded truth would be false.
     _check(
         _is_real(phi) and math.isfinite(phi) and phi > 0,
@@ -192,7 +194,7 @@ def _check_generator(
         _is_real(scale) and math.isfinite(scale) and scale > 0,
         f"scale must be finite and > 0, got {scale!r}",
     )
-    _check_count("adversarial_tasks", adversarial_tasks, 0, n_tasks)
+    check_count("adversarial_tasks", adversarial_tasks, 0, n_tasks)
     _check(
         _is_real(missing) and 0 <= missing < 1,
         f"missing must be a share in [0, 1), got {missing!r}",
@@ -212,7 +214,7 @@ def _check_generator(
         ok = ok and _is_real(instance_types[1]) and 0 <= instance_types[1] < math.inf
         _check(ok, f"instance_types must be (K ≥ 1 types, spread ≥ 0), got {instance_types!r}")
     if round_to is not None:
-        _check_count("round_to", round_to, 0)
+        check_count("round_to", round_to, 0)
     for task, factor in (rescale or {}).items():
         _check(
             _is_real(factor) and math.isfinite(factor) and factor > 0,
@@ -245,7 +247,7 @@ def gumbel_cube(
     ValueError
         An argument out of its range (named in the message), before anything is drawn.
     """
-    _check_generator(
+    check_generator(
         n_systems,
         n_tasks,
         n_instances,
@@ -287,7 +289,7 @@ def gumbel_cube(
     return cube
 
 
-def _cube_to_scores(
+def cube_to_scores(
     cube: np.ndarray, systems: Sequence[str], tasks: Sequence[str], instances: bool
 ) -> pd.DataFrame:
     n_sys, n_tasks, n_inst = cube.shape
@@ -355,7 +357,7 @@ def gumbel(
     >>> sim.truth[0], rs.aggregate(sim, method="borda").order[0]
     ('sys05', 'sys05')
     """
-    _check_generator(
+    check_generator(
         n_systems,
         n_tasks,
         n_instances,
@@ -389,7 +391,7 @@ def gumbel(
         round_to,
     )
     systems = system_names(n_systems)
-    frame = _cube_to_scores(cube, systems, tasks, n_instances is not None)
+    frame = cube_to_scores(cube, systems, tasks, n_instances is not None)
     base = Scores.from_long(
         frame, instance="instance" if n_instances is not None else None, name="gumbel"
     )
@@ -456,7 +458,7 @@ def plackett_luce(
         values = np.log(values)
     bad = np.flatnonzero(np.isnan(values) | (values == np.inf))
     _check(not len(bad), f"worths must be finite; offending item index(es): {bad.tolist()}")
-    _check_count("size", size, 1)
+    check_count("size", size, 1)
     rng = np.random.default_rng(seed)
     keys = values + rng.gumbel(size=(size, len(values)))
     ranks = np.empty_like(keys)
@@ -508,8 +510,8 @@ def mallows(
     >>> rs.simulate.mallows(4, theta=50.0, size=2, center=list("abcd")).orderings()
     [['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'd']]
     """
-    _check_count("n", n, 1)
-    _check_count("size", size, 1)
+    check_count("n", n, 1)
+    check_count("size", size, 1)
     _check(
         _is_real(theta) and math.isfinite(theta) and theta > 0,
         f"theta must be finite and > 0 (use a uniform sampler for θ = 0), got {theta!r}",
@@ -532,8 +534,28 @@ def mallows(
     return Rankings(position + 1.0, tuple(str(s) for s in items), pd.RangeIndex(size))
 
 
-# The experiment runners live in their own module; expose them here as rs.simulate.<name>.
-from rankstats.robustness import agreement, perturb, perturbation, robustness  # noqa: E402
+# The experiments live in rankstats.robustness, which imports this module (generators ←
+# experiments, never the reverse). They stay documented as rs.simulate.<name>: the module
+# __getattr__ below (PEP 562) imports them on first use, so loading the generators imports no
+# experiment code.
+_EXPERIMENTS = {
+    "agreement": "rankstats.metrics",
+    "perturb": "rankstats.robustness",
+    "perturbation": "rankstats.robustness",
+    "robustness": "rankstats.robustness",
+}
+
+
+if TYPE_CHECKING:  # for type checkers and linters only; nothing is imported at run time
+    from rankstats.metrics import agreement
+    from rankstats.robustness import perturb, perturbation, robustness
+
+
+def __getattr__(name: str):
+    if name in _EXPERIMENTS:
+        return getattr(importlib.import_module(_EXPERIMENTS[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "SimulatedScores",
@@ -626,7 +648,7 @@ def gumbel_files(
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
-    _check_generator(
+    check_generator(
         n_systems,
         n_tasks,
         n_instances,
@@ -636,7 +658,7 @@ def gumbel_files(
         missing_pattern=missing_pattern,
         round_to=round_to,
     )
-    _check_count("partitions", partitions, 1, n_tasks * n_instances)
+    check_count("partitions", partitions, 1, n_tasks * n_instances)
     _check(fmt in ("parquet", "csv"), f"fmt must be 'parquet' or 'csv', not {fmt!r}")
     directory = check_output_dir(directory, option="directory")
     systems, tasks = system_names(n_systems), task_names(n_tasks)

@@ -108,3 +108,33 @@ def test_agreement_with_nuts_posterior():
     clear = np.abs(truth[a, b] - 0.5) > 0.3
     assert cmp.wide.loc[clear, "pl_significant"].astype(bool).all()
     assert cmp.wide.loc[clear, "hoeffding_significant"].astype(bool).all()
+
+
+def test_given_intervals_are_used_as_they_are(simulated):
+    """compare(HoeffdingResult or its table) equals compare(Pairwise): nothing is recomputed."""
+    _, rk, fit = simulated
+    pw = rs.pairwise(rk)
+    direct = rs.compare(pw, [fit], delta=0.01, correction="bonferroni")
+    res = rs.hoeffding_test(pw, delta=0.01, correction="bonferroni", order=fit.order)
+    for given in (res, res.table):
+        cmp = rs.compare(given, [fit])
+        pd.testing.assert_frame_equal(cmp.table, direct.table)
+        pd.testing.assert_frame_equal(cmp.wide, direct.wide)
+        assert (cmp.level, cmp.delta, cmp.correction) == (
+            direct.level,
+            direct.delta,
+            direct.correction,
+        )
+        assert cmp.intervals.parameters == direct.intervals.parameters
+    assert rs.compare(res, [fit]).intervals is res
+    # Another reference order: the same pairs, in that order.
+    reverse = list(reversed(fit.order))
+    flipped = rs.compare(res, [fit], order=reverse)
+    assert flipped.order == reverse
+    first = flipped.table.iloc[0]
+    assert (first["system_a"], first["system_b"]) == (reverse[0], reverse[1])
+    hoef = flipped.table[flipped.table.method == "hoeffding"].set_index(["system_a", "system_b"])
+    table = res.table.set_index(["system_a", "system_b"])
+    np.testing.assert_array_equal(hoef["low"], table.loc[hoef.index, "low"])
+    with pytest.raises(ValueError, match=r"computed with delta=0\.01, not delta=0\.05"):
+        rs.compare(res, [fit], delta=0.05)

@@ -168,3 +168,24 @@ def test_smallest_significant_unanimous_sample():
         pw = rs.pairwise(Rankings.from_orderings([["a", "b", "c"]] * z))
         ci = rs.hoeffding(pw, delta=0.05, correction="bonferroni")
         assert ci["significant"].all() == expected, z
+
+
+@pytest.mark.parametrize("form", ["two-sided", "paper"])
+@pytest.mark.parametrize(("correction", "delta"), [("none", 0.05), ("holm", 0.05), ("none", 0.3)])
+def test_min_compared_for_significance_is_the_switch(form, correction, delta):
+    """The result's z for a unanimous pair is where significance switches on, for every form."""
+    kwargs = {"delta": delta, "correction": correction, "form": form}
+    z_min = rs.hoeffding_test(rs.pairwise(Rankings.from_orderings([["a", "b", "c"]])), **kwargs)
+    z_min = z_min.min_compared_for_significance()
+    for z, expected in ((z_min - 1, False), (z_min, True)):
+        pw = rs.pairwise(Rankings.from_orderings([["a", "b", "c"]] * z))
+        assert rs.hoeffding_test(pw, **kwargs).table["significant"].all() == expected, z
+
+
+def test_hoeffding_is_the_table_of_hoeffding_test():
+    pw = rs.pairwise(draw_rankings(np.random.default_rng(3), 80, 0.2))
+    kwargs = {"delta": 0.1, "correction": "bonferroni", "estimand": "observed"}
+    ci = rs.hoeffding(pw, order=["b", "a", "d", "c"], **kwargs)
+    res = rs.hoeffding_test(pw, order=["b", "a", "d", "c"], **kwargs)
+    pd.testing.assert_frame_equal(ci, res.table)
+    assert ci.attrs == res.table.attrs == res.parameters

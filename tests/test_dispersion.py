@@ -1,4 +1,5 @@
-"""Kendall distance and dispersion against brute force, enumeration and the 2022 paper's Table 5."""
+"""Dispersion against brute force, enumeration and the 2022 paper's Table 5 (the Kendall distance
+itself is tested in test_metrics.py)."""
 
 import doctest
 import importlib
@@ -11,70 +12,8 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats.dispersion import expected_distance, pair_statistics
-
-
-def brute_kendall(a, b):
-    """Pair-by-pair count: discordant 1, tied in exactly one ½."""
-    d = 0.0
-    for i, j in itertools.combinations(range(len(a)), 2):
-        sa, sb = np.sign(a[i] - a[j]), np.sign(b[i] - b[j])
-        if sa * sb < 0:
-            d += 1
-        elif (sa == 0) != (sb == 0):
-            d += 0.5
-    return d
-
-
-def random_tied(rng, n, levels):
-    return rng.integers(0, levels, size=n).astype(float)
-
-
-# ---------------------------------------------------------------------------- Kendall distance
-@pytest.mark.parametrize("n", [1, 2, 3, 7, 16, 17, 40])
-def test_kendall_distance_equals_brute_force(n):
-    rng = np.random.default_rng(n)
-    for levels in (2, 3, n + 1, 1000):
-        a = random_tied(rng, n, levels)
-        b = random_tied(rng, n, levels)
-        assert rs.kendall_distance(a, b) == brute_kendall(a, b)
-    batch = rng.integers(0, 4, size=(5, n)).astype(float)
-    expected = [brute_kendall(a, row) for row in batch]
-    np.testing.assert_array_equal(rs.kendall_distance(a, batch), expected)
-
-
-def test_kendall_distance_is_a_metric():
-    rng = np.random.default_rng(1)
-    for _ in range(200):
-        n = int(rng.integers(2, 9))
-        a, b, c = (random_tied(rng, n, int(rng.integers(1, n + 2))) for _ in range(3))
-        ab, ba = rs.kendall_distance(a, b), rs.kendall_distance(b, a)
-        assert ab == ba
-        assert rs.kendall_distance(a, a) == 0
-        assert ab <= rs.kendall_distance(a, c) + rs.kendall_distance(c, b) + 1e-12
-
-
-def test_kendall_distance_large_against_scipy():
-    from scipy.stats import kendalltau
-
-    rng = np.random.default_rng(0)
-    n = 20_000
-    a, b = rng.permutation(n), rng.permutation(n)
-    tau = kendalltau(a, b).statistic
-    n_pairs = n * (n - 1) / 2
-    assert rs.kendall_distance(a, b) == pytest.approx(n_pairs * (1 - tau) / 2, rel=1e-9)
-
-
-def test_kendall_distance_inputs():
-    a = pd.Series([1, 2, 3], index=["x", "y", "z"])
-    b = pd.Series([3, 1, 2], index=["z", "x", "y"])  # same ranking, other index order
-    assert rs.kendall_distance(a, b) == 0
-    with pytest.raises(ValueError, match="system 'y'"):
-        rs.kendall_distance(a, pd.Series([1, np.nan, 3], index=["x", "y", "z"]))
-    with pytest.raises(ValueError, match="different systems"):
-        rs.kendall_distance(a, pd.Series([1, 2, 3], index=["x", "y", "w"]))
-    with pytest.raises(ValueError, match="columns"):
-        rs.kendall_distance([1, 2, 3], [1, 2])
+from rankstats.dispersion import _pairwise_term, _state_matrices, expected_distance
+from rankstats.pairwise import pair_sums
 
 
 # ---------------------------------------------------------------------------- dispersion
@@ -153,10 +92,18 @@ def test_consensus_term_equals_enumeration(n):
         assert rs.dispersion(rk, consensus=series).consensus == pytest.approx(brute, abs=1e-12)
 
 
-def test_sums_agree_with_pairwise_wins():
+def test_dispersion_reads_the_one_imputation_kernel():
+    """The exact dispersion is computed from rankstats.pairwise.pair_sums (the kernel behind
+    rs.pairwise): its sums equal the per-ranking pair states of the sampled path, summed."""
     rk = partial_profile(np.random.default_rng(0), 12, 30, levels=5)
-    above, ties, _ = pair_statistics(rk.ranks)
-    np.testing.assert_allclose(above + ties / 2, rs.pairwise(rk).wins, atol=1e-12)
+    sums = pair_sums(rk.ranks, second_moment=True)
+    np.testing.assert_array_equal(sums.wins, rs.pairwise(rk).wins)
+    above, tied = _state_matrices(rk.ranks)
+    np.testing.assert_allclose(above.sum(axis=0) + tied.sum(axis=0) / 2, sums.wins, atol=1e-12)
+    np.testing.assert_array_equal(tied.sum(axis=0), sums.ties)
+    product = (above * np.swapaxes(above, 1, 2)).sum(axis=0)
+    np.testing.assert_allclose(product, sums.self_product, atol=1e-12)
+    assert rs.dispersion(rk, method="exact").pairwise == _pairwise_term(sums)
 
 
 def test_consensus_term_is_the_kemeny_objective():
@@ -197,7 +144,12 @@ def test_complete_rankings_pairwise_term_by_direct_loop():
     rng = np.random.default_rng(4)
     ranks = np.argsort(rng.random((9, 30)), axis=1) + 1.0
     rk = rs.Rankings(ranks, tuple(f"s{i}" for i in range(30)), pd.RangeIndex(9))
-    direct = np.mean([brute_kendall(ranks[a], ranks[b]) for a in range(9) for b in range(a)])
+    i, j = np.triu_indices(30, 1)
+
+    def discordant(a, b):  # complete rankings without ties: discordant pairs only
+        return np.sum((a[i] - a[j]) * (b[i] - b[j]) < 0)
+
+    direct = np.mean([discordant(ranks[a], ranks[b]) for a in range(9) for b in range(a)])
     assert rs.dispersion(rk).pairwise == pytest.approx(direct)
 
 

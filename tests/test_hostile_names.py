@@ -311,12 +311,14 @@ def test_colliding_file_names_refused_before_any_file(complete_scores, tmp_path,
         {"task": {"$\\notacommand$": "a b", "a\u202eb": "a_b"}}
     )
     scores = rs.Scores.from_long(frame, instance="instance")
-    report_module = importlib.import_module("rankstats.report")  # rs.report is the function
+    compute_module = importlib.import_module("rankstats.report.compute")
 
     def no_computing(*args, **kwargs):
         raise AssertionError("computing started before the collision was refused")
 
-    monkeypatch.setattr(report_module, "aggregate", no_computing)
+    # After compute's own checks (compute.check), the first computing step builds rankings.
+    monkeypatch.setattr(compute_module, "pairwise", no_computing)
+    monkeypatch.setattr(compute_module, "aggregate_many", no_computing)
     out = tmp_path / "r"
     with pytest.raises(OutputError, match=r"'a b' and 'a_b'.*same file name"):
         rs.report(scores, out=out, paired=["a b", "a_b"])

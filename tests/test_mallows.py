@@ -191,28 +191,6 @@ def test_netcdf_round_trip_and_zoo(tmp_path):
     assert again.log_likelihood == pytest.approx(exact.log_likelihood, rel=1e-12)
 
 
-@pytest.mark.filterwarnings("ignore::rankstats.models._fit.ConvergenceWarning")  # short chains
-def test_cli_fit_mallows(tmp_path, capsys):
-    from rankstats.cli import main
-
-    out = tmp_path / "out"
-    args = ["fit", "--rankings", "potato_visual", "--model", "mallows", "--out", str(out)]
-    assert main([*args, "--method", "map", "--save", str(tmp_path)]) == 0
-    text = capsys.readouterr().out
-    exact = rs.models.Mallows().fit(rs.load_rankings("potato_visual"), method="map")
-    assert f"theta = {exact.theta:.6g}" in text
-    table = pd.read_csv(out / "mallows_consensus.csv")
-    assert table["system"].tolist() == exact.order
-    assert (tmp_path / "potato_visual_mallows.nc").exists()
-    assert main([*args, "--draws", "200", "--tune", "50", "--chains", "2", "--no-progress"]) == 0
-    text = capsys.readouterr().out
-    assert "Gibbs sampler: 2 chains × 200 sweeps" in text
-    table = pd.read_csv(out / "mallows_consensus.csv")
-    assert {"position", "sd", "r_hat", "ess_bulk"} <= set(table.columns)
-    assert main([*args, "--method", "nuts"]) == 2
-    assert "mcmc or map" in capsys.readouterr().err
-
-
 @pytest.mark.parametrize("dataset", ["glue", "superglue", "xtreme", "tac08"])
 def test_stored_zoo_fits(dataset):
     """The Mallows fits in models/ load on this PyMC / ArviZ stack, describe the bundled data,
@@ -235,3 +213,28 @@ def test_stored_zoo_fits(dataset):
     clear = p >= 0.6
     agree = (where[:, None] < where[None, :])[clear]
     assert agree.mean() >= 0.9, agree.mean()
+
+
+def test_mallows_is_read_back_through_the_model_registry(monkeypatch):
+    """Fit.from_idata has no Mallows special case: the model registers how its fits are rebuilt
+    (as PL and BT register their pair functions), and any registered model can do the same."""
+    from rankstats.models import _compat, _fit
+    from rankstats.models.mallows import from_attributes
+
+    assert _fit.REBUILDERS["mallows"] is from_attributes
+    assert _fit.MODEL_VARIABLES["mallows"] == ("position", False)
+    rk = Rankings.from_orderings([["a", "b", "c"], ["b", "a", "c"], ["a", "c", "b"]] * 3)
+    fit = rs.models.Mallows().fit(rk, method="map")
+    assert repr(fit).startswith("Fit(model='mallows', method='map', 3 systems, log-likelihood")
+    seen = []
+
+    def rebuild(generic):
+        seen.append(generic)
+        return generic
+
+    monkeypatch.setitem(_fit.PAIR_FUNCTIONS, "toy", _fit.PAIR_FUNCTIONS["mallows"])
+    monkeypatch.setitem(_fit.MODEL_VARIABLES, "toy", _fit.MODEL_VARIABLES["mallows"])
+    monkeypatch.setitem(_fit.REBUILDERS, "toy", rebuild)
+    _compat.set_attrs(fit.idata, {"rankstats_model": "toy"})
+    back = rs.models.Fit.from_idata(fit.idata)
+    assert seen == [back] and type(back) is rs.models.Fit and back.model == "toy"

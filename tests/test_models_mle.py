@@ -374,35 +374,3 @@ def test_doctests_of_the_models_package():
     ):
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.failed == 0, module.__name__
-
-
-def test_fit_command(tmp_path, capsys):
-    from rankstats.cli import main
-
-    out = tmp_path / "out"
-    code = main(
-        [
-            "fit",
-            "--rankings",
-            "salad",
-            "--method",
-            "mle",
-            "--out",
-            str(out),
-            "--save",
-            str(tmp_path / "zoo"),
-        ]
-    )
-    assert code == 0
-    text = capsys.readouterr().out
-    assert "log-likelihood: -76.4153" in text and "P(row ranked above column)" in text
-    worth = pd.read_csv(out / "pl_worth.csv")
-    assert worth["system"].tolist() == ["B", "C", "D", "A"]
-    assert (out / "pl_forest.png").exists() and (out / "pl_pairwise.csv").exists()
-    assert rs.models.load("salad", "pl", tmp_path / "zoo").order == ["B", "C", "D", "A"]
-    # no MLE: the error names the systems, exit code 2
-    assert (
-        main(["fit", "--dataset", "xtreme", "--method", "mle", "--no-figures", "--out", str(out)])
-        == 2
-    )
-    assert "never beat" in capsys.readouterr().err

@@ -2,6 +2,7 @@
 
 import html
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -104,14 +105,6 @@ def test_report_matches_aggregate(tac_report):
     np.testing.assert_allclose(tac_report.ranking["score_borda"], borda.table["score"])
 
 
-def test_cli_report(tmp_path, capsys):
-    from rankstats.cli import main
-
-    assert main(["report", "--dataset", "xtreme_missing", "--out", str(tmp_path)]) == 0
-    assert (tmp_path / "report.html").exists()
-    assert "report.html" in capsys.readouterr().out
-
-
 def test_report_with_models(tmp_path):
     scores = rs.load_dataset("dialogue_tc", tasks=["BLEU", "H:overall"])
     rep = rs.report(scores, out=tmp_path, models=["pl", "bt"], delta=0.05)
@@ -126,39 +119,6 @@ def test_report_with_models(tmp_path):
     assert "id='agreement'" in page and "<th>rank pl</th>" in page
     tex = (tmp_path / "ranking.tex").read_text()
     assert _balanced(tex) and "rank pl" in tex
-
-
-def test_report_with_paired_section(tmp_path, capsys):
-    """paired=: one section per task, equal to a separate rs.paired call (same seed), with its
-    files, its sentence (counts of Holm-significant pairs per test) and the citation."""
-    import pandas as pd
-
-    from rankstats.cli import main
-
-    sim = rs.simulate.gumbel(5, 2, 40, phi=0.4, seed=2, round_to=1)
-    rep = rs.report(sim, out=tmp_path / "r", paired=["task02"], seed=3)
-    direct = rs.paired(sim, task="task02", seed=3)
-    pd.testing.assert_frame_equal(rep.paired["task02"].pairs, direct.pairs)
-    written = pd.read_csv(tmp_path / "r" / "paired_task02_pairs.csv")
-    np.testing.assert_allclose(written["sign_p_holm"], direct.pairs["sign_p_holm"], rtol=1e-12)
-    counts = {t: int((direct.pairs[f"{t}_p_holm"] < 0.05).sum()) for t in ("sign", "ttest")}
-    assert f"{counts['sign']} by the sign test" in rep.methods_text
-    assert f"{counts['ttest']} by the paired t test" in rep.methods_text
-    page = rep.html.read_text()
-    assert "<h2>Paired instance-level analysis</h2>" in page and "<h3>task02</h3>" in page
-    assert page.count("data:image/png;base64") == 2  # heatmap + paired matrix, inline
-    assert "peyrard2021" in (tmp_path / "r" / "references.bib").read_text()
-    assert (tmp_path / "r" / "paired_task02_matrix.png").exists()
-    with pytest.raises(ValueError, match="unknown task"):
-        rs.report(sim, out=tmp_path / "x", paired=["nope"])
-    with pytest.raises(ValueError, match="instance-level"):
-        rs.report(rs.simulate.gumbel(4, 3, seed=0), out=tmp_path / "y", paired=["task01"])
-    path = tmp_path / "sim.csv"
-    sim.to_csv(path)
-    args = ["report", str(path), "--instance", "instance", "--paired", "task01", "task02"]
-    assert main([*args, "--out", str(tmp_path / "cli")]) == 0
-    assert "On task01 (40 instances)" in capsys.readouterr().out
-    assert (tmp_path / "cli" / "paired_task01_strengths.csv").exists()
 
 
 # ---------------------------------------------------------------------------- data transformations
@@ -399,3 +359,162 @@ def test_convergence_counts_divergences_and_single_chains():
     idata0 = az.from_dict(idata0) if _compat.DATATREE else az.from_dict(**idata0)
     assert convergence(FakeFit(idata0)).converged
     assert convergence(FakeFit(idata0, ess=399.0)).problems == ("min bulk ESS = 399 < 400",)
+
+
+# ---------------------------------------------------------------------------- compute once
+def _count_calls(monkeypatch):
+    """Record every Rankings.from_scores and rs.pairwise call (wherever ``pairwise`` was
+    imported) with the level of its input: ``("task", "instance")`` or ``("task",)``."""
+    import importlib
+    import sys
+
+    from rankstats.rankings import Rankings
+
+    pairwise_module = importlib.import_module("rankstats.pairwise")  # rs.pairwise: the function
+
+    calls = {"from_scores": [], "pairwise": []}
+    real_from_scores = Rankings.from_scores.__func__
+
+    def from_scores(cls, scores, by="task"):
+        calls["from_scores"].append(by)
+        return real_from_scores(cls, scores, by)
+
+    real_pairwise = pairwise_module.pairwise
+
+    def counted_pairwise(data, *args, **kwargs):
+        level = tuple(data.rankers.names) if isinstance(data, Rankings) else type(data).__name__
+        calls["pairwise"].append(level)
+        return real_pairwise(data, *args, **kwargs)
+
+    monkeypatch.setattr(Rankings, "from_scores", classmethod(from_scores))
+    for name, module in list(sys.modules.items()):
+        if name.startswith("rankstats") and getattr(module, "pairwise", None) is real_pairwise:
+            monkeypatch.setattr(module, "pairwise", counted_pairwise)
+    return calls
+
+
+def test_report_computes_each_statistic_once(tmp_path, monkeypatch):
+    """The rankings and their pairwise statistics are built once per level, however many
+    aggregators, marks, intervals and comparisons read them."""
+    from collections import Counter
+
+    scores = rs.simulate.gumbel(6, 3, 15, phi=0.5, seed=4)
+    calls = _count_calls(monkeypatch)
+    rep = rs.report(scores, out=tmp_path / "r", methods=["borda", "borda2", "mean"])
+    assert calls["from_scores"] == ["instance"]
+    # σ^l, the intervals and the marks share one Pairwise of the (task, instance) rankings;
+    # σ^2l may add one of its second level (the per-task Borda rankings), never a second one.
+    counts = Counter(calls["pairwise"])
+    assert counts[("task", "instance")] == 1
+    assert set(counts) <= {("task", "instance"), ("task",)} and max(counts.values()) == 1
+    # ... and the numbers are those of separate rs.aggregate calls.
+    for method in ("borda", "borda2", "mean"):
+        result = rs.aggregate(scores, method=method).table.set_index("system")
+        expected = result.loc[rep.ranking["system"], "score"].to_numpy()
+        np.testing.assert_allclose(rep.ranking[f"score_{method}"], expected)
+
+    calls["from_scores"].clear()
+    calls["pairwise"].clear()
+    rs.report(scores, out=tmp_path / "t", methods=["borda", "copeland", "mean"], level="task")
+    assert calls["from_scores"] == ["task"]
+    assert calls["pairwise"] == [("task",)]
+
+
+def test_report_reuses_its_intervals(tmp_path, monkeypatch):
+    """One Hoeffding test per report: the marks, the heatmap and the model comparison read it."""
+    import importlib
+
+    compute = importlib.import_module("rankstats.report.compute")
+
+    scores = rs.load_dataset("dialogue_tc", tasks=["BLEU", "H:overall"])
+    tests = []
+    real = compute.hoeffding_test
+    monkeypatch.setattr(compute, "hoeffding_test", lambda *a, **k: tests.append(1) or real(*a, **k))
+    rep = rs.report(scores, out=tmp_path, models=["bt"], methods=["borda"])
+    assert len(tests) == 1
+    assert rep.comparison.intervals is rep.intervals and rep.pairs is rep.intervals.table
+    pd.testing.assert_frame_equal(
+        rep.ranking[["system", "rank_low", "rank_high"]], rep.intervals.rank_range()
+    )
+
+
+# ---------------------------------------------------------------------------- package data
+def _package_dir():
+    import importlib
+
+    return Path(importlib.import_module("rankstats.report").__file__).parent
+
+
+def test_references_bib_is_package_data():
+    """references.bib and the page template are read with importlib.resources, and the
+    package-data globs of pyproject.toml ship every data file of rankstats/report."""
+    import fnmatch
+    import tomllib
+    from importlib import resources
+
+    from rankstats.report.methods import MODEL_CITATIONS, references
+
+    bib = resources.files("rankstats.report").joinpath("references.bib").read_text("utf-8")
+    keys = re.findall(r"^@\w+\{([^,]+),", bib, flags=re.M)
+    assert list(references()) == keys
+    used = {"himmi2023", "colombo2022", "hoeffding1963", "holm1979", "copeland1951"}
+    assert used | set(MODEL_CITATIONS.values()) | {"peyrard2021"} <= set(keys)
+    pyproject = tomllib.loads((Path(rs.__file__).parents[1] / "pyproject.toml").read_text())
+    globs = pyproject["tool"]["setuptools"]["package-data"]["rankstats.report"]
+    root = _package_dir()
+    data = [
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_file() and p.suffix not in (".py", ".pyc")
+    ]
+    assert {"references.bib", "templates/report.html.j2"} <= set(data)
+    for name in data:
+        assert any(fnmatch.fnmatch(name, g) for g in globs), f"{name} would not be installed"
+    assert "jinja2>=3.1" in pyproject["project"]["dependencies"]
+
+
+@pytest.mark.slow
+def test_installed_wheel_finds_its_data(tmp_path):
+    """Build the wheel, unpack it (a pure-Python install) and write a report from there."""
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+
+    source = tmp_path / "src"
+    repo = Path(rs.__file__).parents[1]
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(repo / "rankstats", source / "rankstats", ignore=ignore)
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(repo / name, source / name)
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)],
+        capture_output=True,
+        text=True,
+    )
+    if build.returncode != 0:
+        pytest.skip(f"no wheel could be built here: {build.stderr[-300:]}")
+    (wheel,) = tmp_path.glob("rankstats-*.whl")
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    code = (
+        "import sys, tempfile; sys.path.insert(0, sys.argv[1]); import rankstats as rs\n"
+        "assert rs.__file__.startswith(sys.argv[1]), rs.__file__\n"
+        "rep = rs.report(rs.load_dataset('xtreme_missing'), out=tempfile.mkdtemp())\n"
+        "print((rep.out / 'references.bib').read_text()[:40])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code, str(site)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("@article{himmi2023,")
+
+
+def test_method_names_come_from_one_mapping(tmp_path):
+    from rankstats._labels import METHOD_NAMES
+
+    sim = rs.simulate.gumbel(4, 2, seed=0)
+    rep = rs.report(sim, out=tmp_path, methods=["copeland", "median", "borda"])
+    names = ", ".join(METHOD_NAMES[m] for m in ("copeland", "median", "borda"))
+    assert f"Aggregators: {names}." in rep.methods_text
+    assert f"Ordered by {METHOD_NAMES['copeland']}." in rep.html.read_text(encoding="utf-8")

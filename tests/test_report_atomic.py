@@ -105,13 +105,14 @@ def test_rerun_replaces_the_whole_set(first, second, tmp_path):
 
 
 def _no_computing(monkeypatch):
-    module = importlib.import_module("rankstats.report")  # rs.report is the function
+    module = importlib.import_module("rankstats.report.compute")
 
     def refuse(*args, **kwargs):
         raise AssertionError("computing started before the output directory was checked")
 
-    monkeypatch.setattr(module, "aggregate", refuse)
-    monkeypatch.setattr(module, "_fit_models", refuse)
+    # After compute's own checks (compute.check), the first computing step builds rankings.
+    monkeypatch.setattr(module, "pairwise", refuse)
+    monkeypatch.setattr(module, "aggregate_many", refuse)
 
 
 def test_bad_output_refused_before_computing(first, tmp_path, monkeypatch):

@@ -1,4 +1,5 @@
-"""Simulators against closed forms; robustness runner determinism and the 2022 ordering."""
+"""Simulators against closed forms, their files and their command (the robustness experiments
+are tested in test_robustness.py)."""
 
 import numpy as np
 import pandas as pd
@@ -6,8 +7,7 @@ import pytest
 from scipy import stats
 
 import rankstats as rs
-from rankstats.robustness import cube_aggregate, ranking_metrics
-from rankstats.simulate import gumbel_cube, mallows_expected_distance
+from rankstats.simulate import mallows_expected_distance
 
 
 def test_gumbel_adjacent_pairs_follow_the_logistic_law():
@@ -97,135 +97,6 @@ def test_same_seed_same_benchmark_and_sidecar(tmp_path):
     assert "sys05" in meta.read_text()
 
 
-@pytest.mark.parametrize("pattern", ["cell", "block"])
-def test_fast_path_equals_aggregate(pattern):
-    sim = rs.simulate.gumbel(
-        7, 5, 6, phi=0.3, seed=5, missing=0.35, missing_pattern=pattern, round_to=1
-    )
-    cube = gumbel_cube(
-        7, 5, 6, 0.3, 1.0, np.random.default_rng(5), 0, {}, 0.35, pattern, None, None, 1
-    )
-    for method in ("mean", "borda", "borda2"):
-        np.testing.assert_allclose(
-            cube_aggregate(cube, method), rs.aggregate(sim, method=method).scores, err_msg=method
-        )
-
-
-def test_ranking_metrics_against_scipy():
-    rng = np.random.default_rng(6)
-    truth = np.arange(8, 0, -1.0)
-    for _ in range(20):
-        score = rng.integers(0, 4, size=8).astype(float)
-        m = ranking_metrics(score, truth, k=3)
-        assert m["kendall_tau"] == pytest.approx(stats.kendalltau(-score, truth).statistic)
-
-
-def test_robustness_is_deterministic_and_independent_of_n_jobs():
-    kwargs = dict(
-        grid={"phi": [0.2, 1.0], "missing": [0.0, 0.3]},
-        n_rep=3,
-        seed=7,
-        base={"n_systems": 6, "n_tasks": 5, "n_instances": 4},
-    )
-    one = rs.simulate.robustness(**kwargs)
-    again = rs.simulate.robustness(**kwargs)
-    two = rs.simulate.robustness(n_jobs=2, **kwargs)
-    pd.testing.assert_frame_equal(one.table, again.table)
-    pd.testing.assert_frame_equal(one.table, two.table)
-    assert len(one.table) == 4 * 3 * 3
-    assert one.plot(x="phi", panel="missing").axes
-
-
-def test_two_level_borda_is_the_most_robust_to_manipulation():
-    # Colombo et al. (2022, Fig. 2): with adversarial tasks, σ^2l > σ^l > σ^μ.
-    res = rs.simulate.robustness(grid={"phi": [0.1], "adversarial_tasks": [3, 5]}, n_rep=20, seed=0)
-    tau = res.summary().groupby("aggregator")["mean"].mean()
-    assert tau["borda2"] > tau["borda"] > tau["mean"]
-    assert tau["borda2"] - tau["mean"] > 0.5
-
-
-def test_custom_aggregators_and_registered_names():
-    res = rs.simulate.robustness(
-        ["copeland", lambda s: rs.aggregate(s, "median")],
-        grid={"phi": [1.0]},
-        n_rep=2,
-        base={"n_systems": 5, "n_tasks": 4, "n_instances": 3},
-    )
-    assert set(res.table.aggregator) == {"copeland", "<lambda>"}
-    with pytest.raises(ValueError, match="unknown simulation parameter"):
-        rs.simulate.robustness(grid={"temperature": [1]}, n_rep=1)
-
-
-def test_perturbation_and_agreement_on_real_data():
-    res = rs.simulate.perturbation(
-        rs.load_dataset("glue"), grid={"missing": [0.0, 0.3]}, n_rep=3, seed=1
-    )
-    table = res.summary()
-    full = table[table.missing == 0.0]
-    assert np.allclose(full["mean"], 1.0)  # nothing removed: every aggregator agrees with itself
-    assert (table[table.missing == 0.3]["mean"] < 1.0).all()
-    # Two worker processes: the same table (every replicate has its own SeedSequence child).
-    parallel = rs.simulate.perturbation(
-        rs.load_dataset("glue"), grid={"missing": [0.0, 0.3]}, n_rep=3, seed=1, n_jobs=2
-    )
-    pd.testing.assert_frame_equal(parallel.table, res.table)
-    x = rs.load_dataset("xtreme_missing")
-    agree = rs.agreement({m: rs.aggregate(x, m) for m in ("mean", "borda")})
-    b = rs.aggregate(x, "borda").scores
-    m = rs.aggregate(x, "mean").scores
-    assert agree.loc[0, "kendall_tau"] == pytest.approx(stats.kendalltau(m, b).statistic)
-
-
-def test_cli_simulate_and_robustness(tmp_path, capsys, monkeypatch):
-    from rankstats import robustness as mod
-    from rankstats.cli import main
-
-    out = tmp_path / "bench.parquet"
-    assert (
-        main(
-            [
-                "simulate",
-                "--systems",
-                "5",
-                "--tasks",
-                "3",
-                "--instances",
-                "4",
-                "--adversarial",
-                "1",
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
-    back = rs.read_scores(out, instance="instance")
-    assert back.n_systems == 5 and (tmp_path / "bench.truth.json").exists()
-    small = {
-        "description": "test",
-        "grid": {"adversarial_tasks": [0, 2]},
-        "base": {"n_systems": 5, "n_tasks": 4, "n_instances": 3, "phi": 0.5},
-        "x": "adversarial_tasks",
-        "panel": "phi",
-        "n_rep": 2,
-    }
-    monkeypatch.setitem(mod.PRESETS, "colombo2022-manipulation", small)
-    assert (
-        main(
-            [
-                "robustness",
-                "--experiment",
-                "colombo2022-manipulation",
-                "--out",
-                str(tmp_path / "rob"),
-            ]
-        )
-        == 0
-    )
-    assert (tmp_path / "rob" / "summary.csv").exists()
-    assert "mean Kendall τ" in capsys.readouterr().out
-
-
 def test_partitioned_files(tmp_path):
     """gumbel_files: the distribution, the missing blocks, reproducibility, grouping by instance."""
     import json
@@ -266,14 +137,58 @@ def test_partitioned_files(tmp_path):
         )
 
 
-def test_cli_simulate_partitions(tmp_path, capsys):
-    from rankstats.cli import main
+# ---- argument checks and samplers (formerly test_simulate_review.py)
+@pytest.mark.parametrize("phi", [0.0, -0.5, np.nan, np.inf])
+def test_gumbel_rejects_a_phi_for_which_the_recorded_truth_would_be_wrong(phi):
+    # With φ ≤ 0 system 1 is at least as good as system N, so `.truth` (sysNN first) would be
+    # false; NaN / inf give no benchmark at all.
+    with pytest.raises(ValueError, match="phi"):
+        rs.simulate.gumbel(n_systems=4, n_tasks=3, n_instances=2, phi=phi)
 
-    out = tmp_path / "bench"
-    args = ["simulate", "--systems", "4", "--tasks", "3", "--instances", "50", "--out", str(out)]
-    assert main([*args, "--partitions", "2", "--missing", "0.3", "--format", "csv"]) == 0
-    assert "wrote 2 csv files" in capsys.readouterr().out
-    frame = pd.concat([pd.read_csv(f) for f in sorted(out.glob("part-*.csv"))])
-    assert len(frame) % 50 == 0 and frame["instance"].max() == 49
-    assert main(["simulate", "--out", str(out), "--partitions", "2"]) == 2
-    assert "needs --instances" in capsys.readouterr().err
+
+def test_gumbel_truth_matches_the_generating_law_for_a_valid_phi():
+    sim = rs.simulate.gumbel(n_systems=5, n_tasks=40, n_instances=50, phi=1.0, seed=3)
+    means = sim.to_wide().mean(axis=1).sort_values(ascending=False)
+    assert tuple(means.index) == sim.truth
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_plackett_luce_rejects_non_finite_log_worths(bad):
+    # A NaN log-worth used to be sorted last silently.
+    with pytest.raises(ValueError, match="finite"):
+        rs.simulate.plackett_luce([0.0, bad, 1.0], size=3, log=True)
+
+
+@pytest.mark.parametrize(
+    ("argument", "value"),
+    [
+        ("n_systems", 1),
+        ("n_systems", 2.5),
+        ("n_tasks", 0),
+        ("n_instances", 0),
+        ("missing", 1.0),
+        ("missing", -0.1),
+        ("scale", 0.0),
+        ("scale", np.inf),
+        ("phi", np.inf),
+        ("adversarial_tasks", 4),
+        ("adversarial_tasks", -1),
+        ("round_to", -1),
+        ("outliers", (1.5, 3.0)),
+        ("instance_types", (0, 1.0)),
+        ("rescale", {"task01": 0.0}),
+    ],
+)
+def test_every_generator_argument_is_checked_and_named(argument, value):
+    kwargs = {"n_systems": 4, "n_tasks": 3, "n_instances": 2, argument: value}
+    with pytest.raises(ValueError, match=argument):
+        rs.simulate.gumbel(**kwargs)
+
+
+def test_samplers_name_their_bad_counts():
+    with pytest.raises(ValueError, match="size must be an integer ≥ 1"):
+        rs.simulate.plackett_luce([1.0, 2.0], size=0)
+    with pytest.raises(ValueError, match="size"):
+        rs.simulate.mallows(3, theta=1.0, size=0)
+    with pytest.raises(ValueError, match="theta"):
+        rs.simulate.mallows(3, theta=np.inf, size=2)

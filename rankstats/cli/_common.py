@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from rankstats._atomic import check_output_dir, checkpoint
-from rankstats._text import terminal
+from rankstats._text import shorten, terminal
 from rankstats.datasets import DATASETS
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -222,7 +222,9 @@ def load_input(args: argparse.Namespace):
 
 def level_of(args: argparse.Namespace, scores) -> str:
     """``--level`` (default: instance when the data has instances); refuses an impossible one."""
-    level = args.level or ("instance" if scores.has_instances else "task")
+    from rankstats.rankings import default_level
+
+    level = default_level(scores, args.level)
     if level == "instance" and not scores.has_instances:
         raise UsageError(
             "--level instance needs an instance column: name it with --instance COLUMN"
@@ -279,8 +281,7 @@ def write_json(path: Path, data: dict) -> Path:
 
 def short(name: object, width: int) -> str:
     """A name for a terminal column: control characters escaped, cut to ``width``."""
-    text = terminal(name)
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return shorten(terminal(name), width)
 
 
 def check_out(args: argparse.Namespace) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import glob
-import math
 import os
 import sys
 import warnings
@@ -13,8 +12,15 @@ from pathlib import Path
 import pandas as pd
 
 from rankstats._atomic import output_dir
+from rankstats._labels import method_name
 from rankstats._text import write_csv
-from rankstats.aggregate import AGGREGATORS, LAZY_METHODS, Aggregate, aggregate
+from rankstats.aggregate import (
+    AGGREGATORS,
+    LAZY_METHODS,
+    STREAMED_METHODS,
+    Aggregate,
+    aggregate_many,
+)
 from rankstats.cli._common import (
     UsageError,
     add_input_arguments,
@@ -30,22 +36,12 @@ from rankstats.cli._common import (
     write_json,
     written,
 )
-from rankstats.confidence import hoeffding, significance_marks
+from rankstats.confidence import HoeffdingResult, hoeffding_test
 from rankstats.pairwise import Pairwise, pairwise
 from rankstats.rankings import Rankings
 
 HELP = "rank systems, with Hoeffding significance of every pair"
 
-METHOD_LABELS = {
-    "borda": "one-level Borda with imputation (σ^l)",
-    "borda2": "two-level Borda with imputation (σ^2l)",
-    "mean": "mean of available scores (σ^μ)",
-    "median": "median of available scores",
-    "copeland": "Copeland (pairwise majority wins)",
-    "kemeny": "Kemeny consensus",
-}
-
-STREAM_METHODS = ("mean", "borda", "borda2", "bt")
 
 #: Above this many systems the pairs are left out of summary.json (they are in pairs.csv).
 JSON_PAIRS_LIMIT = 200
@@ -137,9 +133,9 @@ def _streamed(args: argparse.Namespace) -> int:
         raise UsageError("--stream reads long tables (one row per score)")
     if args.tasks:
         raise UsageError("--tasks applies to wide tables; --stream reads long tables")
-    if args.method not in STREAM_METHODS:
+    if args.method not in STREAMED_METHODS:
         raise UsageError(
-            f"--stream supports --method {', '.join(STREAM_METHODS)}, not {args.method!r} "
+            f"--stream supports --method {', '.join(STREAMED_METHODS)}, not {args.method!r} "
             "(the others need all rankings in memory)"
         )
     paths = _stream_paths(args.file)
@@ -217,15 +213,8 @@ def run(args: argparse.Namespace) -> int:
         from rankstats.kemeny import NotProvedOptimalWarning
 
         warnings.simplefilter("ignore", NotProvedOptimalWarning)
-        result = aggregate(scores, method=args.method, level=level)
-    return _output(
-        args,
-        repr(scores),
-        data,
-        result,
-        aggregate(scores, method="mean"),
-        pw,
-    )
+        results = aggregate_many([args.method, "mean"], scores, rankings, pw, level)
+    return _output(args, repr(scores), data, results[args.method], results["mean"], pw)
 
 
 def _output(
@@ -238,7 +227,7 @@ def _output(
 ) -> int:
     """Hoeffding intervals, the printed table and matrix, and the files (both input paths)."""
     level, name = data["level"], data["name"]
-    ci = hoeffding(
+    test = hoeffding_test(
         pw,
         delta=args.delta,
         correction=args.correction,
@@ -246,20 +235,21 @@ def _output(
         estimand=args.estimand,
         order=result.order,
     )
+    ci = test.table
 
     table = result.table.rename(columns={"score": args.method})
     base = baseline.table.set_index("system")
     table["rank_mean"] = base.loc[table["system"], "rank"].to_numpy()
     table["mean"] = base.loc[table["system"], "score"].to_numpy()
     order = table["system"].tolist()
-    marks = significance_marks(ci, order)
+    marks = test.marks()
     for column in ("significantly_above", "significantly_below", "above_next", "below_next"):
         table[column] = marks[column].to_numpy()
     table = table.rename(
         columns={"above_next": "above_next_significant", "below_next": "below_next_significant"}
     )
 
-    label = METHOD_LABELS.get(args.method, args.method)
+    label = method_name(args.method)
     print(f"rankstats rank: {short(name, 80)}")
     print(f"  {short(description, 400)}")
     print(
@@ -283,19 +273,18 @@ def _output(
             f"{'  *' if row['above_next_significant'] else ''}"
             f"{'  !' if row['below_next_significant'] else ''}"
         )
-    n_sig = int(ci["significant"].sum() // 2)
-    attrs = ci.attrs
+    n_sig = test.n_significant
     print(
         f"\nsig.> / sig.<: number of systems it is significantly above / below; * = significantly "
         f"above the next system; ! = the next system is significantly above this one (the "
         f"ranking order contradicts the pairwise test there).\nHoeffding intervals "
         f"({args.form}, {args.estimand} estimand), "
-        f"δ = {args.delta}, {args.correction} correction over {attrs['n_pairs']} pairs: "
+        f"δ = {args.delta}, {args.correction} correction over {test.n_pairs} pairs: "
         f"{n_sig} significant pair(s)."
     )
     if kemeny_note:
         print(kemeny_note)
-    _print_power_note(args, pw, attrs)
+    _print_power_note(test, pw)
     if pw.n_systems <= 40:
         _print_matrix(ci, order)
 
@@ -314,13 +303,13 @@ def _output(
         elif not args.no_figures:
             from rankstats.plotting import save_figure, significance_heatmap
 
-            files += save_figure(significance_heatmap(ci), tmp / "significance_heatmap")
+            files += save_figure(significance_heatmap(test), tmp / "significance_heatmap")
             file_done()
         parameters = {
             "method": args.method,
             "baseline": "mean",
             **{
-                k: attrs[k]
+                k: test.parameters[k]
                 for k in ("delta", "correction", "form", "estimand", "n_pairs", "interval_level")
             },
         }
@@ -358,15 +347,10 @@ def _kemeny_note(result: Aggregate) -> str:
     )
 
 
-def _print_power_note(args: argparse.Namespace, pw: Pairwise, attrs: dict) -> None:
+def _print_power_note(test: HoeffdingResult, pw: Pairwise) -> None:
+    """Say so when no pair can be significant: too few rankings compare any two systems."""
     max_z = int(pw.compared.max()) if pw.n_systems > 1 else 0
-    log_term = (
-        math.log(2 / attrs["interval_level"])
-        if args.form == "two-sided"
-        else -math.log(attrs["interval_level"])
-    )
-    # A unanimous pair (estimate 1) is significant iff 2 z (1/2)^2 > log_term.
-    z_needed = math.floor(log_term / (2 * 0.25)) + 1
+    z_needed = test.min_compared_for_significance()
     if max_z < z_needed:
         print(
             f"note: pairs are compared in at most {max_z} rankings; even a unanimous pair needs "

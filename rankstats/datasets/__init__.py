@@ -8,10 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas loads with the first data set: the CLI reads DATASETS without it
+    import pandas as pd
 
-from rankstats.scores import Scores
+    from rankstats.scores import Scores
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,8 @@ def list_datasets() -> pd.DataFrame:
     >>> "glue" in rs.list_datasets()["name"].tolist()
     True
     """
+    import pandas as pd
+
     return pd.DataFrame(
         [
             {"name": d.name, "level": d.level, "description": d.description, "source": d.source}
@@ -167,6 +171,10 @@ def load_dataset(name: str, tasks: list[str] | None = None) -> Scores:
     >>> rs.load_dataset("xtreme").n_systems
     15
     """
+    import pandas as pd
+
+    from rankstats.scores import Scores
+
     key = name.lower()
     if key not in DATASETS:
         raise KeyError(f"unknown data set {name!r}; available: {', '.join(DATASETS)}")
@@ -207,6 +215,8 @@ def load_rankings(name: str):
     >>> rs.load_rankings("nascar")
     Rankings(36 rankings of 87 systems, 50.6% not evaluated, 0 tied entries)
     """
+    import pandas as pd
+
     from rankstats.rankings import Rankings
 
     key = name.lower()
@@ -242,6 +252,8 @@ def load_paired(name: str) -> pd.DataFrame:
     0     1     2     19     22    16
     1     1     3     16     19    12
     """
+    import pandas as pd
+
     key = name.lower()
     if key not in PAIRED:
         raise KeyError(f"unknown paired data set {name!r}; available: {', '.join(PAIRED)}")

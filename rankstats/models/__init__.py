@@ -8,8 +8,8 @@
 See :class:`Fit` for what a fit offers, and the user guide (``docs/user-guide/models.md``).
 """
 
+from rankstats.bt_mle import ConvergenceError, MLEDoesNotExistError
 from rankstats.models._fit import ConvergenceWarning, Fit, register_model
-from rankstats.models._mle import ConvergenceError, MLEDoesNotExistError
 from rankstats.models.bradley_terry import BradleyTerry
 from rankstats.models.mallows import Mallows, MallowsFit
 from rankstats.models.plackett_luce import PlackettLuce

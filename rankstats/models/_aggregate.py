@@ -13,7 +13,7 @@ from rankstats.aggregate import Aggregate, register
 from rankstats.models.bradley_terry import BradleyTerry
 from rankstats.models.plackett_luce import PlackettLuce
 from rankstats.pairwise import Pairwise
-from rankstats.rankings import Rankings
+from rankstats.rankings import Rankings, default_level
 from rankstats.scores import Scores
 
 
@@ -21,7 +21,7 @@ def _rankings(data, level: str | None) -> tuple[Rankings, str]:
     if isinstance(data, Rankings):
         return data, "rankings"
     if isinstance(data, Scores):
-        lvl = level or ("instance" if data.has_instances else "task")
+        lvl = default_level(data, level)
         return Rankings.from_scores(data, by=lvl), lvl
     raise TypeError(f"expected Scores or Rankings, not {type(data).__name__}")
 

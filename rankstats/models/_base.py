@@ -13,7 +13,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from rankstats.models import _compat, _mle
+from rankstats.bt_mle import check_strongly_connected, newton
+from rankstats.models import _compat
 from rankstats.models._fit import Fit, attrs_for, check_convergence, optimum_fit, warn_convergence
 
 METHODS = ("nuts", "mle", "map")
@@ -102,9 +103,9 @@ class RankModel:
         extra = self._extra_names(prepared)
         info = {**self._info(prepared), "prior_scale": self.prior_scale}
         if method == "mle":
-            _mle.check_strongly_connected(systems, self._beats(prepared))
+            check_strongly_connected(systems, self._beats(prepared))
         if method in ("mle", "map"):
-            optimum = _mle.newton(
+            optimum = newton(
                 self._objective(prepared, prior=method == "map"), len(systems), len(extra)
             )
             return optimum_fit(

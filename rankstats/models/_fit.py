@@ -1,6 +1,6 @@
 r"""The result of fitting a probabilistic rank model: :class:`Fit`.
 
-One class serves Plackett–Luce, Bradley–Terry (and Mallows): a model is described by
+One class serves Plackett–Luce, Bradley–Terry and Mallows: a model is described by
 
 * ``variable`` — the name of its per-system quantity in ``idata.posterior`` (``"log_worth"``,
   or a posterior rank), with ``higher_is_better`` saying which way it orders the systems;
@@ -30,6 +30,8 @@ from rankstats.models import _compat
 PairFunction = Callable[[dict[str, np.ndarray], np.ndarray], np.ndarray]
 PAIR_FUNCTIONS: dict[str, PairFunction] = {}
 MODEL_VARIABLES: dict[str, tuple[str, bool]] = {}
+# Model → how a generic Fit read back from NetCDF becomes the model's own result class.
+REBUILDERS: dict[str, Callable[[Fit], Fit]] = {}
 
 _CELLS = 4_000_000  # draws × pairs per block in pairwise()
 
@@ -45,16 +47,23 @@ class ConvergenceWarning(UserWarning):
 
 
 def register_model(
-    name: str, pair_function: PairFunction, variable: str, higher_is_better: bool = True
+    name: str,
+    pair_function: PairFunction,
+    variable: str,
+    higher_is_better: bool = True,
+    rebuild: Callable[[Fit], Fit] | None = None,
 ) -> None:
     """Declare how draws of model ``name`` give pairwise probabilities.
 
     ``pair_function(draws, rows)`` receives the posterior variables flattened to ``(S, ...)``
     and the indices of the row systems; it returns ``P(row ranked above column)``, shaped
-    ``(S, len(rows), N)``.
+    ``(S, len(rows), N)``.  ``rebuild(fit)``, when given, turns the generic :class:`Fit` that
+    :meth:`Fit.from_idata` reads back into the model's own result class (e.g. ``MallowsFit``).
     """
     PAIR_FUNCTIONS[name] = pair_function
     MODEL_VARIABLES[name] = (variable, higher_is_better)
+    if rebuild is not None:
+        REBUILDERS[name] = rebuild
 
 
 def logistic_pairs(draws: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
@@ -113,7 +122,7 @@ class Fit:
     Attributes
     ----------
     model : str
-        ``"pl"``, ``"bt"`` (or ``"mallows"``).
+        ``"pl"``, ``"bt"`` or ``"mallows"``.
     method : str
         ``"nuts"``, ``"mle"`` or ``"map"`` (``"mcmc"`` for the Mallows Gibbs sampler).
     systems : tuple of str
@@ -391,20 +400,18 @@ class Fit:
             parameters=parameters,
             info=info,
         )
-        if model == "mallows":
-            from rankstats.models.mallows import from_attributes
-
-            return from_attributes(fit)
-        return fit
+        rebuild = REBUILDERS.get(model)
+        return rebuild(fit) if rebuild is not None else fit
 
     # ------------------------------------------------------------------ display
+    def _objective_label(self) -> str:
+        """What :attr:`log_likelihood` holds: the log-likelihood (``mle``) or log-posterior."""
+        return "log-likelihood" if self.method == "mle" else "log-posterior"
+
     def __repr__(self) -> str:
         head = f"Fit(model={self.model!r}, method={self.method!r}, {len(self.systems)} systems"
         if self.log_likelihood is not None:
-            # Mallows "map" maximises the likelihood in θ (σ has a uniform prior).
-            mle = self.method == "mle" or self.model == "mallows"
-            label = "log-likelihood" if mle else "log-posterior"
-            head += f", {label} {self.log_likelihood:.4f}"
+            head += f", {self._objective_label()} {self.log_likelihood:.4f}"
         head += ")"
         lines = [head]
         for name, value in self.parameters.items():

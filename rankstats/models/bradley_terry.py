@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from rankstats.models import _mle
+from rankstats import bt_mle
 from rankstats.models._base import RankModel
 from rankstats.models._data import KINDS, PairCounts, counts_from_frame, rank_breaking
 from rankstats.models._fit import register_model
@@ -178,7 +178,7 @@ class BradleyTerry(RankModel):
         }
 
     def _objective(self, prepared: PairCounts, prior: bool):
-        return _mle.bt_objective(
+        return bt_mle.bt_objective(
             prepared,
             self._uses_ties(prepared),
             self.prior_scale if prior else None,
@@ -186,7 +186,7 @@ class BradleyTerry(RankModel):
         )
 
     def _beats(self, prepared: PairCounts) -> np.ndarray:
-        return _mle.bt_beats(prepared)
+        return bt_mle.bt_beats(prepared)
 
     def log_likelihood(
         self, data: Any, log_worth: np.ndarray, log_tie: float | None = None
@@ -195,7 +195,7 @@ class BradleyTerry(RankModel):
         counts = self.counts(data)
         ties = log_tie is not None
         params = np.append(np.asarray(log_worth, np.float64), [log_tie] if ties else [])
-        return _mle.bt_loglik(counts, params, ties)
+        return bt_mle.bt_loglik(counts, params, ties)
 
     def _pymc_model(self, prepared: PairCounts) -> Any:
         return pymc_model(prepared, self.prior_scale, self._uses_ties(prepared))

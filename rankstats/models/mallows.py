@@ -37,7 +37,7 @@ from rankstats.models._fit import (
 )
 from rankstats.models._mallows_math import log_z, pair_probability
 from rankstats.models._mallows_sampler import pair_counts, run_chain, total_distance
-from rankstats.rankings import Rankings
+from rankstats.rankings import Rankings, default_level
 from rankstats.scores import Scores
 
 PRIORS = ("gamma", "bayesmallows")
@@ -50,9 +50,6 @@ def mallows_pairs(draws: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
     gap = pos[:, None, :] - pos[:, rows, None]  # > 0: the row item is above in σ
     p = pair_probability(np.maximum(np.abs(gap), 1), theta)
     return np.where(gap > 0, p, np.where(gap < 0, 1 - p, 0.5))
-
-
-register_model("mallows", mallows_pairs, variable="position", higher_is_better=False)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -76,6 +73,10 @@ class MallowsFit(Fit):
     def theta(self) -> float:
         """Posterior mean (``mcmc``) or maximum-likelihood (``map``) dispersion θ."""
         return float(self.parameters["theta"])
+
+    def _objective_label(self) -> str:
+        # "map" maximises the likelihood in θ (σ has a uniform prior).
+        return "log-likelihood"
 
 
 def _persisted(
@@ -108,6 +109,11 @@ def from_attributes(fit: Fit) -> MallowsFit:
         parameters=fit.parameters,
         info=info,
     )
+
+
+register_model(
+    "mallows", mallows_pairs, variable="position", higher_is_better=False, rebuild=from_attributes
+)
 
 
 def _consensus_of_draws(positions: np.ndarray, systems: tuple[str, ...]) -> list[str]:
@@ -185,7 +191,7 @@ class Mallows:
     @staticmethod
     def _prepare(data: Rankings | Scores) -> Rankings:
         if isinstance(data, Scores):
-            data = Rankings.from_scores(data, by="instance" if data.has_instances else "task")
+            data = Rankings.from_scores(data, by=default_level(data))
         if not isinstance(data, Rankings):
             raise TypeError(f"Mallows.fit takes Rankings or Scores, not {type(data).__name__}")
         counts = (~np.isnan(data.ranks)).sum(axis=1)

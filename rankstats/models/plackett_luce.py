@@ -37,7 +37,7 @@ from rankstats.models import _mle
 from rankstats.models._base import RankModel
 from rankstats.models._data import KINDS, PLData, pl_data
 from rankstats.models._fit import logistic_pairs, register_model
-from rankstats.rankings import Rankings
+from rankstats.rankings import Rankings, default_level
 from rankstats.scores import Scores
 
 register_model("pl", logistic_pairs, "log_worth", higher_is_better=True)
@@ -48,7 +48,7 @@ def as_rankings(data: Rankings | Scores) -> Rankings:
     if isinstance(data, Rankings):
         return data
     if isinstance(data, Scores):
-        return Rankings.from_scores(data, by="instance" if data.has_instances else "task")
+        return Rankings.from_scores(data, by=default_level(data))
     raise TypeError(f"expected Rankings or Scores, not {type(data).__name__}")
 
 

@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from rankstats.models._fit import Fit
-from rankstats.plotting import _quiet_missing_glyphs, label
+from rankstats.plotting import label, quiet_missing_glyphs
 
 
 def forest_plot(fit: Fit, prob: float = 0.95, max_systems: int = 60) -> Figure:
@@ -33,6 +33,6 @@ def forest_plot(fit: Fit, prob: float = 0.95, max_systems: int = 60) -> Figure:
     kind = "posterior equal-tailed" if fit.method == "nuts" else "Wald"
     ax.set_xlabel(f"log-worth (centred), {prob:.0%} {kind} interval")
     ax.set_title(f"{fit.model.upper()} fit ({fit.method})", fontsize=10)
-    with _quiet_missing_glyphs():
+    with quiet_missing_glyphs():
         fig.tight_layout()
     return fig

@@ -166,6 +166,7 @@ def test_foreign_output_directory_is_refused(corpus, tmp_path, capsys):
     assert [p.name for p in out.iterdir()] == ["thesis.tex"]
 
 
+@pytest.mark.slow  # distributed retries for the whole 10 s connect timeout
 def test_unreachable_scheduler(corpus, tmp_path, capsys):
     pytest.importorskip("distributed")
     path = tmp_path / "s.parquet"

@@ -183,10 +183,10 @@ def test_rank_stream_errors(tmp_path, capsys):
 
 def test_rank_kemeny_reports_an_unproved_consensus(tmp_path, capsys, monkeypatch):
     """``rank --method kemeny`` prints and records the gap when the search ran out of time."""
-    import sys
+    import importlib
 
     # rs.kemeny (the function) shadows the module's name: take the module itself.
-    monkeypatch.setattr(sys.modules["rankstats.kemeny"], "DEFAULT_TIME_LIMIT", 0.5)
+    monkeypatch.setattr(importlib.import_module("rankstats.kemeny"), "DEFAULT_TIME_LIMIT", 0.5)
     rng = np.random.default_rng(0)
     n, tasks = 100, 200
     wide = pd.DataFrame(
@@ -209,3 +209,29 @@ def test_rank_kemeny_reports_an_unproved_consensus(tmp_path, capsys, monkeypatch
     assert "NOT proved optimal" in captured.out
     assert f"gap {summary['gap']:.3%}" in captured.out
     assert "warning" not in captured.err  # stated once, in the output
+
+
+@pytest.mark.parametrize("method", ["borda", "borda2", "copeland", "mean"])
+def test_rank_builds_rankings_and_pairwise_once(tmp_path, capsys, monkeypatch, method):
+    import sys
+
+    from rankstats.rankings import Rankings
+
+    calls = {"from_scores": 0, "pairwise": 0}
+    original_from_scores = Rankings.from_scores.__func__
+    pairwise_module = sys.modules["rankstats.pairwise"]
+    original_pairwise = pairwise_module.pairwise
+
+    def counted_from_scores(cls, *args, **kwargs):
+        calls["from_scores"] += 1
+        return original_from_scores(cls, *args, **kwargs)
+
+    def counted_pairwise(*args, **kwargs):
+        calls["pairwise"] += 1
+        return original_pairwise(*args, **kwargs)
+
+    monkeypatch.setattr(Rankings, "from_scores", classmethod(counted_from_scores))
+    monkeypatch.setattr(sys.modules["rankstats.cli.rank"], "pairwise", counted_pairwise)
+    argv = ["rank", "--dataset", "summeval", "--method", method, "--no-figures"]
+    assert main([*argv, "--out", str(tmp_path / "out")]) == 0
+    assert calls == {"from_scores": 1, "pairwise": 1}

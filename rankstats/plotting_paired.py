@@ -1,4 +1,5 @@
-"""Figures of the paired analysis: the pairing plot, the histogram of differences, the matrix.
+"""Figures of the paired analysis (beside :mod:`rankstats.plotting`): the pairing plot, the
+histogram of differences, the matrix.
 
 Explicit ``Figure`` objects (no pyplot state), like :mod:`rankstats.plotting`; every system name
 and the task name in a title pass through :func:`rankstats.plotting.label` / ``mpl_text`` (shown
@@ -12,7 +13,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from rankstats._text import mpl_text
-from rankstats.plotting import _quiet_missing_glyphs, label
+from rankstats.plotting import label, quiet_missing_glyphs
 
 
 def _legend(text: str) -> str:
@@ -69,7 +70,7 @@ def pair_figure(xa: np.ndarray, xb: np.ndarray, a: str, b: str) -> Figure:
     ax2.set_ylabel("instances")
     ax2.legend(fontsize=7)
     ax2.set_title(f"differences on the n = {len(diff)} common instances", fontsize=9)
-    with _quiet_missing_glyphs():
+    with quiet_missing_glyphs():
         fig.tight_layout()
     return fig
 
@@ -122,6 +123,6 @@ def matrix_figure(
     ax.set_title(mpl_text(title), fontsize=9)
     cbar = fig.colorbar(image, ax=ax, shrink=0.8)
     cbar.set_label("P(a beats b) on the common instances (ties ½)")
-    with _quiet_missing_glyphs():
+    with quiet_missing_glyphs():
         fig.tight_layout()
     return fig

@@ -1,0 +1,292 @@
+"""Paper-ready output: one self-contained HTML file, LaTeX tables, figures, BibTeX, methods text.
+
+``rs.report(scores, out="report/")`` ranks the systems with several aggregators, puts a Hoeffding
+interval on every pairwise probability, and writes:
+
+- ``report.html``: self-contained (figures embedded as data URIs, inline CSS, no JavaScript, no
+  network access);
+- ``ranking.tex`` (booktabs): each method's rank and score, the rank range implied by the
+  significant pairwise differences, a † on systems significantly above the next one and a ‡ where
+  the next system is significantly above (the order contradicts the pairwise test there);
+- ``ranking.csv``, ``pairs.csv``: every number of the tables, unrounded;
+- ``significance_heatmap.png`` / ``.pdf``;
+- ``references.bib`` and ``methods.txt``: what was computed, with citations, every
+  transformation of the data and every convergence problem of a fitted model.
+
+The *rank range* of a system is ``[1 + a, N − b]``, where ``a`` (``b``) is the number of systems
+significantly above (below) it: the ranks the system can take in an order that contradicts none of
+the significant differences.
+
+Computing is separate from rendering:
+
+- ``report/compute.py``: every statistic the report shows, computed once into a frozen
+  :class:`~rankstats.report.compute.ReportData` (rankings, pairwise statistics, aggregates,
+  Hoeffding intervals, fits, convergence verdicts, comparison, paired analyses);
+- ``report/diagnostics.py``: whether a fitted model can be reported (:func:`convergence`);
+- ``report/methods.py``: the methods paragraph and its BibTeX (``references.bib``, package data);
+- ``report/latex.py``: ``ranking.tex``;
+- ``report/html.py``: ``report.html``, from the Jinja2 template ``templates/report.html.j2``;
+- ``report/paired.py``: the paired instance-level analyses and their files.
+
+**Outputs are atomic.** ``out`` is validated before anything is computed; every file is written
+into a temporary directory beside it, which replaces ``out`` as a whole once the last file is
+written. An interrupted or failing run leaves the previous report (or nothing); a rerun never
+leaves a stale file of an earlier run.
+
+**Names are data.** System and task names are escaped for each output: HTML (the template's
+autoescape), LaTeX (:func:`rankstats._text.latex_escape`), matplotlib (``$`` escaped: never
+mathtext), CSV (text cells starting with ``= + - @`` get a leading ``'``), prose (control and
+bidirectional characters shown as ``\\uXXXX``) and file names
+(:func:`rankstats._text.unique_slugs`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from rankstats._atomic import check_output_dir, checkpoint, output_dir
+from rankstats._labels import METHOD_NAMES, MODEL_NAMES
+from rankstats._text import latex_escape, mpl_text, write_csv
+from rankstats.confidence import HoeffdingResult
+from rankstats.plotting import save_figure, significance_heatmap
+from rankstats.report import compute, html, latex
+from rankstats.report.compute import ReportData
+from rankstats.report.diagnostics import Convergence, convergence
+from rankstats.report.methods import bibtex, methods_paragraph
+from rankstats.report.paired import write_paired
+from rankstats.scores import Scores
+
+# ``latex_escape`` is re-exported: ``from rankstats.report import latex_escape`` keeps working.
+__all__ = [
+    "METHOD_NAMES",
+    "MODEL_NAMES",
+    "Convergence",
+    "Report",
+    "ReportData",
+    "convergence",
+    "latex_escape",
+    "report",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class Report:
+    """What :func:`report` computed and where it wrote it.
+
+    Attributes
+    ----------
+    out : Path
+        Output directory.
+    files : tuple of Path
+        Every file written (``report.html`` first), under its final name in ``out``.
+    ranking : pandas.DataFrame
+        One row per system in the primary method's order: ``rank_<method>``, ``score_<method>`` for
+        every method, ``rank_low``, ``rank_high`` (rank range), ``above_next`` (significantly above
+        the next system, which it beats), ``below_next`` (the next system is significantly above
+        this one: the order contradicts the test) — all from
+        :meth:`~rankstats.HoeffdingResult.marks`.
+    pairs : pandas.DataFrame
+        The :func:`~rankstats.hoeffding` table in the primary order.
+    methods_text : str
+        The methods paragraph (also in ``methods.txt``).
+    comparison : Comparison or None
+        Rank models against the Hoeffding intervals (when ``models`` were given).
+    fits : tuple
+        The fitted rank models.
+    paired : dict
+        ``{task: Paired}`` of the paired instance-level analyses (when ``paired`` was given).
+    transformations : tuple of str
+        Every transformation the data went through, one sentence each (also in the methods
+        paragraph and the HTML page).
+    convergence : tuple of Convergence
+        The convergence verdict of each fit, in the order of ``fits``.
+    intervals : HoeffdingResult
+        The Hoeffding intervals (``pairs`` is their table), with their parameters as fields.
+    data : ReportData
+        Everything the report computed (rankings, pairwise statistics, aggregates, ...).
+    """
+
+    out: Path
+    files: tuple[Path, ...]
+    ranking: pd.DataFrame
+    pairs: pd.DataFrame
+    methods_text: str
+    comparison: Any = None
+    fits: tuple = field(default_factory=tuple)
+    paired: dict = field(default_factory=dict)
+    transformations: tuple[str, ...] = ()
+    convergence: tuple[Convergence, ...] = ()
+    intervals: HoeffdingResult | None = None
+    data: ReportData | None = None
+
+    @property
+    def html(self) -> Path:
+        return self.files[0]
+
+    def __repr__(self) -> str:
+        return (
+            f"Report({self.html}, {len(self.ranking)} systems, "
+            f"{int(self.pairs['significant'].sum() // 2)} significant pairs, "
+            f"{len(self.files)} files)"
+        )
+
+
+class _Written:
+    """Files written into the temporary directory, recorded under their final names.
+
+    Each call is one finished file: it is recorded and the ``report-file`` checkpoint (the
+    interruption hook of the atomicity tests) runs.
+    """
+
+    def __init__(self, tmp: Path, final: Path) -> None:
+        self.tmp, self.final = tmp, final
+        self.files: list[Path] = []
+
+    def __call__(self, path: Path) -> None:
+        self.files.append(self.final / path.relative_to(self.tmp))
+        checkpoint("report-file")
+
+    def text(self, name: str, content: str) -> None:
+        """Write one UTF-8 text file and record it."""
+        path = self.tmp / name
+        path.write_text(content, encoding="utf-8")
+        self(path)
+
+    def csv(self, name: str, frame: pd.DataFrame) -> None:
+        """Write one CSV file (formula-safe cells) and record it."""
+        path = self.tmp / name
+        write_csv(frame, path)
+        self(path)
+
+
+def report(
+    scores: Scores,
+    out: str | Path = "report",
+    methods: Sequence[str] = ("borda", "borda2", "mean"),
+    delta: float = 0.05,
+    correction: str = "holm",
+    estimand: str = "imputed",
+    level: str | None = None,
+    title: str | None = None,
+    models: Sequence[Any] = (),
+    model_method: str = "map",
+    seed: int = 0,
+    paired: Sequence[str] = (),
+    confidence: float = 0.95,
+) -> Report:
+    """Write a paper-ready report of the ranking of ``scores``.
+
+    ``out`` is checked before anything is computed, and the files are written into a temporary
+    directory that replaces ``out`` as a whole when the last one is written: an interrupted or
+    failing run leaves the previous report (or nothing), and a rerun replaces the whole set.
+    Every statistic is computed once (:func:`rankstats.report.compute.compute`), then rendered.
+
+    Parameters
+    ----------
+    scores : Scores
+        The benchmark.
+    out : str or Path
+        Output directory: new, empty, or a directory an earlier rankstats run wrote (it carries
+        a ``.rankstats-output`` marker); any other non-empty directory or an existing file is
+        refused with :class:`~rankstats.errors.OutputError`.
+    methods : sequence of str
+        Aggregators (see :func:`~rankstats.aggregate`); the first one orders the tables and is
+        the one whose pairwise differences are tested.
+    delta, correction, estimand
+        Passed to :func:`~rankstats.hoeffding_test`.
+    level : {"task", "instance"}, optional
+        Rankings per task or per (task, instance) (default: instance when available).
+    title : str, optional
+        Report title (default: the data set name).
+    models : sequence of str or fitted models
+        Rank models to report next to the aggregators: names (``"pl"``, ``"bt"``, ``"mallows"``),
+        fitted with ``model_method`` on the same rankings, or already fitted models. Their order
+        joins the ranking table and their pairwise decisions are compared with the Hoeffding
+        intervals (:func:`rankstats.compare`); the methods paragraph states prior, method and
+        (for MCMC) the convergence diagnostics, and every fit that did not converge
+        (:func:`convergence`) gets a warning in the methods paragraph and in the HTML page.
+    model_method : str
+        Fitting method for models given by name (``"map"`` by default, fast; ``"nuts"`` for
+        Plackett–Luce / Bradley–Terry posteriors, ``"mcmc"`` for Mallows).
+    seed : int
+        Seed of the model fits and of the paired bootstrap.
+    paired : sequence of str
+        Tasks (metrics) of instance-level scores to analyse pair by pair with
+        :func:`rankstats.paired` (sign / Wilcoxon / paired t / Mood tests, Holm-adjusted,
+        bootstrap intervals, mean / median / Bradley–Terry / Elo / TrueSkill strengths): a section
+        of the HTML page, ``paired_<task>_pairs.csv``, ``paired_<task>_strengths.csv``, a matrix
+        figure and a sentence of the methods paragraph per task. Two tasks whose file names
+        would collide (``"a b"`` and ``"a_b"``) are refused before anything is computed.
+    confidence : float
+        Level of the paired tests and bootstrap intervals (α = 1 − confidence).
+
+    Returns
+    -------
+    Report
+
+    Raises
+    ------
+    OutputError
+        ``out`` cannot be (re)placed, or two ``paired`` tasks map to the same file name.
+
+    Examples
+    --------
+    >>> import tempfile, rankstats as rs
+    >>> rep = rs.report(rs.load_dataset("xtreme_missing"), out=tempfile.mkdtemp())
+    >>> rep.html.name, rep.ranking["system"].iloc[0]
+    ('report.html', 'Turing ULR v5 Alexander v-team Microsoft')
+    """
+    # Everything that can be refused is refused before any computing or model fitting: the
+    # output directory here, the request in the first step of compute (compute.check).
+    out = check_output_dir(out, option="out=")
+    data = compute.compute(
+        scores,
+        methods,
+        delta,
+        correction,
+        estimand,
+        level,
+        title,
+        models,
+        model_method,
+        seed,
+        paired,
+        confidence,
+    )
+    text, cites = methods_paragraph(data)
+    with output_dir(out) as tmp:
+        written = _Written(tmp, out)
+        written.csv("ranking.csv", data.ranking)
+        written.csv("pairs.csv", data.intervals.table)
+        written.text("ranking.tex", latex.ranking_table(data))
+        written.text("references.bib", bibtex(cites) + "\n")
+        written.text("methods.txt", text + "\n")
+        heatmap = significance_heatmap(
+            data.intervals,
+            title=f"{mpl_text(data.name)}: P(row above column), {mpl_text(data.primary)} order",
+        )
+        figures = save_figure(heatmap, tmp / "significance_heatmap")
+        for path in figures:
+            written(path)
+        paired_files = write_paired(data.paired, tmp, written)
+        written.text("report.html", html.render(data, text, cites, figures[0], paired_files))
+        files = [out / "report.html", *(p for p in written.files if p.name != "report.html")]
+    return Report(
+        out=out,
+        files=tuple(files),
+        ranking=data.ranking,
+        pairs=data.intervals.table,
+        methods_text=text,
+        comparison=data.comparison,
+        fits=data.fits,
+        paired=data.paired,
+        transformations=data.transformations,
+        convergence=data.convergence,
+        intervals=data.intervals,
+        data=data,
+    )

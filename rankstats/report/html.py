@@ -1,0 +1,166 @@
+"""``report.html``: one self-contained page (figures as data URIs, inline CSS, no JavaScript).
+
+The page is the Jinja2 template ``templates/report.html.j2`` rendered with autoescape on: every
+value reaches it as text (system and task names are data, never markup), so nothing here escapes
+by hand. This module only turns a :class:`~rankstats.report.compute.ReportData` into those values:
+numbers formatted, names in running text with visible control characters.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pandas as pd
+
+from rankstats._labels import method_name, model_name
+from rankstats._text import terminal
+from rankstats.paired import Paired
+from rankstats.report._format import contradiction_sentence, names, number
+from rankstats.report.compute import ReportData
+from rankstats.report.methods import bibtex, convergence_warning
+from rankstats.report.paired import STRENGTHS, PairedFiles, summary
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("rankstats.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def png_data_uri(path: Path) -> str:
+    """A PNG file as an inline ``data:`` URI (the page needs no other file)."""
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def render(
+    data: ReportData,
+    methods_text: str,
+    cites: Sequence[str],
+    heatmap: Path,
+    paired_files: Mapping[str, PairedFiles],
+) -> str:
+    """The page of a report.
+
+    Parameters
+    ----------
+    data : ReportData
+        What the report computed.
+    methods_text, cites : str, sequence of str
+        The methods paragraph and its citation keys
+        (:func:`~rankstats.report.methods.methods_paragraph`).
+    heatmap : Path
+        The PNG of the significance heatmap (embedded).
+    paired_files : mapping
+        ``{task: PairedFiles}`` of the paired sections (their matrix figures are embedded).
+    """
+    scores, ci, table = data.scores, data.intervals, data.ranking
+    primary = method_name(data.primary)
+    circled = ci.table["significant"] & (ci.table["distance"] == 0)
+    return (
+        _environment()
+        .get_template("report.html.j2")
+        .render(
+            title=terminal(data.name),
+            n_systems=len(scores.systems),
+            n_tasks=len(scores.tasks),
+            n_scores=len(scores.data),
+            level=data.level,
+            n_rankings=ci.n_rankings,
+            never=names(scores.unevaluated_systems) or "none",
+            skipped=names(scores.skipped_tasks) or "none",
+            warnings=[
+                {"model": v.model, "text": convergence_warning(v)}
+                for v in data.convergence
+                if not v.converged
+            ],
+            transformations=data.transformations,
+            method_name=primary,
+            contradicted=bool(table["below_next"].any()),
+            contradiction=contradiction_sentence(primary),
+            n_significant=ci.n_significant,
+            n_pairs=ci.n_pairs,
+            delta=ci.delta,
+            correction=ci.correction,
+            methods=data.methods,
+            model_columns=[
+                {"model": c[5:], "unconverged": c[5:] in data.unconverged}
+                for c in data.model_columns
+            ],
+            rows=[_ranking_row(row, data) for _, row in table.iterrows()],
+            n_circled=int(circled.sum() // 2),
+            heatmap=png_data_uri(heatmap),
+            agreement=_agreement(data.comparison),
+            comparison_level=f"{data.comparison.level:.4g}" if data.comparison else "",
+            paired=[
+                _paired_section(task, result, paired_files[task])
+                for task, result in data.paired.items()
+            ],
+            strengths=STRENGTHS,
+            methods_text=methods_text,
+            bibtex=bibtex(cites, sep="\n"),
+        )
+    )
+
+
+def _ranking_row(row: pd.Series, data: ReportData) -> dict[str, Any]:
+    cells = []
+    for m in data.methods:
+        cells += [number(row[f"rank_{m}"]), number(row[f"score_{m}"])]
+    cells += [number(row[c]) for c in data.model_columns]
+    return {
+        "mark": "above" if row["above_next"] else ("below" if row["below_next"] else ""),
+        "rank": number(row[f"rank_{data.primary}"]),
+        "system": str(row["system"]),
+        "cells": cells,
+        "range": f"{row['rank_low']}–{row['rank_high']}",
+    }
+
+
+def _agreement(comparison: Any) -> list[dict[str, Any]]:
+    if comparison is None:
+        return []
+    return [
+        {**r, "model": model_name(r["method"])}
+        for r in comparison.agreement.to_dict(orient="records")
+    ]
+
+
+def _paired_section(task: str, result: Paired, files: PairedFiles) -> dict[str, Any]:
+    strengths = result.strengths
+    key = "bt" if strengths["bt"].notna().all() else "mean"
+    strengths = strengths.sort_values(key, ascending=False, kind="stable")
+    agree = result.agreement
+    p = result.parameters
+    return {
+        "task": task,
+        "n_instances": p["n_instances"],
+        "n_pairs": len(result.pairs),
+        "alpha": f"{p['alpha']:g}",
+        "summary": summary(result),
+        "pairs_file": files.pairs.name,
+        "rows": [
+            {
+                "system": str(row["system"]),
+                "cells": [number(row[c], 1 if c == "elo" else 3, missing="–") for c in STRENGTHS],
+            }
+            for _, row in strengths.iterrows()
+        ],
+        "agreement": "; ".join(
+            f"{a}–{b}: τ = {tau:.2f}, same best {'yes' if top else 'no'}"
+            for a, b, tau, top in zip(
+                agree["a"], agree["b"], agree["kendall_tau"], agree["same_top1"], strict=True
+            )
+        ),
+        "image": png_data_uri(files.figures[0]),
+    }

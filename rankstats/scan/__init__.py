@@ -1,0 +1,34 @@
+r"""Streaming aggregation of score files larger than memory: ``rs.scan_scores``.
+
+Every statistic that σ^μ, σ^l, σ^2l and the Hoeffding intervals need is a sum over rankings
+(:mod:`rankstats.sufficient`), so a benchmark can be read in chunks, each chunk reduced to small
+arrays (:func:`rankstats.reduce.reduce_scores`), and the arrays added:
+
+- ``Pairwise`` (``wins``, ``wins_observed``, ``compared``) over all (task, instance) rankings;
+- per task: the sum of the per-ranking Borda counts and the number of rankings in which each
+  system was evaluated (the first level of σ^2l);
+- per (task, system): the sum and the number of the scores of each instance, averaged per task
+  for σ^μ (mean of the task means, as :func:`rankstats.aggregate`).
+
+The estimates are computed from these statistics by the code of the in-memory path
+(:func:`rankstats.aggregate.estimate`).
+
+Files are read with ``pyarrow.dataset`` in record batches. The rows of one (task, instance) must be
+contiguous in the input (as written by ``rankstats simulate`` or any table sorted by task and
+instance): the last, possibly incomplete instance of a batch is carried over to the next one, so an
+instance cut by a batch boundary still counts as one ranking. An instance that reappears after
+other instances raises an error instead of being counted twice. Memory is bounded by the batch
+size, plus 8 bytes per instance (a 64-bit hash of every (task, instance) key already closed, which
+is what detects a reappearing instance).
+
+Modules: :mod:`~rankstats.scan.reader` (record batches, normalisation, the batch loop and the
+edges of work units), :mod:`~rankstats.scan.drivers` (one process, local processes, a Dask
+cluster, a dask DataFrame; one tree reduction), :mod:`~rankstats.scan.scanned`
+(:func:`scan_scores`, :class:`ScannedScores`).
+"""
+
+from rankstats.aggregate import STREAMED_METHODS
+from rankstats.reduce import BenchmarkStatistics as StreamStatistics
+from rankstats.scan.scanned import ScannedScores, scan_scores
+
+__all__ = ["STREAMED_METHODS", "ScannedScores", "StreamStatistics", "scan_scores"]

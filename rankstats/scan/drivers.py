@@ -1,0 +1,293 @@
+"""The drivers of ``rs.scan_scores``: who runs the batch loop of :mod:`rankstats.scan.reader`.
+
+- one process (default): all files in order, one stream;
+- local worker processes (``workers=``): one stream per work unit (a CSV file or a Parquet row
+  group), merged as on a cluster;
+- a Dask cluster (``client=``): one stream per work unit on the workers;
+- a ``dask.dataframe.DataFrame``: shuffled by (task, instance) so that every instance lives in one
+  partition (the input need not be grouped), then one stream per partition.
+
+A parallel work unit sets aside its first and last instance (possibly cut by the unit
+boundary); the driver concatenates these edges in unit order and reduces them with the same loop
+(so an instance cut between two units is merged, not refused). The parts are added by one tree
+reduction (:func:`tree_reduce`), which also refuses an instance reduced in two units.
+"""
+
+from __future__ import annotations
+
+import operator
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+import pandas as pd
+
+from rankstats.errors import InvalidScoresError
+from rankstats.reduce import BenchmarkStatistics
+from rankstats.scan.reader import (
+    UNGROUPED_HINT,
+    Spec,
+    Stream,
+    Unit,
+    edge_stream,
+    locate,
+    normalise,
+    scan_units,
+)
+
+T = TypeVar("T")
+
+_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+class Progress:
+    """``\\r``-updated line on stderr: rows read and rows per second (at most 5 updates/s)."""
+
+    def __init__(self, enabled: bool, label: str = "scan") -> None:
+        self.enabled, self.label = enabled, label
+        self.start = self.shown = time.perf_counter()
+        self.rows = 0
+
+    def add(self, rows: int, force: bool = False) -> None:
+        self.rows += rows
+        now = time.perf_counter()
+        if self.enabled and (force or now - self.shown >= 0.2):
+            self.shown = now
+            rate = self.rows / max(now - self.start, 1e-9)
+            sys.stderr.write(f"\r{self.label}: {self.rows:,} rows read, {rate:,.0f} rows/s")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.add(0, force=True)
+            sys.stderr.write("\n")
+
+
+def tree_reduce(leaves: Sequence[T], node: Callable[[T, T], T]) -> T:
+    """Pairwise reduction keeping the order of ``leaves`` (depth log2 n).
+
+    ``node(a, b)`` makes one inner node: a future on a cluster, a delayed call in a Dask graph,
+    a value in this process.
+    """
+    leaves = list(leaves)
+    while len(leaves) > 1:
+        pairs = [node(a, b) for a, b in zip(leaves[::2], leaves[1::2], strict=False)]
+        leaves = pairs + ([leaves[-1]] if len(leaves) % 2 else [])
+    return leaves[0]
+
+
+# ---------------------------------------------------------------------------- one process
+def single_process_statistics(
+    units: Sequence[Unit], spec: Spec, progress: bool
+) -> BenchmarkStatistics:
+    """Every unit in order, one stream. Row group by row group: the dataset-wide scanner reads
+    several row groups ahead on its own threads (≈ 650 MB of Arrow buffers on the 131 M-score
+    benchmark)."""
+    meter = Progress(progress)
+    stream = scan_units(units, spec, on_rows=meter.add)
+    meter.close()
+    return stream.total
+
+
+# ---------------------------------------------------------------------------- split units
+@dataclass(frozen=True, eq=False)
+class UnitResult:
+    stats: BenchmarkStatistics
+    keys: np.ndarray  # sorted hashes of the instances reduced in the unit
+    head: pd.DataFrame | None
+    tail: pd.DataFrame | None
+    rows: int
+
+
+Core = tuple[BenchmarkStatistics, np.ndarray]  # statistics and the sorted instance hashes
+
+
+class _RepeatedKey(Exception):
+    """A (task, instance) hash reduced in two work units (named afterwards by the driver)."""
+
+
+def _unit_task(unit: Unit, spec: Spec) -> UnitResult:
+    stream = scan_units([unit], spec, split_edges=True)
+    return UnitResult(stream.total, stream.interior_keys, stream.head, stream.tail, stream.rows)
+
+
+def _unit_edges(result: UnitResult) -> tuple[pd.DataFrame | None, pd.DataFrame | None, int]:
+    return result.head, result.tail, result.rows
+
+
+def _unit_core(result: UnitResult) -> Core:
+    return result.stats, result.keys
+
+
+def _edge_core(edges: Sequence[tuple[pd.DataFrame | None, ...]], spec: Spec) -> Core:
+    """The edges of all units reduced in unit order (:func:`.reader.edge_stream`)."""
+    stream = edge_stream(edges, spec)
+    return stream.total, stream.closed
+
+
+def _merge_cores(a: Core, b: Core) -> Core:
+    """One node of the tree reduction: add the statistics, refuse an instance seen on both sides."""
+    common = np.intersect1d(a[1], b[1], assume_unique=True)
+    if len(common):
+        raise _RepeatedKey(int(common[0]))
+    return a[0] + b[0], np.sort(np.concatenate([a[1], b[1]]), kind="stable")
+
+
+def _first(core: Core) -> BenchmarkStatistics:
+    return core[0]
+
+
+def _describe(unit: Unit) -> str:
+    path, group = unit
+    return path if group is None else f"{path} (row group {group})"
+
+
+def _not_contiguous(
+    units: Sequence[Unit], hits: Sequence[list[tuple[str, object]]]
+) -> InvalidScoresError:
+    """The error for an instance key reduced in two work units, naming it and its units
+    (``hits``: the keys of each unit that have the repeated hash, :func:`locate`)."""
+    where = [(units[i], key) for i, found in enumerate(hits) for key in found]
+    task, instance = where[0][1] if where else ("?", "?")
+    return InvalidScoresError(
+        f"the rows of (task, instance) ({task!r}, {instance!r}) are not contiguous: they "
+        f"occur in {', '.join(_describe(u) for u, _ in where[:3])} ({UNGROUPED_HINT})"
+    )
+
+
+def local_statistics(
+    units: Sequence[Unit], spec: Spec, workers: int, progress: bool
+) -> BenchmarkStatistics:
+    """Units reduced by ``workers`` local processes, then merged here as on a cluster.
+
+    ``concurrent.futures`` instead of Dask. Processes are started with ``spawn`` (Arrow's reader
+    threads make ``fork`` unsafe) and with one BLAS / OpenMP thread each unless the caller set
+    those variables: two processes with multi-threaded BLAS on two cores ran 3.4 times slower
+    than one process (82 s against 24 s on the 131 M-score benchmark), with one thread each 1.9
+    times faster. Ctrl-C cancels the units not yet started.
+    """
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    meter = Progress(progress, f"scan ({workers} processes)")
+    context = multiprocessing.get_context("spawn")
+    results: list[UnitResult] = []
+    single = {k: "1" for k in _THREAD_VARIABLES if k not in os.environ}
+    os.environ.update(single)  # inherited by the spawned workers only: restored below
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            try:
+                for result in pool.map(_unit_task, units, [spec] * len(units)):
+                    results.append(result)
+                    meter.add(result.rows)
+            except KeyboardInterrupt:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+    finally:
+        for key in single:
+            os.environ.pop(key, None)
+    meter.close()
+    edges = _edge_core([(r.head, r.tail) for r in results], spec)
+    try:
+        return tree_reduce([edges, *map(_unit_core, results)], _merge_cores)[0]
+    except _RepeatedKey as err:
+        raise _not_contiguous(units, [locate(u, spec, err.args[0]) for u in units]) from None
+
+
+def require_distributed() -> Any:
+    try:
+        import distributed
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "the Dask path of rs.scan_scores needs dask and distributed: "
+            'pip install "rankstats[dask]"'
+        ) from err
+    return distributed
+
+
+def cluster_statistics(
+    units: Sequence[Unit], spec: Spec, client: Any, progress: bool
+) -> BenchmarkStatistics:
+    """Files on a cluster: one unit per CSV file / Parquet row group, edges merged on the driver,
+    the parts added by a tree reduction on the cluster."""
+    distributed = require_distributed()
+    results = client.map(_unit_task, units, spec=spec, pure=False)
+    edge_futures = client.map(_unit_edges, results, pure=False)
+    cores = client.map(_unit_core, results, pure=False)
+    meter = Progress(progress, "scan (cluster)")
+    edges: dict[int, tuple] = {}
+    position = {f.key: i for i, f in enumerate(edge_futures)}
+    for future, (head, tail, rows) in distributed.as_completed(edge_futures, with_results=True):
+        edges[position[future.key]] = (head, tail)
+        meter.add(rows)
+    meter.close()
+    del results
+    edge_part = client.scatter([_edge_core([edges[i] for i in range(len(units))], spec)])[0]
+    root = tree_reduce(
+        [edge_part, *cores], lambda a, b: client.submit(_merge_cores, a, b, pure=False)
+    )
+    try:
+        return client.submit(_first, root, pure=False).result()
+    except _RepeatedKey as err:
+        hits = client.gather(client.map(locate, units, spec=spec, wanted=err.args[0], pure=False))
+        raise _not_contiguous(units, hits) from None
+
+
+# ---------------------------------------------------------------------------- dask DataFrame
+def _partition_statistics(frame: pd.DataFrame, spec: Spec) -> BenchmarkStatistics:
+    """One partition of a shuffled dask DataFrame: group its instances, then the batch loop."""
+    rows = normalise(frame, spec)
+    group = rows.groupby(["t", "i"], sort=False).ngroup().to_numpy()
+    rows = rows.iloc[np.argsort(group, kind="stable")].reset_index(drop=True)
+    stream = Stream(spec)
+    for start in range(0, len(rows), spec.batch_rows):
+        stream.feed(rows.iloc[start : start + spec.batch_rows])
+    stream.finish()
+    return stream.total
+
+
+def frame_statistics(
+    frame: Any, spec: Spec, client: Any, progress: bool = False
+) -> BenchmarkStatistics:
+    """A dask DataFrame: shuffle by (task, instance), one stream per partition, tree reduction.
+
+    ``progress``: Dask's own progress bar, counting tasks, not rows (``distributed.progress`` on
+    stdout on a cluster — the given or the default Client —, ``dask.diagnostics.ProgressBar`` on
+    stderr with the local scheduler).
+    """
+    import dask
+
+    c = spec.columns
+    frame = frame[[c["system"], c["task"], c["instance"], c["score"]]]
+    shuffled = frame.shuffle(on=[c["task"], c["instance"]])
+    leaves = [dask.delayed(_partition_statistics)(p, spec) for p in shuffled.to_delayed()]
+    root = tree_reduce(leaves, dask.delayed(operator.add))
+    if client is None:
+        # dask.compute runs on a default distributed Client when one exists: report on it.
+        try:
+            from distributed import default_client
+
+            client = default_client()
+        except (ImportError, ValueError):
+            client = None
+    if client is not None:
+        future = client.compute(root)
+        if progress:
+            from distributed import progress as show
+
+            show(future)
+        return future.result()
+    if progress:
+        from dask.diagnostics import ProgressBar
+
+        with ProgressBar(out=sys.stderr):
+            return dask.compute(root)[0]
+    return dask.compute(root)[0]
+
+
+def is_dask_frame(data: object) -> bool:
+    return type(data).__module__.startswith("dask") and hasattr(data, "map_partitions")

@@ -1,0 +1,90 @@
+"""``import rankstats`` is cheap: heavy dependencies load on first use, never with the package.
+
+Each check runs in a fresh interpreter, since this test process has imported everything.
+"""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import rankstats
+
+#: Seconds of import time each; none of them may load with ``import rankstats``.
+HEAVY = ("matplotlib", "scipy.stats", "scipy.optimize", "networkx", "pyarrow", "pymc", "arviz")
+
+
+def run_python(code: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()[-1]
+
+
+def loaded_after(code: str) -> list[str]:
+    """The modules of HEAVY present in ``sys.modules`` after running ``code``."""
+    report = f"import json, sys; print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
+    return json.loads(run_python(textwrap.dedent(code) + "\n" + report))
+
+
+def test_import_loads_no_heavy_module():
+    assert loaded_after("import rankstats") == []
+
+
+def test_the_readme_analysis_loads_no_plotting_statistics_or_graph_library():
+    # pandas itself loads pyarrow; the analysis must not add matplotlib, scipy.stats, ...
+    loaded = loaded_after(
+        """
+        import rankstats as rs
+        scores = rs.load_dataset("tac08")
+        res = rs.aggregate(scores, method="borda2")
+        pw = rs.pairwise(rs.Rankings.from_scores(scores, by="instance"))
+        ci = rs.hoeffding(pw, delta=0.05, correction="holm", order=res.order)
+        rs.kemeny(pw, method="heuristic")
+        """
+    )
+    assert [m for m in loaded if m != "pyarrow"] == []
+
+
+def test_public_names_are_listed_and_resolve():
+    assert set(rankstats.__all__) <= set(dir(rankstats))
+    for name in rankstats.__all__:
+        if name != "models":  # PyMC: seconds to import; tested by the model tests
+            assert getattr(rankstats, name) is not None, name
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        _ = rankstats.no_such_name
+
+
+def test_submodule_import_keeps_the_function_of_the_same_name():
+    # ``import rankstats.kemeny`` binds the module on the package; rs.kemeny stays the function
+    # (as when the package imported everything eagerly), and kemeny stays an aggregate method.
+    out = run_python(
+        """
+        import rankstats.aggregate, rankstats.kemeny, rankstats.pairwise
+        import rankstats as rs
+        from rankstats.aggregate import AGGREGATORS
+        print(" ".join(
+            [type(rs.kemeny).__name__, type(rs.aggregate).__name__, type(rs.pairwise).__name__,
+             str("kemeny" in AGGREGATORS), type(rs.simulate).__name__]
+        ))
+        """
+    )
+    assert out == "function function function True module"
+
+
+def best_import_seconds(module: str, repeat: int = 3) -> float:
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+    return min(float(run_python(code)) for _ in range(repeat))
+
+
+def test_import_takes_less_than_one_and_a_half_pandas_imports():
+    pandas = best_import_seconds("pandas")
+    package = best_import_seconds("rankstats")
+    assert package < 1.5 * pandas, (package, pandas)
