@@ -386,6 +386,12 @@ def pairwise(data: Rankings | Scores, by: str | None = None) -> Pairwise:
         data = Rankings.from_scores(data, by=level)
     if not isinstance(data, Rankings):
         raise TypeError(f"pairwise() takes Rankings or Scores, not {type(data).__name__}")
-    n_rows, n = data.ranks.shape
-    require_memory(pairwise_bytes(n, n_rows), "rs.pairwise", n_systems=n, n_rankings=n_rows)
-    return Pairwise.from_ranks(data.ranks, data.systems)
+    rankings = data
+
+    def build() -> Pairwise:
+        n_rows, n = rankings.ranks.shape
+        require_memory(pairwise_bytes(n, n_rows), "rs.pairwise", n_systems=n, n_rankings=n_rows)
+        return Pairwise.from_ranks(rankings.ranks, rankings.systems)
+
+    # Computed once per Rankings object: σ^l, Copeland and the intervals read the same sums.
+    return rankings.cached("pairwise", build)

@@ -10,8 +10,8 @@ them as positions.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -153,6 +153,9 @@ class Rankings:
     rankers: pd.Index
     groups: np.ndarray | None = None
     group_names: tuple[str, ...] | None = None
+    # Statistics derived from these rankings, built once (rs.pairwise). Rankings are treated as
+    # immutable: editing ``ranks`` in place is not supported.
+    _derived: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.ranks.ndim != 2 or self.ranks.shape[1] != len(self.systems):
@@ -165,6 +168,13 @@ class Rankings:
             raise InvalidRankingsError(f"duplicated system names: {preview(self.systems)}")
 
     # ------------------------------------------------------------------ constructors
+    def cached(self, key: object, build: Callable[[], object]) -> object:
+        """``build()`` once per ``key``, then the same object (results derived from this
+        immutable object, such as its rankings or pairwise statistics, are computed once)."""
+        if key not in self._derived:
+            self._derived[key] = build()
+        return self._derived[key]
+
     @classmethod
     def from_scores(cls, scores: Scores, by: str = "task") -> Rankings:
         """Rank the systems of every task (``by="task"``) or every (task, instance).
@@ -182,6 +192,11 @@ class Rankings:
         """
         if by not in ("task", "instance"):
             raise ValueError(f"by must be 'task' or 'instance', not {by!r}")
+        # Built once per table and level: σ^l, σ^2l and the intervals share it.
+        return scores.cached((cls, by), lambda: cls._from_scores(scores, by))
+
+    @classmethod
+    def _from_scores(cls, scores: Scores, by: str) -> Rankings:
         if by == "instance" and not scores.has_instances:
             raise ValueError(
                 "by='instance' needs instance-level scores; this table is task level "

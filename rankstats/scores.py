@@ -271,6 +271,9 @@ class Scores:
         default_factory=lambda: pd.DataFrame(columns=["task", "instance"])
     )
     name: str = ""
+    # Rankings derived from this table, built once per level (Rankings.from_scores). A Scores
+    # object is treated as immutable: editing ``data`` in place is not supported.
+    _derived: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -602,6 +605,13 @@ class Scores:
         )
 
     # ------------------------------------------------------------------ views
+    def cached(self, key: object, build: Callable[[], object]) -> object:
+        """``build()`` once per ``key``, then the same object (results derived from this
+        immutable object, such as its rankings or pairwise statistics, are computed once)."""
+        if key not in self._derived:
+            self._derived[key] = build()
+        return self._derived[key]
+
     @property
     def has_instances(self) -> bool:
         """Whether the table holds instance-level scores."""

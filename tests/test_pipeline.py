@@ -243,3 +243,22 @@ def test_layers_import_one_way():
             assert target in below, f"{name} imports {target}"
             private = [a.name for a in node.names if a.name.startswith("_")]
             assert not private, f"{name} imports private {private} from {target}"
+
+
+def test_rankings_and_pairwise_are_built_once_per_table():
+    """σ^l, σ^2l and the intervals of one table share its rankings and pairwise statistics."""
+    import rankstats as rs
+
+    scores = rs.simulate.gumbel(5, 3, 20, seed=4, missing=0.2)
+    rk = rs.Rankings.from_scores(scores, by="instance")
+    assert rs.Rankings.from_scores(scores, by="instance") is rk
+    assert rs.Rankings.from_scores(scores, by="task") is not rk
+    assert rs.pairwise(rk) is rs.pairwise(rk)
+    fresh = rs.Scores.from_long(
+        scores.data.astype({"system": str, "task": str}), instance="instance"
+    )
+    # The shared objects give the numbers a fresh computation gives.
+    np.testing.assert_array_equal(
+        rs.pairwise(rs.Rankings.from_scores(fresh, by="instance")).wins, rs.pairwise(rk).wins
+    )
+    assert rs.aggregate(scores, "borda").order == rs.aggregate(fresh, "borda").order
