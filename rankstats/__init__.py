@@ -1,6 +1,7 @@
 """rankstats: rank systems from benchmark scores, and say how sure you are.
 
-See DESIGN.md for the pipeline: Scores → Rankings → Pairwise → aggregate / hoeffding.
+See docs/architecture.md for the pipeline: Scores → Rankings → sufficient statistics →
+estimators → outputs.
 
 ``import rankstats`` loads nothing heavy: every public name is imported from its module on first
 use (PEP 562), so ``rs.Scores`` loads pandas and the score tables, ``rs.report`` matplotlib,

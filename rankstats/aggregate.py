@@ -287,7 +287,7 @@ def aggregate(data: AggregateInput, method: str = "borda", level: str | None = N
         sufficient statistics in one pass; it supports :data:`STREAMED_METHODS`.
     method : str
         One of ``mean``, ``median``, ``borda``, ``borda2``, ``copeland`` (and the methods
-        registered by other modules: see ``rankstats.aggregate.AGGREGATORS``).
+        registered by other modules: ``from rankstats.aggregate import AGGREGATORS`` lists them).
     level : {"task", "instance"}, optional
         For Scores: which rankings Borda / Copeland use (default: ``"instance"`` when the table
         has instances, else ``"task"``).

@@ -2,7 +2,7 @@ r"""Dispersion of a sample of rankings and the distance of a consensus to it.
 
 After Colombo, Noiry, Irurozki & Clémençon (2022), "What are the best systems? New perspectives
 on NLP benchmarking", Appendix C, which follows the ranking-median theory of Korba, Clémençon &
-Sibony (2017).  With ``d`` the Kendall distance (ties count ½, DESIGN.md) and ``Σ_1 .. Σ_L`` the
+Sibony (2017).  With ``d`` the Kendall distance (ties count ½) and ``Σ_1 .. Σ_L`` the
 rankings:
 
 pairwise term (the dispersion)

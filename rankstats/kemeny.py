@@ -11,7 +11,7 @@ ties), the expected total distance of an order is linear in ``W``:
     \operatorname{cost}(\sigma) = \sum_{a \text{ above } b \text{ in } \sigma} W[b, a]
     = \sum_{l=1}^{L} \mathbb E\, d_K(\sigma, \Sigma_l),
 
-the sum over rankings of the expected Kendall distance (ties count ½, as in DESIGN.md).  For
+the sum over rankings of the expected Kendall distance (ties count ½).  For
 complete rankings without ties it is the classical Kemeny score.
 
 Exact search (``method="exact"``)

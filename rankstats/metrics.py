@@ -3,7 +3,7 @@ r"""Distances and agreement between rankings: Kendall distance and τ_b, top-k o
 Every statistic here is computed from one count of the pairs of systems, :func:`kendall_counts`,
 vectorised over many pairs of rank vectors at once:
 
-Kendall distance (DESIGN.md; Fagin, Kumar, Mahdian, Sivakumar & Vee 2006, "Comparing partial
+Kendall distance (Fagin, Kumar, Mahdian, Sivakumar & Vee 2006, "Comparing partial
 rankings", :math:`K^{(p)}` with :math:`p = \tfrac12`)
     a pair of systems ordered one way by ``a`` and the other way by ``b`` counts 1; a pair tied in
     exactly one of the two counts ½; a pair tied in both counts 0.  With ``n_d`` the discordant

@@ -1,6 +1,6 @@
 """Rankings: an ``(L, N)`` matrix of ranks, one row per ranker (task or instance).
 
-Conventions (DESIGN.md): rank 1 = best; tied systems share the average of the ranks they span
+Conventions: rank 1 = best; tied systems share the average of the ranks they span
 (``scipy.stats.rankdata(method="average")``); ``NaN`` = the system was not evaluated by that ranker.
 Ranks are always stored *canonically*: among the ``k`` observed systems of a row they are the
 mid-ranks ``1 .. k``, whatever numbers the user supplied, because the pairwise imputation reads
