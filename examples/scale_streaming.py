@@ -38,7 +38,7 @@ def main() -> None:
     stats = scanned.statistics()  # one pass; every aggregate below reuses it
     borda2 = scanned.aggregate("borda2", statistics=stats)
     mean = scanned.aggregate("mean", statistics=stats)
-    intervals = rs.hoeffding(stats.pairwise, delta=0.05, correction="holm", order=borda2.order)
+    intervals = rs.hoeffding_test(stats.pairwise, delta=0.05, correction="holm", order=borda2.order)
     elapsed = time.perf_counter() - start
     print(
         f"{stats.pairwise.n_rankings:,} instance rankings, {stats.instance_count.sum():,.0f} "
@@ -46,11 +46,11 @@ def main() -> None:
     )
 
     truth = json.loads(truth_path.read_text())["truth"]
-    winner = intervals.set_index(["system_a", "system_b"])["winner"]
+    # The marks of the test itself: significant AND won by the upper system.
+    above_next = intervals.marks().set_index("system")["above_next"]
     print("\nσ^2l rank  system  σ^μ rank  true rank  significantly above the next (Hoeffding)?")
     for rank, system in enumerate(borda2.order, 1):
-        following = borda2.order[rank] if rank < len(borda2.order) else None
-        above = following is not None and winner[(system, following)] == system
+        above = above_next[system]
         print(
             f"{rank:>9}  {system}  {mean.order.index(system) + 1:>8}  "
             f"{truth.index(system) + 1:>9}  {'yes' if above else ''}"

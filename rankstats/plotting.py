@@ -113,8 +113,22 @@ def significance_heatmap(
             f"{params.get('correction')} correction, {params.get('estimand')} estimand"
         )
     ax.set_title(title, fontsize=9)
-    cbar = fig.colorbar(image, ax=ax, shrink=0.8)
-    cbar.set_label("signed distance of the interval from ½")
+    if significant.any():
+        cbar = fig.colorbar(image, ax=ax, shrink=0.8)
+        cbar.set_label("signed distance of the interval from ½")
+    else:
+        # No colour to explain: say what the blank figure means instead of a ±1e-6 colour bar.
+        ax.text(
+            0.5,
+            0.5,
+            "no pair is significant at this level\n(few rankings compare each pair: rank per "
+            "instance, --level instance, when the data has instances)",
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+            fontsize=9,
+            bbox={"facecolor": "white", "edgecolor": "0.6"},
+        )
     with quiet_missing_glyphs():
         fig.tight_layout()
     return fig

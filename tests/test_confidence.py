@@ -189,3 +189,20 @@ def test_hoeffding_is_the_table_of_hoeffding_test():
     res = rs.hoeffding_test(pw, order=["b", "a", "d", "c"], **kwargs)
     pd.testing.assert_frame_equal(ci, res.table)
     assert ci.attrs == res.table.attrs == res.parameters
+
+
+def test_heatmap_without_significant_pairs_says_so():
+    """A blank heatmap gets a sentence, not a colour bar of ±1e-6."""
+    from rankstats.plotting import significance_heatmap
+
+    scores = rs.load_dataset("xtreme_table5")  # 4 task rankings: nothing can be significant
+    ci = rs.hoeffding_test(rs.pairwise(rs.Rankings.from_scores(scores)))
+    assert ci.n_significant == 0
+    fig = significance_heatmap(ci)
+    assert len(fig.axes) == 1  # no colour bar axis
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert any("no pair is significant" in t for t in texts)
+    busy = rs.load_dataset("summeval")
+    ci = rs.hoeffding_test(rs.pairwise(rs.Rankings.from_scores(busy, by="instance")))
+    assert ci.n_significant > 0
+    assert len(significance_heatmap(ci).axes) == 2

@@ -44,7 +44,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for name in COMMANDS:
         module = _module(name)
-        child = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        child = sub.add_parser(
+            name,
+            help=module.HELP,
+            description=module.HELP,
+            epilog=f"example:\n  {module.EXAMPLE}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         module.arguments(child)
         child.add_argument(
             "--debug",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 HELP = "list the bundled data sets"
+EXAMPLE = "rankstats datasets"
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:

@@ -32,6 +32,10 @@ from rankstats.datasets import PAIRED, RANKINGS, load_paired, load_rankings
 from rankstats.rankings import Rankings
 
 HELP = "fit a Plackett–Luce, Bradley–Terry or Mallows model (MLE, MAP, NUTS or Gibbs)"
+EXAMPLE = (
+    "rankstats fit --dataset glue --model pl --method map\n  "
+    "rankstats fit --rankings nascar --model mallows"
+)
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:

@@ -21,6 +21,7 @@ from rankstats.cli._common import (
 )
 
 HELP = "Kemeny consensus (exact or with a bound) and the dispersion of the rankings"
+EXAMPLE = "rankstats kemeny --dataset glue --time-limit 30"
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:

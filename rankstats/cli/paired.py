@@ -21,6 +21,7 @@ from rankstats.cli._common import (
 )
 
 HELP = "paired instance-level tests and ratings on one metric"
+EXAMPLE = "rankstats paired --dataset tac08 --task H:pyramid"
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:

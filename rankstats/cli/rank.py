@@ -41,6 +41,10 @@ from rankstats.pairwise import Pairwise, pairwise
 from rankstats.rankings import Rankings
 
 HELP = "rank systems, with Hoeffding significance of every pair"
+EXAMPLE = (
+    "rankstats rank --dataset xtreme_missing\n  "
+    "rankstats rank scores.csv --level instance --method borda2 --lower-is-better perplexity"
+)
 
 
 #: Above this many systems the pairs are left out of summary.json (they are in pairs.csv).

@@ -15,6 +15,7 @@ from rankstats.cli._common import (
 )
 
 HELP = "write an HTML + LaTeX + figures report"
+EXAMPLE = "rankstats report --dataset dialogue_tc --models pl bt mallows --out report/"
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:

@@ -18,6 +18,7 @@ from rankstats.cli._common import (
 )
 
 HELP = "run a robustness experiment of the papers"
+EXAMPLE = "rankstats robustness --experiment colombo2022-manipulation --reps 20"
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:

@@ -11,6 +11,9 @@ from rankstats._atomic import check_output_dir, check_output_file
 from rankstats.cli._common import UsageError, at_least, finite, fraction, positive
 
 HELP = "write a synthetic Gumbel benchmark with its truth"
+EXAMPLE = (
+    "rankstats simulate --systems 20 --tasks 20 --instances 20 --missing 0.2 --out bench.parquet"
+)
 
 SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
 

@@ -1,0 +1,35 @@
+"""``rankstats <command> --help``: every option explained, every command with an example."""
+
+import argparse
+
+import pytest
+
+from rankstats.cli import COMMANDS, build_parser, main
+
+
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_option_has_help_and_the_command_an_example(command, capsys):
+    sub = _subparsers()[command]
+    undocumented = [a.option_strings or [a.dest] for a in sub._actions if not a.help]
+    assert undocumented == []
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    assert f"example:\n  rankstats {command}" in text
+    for action in sub._actions:
+        for option in action.option_strings:
+            assert option in text
+
+
+def test_top_level_help_names_the_exit_codes(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    assert "2 usage or input error" in text and "130 interrupted" in text
