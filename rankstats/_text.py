@@ -78,12 +78,31 @@ def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
 
     out = frame.copy()
     for column in out.columns:
-        if out[column].dtype == object or isinstance(out[column].dtype, pd.StringDtype):
-            out[column] = out[column].map(csv_cell)
-        elif isinstance(out[column].dtype, pd.CategoricalDtype):
-            out[column] = out[column].astype(object).map(csv_cell)
+        dtype = out[column].dtype
+        if pd.api.types.is_object_dtype(dtype) or isinstance(
+            dtype, pd.StringDtype | pd.CategoricalDtype
+        ):
+            out[column] = _neutralised(out[column])
     out.columns = [csv_cell(c) for c in out.columns]
     return out
+
+
+def _neutralised(values: pd.Series) -> pd.Series:
+    """:func:`csv_cell` of every cell, computed once per distinct value (a pairs table repeats
+    N names over N² rows)."""
+    import numpy as np
+    import pandas as pd
+
+    codes, uniques = pd.factorize(values)
+    uniques = np.asarray(uniques, dtype=object)
+    fixed = np.array([csv_cell(u) for u in uniques], dtype=object)
+    changed = np.fromiter((f is not u for f, u in zip(fixed, uniques, strict=True)), bool)
+    if not changed.any():
+        return values.astype(object) if isinstance(values.dtype, pd.CategoricalDtype) else values
+    cells = values.astype(object).to_numpy(copy=True)
+    present = codes >= 0  # missing cells stay missing
+    cells[present] = fixed[codes[present]]
+    return pd.Series(cells, index=values.index, name=values.name)
 
 
 def write_csv(frame: pd.DataFrame, path, **kwargs) -> None:
