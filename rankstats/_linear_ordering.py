@@ -148,6 +148,7 @@ def solve_linear_ordering(
     progress: Callable[[str], None] | None = None,
     start: np.ndarray | None = None,
     polish: Callable[[np.ndarray], np.ndarray] | None = None,
+    on_round: Callable[[str, int, float, float], None] | None = None,
 ) -> OrderingSolution:
     """Minimise ``Σ_{a above b} W[b, a]`` over the orders of the ``n`` rows of ``weights``.
 
@@ -166,6 +167,9 @@ def solve_linear_ordering(
         A known order (e.g. from a heuristic).
     polish : callable, optional
         Improves an order (e.g. local search); applied to every rounded relaxation.
+    on_round : callable, optional
+        Called after every solve with ``(kind, iteration, lower_bound, best_cost)``, ``kind``
+        ``"LP"`` or ``"ILP"`` (the progress bar of :func:`rankstats.kemeny`).
     """
     # scipy.optimize takes a tenth of a second to import: only an exact search needs it.
     from scipy.optimize import Bounds, LinearConstraint, milp
@@ -238,8 +242,10 @@ def solve_linear_ordering(
             if cost < best_cost - tol:
                 best, best_cost = candidate, cost
             cycles = violated_cycles(res.x, n, limit=max(20_000, _CUTS_PER_NODE * n))
+            kind = "ILP" if integral else "LP"
+            if on_round is not None:
+                on_round(kind, iterations, lower_bound, best_cost)
             if progress is not None:
-                kind = "ILP" if integral else "LP"
                 progress(
                     f"{kind} {iterations}: n={n}, {_count(upper)} cycle constraints, "
                     f"bound {lower_bound:.6g}, best order {best_cost:.6g}, "

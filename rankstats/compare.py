@@ -25,11 +25,18 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
+from rankstats._text import mpl_text
 from rankstats.confidence import HoeffdingResult, as_hoeffding_result, hoeffding_test
 from rankstats.pairwise import Pairwise
+from rankstats.plotting import (
+    annotate_distances,
+    distance_image,
+    distance_legend,
+    fitted_fonts,
+    label,
+)
 
 _COLUMNS = [
     "system_a",
@@ -106,7 +113,9 @@ class Comparison:
 
     def plot_matrix(self, model: str | None = None, annotate: bool | None = None) -> Figure:
         """Upper triangle: Hoeffding; lower triangle: ``model``'s posterior (signed distance of
-        each interval from ½; red = row system significantly above the column system)."""
+        each interval from ½: red = row system significantly above the column system, blue =
+        the reverse, grey = not significant; the legend under the figure names the colours
+        drawn)."""
         models = [m for m in self.methods if m != "hoeffding"]
         model = model or (models[0] if models else None)
         if model is None:
@@ -116,37 +125,71 @@ class Comparison:
         n = len(self.order)
         tri = np.triu(np.ones((n, n), dtype=bool), k=1)
         values = np.where(tri, upper, np.where(tri.T, lower, np.nan))
-        limit = max(float(np.nanmax(np.abs(values))) if np.isfinite(values).any() else 0, 1e-6)
         side = max(4.0, min(0.38 * n + 2.5, 30.0))
-        fig = Figure(figsize=(side + 1.2, side))
+        fig = Figure(figsize=(side + 1.2, side + 0.6))
         ax = fig.add_subplot()
-        image = ax.imshow(
-            np.ma.masked_invalid(values),
-            cmap="RdBu_r",
-            norm=TwoSlopeNorm(vcenter=0.0, vmin=-limit, vmax=limit),
-        )
-        ax.set_xticks(range(n), self.order, rotation=90, fontsize=max(4, 9 - n // 20))
-        ax.set_yticks(range(n), self.order, fontsize=max(4, 9 - n // 20))
+        image, flat = distance_image(ax, values)
+        labels = [label(s) for s in self.order]
+        ax.set_xticks(range(n), labels, rotation=90, fontsize=max(4, 9 - n // 20))
+        ax.set_yticks(range(n), labels, fontsize=max(4, 9 - n // 20))
         ax.plot([-0.5, n - 0.5], [-0.5, n - 0.5], color="black", lw=0.8)
         if annotate if annotate is not None else n <= 15:
-            for i in range(n):
-                for j in range(n):
-                    if i != j and values[i, j] != 0 and np.isfinite(values[i, j]):
-                        ax.text(j, i, f"{values[i, j]:+.2f}", ha="center", va="center", fontsize=6)
+            annotate_distances(ax, values)
         ax.set_title(
-            f"upper: Hoeffding; lower: {model} posterior (level {self.level:.4g})", fontsize=9
+            f"upper: Hoeffding; lower: {mpl_text(model)} posterior (level {self.level:.4g})",
+            fontsize=9,
         )
-        fig.colorbar(image, ax=ax, shrink=0.8).set_label("signed distance of the interval from ½")
-        fig.tight_layout()
+        if (values[np.isfinite(values)] != 0).any():
+            cbar = fig.colorbar(image, ax=ax, shrink=0.8)
+            cbar.set_label("signed distance of the interval from ½ (significant pairs)")
+        height = distance_legend(fig, image, values, flat)
+        with fitted_fonts(fig):
+            fig.tight_layout(rect=(0.0, height / fig.get_figheight(), 1.0, 1.0))
         return fig
 
-    def plot_forest(self, k: int = 15) -> Figure:
-        """Intervals of every method for the ``k`` most uncertain pairs (Hoeffding estimate
-        closest to ½)."""
+    def _uncertain_pairs(self) -> list[tuple[str, str]]:
+        """Every pair, the most uncertain first (Hoeffding estimate closest to ½)."""
         hoef = self.table[self.table["method"] == "hoeffding"].copy()
         hoef["gap"] = (hoef["estimate"] - 0.5).abs()
-        pairs = hoef.nsmallest(k, "gap")[["system_a", "system_b"]]
-        keys = list(zip(pairs["system_a"], pairs["system_b"], strict=True))
+        pairs = hoef.sort_values("gap", kind="stable")
+        return list(zip(pairs["system_a"], pairs["system_b"], strict=True))
+
+    def plot_forest(self, k: int | None = 15) -> Figure:
+        """Intervals of every method for the ``k`` most uncertain pairs (Hoeffding estimate
+        closest to ½; ``k=None``: every pair). The title says how many of the pairs are shown;
+        :meth:`plot_forest_pages` draws them all, page by page."""
+        keys = self._uncertain_pairs()
+        total = len(keys)
+        keys = keys if k is None else keys[: max(1, int(k))]
+        what = (
+            f"all {total} pairs, the most uncertain first"
+            if len(keys) == total
+            else f"the {len(keys)} most uncertain of {total} pairs"
+        )
+        return self._forest(keys, what)
+
+    def plot_forest_pages(self, per_page: int = 40) -> list[Figure]:
+        """:meth:`plot_forest` of every pair, ``per_page`` pairs per figure (the most uncertain
+        first); each title gives its range ("pairs 41–80 of 120, page 2 of 3")."""
+        if per_page < 1:
+            raise ValueError(f"per_page must be at least 1, got {per_page}")
+        keys = self._uncertain_pairs()
+        total = len(keys)
+        pages = max(1, -(-total // per_page))
+        figures = []
+        for page in range(pages):
+            part = keys[page * per_page : (page + 1) * per_page]
+            start = page * per_page + 1
+            what = (
+                f"all {total} pairs, the most uncertain first"
+                if pages == 1
+                else f"pairs {start}–{start + len(part) - 1} of {total} (most uncertain first), "
+                f"page {page + 1} of {pages}"
+            )
+            figures.append(self._forest(part, what))
+        return figures
+
+    def _forest(self, keys: list[tuple[str, str]], what: str) -> Figure:
         methods = self.methods
         fig = Figure(figsize=(7, 0.45 * len(keys) * max(1, len(methods) / 2) + 1.5))
         ax = fig.add_subplot()
@@ -158,15 +201,17 @@ class Comparison:
             est = np.array([r["estimate"] for r in rows])
             lo = np.array([r["low"] for r in rows])
             hi = np.array([r["high"] for r in rows])
-            ax.errorbar(est, y, xerr=[est - lo, hi - est], fmt="o", ms=3, capsize=2, label=m)
+            legend = mpl_text(m if not m.startswith("_") else " " + m)
+            ax.errorbar(est, y, xerr=[est - lo, hi - est], fmt="o", ms=3, capsize=2, label=legend)
         ax.axvline(0.5, color="grey", lw=0.8, ls="--")
-        ax.set_yticks(range(len(keys)), [f"{a} vs {b}" for a, b in keys], fontsize=7)
+        ax.set_yticks(range(len(keys)), [f"{label(a)} vs {label(b)}" for a, b in keys], fontsize=7)
         ax.invert_yaxis()
         ax.set_xlim(0, 1)
-        ax.set_xlabel("P(a above b)")
+        ax.set_xlabel("P(a above b); dashed line: ½")
         ax.legend(fontsize=7, loc="lower right")
-        ax.set_title(f"the {len(keys)} most uncertain pairs (level {self.level:.4g})", fontsize=9)
-        fig.tight_layout()
+        ax.set_title(f"{what} (level {self.level:.4g})", fontsize=9)
+        with fitted_fonts(fig):
+            fig.tight_layout()
         return fig
 
     def __repr__(self) -> str:

@@ -49,16 +49,18 @@ from __future__ import annotations
 
 import math
 import numbers
-import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from rankstats._linear_ordering import solve_linear_ordering
+from rankstats._progress import meter
 from rankstats.aggregate import Aggregate, input_level, register
 from rankstats.pairwise import Pairwise, pairwise
 from rankstats.rankings import Rankings, default_level
@@ -389,7 +391,10 @@ def kemeny(
     level : {"task", "instance"}, optional
         Ranking level for Scores input.
     progress : bool or callable
-        Print (or pass to the callable) one line per solver iteration of the exact search.
+        ``True``: a progress bar of the elapsed time against ``time_limit``, with the gap of
+        the last round of the exact search, on stderr when it is a terminal (nothing off a
+        terminal or with ``RANKSTATS_QUIET=1``).  A callable is passed one text line per
+        solver round of the exact search instead (bounds, best cost, violated cycles).
     split : bool
         Solve the blocks of the extended Condorcet split separately (default).  ``False``
         solves one program over all systems: slower, same optimal cost (used to verify the
@@ -426,7 +431,6 @@ def kemeny(
         time_limit = None if math.isinf(time_limit) else float(time_limit)
     start = time.perf_counter()
     deadline = None if time_limit is None else start + float(time_limit)
-    report = _progress_callback(progress)
     pw = _as_pairwise(data, level)
     wins = np.asarray(pw.wins, dtype=np.float64)
     n = wins.shape[0]
@@ -436,48 +440,10 @@ def kemeny(
     # Pairs between blocks pay their minimum, whatever the order inside the blocks.
     between = _trivial_between(wins, blocks)
 
-    orders: list[np.ndarray] = []
-    bounds: list[float] = []
-    proved: list[bool] = []
-    rng = np.random.default_rng(seed)
-    for b, w in zip(blocks, block_wins, strict=True):
-        local = None
-        if method != "exact" or len(b) <= 2:
-            local = (
-                heuristic_order(w, rng, deadline=_share(deadline, method))
-                if len(b) > 2
-                else borda_order(w)
-            )
-        if len(b) <= 2:
-            orders.append(b[local])
-            bounds.append(kemeny_cost(w, local))
-            proved.append(True)
-            continue
-        if method == "heuristic":
-            orders.append(b[local])
-            bounds.append(_trivial_bound(w))
-            proved.append(False)
-            continue
-        sol = solve_linear_ordering(
-            w,
-            deadline=deadline,
-            progress=report,
-            start=local,
-            polish=lambda order, w=w: local_search(w, order, deadline=deadline),
+    with _display(progress, time_limit) as (report, on_round):
+        orders, bounds, proved = _solve_blocks(
+            blocks, block_wins, method, deadline, np.random.default_rng(seed), report, on_round
         )
-        if sol.optimal:
-            orders.append(b[sol.order])
-            bounds.append(kemeny_cost(w, sol.order))
-            proved.append(True)
-            continue
-        # Out of time: the best order known (the exact search may not have rounded any
-        # relaxation yet; Borda then stands in), with the best proved bound.
-        candidates = [o for o in (local, sol.order) if o is not None] or [borda_order(w)]
-        chosen = min(candidates, key=lambda o: kemeny_cost(w, o))
-        orders.append(b[chosen])
-        bounds.append(max(sol.lower_bound, _trivial_bound(w)))
-        proved.append(False)
-
     order = np.concatenate(orders) if orders else np.arange(0)
     cost = kemeny_cost(wins, order)
     optimal = all(proved)
@@ -534,12 +500,82 @@ def _trivial_between(wins: np.ndarray, blocks: list[np.ndarray]) -> float:
     return float(wins.T[above].sum())
 
 
-def _progress_callback(progress: bool | Callable[[str], None]) -> Callable[[str], None] | None:
+def _solve_blocks(
+    blocks: list[np.ndarray],
+    block_wins: list[np.ndarray],
+    method: str,
+    deadline: float | None,
+    rng: np.random.Generator,
+    report: Callable[[str], None] | None,
+    on_round: Callable[..., None] | None,
+) -> tuple[list[np.ndarray], list[float], list[bool]]:
+    """Best order, proved lower bound and proof status of each block of the Condorcet split."""
+    orders: list[np.ndarray] = []
+    bounds: list[float] = []
+    proved: list[bool] = []
+    for k, (b, w) in enumerate(zip(blocks, block_wins, strict=True), 1):
+        local = None
+        if method != "exact" or len(b) <= 2:
+            local = (
+                heuristic_order(w, rng, deadline=_share(deadline, method))
+                if len(b) > 2
+                else borda_order(w)
+            )
+        if len(b) <= 2:
+            orders.append(b[local])
+            bounds.append(kemeny_cost(w, local))
+            proved.append(True)
+            continue
+        if method == "heuristic":
+            orders.append(b[local])
+            bounds.append(_trivial_bound(w))
+            proved.append(False)
+            continue
+        sol = solve_linear_ordering(
+            w,
+            deadline=deadline,
+            progress=report,
+            start=local,
+            on_round=None if on_round is None else partial(on_round, k, len(blocks), len(b)),
+            polish=lambda order, w=w: local_search(w, order, deadline=deadline),
+        )
+        if sol.optimal:
+            orders.append(b[sol.order])
+            bounds.append(kemeny_cost(w, sol.order))
+            proved.append(True)
+            continue
+        # Out of time: the best order known (the exact search may not have rounded any
+        # relaxation yet; Borda then stands in), with the best proved bound.
+        candidates = [o for o in (local, sol.order) if o is not None] or [borda_order(w)]
+        chosen = min(candidates, key=lambda o: kemeny_cost(w, o))
+        orders.append(b[chosen])
+        bounds.append(max(sol.lower_bound, _trivial_bound(w)))
+        proved.append(False)
+    return orders, bounds, proved
+
+
+@contextmanager
+def _display(
+    progress: bool | Callable[[str], None], time_limit: float | None
+) -> Iterator[tuple[Callable[[str], None] | None, Callable[..., None] | None]]:
+    """``progress=callable``: one text line per solver round to the callable.  ``True``: a bar
+    of the elapsed time against ``time_limit`` (:mod:`rankstats._progress`: on a terminal, not
+    quiet) with the block and the gap of its last round."""
     if callable(progress):
-        return progress
-    if progress:
-        return lambda line: print(f"kemeny: {line}", file=sys.stderr, flush=True)
-    return None
+        yield progress, None
+        return
+    with meter("kemeny", total=time_limit, unit="s", enabled=bool(progress), clock=True) as shown:
+
+        def on_round(block: int, blocks: int, size: int, kind: str, it: int, bound, best) -> None:
+            gap = (best - bound) / best if 0 < best < np.inf and np.isfinite(bound) else None
+            where = f", block {block}/{blocks} ({size} systems)" if blocks > 1 else ""
+            shown.note(
+                f"{kind} {it}"
+                + ("" if gap is None else f", gap {max(gap, 0.0):.2%}")
+                + f"{where}, best {best:.6g}, bound {bound:.6g}"
+            )
+
+        yield None, on_round if shown.mode is not None else None
 
 
 def _kemeny_aggregate(data, level: str | None) -> Aggregate:

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from rankstats._text import mpl_text
-from rankstats.plotting import label, quiet_missing_glyphs
+from rankstats.plotting import fitted_fonts, label
+
+#: Colour of the cells without a probability (the diagonal, pairs without a common instance).
+BLANK = "0.6"
 
 
 def _legend(text: str) -> str:
@@ -70,7 +74,7 @@ def pair_figure(xa: np.ndarray, xb: np.ndarray, a: str, b: str) -> Figure:
     ax2.set_ylabel("instances")
     ax2.legend(fontsize=7)
     ax2.set_title(f"differences on the n = {len(diff)} common instances", fontsize=9)
-    with quiet_missing_glyphs():
+    with fitted_fonts(fig):
         fig.tight_layout()
     return fig
 
@@ -82,7 +86,8 @@ def matrix_figure(
 
     Cell ``(a, b)`` is the share of common instances where ``a`` scored higher than ``b`` (ties
     count ½); ``*`` marks the pairs whose ``p_column`` (e.g. the Holm-adjusted sign test) is
-    below ``alpha``. Rows and columns follow ``order`` (best first).
+    below ``alpha``, as a line under the figure says. Rows and columns follow ``order`` (best
+    first).
 
     Returns
     -------
@@ -101,8 +106,10 @@ def matrix_figure(
     side = max(4.0, min(0.38 * n + 2.5, 30.0))
     fig = Figure(figsize=(side + 1.2, side))
     ax = fig.add_subplot()
+    # The diagonal (no pair) in grey: white is P = ½ in this colour map.
+    cmap = colormaps["RdBu_r"].with_extremes(bad=BLANK)
     image = ax.imshow(
-        np.ma.masked_invalid(prob), cmap="RdBu_r", vmin=0, vmax=1, interpolation="nearest"
+        np.ma.masked_invalid(prob), cmap=cmap, vmin=0, vmax=1, interpolation="nearest"
     )
     labels = [label(s) for s in order]
     size = max(4, 9 - n // 20)
@@ -123,6 +130,11 @@ def matrix_figure(
     ax.set_title(mpl_text(title), fontsize=9)
     cbar = fig.colorbar(image, ax=ax, shrink=0.8)
     cbar.set_label("P(a beats b) on the common instances (ties ½)")
-    with quiet_missing_glyphs():
-        fig.tight_layout()
+    # Say what the marks and the blank cells are, under the figure (never left to the caption).
+    note = f"*: {mpl_text(p_column)} < {alpha:g}; grey: the diagonal"
+    if np.isnan(prob[~np.eye(n, dtype=bool)]).any():
+        note += " and pairs without a common instance"
+    fig.text(0.5, 0.005, note, ha="center", va="bottom", fontsize=7)
+    with fitted_fonts(fig):
+        fig.tight_layout(rect=(0.0, 0.3 / fig.get_figheight(), 1.0, 1.0))
     return fig

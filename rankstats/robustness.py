@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import itertools
 import numbers
-import sys
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ if TYPE_CHECKING:  # matplotlib loads on first plot only
     from matplotlib.figure import Figure
 
 from rankstats._parallel import check_parallel, run_cells
+from rankstats._progress import meter
 from rankstats.aggregate import aggregate, borda2_ranks, mean_scores
 from rankstats.metrics import agreement as agreement  # rs.agreement, rs.simulate.agreement
 from rankstats.metrics import ranking_metrics
@@ -375,14 +375,6 @@ class Robustness:
         )
 
 
-def _progress(done: int, total: int, enabled: bool) -> None:
-    if enabled:
-        sys.stderr.write(f"\rrobustness: {done}/{total} grid cells")
-        sys.stderr.flush()
-        if done == total:
-            sys.stderr.write("\n")
-
-
 def _collect(
     jobs: list[tuple],
     run: Callable[..., list[dict[str, Any]]],
@@ -396,12 +388,15 @@ def _collect(
     interrupt, the finished cells with ``complete=False`` and a ``RuntimeWarning``."""
     rows: list[dict[str, Any]] = []
     complete = True
-    try:
-        for done, cell_rows in enumerate(run_cells(jobs, n_jobs, backend, run), 1):
-            rows += cell_rows
-            _progress(done, len(jobs), progress)
-    except KeyboardInterrupt:
-        complete = False
+    # The bar is closed (the terminal clean) before the warning of an interrupt is printed.
+    with meter(label, total=len(jobs), unit="grid cells", enabled=progress) as shown:
+        try:
+            for cell_rows in run_cells(jobs, n_jobs, backend, run):
+                rows += cell_rows
+                shown.advance()
+        except KeyboardInterrupt:
+            complete = False
+    if not complete:
         warnings.warn(
             f"{label} run interrupted: {len(rows)} rows of finished cells returned",
             RuntimeWarning,
@@ -442,7 +437,8 @@ def robustness(
     top_k : int
         k of the top-k overlap.
     progress : bool
-        Print progress on stderr.
+        A progress bar of the grid cells, with an ETA, on stderr when it is a terminal
+        (nothing off a terminal or with ``RANKSTATS_QUIET=1``).
     backend : {"processes", "joblib"}
         How ``n_jobs > 1`` runs the cells: ``"processes"`` uses
         :class:`concurrent.futures.ProcessPoolExecutor` (standard library); ``"joblib"`` uses

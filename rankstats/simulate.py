@@ -48,6 +48,7 @@ from rankstats._atomic import (
     output_dir,
     output_file,
 )
+from rankstats._progress import meter
 from rankstats._read import MANIFEST, PARQUET_SUFFIXES  # written last by gumbel_files
 from rankstats.errors import OutputError
 from rankstats.rankings import Rankings
@@ -621,7 +622,8 @@ def gumbel_files(
         As in :func:`gumbel`.
     fmt : {"parquet", "csv"}
     progress : bool
-        Print a progress line on stderr.
+        A progress bar of the files written, with an ETA, on stderr when it is a terminal
+        (:mod:`rankstats._progress`: nothing off a terminal or with ``RANKSTATS_QUIET=1``).
 
     Returns
     -------
@@ -686,7 +688,10 @@ def gumbel_files(
     bounds = np.linspace(0, n_tasks * n_instances, partitions + 1).round().astype(np.int64)
     names: list[str] = []
     rows = 0
-    with output_dir(directory) as tmp:
+    with (
+        output_dir(directory) as tmp,
+        meter("simulate", total=partitions, unit="files", enabled=progress) as shown,
+    ):
         for p in range(partitions):
             rng = np.random.default_rng(seeds[p])
             pair = np.arange(bounds[p], bounds[p + 1])  # flattened (task, instance) index
@@ -719,10 +724,7 @@ def gumbel_files(
             names.append(name)
             rows += table.num_rows
             checkpoint("simulate-part")
-            if progress:
-                _progress_line(f"\rsimulate: wrote {p + 1}/{partitions} files")
-        if progress:
-            _progress_line("\n")
+            shown.advance()
         missing_blocks = [[systems[s], tasks[t]] for s, t in zip(*np.nonzero(blocks), strict=True)]
         (tmp / "truth.json").write_text(
             json.dumps(
@@ -738,10 +740,3 @@ def gumbel_files(
         manifest = {"complete": True, "files": names, "rows": rows, "generator": parameters}
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1))
     return [directory / name for name in names], directory / "truth.json"
-
-
-def _progress_line(text: str) -> None:
-    import sys
-
-    sys.stderr.write(text)
-    sys.stderr.flush()

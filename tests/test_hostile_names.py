@@ -274,6 +274,25 @@ def test_forest_plot_labels_are_literal(complete_scores):
     _draw(fig)
 
 
+def test_forest_pages_and_compare_figures_are_literal(complete_scores):
+    from rankstats.models.plots import forest_pages
+
+    rk = rs.Rankings.from_scores(complete_scores, by="instance")
+    fit = rs.models.PlackettLuce().fit(rk, method="map")
+    pages = forest_pages(fit, per_page=5)
+    labels = [t.get_text() for page in pages for t in page.axes[0].get_yticklabels()]
+    _assert_literal(labels, fit.order)
+    cmp = rs.compare(rs.pairwise(rk), [fit])
+    matrix = cmp.plot_matrix()
+    _assert_literal([t.get_text() for t in matrix.axes[0].get_yticklabels()], cmp.order)
+    forest = cmp.plot_forest(k=None)
+    ticks = [t.get_text() for t in forest.axes[0].get_yticklabels()]
+    assert len(ticks) == len(HOSTILE) * (len(HOSTILE) - 1) // 2
+    assert not any(cbook.is_math_text(t) for t in ticks)
+    _draw(matrix)
+    _draw(forest)
+
+
 def test_paired_figures_and_section(complete_scores, tmp_path):
     result = rs.paired(complete_scores, task="$\\notacommand$", seed=0, n_bootstrap=200)
     matrix = result.plot_matrix()

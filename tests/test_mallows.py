@@ -171,7 +171,9 @@ def test_netcdf_round_trip_and_zoo(tmp_path):
     """A stored Mallows fit reads back as a MallowsFit with the same consensus and numbers (runs on
     both PyMC / ArviZ stacks in CI: InferenceData and xarray.DataTree)."""
     rk = rs.load_rankings("potato_visual")
-    fit = rs.models.Mallows().fit(rk, draws=200, tune=50, chains=2, seed=1, progressbar=False)
+    fit = rs.models.Mallows().fit(
+        rk, draws=200, tune=50, chains=2, seed=1, progressbar=False, max_draws=200
+    )  # no extension: keep=200 stores every draw
     rs.models.save(fit, "potato", tmp_path, keep=200)
     back = rs.models.load("potato", "mallows", tmp_path)
     assert isinstance(back, rs.models.MallowsFit)
@@ -193,14 +195,10 @@ def test_netcdf_round_trip_and_zoo(tmp_path):
 
 @pytest.mark.parametrize("dataset", ["glue", "superglue", "xtreme", "tac08"])
 def test_stored_zoo_fits(dataset):
-    """The Mallows fits in models/ load on this PyMC / ArviZ stack, describe the bundled data,
-    and agree with an independent aggregator: the consensus puts a before b for at least 90 %
-    of the pairs that the pairwise majority of the data (σ^l's pairwise estimates) orders
-    with a margin (P ≥ 0.6)."""
-    from rankstats.models import zoo
-
-    if not zoo.path_for(dataset, "mallows").exists():
-        pytest.skip("models/ is not next to the package (installed without the source tree)")
+    """The Mallows fits shipped in rankstats/models/fits/ load on this PyMC / ArviZ stack,
+    describe the bundled data, and agree with an independent aggregator: the consensus puts a
+    before b for at least 90 % of the pairs that the pairwise majority of the data (σ^l's
+    pairwise estimates) orders with a margin (P ≥ 0.6)."""
     fit = rs.models.load(dataset, "mallows")
     scores = rs.load_dataset(dataset)
     rk = Rankings.from_scores(scores, by="instance" if scores.has_instances else "task")
@@ -238,3 +236,57 @@ def test_mallows_is_read_back_through_the_model_registry(monkeypatch):
     _compat.set_attrs(fit.idata, {"rankstats_model": "toy"})
     back = rs.models.Fit.from_idata(fit.idata)
     assert seen == [back] and type(back) is rs.models.Fit and back.model == "toy"
+
+
+def test_chain_in_blocks_equals_one_run():
+    """Extending a chain continues it exactly: tune + blocks draws the same as one run."""
+    from rankstats.models._mallows_sampler import Chain
+
+    ranks = np.array(CASES["ties"], dtype=float)
+    prior = lambda t: -0.1 * t  # noqa: E731
+    theta, sigma = run_chain(ranks, 300, 50, prior, np.random.default_rng(9), np.arange(4))
+    chain = Chain(ranks, prior, np.random.default_rng(9), np.arange(4))
+    chain.run(50, keep=False)
+    parts = [chain.run(k) for k in (100, 1, 199)]
+    np.testing.assert_array_equal(np.concatenate([t for t, _ in parts]), theta)
+    np.testing.assert_array_equal(np.concatenate([p for _, p in parts]), sigma)
+
+
+def test_automatic_extension_keeps_the_first_draws_and_reports_the_cap():
+    rk = rs.load_rankings("potato_visual")
+    settings = dict(draws=40, tune=20, chains=2, seed=3, progressbar=False)
+    with pytest.warns(ConvergenceWarning, match="max_draws=40"):
+        short = rs.models.Mallows().fit(rk, max_draws=40, **settings)
+    assert short.info["extensions"] == 0 and short.info["cap_reached"] is True
+    longer = rs.models.Mallows().fit(rk, max_draws=4000, **settings)
+    info = longer.info
+    assert info["extensions"] >= 1 and info["draws"] == 40 * (1 + info["extensions"])
+    assert info["convergence_problems"] == [] and info["cap_reached"] is False
+    # The extended chains start with the draws of the run without extension.
+    first = longer.draws()["theta"].reshape(2, -1)[:, :40]
+    np.testing.assert_array_equal(first, short.draws()["theta"].reshape(2, 40))
+    from rankstats.report.diagnostics import convergence
+
+    verdict = convergence(longer)
+    assert verdict.converged and verdict.max_r_hat <= 1.01 and verdict.min_ess_bulk >= 400
+    with pytest.raises(ValueError, match="max_draws"):
+        rs.models.Mallows().fit(rk, max_draws=10, **settings)
+
+
+@pytest.mark.filterwarnings("ignore::rankstats.models._fit.ConvergenceWarning")  # short chains
+def test_chains_in_worker_processes_draw_the_same(monkeypatch):
+    """Chains run in forked worker processes (long fits, Linux) give exactly the draws of the
+    chains run one after the other."""
+    from rankstats.models import mallows
+
+    if not mallows._CAN_FORK:
+        pytest.skip("chains run in parallel only where fork() is available")
+    rk = rs.load_rankings("potato_visual")
+    settings = dict(draws=60, tune=20, chains=3, seed=2, progressbar=False, max_draws=120)
+    one = rs.models.Mallows().fit(rk, cores=1, **settings)
+    monkeypatch.setattr(mallows, "PARALLEL_FROM", 0.0)
+    many = rs.models.Mallows().fit(rk, cores=2, **settings)
+    assert one.info["workers"] == 1 and many.info["workers"] == 2
+    assert many.info["draws"] == one.info["draws"]
+    for name in ("theta", "position"):
+        np.testing.assert_array_equal(many.draws()[name], one.draws()[name])

@@ -4,6 +4,7 @@ import html
 import re
 from pathlib import Path
 
+import markupsafe
 import numpy as np
 import pandas as pd
 import pytest
@@ -71,7 +72,9 @@ def test_latex_parses_and_numbers_match(tac_report):
         numbers = cells[2:-1]
         for k, method in enumerate(("borda", "borda2", "mean")):
             assert float(numbers[2 * k]) == pytest.approx(row[f"rank_{method}"])
-            assert float(numbers[2 * k + 1]) == pytest.approx(row[f"score_{method}"], abs=5e-4)
+            shown = numbers[2 * k + 1]
+            half_unit = 0.5 * 10.0 ** -len(shown.partition(".")[2])
+            assert float(shown) == pytest.approx(row[f"score_{method}"], abs=half_unit + 1e-9)
         assert cells[-1] == f"{row['rank_low']}--{row['rank_high']}"
 
 
@@ -87,7 +90,7 @@ def test_html_is_self_contained(tac_report):
     assert not re.search(r"(src|href)\s*=\s*['\"]?(https?:)?//", page)
     assert "data:image/png;base64," in page
     for system in tac_report.ranking["system"].head(5):
-        assert f"<td class='name'>{system}</td>" in page
+        assert f"<td class='name' dir='auto'>{system}</td>" in page
 
 
 def test_methods_and_bibtex(tac_report):
@@ -116,9 +119,9 @@ def test_report_with_models(tmp_path):
     assert f"Plackett–Luce: {agree.loc['pl', 'both_same']} pairs significant" in rep.methods_text
     assert "plackett1975" in (tmp_path / "references.bib").read_text()
     page = rep.html.read_text()
-    assert "id='agreement'" in page and "<th>rank pl</th>" in page
+    assert "id='agreement'" in page and "<th title='Plackett–Luce'>rank PL</th>" in page
     tex = (tmp_path / "ranking.tex").read_text()
-    assert _balanced(tex) and "rank pl" in tex
+    assert _balanced(tex) and "rank PL" in tex
 
 
 # ---------------------------------------------------------------------------- data transformations
@@ -233,10 +236,13 @@ def test_contradicted_order_is_marked(disagreeing_scores, tmp_path):
     assert r"\ddagger" in rows["b"] and r"\dagger}" not in rows["b"]
     assert r"\dagger}" in rows["a"] and r"\ddagger" not in rows["a"]
     assert "dagger" not in rows["c"]
-    assert "the next system is significantly above this one: the borda order contradicts" in tex
+    sentence = (
+        "the next system is significantly above this one: the $\\sigma^{l}$ order contradicts"
+    )
+    assert sentence in tex
     page = rep.html.read_text(encoding="utf-8")
-    row_b = next(r for r in page.split("<tr") if "<td class='name'>b</td>" in r)
-    row_a = next(r for r in page.split("<tr") if "<td class='name'>a</td>" in r)
+    row_b = next(r for r in page.split("<tr") if "<td class='name' dir='auto'>b</td>" in r)
+    row_a = next(r for r in page.split("<tr") if "<td class='name' dir='auto'>a</td>" in r)
     assert "class='contra'" in row_b and "‡" in row_b and "†" not in row_b
     assert "class='sig'" in row_a and "†" in row_a
     assert "the next system is significantly above this one" in page
@@ -283,7 +289,9 @@ def test_unconverged_fit_is_stated(four_systems, tmp_path):
 
     scores, rk = four_systems
     with pytest.warns(ConvergenceWarning):
-        fit = rs.models.Mallows().fit(rk, draws=20, tune=0, chains=2, seed=0, progressbar=False)
+        fit = rs.models.Mallows().fit(
+            rk, draws=20, tune=0, chains=2, seed=0, progressbar=False, max_draws=20
+        )
     theta = np.asarray(fit.idata["posterior"]["theta"])
     assert float(az.ess(theta, method="bulk")) < 400  # ArviZ itself: too few effective draws
     rep = rs.report(scores, out=tmp_path / "r", methods=["borda"], models=[fit])
@@ -294,7 +302,7 @@ def test_unconverged_fit_is_stated(four_systems, tmp_path):
     boxes = _warning_boxes(rep.html.read_text(encoding="utf-8"))
     assert len(boxes) == 1 and "did not converge" in boxes[0] and "bulk ESS" in boxes[0]
     tex = (tmp_path / "r" / "ranking.tex").read_text(encoding="utf-8")
-    assert "rank mallows (not converged)" in tex
+    assert "rank Mallows (not converged)" in tex
     assert (tmp_path / "r" / "methods.txt").read_text(encoding="utf-8") == text + "\n"
 
 
@@ -518,3 +526,132 @@ def test_method_names_come_from_one_mapping(tmp_path):
     names = ", ".join(METHOD_NAMES[m] for m in ("copeland", "median", "borda"))
     assert f"Aggregators: {names}." in rep.methods_text
     assert f"Ordered by {METHOD_NAMES['copeland']}." in rep.html.read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------- paper formats
+def _tex_body_cells(tex: str) -> list[list[str]]:
+    body = tex.split(r"\midrule")[1].split(r"\bottomrule")[0].strip().splitlines()
+    return [[c.strip() for c in line.removesuffix(r"\\").split(" & ")] for line in body]
+
+
+def _decimals(cell: str) -> int:
+    return len(cell.partition(".")[2])
+
+
+def test_one_number_format_per_column(tac_report):
+    """``3432`` never sits next to ``2418.500``: every numeric column has one number of decimals,
+    in LaTeX and in HTML."""
+    rows = _tex_body_cells((tac_report.out / "ranking.tex").read_text(encoding="utf-8"))
+    columns = list(zip(*rows, strict=True))
+    numeric = [columns[0], *columns[2:-1]]
+    for col in numeric:
+        assert len({_decimals(c) for c in col if c != "--"}) == 1, col
+    # Averaged ties (two-level Borda ranks such as 8.5): every rank of that column has one decimal.
+    rank_borda2 = columns[4]
+    assert any(c.endswith(".5") for c in rank_borda2) and all("." in c for c in rank_borda2)
+    page = tac_report.html.read_text(encoding="utf-8")
+    table = page.split("<table id='ranking'>")[1].split("</table>")[0]
+    html_rows = [re.findall(r"<td>([^<]*)</td>", r) for r in table.split("<tr")[2:]]
+    for col in zip(*html_rows, strict=True):
+        cells = [c for c in col if re.fullmatch(r"-?\d+(\.\d+)?", c)]
+        if cells:
+            assert len({_decimals(c) for c in cells}) == 1, col
+
+
+def test_column_formats():
+    from rankstats.report._format import column, decimals
+
+    assert column([3432.0, 2418.5]) == ["3432.0", "2418.5"]
+    assert column([3432.1734, 2418.5]) == ["3432.2", "2418.5"]
+    assert column([0.51234, 0.2]) == ["0.512", "0.200"]
+    assert column([1.0, 2.0, 3.0], "rank") == ["1", "2", "3"]
+    assert column([1.0, 2.5, float("nan")], "rank") == ["1.0", "2.5", "--"]
+    assert decimals([1 / 3, 2.0], "rank") == 2
+    assert column([], "score") == []
+
+
+def test_sigma_names_in_latex_and_html(tac_report):
+    tex = (tac_report.out / "ranking.tex").read_text(encoding="utf-8")
+    header = tex.split(r"\toprule")[1].split(r"\midrule")[0]
+    for symbol in (r"$\sigma^{l}$", r"$\sigma^{2l}$", r"$\sigma^{\mu}$"):
+        assert f"rank {symbol} & score {symbol}" in header
+    assert "borda" not in header and "mean" not in header
+    assert r"$\sigma^{l}$: one-level Borda with imputation" in tex  # the caption explains
+    page = tac_report.html.read_text(encoding="utf-8")
+    heading = page.split("<table id='ranking'>")[1].split("</tr>")[0]
+    for sup in ("l", "2l", "μ"):
+        assert f"σ<sup>{sup}</sup></th>" in heading
+    assert "rank borda" not in heading
+
+
+# ---------------------------------------------------------------------------- summary paragraph
+def _result(orderings, order):
+    return rs.hoeffding_test(rs.pairwise(rs.Rankings.from_orderings(orderings)), order=order)
+
+
+def test_summary_a_clear_winner():
+    from rankstats.report.summary import claims
+
+    text = claims(_result([["a", "b", "c"]] * 60, ["a", "b", "c"]))
+    assert text.startswith("Can be claimed: a is significantly above every other system;")
+    assert "3 of the 3 pairs of systems differ significantly" in text
+    assert "every system's rank is established" in text
+    assert "Cannot be claimed" not in text
+
+
+def test_summary_overlapping_ranges():
+    from rankstats.report.summary import claims
+
+    res = _result([["a", "b", "c"]] * 40 + [["b", "a", "c"]] * 20, ["a", "b", "c"])
+    text = claims(res, method="borda")
+    assert "2 systems could be first (their rank range starts at 1): a, b" in text
+    assert f"{res.n_significant} of the 3 pairs" in text and res.n_significant == 2
+    assert "Cannot be claimed: the order of systems whose rank ranges overlap (2 of the 3" in text
+    assert "(σ^l)" in text
+
+
+def test_summary_no_pair_can_be_significant():
+    from rankstats.report.summary import claims
+
+    res = _result([["a", "b", "c"]] * 4, ["a", "b", "c"])
+    assert res.n_significant == 0
+    text = claims(res, level="task", has_instances=True)
+    assert not text.startswith("Can be claimed")
+    assert "no pair of systems differs significantly" in text
+    need = res.min_compared_for_significance()
+    assert f"compared in at most 4 ranking(s), and even a unanimous pair needs {need}" in text
+    assert "rank per instance" in text
+    assert "more tasks" in claims(res, level="task", has_instances=False)
+
+
+def test_summary_contradicted_order_and_unconverged_model():
+    from rankstats.report.diagnostics import Convergence
+    from rankstats.report.summary import claims
+
+    res = _result([["a", "b", "c"]] * 60, ["b", "a", "c"])  # the order puts b above a
+    bad = Convergence("mallows", "mcmc", True, 1.2, 50.0, 0, ("max R-hat = 1.200 > 1.01",))
+    good = Convergence("pl", "map", False)
+    text = claims(res, [bad, good], method="borda2")
+    assert "order by two-level Borda with imputation (σ^2l) at 1 place(s) where the next" in text
+    assert "significantly above (‡): b" in text
+    assert "Mallows (Kendall) model fitted by mcmc: it did not converge (max R-hat" in text
+    assert "Plackett" not in text
+
+
+def test_report_opens_with_the_summary(tac_report):
+    page = tac_report.html.read_text(encoding="utf-8")
+    assert tac_report.summary.startswith("Can be claimed:")
+    first = page.index("<p id='summary'")
+    assert first < page.index("<h2>")
+    assert str(markupsafe.escape(tac_report.summary)) in page
+
+
+def test_summary_top_group():
+    from rankstats.report.summary import claims
+
+    orderings = [["a", "b", "c", "d"]] * 30 + [["b", "a", "c", "d"]] * 30
+    text = claims(_result(orderings, ["a", "b", "c", "d"]))
+    assert "could be first (their rank range starts at 1): a, b; each of these 2 is sig" in text
+    assert (
+        "significantly above all 2 other systems, so together they form a significant top" in text
+    )

@@ -73,3 +73,43 @@ def test_hostile_names_render_as_text(tmp_path):
     assert not dialogs and not errors and scripts == 0
     assert images == 1  # the heatmap only; the <img> name is text
     assert not [u for u in requests if not u.startswith(("file:", "data:"))]
+
+
+def test_cjk_and_right_to_left_names_are_cell_text(tmp_path):
+    """CJK and right-to-left system names are the text of their ranking cells (laid out by the
+    browser with ``dir="auto"``), and the page logs no error."""
+    names = ["東京大学モデル", "نموذج-عربي", "מודל", "plain-model"]
+    rng = np.random.default_rng(1)
+    wide = pd.DataFrame(rng.normal(size=(len(names), 4)), columns=["t1", "t2", "t3", "t4"])
+    wide.insert(0, "system", names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a missing CJK font in the figures warns once
+        rep = rs.report(rs.Scores.from_wide(wide, system="system"), out=tmp_path / "r")
+    errors, requests = [], []
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
+        page = browser.new_page()
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(rep.html.as_uri())
+        cells = page.eval_on_selector_all(
+            "#ranking td.name", "els => els.map(e => [e.textContent, e.dir])"
+        )
+        directions = page.eval_on_selector_all(
+            "#ranking td.name", "els => els.map(e => getComputedStyle(e).direction)"
+        )
+        summary = page.locator("#summary").text_content()
+        heatmap = page.locator("#heatmap").evaluate("img => img.complete && img.naturalWidth > 0")
+        browser.close()
+    assert sorted(text for text, _ in cells) == sorted(names)
+    assert {d for _, d in cells} == {"auto"}
+    by_name = dict(zip((text for text, _ in cells), directions, strict=True))
+    assert by_name["نموذج-عربي"] == by_name["מודל"] == "rtl"
+    assert by_name["東京大学モデル"] == by_name["plain-model"] == "ltr"
+    assert summary and summary.startswith(("Can be claimed", "Cannot be claimed"))
+    assert heatmap
+    assert not errors, errors
+    assert not [u for u in requests if not u.startswith(("file:", "data:"))]

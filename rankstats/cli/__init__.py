@@ -24,6 +24,12 @@ from rankstats.cli._common import (
     check_out,
 )
 
+#: ``--quiet``, accepted before and after the subcommand.
+QUIET_HELP = (
+    "no progress display (by default a progress bar with an ETA is drawn on stderr when it is "
+    "a terminal; also RANKSTATS_QUIET=1)"
+)
+
 #: Subcommands in the order of ``rankstats --help``.
 COMMANDS = ("rank", "report", "fit", "simulate", "robustness", "paired", "datasets", "kemeny")
 
@@ -41,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--debug", action="store_true", help="show the Python traceback of an error"
     )
+    parser.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for name in COMMANDS:
         module = _module(name)
@@ -57,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
             action="store_true",
             default=argparse.SUPPRESS,
             help="show the Python traceback of an error",
+        )
+        child.add_argument(
+            "--quiet", action="store_true", default=argparse.SUPPRESS, help=QUIET_HELP
         )
     return parser
 
@@ -145,10 +155,21 @@ def _one_line(err: BaseException) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = parser.parse_args(_rescue_file(argv, parser))
+    # Options of the command itself (--debug, --quiet) may come before the subcommand.
+    lead = 0
+    while lead < len(argv) and argv[lead] in ("--debug", "--quiet"):
+        lead += 1
+    args = parser.parse_args([*argv[:lead], *_rescue_file(argv[lead:], parser)])
     debug = args.debug or os.environ.get("RANKSTATS_DEBUG", "") not in ("", "0")
     prog = f"rankstats {args.command}"
     memory_env: str | None = os.environ.get("RANKSTATS_IGNORE_MEMORY")
+    # Progress (rankstats._progress): --quiet silences every display; --progress (rank --stream,
+    # kemeny) also writes plain lines when stderr is not a terminal. Restored on exit.
+    from rankstats import _progress
+
+    progress_state = _progress.settings()
+    _progress.set_quiet(progress_state[0] or bool(getattr(args, "quiet", False)))
+    _progress.set_log(progress_state[1] or getattr(args, "progress", False) is True)
     try:
         from rankstats.errors import DataWarning
 
@@ -201,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 return EXIT_FAILURE
     finally:
+        _progress.set_quiet(progress_state[0])
+        _progress.set_log(progress_state[1])
         if memory_env is None:
             os.environ.pop("RANKSTATS_IGNORE_MEMORY", None)
         else:

@@ -13,10 +13,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import pandas as pd
-
+    from rankstats.cli._console import print_frame
     from rankstats.datasets import list_datasets
 
-    with pd.option_context("display.max_colwidth", 70, "display.width", 160):
-        print(list_datasets().to_string(index=False))
+    print_frame(list_datasets(), name_width=70, text_width=70)
     return 0

@@ -1,11 +1,20 @@
 """``rankstats fit``: fit Plackett–Luce, Bradley–Terry or Mallows; print worths / consensus
 positions and pairwise probabilities.
 
+Before a fit that takes more than a few seconds, one line says roughly how long
+(:mod:`rankstats.models._timing`). Convergence problems are worded in the command's options
+(``--draws``, ``--tune``, ``--chains``, ``--max-draws``), and repeated in a short summary at the
+end of the output (the verdict of :func:`rankstats.report.diagnostics.convergence`, also in the
+JSON).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import math
+import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -24,10 +33,10 @@ from rankstats.cli._common import (
     load_input,
     positive,
     probability,
-    short,
     write_json,
     written,
 )
+from rankstats.cli._console import print_table
 from rankstats.datasets import PAIRED, RANKINGS, load_paired, load_rankings
 from rankstats.rankings import Rankings
 
@@ -90,6 +99,14 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--chains", type=at_least(1), default=4, help="independent chains (default 4)"
     )
+    parser.add_argument(
+        "--max-draws",
+        type=at_least(1),
+        default=None,
+        help="mallows: while R-hat > 1.01 or bulk ESS < 400, the chains continue in blocks of "
+        "--draws sweeps up to this many kept sweeps per chain (default 20 × --draws; "
+        "= --draws: no extension)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument(
         "--sampler",
@@ -132,6 +149,175 @@ def _data(args: argparse.Namespace) -> tuple[object, str, str]:
     return Rankings.from_scores(scores, by=level), name, f"{level}-level rankings"
 
 
+#: An estimate below this many seconds is not printed.
+ESTIMATE_FROM = 5.0
+
+
+def _fitting(fit_call, args: argparse.Namespace):
+    """Run ``fit_call()`` with the library's ConvergenceWarning (worded in Python arguments)
+    silenced: the command words the problems in its own options (:func:`_warn`)."""
+    from rankstats.models import ConvergenceWarning
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=ConvergenceWarning)
+        return fit_call()
+
+
+def _advice(args: argparse.Namespace, verdict, fit) -> str:
+    """What to rerun with, in the command's options."""
+    draws = fit.info.get("draws", args.draws) if args.model == "mallows" else args.draws
+    if verdict.min_ess_bulk and verdict.min_ess_bulk > 0:
+        factor = max(2.0, 1.2 * 400 / verdict.min_ess_bulk)
+    else:
+        factor = 4.0
+    suggest = int(math.ceil(draws * factor / 500) * 500)
+    if args.model == "mallows":
+        if fit.info.get("cap_reached"):
+            return (
+                f"the chains reached the cap of --max-draws {fit.info['max_draws']} sweeps: rerun "
+                f"with --max-draws {max(suggest, 2 * fit.info['max_draws'])} (or longer --draws, "
+                "--tune)"
+            )
+        return f"rerun with --draws {suggest} (longer chains), a longer --tune or more --chains"
+    if verdict.divergences:
+        return (
+            "divergent transitions: a stronger prior (smaller --prior-scale) helps when systems "
+            "never win or never lose; or --method map"
+        )
+    return f"rerun with --draws {suggest} --tune {max(args.tune, 1000)} or more --chains"
+
+
+def _warn(verdict, advice: str) -> None:
+    if verdict.sampled and verdict.problems:
+        warnings.warn(
+            "MCMC did not converge reliably: "
+            + "; ".join(verdict.problems)
+            + f". Do not report these numbers as they are: {advice} (summary at the end).",
+            UserWarning,
+            stacklevel=2,
+        )
+
+
+def _summary(verdict, advice: str, fit, args: argparse.Namespace) -> dict:
+    """Print the convergence summary (the last lines of the output); return it for the JSON."""
+    record = {
+        **dataclasses.asdict(verdict),
+        "converged": verdict.converged,
+        "rule": "R-hat ≤ 1.01, bulk ESS ≥ 400, no divergent transitions",
+    }
+    if args.model == "mallows" and args.method == "mcmc":
+        record.update(
+            {k: fit.info.get(k) for k in ("draws", "max_draws", "extensions", "cap_reached")}
+        )
+    lines = ["", "convergence summary"]
+    if not verdict.sampled:
+        lines.append(
+            f"  {args.method}: an optimum, no MCMC diagnostics"
+            + (f"; {'; '.join(verdict.problems)}" if verdict.problems else "")
+        )
+    else:
+        r_hat = "-" if verdict.max_r_hat is None else f"{verdict.max_r_hat:.3f}"
+        ess = "-" if verdict.min_ess_bulk is None else f"{verdict.min_ess_bulk:.0f}"
+        lines.append(
+            f"  max R-hat {r_hat} (≤ 1.01), min bulk ESS {ess} (≥ 400), "
+            f"divergences {verdict.divergences}"
+        )
+        if args.model == "mallows" and fit.info.get("extensions"):
+            lines.append(
+                f"  chains extended {fit.info['extensions']} time(s) in blocks of --draws "
+                f"{args.draws} sweeps to {fit.info['draws']} sweeps per chain"
+                + (
+                    f"; the cap --max-draws {fit.info['max_draws']} was reached"
+                    if fit.info.get("cap_reached")
+                    else " (the cap --max-draws was not reached)"
+                )
+            )
+        if verdict.converged:
+            lines.append("  verdict: converged")
+        else:
+            lines.append(f"  verdict: NOT converged ({'; '.join(verdict.problems)})")
+            lines.append(f"  {advice}")
+    record["verdict"] = "converged" if verdict.converged else "not converged"
+    record["advice"] = None if verdict.converged else advice
+    if verdict.sampled or verdict.problems:  # an optimum without problems: nothing to say
+        print("\n".join(lines))
+    return record
+
+
+def _estimate(args: argparse.Namespace, data: object) -> None:
+    """One line, before the fit, when it should take more than :data:`ESTIMATE_FROM` seconds."""
+    from rankstats import models
+    from rankstats.models import _timing
+
+    if args.method in ("mle", "map"):
+        return
+    chains = args.chains
+    iterations = args.draws + args.tune
+    if args.model == "mallows":
+        from rankstats.models.mallows import chain_workers
+
+        workers = chain_workers(data.ranks, iterations, chains)
+        seconds = _timing.mallows_seconds(data.ranks, iterations, chains, workers)
+        what = (
+            f"{data.n_rankings} rankings × {data.n_systems} systems, {chains} chain(s) × "
+            f"{iterations} sweeps"
+            + (f" in {workers} processes" if workers > 1 else ", one chain after the other")
+        )
+        cap = args.max_draws or models.mallows.EXTEND_FACTOR * args.draws
+        longest = _timing.mallows_seconds(data.ranks, args.tune + cap, chains, workers)
+        more = (
+            f"; up to {_timing.describe(longest)} if the chains are extended to --max-draws {cap}"
+            if cap > args.draws
+            else ""
+        )
+    else:
+        from rankstats.models import BradleyTerry, PlackettLuce
+
+        if args.model == "pl":
+            prepared = PlackettLuce(kind=args.kind)._prepare(data)
+            size = int(np.prod(prepared.index.shape))
+            unit = "choice cells"
+        else:
+            prepared = BradleyTerry(kind=args.kind)._prepare(data)
+            size = len(prepared.item1)
+            unit = "compared pairs"
+        n = len(prepared.systems)
+        seconds = _timing.nuts_seconds(size, n, iterations, chains)
+        what = (
+            f"{size} {unit} of {n} systems, {chains} chain(s) × {iterations} iterations, "
+            "PyMC start-up and compilation included"
+        )
+        more = ""
+    if seconds >= ESTIMATE_FROM:
+        print(
+            f"  expected time: {_timing.describe(seconds)} (estimate from {what}; "
+            f"approximate{more})",
+            flush=True,
+        )
+
+
+def _fmt(values, spec: str) -> list[str]:
+    """One number format for a whole column; NaN as ``-``."""
+    return ["-" if v is None or not np.isfinite(v) else format(float(v), spec) for v in values]
+
+
+def _print_matrix(pairs: pd.DataFrame, order: list[str], how: str) -> None:
+    n = len(order)
+    if n > 25:
+        return
+    matrix = pairs.pivot(index="system_a", columns="system_b", values="estimate")
+    matrix = matrix.reindex(index=order, columns=order).to_numpy()
+    columns = [("", "right")] + [(str(j + 1), "right") for j in range(n)] + [("system", "left")]
+    rows = [
+        [str(i + 1)]
+        + ["\\" if i == j else format(matrix[i, j], ".2f") for j in range(n)]
+        + [order[i]]
+        for i in range(n)
+    ]
+    print()
+    print_table(columns, rows, title=f"P(row ranked above column), {how}", max_width={n + 1: 40})
+
+
 def run(args: argparse.Namespace) -> int:
     from rankstats import models
 
@@ -148,24 +334,34 @@ def run(args: argparse.Namespace) -> int:
     args.method = args.method or "nuts"
     if args.method == "mcmc":
         raise UsageError("--method mcmc is the Mallows sampler; pl/bt use nuts, mle or map")
+    if args.max_draws is not None:
+        raise UsageError("--max-draws is a Mallows option (--model mallows)")
     cls = models.PlackettLuce if args.model == "pl" else models.BradleyTerry
     model = cls(prior_scale=args.prior_scale, kind=args.kind)
-    fit = model.fit(
-        data,
-        method=args.method,
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
-        seed=args.seed,
-        sampler=args.sampler,
-        progressbar=not args.no_progress,
+    print(f"rankstats fit: {name} ({what}), {model!r}, method={args.method}", flush=True)
+    _estimate(args, data)
+    fit = _fitting(
+        lambda: model.fit(
+            data,
+            method=args.method,
+            draws=args.draws,
+            tune=args.tune,
+            chains=args.chains,
+            seed=args.seed,
+            sampler=args.sampler,
+            progressbar=not args.no_progress,
+        ),
+        args,
     )
-    print(f"rankstats fit: {name} ({what}), {model!r}, method={args.method}")
+    from rankstats.report.diagnostics import convergence
+
+    verdict = convergence(fit)
+    advice = _advice(args, verdict, fit)
+    _warn(verdict, advice)
     if args.method == "nuts":
         print(
             f"  NUTS ({args.sampler}): {args.chains} chains × {args.draws} draws after "
-            f"{args.tune} tuning steps, seed {args.seed}; converged: {fit.info['converged']}"
-            + (f" ({fit.info['problems']})" if fit.info["problems"] else "")
+            f"{args.tune} tuning steps, seed {args.seed}"
         )
     elif fit.log_likelihood is not None:
         label = "log-likelihood" if args.method == "mle" else "log-posterior (up to a constant)"
@@ -188,39 +384,49 @@ def run(args: argparse.Namespace) -> int:
             "high": summary.loc[rows, "high"].to_numpy(),
         }
     )
+    columns = [
+        ("rank", "right"),
+        ("system", "left"),
+        ("log-worth", "right"),
+        (spread, "right"),
+        ("low", "right"),
+        ("high", "right"),
+    ]
+    cells = [
+        [str(r) for r in table["rank"]],
+        list(table["system"]),
+        _fmt(table["log_worth"], ".4f"),
+        _fmt(table[spread], ".3f"),
+        _fmt(table["low"], ".3f"),
+        _fmt(table["high"], ".3f"),
+    ]
     if args.method == "nuts":
         table["r_hat"] = summary.loc[rows, "r_hat"].to_numpy()
         table["ess_bulk"] = summary.loc[rows, "ess_bulk"].to_numpy()
-    width = min(max(6, *(len(s) for s in fit.order)), 40)
+        columns += [("R-hat", "right"), ("ESS", "right")]
+        cells += [_fmt(table["r_hat"], ".3f"), _fmt(table["ess_bulk"], ".0f")]
     interval = "posterior" if args.method == "nuts" else "Wald"
-    print(f"\nlog-worth (centred), {args.prob:.0%} {interval} interval")
-    header = f"{'rank':>4}  {'system':<{width}}  {'log-worth':>9}  {spread:>6}  {'interval':>17}"
-    if args.method == "nuts":
-        header += f"  {'R-hat':>6}  {'ESS':>6}"
-    print(header)
-    print("-" * len(header))
-    for row in table.itertuples():
-        line = (
-            f"{row.rank:>4}  {short(row.system, width):<{width}}  {row.log_worth:>9.4f}  "
-            f"{getattr(row, spread):>6.3f}  [{row.low:>7.3f}, {row.high:>7.3f}]"
-        )
-        if args.method == "nuts":
-            line += f"  {row.r_hat:>6.3f}  {row.ess_bulk:>6.0f}"
-        print(line)
-
+    print()
+    print_table(
+        columns,
+        list(zip(*cells, strict=True)),
+        title=f"log-worth (centred), {args.prob:.0%} {interval} interval [low, high]",
+        max_width={1: 40},
+    )
     pairs = fit.pairwise(args.prob)
-    n = len(fit.order)
-    if n <= 25:
-        how = "posterior mean" if args.method == "nuts" else "at the estimate"
-        print(f"\nP(row ranked above column), {how}:")
-        matrix = pairs.pivot(index="system_a", columns="system_b", values="estimate")
-        matrix = matrix.reindex(index=fit.order, columns=fit.order)
-        labels = [str(i + 1) for i in range(n)]
-        print("      " + " ".join(f"{lab:>5}" for lab in labels))
-        for i, a in enumerate(fit.order):
-            cells = ["    \\" if a == b else f"{matrix.loc[a, b]:5.2f}" for b in fit.order]
-            print(f"  {labels[i]:>2}  " + " ".join(cells) + f"   {short(a, 40)}")
-    return _write_outputs(args, fit, name, table, "worth", pairs, forest=not args.no_figures)
+    how = "posterior mean" if args.method == "nuts" else "at the estimate"
+    _print_matrix(pairs, fit.order, how)
+    return _write_outputs(
+        args,
+        fit,
+        name,
+        table,
+        "worth",
+        pairs,
+        forest=not args.no_figures,
+        verdict=verdict,
+        advice=advice,
+    )
 
 
 def _write_outputs(
@@ -232,14 +438,23 @@ def _write_outputs(
     pairs: pd.DataFrame,
     forest: bool = False,
     extra: dict | None = None,
+    verdict=None,
+    advice: str = "",
 ) -> int:
     """The significant-pair count, then ``<model>_<table_name>.csv``, ``<model>_pairwise.csv``,
-    the forest plot, the stored fit (``--save``) and ``<model>_fit.json``."""
+    the forest plot, the stored fit (``--save``) and ``<model>_fit.json``; last, the convergence
+    summary (also in the JSON)."""
+    import io
+    from contextlib import redirect_stdout
+
     from rankstats import models
 
     n = len(fit.order)
     n_sig = int(pairs["significant"].sum() // 2)
     print(f"\n{n_sig} of {n * (n - 1) // 2} pairs have a {args.prob:.0%} interval excluding ½.")
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        record = _summary(verdict, advice, fit, args)
     out = Path(args.out)
     with output_dir(out) as tmp:
         files = [tmp / f"{args.model}_{table_name}.csv", tmp / f"{args.model}_pairwise.csv"]
@@ -261,39 +476,67 @@ def _write_outputs(
             "info": fit.info,
             "parameters": fit.parameters,
             "log_likelihood": fit.log_likelihood,
+            "convergence": record,
         }
         files.append(write_json(tmp / f"{args.model}_fit.json", info))
     print(written(tmp, out, files))
     if args.save:
         print(f"wrote {models.save(fit, name, args.save, keep=args.keep)}")
+    sys.stdout.write(buffer.getvalue())
+    sys.stdout.flush()
     return 0
 
 
 def _mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int:
     """``rankstats fit --model mallows``: consensus positions, θ and pairwise probabilities."""
     from rankstats import models
+    from rankstats.report.diagnostics import convergence
 
     if not isinstance(data, Rankings):
         raise UsageError("the Mallows model takes rankings, not paired comparisons")
+    if args.max_draws is not None and args.max_draws < args.draws:
+        raise UsageError(f"--max-draws {args.max_draws} is below --draws {args.draws}")
     model = models.Mallows(prior=args.prior)
-    fit = model.fit(
-        data,
-        method=args.method,
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
-        seed=args.seed,
-        progressbar=not args.no_progress,
-    )
     sampled = args.method == "mcmc"
-    print(f"rankstats fit: {name} ({what}), {model!r}, method={args.method}")
+    print(f"rankstats fit: {name} ({what}), {model!r}, method={args.method}", flush=True)
+    if sampled:
+        _estimate(args, models.Mallows._prepare(data))
+    cap = args.max_draws or models.mallows.EXTEND_FACTOR * args.draws
+
+    def extending(done: int, block: int, problems: list[str]) -> None:
+        print(
+            f"rankstats fit: after {done} sweeps per chain: {'; '.join(problems)}; continuing "
+            f"for {block} more (automatic extension, cap --max-draws {cap})",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    fit = _fitting(
+        lambda: model.fit(
+            data,
+            method=args.method,
+            draws=args.draws,
+            tune=args.tune,
+            chains=args.chains,
+            seed=args.seed,
+            progressbar=not args.no_progress,
+            **({"max_draws": args.max_draws, "on_extend": extending} if sampled else {}),
+        ),
+        args,
+    )
+    verdict = convergence(fit)
+    advice = _advice(args, verdict, fit)
+    _warn(verdict, advice)
     summary = fit.summary(args.prob)
     if sampled:
-        problems = fit.info["convergence_problems"]
+        extended = (
+            f", extended {fit.info['extensions']} time(s) to {fit.info['draws']} sweeps"
+            if fit.info.get("extensions")
+            else ""
+        )
         print(
-            f"  Gibbs sampler: {args.chains} chains × {args.draws} sweeps after {args.tune} "
-            f"discarded, seed {args.seed}; converged: {not problems}"
-            + (f" ({'; '.join(problems)})" if problems else "")
+            f"  Gibbs sampler: {fit.info['chains']} chains × {args.draws} sweeps after "
+            f"{args.tune} discarded{extended}, seed {args.seed}"
         )
         t = summary.loc["theta"]
         print(
@@ -314,28 +557,50 @@ def _mallows(args: argparse.Namespace, data: object, name: str, what: str) -> in
             "position": summary.loc[rows, centre].to_numpy(),
         }
     )
+    columns = [("rank", "right"), ("system", "left"), ("position", "right")]
+    cells = [
+        [str(r) for r in table["rank"]],
+        list(table["system"]),
+        _fmt(table["position"], ".2f"),
+    ]
     if sampled:
         for key in ("sd", "low", "high", "r_hat", "ess_bulk"):
             table[key] = summary.loc[rows, key].to_numpy()
-    width = min(max(6, *(len(s) for s in fit.order)), 40)
-    print(
-        "\nconsensus (the ranking closest in expected Kendall distance to the posterior draws)"
-        + (f"; posterior position of each system in σ, {args.prob:.0%} interval" if sampled else "")
+        columns += [
+            ("sd", "right"),
+            ("low", "right"),
+            ("high", "right"),
+            ("R-hat", "right"),
+            ("ESS", "right"),
+        ]
+        cells += [
+            _fmt(table["sd"], ".2f"),
+            _fmt(table["low"], ".0f"),
+            _fmt(table["high"], ".0f"),
+            _fmt(table["r_hat"], ".3f"),
+            _fmt(table["ess_bulk"], ".0f"),
+        ]
+    print()
+    print_table(
+        columns,
+        list(zip(*cells, strict=True)),
+        title="consensus (the ranking closest in expected Kendall distance to the posterior "
+        "draws)"
+        + (
+            f"; posterior position of each system in σ, {args.prob:.0%} interval" if sampled else ""
+        ),
+        max_width={1: 40},
     )
-    header = f"{'rank':>4}  {'system':<{width}}  {'position':>8}"
-    if sampled:
-        header += f"  {'sd':>5}  {'interval':>12}  {'R-hat':>6}  {'ESS':>6}"
-    print(header)
-    print("-" * len(header))
-    for row in table.itertuples():
-        line = f"{row.rank:>4}  {short(row.system, width):<{width}}  {row.position:>8.2f}"
-        if sampled:
-            r_hat = "     -" if np.isnan(row.r_hat) else f"{row.r_hat:>6.3f}"
-            ess = "     -" if np.isnan(row.ess_bulk) else f"{row.ess_bulk:>6.0f}"
-            line += f"  {row.sd:>5.2f}  [{row.low:>4.0f}, {row.high:>4.0f}]  {r_hat}  {ess}"
-        print(line)
     if sampled:
         print("(R-hat / ESS '-': the position is the same in every draw.)")
     return _write_outputs(
-        args, fit, name, table, "consensus", fit.pairwise(args.prob), extra={"prior": args.prior}
+        args,
+        fit,
+        name,
+        table,
+        "consensus",
+        fit.pairwise(args.prob),
+        extra={"prior": args.prior},
+        verdict=verdict,
+        advice=advice,
     )

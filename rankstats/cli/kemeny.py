@@ -19,6 +19,7 @@ from rankstats.cli._common import (
     write_json,
     written,
 )
+from rankstats.cli._console import NAME_WIDTH, format_numbers, method_label, print_table
 
 HELP = "Kemeny consensus (exact or with a bound) and the dispersion of the rankings"
 EXAMPLE = "rankstats kemeny --dataset glue --time-limit 30"
@@ -47,7 +48,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="also write kemeny.csv and kemeny.json here (written as a whole)",
     )
     parser.add_argument(
-        "--progress", action="store_true", help="print one line per solver round (stderr)"
+        "--progress",
+        action="store_true",
+        help="progress (elapsed, bound, gap) also when stderr is not a terminal, as plain "
+        "lines (default: a bar on a terminal only; --quiet: none)",
     )
 
 
@@ -68,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             method=args.method,
             time_limit=args.time_limit,
             seed=args.seed,
-            progress=args.progress,
+            progress=True,  # a bar on a terminal; --progress / --quiet: see cli main
         )
     borda = aggregate(rankings, method="borda").table.set_index("system")["rank"]
     mean = aggregate(scores, method="mean").table.set_index("system")["rank"]
@@ -79,15 +83,22 @@ def run(args: argparse.Namespace) -> int:
     print(f"rankstats kemeny: {short(name, 80)}")
     print(f"  {short(repr(scores), 400)}")
     print(f"  {rankings.n_rankings} rankings ({level} level), missing systems imputed\n")
-    width = min(max(len(short(s, 44)) for s in table["system"]), 44)
-    header = f"{'kemeny':>6}  {'system':<{width}}  {'borda':>6}  {'mean':>6}"
-    print(header)
-    print("-" * len(header))
-    for row in table.itertuples(index=False):
-        print(
-            f"{row.rank_kemeny:>6d}  {short(row.system, width):<{width}}  "
-            f"{row.rank_borda:>6g}  {row.rank_mean:>6g}"
-        )
+    print_table(
+        [
+            (f"rank {method_label('kemeny')}", "right"),
+            ("system", "left"),
+            (f"rank {method_label('borda')}", "right"),
+            (f"rank {method_label('mean')}", "right"),
+        ],
+        zip(
+            format_numbers(table["rank_kemeny"]),
+            table["system"],
+            format_numbers(table["rank_borda"]),
+            format_numbers(table["rank_mean"]),
+            strict=True,
+        ),
+        max_width={1: NAME_WIDTH},
+    )
     status = "proved optimal" if res.optimal else f"NOT proved optimal (gap {res.gap:.3%})"
     print(
         f"\ncost (total expected Kendall distance to the rankings): {res.cost:.6g}; lower bound "
@@ -104,9 +115,15 @@ def run(args: argparse.Namespace) -> int:
         f"(of at most {len(table) * (len(table) - 1) / 2:g}); any consensus is at least γ/2 = "
         f"{gamma / 2:.6g} from the rankings on average"
     )
-    print(f"{'consensus':<10}  {'distance':>10}  {'/ γ':>6}")
-    for _, row in disp.iterrows():
-        print(f"{row['candidate']:<10}  {row['distance']:>10.6g}  {row['ratio']:>6.3f}")
+    print_table(
+        [("consensus", "left"), ("distance", "right"), ("/ γ", "right")],
+        zip(
+            [method_label(c) for c in disp["candidate"]],
+            format_numbers(disp["distance"], decimals=3),
+            format_numbers(disp["ratio"], decimals=3),
+            strict=True,
+        ),
+    )
     if args.out:
         out = Path(args.out)
         with output_dir(out) as tmp:

@@ -19,6 +19,7 @@ from rankstats.cli._common import (
     write_json,
     written,
 )
+from rankstats.cli._console import print_frame
 
 HELP = "paired instance-level tests and ratings on one metric"
 EXAMPLE = "rankstats paired --dataset tac08 --task H:pyramid"
@@ -86,8 +87,6 @@ def _load(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    import pandas as pd
-
     from rankstats.paired import paired
     from rankstats.plotting import save_figure
 
@@ -116,31 +115,30 @@ def run(args: argparse.Namespace) -> int:
     print(terminal(repr(res)))
     strengths = res.strengths.set_index("system")
     key = "bt" if strengths["bt"].notna().all() else "mean"
-    with pd.option_context("display.width", 160, "display.max_columns", 20):
-        print(f"\nstrengths (sorted by {key}):")
-        shown = res.strengths.sort_values(key, ascending=False)
-        print(_terminal_frame(shown).to_string(index=False, float_format="%.4g"))
-        sig = res.pairs[res.pairs["sign_p_holm"] < alpha]
-        print(f"\n{len(sig)} pairs significant by the sign test (Holm, α = {alpha:g}):")
-        cols = [
-            "system_a",
-            "system_b",
-            "n",
-            "wins_a",
-            "wins_b",
-            "ties",
-            "p_a_beats_b",
-            "sign_p_holm",
-            "mean_diff",
-            "ttest_p_holm",
-            "wilcoxon_p_holm",
-        ]
-        if len(sig):
-            print(_terminal_frame(sig[cols].head(30)).to_string(index=False, float_format="%.4g"))
-            if len(sig) > 30:
-                print(f"... ({len(sig) - 30} more in pairs.csv)")
-        print("\naggregator agreement (Peyrard et al. 2021, Table 1):")
-        print(res.agreement.to_string(index=False, float_format="%.3f"))
+    print(f"\nstrengths (sorted by {key}):")
+    print_frame(res.strengths.sort_values(key, ascending=False))
+    sig = res.pairs[res.pairs["sign_p_holm"] < alpha]
+    print(f"\n{len(sig)} pairs significant by the sign test (Holm, α = {alpha:g}):")
+    cols = [
+        "system_a",
+        "system_b",
+        "n",
+        "wins_a",
+        "wins_b",
+        "ties",
+        "p_a_beats_b",
+        "sign_p_holm",
+        "mean_diff",
+        "ttest_p_holm",
+        "wilcoxon_p_holm",
+    ]
+    if len(sig):
+        print_frame(sig[cols].head(30))
+        if len(sig) > 30:
+            print(f"... ({len(sig) - 30} more in pairs.csv)")
+    print("\naggregator agreement (Peyrard et al. 2021, Table 1):")
+    agreement = res.agreement
+    print_frame(agreement, decimals=dict.fromkeys(agreement.columns, 3))
     out = Path(args.out)
     with output_dir(out) as tmp:
         files = []
@@ -170,12 +168,3 @@ def run(args: argparse.Namespace) -> int:
                 file_done()
     print("\n" + written(tmp, out, files))
     return 0
-
-
-def _terminal_frame(frame):
-    """Names escaped for the terminal (control characters, bidi overrides)."""
-    out = frame.copy()
-    for column in ("system", "system_a", "system_b"):
-        if column in out:
-            out[column] = out[column].map(terminal)
-    return out

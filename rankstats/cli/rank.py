@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import glob
 import os
-import sys
 import warnings
 from pathlib import Path
 
@@ -35,6 +34,13 @@ from rankstats.cli._common import (
     short,
     write_json,
     written,
+)
+from rankstats.cli._console import (
+    NAME_WIDTH,
+    format_numbers,
+    method_label,
+    print_matrix,
+    print_table,
 )
 from rankstats.confidence import HoeffdingResult, hoeffding_test
 from rankstats.pairwise import Pairwise, pairwise
@@ -94,7 +100,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     stream.add_argument(
         "--progress",
         action="store_true",
-        help="print rows read and rows/s on stderr (default: only when stderr is a terminal)",
+        help="progress also when stderr is not a terminal, as plain lines (default: a bar "
+        "on a terminal only; --quiet: none)",
     )
 
 
@@ -164,7 +171,8 @@ def _streamed(args: argparse.Namespace) -> int:
                 workers=args.workers,
                 **options,
             )
-            st = scanned.statistics(progress=args.progress or sys.stderr.isatty())
+            # A bar on a terminal; --progress: lines off a terminal; --quiet: none (cli main).
+            st = scanned.statistics(progress=True)
     finally:
         if client is not None:
             client.close()
@@ -261,22 +269,7 @@ def _output(
         f"next to the mean baseline (σ^μ)\n"
     )
     kemeny_note = _kemeny_note(result)
-    width = min(max(len(short(s, 44)) for s in order), 44)
-    header = (
-        f"{'rank':>5}  {'system':<{width}}  {args.method:>10}  {'rank σ^μ':>8}  "
-        f"{'σ^μ':>9}  {'sig.>':>5}  {'sig.<':>5}  >next"
-    )
-    print(header)
-    print("-" * len(header))
-    for row in table.itertuples(index=False):
-        row = row._asdict()
-        print(
-            f"{row['rank']:>5g}  {short(row['system'], width):<{width}}  "
-            f"{row[args.method]:>10.4f}  {row['rank_mean']:>8g}  {row['mean']:>9.4f}  "
-            f"{row['significantly_above']:>5d}  {row['significantly_below']:>5d}  "
-            f"{'  *' if row['above_next_significant'] else ''}"
-            f"{'  !' if row['below_next_significant'] else ''}"
-        )
+    _print_ranking(table, args.method)
     n_sig = test.n_significant
     print(
         f"\nsig.> / sig.<: number of systems it is significantly above / below; * = significantly "
@@ -363,20 +356,51 @@ def _print_power_note(test: HoeffdingResult, pw: Pairwise) -> None:
         )
 
 
+def _print_ranking(table: pd.DataFrame, method: str) -> None:
+    """The ranking table: σ names in the headers, one number format per column."""
+    label, mean = method_label(method), method_label("mean")
+    marks = [
+        " ".join(m for m, on in (("*", above), ("!", below)) if on)
+        for above, below in zip(
+            table["above_next_significant"], table["below_next_significant"], strict=True
+        )
+    ]
+    columns = [
+        format_numbers(table["rank"]),
+        table["system"].tolist(),
+        format_numbers(table[method], decimals=4),
+        format_numbers(table["rank_mean"]),
+        format_numbers(table["mean"], decimals=4),
+        format_numbers(table["significantly_above"]),
+        format_numbers(table["significantly_below"]),
+        marks,
+    ]
+    print_table(
+        [
+            (f"rank {label}", "right"),
+            ("system", "left"),
+            (label, "right"),
+            (f"rank {mean}", "right"),
+            (mean, "right"),
+            ("sig.>", "right"),
+            ("sig.<", "right"),
+            (">next", "left"),
+        ],
+        list(zip(*columns, strict=True)),
+        max_width={1: NAME_WIDTH},
+    )
+
+
 def _print_matrix(ci: pd.DataFrame, order: list[str]) -> None:
     print(
         "\npairwise significance in ranked order (row vs column): + above, - below, . not "
         "significant"
     )
-    labels = [str(i + 1) for i in range(len(order))]
-    print("      " + " ".join(f"{lab:>2}" for lab in labels))
     matrix = ci.pivot(index="system_a", columns="system_b", values="winner")
-    for i, a in enumerate(order):
-        cells = []
-        for b in order:
-            if a == b:
-                cells.append(" \\")
-            else:
-                w = matrix.loc[a, b]
-                cells.append(" +" if w == a else (" -" if w == b else " ."))
-        print(f"  {labels[i]:>2}  " + " ".join(cells) + f"   {short(a, 40)}")
+
+    def cell(i: int, j: int) -> str:
+        a, b = order[i], order[j]
+        winner = matrix.loc[a, b]
+        return "+" if winner == a else ("-" if winner == b else ".")
+
+    print_matrix(order, cell)

@@ -16,6 +16,7 @@ from rankstats.cli._common import (
     file_done,
     written,
 )
+from rankstats.cli._console import method_label, print_frame
 
 HELP = "run a robustness experiment of the papers"
 EXAMPLE = "rankstats robustness --experiment colombo2022-manipulation --reps 20"
@@ -105,7 +106,12 @@ def run(args: argparse.Namespace) -> int:
     index = [k for k in (panel, preset["x"]) if k is not None]
     table = summary.pivot_table(index=index, columns="aggregator", values="mean", sort=False)
     print("mean Kendall τ to the truth:")
-    print(table.to_string(float_format="%.3f"))
+    shown = table.reset_index()
+    print_frame(
+        shown,
+        headers={a: method_label(a) for a in table.columns},
+        decimals=dict.fromkeys(table.columns, 3),
+    )
     out = Path(args.out)
     with output_dir(out) as tmp:
         files = [tmp / "robustness.csv", tmp / "summary.csv"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
@@ -131,7 +130,7 @@ def _partitioned(args: argparse.Namespace) -> int:
         partitions=args.partitions,
         missing_pattern=args.missing_pattern_given or "block",
         fmt=args.format,
-        progress=sys.stderr.isatty(),
+        progress=True,  # a bar on a terminal, unless --quiet (rankstats._progress)
         **_gumbel_options(args),
     )
     size = sum(f.stat().st_size for f in files)

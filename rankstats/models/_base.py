@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from rankstats import _progress
 from rankstats.bt_mle import check_strongly_connected, newton
 from rankstats.models import _compat
 from rankstats.models._fit import Fit, attrs_for, check_convergence, optimum_fit, warn_convergence
@@ -81,7 +82,8 @@ class RankModel:
             NUTS implementation, always passed explicitly (pymc 6 silently prefers nutpie when it
             is installed).  nutpie is the optional ``fast`` extra.
         progressbar : bool
-            Show sampling progress (Ctrl-C stops sampling).
+            Show sampling progress (Ctrl-C stops sampling): PyMC's bar, drawn only when stderr
+            is a terminal and progress is not silenced (:func:`rankstats._progress.show`).
         target_accept : float
             NUTS step-size adaptation target.
         cores : int, optional
@@ -160,7 +162,9 @@ class RankModel:
                 cores=cores,
                 random_seed=seed,
                 nuts_sampler=sampler,
-                progressbar=progressbar,
+                # PyMC's own bar, under the rules of the one progress display: drawn only on a
+                # terminal and when progress is not silenced (--quiet, RANKSTATS_QUIET).
+                progressbar=_progress.show(progressbar),
                 target_accept=target_accept,
                 compute_convergence_checks=False,
             )

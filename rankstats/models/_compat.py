@@ -12,11 +12,27 @@ default NUTS sampler      PyMC's                      nutpie when installed
 Everything else (``az.rhat``, ``az.ess``, ``az.mcse`` on an ``xarray.Dataset``; the group and
 variable names) is common to both, and rankstats builds its own summary table from those, so the
 output has the same columns on both stacks.  The sampler is always passed explicitly.
+
+Two warnings of the PyMC stack are silenced while rankstats samples (:func:`quiet_pytensor`), on
+both stacks, and only those two messages:
+
+* PyTensor's "could not link to a BLAS installation … severely degraded" (pip installs: the
+  OpenBLAS that the NumPy and SciPy wheels ship exports renamed symbols — ``scipy_dgemm_``, and
+  ``scipy_dgemm_64_`` in NumPy's 64-bit-integer build — which PyTensor's C code, calling
+  ``dgemm_``, cannot link to).  The compiled graphs of the Plackett–Luce and Bradley–Terry models
+  contain no BLAS operation (no Dot / Gemm / Gemv / Ger: they are element-wise operations,
+  gathers and sums), so a BLAS would not make them faster.
+* Python 3.12's "This process is multi-threaded, use of fork() may lead to deadlocks" when PyMC
+  starts its chain processes: the threads are the idle worker threads of NumPy's OpenBLAS, and
+  PyMC's ``forkserver`` alternative makes a small fit about six times slower (3 s → 19 s of
+  sampling for Plackett–Luce on ``salad``, 4 chains in 2 processes: each process re-imports PyMC
+  and recompiles).
 """
 
 from __future__ import annotations
 
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +46,20 @@ with warnings.catch_warnings():
 
 ARVIZ_MAJOR = int(az.__version__.split(".")[0])
 DATATREE = ARVIZ_MAJOR >= 1
+
+#: The start of PyTensor's warning when it finds no BLAS (``pytensor/link/c/cmodule.py``).
+BLAS_WARNING = r"PyTensor could not link to a BLAS installation"
+#: Python ≥ 3.12 (``os.fork`` in a process with threads, here PyMC's chain processes).
+FORK_WARNING = r"This process \(pid=\d+\) is multi-threaded, use of fork\(\) may lead to deadlocks"
+
+
+@contextmanager
+def quiet_pytensor():
+    """Silence exactly the two warnings of the module docstring (and nothing else) in the block."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=BLAS_WARNING, category=UserWarning)
+        warnings.filterwarnings("ignore", message=FORK_WARNING, category=DeprecationWarning)
+        yield
 
 
 def from_dict(
@@ -123,10 +153,19 @@ def from_netcdf(path: str | Path) -> Any:
     return data
 
 
-def sample(model: Any, **kwargs: Any) -> Any:
-    """``pm.sample`` with the NUTS sampler named explicitly (pymc 6 would pick nutpie itself)."""
-    import pymc as pm
+def pymc() -> tuple[Any, Any]:
+    """``(pymc, pytensor.tensor)``, imported with :func:`quiet_pytensor` (a PyTensor version that
+    searches for a BLAS at import time warns there, not in ``pm.sample``)."""
+    with quiet_pytensor():
+        import pymc as pm
+        import pytensor.tensor as pt
+    return pm, pt
 
+
+def sample(model: Any, **kwargs: Any) -> Any:
+    """``pm.sample`` with the NUTS sampler named explicitly (pymc 6 would pick nutpie itself),
+    without PyTensor's BLAS warning and Python 3.12's fork warning (:func:`quiet_pytensor`)."""
+    pm, _ = pymc()
     kwargs.setdefault("nuts_sampler", "pymc")
-    with model:
+    with quiet_pytensor(), model:
         return pm.sample(**kwargs)

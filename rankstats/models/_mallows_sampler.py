@@ -196,6 +196,76 @@ def latent_structure(ranks: np.ndarray) -> np.ndarray:
     return np.where(np.take_along_axis(latent, order, axis=1), order, -1)
 
 
+class Chain:
+    """One chain of the sampler that can be continued: :meth:`run` as often as needed.
+
+    Running ``n_tune`` sweeps without keeping them and then ``n_sweeps`` kept ones, or the same
+    sweeps in several calls, draws the same random numbers in the same order: a chain that is
+    extended continues exactly where it stopped, and its first draws are those of the shorter run.
+    """
+
+    def __init__(
+        self,
+        ranks: np.ndarray,
+        log_prior: Callable[[float], float],
+        rng: np.random.Generator,
+        start_order: np.ndarray,
+        theta0: float = 1.0,
+    ) -> None:
+        self.ranks, self.log_prior, self.rng = ranks, log_prior, rng
+        self.n_rows, self.n = ranks.shape
+        self.positions = initial_completions(ranks, rng)
+        self.latent = latent_structure(ranks)
+        self.order = np.asarray(start_order)
+        self.theta = theta0
+        # Complete untied data: the counts never change.
+        self.counts = None if self.latent.shape[1] else pair_counts(self.positions)
+        self.sweeps = 0
+
+    def _log_post(self, t: float, distance: float) -> float:
+        return self.log_prior(t) - t * distance - self.n_rows * float(log_z(self.n, t))
+
+    def _sweep(self) -> np.ndarray:
+        """One sweep; returns σ's positions (0 = best)."""
+        n = self.n
+        sigma_pos = np.empty(n, dtype=np.int64)
+        sigma_pos[self.order] = np.arange(n)
+        if self.latent.shape[1]:
+            update_completions(
+                self.positions, self.ranks, self.latent, sigma_pos, self.theta, self.rng
+            )
+            self.counts = pair_counts(self.positions)
+        self.order = update_consensus(self.order, self.counts, self.theta, self.rng)
+        sigma_pos[self.order] = np.arange(n)
+        distance = total_distance(self.counts, sigma_pos)
+        self.theta = slice_theta(self.theta, lambda t, d=distance: self._log_post(t, d), self.rng)
+        self.sweeps += 1
+        return sigma_pos
+
+    def run(
+        self, n_sweeps: int, keep: bool = True, callback: Callable[[int], None] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``n_sweeps`` more sweeps: ``theta`` (n_sweeps,) and σ positions (n_sweeps, n), 1 = best
+        (empty arrays when ``keep`` is False).  ``callback(k)`` after the ``k``-th sweep of this
+        call.  ``KeyboardInterrupt`` propagates with the kept draws so far as ``err.args[1:]``."""
+        size = n_sweeps if keep else 0
+        thetas = np.empty(size)
+        sigma_positions = np.empty((size, self.n))
+        kept = 0
+        try:
+            for sweep in range(n_sweeps):
+                sigma_pos = self._sweep()
+                if keep:
+                    thetas[kept] = self.theta
+                    sigma_positions[kept] = sigma_pos + 1
+                    kept += 1
+                if callback is not None:
+                    callback(sweep)
+        except KeyboardInterrupt as err:
+            raise KeyboardInterrupt("interrupted", thetas[:kept], sigma_positions[:kept]) from err
+        return thetas, sigma_positions
+
+
 def run_chain(
     ranks: np.ndarray,
     n_sweeps: int,
@@ -209,40 +279,35 @@ def run_chain(
     """One chain: returns ``theta`` (n_sweeps,) and consensus positions (n_sweeps, n), 1 = best.
 
     The first ``n_tune`` sweeps are discarded. ``KeyboardInterrupt`` propagates with the draws
-    made so far attached as ``err.args[1:]``.
+    made so far attached as ``err.args[1:]``.  (:class:`Chain` continues a chain.)
     """
-    n_rows, n = ranks.shape
-    positions = initial_completions(ranks, rng)
-    latent = latent_structure(ranks)
-    order = np.asarray(start_order)
-    theta = theta0
-    thetas = np.empty(n_sweeps)
-    sigma_positions = np.empty((n_sweeps, n))
-    const = n_rows
+    chain = Chain(ranks, log_prior, rng, start_order, theta0)
+    chain.run(n_tune, keep=False, callback=callback)
+    shifted = None if callback is None else (lambda k: callback(n_tune + k))
+    return chain.run(n_sweeps, callback=shifted)
 
-    def log_post(t: float, distance: float) -> float:
-        return log_prior(t) - t * distance - const * float(log_z(n, t))
 
-    kept = 0
-    try:
-        for sweep in range(n_tune + n_sweeps):
-            sigma_pos = np.empty(n, dtype=np.int64)
-            sigma_pos[order] = np.arange(n)
-            if latent.shape[1]:
-                update_completions(positions, ranks, latent, sigma_pos, theta, rng)
-                counts = pair_counts(positions)
-            elif sweep == 0:
-                counts = pair_counts(positions)  # complete untied data: the counts never change
-            order = update_consensus(order, counts, theta, rng)
-            sigma_pos[order] = np.arange(n)
-            distance = total_distance(counts, sigma_pos)
-            theta = slice_theta(theta, lambda t, d=distance: log_post(t, d), rng)
-            if sweep >= n_tune:
-                thetas[kept] = theta
-                sigma_positions[kept] = sigma_pos + 1
-                kept += 1
-            if callback is not None:
-                callback(sweep)
-    except KeyboardInterrupt as err:
-        raise KeyboardInterrupt("interrupted", thetas[:kept], sigma_positions[:kept]) from err
-    return thetas, sigma_positions
+class LogPrior:
+    """Log-density of θ up to a constant, picklable (chains run in worker processes):
+    ``(shape − 1) log θ − rate θ`` (Gamma), or ``−rate θ`` when ``gamma`` is False."""
+
+    def __init__(self, shape: float, rate: float, gamma: bool = True) -> None:
+        self.shape, self.rate, self.gamma = shape, rate, gamma
+
+    def __call__(self, t: float) -> float:
+        if self.gamma:
+            return (self.shape - 1) * np.log(t) - self.rate * t
+        return -self.rate * t
+
+
+def advance(chain: Chain, n_sweeps: int, keep: bool) -> tuple[Chain, np.ndarray, np.ndarray]:
+    """Run ``chain`` for ``n_sweeps`` more sweeps in a worker process; return it with its draws."""
+    thetas, positions = chain.run(n_sweeps, keep=keep)
+    return chain, thetas, positions
+
+
+def ignore_interrupt() -> None:
+    """Worker initializer: Ctrl-C stops the parent, which keeps the draws made so far."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

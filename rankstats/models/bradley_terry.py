@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats import bt_mle
+from rankstats.models import _compat
 from rankstats.models._base import RankModel
 from rankstats.models._data import KINDS, PairCounts, counts_from_frame, rank_breaking
 from rankstats.models._fit import register_model
@@ -203,8 +204,7 @@ class BradleyTerry(RankModel):
 
 def pymc_model(counts: PairCounts, prior_scale: float, ties: bool) -> Any:
     """The PyMC model: ZeroSumNormal log-worths, Normal log tie parameter, pair likelihood."""
-    import pymc as pm
-    import pytensor.tensor as pt
+    pm, pt = _compat.pymc()
 
     with pm.Model(coords={"system": list(counts.systems)}) as model:
         i = pm.Data("item1", counts.item1)

@@ -18,16 +18,19 @@ with the Mallows rank model*, JMLR 18 (BayesMallows).
 from __future__ import annotations
 
 import json
+import os
 import sys
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import optimize
 
+from rankstats._progress import meter
 from rankstats.errors import InvalidRankingsError
-from rankstats.models import _compat
+from rankstats.models import _compat, _timing
 from rankstats.models._fit import (
     ESS_MIN,
     RHAT_MAX,
@@ -36,11 +39,26 @@ from rankstats.models._fit import (
     warn_convergence,
 )
 from rankstats.models._mallows_math import log_z, pair_probability
-from rankstats.models._mallows_sampler import pair_counts, run_chain, total_distance
+from rankstats.models._mallows_sampler import (
+    Chain,
+    LogPrior,
+    advance,
+    ignore_interrupt,
+    pair_counts,
+    total_distance,
+)
 from rankstats.rankings import Rankings, default_level
 from rankstats.scores import Scores
 
 PRIORS = ("gamma", "bayesmallows")
+
+#: Default kept and discarded sweeps per chain, and the default cap of the automatic extension
+#: (``max_draws = EXTEND_FACTOR × draws``); see ``docs/user-guide/mallows.md`` for the timings.
+DRAWS = 1000
+TUNE = 1000
+EXTEND_FACTOR = 20
+#: Chains run in parallel processes when the first block is expected to take this long (s).
+PARALLEL_FROM = 20.0
 
 
 def mallows_pairs(draws: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
@@ -152,6 +170,70 @@ def _convergence(theta: np.ndarray, pos: np.ndarray) -> list[str]:
     return problems
 
 
+#: Worker processes are forked (Linux): a spawned or forkserver worker re-runs the user's main
+#: script, which breaks every script without ``if __name__ == "__main__":``. Elsewhere the
+#: chains run one after the other.
+_CAN_FORK = sys.platform.startswith("linux")
+
+
+def chain_workers(ranks: np.ndarray, sweeps: int, chains: int, cores: int | None = None) -> int:
+    """Processes the chains of a fit run in: ``min(chains, cores)`` (default: every CPU) when
+    forking is available and the chains are expected to take ``PARALLEL_FROM`` seconds or more
+    one after the other (:mod:`rankstats.models._timing`), else 1."""
+    workers = min(chains, cores or os.cpu_count() or 1)
+    if workers < 2 or not _CAN_FORK:
+        return 1
+    return workers if _timing.mallows_seconds(ranks, sweeps, chains) >= PARALLEL_FROM else 1
+
+
+def _fork_pool(workers: int):
+    """A pool of ``workers`` forked processes, started now: before any progress display starts
+    its refresh thread.  Python ≥ 3.12 warns about fork() in a process with threads; the only
+    threads here are the idle workers of NumPy's OpenBLAS (as for PyMC's chains), and the
+    workers run NumPy code of this module only."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with _compat.quiet_pytensor():  # also silences exactly the fork() DeprecationWarning
+        pool = ProcessPoolExecutor(workers, multiprocessing.get_context("fork"), ignore_interrupt)
+        pool.submit(int).result()  # forks every worker now
+    return pool
+
+
+def _parallel_block(pool, samplers, thetas, positions, n_tune, n_keep, label, progressbar) -> None:
+    """Run every chain ``n_tune`` discarded and ``n_keep`` kept sweeps in the worker processes,
+    in chunks (the progress display advances per chunk; the draws do not depend on them)."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    chunk = max(25, (n_tune + n_keep) // 20)
+    plan = {}
+    for c in range(len(samplers)):
+        steps = [(min(chunk, n_tune - k), False) for k in range(0, n_tune, chunk)]
+        steps += [(min(chunk, n_keep - k), True) for k in range(0, n_keep, chunk)]
+        plan[c] = steps
+    total = len(samplers) * (n_tune + n_keep)
+    with meter(label, total=total, unit="sweeps", enabled=progressbar) as bar:
+        running = {}
+
+        def submit(c: int) -> None:
+            if plan[c]:
+                n_sweeps, keep = plan[c].pop(0)
+                running[pool.submit(advance, samplers[c], n_sweeps, keep)] = (c, n_sweeps)
+
+        for c in range(len(samplers)):
+            submit(c)
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                c, n_sweeps = running.pop(future)
+                samplers[c], t, p = future.result()
+                if len(t):
+                    thetas[c].append(t)
+                    positions[c].append(p)
+                bar.advance(n_sweeps)
+                submit(c)
+
+
 class Mallows:
     """Bayesian Mallows (Kendall) model.
 
@@ -181,12 +263,10 @@ class Mallows:
             raise ValueError(f"Gamma prior needs shape > 0 and rate > 0 (got {shape}, {rate})")
         self.prior, self.shape, self.rate = prior, shape, rate
 
-    def _log_prior(self, n: int):
+    def _log_prior(self, n: int) -> LogPrior:
         if self.prior == "bayesmallows":
-            rate = 0.001 * n
-            return lambda t: -rate * t
-        shape, rate = self.shape, self.rate
-        return lambda t: (shape - 1) * np.log(t) - rate * t
+            return LogPrior(1.0, 0.001 * n, gamma=False)
+        return LogPrior(self.shape, self.rate)
 
     @staticmethod
     def _prepare(data: Rankings | Scores) -> Rankings:
@@ -217,11 +297,14 @@ class Mallows:
         self,
         data: Rankings | Scores,
         method: str = "mcmc",
-        draws: int = 1000,
-        tune: int = 500,
+        draws: int = DRAWS,
+        tune: int = TUNE,
         chains: int = 4,
         seed: int | None = 0,
         progressbar: bool = True,
+        max_draws: int | None = None,
+        cores: int | None = None,
+        on_extend: Callable[[int, int, list[str]], None] | None = None,
     ) -> MallowsFit:
         """Fit by MCMC (Gibbs + slice sampling) or MAP (Kemeny consensus + ML dispersion).
 
@@ -238,7 +321,21 @@ class Mallows:
         seed : int
             Chains are seeded by ``SeedSequence(seed).spawn(chains)``.
         progressbar : bool
-            Progress on stderr.
+            Progress on stderr (:func:`rankstats._progress.meter`: on a terminal, not quiet).
+        max_draws : int, optional
+            Automatic extension (``chains ≥ 2``): while the R-hat ≤ 1.01 / bulk ESS ≥ 400 check
+            fails, every chain continues where it stopped for another block of ``draws`` sweeps,
+            up to ``max_draws`` kept sweeps per chain (default ``EXTEND_FACTOR × draws``;
+            ``max_draws=draws`` turns the extension off).  The first ``draws`` draws are those of
+            the run without extension.  ``fit.info`` records ``draws`` (per chain, final),
+            ``extensions`` and ``cap_reached``.
+        cores : int, optional
+            Chains run in parallel worker processes (default ``min(chains, os.cpu_count())``)
+            when the fit is expected to take more than ``PARALLEL_FROM`` seconds; the draws are
+            the same as one chain after the other (each chain carries its own random generator).
+        on_extend : callable, optional
+            ``on_extend(draws_so_far, block, problems)`` before each extension block (the
+            command line says there what it is doing).
 
         Returns
         -------
@@ -254,52 +351,94 @@ class Mallows:
             raise ValueError(f"method must be 'mcmc' or 'map', not {method!r}")
         if draws < 1 or tune < 0 or chains < 1:
             raise ValueError("need draws ≥ 1, tune ≥ 0, chains ≥ 1")
+        max_draws = EXTEND_FACTOR * draws if max_draws is None else max_draws
+        if max_draws < draws:
+            raise ValueError(f"max_draws ({max_draws}) must be ≥ draws ({draws})")
         n = rk.n_systems
         from rankstats.aggregate import aggregate
 
         start = np.array([rk.systems.index(s) for s in aggregate(rk, method="borda").order])
-        log_prior = self._log_prior(n)
-        thetas, positions = [], []
-        total = chains * (tune + draws)
+        samplers = [
+            Chain(rk.ranks, self._log_prior(n), np.random.default_rng(seq), start)
+            for seq in np.random.SeedSequence(seed).spawn(chains)
+        ]
+        thetas: list[list[np.ndarray]] = [[] for _ in range(chains)]
+        positions: list[list[np.ndarray]] = [[] for _ in range(chains)]
         interrupted = False
-        for c, seq in enumerate(np.random.SeedSequence(seed).spawn(chains)):
+        extensions = 0
 
-            def report(sweep: int, c: int = c) -> None:
-                done = c * (tune + draws) + sweep + 1
-                if progressbar and (done % max(1, total // 50) == 0 or done == total):
-                    sys.stderr.write(f"\rMallows Gibbs sampler: {done}/{total} sweeps")
-                    if done == total:
-                        sys.stderr.write("\n")
+        workers = chain_workers(rk.ranks, tune + draws, chains, cores)
+        parallel = workers > 1
+        pool = None
 
-            try:
-                t, p = run_chain(
-                    rk.ranks,
-                    draws,
-                    tune,
-                    log_prior,
-                    np.random.default_rng(seq),
-                    start,
-                    callback=report,
+        def block(n_tune: int, n_keep: int, label: str) -> None:
+            nonlocal pool
+            if parallel:
+                if pool is None:
+                    pool = _fork_pool(workers)
+                return _parallel_block(
+                    pool, samplers, thetas, positions, n_tune, n_keep, label, progressbar
                 )
-            except KeyboardInterrupt as err:
-                interrupted = True
-                if len(err.args) == 3 and len(err.args[1]) > 1 and not thetas:
-                    thetas.append(err.args[1])
-                    positions.append(err.args[2])
-                break
-            thetas.append(t)
-            positions.append(p)
-        if not thetas:
-            raise KeyboardInterrupt("interrupted before any draw was kept")
-        if interrupted:
+            with meter(
+                label, total=chains * (n_tune + n_keep), unit="sweeps", enabled=progressbar
+            ) as bar:
+                for c, chain in enumerate(samplers):
+                    try:
+                        chain.run(n_tune, keep=False, callback=lambda _: bar.advance())
+                        t, p = chain.run(n_keep, callback=lambda _: bar.advance())
+                    except KeyboardInterrupt as err:
+                        if len(err.args) == 3:
+                            thetas[c].append(err.args[1])
+                            positions[c].append(err.args[2])
+                        raise
+                    thetas[c].append(t)
+                    positions[c].append(p)
+
+        def stacked() -> tuple[np.ndarray, np.ndarray]:
+            theta_c = [np.concatenate(t) if t else np.empty(0) for t in thetas]
+            pos_c = [np.concatenate(p) if p else np.empty((0, n)) for p in positions]
+            return theta_c, pos_c
+
+        try:
+            block(tune, draws, "Mallows Gibbs sampler")
+            theta_c, pos_c = stacked()
+            theta, pos = np.stack(theta_c), np.stack(pos_c)
+            problems = _convergence(theta, pos) if chains > 1 else []
+            while problems and theta.shape[1] < max_draws:
+                size = min(draws, max_draws - theta.shape[1])
+                extensions += 1
+                if on_extend is not None:
+                    on_extend(theta.shape[1], size, problems)
+                block(0, size, f"Mallows Gibbs sampler, extension {extensions}")
+                theta_c, pos_c = stacked()
+                theta, pos = np.stack(theta_c), np.stack(pos_c)
+                problems = _convergence(theta, pos)
+        except KeyboardInterrupt:
+            interrupted = True
+            theta_c, pos_c = stacked()
+            lengths = [len(t) for t in theta_c]
+            # The chains that finished the first block (all of them once it is done), truncated
+            # to a common length; before that, the chains that kept more than one draw (the
+            # interrupted one when the chains run one after the other).
+            keep = [c for c in range(chains) if lengths[c] >= draws]
+            if not keep:
+                keep = [c for c in range(chains) if lengths[c] > 1]
+            if not keep:
+                raise KeyboardInterrupt("interrupted before any draw was kept") from None
+            length = min(lengths[c] for c in keep)
+            theta = np.stack([theta_c[c][:length] for c in keep])
+            pos = np.stack([pos_c[c][:length] for c in keep])
+            problems = _convergence(theta, pos) if len(keep) > 1 else []
             warnings.warn(
                 "sampling interrupted: the fit holds the chains finished so far",
                 RuntimeWarning,
                 stacklevel=2,
             )
-        length = min(len(t) for t in thetas)
-        theta = np.stack([t[:length] for t in thetas])
-        pos = np.stack([p[:length] for p in positions])
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+        kept = theta.shape[1]
+        cap_reached = bool(problems) and kept >= max_draws and not interrupted
         idata = _compat.from_dict(
             {"theta": theta, "position": pos},
             coords={"system": list(rk.systems)},
@@ -310,22 +449,34 @@ class Mallows:
                 "prior": self.prior,
                 "shape": self.shape,
                 "rate": self.rate,
-                "draws": draws,
+                "draws": kept,
                 "tune": tune,
-                "chains": chains,
+                "chains": theta.shape[0],
                 "seed": str(seed),
+                "max_draws": max_draws,
+                "extensions": extensions,
             },
         )
-        problems = _convergence(theta, pos) if chains > 1 else []
         warn_convergence(
             problems,
-            hint="run longer chains (draws=, tune=) or more chains; items whose consensus "
-            "positions swap freely (weak data) mix slowly",
+            hint=(
+                f"the chains were extended to max_draws={max_draws} sweeps and still fail the "
+                "check: raise max_draws= or tune=; "
+                if cap_reached
+                else "run longer chains (draws=, tune=, max_draws=) or more chains; "
+            )
+            + "items whose consensus positions swap freely (weak data) mix slowly",
         )
         flat_pos = pos.reshape(-1, n)
         consensus = _consensus_of_draws(flat_pos, rk.systems)
         _compat.set_attrs(
-            idata, _persisted(float(theta.mean()), consensus, rk.n_rankings, problems)
+            idata,
+            {
+                **_persisted(float(theta.mean()), consensus, rk.n_rankings, problems),
+                # The posterior mean positions of all draws: a stored fit thinned by
+                # ``models.save(keep=...)`` reads back with the same worth.
+                "point_position": flat_pos.mean(axis=0),
+            },
         )
         return MallowsFit(
             model="mallows",
@@ -340,6 +491,14 @@ class Mallows:
                 "consensus": consensus,
                 "convergence_problems": problems,
                 "interrupted": interrupted,
+                "draws": kept,
+                "tune": tune,
+                "chains": theta.shape[0],
+                "first_draws": draws,
+                "max_draws": max_draws,
+                "extensions": extensions,
+                "cap_reached": cap_reached,
+                "workers": workers if parallel else 1,
             },
         )
 

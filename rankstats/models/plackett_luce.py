@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from rankstats.models import _mle
+from rankstats.models import _compat, _mle
 from rankstats.models._base import RankModel
 from rankstats.models._data import KINDS, PLData, pl_data
 from rankstats.models._fit import logistic_pairs, register_model
@@ -139,8 +139,7 @@ def pymc_model(data: PLData, prior_scale: float) -> Any:
     The rankings enter as ``pm.Data`` (padded index, group bounds, Efron fractions, choice mask)
     so one compiled graph serves any data set of the same padded shape (``pm.set_data``).
     """
-    import pymc as pm
-    import pytensor.tensor as pt
+    pm, pt = _compat.pymc()
 
     n = data.n_systems
     with pm.Model(coords={"system": list(data.systems)}) as model:

@@ -1,38 +1,128 @@
-"""Figures of a :class:`~rankstats.models.Fit`: forest plot of the log-worths."""
+"""Figures of a :class:`~rankstats.models.Fit`: forest plot of the log-worths.
+
+Every system is drawn: :func:`forest_plot` puts them all in one tall figure (its title says how
+many), :func:`forest_pages` splits them into pages of ``per_page`` systems, each titled with the
+systems it shows ("systems 61–105 of 105, page 2 of 2"). A matplotlib figure drawn here rather
+than ``arviz.plot_forest``, whose API differs between ArviZ 0.2x and 1.x and which does not draw
+the Wald intervals of ``mle`` / ``map`` fits.
+"""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import pandas as pd
 from matplotlib.figure import Figure
 
 from rankstats.models._fit import Fit
-from rankstats.plotting import label, quiet_missing_glyphs
+from rankstats.plotting import fitted_fonts, label
+
+#: Inches per system in a forest plot, and the tallest figure :func:`forest_plot` draws (beyond
+#: it the rows get thinner; :func:`forest_pages` keeps them readable).
+ROW_HEIGHT = 0.24
+MAX_HEIGHT = 200.0
 
 
-def forest_plot(fit: Fit, prob: float = 0.95, max_systems: int = 60) -> Figure:
-    """Point estimate and interval of every system's log-worth, best at the top.
+def forest_plot(fit: Fit, prob: float = 0.95, max_systems: int | None = None) -> Figure:
+    """Point estimate and interval of every system's log-worth, best at the top, in one figure.
 
     Intervals: equal-tailed posterior intervals (``nuts``) or Wald intervals (``mle`` / ``map``),
-    as in :meth:`Fit.summary`.  At most ``max_systems`` (the best) are drawn.
+    as in :meth:`Fit.summary`. Every system is drawn (the figure grows with their number, up to
+    :data:`MAX_HEIGHT` inches) and the title gives their number; use :func:`forest_pages` for
+    readable pages of a long list.
+
+    Parameters
+    ----------
+    fit : Fit
+    prob : float
+        Interval probability.
+    max_systems : int, optional
+        Draw only the best ``max_systems``; the title then says "best k of n systems" (never
+        a silent cut). Default: all.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
+    n = len(fit.order)
+    shown = n if max_systems is None else max(1, min(int(max_systems), n))
+    table = _intervals(fit, prob)
+    what = f"all {n} systems" if shown == n else f"best {shown} of {n} systems"
+    return _figure(fit, prob, table.iloc[:shown], what)
+
+
+def forest_pages(fit: Fit, prob: float = 0.95, per_page: int = 60) -> list[Figure]:
+    """The forest plot of every system, ``per_page`` systems per figure (best first).
+
+    Returns
+    -------
+    list of matplotlib.figure.Figure
+        ``ceil(N / per_page)`` figures; together they show every system once, each titled
+        with its range ("systems 61–105 of 105, page 2 of 2"), all on the same x axis.
+    """
+    if per_page < 1:
+        raise ValueError(f"per_page must be at least 1, got {per_page}")
+    table = _intervals(fit, prob)
+    n = len(table)
+    pages = max(1, math.ceil(n / per_page))
+    # One x axis for every page, so that intervals on different pages compare by eye.
+    low, high = float(np.nanmin(table["low"])), float(np.nanmax(table["high"]))
+    pad = 0.05 * (high - low if high > low else 1.0)
+    xlim = (min(low, 0.0) - pad, max(high, 0.0) + pad)
+    figures = []
+    for page in range(pages):
+        part = table.iloc[page * per_page : (page + 1) * per_page]
+        start = page * per_page + 1
+        what = (
+            f"all {n} systems"
+            if pages == 1
+            else f"systems {start}–{start + len(part) - 1} of {n}, page {page + 1} of {pages}"
+        )
+        figures.append(_figure(fit, prob, part, what, xlim))
+    return figures
+
+
+def _intervals(fit: Fit, prob: float) -> pd.DataFrame:
+    """``system, centre, low, high`` in the fit's order (best first)."""
     summary = fit.summary(prob)
-    rows = [f"{fit.variable}[{s}]" for s in fit.order][:max_systems]
-    centre = summary.loc[rows, "mean" if fit.method == "nuts" else "estimate"].to_numpy()
-    low = summary.loc[rows, "low"].to_numpy()
-    high = summary.loc[rows, "high"].to_numpy()
-    n = len(rows)
-    fig = Figure(figsize=(7.0, max(2.5, 0.28 * n + 1.2)))
+    rows = [f"{fit.variable}[{s}]" for s in fit.order]
+    centre = "mean" if fit.method == "nuts" else "estimate"
+    return pd.DataFrame(
+        {
+            "system": list(fit.order),
+            "centre": summary.loc[rows, centre].to_numpy(dtype=np.float64),
+            "low": summary.loc[rows, "low"].to_numpy(dtype=np.float64),
+            "high": summary.loc[rows, "high"].to_numpy(dtype=np.float64),
+        }
+    )
+
+
+def _figure(
+    fit: Fit,
+    prob: float,
+    table: pd.DataFrame,
+    what: str,
+    xlim: tuple[float, float] | None = None,
+) -> Figure:
+    n = len(table)
+    height = min(MAX_HEIGHT, max(2.5, ROW_HEIGHT * n + 1.4))
+    fig = Figure(figsize=(7.0, height))
     ax = fig.add_subplot()
     y = np.arange(n)[::-1]
-    ax.hlines(y, low, high, color="C0", linewidth=1.6)
-    ax.plot(centre, y, "o", color="C0", markersize=4)
+    ax.hlines(y, table["low"], table["high"], color="C0", linewidth=1.6)
+    ax.plot(table["centre"], y, "o", color="C0", markersize=4)
     # System names are shown literally (never mathtext), cut at 36 characters.
-    labels = [label(s, 36) for s in fit.order[:max_systems]]
-    ax.set_yticks(y, labels, fontsize=max(5, 9 - n // 25))
+    labels = [label(s, 36) for s in table["system"]]
+    points_per_row = 72.0 * (height - 1.4) / max(n, 1)
+    ax.set_yticks(y, labels, fontsize=max(2.0, min(9.0, 0.7 * points_per_row)))
+    ax.set_ylim(-0.7, n - 0.3)
     ax.axvline(0.0, color="0.7", linewidth=0.8, zorder=0)
+    if xlim is not None:
+        ax.set_xlim(*xlim)
     kind = "posterior equal-tailed" if fit.method == "nuts" else "Wald"
     ax.set_xlabel(f"log-worth (centred), {prob:.0%} {kind} interval")
-    ax.set_title(f"{fit.model.upper()} fit ({fit.method})", fontsize=10)
-    with quiet_missing_glyphs():
+    ax.set_title(f"{fit.model.upper()} fit ({fit.method}): {what}", fontsize=10)
+    with fitted_fonts(fig):
         fig.tight_layout()
     return fig

@@ -1,9 +1,11 @@
-"""The model zoo: reference fits of the bundled benchmarks, stored as ArviZ NetCDF in ``models/``.
+"""The model zoo: reference fits of the bundled benchmarks, stored as ArviZ NetCDF files.
 
-``rankstats fit --dataset glue --model pl --save models/`` writes ``models/glue_pl.nc``;
-``rs.models.load("glue", "pl")`` reads it back as a :class:`~rankstats.models.Fit`.  Files keep a
-thinned posterior (``keep`` draws per chain) so that they stay small; the diagnostics recorded in
-their attributes were computed on the full sample.
+The fits are package data (``rankstats/models/fits/``, 1.8 MB, provenance in its ``README.md``):
+they are installed with the package, from a wheel as from a source checkout.
+``rankstats fit --dataset glue --model pl --save DIR`` writes ``DIR/glue_pl.nc``;
+``rs.models.load("glue", "pl")`` reads the installed one back as a
+:class:`~rankstats.models.Fit`.  Files keep a thinned posterior (``keep`` draws per chain) so that
+they stay small; the diagnostics recorded in their attributes were computed on the full sample.
 """
 
 from __future__ import annotations
@@ -17,11 +19,14 @@ from rankstats.models._fit import Fit
 ENV = "RANKSTATS_MODELS"
 
 
+BUNDLED = Path(__file__).resolve().parent / "fits"
+
+
 def default_directory() -> Path:
-    """``$RANKSTATS_MODELS``, else the ``models/`` directory of the source checkout."""
+    """``$RANKSTATS_MODELS``, else the fits installed with the package (``models/fits/``)."""
     if os.environ.get(ENV):
         return Path(os.environ[ENV])
-    return Path(__file__).resolve().parents[2] / "models"
+    return BUNDLED
 
 
 def path_for(dataset: str, model: str, directory: str | Path | None = None) -> Path:
@@ -75,7 +80,7 @@ def save(fit: Fit, dataset: str, directory: str | Path | None = None, keep: int 
 
 
 def load(dataset: str, model: str, directory: str | Path | None = None) -> Fit:
-    """Load a stored reference fit (``models/<dataset>_<model>.nc``).
+    """Load a stored reference fit (``<dataset>_<model>.nc``, installed with the package).
 
     Parameters
     ----------
@@ -83,12 +88,14 @@ def load(dataset: str, model: str, directory: str | Path | None = None) -> Fit:
         A bundled data set (``glue``, ``superglue``, ``xtreme``, ``tac08``).
     model : {"pl", "bt", "mallows"}
     directory : path, optional
-        Default: ``$RANKSTATS_MODELS`` or the ``models/`` directory of the source checkout.
+        Default: ``$RANKSTATS_MODELS``, else the fits installed with the package.
     """
     path = path_for(dataset, model, directory)
     if not path.exists():
+        stored = ", ".join(sorted(p.stem for p in path.parent.glob("*.nc"))) or "none"
         raise FileNotFoundError(
-            f"no stored fit {path}; create it with "
-            f"`rankstats fit --dataset {dataset} --model {model} --save {path.parent}`"
+            f"no stored fit {path} (stored there: {stored}); create it with "
+            f"`rankstats fit --dataset {dataset} --model {model} --save DIR` and load it with "
+            f"rs.models.load({dataset!r}, {model!r}, DIR)"
         )
     return Fit.from_idata(_compat.from_netcdf(path))

@@ -4,7 +4,8 @@
 interval on every pairwise probability, and writes:
 
 - ``report.html``: self-contained (figures embedded as data URIs, inline CSS, no JavaScript, no
-  network access);
+  network access), opening with one plain-language paragraph of what can and cannot be claimed
+  (:func:`rankstats.report.summary.claims`);
 - ``ranking.tex`` (booktabs): each method's rank and score, the rank range implied by the
   significant pairwise differences, a † on systems significantly above the next one and a ‡ where
   the next system is significantly above (the order contradicts the pairwise test there);
@@ -59,6 +60,7 @@ from rankstats.report.compute import ReportData
 from rankstats.report.diagnostics import Convergence, convergence
 from rankstats.report.methods import bibtex, methods_paragraph
 from rankstats.report.paired import write_paired
+from rankstats.report.summary import claims
 from rankstats.scores import Scores
 
 # ``latex_escape`` is re-exported: ``from rankstats.report import latex_escape`` keeps working.
@@ -109,6 +111,10 @@ class Report:
         The Hoeffding intervals (``pairs`` is their table), with their parameters as fields.
     data : ReportData
         Everything the report computed (rankings, pairwise statistics, aggregates, ...).
+    summary : str
+        The plain-language paragraph the HTML page opens with: what can and cannot be claimed
+        (:func:`rankstats.report.summary.claims`, from the marks of :attr:`intervals` and the
+        :attr:`convergence` verdicts).
     """
 
     out: Path
@@ -123,6 +129,7 @@ class Report:
     convergence: tuple[Convergence, ...] = ()
     intervals: HoeffdingResult | None = None
     data: ReportData | None = None
+    summary: str = ""
 
     @property
     def html(self) -> Path:
@@ -259,6 +266,9 @@ def report(
         confidence,
     )
     text, cites = methods_paragraph(data)
+    summary = claims(
+        data.intervals, data.convergence, data.primary, data.level, data.scores.has_instances
+    )
     with output_dir(out) as tmp:
         written = _Written(tmp, out)
         written.csv("ranking.csv", data.ranking)
@@ -274,7 +284,9 @@ def report(
         for path in figures:
             written(path)
         paired_files = write_paired(data.paired, tmp, written)
-        written.text("report.html", html.render(data, text, cites, figures[0], paired_files))
+        written.text(
+            "report.html", html.render(data, text, cites, figures[0], paired_files, summary)
+        )
         files = [out / "report.html", *(p for p in written.files if p.name != "report.html")]
     return Report(
         out=out,
@@ -289,4 +301,5 @@ def report(
         convergence=data.convergence,
         intervals=data.intervals,
         data=data,
+        summary=summary,
     )

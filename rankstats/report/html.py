@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import pandas as pd
 
-from rankstats._labels import method_name, model_name
+from rankstats._labels import method_name, method_symbol, model_name
 from rankstats._text import terminal
 from rankstats.paired import Paired
-from rankstats.report._format import contradiction_sentence, names, number
+from rankstats.plotting import NOT_SIGNIFICANT_NAME
+from rankstats.report._format import column, contradiction_sentence, names
 from rankstats.report.compute import ReportData
 from rankstats.report.methods import bibtex, convergence_warning
 from rankstats.report.paired import STRENGTHS, PairedFiles, summary
@@ -49,6 +49,7 @@ def render(
     cites: Sequence[str],
     heatmap: Path,
     paired_files: Mapping[str, PairedFiles],
+    summary_text: str = "",
 ) -> str:
     """The page of a report.
 
@@ -63,6 +64,8 @@ def render(
         The PNG of the significance heatmap (embedded).
     paired_files : mapping
         ``{task: PairedFiles}`` of the paired sections (their matrix figures are embedded).
+    summary_text : str
+        The opening paragraph (:func:`rankstats.report.summary.claims`).
     """
     scores, ci, table = data.scores, data.intervals, data.ranking
     primary = method_name(data.primary)
@@ -72,6 +75,7 @@ def render(
         .get_template("report.html.j2")
         .render(
             title=terminal(data.name),
+            summary=summary_text,
             n_systems=len(scores.systems),
             n_tasks=len(scores.tasks),
             n_scores=len(scores.data),
@@ -92,14 +96,19 @@ def render(
             n_pairs=ci.n_pairs,
             delta=ci.delta,
             correction=ci.correction,
-            methods=data.methods,
+            methods=[_heading(m) for m in data.methods],
             model_columns=[
-                {"model": c[5:], "unconverged": c[5:] in data.unconverged}
+                {
+                    **_heading(c[5:]),
+                    "title": model_name(c[5:]),
+                    "unconverged": c[5:] in data.unconverged,
+                }
                 for c in data.model_columns
             ],
-            rows=[_ranking_row(row, data) for _, row in table.iterrows()],
+            rows=_ranking_rows(data),
             n_circled=int(circled.sum() // 2),
             heatmap=png_data_uri(heatmap),
+            not_significant=NOT_SIGNIFICANT_NAME,
             agreement=_agreement(data.comparison),
             comparison_level=f"{data.comparison.level:.4g}" if data.comparison else "",
             paired=[
@@ -113,18 +122,33 @@ def render(
     )
 
 
-def _ranking_row(row: pd.Series, data: ReportData) -> dict[str, Any]:
-    cells = []
+def _heading(method: str) -> dict[str, str]:
+    """``{"base": "σ", "sup": "l", "title": <the method's name>}``: the template writes
+    ``σ<sup>l</sup>`` (both parts as text)."""
+    base, sup = method_symbol(method)
+    return {"base": base, "sup": sup, "title": method_name(method)}
+
+
+def _ranking_rows(data: ReportData) -> list[dict[str, Any]]:
+    """The rows of the ranking table; each column formatted with one number of decimals."""
+    table = data.ranking
+    columns = []
     for m in data.methods:
-        cells += [number(row[f"rank_{m}"]), number(row[f"score_{m}"])]
-    cells += [number(row[c]) for c in data.model_columns]
-    return {
-        "mark": "above" if row["above_next"] else ("below" if row["below_next"] else ""),
-        "rank": number(row[f"rank_{data.primary}"]),
-        "system": str(row["system"]),
-        "cells": cells,
-        "range": f"{row['rank_low']}–{row['rank_high']}",
-    }
+        columns += [column(table[f"rank_{m}"], "rank"), column(table[f"score_{m}"], "score")]
+    columns += [column(table[c], "rank") for c in data.model_columns]
+    primary = column(table[f"rank_{data.primary}"], "rank")
+    rows = []
+    for i, (_, row) in enumerate(table.iterrows()):
+        rows.append(
+            {
+                "mark": "above" if row["above_next"] else ("below" if row["below_next"] else ""),
+                "rank": primary[i],
+                "system": str(row["system"]),
+                "cells": [cells[i] for cells in columns],
+                "range": f"{row['rank_low']}–{row['rank_high']}",
+            }
+        )
+    return rows
 
 
 def _agreement(comparison: Any) -> list[dict[str, Any]]:
@@ -140,6 +164,7 @@ def _paired_section(task: str, result: Paired, files: PairedFiles) -> dict[str, 
     strengths = result.strengths
     key = "bt" if strengths["bt"].notna().all() else "mean"
     strengths = strengths.sort_values(key, ascending=False, kind="stable")
+    shown = {c: column(strengths[c], "score", missing="–") for c in STRENGTHS}
     agree = result.agreement
     p = result.parameters
     return {
@@ -150,11 +175,8 @@ def _paired_section(task: str, result: Paired, files: PairedFiles) -> dict[str, 
         "summary": summary(result),
         "pairs_file": files.pairs.name,
         "rows": [
-            {
-                "system": str(row["system"]),
-                "cells": [number(row[c], 1 if c == "elo" else 3, missing="–") for c in STRENGTHS],
-            }
-            for _, row in strengths.iterrows()
+            {"system": str(system), "cells": [shown[c][i] for c in STRENGTHS]}
+            for i, system in enumerate(strengths["system"])
         ],
         "agreement": "; ".join(
             f"{a}–{b}: τ = {tau:.2f}, same best {'yes' if top else 'no'}"

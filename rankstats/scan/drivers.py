@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import operator
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
+from rankstats._progress import Meter, displayed, meter, quiet
 from rankstats.errors import InvalidScoresError
 from rankstats.reduce import BenchmarkStatistics
 from rankstats.scan.reader import (
@@ -36,6 +37,7 @@ from rankstats.scan.reader import (
     locate,
     normalise,
     scan_units,
+    unit_rows,
 )
 
 T = TypeVar("T")
@@ -43,27 +45,43 @@ T = TypeVar("T")
 _THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-class Progress:
-    """``\\r``-updated line on stderr: rows read and rows per second (at most 5 updates/s)."""
+class ScanMeter:
+    """The progress of a scan (:func:`rankstats._progress.meter`), in the best unit known.
 
-    def __init__(self, enabled: bool, label: str = "scan") -> None:
-        self.enabled, self.label = enabled, label
-        self.start = self.shown = time.perf_counter()
-        self.rows = 0
+    - every unit a Parquet row group: a bar of the rows read against the rows of the footers
+      (read only when progress is shown), with an ETA;
+    - else several units: a bar of the units (files, row groups) done, the rows read beside it;
+    - else (one text file): a counter of the rows read and rows/s.
+    """
 
-    def add(self, rows: int, force: bool = False) -> None:
-        self.rows += rows
-        now = time.perf_counter()
-        if self.enabled and (force or now - self.shown >= 0.2):
-            self.shown = now
-            rate = self.rows / max(now - self.start, 1e-9)
-            sys.stderr.write(f"\r{self.label}: {self.rows:,} rows read, {rate:,.0f} rows/s")
-            sys.stderr.flush()
+    def __init__(self, meter: Meter, by_rows: bool, by_units: bool) -> None:
+        self.meter, self.by_rows, self.by_units = meter, by_rows, by_units
+        self.read = 0
 
-    def close(self) -> None:
-        if self.enabled:
-            self.add(0, force=True)
-            sys.stderr.write("\n")
+    def rows(self, rows: int) -> None:
+        self.read += rows
+        if self.by_units:
+            self.meter.note(f"{self.read:,} rows read")
+        else:
+            self.meter.advance(rows)
+
+    def unit(self) -> None:
+        if self.by_units:
+            self.meter.advance()
+
+
+@contextmanager
+def scan_meter(
+    units: Sequence[Unit], spec: Spec, progress: bool, label: str = "scan"
+) -> Iterator[ScanMeter]:
+    total = unit_rows(units, spec) if displayed(progress) else None
+    by_units = total is None and len(units) > 1
+    if by_units:
+        shown = meter(label, total=len(units), unit="parts", enabled=progress)
+    else:
+        shown = meter(label, total=total, unit="rows read", enabled=progress)
+    with shown as m:
+        yield ScanMeter(m, total is not None, by_units)
 
 
 def tree_reduce(leaves: Sequence[T], node: Callable[[T, T], T]) -> T:
@@ -86,9 +104,8 @@ def single_process_statistics(
     """Every unit in order, one stream. Row group by row group: the dataset-wide scanner reads
     several row groups ahead on its own threads (≈ 650 MB of Arrow buffers on the 131 M-score
     benchmark)."""
-    meter = Progress(progress)
-    stream = scan_units(units, spec, on_rows=meter.add)
-    meter.close()
+    with scan_meter(units, spec, progress) as shown:
+        stream = scan_units(units, spec, on_rows=shown.rows, on_unit=shown.unit)
     return stream.total
 
 
@@ -173,24 +190,26 @@ def local_statistics(
     import os
     from concurrent.futures import ProcessPoolExecutor
 
-    meter = Progress(progress, f"scan ({workers} processes)")
     context = multiprocessing.get_context("spawn")
     results: list[UnitResult] = []
     single = {k: "1" for k in _THREAD_VARIABLES if k not in os.environ}
     os.environ.update(single)  # inherited by the spawned workers only: restored below
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        with (
+            scan_meter(units, spec, progress, f"scan ({workers} processes)") as shown,
+            ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool,
+        ):
             try:
                 for result in pool.map(_unit_task, units, [spec] * len(units)):
                     results.append(result)
-                    meter.add(result.rows)
+                    shown.rows(result.rows)
+                    shown.unit()
             except KeyboardInterrupt:
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
     finally:
         for key in single:
             os.environ.pop(key, None)
-    meter.close()
     edges = _edge_core([(r.head, r.tail) for r in results], spec)
     try:
         return tree_reduce([edges, *map(_unit_core, results)], _merge_cores)[0]
@@ -218,13 +237,14 @@ def cluster_statistics(
     results = client.map(_unit_task, units, spec=spec, pure=False)
     edge_futures = client.map(_unit_edges, results, pure=False)
     cores = client.map(_unit_core, results, pure=False)
-    meter = Progress(progress, "scan (cluster)")
     edges: dict[int, tuple] = {}
     position = {f.key: i for i, f in enumerate(edge_futures)}
-    for future, (head, tail, rows) in distributed.as_completed(edge_futures, with_results=True):
-        edges[position[future.key]] = (head, tail)
-        meter.add(rows)
-    meter.close()
+    with scan_meter(units, spec, progress, "scan (cluster)") as shown:
+        done = distributed.as_completed(edge_futures, with_results=True)
+        for future, (head, tail, rows) in done:
+            edges[position[future.key]] = (head, tail)
+            shown.rows(rows)
+            shown.unit()
     del results
     edge_part = client.scatter([_edge_core([edges[i] for i in range(len(units))], spec)])[0]
     root = tree_reduce(
@@ -257,9 +277,12 @@ def frame_statistics(
 
     ``progress``: Dask's own progress bar, counting tasks, not rows (``distributed.progress`` on
     stdout on a cluster — the given or the default Client —, ``dask.diagnostics.ProgressBar`` on
-    stderr with the local scheduler).
+    stderr with the local scheduler). It is Dask's display, not :mod:`rankstats._progress`: drawn
+    when asked for, also off a terminal; ``--quiet`` / ``RANKSTATS_QUIET=1`` silence it too.
     """
     import dask
+
+    progress = progress and not quiet()
 
     c = spec.columns
     frame = frame[[c["system"], c["task"], c["instance"], c["score"]]]

@@ -348,17 +348,39 @@ def scan_units(
     spec: Spec,
     split_edges: bool = False,
     on_rows: Callable[[int], None] | None = None,
+    on_unit: Callable[[], None] | None = None,
 ) -> Stream:
     """Run the batch loop over ``units`` (files / row groups) in order: shared by all drivers.
-    ``on_rows`` is told the number of rows of every batch read (progress)."""
+    ``on_rows`` is told the number of rows of every batch read, ``on_unit`` called after each
+    unit (progress)."""
     stream = Stream(spec, split_edges)
-    for batch in batches(units, spec):
-        stream.feed(normalise_batch(batch, spec))
-        stream.rows += batch.num_rows
-        if on_rows is not None:
-            on_rows(batch.num_rows)
+    for unit in units:
+        for batch in batches([unit], spec):
+            stream.feed(normalise_batch(batch, spec))
+            stream.rows += batch.num_rows
+            if on_rows is not None:
+                on_rows(batch.num_rows)
+        if on_unit is not None:
+            on_unit()
     stream.finish()
     return stream
+
+
+def unit_rows(units: Sequence[Unit], spec: Spec) -> int | None:
+    """Rows of all ``units`` from the Parquet metadata (footers only), or ``None`` when a unit
+    is a text file (its rows are known only once read)."""
+    import pyarrow.parquet as pq
+
+    total = 0
+    files: dict[str, Any] = {}
+    for path, group in units:
+        source = spec.sources.get(path)
+        if group is None or (source is not None and source.kind == "csv"):
+            return None
+        if path not in files:
+            files[path] = pq.read_metadata(path)
+        total += files[path].row_group(group).num_rows
+    return total
 
 
 def locate(unit: Unit, spec: Spec, wanted: int) -> list[tuple[str, object]]:

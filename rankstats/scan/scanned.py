@@ -95,8 +95,10 @@ class ScannedScores(StatisticsSource):
             files are read in this process and a dask DataFrame is computed with Dask's default
             scheduler). Files must be readable at the same paths on every worker.
         progress : bool
-            Write rows read and rows/s to stderr (file input), or Dask's progress bar (a dask
-            DataFrame).
+            File input: a progress bar on stderr when it is a terminal (nothing off a terminal
+            or with ``RANKSTATS_QUIET=1``): the rows read against the rows in the Parquet
+            footers, with an ETA; with text files, the files done (several) or the rows read
+            and rows/s (one). A dask DataFrame: Dask's own progress bar (tasks done).
 
         Returns
         -------

@@ -60,3 +60,86 @@ def test_cli_fit_mallows(tmp_path, capsys):
     assert {"position", "sd", "r_hat", "ess_bulk"} <= set(table.columns)
     assert main([*args, "--method", "nuts"]) == 2
     assert "mcmc or map" in capsys.readouterr().err
+
+
+def _run(*args, timeout=600):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "RANKSTATS_QUIET": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "rankstats", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
+
+
+def test_no_pytensor_blas_or_fork_warning(tmp_path):
+    """The cheapest fit that compiles a PyTensor graph (2 chains: PyMC forks its chain
+    processes) prints neither PyTensor's BLAS warning nor Python 3.12's fork() warning."""
+    result = _run(
+        "fit",
+        "--rankings",
+        "salad",
+        "--model",
+        "bt",
+        "--draws",
+        "20",
+        "--tune",
+        "20",
+        "--chains",
+        "2",
+        "--no-figures",
+        "--out",
+        str(tmp_path / "out"),
+    )
+    assert result.returncode == 0, result.stderr
+    assert "BLAS" not in result.stderr and "severely degraded" not in result.stderr
+    assert "fork()" not in result.stderr
+
+
+def test_short_mallows_fit_warns_in_cli_terms_and_summarises_at_the_end(tmp_path, capsys):
+    import json
+
+    from rankstats.cli import main
+
+    out = tmp_path / "out"
+    args = ["fit", "--rankings", "potato_visual", "--model", "mallows", "--no-figures"]
+    args += ["--draws", "20", "--tune", "10", "--max-draws", "20", "--out", str(out)]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert "--draws" in captured.err and "draws=" not in captured.err
+    assert "did not converge" in captured.err
+    tail = captured.out.rstrip().splitlines()[-4:]
+    assert tail[0] == "convergence summary"
+    assert "max R-hat" in tail[1] and "min bulk ESS" in tail[1]
+    assert "verdict: NOT converged" in tail[2] and "--max-draws" in tail[3]
+    record = json.loads((out / "mallows_fit.json").read_text())["convergence"]
+    assert record["verdict"] == "not converged" and record["cap_reached"] is True
+    assert record["max_r_hat"] > 1.01 and record["draws"] == 20
+
+
+def test_time_estimate_is_printed_up_front(tmp_path, capsys, monkeypatch):
+    from rankstats.cli import fit as fit_command
+    from rankstats.cli import main
+
+    monkeypatch.setattr(fit_command, "ESTIMATE_FROM", 0.0)
+    args = ["fit", "--rankings", "potato_visual", "--model", "mallows", "--no-figures"]
+    args += ["--draws", "20", "--tune", "10", "--max-draws", "20", "--chains", "2"]
+    assert main([*args, "--out", str(tmp_path / "out")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("rankstats fit: potato_visual")
+    assert lines[1].startswith("  expected time: about ")
+    assert "12 rankings × 20 systems, 2 chain(s) × 30 sweeps" in lines[1]
+    assert "approximate" in lines[1]
+    from rankstats.models import _timing
+
+    # NUTS: PyMC's start-up and compilation are part of the estimate.
+    assert _timing.nuts_seconds(100, 4, 10, 1) >= _timing.NUTS_STARTUP_S
+
+
+# The README's NASCAR Mallows fit with the default settings (about 4-7 min) is run, and its
+# convergence verdict checked, by the docs runner (tests/test_docs_snippets.py, README block).
