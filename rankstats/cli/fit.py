@@ -149,10 +149,6 @@ def _data(args: argparse.Namespace) -> tuple[object, str, str]:
     return Rankings.from_scores(scores, by=level), name, f"{level}-level rankings"
 
 
-#: An estimate below this many seconds is not printed.
-ESTIMATE_FROM = 5.0
-
-
 def _fitting(fit_call, args: argparse.Namespace):
     """Run ``fit_call()`` with the library's ConvergenceWarning (worded in Python arguments)
     silenced: the command words the problems in its own options (:func:`_warn`)."""
@@ -245,55 +241,21 @@ def _summary(verdict, advice: str, fit, args: argparse.Namespace) -> dict:
 
 
 def _estimate(args: argparse.Namespace, data: object) -> None:
-    """One line, before the fit, when it should take more than :data:`ESTIMATE_FROM` seconds."""
-    from rankstats import models
-    from rankstats.models import _timing
+    """One line, before the fit, when it should take more than a few seconds."""
+    from rankstats.models._timing import fit_estimate
 
-    if args.method in ("mle", "map"):
-        return
-    chains = args.chains
-    iterations = args.draws + args.tune
-    if args.model == "mallows":
-        from rankstats.models.mallows import chain_workers
-
-        workers = chain_workers(data.ranks, iterations, chains)
-        seconds = _timing.mallows_seconds(data.ranks, iterations, chains, workers)
-        what = (
-            f"{data.n_rankings} rankings × {data.n_systems} systems, {chains} chain(s) × "
-            f"{iterations} sweeps"
-            + (f" in {workers} processes" if workers > 1 else ", one chain after the other")
-        )
-        cap = args.max_draws or models.mallows.EXTEND_FACTOR * args.draws
-        longest = _timing.mallows_seconds(data.ranks, args.tune + cap, chains, workers)
-        more = (
-            f"; up to {_timing.describe(longest)} if the chains are extended to --max-draws {cap}"
-            if cap > args.draws
-            else ""
-        )
-    else:
-        from rankstats.models import BradleyTerry, PlackettLuce
-
-        if args.model == "pl":
-            prepared = PlackettLuce(kind=args.kind)._prepare(data)
-            size = int(np.prod(prepared.index.shape))
-            unit = "choice cells"
-        else:
-            prepared = BradleyTerry(kind=args.kind)._prepare(data)
-            size = len(prepared.item1)
-            unit = "compared pairs"
-        n = len(prepared.systems)
-        seconds = _timing.nuts_seconds(size, n, iterations, chains)
-        what = (
-            f"{size} {unit} of {n} systems, {chains} chain(s) × {iterations} iterations, "
-            "PyMC start-up and compilation included"
-        )
-        more = ""
-    if seconds >= ESTIMATE_FROM:
-        print(
-            f"  expected time: {_timing.describe(seconds)} (estimate from {what}; "
-            f"approximate{more})",
-            flush=True,
-        )
+    line = fit_estimate(
+        args.model,
+        data,
+        args.method,
+        args.draws,
+        args.tune,
+        args.chains,
+        getattr(args, "max_draws", None),
+        getattr(args, "kind", None),
+    )
+    if line:
+        print(f"  {line}", flush=True)
 
 
 def _fmt(values, spec: str) -> list[str]:

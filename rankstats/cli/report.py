@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
             )
         if not scores.has_instances:
             raise UsageError("--paired needs instance-level scores (--instance COLUMN)")
+    _announce_models(args, scores)
     rep = report(
         scores,
         out=args.out,
@@ -86,3 +87,32 @@ def run(args: argparse.Namespace) -> int:
     print("\n".join(terminal(line) for line in rep.methods_text.splitlines()))
     print("\nwrote " + ", ".join(str(p) for p in rep.files))
     return 0
+
+
+def _announce_models(args: argparse.Namespace, scores) -> None:
+    """Before a report that samples its models: how long each fit should take (the same estimate
+    as ``rankstats fit``; fits expected under a few seconds are not announced)."""
+    if not args.models:
+        return
+    import numpy as np
+
+    from rankstats import models
+    from rankstats.models._timing import fit_estimate
+    from rankstats.rankings import Rankings, default_level
+
+    rankings = Rankings.from_scores(scores, by=default_level(scores, args.level))
+    for name in args.models:
+        if name == "mallows":
+            ranks = rankings.ranks
+            complete = not np.isnan(ranks).any() and not (ranks % 1).any()
+            method = "map" if args.model_method == "map" and complete else "mcmc"
+            data, draws, tune = (
+                models.Mallows._prepare(rankings),
+                models.mallows.DRAWS,
+                models.mallows.TUNE,
+            )
+        else:
+            method, data, draws, tune = args.model_method, rankings, 1000, 1000
+        line = fit_estimate(name, data, method, draws, tune, 4)
+        if line:
+            print(f"{name}: {line}", flush=True)

@@ -7,6 +7,7 @@ comparison graph that decides whether the MLE exists, and the PyMC model for NUT
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from typing import Any, ClassVar
@@ -153,6 +154,13 @@ class RankModel:
 
         model = self._pymc_model(prepared)
         cores = cores or min(chains, os.cpu_count() or 1)
+        # --quiet / RANKSTATS_QUIET also silence PyMC's log lines ("Initializing NUTS…",
+        # "Sampling … took", "Only 20 samples per chain…"): the convergence check below reports
+        # every problem itself, in the caller's terms.
+        log = logging.getLogger("pymc")
+        level = log.level
+        if _progress.quiet():
+            log.setLevel(logging.ERROR)
         try:
             idata = _compat.sample(
                 model,
@@ -171,6 +179,8 @@ class RankModel:
         except KeyboardInterrupt:
             print("rankstats: sampling interrupted; no fit returned", file=sys.stderr)
             raise
+        finally:
+            log.setLevel(level)
         variables = [self.variable, *extra]
         problems = check_convergence(idata, variables)
         warn_convergence(problems, stacklevel=4)

@@ -60,3 +60,66 @@ def describe(seconds: float) -> str:
     if seconds < 90:
         return f"about {max(1, round(seconds, -1 if seconds >= 20 else 0)):.0f} s"
     return f"about {seconds / 60:.0f} min"
+
+
+#: A fit expected to take at least this many seconds is announced before it starts.
+ANNOUNCE_FROM = 5.0
+
+
+def fit_estimate(
+    model: str,
+    data,
+    method: str,
+    draws: int,
+    tune: int,
+    chains: int,
+    max_draws: int | None = None,
+    kind: str | None = None,
+) -> str | None:
+    """The line announcing a fit of ``model`` on ``data`` (prepared rankings or pair counts), or
+    None when it should take less than :data:`ANNOUNCE_FROM` seconds (optimum fits always).
+
+    Used by ``rankstats fit`` and ``rankstats report --models``, so both say the same thing.
+    """
+    if method in ("mle", "map"):
+        return None
+    iterations = draws + tune
+    if model == "mallows":
+        from rankstats.models import mallows
+
+        workers = mallows.chain_workers(data.ranks, iterations, chains)
+        seconds = mallows_seconds(data.ranks, iterations, chains, workers)
+        what = (
+            f"{data.n_rankings} rankings × {data.n_systems} systems, {chains} chain(s) × "
+            f"{iterations} sweeps"
+            + (f" in {workers} processes" if workers > 1 else ", one chain after the other")
+        )
+        cap = max_draws or mallows.EXTEND_FACTOR * draws
+        longest = mallows_seconds(data.ranks, tune + cap, chains, workers)
+        more = (
+            f"; up to {describe(longest)} if the chains are extended to --max-draws {cap}"
+            if cap > draws
+            else ""
+        )
+    else:
+        from rankstats.models import BradleyTerry, PlackettLuce
+
+        options = {} if kind is None else {"kind": kind}
+        if model == "pl":
+            prepared = PlackettLuce(**options)._prepare(data)
+            size = int(np.prod(prepared.index.shape))
+            unit = "choice cells"
+        else:
+            prepared = BradleyTerry(**options)._prepare(data)
+            size = len(prepared.item1)
+            unit = "compared pairs"
+        n = len(prepared.systems)
+        seconds = nuts_seconds(size, n, iterations, chains)
+        what = (
+            f"{size} {unit} of {n} systems, {chains} chain(s) × {iterations} iterations, "
+            "PyMC start-up and compilation included"
+        )
+        more = ""
+    if seconds < ANNOUNCE_FROM:
+        return None
+    return f"expected time: {describe(seconds)} (estimate from {what}; approximate{more})"

@@ -241,7 +241,7 @@ def _fit_models(models: Sequence[Any], rankings: Rankings, method: str, seed: in
             # The Mallows MAP is exact only for complete untied rankings; otherwise sample.
             mallows_method = "map" if method == "map" and complete else "mcmc"
             fits.append(
-                zoo.Mallows().fit(rankings, method=mallows_method, seed=seed, progressbar=False)
+                zoo.Mallows().fit(rankings, method=mallows_method, seed=seed, progressbar=True)
             )
         else:
             raise ValueError(f"unknown model {model!r}; use 'pl', 'bt', 'mallows' or a fit")

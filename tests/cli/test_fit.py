@@ -79,8 +79,10 @@ def _run(*args, timeout=600):
 
 def test_no_pytensor_blas_or_fork_warning(tmp_path):
     """The cheapest fit that compiles a PyTensor graph (2 chains: PyMC forks its chain
-    processes) prints neither PyTensor's BLAS warning nor Python 3.12's fork() warning."""
+    processes) prints neither PyTensor's BLAS warning nor Python 3.12's fork() warning; with
+    --quiet, PyMC's INFO lines are gone too and stderr holds only rankstats' own warning."""
     result = _run(
+        "--quiet",
         "fit",
         "--rankings",
         "salad",
@@ -99,6 +101,9 @@ def test_no_pytensor_blas_or_fork_warning(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "BLAS" not in result.stderr and "severely degraded" not in result.stderr
     assert "fork()" not in result.stderr
+    assert "Initializing NUTS" not in result.stderr and "Sampling 2 chains" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert all(line.startswith("rankstats fit: warning: ") for line in lines), lines
 
 
 def test_short_mallows_fit_warns_in_cli_terms_and_summarises_at_the_end(tmp_path, capsys):
@@ -123,10 +128,10 @@ def test_short_mallows_fit_warns_in_cli_terms_and_summarises_at_the_end(tmp_path
 
 
 def test_time_estimate_is_printed_up_front(tmp_path, capsys, monkeypatch):
-    from rankstats.cli import fit as fit_command
     from rankstats.cli import main
+    from rankstats.models import _timing
 
-    monkeypatch.setattr(fit_command, "ESTIMATE_FROM", 0.0)
+    monkeypatch.setattr(_timing, "ANNOUNCE_FROM", 0.0)
     args = ["fit", "--rankings", "potato_visual", "--model", "mallows", "--no-figures"]
     args += ["--draws", "20", "--tune", "10", "--max-draws", "20", "--chains", "2"]
     assert main([*args, "--out", str(tmp_path / "out")]) == 0
@@ -135,7 +140,6 @@ def test_time_estimate_is_printed_up_front(tmp_path, capsys, monkeypatch):
     assert lines[1].startswith("  expected time: about ")
     assert "12 rankings × 20 systems, 2 chain(s) × 30 sweeps" in lines[1]
     assert "approximate" in lines[1]
-    from rankstats.models import _timing
 
     # NUTS: PyMC's start-up and compilation are part of the estimate.
     assert _timing.nuts_seconds(100, 4, 10, 1) >= _timing.NUTS_STARTUP_S

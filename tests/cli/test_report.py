@@ -45,3 +45,29 @@ def test_report_with_paired_section(tmp_path, capsys):
     assert main([*args, "--out", str(tmp_path / "cli")]) == 0
     assert "On task01 (40 instances)" in capsys.readouterr().out
     assert (tmp_path / "cli" / "paired_task01_strengths.csv").exists()
+
+
+def test_model_fits_are_announced_with_the_fit_estimate(capsys, monkeypatch):
+    """`report --models` announces each sampled fit with the same estimate `rankstats fit`
+    prints (one function, models._timing.fit_estimate); optimum fits are never announced."""
+    import argparse
+
+    from rankstats.cli.report import _announce_models
+    from rankstats.models import _timing
+    from rankstats.models.mallows import DRAWS, TUNE
+
+    scores = rs.load_dataset("dialogue_tc")
+    monkeypatch.setattr(_timing, "ANNOUNCE_FROM", 0.0)
+    args = argparse.Namespace(models=["pl", "mallows"], model_method="map", level=None)
+    _announce_models(args, scores)
+    lines = capsys.readouterr().out.splitlines()
+    # dialogue_tc ranks every system in every instance, but the Mallows MAP is exact only for
+    # untied rankings: its rankings have ties, so the report samples Mallows; PL is a MAP fit.
+    rk = rs.Rankings.from_scores(scores, by="instance")
+    expected = _timing.fit_estimate("mallows", rk, "mcmc", DRAWS, TUNE, 4)
+    assert lines == [f"mallows: {expected}"]
+    assert f"{rk.n_rankings} rankings × {rk.n_systems} systems" in expected
+    args.model_method = "nuts"
+    _announce_models(args, scores)
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("pl: expected time: about ") and "choice cells" in first
