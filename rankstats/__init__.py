@@ -22,6 +22,10 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "Aggregate": "aggregate",
     "aggregate": "aggregate",
+    "BayesSignedRank": "bayes_signed_rank",
+    "bayes_signed_rank": "bayes_signed_rank",
+    "Blocks": "blocks",
+    "rank_blocks": "blocks",
     "Comparison": "compare",
     "compare": "compare",
     "HoeffdingResult": "confidence",
@@ -39,12 +43,16 @@ _EXPORTS = {
     "DataWarning": "errors",
     "InvalidRankingsError": "errors",
     "InvalidScoresError": "errors",
+    "FriedmanResult": "friedman",
+    "friedman": "friedman",
     "KemenyResult": "kemeny",
     "kemeny": "kemeny",
     "Paired": "paired",
     "paired": "paired",
     "Pairwise": "pairwise",
     "pairwise": "pairwise",
+    "PosthocResult": "posthoc",
+    "posthoc": "posthoc",
     "Rankings": "rankings",
     "Report": "report",
     "report": "report",
@@ -61,6 +69,8 @@ _SUBMODULES = ("models", "simulate")
 if TYPE_CHECKING:  # static tools see every name; nothing is imported at run time
     from rankstats import models, simulate
     from rankstats.aggregate import Aggregate, aggregate
+    from rankstats.bayes_signed_rank import BayesSignedRank, bayes_signed_rank
+    from rankstats.blocks import Blocks, rank_blocks
     from rankstats.compare import Comparison, compare
     from rankstats.confidence import (
         HoeffdingResult,
@@ -71,9 +81,11 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
     from rankstats.datasets import list_datasets, load_dataset, load_paired, load_rankings
     from rankstats.dispersion import Dispersion, dispersion, dispersion_table, kendall_distance
     from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
+    from rankstats.friedman import FriedmanResult, friedman
     from rankstats.kemeny import KemenyResult, kemeny
     from rankstats.paired import Paired, paired
     from rankstats.pairwise import Pairwise, pairwise
+    from rankstats.posthoc import PosthocResult, posthoc
     from rankstats.rankings import Rankings
     from rankstats.report import Report, report
     from rankstats.robustness import Robustness, agreement
@@ -118,15 +130,19 @@ sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "Aggregate",
+    "BayesSignedRank",
+    "Blocks",
     "Comparison",
     "DataWarning",
     "Dispersion",
+    "FriedmanResult",
     "HoeffdingResult",
     "InvalidRankingsError",
     "InvalidScoresError",
     "KemenyResult",
     "Paired",
     "Pairwise",
+    "PosthocResult",
     "Rankings",
     "Report",
     "Robustness",
@@ -134,9 +150,11 @@ __all__ = [
     "Scores",
     "aggregate",
     "agreement",
+    "bayes_signed_rank",
     "compare",
     "dispersion",
     "dispersion_table",
+    "friedman",
     "hoeffding",
     "hoeffding_test",
     "kemeny",
@@ -148,6 +166,8 @@ __all__ = [
     "models",
     "paired",
     "pairwise",
+    "posthoc",
+    "rank_blocks",
     "read_scores",
     "report",
     "scan_scores",

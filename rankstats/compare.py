@@ -19,8 +19,9 @@ P(fatty tuna above sea urchin) is 0.716 while the Plackett–Luce fit implies 0.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -80,6 +81,9 @@ class Comparison:
         Of the Hoeffding intervals.
     intervals : HoeffdingResult
         The Hoeffding intervals compared (all ordered pairs, with their rank ranges).
+    models : dict
+        The fitted models compared, by method name (as in :attr:`methods`); their rank
+        posteriors are :meth:`rank_posteriors`.
     """
 
     table: pd.DataFrame
@@ -91,6 +95,7 @@ class Comparison:
     delta: float
     correction: str
     intervals: HoeffdingResult | None = None
+    models: dict[str, Any] = field(default_factory=dict)
 
     @property
     def methods(self) -> list[str]:
@@ -146,6 +151,25 @@ class Comparison:
         with fitted_fonts(fig):
             fig.tight_layout(rect=(0.0, height / fig.get_figheight(), 1.0, 1.0))
         return fig
+
+    def rank_posteriors(self, prob: float = 0.95) -> dict[str, Any]:
+        """The rank posterior (:meth:`rankstats.models.Fit.rank_posterior`) of every model
+        compared, by method name: ``P(rank = r)``, ``P(best)``, expected ranks and equal-tailed
+        credible rank intervals at ``prob`` (0.95 by default, not the pairwise :attr:`level`).
+
+        A model whose fit holds a single point (Mallows ``method="map"``) has no rank posterior:
+        it is left out, and a ``UserWarning`` names it.
+        """
+        out: dict[str, Any] = {}
+        skipped = []
+        for name, fit in self.models.items():
+            try:
+                out[name] = fit.rank_posterior(prob=prob)
+            except (AttributeError, ValueError) as err:
+                skipped.append(f"{name} ({err})")
+        if skipped:
+            warnings.warn("no rank posterior for " + "; ".join(skipped), UserWarning, stacklevel=2)
+        return out
 
     def _uncertain_pairs(self) -> list[tuple[str, str]]:
         """Every pair, the most uncertain first (Hoeffding estimate closest to ½)."""
@@ -334,11 +358,13 @@ def compare(
 
     parts = [upper(intervals.table).assign(method="hoeffding", prob_above=np.nan)]
     names = []
+    models: dict[str, Any] = {}
     for fit in fits:
         name = _model_name(fit)
         if name in names or name == "hoeffding":
             name = f"{name}_{len(names) + 1}"
         names.append(name)
+        models[name] = fit
         post = fit.pairwise(prob=level, order=order)
         parts.append(upper(post).assign(method=name))
     table = pd.concat([p[_COLUMNS] for p in parts], ignore_index=True)
@@ -382,4 +408,5 @@ def compare(
         delta=intervals.delta,
         correction=intervals.correction,
         intervals=intervals,
+        models=models,
     )

@@ -13,6 +13,7 @@ from rankstats.models._fit import ConvergenceWarning, Fit, register_model
 from rankstats.models.bradley_terry import BradleyTerry
 from rankstats.models.mallows import Mallows, MallowsFit
 from rankstats.models.plackett_luce import PlackettLuce
+from rankstats.models.rank_posterior import RankPosterior
 from rankstats.models.zoo import load, save
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "Mallows",
     "MallowsFit",
     "PlackettLuce",
+    "RankPosterior",
     "load",
     "register_model",
     "save",

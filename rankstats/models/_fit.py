@@ -26,6 +26,7 @@ import pandas as pd
 from scipy import special, stats
 
 from rankstats.models import _compat
+from rankstats.models.rank_posterior import RankPosterior, rank_posterior, rank_probabilities
 
 PairFunction = Callable[[dict[str, np.ndarray], np.ndarray], np.ndarray]
 PAIR_FUNCTIONS: dict[str, PairFunction] = {}
@@ -272,17 +273,64 @@ class Fit:
         sorted (best first).  Rows follow :attr:`order`; each row and column sums to 1.
         """
         values = self.draws()[self.variable]
-        sign = -1.0 if self.higher_is_better else 1.0
-        s, n = values.shape
-        ranks = np.argsort(np.argsort(sign * values, axis=1, kind="stable"), axis=1)
-        counts = np.bincount((np.arange(n)[None, :] * n + ranks).ravel(), minlength=n * n).reshape(
-            n, n
-        )
+        n = values.shape[1]
         table = pd.DataFrame(
-            counts / s, index=pd.Index(self.systems, name="system"), columns=range(1, n + 1)
+            rank_probabilities(values, self.higher_is_better),
+            index=pd.Index(self.systems, name="system"),
+            columns=range(1, n + 1),
         )
         table.columns.name = "rank"
         return table.loc[self.order]
+
+    def rank_posterior(self, prob: float = 0.95) -> RankPosterior:
+        """Posterior distribution of every system's rank: ``P(rank = r)``, ``P(best)``,
+        expected rank, equal-tailed credible rank intervals, heat map (``.plot()``).
+
+        Each draw of :meth:`draws` is ranked (1 = best): the log-worths for Plackett–Luce and
+        Bradley–Terry, the consensus positions for Mallows
+        (:func:`~rankstats.models.rank_posterior.rank_probabilities`; ties inside a draw split
+        its weight over the tied ranks).  ``mle`` / ``map`` fits: the draws are those of the
+        normal approximation at the optimum held in :attr:`idata` (seeded), and the result says
+        so in its ``approximation``.  A fit holding a single point (Mallows ``method="map"``)
+        is refused.
+
+        Parameters
+        ----------
+        prob : float
+            Probability of the equal-tailed credible rank intervals.
+
+        Returns
+        -------
+        RankPosterior
+        """
+        values = self.draws()[self.variable]
+        if values.shape[0] < 2:
+            hint = (
+                "fit the Mallows model with method='mcmc'"
+                if self.model == "mallows"
+                else "refit to get posterior or approximate draws"
+            )
+            raise ValueError(
+                f"this {self.model!r} fit (method={self.method!r}) holds a single point "
+                f"estimate, not a distribution over rankings: no rank posterior; {hint}"
+            )
+        approximation = None
+        if self.method not in SAMPLED:
+            seed = self.info.get("seed")
+            approximation = (
+                "normal approximation at the optimum "
+                f"({values.shape[0]} draws from N(θ̂, I(θ̂)⁻¹)"
+                + (f", seed {seed})" if seed is not None else ")")
+            )
+        return rank_posterior(
+            values,
+            self.systems,
+            self.higher_is_better,
+            prob=prob,
+            model=self.model,
+            method=self.method,
+            approximation=approximation,
+        )
 
     # ------------------------------------------------------------------ summary
     def summary(self, prob: float = 0.95) -> pd.DataFrame:

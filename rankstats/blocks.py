@@ -1,0 +1,291 @@
+"""Complete blocks × systems rank tables: the input of the classical rank tests.
+
+Friedman's test and its post-hoc tests (:mod:`rankstats.friedman`, :mod:`rankstats.posthoc`)
+compare ``k`` systems over ``N`` *blocks*, each block ranking every system once:
+
+- ``level="task"``: one block per task, instance-level scores first averaged over instances
+  (:meth:`Scores.to_task_level`, the aggregation rankstats uses everywhere);
+- ``level="instance"``: one block per (task, instance).
+
+The ranks are those of :meth:`Rankings.from_scores` (1 = best, ties averaged, lower-is-better
+tasks already negated once by :class:`Scores`), so that these tests see exactly the rankings every
+other estimator of rankstats sees.
+
+The classical tests need *complete* blocks. A block that did not evaluate every system is handled
+by the ``missing`` argument, and nothing is dropped silently:
+
+``"error"`` (default)
+    refuse, naming the first incomplete block;
+``"complete-case"``
+    keep only the blocks that evaluated every (kept) system. Systems evaluated in no block at all,
+    and with ``min_coverage > 0`` the systems evaluated in fewer than that fraction of the blocks,
+    are removed first (otherwise one rarely evaluated system would empty the table). Every removed
+    block and system is listed in :attr:`Blocks.dropped_blocks` / :attr:`Blocks.dropped_systems`
+    and counted in the ``repr``.
+
+Each treatment of missing scores is one function registered in :data:`MISSING`, mapping the
+partial rank matrix to a complete :class:`Blocks`; the tests read nothing but
+:attr:`Blocks.ranks` (and :attr:`Blocks.values` for the score-based statistics), so another
+treatment is added there alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from rankstats._text import shorten, terminal
+from rankstats.errors import preview
+from rankstats.rankings import MIN_SYSTEMS, Rankings, average_ranks, default_level
+from rankstats.scores import Scores, dense_codes, sorted_codes
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Blocks:
+    """A complete blocks × systems table of ranks (1 = best, ties averaged).
+
+    Attributes
+    ----------
+    ranks : ndarray, shape (N, k)
+        Mid-ranks of the ``k`` systems in each of the ``N`` blocks; no NaN.
+    systems : tuple of str
+        The ``k`` systems (columns).
+    blocks : pandas.Index
+        The ``N`` blocks (rows): task names, or a ``(task, instance)`` MultiIndex.
+    level : str
+        ``"task"`` or ``"instance"`` (``"ranking"`` for :class:`Rankings` built by hand).
+    values : ndarray, shape (N, k), or None
+        The scores behind the ranks, oriented so that higher is better (task level: means over
+        instances); ``None`` when the input was a :class:`Rankings` (scores unknown).
+    missing : str
+        How incomplete blocks were treated (see :data:`MISSING`).
+    dropped_blocks : pandas.Index
+        Blocks of the input removed because they miss a kept system.
+    dropped_systems : tuple of str
+        Systems removed before the blocks (evaluated nowhere, or below ``min_coverage``).
+    n_input_blocks : int
+        Number of blocks before anything was removed.
+    set_aside : tuple of str
+        What :class:`Scores` had already set aside for evaluating fewer than two systems
+        (reported when the table was built; repeated here so that the report is complete).
+    """
+
+    ranks: np.ndarray
+    systems: tuple[str, ...]
+    blocks: pd.Index
+    level: str
+    values: np.ndarray | None = None
+    missing: str = "error"
+    dropped_blocks: pd.Index = field(default_factory=lambda: pd.Index([]))
+    dropped_systems: tuple[str, ...] = ()
+    n_input_blocks: int = 0
+    set_aside: tuple[str, ...] = ()
+
+    @property
+    def n_blocks(self) -> int:
+        """``N``, the number of (complete) blocks."""
+        return self.ranks.shape[0]
+
+    @property
+    def n_systems(self) -> int:
+        """``k``, the number of systems."""
+        return self.ranks.shape[1]
+
+    @property
+    def mean_ranks(self) -> pd.Series:
+        """Average rank of each system over the blocks (1 = best), in :attr:`systems` order."""
+        return pd.Series(self.ranks.mean(axis=0), index=list(self.systems), name="mean_rank")
+
+    def to_frame(self) -> pd.DataFrame:
+        """The rank table as a labelled DataFrame (rows = blocks, columns = systems)."""
+        return pd.DataFrame(self.ranks, index=self.blocks, columns=list(self.systems))
+
+    def dropped(self) -> str:
+        """One line saying what was removed (empty when nothing was)."""
+        parts = []
+        if len(self.dropped_systems):
+            parts.append(
+                f"{len(self.dropped_systems)} system(s) dropped: "
+                f"{terminal(preview([shorten(s, 40) for s in self.dropped_systems], 4))}"
+            )
+        if len(self.dropped_blocks):
+            parts.append(
+                f"{len(self.dropped_blocks)} of {self.n_input_blocks} blocks dropped "
+                f"(incomplete): {terminal(preview(_labels(self.dropped_blocks), 4))}"
+            )
+        if self.set_aside:
+            parts.append(f"set aside by Scores: {preview(self.set_aside, 4)}")
+        return "; ".join(parts)
+
+    def __repr__(self) -> str:
+        head = (
+            f"Blocks({self.n_blocks} {self.level} blocks × {self.n_systems} systems, "
+            f"missing={self.missing!r})"
+        )
+        dropped = self.dropped()
+        return head + (f"\n  {dropped}" if dropped else "\n  nothing dropped")
+
+
+def _labels(index: pd.Index) -> list[str]:
+    """Block labels as text: ``task`` or ``task/instance``."""
+    if isinstance(index, pd.MultiIndex):
+        return ["/".join(str(part) for part in key) for key in index]
+    return [str(key) for key in index]
+
+
+def _score_matrix(scores: Scores, level: str) -> np.ndarray:
+    """The (oriented) score matrix whose row-wise average ranks are
+    ``Rankings.from_scores(scores, level).ranks``: same rows (the same codes of the same
+    functions), same columns; NaN = not evaluated."""
+    n = len(scores.systems)
+    if level == "task":
+        return scores.to_wide().to_numpy(dtype=np.float64).T.copy()
+    data = scores.data
+    task_code = data["task"].cat.codes.to_numpy(np.int64)
+    inst_code, inst_labels = sorted_codes(data["instance"])
+    n_inst = max(len(inst_labels), 1)
+    row, keys = dense_codes(task_code * n_inst + inst_code, len(scores.tasks) * n_inst)
+    matrix = np.full((len(keys), n), np.nan)
+    matrix[row, data["system"].cat.codes.to_numpy(np.int64)] = data["score"].to_numpy()
+    return matrix
+
+
+def _set_aside(scores: Scores, level: str) -> tuple[str, ...]:
+    out = [f"task {t}" for t in scores.skipped_tasks]
+    skipped = scores.skipped_instances
+    if level == "instance" and len(skipped):
+        out += [f"{t}/{i}" for t, i in skipped[["task", "instance"]].itertuples(index=False)]
+    return tuple(out)
+
+
+def _complete(
+    ranks: np.ndarray,
+    values: np.ndarray | None,
+    systems: tuple[str, ...],
+    rankers: pd.Index,
+    level: str,
+    min_coverage: float,
+    set_aside: tuple[str, ...],
+    missing: str,
+) -> Blocks:
+    observed = ~np.isnan(ranks)
+    if missing == "error":
+        incomplete = ~observed.all(axis=1)
+        if incomplete.any():
+            first = int(np.argmax(incomplete))
+            absent = [systems[j] for j in np.flatnonzero(~observed[first])]
+            raise ValueError(
+                f"block {_labels(rankers[first : first + 1])[0]!r} has no score for "
+                f"{preview(absent, 3)} ({int(incomplete.sum())} of {len(rankers)} blocks are "
+                "incomplete); the Friedman-type tests need complete blocks: pass "
+                "missing='complete-case' (drops them and reports what was dropped)"
+            )
+        keep_systems = np.ones(len(systems), dtype=bool)
+    else:
+        coverage = observed.mean(axis=0) if len(rankers) else np.zeros(len(systems))
+        keep_systems = (coverage > 0) & (coverage >= min_coverage)
+    observed_kept = observed[:, keep_systems]
+    keep_blocks = observed_kept.all(axis=1)
+    kept_systems = tuple(s for s, k in zip(systems, keep_systems, strict=True) if k)
+    if len(kept_systems) < MIN_SYSTEMS or not keep_blocks.any():
+        raise ValueError(
+            f"no complete block of at least {MIN_SYSTEMS} systems is left after dropping "
+            f"{int((~keep_systems).sum())} system(s) and {int((~keep_blocks).sum())} of "
+            f"{len(rankers)} blocks; raise min_coverage to drop rarely evaluated systems first"
+        )
+    sub = ranks[np.ix_(keep_blocks, keep_systems)]
+    sub_values = None if values is None else values[np.ix_(keep_blocks, keep_systems)]
+    if not keep_systems.all():
+        # Ranks among the kept systems only: re-rank (the values when known, else the ranks).
+        sub = average_ranks(sub_values if sub_values is not None else -sub)
+    return Blocks(
+        ranks=sub,
+        systems=kept_systems,
+        blocks=rankers[keep_blocks],
+        level=level,
+        values=sub_values,
+        missing=missing,
+        dropped_blocks=rankers[~keep_blocks],
+        dropped_systems=tuple(s for s, k in zip(systems, keep_systems, strict=True) if not k),
+        n_input_blocks=len(rankers),
+        set_aside=set_aside,
+    )
+
+
+#: Treatments of incomplete blocks: name → function(ranks, values, systems, rankers, level,
+#: min_coverage, set_aside, missing) → complete :class:`Blocks`.
+MISSING: dict[str, Callable[..., Blocks]] = {
+    "error": _complete,
+    "complete-case": _complete,
+}
+
+
+def rank_blocks(
+    data: Scores | Rankings | Blocks,
+    level: str | None = None,
+    missing: str = "error",
+    min_coverage: float = 0.0,
+) -> Blocks:
+    """The complete blocks × systems rank table of a score table (see :mod:`rankstats.blocks`).
+
+    Parameters
+    ----------
+    data : Scores, Rankings or Blocks
+        A :class:`Blocks` is returned as it is.
+    level : {"task", "instance"}, optional
+        One block per task (scores averaged over instances) or per (task, instance); default
+        :func:`~rankstats.rankings.default_level`.
+    missing : {"error", "complete-case"}
+        Refuse incomplete blocks (default), or drop them and report what was dropped.
+    min_coverage : float
+        With ``missing="complete-case"``: first drop the systems evaluated in fewer than this
+        fraction of the blocks (systems evaluated in none are always dropped).
+
+    Returns
+    -------
+    Blocks
+
+    Raises
+    ------
+    ValueError
+        An incomplete block with ``missing="error"`` (the message names it), or nothing left.
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> from rankstats.blocks import rank_blocks
+    >>> rank_blocks(rs.load_dataset("xtreme")).ranks.shape
+    (4, 15)
+    """
+    if isinstance(data, Blocks):
+        return data
+    if missing not in MISSING:
+        raise ValueError(f"missing must be one of {', '.join(map(repr, MISSING))}, not {missing!r}")
+    if not 0.0 <= min_coverage <= 1.0:
+        raise ValueError(f"min_coverage must be in [0, 1], not {min_coverage!r}")
+    if isinstance(data, Scores):
+        lvl = default_level(data, level)
+        rankings = Rankings.from_scores(data, by=lvl)
+        values: np.ndarray | None = data.cached(
+            ("blocks.values", lvl), lambda: _score_matrix(data, lvl)
+        )
+        set_aside = _set_aside(data, lvl)
+    elif isinstance(data, Rankings):
+        rankings, values, set_aside = data, None, ()
+        named = "task" if data.rankers.name == "task" else "ranking"
+        lvl = level or ("instance" if data.group_names is not None else named)
+    else:
+        raise TypeError(f"expected Scores, Rankings or Blocks, not {type(data).__name__}")
+    return MISSING[missing](
+        rankings.ranks,
+        values,
+        rankings.systems,
+        rankings.rankers,
+        lvl,
+        min_coverage,
+        set_aside,
+        missing,
+    )

@@ -1,0 +1,161 @@
+"""The blocks × systems rank table of the Friedman-type tests (rankstats.blocks)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import rankstats as rs
+from rankstats.blocks import MISSING, Blocks, rank_blocks
+
+
+def _wide(values: np.ndarray, tasks: list[str] | None = None) -> pd.DataFrame:
+    """Systems × tasks leaderboard of a (systems, tasks) array."""
+    tasks = tasks or [f"t{j}" for j in range(values.shape[1])]
+    df = pd.DataFrame(values, columns=tasks)
+    df.insert(0, "system", [f"s{i}" for i in range(values.shape[0])])
+    return df
+
+
+def test_task_level_ranks_follow_each_task_direction():
+    raw = np.array([[0.9, 10.0, 3.0], [0.7, 12.0, 3.0], [0.8, 11.0, 1.0]])  # systems × tasks
+    scores = rs.Scores.from_wide(_wide(raw), higher_is_better={"t1": False})
+    blocks = rank_blocks(scores)
+    # Independently: rank 1 = the highest score, except on t1 where the lowest is best.
+    signed = raw * np.array([1.0, -1.0, 1.0])
+    expected = stats.rankdata(-signed.T, axis=1, method="average")
+    assert blocks.ranks.tolist() == expected.tolist()
+    assert blocks.level == "task" and list(blocks.blocks) == ["t0", "t1", "t2"]
+    assert blocks.systems == ("s0", "s1", "s2")
+    assert blocks.ranks[2].tolist() == [1.5, 1.5, 3.0]  # a tie gets the average rank
+    # the same rankings every other estimator of rankstats sees
+    np.testing.assert_array_equal(blocks.ranks, rs.Rankings.from_scores(scores).ranks)
+    np.testing.assert_array_equal(blocks.values, signed.T)
+
+
+def _instance_table(rng: np.random.Generator, n_sys=4, n_tasks=2, n_inst=5) -> pd.DataFrame:
+    rows = [
+        (f"s{s}", f"T{t}", i, float(rng.integers(0, 4)))
+        for t in range(n_tasks)
+        for i in range(n_inst)
+        for s in range(n_sys)
+    ]
+    return pd.DataFrame(rows, columns=["system", "task", "instance", "score"])
+
+
+def test_instance_level_blocks_and_task_level_means():
+    df = _instance_table(np.random.default_rng(1))
+    scores = rs.Scores.from_long(df, instance="instance", higher_is_better={"T1": False})
+    blocks = rank_blocks(scores)
+    assert blocks.level == "instance" and blocks.ranks.shape == (10, 4)
+    for (task, instance), ranks, values in zip(
+        blocks.blocks, blocks.ranks, blocks.values, strict=True
+    ):
+        raw = df[(df.task == task) & (df.instance == instance)].set_index("system")["score"]
+        raw = raw.reindex(list(blocks.systems)).to_numpy()
+        sign = -1.0 if task == "T1" else 1.0
+        np.testing.assert_array_equal(values, sign * raw)
+        np.testing.assert_array_equal(ranks, stats.rankdata(-sign * raw, method="average"))
+    task = rank_blocks(scores, level="task")
+    means = df.groupby(["task", "system"])["score"].mean().unstack()
+    means.loc["T1"] *= -1
+    np.testing.assert_allclose(task.values, means.loc[list(task.blocks), list(task.systems)])
+    np.testing.assert_array_equal(task.ranks, stats.rankdata(-task.values, axis=1))
+
+
+def test_missing_error_names_the_first_incomplete_block():
+    raw = np.array([[1.0, 2.0, 3.0], [2.0, np.nan, 1.0], [3.0, 1.0, np.nan]])
+    scores = rs.Scores.from_wide(_wide(raw))
+    with pytest.raises(ValueError, match=r"block 't1' has no score for s1 .*complete-case") as e:
+        rank_blocks(scores)
+    assert "\n" not in str(e.value)
+    assert "2 of 3 blocks" in str(e.value)
+
+
+def test_complete_case_reports_exactly_what_was_dropped():
+    raw = np.array(
+        [
+            [1.0, 2.0, 3.0, 4.0, 5.0],
+            [2.0, np.nan, 1.0, 3.0, 2.0],
+            [3.0, 1.0, np.nan, 2.0, 1.0],
+            [4.0, 3.0, 2.0, 1.0, np.nan],
+        ]
+    )
+    scores = rs.Scores.from_wide(_wide(raw))
+    blocks = rank_blocks(scores, missing="complete-case")
+    incomplete = [f"t{j}" for j in range(5) if np.isnan(raw[:, j]).any()]
+    assert list(blocks.dropped_blocks) == incomplete == ["t1", "t2", "t4"]
+    assert list(blocks.blocks) == ["t0", "t3"] and blocks.dropped_systems == ()
+    assert blocks.n_input_blocks == 5
+    text = repr(blocks)
+    assert "3 of 5 blocks dropped" in text and "t1, t2, t4" in text
+    np.testing.assert_array_equal(blocks.ranks, stats.rankdata(-raw[:, [0, 3]].T, axis=1))
+
+
+def test_complete_case_drops_rare_systems_first_when_asked():
+    raw = np.array(
+        [
+            [1.0, 2.0, 3.0, 4.0],
+            [2.0, 1.0, 1.0, 3.0],
+            [3.0, np.nan, np.nan, np.nan],  # s2 is evaluated on one task of four
+            [4.0, 3.0, 2.0, np.nan],
+        ]
+    )
+    scores = rs.Scores.from_wide(_wide(raw))
+    blocks = rank_blocks(scores, missing="complete-case", min_coverage=0.5)
+    assert blocks.dropped_systems == ("s2",)
+    assert list(blocks.dropped_blocks) == ["t3"]
+    assert blocks.systems == ("s0", "s1", "s3")
+    # ranks among the kept systems only
+    kept = raw[[0, 1, 3]][:, :3]
+    np.testing.assert_array_equal(blocks.ranks, stats.rankdata(-kept.T, axis=1))
+    assert "1 system(s) dropped: s2" in repr(blocks)
+
+
+def test_never_evaluated_systems_are_dropped_and_reported():
+    with pytest.warns(rs.DataWarning):
+        scores = rs.load_dataset("xtreme_table5")
+    assert scores.unevaluated_systems == ("M5",)
+    with pytest.raises(ValueError, match="no complete block"):
+        rank_blocks(scores, missing="complete-case")
+    blocks = rank_blocks(scores, missing="complete-case", min_coverage=0.5)
+    wide = scores.to_wide()
+    coverage = wide.notna().mean(axis=1)
+    assert blocks.dropped_systems == tuple(wide.index[coverage < 0.5])
+    kept = wide.loc[list(blocks.systems)]
+    assert list(blocks.dropped_blocks) == list(wide.columns[kept.isna().any(axis=0)])
+    assert blocks.n_blocks + len(blocks.dropped_blocks) == scores.n_tasks
+
+
+def test_set_aside_by_scores_is_repeated():
+    raw = np.array([[1.0, 2.0, 3.0], [2.0, 1.0, np.nan], [3.0, 3.0, np.nan]])
+    with pytest.warns(rs.DataWarning):
+        scores = rs.Scores.from_wide(_wide(raw))
+    assert scores.skipped_tasks == ("t2",)
+    blocks = rank_blocks(scores)
+    assert blocks.set_aside == ("task t2",) and "set aside by Scores: task t2" in repr(blocks)
+
+
+def test_options_are_checked():
+    scores = rs.load_dataset("xtreme")
+    assert set(MISSING) == {"error", "complete-case"}
+    with pytest.raises(ValueError, match="missing must be one of 'error', 'complete-case'"):
+        rank_blocks(scores, missing="impute")
+    with pytest.raises(ValueError, match="min_coverage"):
+        rank_blocks(scores, missing="complete-case", min_coverage=2)
+    with pytest.raises(TypeError):
+        rank_blocks(scores.to_wide())
+
+
+def test_rankings_and_blocks_inputs():
+    rk = rs.Rankings.from_orderings([["a", "b", "c"], ["b", ("a", "c")], ["c", "a"]])
+    with pytest.raises(ValueError, match="block '2' has no score for b"):
+        rank_blocks(rk)
+    blocks = rank_blocks(rk, missing="complete-case")
+    assert isinstance(blocks, Blocks) and blocks.values is None
+    assert blocks.ranks.tolist() == [[1.0, 2.0, 3.0], [2.5, 1.0, 2.5]]
+    assert list(blocks.dropped_blocks) == [2]
+    assert rank_blocks(blocks) is blocks
+    assert blocks.mean_ranks.to_dict() == {"a": 1.75, "b": 1.5, "c": 2.75}
