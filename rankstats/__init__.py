@@ -26,6 +26,8 @@ _EXPORTS = {
     "bayes_signed_rank": "bayes_signed_rank",
     "Blocks": "blocks",
     "rank_blocks": "blocks",
+    "cd_diagram": "cd_diagram",
+    "cd_table": "cd_diagram",
     "Comparison": "compare",
     "compare": "compare",
     "HoeffdingResult": "confidence",
@@ -54,6 +56,8 @@ _EXPORTS = {
     "PosthocResult": "posthoc",
     "posthoc": "posthoc",
     "Rankings": "rankings",
+    "RankSets": "rank_sets",
+    "rank_confidence_sets": "rank_sets",
     "Report": "report",
     "report": "report",
     "Robustness": "robustness",
@@ -71,6 +75,7 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
     from rankstats.aggregate import Aggregate, aggregate
     from rankstats.bayes_signed_rank import BayesSignedRank, bayes_signed_rank
     from rankstats.blocks import Blocks, rank_blocks
+    from rankstats.cd_diagram import cd_diagram, cd_table
     from rankstats.compare import Comparison, compare
     from rankstats.confidence import (
         HoeffdingResult,
@@ -86,6 +91,7 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
     from rankstats.paired import Paired, paired
     from rankstats.pairwise import Pairwise, pairwise
     from rankstats.posthoc import PosthocResult, posthoc
+    from rankstats.rank_sets import RankSets, rank_confidence_sets
     from rankstats.rankings import Rankings
     from rankstats.report import Report, report
     from rankstats.robustness import Robustness, agreement
@@ -143,6 +149,7 @@ __all__ = [
     "Paired",
     "Pairwise",
     "PosthocResult",
+    "RankSets",
     "Rankings",
     "Report",
     "Robustness",
@@ -151,6 +158,8 @@ __all__ = [
     "aggregate",
     "agreement",
     "bayes_signed_rank",
+    "cd_diagram",
+    "cd_table",
     "compare",
     "dispersion",
     "dispersion_table",
@@ -168,6 +177,7 @@ __all__ = [
     "pairwise",
     "posthoc",
     "rank_blocks",
+    "rank_confidence_sets",
     "read_scores",
     "report",
     "scan_scores",

@@ -313,6 +313,13 @@ class PosthocResult:
         out[j, i] = column
         return pd.DataFrame(out, index=order, columns=order)
 
+    def plot(self, **kwargs):
+        """Critical-difference diagram (:func:`rankstats.cd_diagram.cd_diagram`; keyword
+        arguments are passed on)."""
+        from rankstats.cd_diagram import cd_diagram
+
+        return cd_diagram(self, **kwargs)
+
     def groups(self) -> list[tuple[str, ...]]:
         """The maximal groups of systems, consecutive in average-rank order, in which no pair
         differs significantly (the bars of a critical-difference diagram), best first.

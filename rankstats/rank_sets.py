@@ -1,0 +1,500 @@
+r"""Confidence sets for ranks: marginal and simultaneous (Mogstad, Romano, Shaikh & Wilhelm, 2024).
+
+The parameter of system ``j`` is its **expected score** :math:`\theta_j = E[V_{bj}]`, the mean
+over blocks ``b`` of the complete blocks × systems table of oriented scores (higher = better) that
+:func:`rankstats.blocks.rank_blocks` builds: one block per (task, instance) at
+``level="instance"`` (select one task first, :meth:`Scores.select`, so that the blocks share a
+metric), one per task at ``level="task"``.  The rank of ``j`` is
+:math:`r_j = 1 + \#\{k : \theta_k > \theta_j\}` (1 = best; systems with equal θ share the best
+rank they span).
+
+A confidence set for :math:`r_j` follows from confidence intervals for the differences
+:math:`\theta_j - \theta_k`: if ``k`` is significantly better than ``j`` it is above ``j`` in the
+true order, if significantly worse it is below, so
+
+.. math::  r_j \in \bigl[\,1 + \#\{k : \theta_k > \theta_j \text{ significantly}\},\;
+           n - \#\{k : \theta_k < \theta_j \text{ significantly}\}\,\bigr].
+
+The intervals for the differences are simultaneous (max-t) bootstrap intervals, with
+:math:`\hat\sigma_{jk}` the standard error of :math:`\hat\theta_j - \hat\theta_k` (the standard
+deviation of the paired differences over the blocks, over :math:`\sqrt N`):
+
+- **marginal** (``simultaneous=False``): for each ``j`` the family
+  :math:`\{\theta_j - \theta_k, \theta_k - \theta_j : k \ne j\}`; the set covers the rank of
+  that one system with probability about ``1 − α``;
+- **simultaneous** (``simultaneous=True``): the family of all ordered pairs; the sets cover the
+  ranks of *all* systems at once with probability about ``1 − α``.
+
+Each family is tested with one-sided lower bounds :math:`\hat\theta_j - \hat\theta_k -
+\hat\sigma_{jk}\, c` for every ordered pair it contains (both directions: the same as two-sided
+max-|t| intervals), where ``c`` is the ``1 − α`` quantile over bootstrap draws of
+:math:`\max_{(j,k)} \bigl[(\hat\theta^*_j - \hat\theta_j) - (\hat\theta^*_k - \hat\theta_k)\bigr]
+/ \hat\sigma_{jk}`.  With ``stepdown=True`` the pairs found significant are removed from the
+family and ``c`` is recomputed on the rest until nothing new is rejected (Romano & Wolf, 2005;
+the step-down of Mogstad et al., 2024, and of their R package csranks).
+
+The bootstrap resamples **blocks** with replacement (all systems together, so the dependence
+between systems on the same block is kept): a ``(B × N)`` matrix of multinomial counts times the
+``(N × n)`` scores gives every bootstrap mean at once, in chunks of ``B`` that bound the memory.
+csranks uses a parametric (normal) bootstrap from an estimated covariance matrix instead; the two
+agree asymptotically.
+
+The sets are asymptotic (a central limit theorem over blocks): they need many blocks, independent
+of each other.  The Hoeffding rank ranges of :mod:`rankstats.confidence` answer a different
+question (ranks implied by pairwise probabilities ``P(a above b)``, finite-sample, distribution
+free); :meth:`RankSets.compare_hoeffding` puts both side by side.
+
+References
+----------
+Mogstad, M., Romano, J. P., Shaikh, A. M. and Wilhelm, D. (2024). Inference for ranks with
+applications to mobility across neighbourhoods and academic achievement across countries.
+*Review of Economic Studies* 91(1), 476–518. doi:10.1093/restud/rdad006.
+
+Romano, J. P. and Wolf, M. (2005). Exact and approximate stepdown methods for multiple hypothesis
+testing. *Journal of the American Statistical Association* 100(469), 94–108.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from rankstats._text import shorten, terminal
+from rankstats.blocks import Blocks, rank_blocks
+from rankstats.errors import DataWarning, preview
+from rankstats.rankings import MIN_SYSTEMS, Rankings
+from rankstats.scores import Scores
+
+if TYPE_CHECKING:
+    from rankstats.confidence import HoeffdingResult
+
+#: Below this many blocks the bootstrap sets are unreliable (a :class:`DataWarning` says so).
+FEW_BLOCKS = 30
+
+#: Bootstrap counts held in memory at once (``chunk × N`` integers).
+_CHUNK_CELLS = 4_000_000
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class RankSets:
+    r"""Confidence sets for the ranks of the expected scores: the result of
+    :func:`rank_confidence_sets`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per system, best estimate first: ``system``, ``estimate`` (:math:`\hat\theta`,
+        the mean oriented score over the blocks), ``std_error``, ``rank`` (the estimated rank
+        :math:`1 + \#\{k : \hat\theta_k > \hat\theta_j\}`), ``rank_low``, ``rank_high`` (the
+        confidence set :math:`\{\text{rank\_low}, \dots, \text{rank\_high}\}`).
+    alpha : float
+        Error level: the sets cover with probability about ``1 − alpha``.
+    simultaneous : bool
+        Sets covering all ranks at once (True) or each rank on its own (False).
+    stepdown : bool
+        Whether the step-down refinement was used.
+    n_boot : int
+        Number of bootstrap resamples.
+    seed : int or None
+        Seed of the resampling.
+    n_blocks : int
+        Number of (complete) blocks ``N``.
+    level : str
+        What a block is (``"instance"``, ``"task"``, ``"block"`` for a DataFrame).
+    critical : numpy.ndarray
+        The final critical value(s) ``c``: one (simultaneous) or one per system of :attr:`table`
+        (marginal); NaN where nothing was left to test.
+    n_steps : int
+        Number of step-down steps (1 without step-down).
+    significant : pandas.DataFrame
+        Square boolean matrix in :attr:`table` order: True where the row system is significantly
+        better than the column system (for the marginal sets: in the family of the row or the
+        column system).
+    dropped : str
+        What was dropped to get complete blocks (empty when nothing was).
+    """
+
+    table: pd.DataFrame
+    alpha: float
+    simultaneous: bool
+    stepdown: bool
+    n_boot: int
+    seed: int | None
+    n_blocks: int
+    level: str
+    critical: np.ndarray
+    n_steps: int
+    significant: pd.DataFrame
+    dropped: str = ""
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        """The systems in :attr:`table` order (best estimate first)."""
+        return tuple(self.table["system"])
+
+    def rank_range(self) -> pd.DataFrame:
+        """``system``, ``rank_low``, ``rank_high``, as :meth:`HoeffdingResult.rank_range`."""
+        return self.table[["system", "rank_low", "rank_high"]].reset_index(drop=True)
+
+    def compare_hoeffding(self, hoeffding: HoeffdingResult) -> pd.DataFrame:
+        """These sets and the Hoeffding rank ranges side by side, in :attr:`table` order.
+
+        Columns ``system``, ``estimate``, ``rank``, ``rank_low``, ``rank_high`` (these sets),
+        ``hoeffding_low``, ``hoeffding_high`` (:meth:`HoeffdingResult.rank_range`), and the
+        widths ``width`` / ``hoeffding_width`` (number of ranks in each set).  The two answer
+        different questions: these sets are for the ranks of the expected scores, the Hoeffding
+        ranges for the order implied by the pairwise probabilities.
+        """
+        other = hoeffding.rank_range().rename(
+            columns={"rank_low": "hoeffding_low", "rank_high": "hoeffding_high"}
+        )
+        missing = sorted(set(self.systems) - set(other["system"]))
+        if missing:
+            raise ValueError(
+                f"the Hoeffding result has no {preview(missing, 4)}: compute both on the same "
+                "systems"
+            )
+        out = self.table[["system", "estimate", "rank", "rank_low", "rank_high"]].merge(
+            other, on="system", how="left"
+        )
+        out["width"] = out["rank_high"] - out["rank_low"] + 1
+        out["hoeffding_width"] = out["hoeffding_high"] - out["hoeffding_low"] + 1
+        return out
+
+    def plot(self, ax=None, hoeffding: HoeffdingResult | None = None, width: int = 28):
+        """Interval plot of the rank sets (one row per system, best at the top).
+
+        A bar from ``rank_low`` to ``rank_high`` and a dot at the estimated rank; with
+        ``hoeffding``, the Hoeffding rank range of each system as a thinner second bar.
+        Returns the matplotlib ``Axes``.
+        """
+        import matplotlib.pyplot as plt
+
+        from rankstats.plotting import label
+
+        n = len(self.table)
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6.5, 0.8 + 0.28 * n))
+        y = np.arange(n)
+        kind = "simultaneous" if self.simultaneous else "marginal"
+        offset = 0.0 if hoeffding is None else -0.17
+        ax.hlines(
+            y + offset,
+            self.table["rank_low"] - 0.4,
+            self.table["rank_high"] + 0.4,
+            color="C0",
+            lw=5,
+            label=f"{kind} {1 - self.alpha:.0%} rank set (bootstrap)",
+        )
+        ax.plot(self.table["rank"], y + offset, "o", color="k", ms=4, label="estimated rank")
+        if hoeffding is not None:
+            both = self.compare_hoeffding(hoeffding)
+            ax.hlines(
+                y + 0.17,
+                both["hoeffding_low"] - 0.4,
+                both["hoeffding_high"] + 0.4,
+                color="C1",
+                lw=3,
+                label="Hoeffding rank range",
+            )
+        ax.set_yticks(y)
+        ax.set_yticklabels([label(s, width) for s in self.systems])
+        ax.set_ylim(n - 0.5, -0.5)
+        ax.set_xlim(0.4, n + 0.6)
+        ax.set_xlabel("rank (1 = best)")
+        ax.grid(axis="x", color="0.9")
+        ax.legend(
+            loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, fontsize="small", frameon=False
+        )
+        return ax
+
+    def __repr__(self) -> str:
+        n = len(self.table)
+        kind = "simultaneous" if self.simultaneous else "marginal"
+        step = "step-down" if self.stepdown else "single-step"
+        blocks = "blocks" if self.level == "block" else f"{self.level} blocks"
+        lines = [
+            f"RankSets({n} systems, {self.n_blocks} {blocks}, {kind}, "
+            f"{1 - self.alpha:.0%}, {step})",
+            f"  {self.n_boot} bootstrap resamples of the blocks (seed {self.seed}), "
+            f"{self.n_steps} step(s)",
+        ]
+        if self.dropped:
+            lines.append(f"  {self.dropped}")
+        lines.append("  rank  set     estimate  system")
+        shown = self.table.head(10)
+        for row in shown.itertuples(index=False):
+            lines.append(
+                f"  {row.rank:<4}  {f'{row.rank_low}–{row.rank_high}':<6}  {row.estimate:>8.4g}  "
+                f"{terminal(shorten(row.system, 40))}"
+            )
+        if n > len(shown):
+            lines.append(f"  ... {n - len(shown)} more")
+        return "\n".join(lines)
+
+
+def _values(
+    data: Scores | Blocks | pd.DataFrame, level: str | None, missing: str
+) -> tuple[np.ndarray, tuple[str, ...], str, str]:
+    """``(values (N × n), systems, level, dropped)`` of the input."""
+    if isinstance(data, pd.DataFrame):
+        if missing not in ("error", "complete-case"):
+            raise ValueError(f"missing must be 'error' or 'complete-case', not {missing!r}")
+        try:
+            values = data.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError) as error:
+            raise TypeError("the DataFrame must hold numbers only (blocks × systems)") from error
+        if np.isinf(values).any():
+            raise ValueError("the DataFrame holds infinite scores")
+        incomplete = np.isnan(values).any(axis=1)
+        dropped = ""
+        if incomplete.any():
+            if missing == "error":
+                first = data.index[int(np.argmax(incomplete))]
+                raise ValueError(
+                    f"block {first!r} has a missing score ({int(incomplete.sum())} of "
+                    f"{len(data)} blocks are incomplete): pass missing='complete-case' (drops "
+                    "them and reports what was dropped)"
+                )
+            dropped = (
+                f"{int(incomplete.sum())} of {len(data)} blocks dropped (incomplete): "
+                f"{preview([str(b) for b in data.index[incomplete]], 4)}"
+            )
+            values = values[~incomplete]
+        return values, tuple(str(c) for c in data.columns), "block", dropped
+    if isinstance(data, Rankings):
+        raise TypeError("rank confidence sets need scores (Scores or a DataFrame), not Rankings")
+    if not isinstance(data, Scores | Blocks):
+        raise TypeError(f"expected Scores, Blocks or a DataFrame, not {type(data).__name__}")
+    blocks = rank_blocks(data, level=level, missing=missing)
+    if blocks.values is None:
+        raise TypeError("these blocks carry no scores (built from Rankings): pass the Scores")
+    return blocks.values, blocks.systems, blocks.level, blocks.dropped()
+
+
+def bootstrap_means(
+    values: np.ndarray, n_boot: int, rng: np.random.Generator, chunk: int | None = None
+) -> np.ndarray:
+    """``(n_boot × n)`` means of ``n_boot`` resamples of the rows of ``values`` (``N × n``).
+
+    Each resample draws ``N`` row indices uniformly with replacement (``rng.integers``, one
+    ``(chunk × N)`` array per chunk, chunks in order), counts them into a ``(chunk × N)`` matrix
+    and multiplies it by ``values``: no Python loop over resamples.
+    """
+    n_rows = values.shape[0]
+    if chunk is None:
+        chunk = max(1, _CHUNK_CELLS // max(n_rows, 1))
+    out = np.empty((n_boot, values.shape[1]))
+    for start in range(0, n_boot, chunk):
+        size = min(chunk, n_boot - start)
+        draws = rng.integers(0, n_rows, size=(size, n_rows))
+        flat = (draws + n_rows * np.arange(size)[:, None]).ravel()
+        counts = np.bincount(flat, minlength=size * n_rows).reshape(size, n_rows)
+        out[start : start + size] = counts @ values
+    out /= n_rows
+    return out
+
+
+def _quantile(maxima: np.ndarray, level: float) -> np.ndarray:
+    """``level`` quantile over axis 0 (``inverted_cdf``: an order statistic of the draws)."""
+    return np.quantile(maxima, level, axis=0, method="inverted_cdf")
+
+
+def _simultaneous(
+    t_stats: np.ndarray, diff: np.ndarray, se: np.ndarray, alpha: float, stepdown: bool
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Significance matrix ``S[j, k]`` (θ_j > θ_k) of the family of all ordered pairs."""
+    n = diff.shape[0]
+    exact = se == 0  # the difference is the same in every block: known without error
+    significant = exact & (diff > 0)
+    active = ~np.eye(n, dtype=bool) & ~exact
+    critical = np.nan
+    steps = 0
+    while active.any():
+        steps += 1
+        maxima = np.where(active, t_stats, -np.inf).max(axis=(1, 2))
+        critical = float(_quantile(maxima, 1 - alpha))
+        new = active & (diff - se * critical > 0)
+        significant |= new
+        active &= ~new
+        if not stepdown or not new.any():
+            break
+    return significant, np.array([critical]), max(steps, 1)
+
+
+def _marginal(
+    t_stats: np.ndarray, diff: np.ndarray, se: np.ndarray, alpha: float, stepdown: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Per system ``j``: ``(better[j, k], worse[j, k])``, significance of θ_k > θ_j and
+    θ_j > θ_k in the family of ``j``, vectorised over ``j``."""
+    n = diff.shape[0]
+    # Family of j: the ordered pairs (j, k) and (k, j): statistics t[:, j, k] and t[:, k, j].
+    family = np.concatenate([t_stats, t_stats.transpose(0, 2, 1)], axis=2)  # B × n × 2n
+    family_diff = np.concatenate([diff, diff.T], axis=1)  # n × 2n
+    family_se = np.concatenate([se, se.T], axis=1)
+    exact = family_se == 0
+    off = ~np.eye(n, dtype=bool)
+    off = np.concatenate([off, off], axis=1)
+    significant = exact & off & (family_diff > 0)
+    active = off & ~exact
+    critical = np.full(n, np.nan)
+    steps = 0
+    while active.any():
+        steps += 1
+        rows = active.any(axis=1)
+        maxima = np.where(active[None, :, :], family, -np.inf).max(axis=2)  # B × n
+        critical[rows] = _quantile(maxima[:, rows], 1 - alpha)
+        new = active & rows[:, None] & (family_diff - family_se * critical[:, None] > 0)
+        significant |= new
+        active &= ~new
+        if not stepdown or not new.any():
+            break
+    worse = significant[:, :n]  # θ_j > θ_k: k is below j
+    better = significant[:, n:]  # θ_k > θ_j: k is above j
+    return better, worse, critical, max(steps, 1)
+
+
+def rank_confidence_sets(
+    data: Scores | Blocks | pd.DataFrame,
+    *,
+    level: str | None = None,
+    alpha: float = 0.05,
+    simultaneous: bool = True,
+    stepdown: bool = True,
+    n_boot: int = 1000,
+    seed: int | None = 0,
+    missing: str = "error",
+) -> RankSets:
+    r"""Marginal or simultaneous confidence sets for the ranks of the expected scores.
+
+    See :mod:`rankstats.rank_sets` for the method (Mogstad, Romano, Shaikh & Wilhelm, 2024).
+
+    Parameters
+    ----------
+    data : Scores, Blocks or pandas.DataFrame
+        A score table (its complete blocks from :func:`rankstats.blocks.rank_blocks`, oriented
+        so that higher is better), a :class:`Blocks` with scores, or a DataFrame of blocks
+        (rows) × systems (columns) whose higher scores are better.
+    level : {"instance", "task"}, optional
+        What a block is (:func:`~rankstats.rankings.default_level` by default).  The parameter
+        of a system is its mean score over the blocks; at instance level select one task
+        (``scores.select([task])``) unless the tasks share a scale.
+    alpha : float
+        Error level: coverage about ``1 − alpha``.
+    simultaneous : bool
+        True: the sets cover the ranks of all systems at once; False: each set covers the rank
+        of its system (marginal sets, narrower).
+    stepdown : bool
+        Refine the critical value step by step over the pairs not yet found different
+        (never wider than single-step).
+    n_boot : int
+        Bootstrap resamples of the blocks.
+    seed : int or None
+        Seed of the ``numpy.random.Generator`` that draws the resamples.
+    missing : {"error", "complete-case"}
+        Incomplete blocks: refuse (default), or drop them and report it (``.dropped``).
+
+    Returns
+    -------
+    RankSets
+
+    Raises
+    ------
+    ValueError
+        Bad arguments, incomplete blocks with ``missing="error"``, fewer than two systems or
+        two blocks.
+
+    Warns
+    -----
+    DataWarning
+        Fewer than 30 blocks: the bootstrap (a large-sample method) is then unreliable.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import rankstats as rs
+    >>> from rankstats.rank_sets import rank_confidence_sets
+    >>> rng = np.random.default_rng(1)
+    >>> table = pd.DataFrame(rng.normal([0.0, 0.05, 1.0], 1.0, size=(400, 3)), columns=list("abc"))
+    >>> sets = rank_confidence_sets(table, n_boot=500)
+    >>> sets.table[["system", "rank", "rank_low", "rank_high"]]
+      system  rank  rank_low  rank_high
+    0      c     1         1          1
+    1      b     2         2          3
+    2      a     3         2          3
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    if not isinstance(n_boot, int | np.integer) or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
+    values, systems, block_level, dropped = _values(data, level, missing)
+    n_blocks, n = values.shape
+    if n < MIN_SYSTEMS:
+        raise ValueError(f"rank confidence sets need at least {MIN_SYSTEMS} systems, got {n}")
+    if n_blocks < 2:
+        raise ValueError(f"rank confidence sets need at least 2 complete blocks, got {n_blocks}")
+    if n_blocks < FEW_BLOCKS:
+        warnings.warn(
+            f"only {n_blocks} blocks: the bootstrap rank sets are a large-sample method and are "
+            "unreliable with so few (use level='instance', or the Hoeffding rank ranges)",
+            DataWarning,
+            stacklevel=2,
+        )
+
+    theta = values.mean(axis=0)
+    diff = theta[:, None] - theta[None, :]  # θ̂_j − θ̂_k
+    centred = values - theta
+    # Standard error of θ̂_j − θ̂_k: Var(V_j − V_k) / N from the (co)variances of the blocks.
+    cov = centred.T @ centred / n_blocks
+    var = np.diag(cov)
+    pair_var = np.maximum(var[:, None] + var[None, :] - 2.0 * cov, 0.0)
+    scale = np.maximum(np.abs(values).max(), 1.0)
+    pair_var[pair_var <= (1e-12 * scale) ** 2] = 0.0  # the same difference in every block
+    se = np.sqrt(pair_var / n_blocks)
+
+    rng = np.random.default_rng(seed)
+    boot = bootstrap_means(values, n_boot, rng) - theta  # B × n, centred
+    boot_diff = boot[:, :, None] - boot[:, None, :]  # B × n × n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_stats = np.where(se > 0, boot_diff / np.where(se > 0, se, 1.0), 0.0)
+
+    if simultaneous:
+        sig, critical, steps = _simultaneous(t_stats, diff, se, alpha, stepdown)
+        better, worse = sig.T, sig  # better[j, k]: θ_k > θ_j
+    else:
+        better, worse, critical, steps = _marginal(t_stats, diff, se, alpha, stepdown)
+
+    rank = 1 + (theta[None, :] > theta[:, None]).sum(axis=1)
+    low = 1 + better.sum(axis=1)
+    high = n - worse.sum(axis=1)
+    order = np.lexsort((np.arange(n), -theta))
+    table = pd.DataFrame(
+        {
+            "system": [systems[i] for i in order],
+            "estimate": theta[order],
+            "std_error": np.sqrt(var[order] / n_blocks),
+            "rank": rank[order].astype(int),
+            "rank_low": low[order].astype(int),
+            "rank_high": high[order].astype(int),
+        }
+    )
+    names = list(table["system"])
+    significant = pd.DataFrame((worse | better.T)[np.ix_(order, order)], index=names, columns=names)
+    return RankSets(
+        table=table,
+        alpha=float(alpha),
+        simultaneous=bool(simultaneous),
+        stepdown=bool(stepdown),
+        n_boot=int(n_boot),
+        seed=seed,
+        n_blocks=n_blocks,
+        level=block_level,
+        critical=critical if simultaneous else critical[order],
+        n_steps=steps,
+        significant=significant,
+        dropped=dropped,
+    )
