@@ -116,6 +116,10 @@ class RankSets:
         column system).
     dropped : str
         What was dropped to get complete blocks (empty when nothing was).
+    of : {"score", "rank"}
+        The parameter: the expected oriented score (``estimate`` is the mean score), or the
+        expected rank within a block (``estimate`` is the mean rank, 1 = best; the parameter of
+        Friedman's test, free of the scales of the tasks).
     """
 
     table: pd.DataFrame
@@ -130,6 +134,7 @@ class RankSets:
     n_steps: int
     significant: pd.DataFrame
     dropped: str = ""
+    of: str = "score"
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -220,12 +225,14 @@ class RankSets:
         lines = [
             f"RankSets({n} systems, {self.n_blocks} {blocks}, {kind}, "
             f"{1 - self.alpha:.0%}, {step})",
-            f"  {self.n_boot} bootstrap resamples of the blocks (seed {self.seed}), "
-            f"{self.n_steps} step(s)",
+            f"  ranks of the expected {self.of} in a block; {self.n_boot} bootstrap resamples of "
+            f"the blocks (seed {self.seed}), {self.n_steps} step(s)",
         ]
         if self.dropped:
             lines.append(f"  {self.dropped}")
-        lines.append("  rank  set     estimate  system")
+        lines.append(
+            f"  rank  set     {'mean rank' if self.of == 'rank' else 'estimate':>8}  system"
+        )
         shown = self.table.head(10)
         for row in shown.itertuples(index=False):
             lines.append(
@@ -368,6 +375,7 @@ def rank_confidence_sets(
     n_boot: int = 1000,
     seed: int | None = 0,
     missing: str = "error",
+    of: str = "score",
 ) -> RankSets:
     r"""Marginal or simultaneous confidence sets for the ranks of the expected scores.
 
@@ -397,6 +405,10 @@ def rank_confidence_sets(
         Seed of the ``numpy.random.Generator`` that draws the resamples.
     missing : {"error", "complete-case"}
         Incomplete blocks: refuse (default), or drop them and report it (``.dropped``).
+    of : {"score", "rank"}
+        The parameter θ_j: the expected score of system j in a block (default), or its expected
+        rank within a block (ties averaged; the average ranks of Friedman's test). Use
+        ``"rank"`` when the blocks mix tasks whose scores are on different scales.
 
     Returns
     -------
@@ -431,7 +443,14 @@ def rank_confidence_sets(
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     if not isinstance(n_boot, int | np.integer) or n_boot < 1:
         raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
+    if of not in ("score", "rank"):
+        raise ValueError(f"of must be 'score' or 'rank', not {of!r}")
     values, systems, block_level, dropped = _values(data, level, missing)
+    if of == "rank":
+        from scipy.stats import rankdata
+
+        # Rank 1 = best within each block; negated so that higher is better, as for scores.
+        values = -rankdata(-values, axis=1, method="average")
     n_blocks, n = values.shape
     if n < MIN_SYSTEMS:
         raise ValueError(f"rank confidence sets need at least {MIN_SYSTEMS} systems, got {n}")
@@ -475,7 +494,7 @@ def rank_confidence_sets(
     table = pd.DataFrame(
         {
             "system": [systems[i] for i in order],
-            "estimate": theta[order],
+            "estimate": (-theta if of == "rank" else theta)[order],
             "std_error": np.sqrt(var[order] / n_blocks),
             "rank": rank[order].astype(int),
             "rank_low": low[order].astype(int),
@@ -497,4 +516,5 @@ def rank_confidence_sets(
         n_steps=steps,
         significant=significant,
         dropped=dropped,
+        of=of,
     )

@@ -290,3 +290,40 @@ def test_speed_reported():
             f"simultaneous={simultaneous}: {elapsed:.2f} s ({sets.n_steps} steps)"
         )
     assert len(sets.table) == 20
+
+
+def test_sets_of_expected_ranks_equal_the_score_sets_of_negated_within_block_ranks():
+    """of="rank": the same bootstrap on −(within-block ranks), built here independently;
+    ``estimate`` is then the mean rank (Friedman's average ranks)."""
+    from scipy.stats import rankdata
+
+    from rankstats.rank_sets import rank_confidence_sets
+
+    rng = np.random.default_rng(5)
+    table = pd.DataFrame(
+        np.round(rng.normal([0.0, 0.2, 0.25, 1.0], 1.0, size=(300, 4)), 1), columns=list("abcd")
+    )
+    by_rank = rank_confidence_sets(table, of="rank", n_boot=400, seed=3)
+    negated = pd.DataFrame(-rankdata(-table.to_numpy(), axis=1), columns=table.columns)
+    by_score = rank_confidence_sets(negated, n_boot=400, seed=3)
+    cols = ["system", "rank", "rank_low", "rank_high"]
+    pd.testing.assert_frame_equal(by_rank.table[cols], by_score.table[cols])
+    mean_rank = rankdata(-table.to_numpy(), axis=1).mean(axis=0)
+    expected = pd.Series(mean_rank, index=table.columns)[list(by_rank.table["system"])]
+    np.testing.assert_allclose(by_rank.table["estimate"], expected.to_numpy(), rtol=1e-12)
+    assert by_rank.of == "rank" and "mean rank" in repr(by_rank)
+
+
+def test_sets_of_expected_ranks_ignore_the_scale_of_a_block():
+    """Blocks on different scales (one block ×1000) change the score sets, never the rank sets."""
+    from rankstats.rank_sets import rank_confidence_sets
+
+    rng = np.random.default_rng(8)
+    table = pd.DataFrame(rng.normal([0.0, 0.3, 0.6], 1.0, size=(200, 3)), columns=list("abc"))
+    scaled = table.copy()
+    scaled.iloc[::2] *= 1000.0
+    a = rank_confidence_sets(table, of="rank", n_boot=300, seed=1).table
+    b = rank_confidence_sets(scaled, of="rank", n_boot=300, seed=1).table
+    pd.testing.assert_frame_equal(a, b)
+    with pytest.raises(ValueError, match="of must be"):
+        rank_confidence_sets(table, of="median")

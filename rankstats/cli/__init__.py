@@ -31,7 +31,17 @@ QUIET_HELP = (
 )
 
 #: Subcommands in the order of ``rankstats --help``.
-COMMANDS = ("rank", "report", "fit", "simulate", "robustness", "paired", "datasets", "kemeny")
+COMMANDS = (
+    "rank",
+    "significance",
+    "report",
+    "fit",
+    "simulate",
+    "robustness",
+    "paired",
+    "datasets",
+    "kemeny",
+)
 
 
 def _module(name: str) -> ModuleType:

@@ -52,6 +52,12 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="add a paired instance-level analysis (sign / Wilcoxon / t / Mood tests, BT, Elo, "
         "TrueSkill) of these tasks (metrics)",
     )
+    parser.add_argument(
+        "--significance",
+        action="store_true",
+        help="add the Friedman test, Nemenyi post-hoc tests, the critical-difference diagram and "
+        "its LaTeX table (complete blocks only; see `rankstats significance` for the options)",
+    )
     add_output_argument(parser, "report", "the report")
 
 
@@ -83,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
         models=args.models,
         model_method=args.model_method,
         paired=args.paired or (),
+        significance=args.significance,
     )
     print("\n".join(terminal(line) for line in rep.methods_text.splitlines()))
     print("\nwrote " + ", ".join(str(p) for p in rep.files))

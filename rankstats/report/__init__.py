@@ -12,7 +12,11 @@ interval on every pairwise probability, and writes:
 - ``ranking.csv``, ``pairs.csv``: every number of the tables, unrounded;
 - ``significance_heatmap.png`` / ``.pdf``;
 - ``references.bib`` and ``methods.txt``: what was computed, with citations, every
-  transformation of the data and every convergence problem of a fitted model.
+  transformation of the data and every convergence problem of a fitted model;
+- with ``significance=True``: Friedman's test, Iman–Davenport's F and a post-hoc test of every
+  pair (Demšar, 2006) on the complete blocks, as a section of the page with the
+  critical-difference diagram, ``cd_diagram.png`` / ``.pdf``, ``cd_table.tex`` (booktabs) and
+  ``posthoc_pairs.csv``, and a sentence of the methods paragraph.
 
 The *rank range* of a system is ``[1 + a, N − b]``, where ``a`` (``b``) is the number of systems
 significantly above (below) it: the ranks the system can take in an order that contradicts none of
@@ -27,7 +31,8 @@ Computing is separate from rendering:
 - ``report/methods.py``: the methods paragraph and its BibTeX (``references.bib``, package data);
 - ``report/latex.py``: ``ranking.tex``;
 - ``report/html.py``: ``report.html``, from the Jinja2 template ``templates/report.html.j2``;
-- ``report/paired.py``: the paired instance-level analyses and their files.
+- ``report/paired.py``: the paired instance-level analyses and their files;
+- ``report/significance.py``: the Friedman / post-hoc section and its files.
 
 **Outputs are atomic.** ``out`` is validated before anything is computed; every file is written
 into a temporary directory beside it, which replaces ``out`` as a whole once the last file is
@@ -43,7 +48,7 @@ bidirectional characters shown as ``\\uXXXX``) and file names
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,11 +60,18 @@ from rankstats._labels import METHOD_NAMES, MODEL_NAMES
 from rankstats._text import latex_escape, mpl_text, write_csv
 from rankstats.confidence import HoeffdingResult
 from rankstats.plotting import save_figure, significance_heatmap
+from rankstats.rankings import default_level
 from rankstats.report import compute, html, latex
 from rankstats.report.compute import ReportData
 from rankstats.report.diagnostics import Convergence, convergence
 from rankstats.report.methods import bibtex, methods_paragraph
 from rankstats.report.paired import write_paired
+from rankstats.report.significance import (
+    Significance,
+    options,
+    run_significance,
+    write_significance,
+)
 from rankstats.report.summary import claims
 from rankstats.scores import Scores
 
@@ -115,6 +127,9 @@ class Report:
         The plain-language paragraph the HTML page opens with: what can and cannot be claimed
         (:func:`rankstats.report.summary.claims`, from the marks of :attr:`intervals` and the
         :attr:`convergence` verdicts).
+    significance : Significance or None
+        Friedman's test and the post-hoc comparisons (``.friedman``, ``.posthoc``) when
+        ``significance`` was asked for.
     """
 
     out: Path
@@ -130,6 +145,7 @@ class Report:
     intervals: HoeffdingResult | None = None
     data: ReportData | None = None
     summary: str = ""
+    significance: Significance | None = None
 
     @property
     def html(self) -> Path:
@@ -185,6 +201,7 @@ def report(
     seed: int = 0,
     paired: Sequence[str] = (),
     confidence: float = 0.95,
+    significance: bool | Mapping[str, Any] = False,
 ) -> Report:
     """Write a paper-ready report of the ranking of ``scores``.
 
@@ -231,6 +248,17 @@ def report(
         would collide (``"a b"`` and ``"a_b"``) are refused before anything is computed.
     confidence : float
         Level of the paired tests and bootstrap intervals (α = 1 − confidence).
+    significance : bool or mapping
+        Add the classical rank tests (Demšar, 2006): Friedman's test with Iman–Davenport's F and
+        a post-hoc test of every pair on the complete blocks of ``level``
+        (:func:`rankstats.friedman`, :func:`rankstats.posthoc`), as an HTML section with the
+        critical-difference diagram and the average ranks with group letters, ``cd_table.tex``,
+        ``cd_diagram.png`` / ``.pdf``, ``posthoc_pairs.csv`` and a sentence of the methods
+        paragraph citing Demšar (2006), Friedman (1937), Iman and Davenport (1980) and the
+        post-hoc test. ``True``: Nemenyi at α = 0.05; a mapping sets ``method``, ``alpha``,
+        ``adjust``, ``missing``, ``min_coverage`` (as :func:`rankstats.posthoc`). Incomplete
+        blocks are refused, before anything else is computed, unless
+        ``missing="complete-case"`` (what is dropped is stated).
 
     Returns
     -------
@@ -251,6 +279,13 @@ def report(
     # Everything that can be refused is refused before any computing or model fitting: the
     # output directory here, the request in the first step of compute (compute.check).
     out = check_output_dir(out, option="out=")
+    sig_options = options(significance)
+    # Cheap, and refuses incomplete blocks before the aggregators and the model fits run.
+    sig = (
+        run_significance(scores, default_level(scores, level), sig_options)
+        if sig_options is not None
+        else None
+    )
     data = compute.compute(
         scores,
         methods,
@@ -265,7 +300,7 @@ def report(
         paired,
         confidence,
     )
-    text, cites = methods_paragraph(data)
+    text, cites = methods_paragraph(data, sig)
     summary = claims(
         data.intervals, data.convergence, data.primary, data.level, data.scores.has_instances
     )
@@ -284,8 +319,10 @@ def report(
         for path in figures:
             written(path)
         paired_files = write_paired(data.paired, tmp, written)
+        sig_files = write_significance(sig, tmp, written) if sig is not None else None
         written.text(
-            "report.html", html.render(data, text, cites, figures[0], paired_files, summary)
+            "report.html",
+            html.render(data, text, cites, figures[0], paired_files, summary, sig, sig_files),
         )
         files = [out / "report.html", *(p for p in written.files if p.name != "report.html")]
     return Report(
@@ -302,4 +339,5 @@ def report(
         intervals=data.intervals,
         data=data,
         summary=summary,
+        significance=sig,
     )

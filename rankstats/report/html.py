@@ -24,6 +24,8 @@ from rankstats.report._format import column, contradiction_sentence, names
 from rankstats.report.compute import ReportData
 from rankstats.report.methods import bibtex, convergence_warning
 from rankstats.report.paired import STRENGTHS, PairedFiles, summary
+from rankstats.report.significance import Significance, SignificanceFiles
+from rankstats.report.significance import section as significance_section
 
 
 @functools.cache
@@ -50,6 +52,8 @@ def render(
     heatmap: Path,
     paired_files: Mapping[str, PairedFiles],
     summary_text: str = "",
+    significance: Significance | None = None,
+    significance_files: SignificanceFiles | None = None,
 ) -> str:
     """The page of a report.
 
@@ -66,6 +70,8 @@ def render(
         ``{task: PairedFiles}`` of the paired sections (their matrix figures are embedded).
     summary_text : str
         The opening paragraph (:func:`rankstats.report.summary.claims`).
+    significance, significance_files : optional
+        The Friedman / post-hoc section and its files (its CD diagram is embedded).
     """
     scores, ci, table = data.scores, data.intervals, data.ranking
     primary = method_name(data.primary)
@@ -116,6 +122,13 @@ def render(
                 for task, result in data.paired.items()
             ],
             strengths=STRENGTHS,
+            significance=None
+            if significance is None or significance_files is None
+            else significance_section(
+                significance,
+                significance_files,
+                png_data_uri(significance_files.figures[0]),
+            ),
             methods_text=methods_text,
             bibtex=bibtex(cites, sep="\n"),
         )

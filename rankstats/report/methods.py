@@ -4,9 +4,10 @@
 computed: the data and every transformation it went through, the aggregators, the imputation
 (Himmi et al., 2023), the Borda scores (Colombo et al., 2022), the Hoeffding intervals (Hoeffding,
 1963) and their multiplicity correction (Holm, 1979), the rank models with their priors and
-convergence diagnostics, and the paired analyses (Peyrard et al., 2021). It returns the citation
-keys it used; :func:`bibtex` copies their entries from ``references.bib``, a data file of the
-package.
+convergence diagnostics, the paired analyses (Peyrard et al., 2021) and the classical rank tests
+(Friedman, 1937; Iman and Davenport, 1980; Nemenyi, 1963; after Demšar, 2006). It returns the
+citation keys it used; :func:`bibtex` copies their entries from ``references.bib``, a data file
+of the package.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from rankstats._text import terminal
 from rankstats.report.compute import ReportData
 from rankstats.report.diagnostics import Convergence
 from rankstats.report.paired import summary
+from rankstats.report.significance import Significance, methods_sentence
 
 #: Model → the citation of its definition.
 MODEL_CITATIONS = {"pl": "plackett1975", "bt": "bradleyterry1952", "mallows": "mallows1957"}
@@ -50,10 +52,17 @@ def convergence_warning(verdict: Convergence) -> str:
     )
 
 
-def methods_paragraph(data: ReportData) -> tuple[str, list[str]]:
+def methods_paragraph(
+    data: ReportData, significance: Significance | None = None
+) -> tuple[str, list[str]]:
     """The methods paragraph (one line of prose, names with visible control characters) and
-    the citation keys it uses, in order of first use."""
+    the citation keys it uses, in order of first use; with ``significance``, a sentence on
+    Friedman's test and the post-hoc comparisons (:mod:`rankstats.report.significance`)."""
     text, cites = _statistics(data)
+    if significance is not None:
+        sentence, keys = methods_sentence(significance)
+        text += " " + sentence
+        cites += [k for k in keys if k not in cites]
     if data.fits:
         text += _models(data)
         cites += [MODEL_CITATIONS[m] for m in MODEL_CITATIONS if m in {f.model for f in data.fits}]

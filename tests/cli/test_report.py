@@ -71,3 +71,25 @@ def test_model_fits_are_announced_with_the_fit_estimate(capsys, monkeypatch):
     _announce_models(args, scores)
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("pl: expected time: about ") and "choice cells" in first
+
+
+def test_report_significance_flag(tmp_path, capsys):
+    """`rankstats report --significance` writes the same section as rs.report(significance=True)."""
+    from rankstats.cli import main
+
+    out = tmp_path / "r"
+    assert main(["report", "--dataset", "glue", "--significance", "--out", str(out)]) == 0
+    for name in ("cd_diagram.png", "cd_table.tex", "posthoc_pairs.csv"):
+        assert (out / name).exists(), name
+    direct = rs.posthoc(rs.load_dataset("glue"), method="nemenyi")
+    written = pd.read_csv(out / "posthoc_pairs.csv")
+    assert len(written) == direct.n_pairs
+    assert int(written["significant"].sum()) == direct.n_significant
+    assert "Friedman" in capsys.readouterr().out
+
+
+def test_report_without_significance_flag_has_no_section(tmp_path):
+    from rankstats.cli import main
+
+    assert main(["report", "--dataset", "glue", "--out", str(tmp_path / "r")]) == 0
+    assert not (tmp_path / "r" / "cd_diagram.png").exists()

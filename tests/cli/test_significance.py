@@ -1,0 +1,189 @@
+"""``rankstats significance``: Friedman, post-hoc, CD diagram, rank sets and the Bayesian
+signed-rank test from the command line; printed numbers checked against independent paths."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import rankstats as rs
+from rankstats.cli import main
+from rankstats.cli import significance as command
+
+FILES = (
+    "friedman.json",
+    "average_ranks.csv",
+    "posthoc_pairs.csv",
+    "cd_diagram.png",
+    "cd_diagram.pdf",
+    "cd_table.tex",
+    "rank_sets.csv",
+    "bayes_signed_rank.csv",
+)
+
+
+def _code(argv: list[str]) -> int:
+    """The exit code of ``rankstats ARGV``, whether argparse or the command refused it."""
+    try:
+        return main(argv)
+    except SystemExit as done:
+        return int(done.code)
+
+
+def _chi2(printed: str) -> float:
+    return float(re.search(r"χ²_F = ([0-9.e+-]+)", printed).group(1))
+
+
+def _pairs_equal(written: pd.DataFrame, expected: pd.DataFrame) -> None:
+    assert written.columns.tolist() == expected.columns.tolist()
+    assert written["system_a"].astype(str).tolist() == expected["system_a"].tolist()
+    assert written["system_b"].astype(str).tolist() == expected["system_b"].tolist()
+    assert written["significant"].tolist() == expected["significant"].tolist()
+    for column in ("mean_rank_a", "statistic", "p_value", "p_adjusted", "cliffs_delta"):
+        np.testing.assert_allclose(written[column], expected[column], rtol=1e-12, atol=1e-15)
+
+
+def test_glue_writes_every_file_and_the_numbers_match(tmp_path, capsys):
+    out = tmp_path / "sig"
+    argv = ["significance", "--dataset", "glue", "--rope", "0.5", "--samples", "2000"]
+    assert main([*argv, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    for name in FILES:
+        assert (out / name).stat().st_size > 0, name
+    assert (out / "cd_diagram.png").read_bytes()[:4] == b"\x89PNG"
+    assert (out / "cd_table.tex").read_text().startswith(r"\begin{table}")
+
+    # Friedman's χ² from an independent path: the wide table, ranked by scipy.
+    scores = rs.load_dataset("glue")
+    wide = scores.to_wide()  # systems × tasks, higher = better
+    assert not wide.isna().to_numpy().any()
+    expected = stats.friedmanchisquare(*wide.to_numpy())
+    assert _chi2(printed) == pytest.approx(expected.statistic, rel=1e-3)
+    summary = json.loads((out / "friedman.json").read_text())
+    assert summary["friedman"]["chi2"] == pytest.approx(expected.statistic, rel=1e-12)
+    assert summary["friedman"]["p_value"] == pytest.approx(expected.pvalue, rel=1e-9)
+    assert summary["data"]["n_blocks"] == 14 and summary["data"]["n_systems"] == 105
+    assert summary["friedman"]["significant"] is True
+
+    # The pairs are those of rs.posthoc on the same data.
+    ph = rs.posthoc(scores, method="nemenyi", alpha=0.05)
+    _pairs_equal(pd.read_csv(out / "posthoc_pairs.csv"), ph.table)
+    assert summary["posthoc"]["n_significant"] == ph.n_significant
+    assert summary["posthoc"]["critical_difference"] == pytest.approx(ph.critical_difference)
+    assert f"{ph.n_significant} of {ph.n_pairs} pairs significant" in printed
+    assert f"CD = {ph.critical_difference:.4g}" in printed
+
+    ranks = pd.read_csv(out / "average_ranks.csv")
+    assert ranks["system"].tolist() == list(ph.mean_ranks.index)
+    np.testing.assert_allclose(ranks["mean_rank"], ph.mean_ranks.to_numpy())
+    assert {"group", "rank_low", "rank_high", "hoeffding_low", "hoeffding_high"} <= set(ranks)
+
+    bayes = pd.read_csv(out / "bayes_signed_rank.csv")
+    assert len(bayes) == 104  # adjacent pairs of the average-rank order
+    assert bayes["system_a"].tolist() == list(ph.mean_ranks.index[:-1])
+    np.testing.assert_allclose(bayes[["p_a_better", "p_rope", "p_b_better"]].sum(axis=1), 1.0)
+    first = rs.bayes_signed_rank(
+        scores.to_wide().T, bayes["system_a"][0], bayes["system_b"][0], rope=0.5, samples=2000
+    )
+    assert bayes["p_rope"][0] == pytest.approx(first.p_rope)
+    assert "P(rope)" in printed
+
+
+def test_conover_with_an_adjustment_and_no_rank_sets(tmp_path, capsys):
+    out = tmp_path / "sig"
+    argv = ["significance", "--dataset", "xtreme", "--posthoc", "conover", "--adjust"]
+    assert main([*argv, "bonferroni", "--alpha", "0.1", "--no-rank-sets", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    ph = rs.posthoc(rs.load_dataset("xtreme"), method="conover", adjust="bonferroni", alpha=0.1)
+    _pairs_equal(pd.read_csv(out / "posthoc_pairs.csv"), ph.table)
+    assert not (out / "rank_sets.csv").exists()
+    assert not (out / "bayes_signed_rank.csv").exists()
+    assert "bonferroni-adjusted" in printed and "CD =" not in printed
+    summary = json.loads((out / "friedman.json").read_text())
+    assert summary["posthoc"]["critical_difference"] is None  # NaN written as null
+
+
+def test_incomplete_blocks_refused_in_one_line(tmp_path, capsys):
+    out = tmp_path / "sig"
+    assert main(["significance", "--dataset", "xtreme_missing", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert err.startswith("rankstats significance: error: block 'Classification' has no score")
+    assert "--missing complete-case" in err
+    assert not out.exists()
+
+
+def test_complete_case_reports_what_was_dropped(tmp_path, capsys):
+    out = tmp_path / "sig"
+    argv = ["significance", "--dataset", "xtreme_missing", "--missing", "complete-case"]
+    assert main([*argv, "--marginal", "--boot", "200", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "2 of 4 blocks dropped (incomplete): Classification, Question Answering" in printed
+    summary = json.loads((out / "friedman.json").read_text())
+    assert summary["data"]["dropped_blocks"] == ["Classification", "Question Answering"]
+    assert summary["data"]["n_blocks"] == 2 and summary["data"]["n_input_blocks"] == 4
+    assert summary["rank_sets"]["simultaneous"] is False
+    # Nothing comparable to the Hoeffding ranges of the full table once blocks are dropped.
+    assert "hoeffding_low" not in pd.read_csv(out / "average_ranks.csv")
+
+
+def test_not_significant_is_said_and_files_still_written(tmp_path, capsys):
+    # Every system takes every rank once: all average ranks equal, χ²_F = 0.
+    rows = [(f"s{i}", f"t{t}", float((i + t) % 4)) for i in range(4) for t in range(4)]
+    path = tmp_path / "scores.csv"
+    pd.DataFrame(rows, columns=["system", "task", "score"]).to_csv(path, index=False)
+    out = tmp_path / "sig"
+    assert main(["significance", str(path), "--no-rank-sets", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "NOT significant at α = 0.05" in printed
+    assert "no pairwise difference below may be claimed" in printed
+    summary = json.loads((out / "friedman.json").read_text())
+    assert summary["friedman"]["significant"] is False
+    assert summary["posthoc"]["claimable"] is False
+    assert (out / "posthoc_pairs.csv").exists() and (out / "cd_diagram.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--alpha", "1.5"], "argument --alpha: expected a number strictly between 0 and 1"),
+        (["--alpha", "0"], "argument --alpha"),
+        (["--boot", "99"], "argument --boot: expected an integer ≥ 100"),
+        (["--rope", "-0.1"], "argument --rope: expected a finite number ≥ 0"),
+        (["--posthoc", "holm"], "use --posthoc wilcoxon-holm"),
+        (["--posthoc", "tukey"], "expected one of nemenyi, conover, wilcoxon-holm"),
+        (["--adjust", "holm"], "--adjust applies to --posthoc conover and wilcoxon-holm"),
+        (["--min-coverage", "0.5"], "--min-coverage applies with --missing complete-case"),
+    ],
+)
+def test_bad_arguments_refused_before_computing(tmp_path, capsys, monkeypatch, extra, needle):
+    def never(*_, **__):
+        raise AssertionError("the data was read")
+
+    monkeypatch.setattr(command, "load_input", never)
+    out = tmp_path / "sig"
+    assert _code(["significance", "--dataset", "glue", *extra, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("rankstats significance: error:")
+    assert needle in err
+    assert not out.exists()
+
+
+def test_the_issue_example_with_holm_names_the_right_spelling(tmp_path, capsys):
+    rows = [(f"s{i}", f"t{t}", float(i * t % 5)) for i in range(4) for t in range(6)]
+    path = tmp_path / "scores.csv"
+    pd.DataFrame(rows, columns=["system", "task", "score"]).to_csv(path, index=False)
+    argv = ["significance", str(path), "--posthoc", "holm", "--alpha", "0.05", "--rope", "0.01"]
+    assert _code([*argv, "--out", str(tmp_path / "sig")]) == 2
+    err = capsys.readouterr().err
+    assert "'holm' is a p-value adjustment, not a test" in err
+    assert "--posthoc conover --adjust holm" in err
+    # The suggested spelling works.
+    argv[argv.index("holm")] = "wilcoxon-holm"
+    assert main([*argv, "--no-rank-sets", "--out", str(tmp_path / "sig")]) == 0
+    assert (tmp_path / "sig" / "bayes_signed_rank.csv").exists()
