@@ -22,12 +22,16 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "Aggregate": "aggregate",
     "aggregate": "aggregate",
+    "BayesHierarchical": "bayes_hierarchical",
+    "bayes_hierarchical": "bayes_hierarchical",
     "BayesSignedRank": "bayes_signed_rank",
     "bayes_signed_rank": "bayes_signed_rank",
     "Blocks": "blocks",
     "rank_blocks": "blocks",
     "cd_diagram": "cd_diagram",
     "cd_table": "cd_diagram",
+    "ChoiceResult": "choice",
+    "choose_test": "choice",
     "Comparison": "compare",
     "compare": "compare",
     "HoeffdingResult": "confidence",
@@ -53,11 +57,15 @@ _EXPORTS = {
     "paired": "paired",
     "Pairwise": "pairwise",
     "pairwise": "pairwise",
+    "AnovaResult": "parametric",
+    "TukeyResult": "parametric",
+    "repeated_measures_anova": "parametric",
+    "tukey_hsd": "parametric",
     "PosthocResult": "posthoc",
     "posthoc": "posthoc",
-    "Rankings": "rankings",
     "RankSets": "rank_sets",
     "rank_confidence_sets": "rank_sets",
+    "Rankings": "rankings",
     "Report": "report",
     "report": "report",
     "Robustness": "robustness",
@@ -73,9 +81,11 @@ _SUBMODULES = ("models", "simulate")
 if TYPE_CHECKING:  # static tools see every name; nothing is imported at run time
     from rankstats import models, simulate
     from rankstats.aggregate import Aggregate, aggregate
+    from rankstats.bayes_hierarchical import BayesHierarchical, bayes_hierarchical
     from rankstats.bayes_signed_rank import BayesSignedRank, bayes_signed_rank
     from rankstats.blocks import Blocks, rank_blocks
     from rankstats.cd_diagram import cd_diagram, cd_table
+    from rankstats.choice import ChoiceResult, choose_test
     from rankstats.compare import Comparison, compare
     from rankstats.confidence import (
         HoeffdingResult,
@@ -90,6 +100,7 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
     from rankstats.kemeny import KemenyResult, kemeny
     from rankstats.paired import Paired, paired
     from rankstats.pairwise import Pairwise, pairwise
+    from rankstats.parametric import AnovaResult, TukeyResult, repeated_measures_anova, tukey_hsd
     from rankstats.posthoc import PosthocResult, posthoc
     from rankstats.rank_sets import RankSets, rank_confidence_sets
     from rankstats.rankings import Rankings
@@ -136,8 +147,11 @@ sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "Aggregate",
+    "AnovaResult",
+    "BayesHierarchical",
     "BayesSignedRank",
     "Blocks",
+    "ChoiceResult",
     "Comparison",
     "DataWarning",
     "Dispersion",
@@ -155,11 +169,14 @@ __all__ = [
     "Robustness",
     "ScannedScores",
     "Scores",
+    "TukeyResult",
     "aggregate",
     "agreement",
+    "bayes_hierarchical",
     "bayes_signed_rank",
     "cd_diagram",
     "cd_table",
+    "choose_test",
     "compare",
     "dispersion",
     "dispersion_table",
@@ -179,8 +196,10 @@ __all__ = [
     "rank_blocks",
     "rank_confidence_sets",
     "read_scores",
+    "repeated_measures_anova",
     "report",
     "scan_scores",
     "significance_matrix",
     "simulate",
+    "tukey_hsd",
 ]

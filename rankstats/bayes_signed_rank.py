@@ -69,6 +69,40 @@ _CELLS = 1 << 21  # weights per block of draws (draws × (n + 1)); ~4 arrays of 
 _BOUNDARY = 1e-9  # relative tolerance of "on the ROPE's boundary"
 
 
+def decide(probabilities: dict, threshold: float) -> str | None:
+    """``"a"``, ``"rope"`` or ``"b"`` when its probability reaches ``threshold``, else None."""
+    best = max(OUTCOMES, key=probabilities.__getitem__)
+    return best if probabilities[best] >= threshold else None
+
+
+def claim_text(a: str, b: str, rope: float, probabilities: dict, threshold: float) -> str:
+    """What the probabilities ``{"a", "rope", "b"}`` support at ``threshold``, in one sentence
+    (shared by the signed-rank and the hierarchical test)."""
+    p, t, r = probabilities, threshold, f"±{rope:g}"
+    a, b = terminal(shorten(a, 40)), terminal(shorten(b, 40))
+    names = {"a": a, "b": b}
+    decision = decide(p, t)
+    if decision in ("a", "b"):
+        win, lose = decision, "b" if decision == "a" else "a"
+        return (
+            f"{names[win]} is practically better than {names[lose]} (by more than "
+            f"{rope:g}): P = {p[win]:.3f} ≥ {t:g}"
+        )
+    if decision == "rope":
+        return f"{a} and {b} are practically equivalent (within {r}): P = {p['rope']:.3f} ≥ {t:g}"
+    for win, lose in (("a", "b"), ("b", "a")):
+        if p[win] + p["rope"] >= t:
+            return (
+                f"no decision at {t:g}; {names[lose]} is not practically better than "
+                f"{names[win]}: P({names[win]} better or equivalent) = "
+                f"{p[win] + p['rope']:.3f} ≥ {t:g}"
+            )
+    return (
+        f"no decision at {t:g}: P({a} better) = {p['a']:.3f}, P(rope) = {p['rope']:.3f}, "
+        f"P({b} better) = {p['b']:.3f}"
+    )
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class BayesSignedRank:
     r"""Result of :func:`bayes_signed_rank`.
@@ -133,36 +167,12 @@ class BayesSignedRank:
     def decision(self) -> str | None:
         """``"a"``, ``"rope"`` or ``"b"`` when its probability reaches :attr:`threshold`, else
         ``None``."""
-        best = max(OUTCOMES, key=self.probabilities.__getitem__)
-        return best if self.probabilities[best] >= self.threshold else None
+        return decide(self.probabilities, self.threshold)
 
     @property
     def claim(self) -> str:
         """What can be claimed at :attr:`threshold`, in one sentence."""
-        p, t, r = self.probabilities, self.threshold, f"±{self.rope:g}"
-        a, b = terminal(shorten(self.a, 40)), terminal(shorten(self.b, 40))
-        names = {"a": a, "b": b}
-        if self.decision in ("a", "b"):
-            win, lose = self.decision, "b" if self.decision == "a" else "a"
-            return (
-                f"{names[win]} is practically better than {names[lose]} (by more than "
-                f"{self.rope:g}): P = {p[win]:.3f} ≥ {t:g}"
-            )
-        if self.decision == "rope":
-            return (
-                f"{a} and {b} are practically equivalent (within {r}): P = {p['rope']:.3f} ≥ {t:g}"
-            )
-        for win, lose in (("a", "b"), ("b", "a")):
-            if p[win] + p["rope"] >= t:
-                return (
-                    f"no decision at {t:g}; {names[lose]} is not practically better than "
-                    f"{names[win]}: P({names[win]} better or equivalent) = "
-                    f"{p[win] + p['rope']:.3f} ≥ {t:g}"
-                )
-        return (
-            f"no decision at {t:g}: P({a} better) = {p['a']:.3f}, P(rope) = {p['rope']:.3f}, "
-            f"P({b} better) = {p['b']:.3f}"
-        )
+        return claim_text(self.a, self.b, self.rope, self.probabilities, self.threshold)
 
     def table(self, level: float = 0.95) -> pd.DataFrame:
         """One row per outcome: ``outcome`` (``a``, ``rope``, ``b``), ``system`` (the name of ``a``
@@ -216,9 +226,15 @@ def _project(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return theta[:, 2] + 0.5 * theta[:, 1], theta[:, 1] * math.sqrt(3) / 2
 
 
-def simplex_figure(result: BayesSignedRank) -> Figure:
+def simplex_figure(result, *, title: str | None = None, note: str | None = None) -> Figure:
     """The simplex (ternary) figure of :meth:`BayesSignedRank.plot` (explicit ``Figure``; names
-    through :func:`rankstats.plotting.label`, never mathtext)."""
+    through :func:`rankstats.plotting.label`, never mathtext).
+
+    ``result`` is any result with ``a``, ``b``, ``rope``, ``samples`` (``(S, 3)`` draws of
+    :math:`(\\theta_a, \\theta_\\text{rope}, \\theta_b)`) and ``probabilities`` (printed at the
+    vertices): :class:`BayesSignedRank` or :class:`~rankstats.bayes_hierarchical.
+    BayesHierarchical`, which passes its own ``title`` and ``note`` (the caption under the
+    triangle; default: the signed-rank test's)."""
     from matplotlib.figure import Figure
 
     from rankstats.plotting import fitted_fonts, label
@@ -241,19 +257,21 @@ def simplex_figure(result: BayesSignedRank) -> Figure:
     ax.text(0.5, h + 0.03, f"ROPE ±{result.rope:g}\nP = {p['rope']:.3f}", ha="center", va="bottom")
     ax.set_xlim(-0.22, 1.22)
     ax.set_ylim(-0.16, h + 0.14)
-    task = result.parameters.get("task")
-    where = f"{mpl_text(shorten(task, 40))}: " if isinstance(task, str) else ""
-    ax.set_title(
-        f"{where}Bayesian signed-rank test, n = {result.n} "
-        f"{result.parameters.get('level', '')} blocks",
-        fontsize=9,
-    )
+    if title is None:
+        task = result.parameters.get("task")
+        where = f"{mpl_text(shorten(task, 40))}: " if isinstance(task, str) else ""
+        title = (
+            f"{where}Bayesian signed-rank test, n = {result.n} "
+            f"{result.parameters.get('level', '')} blocks"
+        )
+    if note is None:
+        note = "(each region is where one θ is the largest; P = its share of the draws)"
+    ax.set_title(title, fontsize=9)
     fig.text(
         0.5,
         0.01,
         f"shade: {len(result.samples):,} posterior draws of (θ_a, θ_rope, θ_b), log scale; "
-        "dashed: two θ equal\n(each region is where one θ is the largest; P = its share of the "
-        "draws)",
+        f"dashed: two θ equal\n{note}",
         ha="center",
         va="bottom",
         fontsize=7,

@@ -22,11 +22,22 @@ by the ``missing`` argument, and nothing is dropped silently:
     are removed first (otherwise one rarely evaluated system would empty the table). Every removed
     block and system is listed in :attr:`Blocks.dropped_blocks` / :attr:`Blocks.dropped_systems`
     and counted in the ``repr``.
+``"imputed"``
+    keep every block and replace each rank by the system's *imputed expected rank*: its expected
+    rank in a uniformly random complete ranking compatible with the block (the imputation model
+    of :mod:`rankstats.pairwise`; :mod:`rankstats.imputed_ranks`). :attr:`Blocks.ranks` is then a
+    complete table of expected ranks and :attr:`Blocks.observed` says which cells were
+    evaluated; the tests use the exact permutation covariance of :mod:`rankstats.imputed_ranks`.
+    Systems evaluated nowhere (and, with ``min_coverage``, rarely) are dropped and reported:
+    a system never observed is never kept at the middle rank. Blocks that evaluated fewer than
+    two systems carry no information: :class:`Scores` sets them aside when the table is built
+    (listed in :attr:`Blocks.set_aside`), and those left with fewer than two after dropping
+    systems are listed in :attr:`Blocks.dropped_blocks`.
 
 Each treatment of missing scores is one function registered in :data:`MISSING`, mapping the
-partial rank matrix to a complete :class:`Blocks`; the tests read nothing but
-:attr:`Blocks.ranks` (and :attr:`Blocks.values` for the score-based statistics), so another
-treatment is added there alone.
+partial rank matrix to a complete :class:`Blocks`; the classical tests read nothing but
+:attr:`Blocks.ranks` (and :attr:`Blocks.values` for the score-based statistics), and the tests
+on imputed ranks also :attr:`Blocks.observed`.
 """
 
 from __future__ import annotations
@@ -50,7 +61,9 @@ class Blocks:
     Attributes
     ----------
     ranks : ndarray, shape (N, k)
-        Mid-ranks of the ``k`` systems in each of the ``N`` blocks; no NaN.
+        Mid-ranks of the ``k`` systems in each of the ``N`` blocks; no NaN. With
+        ``missing="imputed"``: the imputed expected ranks (``m (k + 1) / (k_b + 1)`` for a system
+        of mid-rank ``m`` among the ``k_b`` evaluated, ``(k + 1) / 2`` for one not evaluated).
     systems : tuple of str
         The ``k`` systems (columns).
     blocks : pandas.Index
@@ -59,11 +72,13 @@ class Blocks:
         ``"task"`` or ``"instance"`` (``"ranking"`` for :class:`Rankings` built by hand).
     values : ndarray, shape (N, k), or None
         The scores behind the ranks, oriented so that higher is better (task level: means over
-        instances); ``None`` when the input was a :class:`Rankings` (scores unknown).
+        instances); ``None`` when the input was a :class:`Rankings` (scores unknown). With
+        ``missing="imputed"``, NaN where not evaluated.
     missing : str
         How incomplete blocks were treated (see :data:`MISSING`).
     dropped_blocks : pandas.Index
-        Blocks of the input removed because they miss a kept system.
+        Blocks of the input removed because they miss a kept system (``"imputed"``: because
+        they evaluated fewer than two kept systems).
     dropped_systems : tuple of str
         Systems removed before the blocks (evaluated nowhere, or below ``min_coverage``).
     n_input_blocks : int
@@ -71,6 +86,9 @@ class Blocks:
     set_aside : tuple of str
         What :class:`Scores` had already set aside for evaluating fewer than two systems
         (reported when the table was built; repeated here so that the report is complete).
+    observed : ndarray of bool, shape (N, k), or None
+        Which cells were evaluated (``missing="imputed"``); ``None``: every cell (a complete
+        table).
     """
 
     ranks: np.ndarray
@@ -83,6 +101,17 @@ class Blocks:
     dropped_systems: tuple[str, ...] = ()
     n_input_blocks: int = 0
     set_aside: tuple[str, ...] = ()
+    observed: np.ndarray | None = None
+
+    @property
+    def imputed(self) -> bool:
+        """Whether :attr:`ranks` are imputed expected ranks (``missing="imputed"``)."""
+        return self.observed is not None
+
+    @property
+    def n_imputed(self) -> int:
+        """Cells not evaluated, filled with their imputed expected rank."""
+        return 0 if self.observed is None else int(self.observed.size - self.observed.sum())
 
     @property
     def n_blocks(self) -> int:
@@ -96,7 +125,8 @@ class Blocks:
 
     @property
     def mean_ranks(self) -> pd.Series:
-        """Average rank of each system over the blocks (1 = best), in :attr:`systems` order."""
+        """Average rank of each system over the blocks (1 = best), in :attr:`systems` order
+        (with ``missing="imputed"``: the average imputed expected rank)."""
         return pd.Series(self.ranks.mean(axis=0), index=list(self.systems), name="mean_rank")
 
     def to_frame(self) -> pd.DataFrame:
@@ -112,12 +142,20 @@ class Blocks:
                 f"{terminal(preview([shorten(s, 40) for s in self.dropped_systems], 4))}"
             )
         if len(self.dropped_blocks):
+            why = "fewer than 2 systems evaluated" if self.imputed else "incomplete"
             parts.append(
                 f"{len(self.dropped_blocks)} of {self.n_input_blocks} blocks dropped "
-                f"(incomplete): {terminal(preview(_labels(self.dropped_blocks), 4))}"
+                f"({why}): {terminal(preview(_labels(self.dropped_blocks), 4))}"
             )
         if self.set_aside:
-            parts.append(f"set aside by Scores: {preview(self.set_aside, 4)}")
+            why = " (fewer than 2 systems evaluated: no information)" if self.imputed else ""
+            parts.append(f"set aside by Scores{why}: {preview(self.set_aside, 4)}")
+        if self.imputed:
+            parts.insert(
+                0,
+                f"{self.n_imputed} of {self.observed.size} cells not evaluated, "
+                "replaced by imputed expected ranks",
+            )
         return "; ".join(parts)
 
     def __repr__(self) -> str:
@@ -215,11 +253,57 @@ def _complete(
     )
 
 
+def _imputed(
+    ranks: np.ndarray,
+    values: np.ndarray | None,
+    systems: tuple[str, ...],
+    rankers: pd.Index,
+    level: str,
+    min_coverage: float,
+    set_aside: tuple[str, ...],
+    missing: str,
+) -> Blocks:
+    from rankstats.imputed_ranks import imputed_expected_ranks
+
+    observed = ~np.isnan(ranks)
+    coverage = observed.mean(axis=0) if len(rankers) else np.zeros(len(systems))
+    # A system evaluated nowhere is dropped and reported, never kept at the middle rank.
+    keep_systems = (coverage > 0) & (coverage >= min_coverage)
+    sub = ranks[:, keep_systems]
+    sub_values = None if values is None else values[:, keep_systems]
+    if not keep_systems.all() and (observed[:, ~keep_systems]).any():
+        # Ranks among the kept systems only (dropping never-evaluated systems changes nothing).
+        sub = average_ranks(sub_values if sub_values is not None else -sub)
+    sub_observed = observed[:, keep_systems]
+    keep_blocks = sub_observed.sum(axis=1) >= MIN_SYSTEMS
+    kept_systems = tuple(s for s, k in zip(systems, keep_systems, strict=True) if k)
+    if len(kept_systems) < MIN_SYSTEMS or keep_blocks.sum() < 1:
+        raise ValueError(
+            f"no block evaluates {MIN_SYSTEMS} or more of the {len(kept_systems)} kept systems "
+            f"(after dropping {int((~keep_systems).sum())} system(s) evaluated nowhere or below "
+            "min_coverage)"
+        )
+    return Blocks(
+        ranks=imputed_expected_ranks(sub[keep_blocks]),
+        systems=kept_systems,
+        blocks=rankers[keep_blocks],
+        level=level,
+        values=None if sub_values is None else sub_values[keep_blocks],
+        missing=missing,
+        dropped_blocks=rankers[~keep_blocks],
+        dropped_systems=tuple(s for s, k in zip(systems, keep_systems, strict=True) if not k),
+        n_input_blocks=len(rankers),
+        set_aside=set_aside,
+        observed=sub_observed[keep_blocks],
+    )
+
+
 #: Treatments of incomplete blocks: name → function(ranks, values, systems, rankers, level,
 #: min_coverage, set_aside, missing) → complete :class:`Blocks`.
 MISSING: dict[str, Callable[..., Blocks]] = {
     "error": _complete,
     "complete-case": _complete,
+    "imputed": _imputed,
 }
 
 
@@ -238,11 +322,12 @@ def rank_blocks(
     level : {"task", "instance"}, optional
         One block per task (scores averaged over instances) or per (task, instance); default
         :func:`~rankstats.rankings.default_level`.
-    missing : {"error", "complete-case"}
-        Refuse incomplete blocks (default), or drop them and report what was dropped.
+    missing : {"error", "complete-case", "imputed"}
+        Refuse incomplete blocks (default), drop them and report what was dropped, or keep
+        them with imputed expected ranks (see :mod:`rankstats.blocks`).
     min_coverage : float
-        With ``missing="complete-case"``: first drop the systems evaluated in fewer than this
-        fraction of the blocks (systems evaluated in none are always dropped).
+        With ``missing="complete-case"`` or ``"imputed"``: first drop the systems evaluated in
+        fewer than this fraction of the blocks (systems evaluated in none are always dropped).
 
     Returns
     -------

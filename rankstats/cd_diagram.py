@@ -60,11 +60,22 @@ _ADJUST_NAMES = {
 def _test_description(result: PosthocResult) -> str:
     """``"Conover's test, Holm-adjusted"``: the test and its multiplicity treatment."""
     adjust = _ADJUST_NAMES.get(result.adjust, f"{result.adjust}-adjusted")
+    if result.blocks.imputed:
+        name = "z-tests of imputed expected ranks" + (
+            " (single-step max |z|)" if result.adjust == "single-step" else ""
+        )
+        return name + (f", {adjust}" if adjust else "")
     return _TEST_NAMES.get(result.method, result.method) + (f", {adjust}" if adjust else "")
 
 
 def _has_cd(result: PosthocResult) -> bool:
     return result.method == "nemenyi" and bool(np.isfinite(result.critical_difference))
+
+
+def _no_single_cd(result: PosthocResult) -> bool:
+    """A Nemenyi-type result whose pairs have different variances (``missing="imputed"``): no
+    bracket, and the caption says why."""
+    return result.method == "nemenyi" and not _has_cd(result)
 
 
 def bar_groups(result: PosthocResult) -> list[tuple[str, ...]]:
@@ -137,7 +148,10 @@ def cd_diagram(
     Nemenyi's groups are the maximal runs of systems whose average ranks lie within one CD of
     each other, and the bracket shows that CD. Conover's and Wilcoxon's tests have no single
     critical difference: the bars are their groups (no pair within a bar differs
-    significantly after the adjustment) and the caption names the test and α.
+    significantly after the adjustment) and the caption names the test and α. Neither has the
+    test of imputed expected ranks (``missing="imputed"``) when the variances of the pairwise
+    differences differ: the bars come from its pairwise decisions, the bracket is omitted and
+    the caption says so.
 
     Examples
     --------
@@ -316,10 +330,18 @@ def _caption(result: PosthocResult) -> str:
         f"{_test_description(result)}, α = {result.alpha:g}, N = {result.n_blocks} "
         f"{result.blocks.level} blocks, k = {result.n_systems} systems"
     )
+    if result.blocks.imputed:
+        what += " (average imputed expected ranks)"
     if _has_cd(result):
         return (
             f"{what}. Bars join systems whose average ranks differ by less than the critical "
             f"difference (CD = {result.critical_difference:.2f})."
+        )
+    if _no_single_cd(result):
+        return (
+            f"{what}. Bars join systems in which no pair differs significantly. No single "
+            "critical difference (the variances of the pairwise differences differ): the CD "
+            "bracket is omitted."
         )
     return f"{what}. Bars join systems in which no pair differs significantly."
 
@@ -407,12 +429,15 @@ def cd_table(
     if caption is None:
         test = latex_escape(_test_description(result))
         caption = (
-            f"Average ranks of {result.n_systems} systems over $N = {result.n_blocks}$ "
+            f"Average {'imputed expected ' if result.blocks.imputed else ''}ranks of "
+            f"{result.n_systems} systems over $N = {result.n_blocks}$ "
             f"{latex_escape(result.blocks.level)} blocks (1 = best). Systems sharing a letter "
             f"are not significantly different ({test}, $\\alpha = {result.alpha:g}$"
         )
         if _has_cd(result):
             caption += f", critical difference $\\mathrm{{CD}} = {result.critical_difference:.2f}$"
+        elif _no_single_cd(result):
+            caption += "; no single critical difference: the variances of the pairs differ"
         caption += ")."
     lines = [
         r"\begin{table}[htbp]",

@@ -160,16 +160,28 @@ class Comparison:
         A model whose fit holds a single point (Mallows ``method="map"``) has no rank posterior:
         it is left out, and a ``UserWarning`` names it.
         """
+        out, skipped = self.rank_posteriors_and_skipped(prob)
+        if skipped:
+            warnings.warn(
+                "no rank posterior for " + "; ".join(f"{name} ({why})" for name, why in skipped),
+                UserWarning,
+                stacklevel=2,
+            )
+        return out
+
+    def rank_posteriors_and_skipped(
+        self, prob: float = 0.95
+    ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """:meth:`rank_posteriors` without the warning: the posteriors, and ``(name, reason)``
+        for every model that has none (the report prints the reasons in its section)."""
         out: dict[str, Any] = {}
         skipped = []
         for name, fit in self.models.items():
             try:
                 out[name] = fit.rank_posterior(prob=prob)
             except (AttributeError, ValueError) as err:
-                skipped.append(f"{name} ({err})")
-        if skipped:
-            warnings.warn("no rank posterior for " + "; ".join(skipped), UserWarning, stacklevel=2)
-        return out
+                skipped.append((name, str(err)))
+        return out, skipped
 
     def _uncertain_pairs(self) -> list[tuple[str, str]]:
         """Every pair, the most uncertain first (Hoeffding estimate closest to ½)."""

@@ -17,6 +17,12 @@ Iman and Davenport (1980) showed that this approximation is conservative and pro
 
 with an ``F`` distribution of ``k − 1`` and ``(k − 1)(N − 1)`` degrees of freedom.
 
+With ``missing="imputed"`` (:mod:`rankstats.blocks`) the blocks keep their missing scores and
+the statistic is the quadratic form of the imputed expected ranks under their exact permutation
+covariance, :func:`rankstats.imputed_ranks.imputed_rank_test`: Friedman's tie-corrected
+statistic on complete blocks, Durbin's (1951) on a balanced incomplete block design, of the form
+of Skillings and Mack's (1981) otherwise; the F beside it generalises Iman–Davenport's.
+
 References
 ----------
 Friedman, M. (1937). The use of ranks to avoid the assumption of normality implicit in the analysis
@@ -89,15 +95,17 @@ class FriedmanResult:
     Attributes
     ----------
     statistic : float
-        Friedman's :math:`\chi^2_F` (tie-corrected unless ``tie_correction`` is False).
+        Friedman's :math:`\chi^2_F` (tie-corrected unless ``tie_correction`` is False); with
+        ``missing="imputed"``, ``T = Aᵀ Σ⁺ A`` of :mod:`rankstats.imputed_ranks`.
     p_value : float
         :math:`P(\chi^2_{k-1} \ge \chi^2_F)`.
     df : int
         ``k − 1``.
     f_statistic : float
-        Iman–Davenport :math:`F_F` of :attr:`statistic`.
+        Iman–Davenport :math:`F_F` of :attr:`statistic` (imputed: its generalisation
+        ``(T / d) / ((D − T) / (D − d))``, Conover's ``T₂`` of Durbin's test).
     f_df : tuple of int
-        ``(k − 1, (k − 1)(N − 1))``.
+        ``(k − 1, (k − 1)(N − 1))`` (imputed: ``(k − 1, D − k + 1)``, ``D = Σ_b (k_b − 1)``).
     f_p_value : float
         :math:`P(F \ge F_F)`.
     mean_ranks : pandas.Series
@@ -107,7 +115,8 @@ class FriedmanResult:
     n_systems : int
         ``k``.
     tie_correction : float
-        The divisor ``C`` (1 = no ties, or ``tie_correction=False``).
+        The divisor ``C`` (1 = no ties, or ``tie_correction=False``; NaN with
+        ``missing="imputed"``, whose exact covariance accounts for the ties of each block).
     corrected : bool
         Whether :attr:`statistic` is divided by ``C``.
     blocks : Blocks
@@ -154,17 +163,30 @@ class FriedmanResult:
         lines = [
             f"FriedmanResult({self.n_systems} systems, {self.n_blocks} {self.blocks.level} "
             f"blocks, missing={self.blocks.missing!r})",
-            f"  χ²_F = {self.statistic:.4g} (df {self.df}, {ties}, C = {self.tie_correction:.4g}), "
-            f"p = {self.p_value:.4g}",
-            f"  Iman–Davenport F_F = {self.f_statistic:.4g} (df {self.f_df[0]}, {self.f_df[1]}), "
-            f"p = {self.f_p_value:.4g}",
         ]
+        if self.blocks.imputed:
+            lines += [
+                f"  T = {self.statistic:.4g} (df {self.df}, imputed expected ranks, exact "
+                f"permutation covariance), p = {self.p_value:.4g}",
+                f"  F = {self.f_statistic:.4g} (df {self.f_df[0]}, {self.f_df[1]}), "
+                f"p = {self.f_p_value:.4g}",
+            ]
+        else:
+            lines += [
+                f"  χ²_F = {self.statistic:.4g} (df {self.df}, {ties}, "
+                f"C = {self.tie_correction:.4g}), p = {self.p_value:.4g}",
+                f"  Iman–Davenport F_F = {self.f_statistic:.4g} (df {self.f_df[0]}, "
+                f"{self.f_df[1]}), p = {self.f_p_value:.4g}",
+            ]
         dropped = self.blocks.dropped()
         lines.append(f"  {dropped}" if dropped else "  nothing dropped")
-        lines.append("  mean rank  system")
+        lines.append(
+            "  mean imputed rank  system" if self.blocks.imputed else "  mean rank  system"
+        )
         shown = self.mean_ranks.head(10)
         for system, rank in shown.items():
-            lines.append(f"  {rank:>9.3f}  {terminal(shorten(system, 40))}")
+            width = 17 if self.blocks.imputed else 9
+            lines.append(f"  {rank:>{width}.3f}  {terminal(shorten(system, 40))}")
         if len(self.mean_ranks) > len(shown):
             lines.append(f"  ... {len(self.mean_ranks) - len(shown)} more")
         return "\n".join(lines)
@@ -185,14 +207,17 @@ def friedman(
         Scores are ranked per block (:func:`~rankstats.blocks.rank_blocks`).
     level : {"task", "instance"}, optional
         One block per task (scores averaged over instances) or per (task, instance).
-    missing : {"error", "complete-case"}
-        Incomplete blocks: refuse them (default) or drop them and report what was dropped.
+    missing : {"error", "complete-case", "imputed"}
+        Incomplete blocks: refuse them (default), drop them and report what was dropped, or
+        keep them with imputed expected ranks and test with their exact permutation covariance
+        (:mod:`rankstats.imputed_ranks`).
     min_coverage : float
-        With ``"complete-case"``: first drop systems evaluated in fewer than this fraction of
-        the blocks.
+        With ``"complete-case"`` or ``"imputed"``: first drop systems evaluated in fewer than
+        this fraction of the blocks.
     tie_correction : bool
         Divide by the tie correction ``C``, as ``scipy.stats.friedmanchisquare`` does (default);
-        False gives the textbook formula (Demšar, 2006).
+        False gives the textbook formula (Demšar, 2006). ``missing="imputed"`` always accounts
+        for the ties (False is refused).
 
     Returns
     -------
@@ -208,6 +233,8 @@ def friedman(
     """
     blocks = rank_blocks(data, level=level, missing=missing, min_coverage=min_coverage)
     n, k = blocks.ranks.shape
+    if blocks.imputed:
+        return _imputed(blocks, tie_correction)
     if n < 2:
         raise ValueError(f"Friedman's test needs at least 2 complete blocks, not {n}")
     chi2, correction = friedman_statistic(blocks.ranks, tie_correction)
@@ -225,5 +252,32 @@ def friedman(
         n_systems=k,
         tie_correction=correction,
         corrected=tie_correction,
+        blocks=blocks,
+    )
+
+
+def _imputed(blocks: Blocks, tie_correction: bool) -> FriedmanResult:
+    """The omnibus test on imputed expected ranks (:mod:`rankstats.imputed_ranks`)."""
+    from rankstats.imputed_ranks import imputed_rank_test
+
+    if not tie_correction:
+        raise ValueError(
+            "tie_correction=False applies to complete blocks; missing='imputed' uses the exact "
+            "permutation covariance of each block, ties included"
+        )
+    test = imputed_rank_test(blocks.ranks, blocks.observed, blocks.systems)
+    n, k = blocks.ranks.shape
+    return FriedmanResult(
+        statistic=test.statistic,
+        p_value=test.p_value,
+        df=test.df,
+        f_statistic=test.f_statistic,
+        f_df=test.f_df,
+        f_p_value=test.f_p_value,
+        mean_ranks=blocks.mean_ranks.sort_values(kind="stable"),
+        n_blocks=n,
+        n_systems=k,
+        tie_correction=float("nan"),
+        corrected=True,
         blocks=blocks,
     )

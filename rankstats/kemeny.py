@@ -581,12 +581,14 @@ def _display(
 def _kemeny_aggregate(data, level: str | None) -> Aggregate:
     """``aggregate(..., method="kemeny")``: score = number of systems below in the consensus.
 
-    Searched within :data:`DEFAULT_TIME_LIMIT` seconds.  ``details`` holds the
+    Searched within :data:`DEFAULT_TIME_LIMIT` seconds, with the elapsed time against that limit
+    drawn as a bar on a terminal (:mod:`rankstats._progress`; none off a terminal or when quiet),
+    as ``rankstats kemeny`` does.  ``details`` holds the
     :class:`KemenyResult` (``"kemeny"``) and, for printing without it, ``"optimal"`` (bool),
     ``"gap"`` (relative, ``(cost − lower_bound) / cost``), ``"lower_bound"``, ``"cost"`` and
     ``"time_limit"`` (seconds).
     """
-    res = kemeny(data, method="auto", time_limit=DEFAULT_TIME_LIMIT, level=level)
+    res = kemeny(data, method="auto", time_limit=DEFAULT_TIME_LIMIT, level=level, progress=True)
     n = len(res.order)
     score = pd.Series(n - np.arange(1, n + 1, dtype=np.float64), index=res.order, name="kemeny")
     systems = list(data.systems)

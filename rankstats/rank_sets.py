@@ -35,7 +35,10 @@ the step-down of Mogstad et al., 2024, and of their R package csranks).
 
 The bootstrap resamples **blocks** with replacement (all systems together, so the dependence
 between systems on the same block is kept): a ``(B × N)`` matrix of multinomial counts times the
-``(N × n)`` scores gives every bootstrap mean at once, in chunks of ``B`` that bound the memory.
+``(N × n)`` scores gives every bootstrap mean at once, in chunks of ``B`` that bound the memory;
+the ``B × n × n`` statistics of the max-t are likewise built a chunk of resamples at a time
+(``memory=``, a budget in bytes) and reduced at once to their maxima, so that the result does not
+depend on the budget.
 csranks uses a parametric (normal) bootstrap from an estimated covariance matrix instead; the two
 agree asymptotically.
 
@@ -75,8 +78,14 @@ if TYPE_CHECKING:
 #: Below this many blocks the bootstrap sets are unreliable (a :class:`DataWarning` says so).
 FEW_BLOCKS = 30
 
-#: Bootstrap counts held in memory at once (``chunk × N`` integers).
-_CHUNK_CELLS = 4_000_000
+#: Bootstrap counts held in memory at once (``chunk × N`` integers; the draws, their offsets and
+#: the counts: 24 MB).  Fixed, not tied to ``memory=``: a matrix product of another shape may
+#: round differently in the last bit, and the sets must not depend on the memory budget.
+_CHUNK_CELLS = 1_000_000
+
+#: Default bound, in bytes, of the ``chunk × n × n`` bootstrap statistics held at once
+#: (``memory=`` of :func:`rank_confidence_sets`).
+MEMORY = 64 * 2**20
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -295,6 +304,8 @@ def bootstrap_means(
     n_rows = values.shape[0]
     if chunk is None:
         chunk = max(1, _CHUNK_CELLS // max(n_rows, 1))
+    # Drawing a (chunk × N) array chunk after chunk gives the same integers as one (B × N) draw,
+    # so the means do not depend on the chunk size.
     out = np.empty((n_boot, values.shape[1]))
     for start in range(0, n_boot, chunk):
         size = min(chunk, n_boot - start)
@@ -311,8 +322,56 @@ def _quantile(maxima: np.ndarray, level: float) -> np.ndarray:
     return np.quantile(maxima, level, axis=0, method="inverted_cdf")
 
 
+class _Statistics:
+    r"""The bootstrap statistics :math:`t^*_{b,j,k} = (\delta^*_{bj} - \delta^*_{bk}) /
+    \hat\sigma_{jk}` (0 where :math:`\hat\sigma_{jk} = 0`) of the centred bootstrap means
+    :math:`\delta^*` (``B × n``), never held whole: :meth:`maxima` builds them ``chunk``
+    resamples at a time (``chunk × n × n``, vectorised within the chunk) and keeps only the
+    maxima over the active pairs.  A maximum is exact, so the result does not depend on the
+    chunk size."""
+
+    def __init__(self, boot: np.ndarray, se: np.ndarray, chunk: int):
+        self.boot = boot
+        self.positive = se > 0
+        self.se = np.where(self.positive, se, 1.0)
+        self.chunk = max(1, int(chunk))
+
+    def chunks(self):
+        """The statistics, ``(slice, chunk × n × n)`` for consecutive chunks of resamples."""
+        n_boot = self.boot.shape[0]
+        for start in range(0, n_boot, self.chunk):
+            rows = slice(start, min(start + self.chunk, n_boot))
+            part = self.boot[rows]
+            diff = part[:, :, None] - part[:, None, :]
+            np.divide(diff, self.se, out=diff)
+            diff[:, ~self.positive] = 0.0
+            yield rows, diff
+
+    def maxima(self, active: np.ndarray) -> np.ndarray:
+        """``(B,)`` maxima of :math:`t^*_{b,j,k}` over the ``active`` ``(n × n)`` pairs."""
+        out = np.empty(self.boot.shape[0])
+        for rows, t in self.chunks():
+            t[:, ~active] = -np.inf
+            out[rows] = t.max(axis=(1, 2))
+        return out
+
+    def family_maxima(self, active: np.ndarray, rows_needed: np.ndarray) -> np.ndarray:
+        """``(B, n)`` maxima, for each system ``j``, over its family: the pairs ``(j, k)`` with
+        ``active[j, k]`` and ``(k, j)`` with ``active[j, n + k]`` (``active`` is ``n × 2n``);
+        ``-inf`` in the columns not in ``rows_needed``."""
+        n = self.boot.shape[1]
+        out = np.full((self.boot.shape[0], n), -np.inf)
+        direct = active[:, :n] & rows_needed[:, None]
+        reverse = (active[:, n:] & rows_needed[:, None]).T  # [k, j]: pair (k, j) in j's family
+        for rows, t in self.chunks():
+            first = np.where(direct, t, -np.inf).max(axis=2)  # max over k of t[b, j, k]
+            second = np.where(reverse, t, -np.inf).max(axis=1)  # max over k of t[b, k, j]
+            out[rows] = np.maximum(first, second)
+        return out
+
+
 def _simultaneous(
-    t_stats: np.ndarray, diff: np.ndarray, se: np.ndarray, alpha: float, stepdown: bool
+    statistics: _Statistics, diff: np.ndarray, se: np.ndarray, alpha: float, stepdown: bool
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Significance matrix ``S[j, k]`` (θ_j > θ_k) of the family of all ordered pairs."""
     n = diff.shape[0]
@@ -323,7 +382,7 @@ def _simultaneous(
     steps = 0
     while active.any():
         steps += 1
-        maxima = np.where(active, t_stats, -np.inf).max(axis=(1, 2))
+        maxima = statistics.maxima(active)
         critical = float(_quantile(maxima, 1 - alpha))
         new = active & (diff - se * critical > 0)
         significant |= new
@@ -334,13 +393,12 @@ def _simultaneous(
 
 
 def _marginal(
-    t_stats: np.ndarray, diff: np.ndarray, se: np.ndarray, alpha: float, stepdown: bool
+    statistics: _Statistics, diff: np.ndarray, se: np.ndarray, alpha: float, stepdown: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Per system ``j``: ``(better[j, k], worse[j, k])``, significance of θ_k > θ_j and
     θ_j > θ_k in the family of ``j``, vectorised over ``j``."""
     n = diff.shape[0]
     # Family of j: the ordered pairs (j, k) and (k, j): statistics t[:, j, k] and t[:, k, j].
-    family = np.concatenate([t_stats, t_stats.transpose(0, 2, 1)], axis=2)  # B × n × 2n
     family_diff = np.concatenate([diff, diff.T], axis=1)  # n × 2n
     family_se = np.concatenate([se, se.T], axis=1)
     exact = family_se == 0
@@ -353,7 +411,7 @@ def _marginal(
     while active.any():
         steps += 1
         rows = active.any(axis=1)
-        maxima = np.where(active[None, :, :], family, -np.inf).max(axis=2)  # B × n
+        maxima = statistics.family_maxima(active, rows)  # B × n
         critical[rows] = _quantile(maxima[:, rows], 1 - alpha)
         new = active & rows[:, None] & (family_diff - family_se * critical[:, None] > 0)
         significant |= new
@@ -376,6 +434,7 @@ def rank_confidence_sets(
     seed: int | None = 0,
     missing: str = "error",
     of: str = "score",
+    memory: int | None = None,
 ) -> RankSets:
     r"""Marginal or simultaneous confidence sets for the ranks of the expected scores.
 
@@ -409,6 +468,12 @@ def rank_confidence_sets(
         The parameter θ_j: the expected score of system j in a block (default), or its expected
         rank within a block (ties averaged; the average ranks of Friedman's test). Use
         ``"rank"`` when the blocks mix tasks whose scores are on different scales.
+    memory : int, optional
+        Bound in bytes (default :data:`MEMORY`, 64 MiB) of the bootstrap statistics held at
+        once: the ``B × n × n`` statistics are built a chunk of resamples at a time (at least
+        one resample, ``2 × 8 n²`` bytes) and only their maxima are kept.  The result does not
+        depend on it, to the last bit.  (The resampling counts take at most 24 MB besides, and
+        the ``B × n`` bootstrap means ``8 B n`` bytes.)
 
     Returns
     -------
@@ -445,6 +510,10 @@ def rank_confidence_sets(
         raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
     if of not in ("score", "rank"):
         raise ValueError(f"of must be 'score' or 'rank', not {of!r}")
+    if memory is None:
+        memory = MEMORY
+    if not isinstance(memory, int | np.integer) or memory < 1:
+        raise ValueError(f"memory must be a positive number of bytes, got {memory!r}")
     values, systems, block_level, dropped = _values(data, level, missing)
     if of == "rank":
         from scipy.stats import rankdata
@@ -477,15 +546,14 @@ def rank_confidence_sets(
 
     rng = np.random.default_rng(seed)
     boot = bootstrap_means(values, n_boot, rng) - theta  # B × n, centred
-    boot_diff = boot[:, :, None] - boot[:, None, :]  # B × n × n
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_stats = np.where(se > 0, boot_diff / np.where(se > 0, se, 1.0), 0.0)
+    # A chunk of statistics: t (chunk × n × n) and one masked copy of the same size.
+    statistics = _Statistics(boot, se, chunk=int(memory) // (2 * 8 * n * n))
 
     if simultaneous:
-        sig, critical, steps = _simultaneous(t_stats, diff, se, alpha, stepdown)
+        sig, critical, steps = _simultaneous(statistics, diff, se, alpha, stepdown)
         better, worse = sig.T, sig  # better[j, k]: θ_k > θ_j
     else:
-        better, worse, critical, steps = _marginal(t_stats, diff, se, alpha, stepdown)
+        better, worse, critical, steps = _marginal(statistics, diff, se, alpha, stepdown)
 
     rank = 1 + (theta[None, :] > theta[:, None]).sum(axis=1)
     low = 1 + better.sum(axis=1)

@@ -140,7 +140,7 @@ def test_set_aside_by_scores_is_repeated():
 
 def test_options_are_checked():
     scores = rs.load_dataset("xtreme")
-    assert set(MISSING) == {"error", "complete-case"}
+    assert set(MISSING) == {"error", "complete-case", "imputed"}
     with pytest.raises(ValueError, match="missing must be one of 'error', 'complete-case'"):
         rank_blocks(scores, missing="impute")
     with pytest.raises(ValueError, match="min_coverage"):
@@ -159,3 +159,39 @@ def test_rankings_and_blocks_inputs():
     assert list(blocks.dropped_blocks) == [2]
     assert rank_blocks(blocks) is blocks
     assert blocks.mean_ranks.to_dict() == {"a": 1.75, "b": 1.5, "c": 2.75}
+
+
+def test_imputed_blocks_keep_every_block_and_mark_the_evaluated_cells():
+    rk = rs.Rankings.from_orderings([["a", "b", "c", "d"], ["b", ("a", "c")], ["c", "a"]])
+    blocks = rank_blocks(rk, missing="imputed")
+    assert blocks.imputed and blocks.n_blocks == 3 and not len(blocks.dropped_blocks)
+    assert blocks.observed.tolist() == [
+        [True, True, True, True],
+        [True, True, True, False],
+        [True, False, True, False],
+    ]
+    # e = m (n + 1) / (k + 1) observed, (n + 1) / 2 = 2.5 not evaluated (n = 4)
+    np.testing.assert_allclose(blocks.ranks[1], [2.5 * 5 / 4, 1 * 5 / 4, 2.5 * 5 / 4, 2.5])
+    np.testing.assert_allclose(blocks.ranks[2], [2 * 5 / 3, 2.5, 1 * 5 / 3, 2.5])
+    assert blocks.n_imputed == 3 and "3 of 12 cells not evaluated" in repr(blocks)
+    assert rank_blocks(blocks) is blocks
+    # the complete-case table of the same rankings keeps one block
+    assert rank_blocks(rk, missing="complete-case").n_blocks == 1
+
+
+def test_imputed_min_coverage_reranks_the_kept_systems():
+    raw = np.array(
+        [
+            [0.9, 0.5, 0.1, 0.4],
+            [0.8, np.nan, 0.2, 0.5],
+            [0.7, 0.6, np.nan, np.nan],
+            [0.1, np.nan, 0.3, 0.6],
+        ]
+    )
+    scores = rs.Scores.from_wide(_wide(raw))  # systems × tasks
+    blocks = rank_blocks(scores, missing="imputed", min_coverage=0.6)
+    assert blocks.dropped_systems == ("s2",) and blocks.systems == ("s0", "s1", "s3")
+    assert list(blocks.dropped_blocks) == ["t1"]  # only s0 left there: no information
+    assert "fewer than 2 systems evaluated" in blocks.dropped()
+    # t0 among s0, s1, s3: 0.9, 0.8, 0.1 → ranks 1, 2, 3 (complete: e = m)
+    np.testing.assert_allclose(blocks.ranks[0], [1.0, 2.0, 3.0])

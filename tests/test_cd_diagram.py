@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,25 +18,12 @@ from rankstats.cd_diagram import cd_diagram, cd_table, group_letters
 from rankstats.plotting import label, save_figure
 from rankstats.posthoc import posthoc
 
-# Demšar (2006), Table 6: AUC of four C4.5 variants on 14 data sets (as in tests/test_friedman.py,
-# the "voting" rounding tie broken as the paper ranks it).
-DEMSAR_SYSTEMS = ["C4.5", "C4.5+m", "C4.5+cf", "C4.5+m+cf"]
-DEMSAR_AUC = {
-    "adult (sample)": [0.763, 0.768, 0.771, 0.798],
-    "breast cancer": [0.599, 0.591, 0.590, 0.569],
-    "breast cancer wisconsin": [0.954, 0.971, 0.968, 0.967],
-    "cmc": [0.628, 0.661, 0.654, 0.657],
-    "ionosphere": [0.882, 0.888, 0.886, 0.898],
-    "iris": [0.936, 0.931, 0.916, 0.931],
-    "liver disorders": [0.661, 0.668, 0.609, 0.685],
-    "lung cancer": [0.583, 0.583, 0.563, 0.625],
-    "lymphography": [0.775, 0.838, 0.866, 0.875],
-    "mushroom": [1.000, 1.000, 1.000, 1.000],
-    "primary tumor": [0.940, 0.962, 0.965, 0.962],
-    "rheum": [0.619, 0.666, 0.614, 0.669],
-    "voting": [0.972, 0.981, 0.97501, 0.975],
-    "wine": [0.957, 0.978, 0.946, 0.970],
-}
+# Demšar (2006), Table 6: AUC of four C4.5 variants on 14 data sets (tests/data/demsar2006.csv,
+# shared with tests/test_friedman.py), the "voting" rounding tie broken as the paper ranks it.
+_DEMSAR = pd.read_csv(Path(__file__).parent / "data" / "demsar2006.csv", comment="#", index_col=0)
+_DEMSAR.loc["voting", "C4.5+cf"] = 0.97501
+DEMSAR_SYSTEMS = list(_DEMSAR.columns)
+DEMSAR_AUC = {task: row.tolist() for task, row in _DEMSAR.iterrows()}
 
 
 def demsar(systems=DEMSAR_SYSTEMS) -> rs.Scores:
@@ -123,6 +111,29 @@ def test_no_bracket_but_a_caption_without_a_single_cd(method):
     caption = " ".join(t.get_text() for t in fig.findobj(Text) if t.get_gid() == "caption")
     assert ("Conover" if method == "conover" else "Wilcoxon") in caption
     assert "Holm" in caption and "α = 0.05" in caption
+
+
+def test_imputed_ranks_without_a_single_cd_draw_the_pairwise_groups(tmp_path):
+    sim = rs.simulate.gumbel(n_systems=8, n_tasks=14, phi=0.6, missing=0.3, seed=3)
+    res = posthoc(sim, missing="imputed")
+    assert not res.has_single_cd and res.method == "nemenyi"
+    fig = cd_diagram(res)
+    assert not _lines(fig, "cd-bracket")
+    assert _bar_spans(fig) == [
+        (res.mean_ranks[g[0]], res.mean_ranks[g[-1]]) for g in res.groups() if len(g) > 1
+    ]
+    caption = " ".join(t.get_text() for t in fig.findobj(Text) if t.get_gid() == "caption")
+    assert "imputed" in caption and "No single critical difference" in caption
+    assert "bracket is omitted" in caption
+    tex = cd_table(res)
+    assert "no single critical difference" in tex and "CD}" not in tex
+    save_figure(fig, tmp_path / "cd")  # draws without error
+
+
+def test_imputed_ranks_with_a_single_cd_keep_the_bracket():
+    res = posthoc(demsar(), missing="imputed")  # complete: Σ ∝ I − J/k, one CD
+    assert res.has_single_cd
+    assert len(_lines(cd_diagram(res), "cd-bracket")) == 1
 
 
 def test_every_name_appears_once_literally():

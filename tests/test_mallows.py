@@ -151,7 +151,10 @@ def test_fit_interface_and_diagnostics():
 def test_short_chain_warns():
     rk = rs.load_rankings("potato_visual")
     with pytest.warns(ConvergenceWarning, match="did not converge"):
-        rs.models.Mallows().fit(rk, draws=15, tune=0, chains=2, seed=0, progressbar=False)
+        # max_draws=15: no automatic extension, so 2 × 15 draws cannot reach bulk ESS 400.
+        rs.models.Mallows().fit(
+            rk, draws=15, tune=0, chains=2, seed=0, progressbar=False, max_draws=15
+        )
 
 
 def test_bad_input():
@@ -290,3 +293,69 @@ def test_chains_in_worker_processes_draw_the_same(monkeypatch):
     assert many.info["draws"] == one.info["draws"]
     for name in ("theta", "position"):
         np.testing.assert_array_equal(many.draws()[name], one.draws()[name])
+
+
+def test_backend_choice_without_numba(monkeypatch):
+    """``backend="auto"`` falls back to the NumPy reference when numba does not import;
+    ``backend="numba"`` then says how to install it; unknown names are refused."""
+    import sys
+
+    from rankstats.models._mallows_sampler import resolve_backend
+
+    assert resolve_backend("numpy") == "numpy"
+    # The import fails (also when another test imported the kernels already).
+    monkeypatch.setitem(sys.modules, "rankstats.models._mallows_numba", None)
+    monkeypatch.delattr(rs.models, "_mallows_numba", raising=False)
+    assert resolve_backend("auto") == "numpy"
+    with pytest.raises(ImportError, match=r"rankstats\[fast\]"):
+        resolve_backend("numba")
+    rk = Rankings.from_orderings([["a", "b", "c"], ["b", "a", "c"], ["a", "c"]] * 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fit = rs.models.Mallows().fit(
+            rk, draws=30, tune=10, chains=2, progressbar=False, max_draws=30
+        )
+    assert fit.info["backend"] == "numpy"
+    with pytest.raises(ValueError, match="backend must be"):
+        rs.models.Mallows().fit(rk, backend="cuda")
+
+
+def test_numba_is_imported_only_by_the_numba_kernels():
+    """Users who never sample a Mallows chain never compile (or load) the kernels, and
+    rankstats never imports numba itself: only ``_mallows_numba`` imports it, and only
+    ``resolve_backend`` / ``_kernels`` import that, inside the functions."""
+    import ast
+    from pathlib import Path
+
+    root = Path(rs.__file__).parent
+    for path in root.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+        names = {a.name for n in top if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module or "" for n in top if isinstance(n, ast.ImportFrom)}
+        names |= {
+            f"{n.module}.{a.name}" for n in top if isinstance(n, ast.ImportFrom) for a in n.names
+        }
+        if path.name != "_mallows_numba.py":
+            assert not any(x == "numba" or x.startswith("numba.") for x in names), path
+        assert not any(x.endswith("_mallows_numba") for x in names), path
+
+
+@pytest.mark.slow
+def test_fitting_other_models_does_not_compile_the_kernels():
+    """(numba itself may be loaded by ArviZ, which uses it when installed; the kernels' compile
+    or cache-load cost is paid only by a Mallows chain with the numba backend.)"""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, rankstats as rs\n"
+        "rk = rs.load_rankings('potato_visual')\n"
+        "rs.models.Mallows().fit(rk, method='map')\n"
+        "rs.models.Mallows().fit(rk, draws=20, tune=0, chains=1, backend='numpy',"
+        " progressbar=False)\n"
+        "print('rankstats.models._mallows_numba' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "False"

@@ -12,7 +12,13 @@ from scipy import stats
 
 import rankstats as rs
 from rankstats.blocks import rank_blocks
-from rankstats.posthoc import critical_difference, pairwise_effect_sizes, posthoc, q_alpha
+from rankstats.posthoc import (
+    EFFECT_SIZES,
+    critical_difference,
+    pairwise_effect_sizes,
+    posthoc,
+    q_alpha,
+)
 
 
 def _scores(values: np.ndarray) -> rs.Scores:
@@ -61,7 +67,11 @@ def test_nemenyi_equals_scikit_posthocs(name, scores, values):
     sp = pytest.importorskip("scikit_posthocs")
     res = posthoc(scores, method="nemenyi", effect_sizes=False)
     expected = sp.posthoc_nemenyi_friedman(pd.DataFrame(values, columns=list(scores.systems)))
-    np.testing.assert_allclose(res.table["p_value"], _lookup(expected, res.table), rtol=1e-9)
+    # scikit-posthocs takes scipy's studentized_range.sf = 1 − cdf: accurate to ~1e-14 in
+    # absolute terms only (our tail keeps its relative precision: see the test below).
+    np.testing.assert_allclose(
+        res.table["p_value"], _lookup(expected, res.table), rtol=1e-9, atol=1e-13
+    )
     assert (res.table["p_adjusted"] == res.table["p_value"]).all() and res.adjust == "single-step"
     # The CD is the rank difference at which scikit-posthocs' p-value crosses α.
     n, k = values.shape
@@ -253,3 +263,40 @@ def test_wilcoxon_pair_with_equal_scores_everywhere():
     ]
     np.testing.assert_allclose(others["p_value"], expected, rtol=1e-10)
     assert res.table["p_adjusted"].notna().all()
+
+
+def test_imputed_missing_scores():
+    with pytest.warns(rs.DataWarning):
+        scores = rs.load_dataset("xtreme_table5")
+    res = posthoc(scores, missing="imputed")
+    assert res.blocks.imputed and res.n_blocks == 4 and res.dropped_systems == ("M5",)
+    assert res.adjust == "single-step" and res.table[list(EFFECT_SIZES)].isna().all().all()
+    assert not np.isfinite(res.critical_difference) and np.isfinite(res.q_alpha)
+    holm = posthoc(res.blocks, adjust="holm")
+    assert holm.adjust == "holm" and not np.isfinite(holm.q_alpha)
+    assert (holm.table.p_adjusted >= holm.table.p_value).all()
+    text = repr(res)
+    assert "missing='imputed'" in text and "no single critical difference" in text
+    for method in ("conover", "wilcoxon-holm"):
+        with pytest.raises(ValueError, match="missing='imputed'"):
+            posthoc(res.blocks, method=method)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 10, 50, 100, 300])
+def test_studentized_range_sf_equals_scipy_and_the_exact_two_sample_tail(k):
+    """The vectorised quadrature against scipy where scipy's ``1 − cdf`` is accurate, and, for
+    k = 2 (the range of two normals is |N(0, 2)|), against the exact tail far below 1e-16."""
+    from scipy import special
+
+    from rankstats.posthoc import studentized_range_sf
+
+    q = np.concatenate([[0.0, 1e-6], np.linspace(0.05, 8.0, 60)])
+    ref = stats.studentized_range.sf(q, k, np.inf)
+    got = studentized_range_sf(q, k)
+    accurate = ref > 1e-12
+    np.testing.assert_allclose(got[accurate], ref[accurate], rtol=1e-9, atol=1e-14)
+    assert np.all(np.diff(got) <= 1e-13) and got[0] == 1.0  # non-increasing (to rounding)
+    if k == 2:
+        tail = np.linspace(5.0, 25.0, 41)
+        exact = 2.0 * special.ndtr(-tail / np.sqrt(2.0))
+        np.testing.assert_allclose(studentized_range_sf(tail, 2), exact, rtol=1e-9)

@@ -134,6 +134,15 @@ def test_kemeny_bar_shows_the_time_limit_and_the_gap(tty):
     assert res.optimal and "kemeny" in err and "/30 s" in err and "ETA" in err and "gap" in err
 
 
+def test_kemeny_aggregate_draws_the_same_bar(tty):
+    """``rs.aggregate(..., method="kemeny")`` (and so ``rankstats rank --method kemeny``)."""
+    from rankstats.kemeny import DEFAULT_TIME_LIMIT
+
+    agg = rs.aggregate(_cycle(), method="kemeny")
+    err = tty.readouterr().err
+    assert agg.details["optimal"] and "kemeny" in err and f"/{DEFAULT_TIME_LIMIT:g} s" in err
+
+
 def test_kemeny_callable_still_gets_text_lines(tty):
     lines: list[str] = []
     rs.kemeny(_cycle(), method="exact", progress=lines.append)

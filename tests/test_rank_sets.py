@@ -253,6 +253,42 @@ def test_same_seed_same_sets_and_chunking_does_not_matter():
     np.testing.assert_allclose(whole, chunked)
 
 
+@pytest.mark.parametrize("simultaneous", [True, False])
+def test_memory_budget_changes_nothing(simultaneous):
+    """Same seed, chunks of 1, 7 and all resamples (memory budgets): identical output."""
+    rng = np.random.default_rng(12)
+    table = pd.DataFrame(
+        rng.normal(np.linspace(0, 0.6, 9), 1.0, size=(150, 9)), columns=[f"s{j}" for j in range(9)]
+    )
+    per_resample = 2 * 8 * 9 * 9  # bytes of one resample's statistics (and masked copy)
+    runs = [
+        rank_confidence_sets(table, n_boot=200, seed=3, simultaneous=simultaneous, memory=m)
+        for m in (1, 7 * per_resample, 10**9)
+    ]
+    for other in runs[1:]:
+        pd.testing.assert_frame_equal(runs[0].table, other.table, check_exact=True)
+        pd.testing.assert_frame_equal(runs[0].significant, other.significant)
+        np.testing.assert_array_equal(runs[0].critical, other.critical)
+        assert runs[0].n_steps == other.n_steps
+    with pytest.raises(ValueError, match="memory must be a positive number of bytes"):
+        rank_confidence_sets(table, memory=0)
+
+
+def test_peak_memory_is_bounded():
+    """60 systems, 500 resamples: the whole B × n × n statistics are 14 MB (and the marginal
+    family twice that); with a 2 MiB budget the traced peak stays a few MiB."""
+    import tracemalloc
+
+    rng = np.random.default_rng(13)
+    table = pd.DataFrame(rng.normal(0.0, 1.0, size=(100, 60)), columns=[f"s{j}" for j in range(60)])
+    for simultaneous in (True, False):
+        tracemalloc.start()
+        rank_confidence_sets(table, n_boot=500, simultaneous=simultaneous, memory=2 * 2**20)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < 6 * 2**20, (simultaneous, peak)
+
+
 # --------------------------------------------------------------------------------------------
 # Side by side with the Hoeffding rank ranges, and the plot.
 

@@ -112,3 +112,25 @@ def test_bad_options_refused(tmp_path, value, needle):
     with pytest.raises(ValueError, match=needle):
         rs.report(rs.load_dataset("xtreme"), out=tmp_path / "rep", significance=value)
     assert not (tmp_path / "rep").exists()
+
+
+def test_imputed_ranks_section_says_what_was_computed(tmp_path):
+    """missing='imputed': the section and the methods sentence name the test on imputed ranks,
+    how many cells were imputed, and no critical difference (there is none)."""
+    scores = rs.load_dataset("xtreme_missing")
+    rep = rs.report(
+        scores, out=tmp_path / "rep", significance={"missing": "imputed", "adjust": "holm"}
+    )
+    fr = rs.friedman(scores, missing="imputed")
+    ph = rs.posthoc(scores, missing="imputed", adjust="holm")
+    assert rep.significance.posthoc.n_significant == ph.n_significant
+    text = rep.methods_text
+    assert "Friedman-type test on the imputed expected ranks" in text
+    assert f"T = {fr.statistic:.4g}, df {fr.df}" in text
+    assert f"{fr.blocks.n_imputed} of {fr.blocks.ranks.size} (block, system) cells" in text
+    assert "CD =" not in text and "complete task blocks" not in text
+    assert "Holm-adjusted" in text and "[himmi2023]" in text
+    page = (tmp_path / "rep" / "report.html").read_text()
+    assert f"T = {fr.statistic:.4g} (df {fr.df})" in page
+    assert "no pair of their group differs significantly" in page
+    assert "complete task blocks" not in page

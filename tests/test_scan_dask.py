@@ -111,11 +111,23 @@ def test_dask_dataframe_not_grouped(client, use_client):
 
 
 def test_dask_dataframe_progress(client, capsys):
-    """Dask's progress bar: on the cluster (the module's Client is the default one here)."""
+    """Dask's progress bar (on the cluster: the module's Client is the default one here)
+    follows rankstats' rules: nothing off a terminal, unless asked for (``--progress``)."""
+    from rankstats import _progress
+
     df = _data(seed=8)
     frame = dd.from_pandas(df.sample(frac=1.0, random_state=2), npartitions=3)
     st = rs.scan_scores(frame, higher_is_better=LOWER).statistics(progress=True)
     _assert_equal(rs.scan_scores(frame, higher_is_better=LOWER), df, statistics=st)
+    captured = capsys.readouterr()
+    assert "Completed" not in captured.out + captured.err  # pytest's capture: not a terminal
+    state = _progress.settings()
+    _progress.set_log(True)
+    try:
+        rs.scan_scores(frame, higher_is_better=LOWER).statistics(progress=True)
+    finally:
+        _progress.set_quiet(state[0])
+        _progress.set_log(state[1])
     captured = capsys.readouterr()
     assert "100% Completed" in captured.out + captured.err
 

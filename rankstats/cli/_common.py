@@ -60,6 +60,7 @@ probability = _number(float, lambda v: 0 < v < 1, "a number strictly between 0 a
 positive = _number(float, lambda v: math.isfinite(v) and v > 0, "a positive number")
 finite = _number(float, math.isfinite, "a finite number")
 fraction = _number(float, lambda v: 0 <= v < 1, "a number in [0, 1)")
+coverage = _number(float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
 
 
 def at_least(minimum: int) -> Callable[[str], int]:
@@ -230,6 +231,16 @@ def level_of(args: argparse.Namespace, scores) -> str:
             "--level instance needs an instance column: name it with --instance COLUMN"
         )
     return level
+
+
+def cli_spelling(err: ValueError) -> ValueError:
+    """The library's advice on incomplete blocks (``missing='complete-case'``,
+    ``min_coverage``) in the spelling of the CLI; other errors unchanged."""
+    text = str(err)
+    if "missing='complete-case'" not in text and "raise min_coverage" not in text:
+        return err
+    text = text.replace("pass missing='complete-case'", "pass --missing complete-case")
+    return UsageError(text.replace("raise min_coverage", "raise --min-coverage"))
 
 
 def add_output_argument(parser: argparse.ArgumentParser, default: str | None, what: str) -> None:

@@ -6,13 +6,18 @@ import argparse
 
 from rankstats._text import terminal
 from rankstats.aggregate import AGGREGATORS, LAZY_METHODS
+from rankstats.blocks import MISSING
 from rankstats.cli._common import (
     UsageError,
     add_input_arguments,
     add_output_argument,
     add_significance_arguments,
+    cli_spelling,
+    coverage,
     load_input,
+    probability,
 )
+from rankstats.posthoc import METHODS as POSTHOC_METHODS
 
 HELP = "write an HTML + LaTeX + figures report"
 EXAMPLE = "rankstats report --dataset dialogue_tc --models pl bt mallows --out report/"
@@ -52,20 +57,47 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="add a paired instance-level analysis (sign / Wilcoxon / t / Mood tests, BT, Elo, "
         "TrueSkill) of these tasks (metrics)",
     )
-    parser.add_argument(
+    sig = parser.add_argument_group("significance section (with --significance)")
+    sig.add_argument(
         "--significance",
         action="store_true",
-        help="add the Friedman test, Nemenyi post-hoc tests, the critical-difference diagram and "
-        "its LaTeX table (complete blocks only; see `rankstats significance` for the options)",
+        help="add the Friedman test, post-hoc tests of every pair, the critical-difference "
+        "diagram and its LaTeX table (`rankstats significance` has more options)",
+    )
+    sig.add_argument(
+        "--posthoc",
+        choices=list(POSTHOC_METHODS),
+        default=None,
+        help="post-hoc test of the section (default: nemenyi)",
+    )
+    sig.add_argument(
+        "--alpha",
+        type=probability,
+        default=None,
+        help="family-wise error level of the post-hoc tests, in (0, 1) (default 0.05)",
+    )
+    sig.add_argument(
+        "--missing",
+        choices=list(MISSING),
+        default=None,
+        help="incomplete blocks: refuse them, naming the first (default), or keep only the "
+        "complete blocks and report what was dropped (see `rankstats significance --help`)",
+    )
+    sig.add_argument(
+        "--min-coverage",
+        type=coverage,
+        default=None,
+        metavar="FRACTION",
+        help="with --missing complete-case or imputed: first drop the systems evaluated in "
+        "fewer than this fraction of the blocks",
     )
     add_output_argument(parser, "report", "the report")
 
 
 def run(args: argparse.Namespace) -> int:
-    from rankstats.report import report
-
     if len(set(args.methods)) != len(args.methods):
         raise UsageError("--methods lists a method twice")
+    significance = _significance_options(args)
     scores = load_input(args)
     if args.paired:
         unknown = [t for t in args.paired if t not in scores.tasks]
@@ -77,7 +109,19 @@ def run(args: argparse.Namespace) -> int:
         if not scores.has_instances:
             raise UsageError("--paired needs instance-level scores (--instance COLUMN)")
     _announce_models(args, scores)
-    rep = report(
+    try:
+        rep = _report(args, scores, significance)
+    except ValueError as err:
+        raise cli_spelling(err) from None
+    print("\n".join(terminal(line) for line in rep.methods_text.splitlines()))
+    print("\nwrote " + ", ".join(str(p) for p in rep.files))
+    return 0
+
+
+def _report(args: argparse.Namespace, scores, significance: dict | bool):
+    from rankstats.report import report
+
+    return report(
         scores,
         out=args.out,
         methods=args.methods,
@@ -89,11 +133,27 @@ def run(args: argparse.Namespace) -> int:
         models=args.models,
         model_method=args.model_method,
         paired=args.paired or (),
-        significance=args.significance,
+        significance=significance,
     )
-    print("\n".join(terminal(line) for line in rep.methods_text.splitlines()))
-    print("\nwrote " + ", ".join(str(p) for p in rep.files))
-    return 0
+
+
+def _significance_options(args: argparse.Namespace) -> dict | bool:
+    """The ``significance=`` argument of :func:`rankstats.report.report`; the section's options
+    without ``--significance`` are refused (they would be silently ignored)."""
+    given = {
+        "method": args.posthoc,
+        "alpha": args.alpha,
+        "missing": args.missing,
+        "min_coverage": args.min_coverage,
+    }
+    given = {k: v for k, v in given.items() if v is not None}
+    flags = {"method": "--posthoc", "alpha": "--alpha", "missing": "--missing"}
+    flags["min_coverage"] = "--min-coverage"
+    if given and not args.significance:
+        raise UsageError(f"{', '.join(flags[k] for k in given)}: only with --significance")
+    if "min_coverage" in given and given.get("missing") not in ("complete-case", "imputed"):
+        raise UsageError("--min-coverage applies with --missing complete-case or imputed")
+    return given or args.significance
 
 
 def _announce_models(args: argparse.Namespace, scores) -> None:

@@ -1,10 +1,13 @@
 """``rankstats significance``: Friedman's test, a post-hoc test of every pair, the
 critical-difference diagram, confidence sets for the ranks and (with ``--rope``) the Bayesian
-signed-rank test of adjacent systems: Demšar's (2006) protocol on complete blocks."""
+signed-rank test of adjacent systems: Demšar's (2006) protocol on complete blocks. With
+``--hierarchical`` the same adjacent pairs also get the hierarchical model across tasks of
+Corani et al. (2017) on the instance-level scores (``hierarchical.csv``)."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import itertools
 import math
 from pathlib import Path
@@ -14,6 +17,7 @@ import pandas as pd
 
 from rankstats._atomic import output_dir
 from rankstats._text import write_csv
+from rankstats.blocks import MISSING
 from rankstats.cli._common import (
     UsageError,
     add_input_arguments,
@@ -21,6 +25,8 @@ from rankstats.cli._common import (
     at_least,
     check_out,
     clean,
+    cli_spelling,
+    coverage,
     file_done,
     level_of,
     load_input,
@@ -33,7 +39,7 @@ from rankstats.cli._console import NAME_WIDTH, format_numbers, print_frame, prin
 
 HELP = (
     "Friedman's test, Nemenyi / Conover / Wilcoxon-Holm post-hoc tests, the critical-difference "
-    "diagram and confidence sets for the ranks (complete blocks)"
+    "diagram and confidence sets for the ranks (complete blocks, or imputed expected ranks)"
 )
 EXAMPLE = (
     "rankstats significance --dataset glue\n  "
@@ -76,17 +82,20 @@ def _rope(text: str) -> float:
 _rope.__name__ = "ROPE half-width"
 
 
-def _coverage(text: str) -> float:
+def _correlation(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], not {text!r}")
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), not {text!r}")
     return value
 
 
-_coverage.__name__ = "fraction"
+_correlation.__name__ = "correlation"
+
+#: The defaults of the hierarchical test's options (refused without --hierarchical).
+HIERARCHICAL_DEFAULTS = {"rho": 0.0, "draws": 2000, "tune": 2000, "chains": 4}
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -105,7 +114,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         choices=ADJUST,
         default=None,
         help="multiplicity adjustment of the conover / wilcoxon-holm p-values (default: holm; "
-        "Nemenyi's p-values are single-step family-wise and take none)",
+        "Nemenyi's p-values are single-step family-wise and take none, except with --missing "
+        "imputed, where holm / bonferroni / none replace the single-step max-|z| p-values)",
     )
     tests.add_argument(
         "--alpha",
@@ -116,18 +126,19 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     )
     tests.add_argument(
         "--missing",
-        choices=["error", "complete-case"],
+        choices=list(MISSING),
         default="error",
         help="incomplete blocks: refuse them, naming the first (default), or keep only the "
-        "complete blocks and report what was dropped",
+        "complete blocks and report what was dropped (see docs/user-guide/significance.md "
+        "for every choice)",
     )
     tests.add_argument(
         "--min-coverage",
-        type=_coverage,
+        type=coverage,
         default=0.0,
         metavar="FRACTION",
-        help="with --missing complete-case: first drop the systems evaluated in fewer than this "
-        "fraction of the blocks (default 0: only systems evaluated nowhere)",
+        help="with --missing complete-case or imputed: first drop the systems evaluated in "
+        "fewer than this fraction of the blocks (default 0: only systems evaluated nowhere)",
     )
     sets = parser.add_argument_group("confidence sets for the ranks (Mogstad et al. 2024)")
     sets.add_argument(
@@ -180,6 +191,45 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="posterior draws per pair of the Bayesian test (default 50000)",
     )
+    hier = parser.add_argument_group(
+        "Bayesian hierarchical test across tasks (Corani et al. 2017; needs instance-level scores)"
+    )
+    hier.add_argument(
+        "--hierarchical",
+        action="store_true",
+        help="also run the hierarchical model (PyMC NUTS) on the same adjacent pairs as --rope: "
+        "P(a better), P(rope), P(b better) on a new task, written to hierarchical.csv "
+        "(needs --rope R)",
+    )
+    hier.add_argument(
+        "--rho",
+        type=_correlation,
+        default=0.0,
+        metavar="RHO",
+        help="correlation of two instances of one task, in [0, 1): 0 for independent instances "
+        "(default), 1/k for the folds of k-fold cross-validation",
+    )
+    hier.add_argument(
+        "--draws",
+        type=at_least(100),
+        default=2000,
+        metavar="N",
+        help="NUTS draws per chain of the hierarchical test, ≥ 100 (default 2000)",
+    )
+    hier.add_argument(
+        "--tune",
+        type=at_least(100),
+        default=2000,
+        metavar="N",
+        help="NUTS tuning steps per chain of the hierarchical test, ≥ 100 (default 2000)",
+    )
+    hier.add_argument(
+        "--chains",
+        type=at_least(1),
+        default=4,
+        metavar="N",
+        help="NUTS chains of the hierarchical test (default 4)",
+    )
     add_output_argument(
         parser,
         "significance-out",
@@ -189,23 +239,28 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 def check(args: argparse.Namespace) -> None:
     """Every argument is checked here, before the data is read."""
-    if args.adjust is not None and args.posthoc == "nemenyi":
+    if args.adjust is not None and args.posthoc == "nemenyi" and args.missing != "imputed":
         raise UsageError(
-            "--adjust applies to --posthoc conover and wilcoxon-holm; Nemenyi's p-values are "
-            "single-step family-wise already"
+            "--adjust applies to --posthoc conover and wilcoxon-holm (and to nemenyi with "
+            "--missing imputed); Nemenyi's p-values are single-step family-wise already"
         )
-    if args.min_coverage > 0 and args.missing != "complete-case":
-        raise UsageError("--min-coverage applies with --missing complete-case")
+    if args.missing == "imputed" and args.posthoc != "nemenyi":
+        raise UsageError(
+            f"--posthoc {args.posthoc} needs complete blocks: with --missing imputed use "
+            "--posthoc nemenyi (z tests on the imputed ranks, single-step or --adjust holm)"
+        )
+    if args.min_coverage > 0 and args.missing not in ("complete-case", "imputed"):
+        raise UsageError("--min-coverage applies with --missing complete-case or imputed")
     if args.rope is None and args.samples != 50_000:
         raise UsageError("--samples applies with --rope R")
+    if args.hierarchical and args.rope is None:
+        raise UsageError("--hierarchical needs --rope R")
+    changed = [k for k, v in HIERARCHICAL_DEFAULTS.items() if getattr(args, k) != v]
+    if changed and not args.hierarchical:
+        raise UsageError(
+            ", ".join(f"--{k}" for k in changed) + " applies with --hierarchical --rope R"
+        )
     check_out(args)
-
-
-def _cli_spelling(err: ValueError) -> UsageError:
-    """The library's advice ``missing='complete-case'`` in the spelling of the CLI."""
-    text = str(err).replace("pass missing='complete-case'", "pass --missing complete-case")
-    text = text.replace("raise min_coverage", "raise --min-coverage")
-    return UsageError(text)
 
 
 def _finite(value: object) -> object:
@@ -230,11 +285,16 @@ def run(args: argparse.Namespace) -> int:
     from rankstats.posthoc import posthoc
 
     scores = load_input(args)
+    if args.hierarchical and not scores.has_instances:
+        raise UsageError(
+            "--hierarchical needs instance-level scores (an instance column: several instances "
+            "per task)"
+        )
     level = level_of(args, scores)
     try:
         fr = friedman(scores, level=level, missing=args.missing, min_coverage=args.min_coverage)
     except ValueError as err:
-        raise _cli_spelling(err) from None
+        raise cli_spelling(err) from None
     blocks = fr.blocks
     ph = posthoc(blocks, method=args.posthoc, alpha=args.alpha, adjust=args.adjust)
     letters = group_letters(ph)
@@ -266,9 +326,12 @@ def run(args: argparse.Namespace) -> int:
         ranks = ranks.merge(table, on="system", how="left")
 
     bayes = _bayes(blocks, ph, args) if args.rope is not None else None
+    hier = _hierarchical(scores, ph, args) if args.hierarchical else None
 
     name = scores.name or (Path(args.file).name if args.file else "scores")
     _print(args, name, fr, ph, ranks, sets, bayes, significant)
+    if hier is not None:
+        _print_hierarchical(args, hier)
 
     out = Path(args.out)
     with output_dir(out) as tmp:
@@ -290,7 +353,12 @@ def run(args: argparse.Namespace) -> int:
             files.append(tmp / "bayes_signed_rank.csv")
             write_csv(bayes, files[-1])
             file_done()
+        if hier is not None:
+            files.append(tmp / "hierarchical.csv")
+            write_csv(hier, files[-1])
+            file_done()
         summary = _finite(_summary(args, name, level, fr, ph, ranks, sets, bayes, significant))
+        summary["bayes_hierarchical"] = _finite(_hierarchical_summary(args, hier))
         summary["files"] = [str(out / p.relative_to(tmp)) for p in files] + [
             str(out / "friedman.json")
         ]
@@ -320,9 +388,14 @@ def _bayes(blocks, ph, args: argparse.Namespace) -> pd.DataFrame:
 
     frame = pd.DataFrame(blocks.values, columns=list(blocks.systems))
     order = list(ph.mean_ranks.index)
+    # On imputed ranks the scores of a block may be missing: each pair uses the blocks where
+    # both systems were scored (n_blocks says how many); scores are never imputed.
+    missing = "complete-case" if blocks.imputed else "refuse"
     rows = []
     for a, b in itertools.pairwise(order):
-        res = bayes_signed_rank(frame, a, b, rope=args.rope, samples=args.samples, seed=args.seed)
+        res = bayes_signed_rank(
+            frame, a, b, rope=args.rope, samples=args.samples, seed=args.seed, missing=missing
+        )
         rows.append(
             {
                 "system_a": a,
@@ -337,6 +410,118 @@ def _bayes(blocks, ph, args: argparse.Namespace) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def _hierarchical(scores, ph, args: argparse.Namespace) -> pd.DataFrame:
+    """The hierarchical test (Corani et al. 2017) of every adjacent pair of the average-rank
+    order, on the instance-level scores (the instances where both systems were scored). One
+    compiled PyMC model serves every pair with the same number of tasks."""
+    # The module (rs.bayes_hierarchical is the function of the same name).
+    module = importlib.import_module("rankstats.bayes_hierarchical")
+
+    order = list(ph.mean_ranks.index)
+    rows = []
+    for a, b in itertools.pairwise(order):
+        try:
+            res = module.bayes_hierarchical(
+                scores,
+                a,
+                b,
+                rope=args.rope,
+                rho=args.rho,
+                draws=args.draws,
+                tune=args.tune,
+                chains=args.chains,
+                seed=args.seed,
+                missing="drop" if args.missing == "complete-case" else "refuse",
+            )
+        except ValueError as err:
+            text = str(err).replace("pass missing='drop'", "pass --missing complete-case")
+            raise UsageError(f"--hierarchical, {short(a, 40)} vs {short(b, 40)}: {text}") from None
+        d = res.diagnostics
+        delta0 = res.task_table().set_index("task").loc["(population mean δ0)"]
+        rows.append(
+            {
+                "system_a": a,
+                "system_b": b,
+                "mean_rank_a": ph.mean_ranks[a],
+                "mean_rank_b": ph.mean_ranks[b],
+                "n_tasks": res.n_tasks,
+                "n_instances": res.n,
+                "p_a_better": res.p_a,
+                "p_rope": res.p_rope,
+                "p_b_better": res.p_b,
+                "share_a": res.shares["a"],
+                "share_rope": res.shares["rope"],
+                "share_b": res.shares["b"],
+                "delta0_mean": delta0["delta_mean"],
+                "delta0_low": delta0["delta_low"],
+                "delta0_high": delta0["delta_high"],
+                "decision": {"a": a, "b": b, "rope": "equivalent", None: ""}[res.decision],
+                "converged": d["converged"],
+                "max_r_hat": d["max_r_hat"],
+                "min_ess_bulk": d["min_ess_bulk"],
+                "divergences": d["divergences"],
+                "dropped_tasks": ";".join(map(str, res.dropped["task"])),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _print_hierarchical(args, hier: pd.DataFrame) -> None:
+    print(
+        f"\nBayesian hierarchical test of adjacent systems (Corani et al. 2017), ROPE "
+        f"±{args.rope:g}, ρ = {args.rho:g} ({args.chains} chains × {args.draws} draws after "
+        f"{args.tune} tuning, seed {args.seed}; P for a new task, decision at P ≥ 0.95):"
+    )
+    shown = hier.assign(
+        verdict=[
+            "ok" if ok else f"NO (R-hat {r:.3f}, ESS {e:.0f}, {int(n)} div.)"
+            for ok, r, e, n in zip(
+                hier["converged"],
+                hier["max_r_hat"],
+                hier["min_ess_bulk"],
+                hier["divergences"],
+                strict=True,
+            )
+        ]
+    )
+    print_frame(
+        shown[
+            ["system_a", "system_b", "p_a_better", "p_rope", "p_b_better", "decision", "verdict"]
+        ],
+        headers={
+            "p_a_better": "P(a better)",
+            "p_rope": "P(rope)",
+            "p_b_better": "P(b better)",
+            "verdict": "converged",
+        },
+        decimals={"p_a_better": 3, "p_rope": 3, "p_b_better": 3},
+        text_width=NAME_WIDTH,
+    )
+    bad = int((~hier["converged"].astype(bool)).sum())
+    if bad:
+        print(
+            f"WARNING: {bad} of {len(hier)} hierarchical fits did NOT converge (R-hat > 1.01, "
+            "bulk ESS < 400 or divergences): do not report them; raise --draws and --tune."
+        )
+
+
+def _hierarchical_summary(args, hier: pd.DataFrame | None) -> dict | None:
+    if hier is None:
+        return None
+    return {
+        "rope": args.rope,
+        "rho": args.rho,
+        "draws": args.draws,
+        "tune": args.tune,
+        "chains": args.chains,
+        "seed": args.seed,
+        "sampler": "pymc",
+        "threshold": 0.95,
+        "all_converged": bool(hier["converged"].all()),
+        "pairs": clean(hier.to_dict(orient="records")),
+    }
 
 
 def _dropped_lines(fr) -> str:
@@ -360,17 +545,27 @@ def _print(args, name, fr, ph, ranks, sets, bayes, significant) -> None:
         f"  N = {fr.n_blocks} {b.level} blocks, k = {fr.n_systems} systems, "
         f"missing = {b.missing}; {_dropped_lines(fr)}"
     )
-    ties = "tie-corrected" if fr.corrected else "no tie correction"
-    print(
-        f"Friedman: χ²_F = {fr.statistic:.4g} (df {fr.df}, {ties}), {_p(fr.p_value)}; "
-        f"Iman–Davenport F_F = {fr.f_statistic:.4g} (df {fr.f_df[0]}, {fr.f_df[1]}), "
-        f"{_p(fr.f_p_value)}"
-    )
+    if b.imputed:
+        f_name = "F form"
+        print(
+            f"Friedman-type test on imputed expected ranks ({b.n_imputed} of {b.ranks.size} "
+            f"cells imputed; exact permutation covariance): T = {fr.statistic:.4g} "
+            f"(df {fr.df}), {_p(fr.p_value)}; F form = {fr.f_statistic:.4g} "
+            f"(df {fr.f_df[0]}, {fr.f_df[1]}), {_p(fr.f_p_value)}"
+        )
+    else:
+        f_name = "Iman–Davenport"
+        ties = "tie-corrected" if fr.corrected else "no tie correction"
+        print(
+            f"Friedman: χ²_F = {fr.statistic:.4g} (df {fr.df}, {ties}), {_p(fr.p_value)}; "
+            f"Iman–Davenport F_F = {fr.f_statistic:.4g} (df {fr.f_df[0]}, {fr.f_df[1]}), "
+            f"{_p(fr.f_p_value)}"
+        )
     if significant:
-        print(f"  the systems do not all rank alike (Iman–Davenport p < α = {args.alpha:g})")
+        print(f"  the systems do not all rank alike ({f_name} p < α = {args.alpha:g})")
     else:
         print(
-            f"  NOT significant at α = {args.alpha:g} (Iman–Davenport p = {fr.f_p_value:.4g}): "
+            f"  NOT significant at α = {args.alpha:g} ({f_name} p = {fr.f_p_value:.4g}): "
             "by Demšar's (2006) protocol no pairwise difference below may be claimed; the "
             "post-hoc results are written for completeness only"
         )
@@ -453,6 +648,10 @@ def _summary(args, name, level, fr, ph, ranks, sets, bayes, significant) -> dict
             "dropped": b.dropped(),
         },
         "friedman": {
+            # With missing = "imputed": T on the imputed expected ranks and its F form (equal
+            # to χ²_F and Iman–Davenport's F_F on complete blocks); "statistic" says which.
+            "statistic": "T (imputed expected ranks)" if b.imputed else "chi2_F",
+            "n_imputed_cells": b.n_imputed,
             "chi2": fr.statistic,
             "df": fr.df,
             "p_value": fr.p_value,

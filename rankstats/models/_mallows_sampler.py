@@ -22,25 +22,70 @@ and the order inside tied groups are latent).  One sweep:
 The prior on :math:`\sigma` is uniform.  Every move is an exact Gibbs or slice update, so the
 chain targets the joint posterior (Vitelli et al. 2018 use Metropolis leap-and-shift moves instead;
 exact conditionals are cheap here because the Kendall distance decomposes over pairs).
+
+**Two backends, one chain.**  Steps 1 and 2 run either in the NumPy functions of this module
+(the reference, always available) or in the numba kernels of
+:mod:`rankstats.models._mallows_numba` (about ten times faster; optional).  Both give *the same
+chain, draw for draw*, for the same seed, because
+
+* every random number of steps 1 and 2 is drawn here, by the shared driver
+  (:meth:`Chain._sweep`), in one ``Generator.random`` call per sweep of a size fixed by the data,
+  and both kernels consume the same uniforms in the same roles (the scan orders are the
+  ``argsort`` of uniform keys, computed here; each categorical draw inverts the cumulative
+  weights with its own uniform);
+* no transcendental function is evaluated inside a kernel (NumPy's SIMD ``exp`` and the C
+  library's, which numba calls, may differ in the last bit).  Every cost is an integer (a number
+  of discordant pairs), so a weight :math:`e^{-\theta (c - c_{\min})}` is read from the table
+  :math:`q^k`, :math:`q = e^{-\theta}`, that :func:`powers` builds here by repeated
+  multiplication; the kernels only add and multiply, in the same order (sequential cumulative
+  sums, no fused multiply-add, no reassociation);
+* the pair counts and the total distance are sums of integers (exact in float64), and the
+  slice sampler of θ — a handful of scalar evaluations per sweep of a user-supplied log-prior —
+  is this module's Python code for both backends.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
 
-from rankstats.models._mallows_math import log_z
+BACKENDS = ("auto", "numpy", "numba")
 
 
-def _categorical(rng: np.random.Generator, logits: np.ndarray) -> np.ndarray:
-    """One draw per row from ``softmax(logits)`` by inverting the cumulative weights (one
-    exponential and one uniform per row: cheaper than Gumbel-max's two logarithms per cell)."""
-    weights = np.exp(logits - logits.max(axis=1, keepdims=True))
-    cumulative = np.cumsum(weights, axis=1)
-    # u in (0, total]: the first index with cumulative ≥ u has positive weight.
-    u = (1.0 - rng.random(len(logits))) * cumulative[:, -1]
-    return np.count_nonzero(cumulative < u[:, None], axis=1)
+def powers(theta: float, largest: int) -> np.ndarray:
+    """Weights ``table[k] = e^{-θ k}`` for ``k = 0 … largest`` and a last entry 0.
+
+    Built as :math:`q^k` by repeated multiplication (``np.multiply.accumulate`` is sequential),
+    so both backends read identical numbers; the relative error after ``k`` products is about
+    ``k`` ulps (``1e-12`` at ``k = 5000``), far below any Monte-Carlo error.  Entries past the
+    underflow of :math:`e^{-\\theta k}` (``θ k > 746``) are not stored: an index past the end
+    reads the trailing 0, exactly what the underflow gives.
+    """
+    q = math.exp(-theta)
+    if theta > 0:
+        largest = min(largest, int(746.0 / theta) + 1)
+    table = np.empty(largest + 2)
+    table[0] = 1.0
+    table[1:-1] = q
+    np.multiply.accumulate(table[:-1], out=table[:-1])
+    table[-1] = 0.0
+    return table
+
+
+def _weights(shift: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """``table[shift]``, 0 past the end of the table (and where ``shift`` is the sentinel)."""
+    return table[np.minimum(shift, len(table) - 1)]
+
+
+def _inverse_cdf(weights: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """One draw per row of ``weights`` (≥ 0, largest 1) by inverting the cumulative weights with
+    the uniform ``u`` of the row: the first index whose cumulative weight reaches
+    ``(1 − u) × total`` (in ``(0, total]``, so the index has a positive weight)."""
+    cumulative = np.cumsum(weights, axis=1)  # sequential along each row
+    level = (1.0 - u) * cumulative[:, -1]
+    return np.count_nonzero(cumulative < level[:, None], axis=1)
 
 
 def initial_completions(ranks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -75,33 +120,35 @@ def total_distance(counts: np.ndarray, sigma_pos: np.ndarray) -> float:
 def update_completions(
     positions: np.ndarray,
     ranks: np.ndarray,
-    latent: np.ndarray,
+    scan: np.ndarray,
+    n_latent: np.ndarray,
     sigma_pos: np.ndarray,
-    theta: float,
-    rng: np.random.Generator,
+    table: np.ndarray,
+    u: np.ndarray,
+    counts: np.ndarray,
 ) -> None:
-    """Gibbs re-insertion of every latent item of every ranking (in place).
+    """Gibbs re-insertion of every latent item of every ranking (in place; NumPy reference).
 
-    ``latent`` is the ``(L, m)`` table of :func:`latent_structure` (latent items of each ranking,
-    padded with ``-1``).  The rankings are independent given (σ, θ), so round ``t`` re-inserts the
-    ``t``-th latent item of *every* ranking at once: the number of vectorised rounds is the largest
-    number of latent items in one ranking, not the number of items.  The scan order inside each
-    ranking is random in each sweep.
+    ``scan[l, :n_latent[l]]`` are the latent items of ranking ``l`` in the order they are
+    updated (a random order drawn by the caller), ``u[l, t]`` the uniform of the ``t``-th draw
+    of ranking ``l`` and ``table`` the weights of :func:`powers`; ``counts`` (the
+    :func:`pair_counts` of ``positions``) is recounted at the end.  The rankings are independent
+    given (σ, θ), so round ``t`` re-inserts the ``t``-th latent item of *every* ranking at once:
+    the number of vectorised rounds is the largest number of latent items in one ranking, not
+    the number of items.  (The numba kernel goes through the rankings one by one: the same
+    draws.)
     """
     n = positions.shape[1]
-    m = latent.shape[1]
-    if m == 0:
-        return
-    # Random scan order within each ranking; padding (-1) sorts last.
-    keys = np.where(latent >= 0, rng.random(latent.shape), 2.0)
-    scan = np.take_along_axis(latent, np.argsort(keys, axis=1), axis=1)
-    n_latent = (latent >= 0).sum(axis=1)
+    m = scan.shape[1]
     slots = np.arange(n - 1)[None, :]
     gaps = np.arange(n)[None, :]
     spare = (n - 1 - np.arange(n))[None, :]  # items after gap g
     identity = np.arange(n)
+    sentinel = len(table) - 1
     for t in range(m):
         rows = np.flatnonzero(n_latent > t)
+        if not len(rows):
+            break
         items = scan[rows, t]
         k = len(rows)
         at = np.arange(k)[:, None]
@@ -111,11 +158,11 @@ def update_completions(
         rest = order[order != items[:, None]].reshape(k, n - 1)  # the others, in order
         # a[t] = 1 when the item is above rest[t] in σ: placing it after rest[t] is discordant;
         # placing it before rest[t] is discordant when a[t] = 0.  With B(g) = Σ_{t<g} a[t] and
-        # A = B(n − 1): cost(g) = B(g) + (n − 1 − g) − (A − B(g)).
+        # A = B(n − 1): cost(g) = B(g) + (n − 1 − g) − (A − B(g)), an integer.
         a = sigma_pos[items][:, None] < sigma_pos[rest]
-        before = np.zeros((k, n))
+        before = np.zeros((k, n), dtype=np.int64)
         np.cumsum(a, axis=1, out=before[:, 1:])
-        cost = 2.0 * before + spare - before[:, -1:]
+        cost = 2 * before + spare - before[:, -1:]
         ranks_rows = ranks[rows]
         r_item = ranks_rows[at[:, 0], items]
         r_rest = ranks_rows[at, rest]
@@ -126,30 +173,40 @@ def update_completions(
         lo = np.where(better.any(axis=1), n - 1 - np.argmax(better[:, ::-1], axis=1), 0)
         hi = np.where(worse.any(axis=1), np.argmax(worse, axis=1), n - 1)
         allowed = (gaps >= lo[:, None]) & (gaps <= hi[:, None])
-        gap = _categorical(rng, np.where(allowed, -theta * cost, -np.inf))
+        lowest = np.where(allowed, cost, n).min(axis=1, keepdims=True)
+        shift = np.where(allowed, cost - lowest, sentinel)
+        gap = _inverse_cdf(_weights(shift, table), u[rows, t])
         new = np.empty_like(pos)
         new[at, rest] = slots + (slots >= gap[:, None])
         new[at[:, 0], items] = gap
         positions[rows] = new
+    counts[...] = pair_counts(positions)
 
 
 def update_consensus(
-    sigma_order: np.ndarray, counts: np.ndarray, theta: float, rng: np.random.Generator
+    sigma_order: np.ndarray,
+    counts: np.ndarray,
+    scan: np.ndarray,
+    table: np.ndarray,
+    u: np.ndarray,
 ) -> np.ndarray:
-    """Gibbs re-insertion of every item of σ (``sigma_order``: items best first)."""
+    """Gibbs re-insertion of every item of σ (``sigma_order``: items best first), the items in
+    the order ``scan``, the ``k``-th drawn with the uniform ``u[k]`` (NumPy reference)."""
     n = len(sigma_order)
     order = list(sigma_order)
-    noise = rng.gumbel(size=(n, n))
     cost = np.empty(n)
-    for k, item in enumerate(rng.permutation(n)):
+    for k, item in enumerate(scan):
         order.remove(item)
         rest = np.fromiter(order, dtype=np.int64, count=n - 1)
         # Placing the item at position p: items rest[:p] above it (discordant in ranking l when
         # the item is above them there: counts[item, y]), rest[p:] below it (counts[y, item]).
+        # Sums of integers: exact in float64, whatever the order of the additions.
         cost[0] = 0.0
         np.cumsum(counts[item, rest], out=cost[1:])
         cost[:-1] += np.cumsum(counts[rest[::-1], item])[::-1]
-        order.insert(int(np.argmax(noise[k] - theta * cost)), item)
+        cumulative = np.cumsum(_weights((cost - cost.min()).astype(np.int64), table))
+        level = (1.0 - u[k]) * cumulative[-1]  # as in _inverse_cdf
+        order.insert(int(np.count_nonzero(cumulative < level)), item)
     return np.asarray(order)
 
 
@@ -196,12 +253,51 @@ def latent_structure(ranks: np.ndarray) -> np.ndarray:
     return np.where(np.take_along_axis(latent, order, axis=1), order, -1)
 
 
+def resolve_backend(backend: str = "auto") -> str:
+    """``"numpy"`` or ``"numba"``: ``"auto"`` is numba when it imports (and compiles the
+    kernels, or loads them from numba's disk cache), else NumPy; ``"numba"`` without numba
+    raises ImportError.  Called before any chain starts (and before worker processes fork, so
+    the workers inherit the compiled kernels)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
+    if backend == "numpy":
+        return "numpy"
+    try:
+        from rankstats.models import _mallows_numba  # noqa: F401
+    except ImportError as err:
+        if backend == "numba":
+            raise ImportError(
+                'backend="numba" needs numba: pip install "rankstats[fast]" (or use '
+                'backend="numpy", the same chains, slower)'
+            ) from err
+        return "numpy"
+    return "numba"
+
+
+def _kernels(backend: str):
+    """``(update_completions, update_consensus, distance)`` of a resolved backend;
+    ``distance(counts, sigma_order)`` is :func:`total_distance` from σ's order."""
+    if backend == "numba":
+        from rankstats.models import _mallows_numba as k
+
+        return k.update_completions, k.update_consensus, k.total_distance
+    return update_completions, update_consensus, _distance_of_order
+
+
+def _distance_of_order(counts: np.ndarray, sigma_order: np.ndarray) -> float:
+    sigma_pos = np.empty(len(sigma_order), dtype=np.int64)
+    sigma_pos[sigma_order] = np.arange(len(sigma_order))
+    return total_distance(counts, sigma_pos)
+
+
 class Chain:
     """One chain of the sampler that can be continued: :meth:`run` as often as needed.
 
     Running ``n_tune`` sweeps without keeping them and then ``n_sweeps`` kept ones, or the same
     sweeps in several calls, draws the same random numbers in the same order: a chain that is
     extended continues exactly where it stopped, and its first draws are those of the shorter run.
+    ``backend`` (``"numpy"``, ``"numba"`` or ``"auto"``, see :func:`resolve_backend`) changes
+    the speed, never the draws.  ``positions`` holds the current latent completions (0 = best).
     """
 
     def __init__(
@@ -211,33 +307,55 @@ class Chain:
         rng: np.random.Generator,
         start_order: np.ndarray,
         theta0: float = 1.0,
+        backend: str = "numpy",
     ) -> None:
-        self.ranks, self.log_prior, self.rng = ranks, log_prior, rng
-        self.n_rows, self.n = ranks.shape
-        self.positions = initial_completions(ranks, rng)
-        self.latent = latent_structure(ranks)
-        self.order = np.asarray(start_order)
+        self.ranks = np.ascontiguousarray(ranks, dtype=np.float64)
+        self.log_prior, self.rng = log_prior, rng
+        self.n_rows, self.n = self.ranks.shape
+        self.backend = resolve_backend(backend)
+        self.positions = initial_completions(self.ranks, rng)
+        latent = latent_structure(self.ranks)
+        self.latent = latent
+        self.n_latent = (latent >= 0).sum(axis=1).astype(np.int64)
+        self.order = np.asarray(start_order, dtype=np.int64)
         self.theta = theta0
+        self._j = np.arange(1.0, self.n + 1)  # for log Z_n(θ)
         # Complete untied data: the counts never change.
-        self.counts = None if self.latent.shape[1] else pair_counts(self.positions)
+        self.counts = pair_counts(self.positions)
         self.sweeps = 0
 
     def _log_post(self, t: float, distance: float) -> float:
-        return self.log_prior(t) - t * distance - self.n_rows * float(log_z(self.n, t))
+        # _mallows_math.log_z(n, t) for one θ, with fewer temporary arrays (the slice sampler
+        # calls this about ten times per sweep).
+        j = self._j
+        log_z_t = float(np.log(-np.expm1(j * -t)).sum()) - self.n * math.log(-math.expm1(-t))
+        return self.log_prior(t) - t * distance - self.n_rows * log_z_t
 
     def _sweep(self) -> np.ndarray:
         """One sweep; returns σ's positions (0 = best)."""
-        n = self.n
+        n, n_rows = self.n, self.n_rows
+        completions, consensus, distance_of = _kernels(self.backend)
+        m = self.latent.shape[1]
+        # Every uniform of steps 1 and 2, in one call: scan keys and draws of the completions,
+        # scan keys and draws of the consensus.
+        u = self.rng.random(2 * n_rows * m + 2 * n)
+        # Consensus costs range over L (n − 1) values, completion costs over n − 1.
+        table = powers(self.theta, max(n_rows, 1) * (n - 1))
         sigma_pos = np.empty(n, dtype=np.int64)
         sigma_pos[self.order] = np.arange(n)
-        if self.latent.shape[1]:
-            update_completions(
-                self.positions, self.ranks, self.latent, sigma_pos, self.theta, self.rng
-            )
-            self.counts = pair_counts(self.positions)
-        self.order = update_consensus(self.order, self.counts, self.theta, self.rng)
+        if m:
+            keys = u[: n_rows * m].reshape(n_rows, m)
+            # Random scan order within each ranking; padding (-1) sorts last.
+            keys = np.where(self.latent >= 0, keys, 2.0)
+            scan = np.take_along_axis(self.latent, np.argsort(keys, axis=1), axis=1)
+            draws = u[n_rows * m : 2 * n_rows * m].reshape(n_rows, m)
+            positions, counts = self.positions, self.counts  # updated in place
+            completions(positions, self.ranks, scan, self.n_latent, sigma_pos, table, draws, counts)
+        rest = u[2 * n_rows * m :]
+        scan = np.argsort(rest[:n])
+        self.order = consensus(self.order, self.counts, scan, table, rest[n:])
+        distance = distance_of(self.counts, self.order)
         sigma_pos[self.order] = np.arange(n)
-        distance = total_distance(self.counts, sigma_pos)
         self.theta = slice_theta(self.theta, lambda t, d=distance: self._log_post(t, d), self.rng)
         self.sweeps += 1
         return sigma_pos
@@ -275,13 +393,14 @@ def run_chain(
     start_order: np.ndarray,
     theta0: float = 1.0,
     callback: Callable[[int], None] | None = None,
+    backend: str = "numpy",
 ) -> tuple[np.ndarray, np.ndarray]:
     """One chain: returns ``theta`` (n_sweeps,) and consensus positions (n_sweeps, n), 1 = best.
 
     The first ``n_tune`` sweeps are discarded. ``KeyboardInterrupt`` propagates with the draws
     made so far attached as ``err.args[1:]``.  (:class:`Chain` continues a chain.)
     """
-    chain = Chain(ranks, log_prior, rng, start_order, theta0)
+    chain = Chain(ranks, log_prior, rng, start_order, theta0, backend=backend)
     chain.run(n_tune, keep=False, callback=callback)
     shifted = None if callback is None else (lambda k: callback(n_tune + k))
     return chain.run(n_sweeps, callback=shifted)

@@ -16,7 +16,11 @@ interval on every pairwise probability, and writes:
 - with ``significance=True``: Friedman's test, Iman–Davenport's F and a post-hoc test of every
   pair (Demšar, 2006) on the complete blocks, as a section of the page with the
   critical-difference diagram, ``cd_diagram.png`` / ``.pdf``, ``cd_table.tex`` (booktabs) and
-  ``posthoc_pairs.csv``, and a sentence of the methods paragraph.
+  ``posthoc_pairs.csv``, and a sentence of the methods paragraph;
+- with ``models``: the rank posterior of each model (``P(rank = r)``, ``P(best)``, credible rank
+  intervals) as a section of the page with its heat maps, ``rank_posterior_<model>.csv``,
+  ``rank_posterior_<model>_probabilities.csv``, ``rank_posterior_<model>.png`` / ``.pdf`` and
+  ``rank_posteriors.tex``.
 
 The *rank range* of a system is ``[1 + a, N − b]``, where ``a`` (``b``) is the number of systems
 significantly above (below) it: the ranks the system can take in an order that contradicts none of
@@ -32,7 +36,8 @@ Computing is separate from rendering:
 - ``report/latex.py``: ``ranking.tex``;
 - ``report/html.py``: ``report.html``, from the Jinja2 template ``templates/report.html.j2``;
 - ``report/paired.py``: the paired instance-level analyses and their files;
-- ``report/significance.py``: the Friedman / post-hoc section and its files.
+- ``report/significance.py``: the Friedman / post-hoc section and its files;
+- ``report/rank_posteriors.py``: the rank-posterior section and its files.
 
 **Outputs are atomic.** ``out`` is validated before anything is computed; every file is written
 into a temporary directory beside it, which replaces ``out`` as a whole once the last file is
@@ -66,6 +71,11 @@ from rankstats.report.compute import ReportData
 from rankstats.report.diagnostics import Convergence, convergence
 from rankstats.report.methods import bibtex, methods_paragraph
 from rankstats.report.paired import write_paired
+from rankstats.report.rank_posteriors import (
+    RankPosteriors,
+    run_rank_posteriors,
+    write_rank_posteriors,
+)
 from rankstats.report.significance import (
     Significance,
     options,
@@ -130,6 +140,9 @@ class Report:
     significance : Significance or None
         Friedman's test and the post-hoc comparisons (``.friedman``, ``.posthoc``) when
         ``significance`` was asked for.
+    rank_posteriors : RankPosteriors or None
+        ``P(rank = r)`` of every system under each fitted model (``.posteriors``, by model),
+        and a note for each model without one (a single-point fit); None without models.
     """
 
     out: Path
@@ -146,6 +159,7 @@ class Report:
     data: ReportData | None = None
     summary: str = ""
     significance: Significance | None = None
+    rank_posteriors: RankPosteriors | None = None
 
     @property
     def html(self) -> Path:
@@ -320,9 +334,22 @@ def report(
             written(path)
         paired_files = write_paired(data.paired, tmp, written)
         sig_files = write_significance(sig, tmp, written) if sig is not None else None
+        ranks = run_rank_posteriors(data.comparison)
+        rank_files = write_rank_posteriors(ranks, tmp, written) if ranks is not None else None
         written.text(
             "report.html",
-            html.render(data, text, cites, figures[0], paired_files, summary, sig, sig_files),
+            html.render(
+                data,
+                text,
+                cites,
+                figures[0],
+                paired_files,
+                summary,
+                sig,
+                sig_files,
+                ranks,
+                rank_files,
+            ),
         )
         files = [out / "report.html", *(p for p in written.files if p.name != "report.html")]
     return Report(
@@ -340,4 +367,5 @@ def report(
         data=data,
         summary=summary,
         significance=sig,
+        rank_posteriors=ranks,
     )

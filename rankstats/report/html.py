@@ -24,6 +24,8 @@ from rankstats.report._format import column, contradiction_sentence, names
 from rankstats.report.compute import ReportData
 from rankstats.report.methods import bibtex, convergence_warning
 from rankstats.report.paired import STRENGTHS, PairedFiles, summary
+from rankstats.report.rank_posteriors import RankPosteriorFiles, RankPosteriors
+from rankstats.report.rank_posteriors import section as rank_posterior_section
 from rankstats.report.significance import Significance, SignificanceFiles
 from rankstats.report.significance import section as significance_section
 
@@ -54,6 +56,8 @@ def render(
     summary_text: str = "",
     significance: Significance | None = None,
     significance_files: SignificanceFiles | None = None,
+    rank_posteriors: RankPosteriors | None = None,
+    rank_posterior_files: Mapping[str, RankPosteriorFiles] | None = None,
 ) -> str:
     """The page of a report.
 
@@ -72,6 +76,8 @@ def render(
         The opening paragraph (:func:`rankstats.report.summary.claims`).
     significance, significance_files : optional
         The Friedman / post-hoc section and its files (its CD diagram is embedded).
+    rank_posteriors, rank_posterior_files : optional
+        The rank posteriors of the models and their files (the heat maps are embedded).
     """
     scores, ci, table = data.scores, data.intervals, data.ranking
     primary = method_name(data.primary)
@@ -128,6 +134,13 @@ def render(
                 significance,
                 significance_files,
                 png_data_uri(significance_files.figures[0]),
+            ),
+            rank_posteriors=None
+            if rank_posteriors is None or rank_posterior_files is None
+            else rank_posterior_section(
+                rank_posteriors,
+                rank_posterior_files,
+                {m: png_data_uri(f.figures[0]) for m, f in rank_posterior_files.items()},
             ),
             methods_text=methods_text,
             bibtex=bibtex(cites, sep="\n"),

@@ -119,10 +119,31 @@ def _dropped(sig: Significance) -> str:
 
 def _test_text(ph: PosthocResult) -> str:
     name = _METHOD_TEXT[ph.method][0]
+    adjust = {"none": "without adjustment"}.get(ph.adjust, f"{ph.adjust.capitalize()}-adjusted")
+    if ph.blocks.imputed:
+        # No single critical difference: each pair has its own standard error.
+        how = (
+            "single-step: the distribution of the largest |z|"
+            if ph.adjust == "single-step"
+            else adjust
+        )
+        return f"z statistics on the average imputed ranks ({how})"
     if ph.method == "nemenyi":
         return f"{name} (critical difference CD = {ph.critical_difference:.3g} average ranks)"
-    adjust = {"none": "without adjustment"}.get(ph.adjust, f"{ph.adjust.capitalize()}-adjusted")
     return f"{name} ({adjust})"
+
+
+def _blocks_text(sig: Significance) -> str:
+    """``N = 4 complete task blocks`` or, on imputed ranks, how many cells were imputed."""
+    fr = sig.friedman
+    b = fr.blocks
+    if not b.imputed:
+        return f"N = {fr.n_blocks} complete {b.level} blocks"
+    return (
+        f"N = {fr.n_blocks} {b.level} blocks, {b.n_imputed} of {b.ranks.size} (block, system) "
+        "cells not evaluated and given their expected rank under a uniformly random completion "
+        "of the block's ranking [himmi2023]"
+    )
 
 
 def methods_sentence(sig: Significance) -> tuple[str, list[str]]:
@@ -132,21 +153,38 @@ def methods_sentence(sig: Significance) -> tuple[str, list[str]]:
     if ph.adjust == "holm":
         cites.append("holm1979")
     dropped = _dropped(sig)
+    if fr.blocks.imputed:
+        cites = ["demsar2006", "friedman1937", "imandavenport1980", "himmi2023"]
+        cites += ["holm1979"] if ph.adjust == "holm" else []
+        omnibus = (
+            f"a Friedman-type test on the imputed expected ranks [friedman1937] (T = AᵀΣ⁺A with "
+            f"Σ the exact permutation covariance of each block's observed ranks; T = "
+            f"{fr.statistic:.4g}, df {fr.df}, p = {fr.p_value:.3g}; Friedman's χ²_F on complete "
+            f"blocks) and its F form (F = {fr.f_statistic:.4g}, df {fr.f_df[0]}, {fr.f_df[1]}, "
+            f"p = {fr.f_p_value:.3g}; Iman and Davenport's F_F on complete blocks "
+            "[imandavenport1980])"
+        )
+        posthoc_cite = " [holm1979]" if ph.adjust == "holm" else ""
+    else:
+        omnibus = (
+            f"Friedman's test [friedman1937] (χ²_F = {fr.statistic:.4g}, df {fr.df}, "
+            f"p = {fr.p_value:.3g}) and Iman and Davenport's F [imandavenport1980] "
+            f"(F_F = {fr.f_statistic:.4g}, df {fr.f_df[0]}, {fr.f_df[1]}, "
+            f"p = {fr.f_p_value:.3g})"
+        )
+        posthoc_cite = f" [{_METHOD_TEXT[ph.method][1][0]}]" + (
+            " [holm1979]" if ph.adjust == "holm" else ""
+        )
     text = (
         f"Following Demšar's protocol [demsar2006], we tested whether the systems rank alike over "
-        f"N = {fr.n_blocks} complete {fr.blocks.level} blocks (k = {fr.n_systems} systems"
-        f"{'; ' + dropped if dropped else ''}) with Friedman's test [friedman1937] "
-        f"(χ²_F = {fr.statistic:.4g}, df {fr.df}, p = {fr.p_value:.3g}) and Iman and "
-        f"Davenport's F [imandavenport1980] (F_F = {fr.f_statistic:.4g}, df {fr.f_df[0]}, "
-        f"{fr.f_df[1]}, p = {fr.f_p_value:.3g}), then compared every pair with "
-        f"{_test_text(ph)} [{_METHOD_TEXT[ph.method][1][0]}]"
-        f"{' [holm1979]' if ph.adjust == 'holm' else ''} at α = {ph.alpha:g}: "
-        f"{ph.n_significant} of {ph.n_pairs} pairs differ significantly."
+        f"{_blocks_text(sig)} (k = {fr.n_systems} systems{'; ' + dropped if dropped else ''}) "
+        f"with {omnibus}, then compared every pair with {_test_text(ph)}{posthoc_cite} at "
+        f"α = {ph.alpha:g}: {ph.n_significant} of {ph.n_pairs} pairs differ significantly."
     )
     if not sig.significant:
+        test = "The Friedman-type test" if fr.blocks.imputed else "Friedman's test"
         text += (
-            f" Friedman's test is not significant at α = {ph.alpha:g}, so no pairwise "
-            "difference is claimed."
+            f" {test} is not significant at α = {ph.alpha:g}, so no pairwise difference is claimed."
         )
     return text, cites
 
@@ -160,6 +198,9 @@ def section(sig: Significance, files: SignificanceFiles, image: str) -> dict[str
         "test": _test_text(ph),
         "alpha": f"{ph.alpha:g}",
         "n_blocks": fr.n_blocks,
+        "imputed": fr.blocks.imputed,
+        "n_imputed": fr.blocks.n_imputed,
+        "n_cells": fr.blocks.ranks.size,
         "n_systems": fr.n_systems,
         "level": fr.blocks.level,
         "dropped": _dropped(sig),

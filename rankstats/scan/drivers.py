@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from rankstats._progress import Meter, displayed, meter, quiet
+from rankstats._progress import Meter, displayed, meter
 from rankstats.errors import InvalidScoresError
 from rankstats.reduce import BenchmarkStatistics
 from rankstats.scan.reader import (
@@ -277,12 +277,14 @@ def frame_statistics(
 
     ``progress``: Dask's own progress bar, counting tasks, not rows (``distributed.progress`` on
     stdout on a cluster — the given or the default Client —, ``dask.diagnostics.ProgressBar`` on
-    stderr with the local scheduler). It is Dask's display, not :mod:`rankstats._progress`: drawn
-    when asked for, also off a terminal; ``--quiet`` / ``RANKSTATS_QUIET=1`` silence it too.
+    stderr with the local scheduler). It is Dask's display, not :mod:`rankstats._progress`, but
+    follows the same rules (:func:`rankstats._progress.displayed`): drawn on a terminal, off a
+    terminal only with ``--progress`` (:func:`~rankstats._progress.set_log`), never when quiet
+    (``--quiet`` / ``RANKSTATS_QUIET=1``).
     """
     import dask
 
-    progress = progress and not quiet()
+    progress = displayed(progress)
 
     c = spec.columns
     frame = frame[[c["system"], c["task"], c["instance"], c["score"]]]

@@ -149,13 +149,19 @@ def test_helpers_print_names_literally(capsys):
 QUICK_START = [
     ["rank", "--dataset", "xtreme_missing", "--out", "rank-out"],
     ["kemeny", "--dataset", "glue"],
-    ["paired", "--dataset", "tac08", "--task", "H:pyramid", "--out", "paired-out"],
+    # A full paired analysis (1,000 resamples, Elo, TrueSkill) on 62 systems: ~10 s.
+    pytest.param(
+        ["paired", "--dataset", "tac08", "--task", "H:pyramid", "--out", "paired-out"],
+        marks=pytest.mark.slow,
+    ),
     ["simulate", "--systems", "5", "--tasks", "3", "--instances", "4", "--out", "b.parquet"],
     ["datasets"],
 ]
 
 
-@pytest.mark.parametrize("argv", QUICK_START, ids=[a[0] for a in QUICK_START])
+@pytest.mark.parametrize(
+    "argv", QUICK_START, ids=[(a.values[0] if hasattr(a, "values") else a)[0] for a in QUICK_START]
+)
 def test_quick_start_commands_print_no_warning(argv, tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
     done = subprocess.run(

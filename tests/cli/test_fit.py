@@ -144,6 +144,20 @@ def test_time_estimate_is_printed_up_front(tmp_path, capsys, monkeypatch):
     # NUTS: PyMC's start-up and compilation are part of the estimate.
     assert _timing.nuts_seconds(100, 4, 10, 1) >= _timing.NUTS_STARTUP_S
 
+    # The numba kernels are accounted for (the estimate says which kernels it assumed).
+    ranks = rs.load_rankings("nascar").ranks
+    slow = _timing.mallows_seconds(ranks, 1000, 2, fast=False)
+    assert _timing.mallows_seconds(ranks, 1000, 2, fast=True) == pytest.approx(
+        slow / _timing.NUMBA_SPEEDUP
+    )
+    kernels = "numba kernels" if _timing.numba_kernels("auto") else "NumPy kernels"
+    assert kernels in lines[1]
+    assert main([*args, "--backend", "numpy", "--out", str(tmp_path / "o2")]) == 0
+    assert "NumPy kernels" in capsys.readouterr().out.splitlines()[1]
+    base = ["fit", "--rankings", "salad", "--method", "map", "--out", str(tmp_path / "x")]
+    assert main([*base, "--backend", "numba"]) == 2
+    assert "--backend is a Mallows option" in capsys.readouterr().err
+
 
 # The README's NASCAR Mallows fit with the default settings (about 4-7 min) is run, and its
 # convergence verdict checked, by the docs runner (tests/test_docs_snippets.py, README block).

@@ -78,10 +78,10 @@ def test_report_significance_flag(tmp_path, capsys):
     from rankstats.cli import main
 
     out = tmp_path / "r"
-    assert main(["report", "--dataset", "glue", "--significance", "--out", str(out)]) == 0
+    assert main(["report", "--dataset", "superglue", "--significance", "--out", str(out)]) == 0
     for name in ("cd_diagram.png", "cd_table.tex", "posthoc_pairs.csv"):
         assert (out / name).exists(), name
-    direct = rs.posthoc(rs.load_dataset("glue"), method="nemenyi")
+    direct = rs.posthoc(rs.load_dataset("superglue"), method="nemenyi")
     written = pd.read_csv(out / "posthoc_pairs.csv")
     assert len(written) == direct.n_pairs
     assert int(written["significant"].sum()) == direct.n_significant
@@ -91,5 +91,49 @@ def test_report_significance_flag(tmp_path, capsys):
 def test_report_without_significance_flag_has_no_section(tmp_path):
     from rankstats.cli import main
 
-    assert main(["report", "--dataset", "glue", "--out", str(tmp_path / "r")]) == 0
+    assert main(["report", "--dataset", "superglue", "--out", str(tmp_path / "r")]) == 0
     assert not (tmp_path / "r" / "cd_diagram.png").exists()
+
+
+def test_report_significance_options(tmp_path, capsys):
+    """--posthoc / --alpha / --missing / --min-coverage reach the section: the pairs written
+    equal rs.posthoc with the same options on the same complete blocks."""
+    from rankstats.cli import main
+
+    out = tmp_path / "r"
+    argv = ["report", "--dataset", "xtreme_missing", "--significance", "--posthoc", "conover"]
+    argv += ["--alpha", "0.1", "--missing", "complete-case", "--out", str(out)]
+    assert main(argv) == 0
+    direct = rs.posthoc(
+        rs.load_dataset("xtreme_missing"), method="conover", alpha=0.1, missing="complete-case"
+    )
+    written = pd.read_csv(out / "posthoc_pairs.csv")
+    np.testing.assert_allclose(written["p_adjusted"], direct.table["p_adjusted"], rtol=1e-12)
+    assert int(written["significant"].sum()) == direct.n_significant
+    assert "dropped" in (out / "report.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ([], "pass --missing complete-case"),  # the library's advice, in the CLI's spelling
+        (["--min-coverage", "0.5"], "--min-coverage applies with --missing complete-case or"),
+    ],
+)
+def test_report_significance_errors_speak_cli(tmp_path, capsys, extra, message):
+    from rankstats.cli import main
+
+    argv = ["report", "--dataset", "xtreme_missing", "--significance", *extra]
+    assert main([*argv, "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "missing='complete-case'" not in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "r").exists()
+
+
+def test_report_significance_options_need_the_flag(tmp_path, capsys):
+    from rankstats.cli import main
+
+    argv = ["report", "--dataset", "glue", "--posthoc", "conover", "--out", str(tmp_path / "r")]
+    assert main(argv) == 2
+    assert "--posthoc: only with --significance" in capsys.readouterr().err

@@ -3,6 +3,7 @@ signed-rank test from the command line; printed numbers checked against independ
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 
@@ -159,6 +160,11 @@ def test_not_significant_is_said_and_files_still_written(tmp_path, capsys):
         (["--posthoc", "tukey"], "expected one of nemenyi, conover, wilcoxon-holm"),
         (["--adjust", "holm"], "--adjust applies to --posthoc conover and wilcoxon-holm"),
         (["--min-coverage", "0.5"], "--min-coverage applies with --missing complete-case"),
+        (["--hierarchical"], "--hierarchical needs --rope R"),
+        (["--draws", "500"], "--draws applies with --hierarchical --rope R"),
+        (["--rope", "0.1", "--rho", "0.1", "--chains", "2"], "--rho, --chains applies with"),
+        (["--rope", "0.1", "--hierarchical", "--rho", "1"], "argument --rho: expected a number"),
+        (["--rope", "0.1", "--hierarchical", "--draws", "10"], "argument --draws"),
     ],
 )
 def test_bad_arguments_refused_before_computing(tmp_path, capsys, monkeypatch, extra, needle):
@@ -187,3 +193,151 @@ def test_the_issue_example_with_holm_names_the_right_spelling(tmp_path, capsys):
     argv[argv.index("holm")] = "wilcoxon-holm"
     assert main([*argv, "--no-rank-sets", "--out", str(tmp_path / "sig")]) == 0
     assert (tmp_path / "sig" / "bayes_signed_rank.csv").exists()
+
+
+# ------------------------------------------------------------------ --hierarchical
+def _instance_table(tmp_path, n_tasks: int = 3, n_instances: int = 6):
+    """Three systems, ``c`` far ahead, ``a`` slightly ahead of ``b``, on every instance."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for t in range(n_tasks):
+        for i in range(n_instances):
+            base = rng.uniform(0.5, 0.8)
+            for system, shift in (("a", 0.01), ("b", 0.0), ("c", 0.2)):
+                rows.append((system, f"T{t}", i, base + shift + rng.normal(0, 0.005)))
+    path = tmp_path / "cv.csv"
+    pd.DataFrame(rows, columns=["system", "task", "instance", "score"]).to_csv(path, index=False)
+    return path
+
+
+def test_hierarchical_is_wired_to_the_adjacent_pairs(tmp_path, capsys, monkeypatch):
+    """The CLI part only (the model is tested in tests/test_bayes_hierarchical.py): the pairs,
+    the options passed, the CSV, the printed table and verdicts, the JSON summary."""
+    from types import SimpleNamespace
+
+    module = importlib.import_module("rankstats.bayes_hierarchical")
+
+    calls = []
+
+    def fake(scores, a, b, **kwargs):
+        calls.append((a, b, kwargs))
+        converged = len(calls) == 1
+        table = pd.DataFrame(
+            {
+                "task": ["(population mean δ0)"],
+                "delta_mean": [0.1],
+                "delta_low": [0.0],
+                "delta_high": [0.2],
+            }
+        )
+        return SimpleNamespace(
+            p_a=0.97,
+            p_rope=0.02,
+            p_b=0.01,
+            shares={"a": 0.99, "rope": 0.01, "b": 0.0},
+            decision="a",
+            n_tasks=3,
+            n=18,
+            dropped=pd.DataFrame({"task": []}),
+            diagnostics={
+                "converged": converged,
+                "max_r_hat": 1.0 if converged else 1.2,
+                "min_ess_bulk": 900.0,
+                "divergences": 0 if converged else 3,
+            },
+            task_table=lambda: table,
+        )
+
+    monkeypatch.setattr(module, "bayes_hierarchical", fake)
+    out = tmp_path / "sig"
+    argv = [
+        "significance",
+        str(_instance_table(tmp_path)),
+        "--level",
+        "instance",
+        "--rope",
+        "0.005",
+        "--hierarchical",
+        "--rho",
+        "0.2",
+        "--draws",
+        "300",
+        "--tune",
+        "400",
+        "--chains",
+        "2",
+        "--seed",
+        "7",
+        "--no-rank-sets",
+        "--out",
+        str(out),
+    ]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    ph = rs.posthoc(rs.read_scores(tmp_path / "cv.csv", instance="instance"), level="instance")
+    order = list(ph.mean_ranks.index)
+    assert order == ["c", "a", "b"]
+    assert [(a, b) for a, b, _ in calls] == [("c", "a"), ("a", "b")]
+    assert calls[0][2] == {
+        "rope": 0.005,
+        "rho": 0.2,
+        "draws": 300,
+        "tune": 400,
+        "chains": 2,
+        "seed": 7,
+        "missing": "refuse",
+    }
+    hier = pd.read_csv(out / "hierarchical.csv")
+    assert hier["system_a"].tolist() == ["c", "a"] and hier["system_b"].tolist() == ["a", "b"]
+    assert hier["converged"].tolist() == [True, False]
+    assert hier["decision"].tolist() == ["c", "a"]
+    assert "Bayesian hierarchical test of adjacent systems" in printed
+    assert "NO (R-hat 1.200, ESS 900, 3 div.)" in printed
+    assert "1 of 2 hierarchical fits did NOT converge" in printed
+    summary = json.loads((out / "friedman.json").read_text())
+    h = summary["bayes_hierarchical"]
+    assert h["all_converged"] is False and h["rho"] == 0.2 and len(h["pairs"]) == 2
+    assert str(out / "hierarchical.csv") in summary["files"]
+
+
+def test_hierarchical_needs_instances(tmp_path, capsys):
+    out = tmp_path / "sig"
+    argv = ["significance", "--dataset", "xtreme", "--rope", "0.5", "--hierarchical"]
+    assert _code([*argv, "--no-rank-sets", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--hierarchical needs instance-level scores" in err
+    assert not out.exists()
+
+
+@pytest.mark.slow
+def test_hierarchical_end_to_end_equals_the_library(tmp_path, capsys):
+    from rankstats.bayes_hierarchical import bayes_hierarchical
+
+    path = _instance_table(tmp_path)
+    out = tmp_path / "sig"
+    argv = [
+        "significance",
+        str(path),
+        "--level",
+        "instance",
+        "--rope",
+        "0.005",
+        "--hierarchical",
+        "--draws",
+        "300",
+        "--tune",
+        "300",
+        "--chains",
+        "2",
+        "--no-rank-sets",
+        "--out",
+        str(out),
+    ]
+    assert main(argv) == 0
+    hier = pd.read_csv(out / "hierarchical.csv")
+    scores = rs.read_scores(path, instance="instance")
+    res = bayes_hierarchical(scores, "a", "b", rope=0.005, draws=300, tune=300, chains=2, seed=0)
+    row = hier.iloc[1]
+    assert (row["system_a"], row["system_b"]) == ("a", "b")
+    assert row["p_a_better"] == pytest.approx(res.p_a, rel=1e-9)
+    assert row["p_rope"] == pytest.approx(res.p_rope, rel=1e-9)
