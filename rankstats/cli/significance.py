@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._atomic import output_dir
-from rankstats._text import write_csv
+from rankstats._text import terminal, write_csv
 from rankstats.blocks import MISSING
 from rankstats.cli._common import (
     UsageError,
@@ -140,6 +140,14 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="with --missing complete-case or imputed: first drop the systems evaluated in "
         "fewer than this fraction of the blocks (default 0: only systems evaluated nowhere)",
     )
+    tests.add_argument(
+        "--choose",
+        action="store_true",
+        help="also make the automatic choice autorank makes (Shapiro–Wilk normality, Bartlett / "
+        "Levene homoscedasticity → repeated-measures ANOVA + Tukey HSD, or Friedman + Nemenyi), "
+        "print its explanation and write choice.json, choice_summary.csv and the chosen "
+        "post-hoc pairs (complete blocks only)",
+    )
     sets = parser.add_argument_group("confidence sets for the ranks (Mogstad et al. 2024)")
     sets.add_argument(
         "--rank-sets",
@@ -249,6 +257,11 @@ def check(args: argparse.Namespace) -> None:
             f"--posthoc {args.posthoc} needs complete blocks: with --missing imputed use "
             "--posthoc nemenyi (z tests on the imputed ranks, single-step or --adjust holm)"
         )
+    if args.choose and args.missing == "imputed":
+        raise UsageError(
+            "--choose needs complete blocks (its ANOVA and normality checks read the scores): "
+            "use --missing complete-case"
+        )
     if args.min_coverage > 0 and args.missing not in ("complete-case", "imputed"):
         raise UsageError("--min-coverage applies with --missing complete-case or imputed")
     if args.rope is None and args.samples != 50_000:
@@ -327,11 +340,14 @@ def run(args: argparse.Namespace) -> int:
 
     bayes = _bayes(blocks, ph, args) if args.rope is not None else None
     hier = _hierarchical(scores, ph, args) if args.hierarchical else None
+    choice = _choose(blocks, args) if args.choose else None
 
     name = scores.name or (Path(args.file).name if args.file else "scores")
     _print(args, name, fr, ph, ranks, sets, bayes, significant)
     if hier is not None:
         _print_hierarchical(args, hier)
+    if choice is not None:
+        _print_choice(choice)
 
     out = Path(args.out)
     with output_dir(out) as tmp:
@@ -357,6 +373,8 @@ def run(args: argparse.Namespace) -> int:
             files.append(tmp / "hierarchical.csv")
             write_csv(hier, files[-1])
             file_done()
+        if choice is not None:
+            files += _write_choice(choice, tmp)
         summary = _finite(_summary(args, name, level, fr, ph, ranks, sets, bayes, significant))
         summary["bayes_hierarchical"] = _finite(_hierarchical_summary(args, hier))
         summary["files"] = [str(out / p.relative_to(tmp)) for p in files] + [
@@ -365,6 +383,70 @@ def run(args: argparse.Namespace) -> int:
         files.append(write_json(tmp / "friedman.json", summary))
     print("\n" + written(tmp, out, files))
     return 0
+
+
+def _choose(blocks, args: argparse.Namespace):
+    """autorank's automatic choice on the same complete blocks (:func:`rankstats.choose_test`)."""
+    from rankstats.choice import choose_test
+
+    return choose_test(blocks, alpha=args.alpha)
+
+
+def _print_choice(choice) -> None:
+    print(
+        f"\nAutomatic choice (as autorank): {_CHOICE_NAMES[choice.decision]}; omnibus "
+        f"{_p(choice.p_value)}, {choice.posthoc.n_significant} of {choice.posthoc.n_pairs} pairs "
+        f"significant at α = {choice.alpha:g}"
+    )
+    print(terminal(choice.explanation))
+    summary = choice.summary[["system", "mean_rank", "mean", "std", "effect_size", "magnitude"]]
+    print_frame(
+        summary,
+        headers={"mean_rank": "avg rank", "effect_size": choice.effect_size.replace("_", " ")},
+    )
+
+
+_CHOICE_NAMES = {
+    "anova-tukey": "repeated-measures ANOVA + Tukey's HSD",
+    "friedman-nemenyi": "Friedman + Nemenyi",
+}
+
+
+def _write_choice(choice, tmp: Path) -> list[Path]:
+    """``choice.json`` (the checks, the decision, the omnibus and post-hoc summary),
+    ``choice_summary.csv`` and ``choice_pairs.csv`` (the chosen post-hoc test's table)."""
+    files = [tmp / "choice_summary.csv", tmp / "choice_pairs.csv"]
+    write_csv(choice.summary, files[0])
+    file_done()
+    write_csv(choice.posthoc.table, files[1])
+    file_done()
+    record = {
+        "decision": choice.decision,
+        "test": _CHOICE_NAMES[choice.decision],
+        "alpha": choice.alpha,
+        "normality": {
+            "test": "shapiro-wilk",
+            "alpha": choice.alpha_normality,
+            "p_values": {str(k): float(v) for k, v in choice.normality.items()},
+            "all_normal": choice.all_normal,
+        },
+        "homoscedasticity": {
+            "test": choice.homoscedasticity_test,
+            "p_value": choice.homoscedasticity_p,
+            "homoscedastic": choice.homoscedastic,
+        },
+        "omnibus_p_value": choice.p_value,
+        "significant": choice.significant,
+        "posthoc": {
+            "n_pairs": choice.posthoc.n_pairs,
+            "n_significant": choice.posthoc.n_significant,
+            "groups": [list(g) for g in choice.posthoc.groups()],
+        },
+        "effect_size": choice.effect_size,
+        "explanation": choice.explanation,
+    }
+    files.append(write_json(tmp / "choice.json", _finite(record)))
+    return files
 
 
 def _hoeffding(scores, level: str, blocks, sets) -> pd.DataFrame | None:

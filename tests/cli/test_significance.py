@@ -341,3 +341,39 @@ def test_hierarchical_end_to_end_equals_the_library(tmp_path, capsys):
     assert (row["system_a"], row["system_b"]) == ("a", "b")
     assert row["p_a_better"] == pytest.approx(res.p_a, rel=1e-9)
     assert row["p_rope"] == pytest.approx(res.p_rope, rel=1e-9)
+
+
+def test_choose_writes_autoranks_decision_from_the_same_blocks(tmp_path, capsys):
+    """--choose: the decision, its checks and the chosen post-hoc pairs are those of
+    rs.choose_test on the same complete blocks (normal, homoscedastic scores → ANOVA + Tukey)."""
+    from rankstats.cli import main
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame(
+        rng.normal([0.70, 0.72, 0.80, 0.81], 0.02, size=(30, 4)), columns=list("abcd")
+    )
+    frame.insert(0, "task", [f"t{i}" for i in range(30)])
+    long = frame.melt(id_vars="task", var_name="system", value_name="score")
+    path = tmp_path / "scores.csv"
+    long.to_csv(path, index=False)
+    out = tmp_path / "sig"
+    argv = ["significance", str(path), "--choose", "--no-rank-sets", "--out", str(out)]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    direct = rs.choose_test(rs.read_scores(path))
+    assert direct.decision == "anova-tukey"
+    record = json.loads((out / "choice.json").read_text())
+    assert record["decision"] == direct.decision
+    assert record["omnibus_p_value"] == pytest.approx(direct.p_value, rel=1e-12)
+    assert record["normality"]["all_normal"] and record["homoscedasticity"]["test"] == "bartlett"
+    pairs = pd.read_csv(out / "choice_pairs.csv")
+    np.testing.assert_allclose(pairs["p_adjusted"], direct.posthoc.table["p_adjusted"])
+    assert "Automatic choice (as autorank): repeated-measures ANOVA + Tukey's HSD" in printed
+
+
+def test_choose_refuses_imputed_ranks(tmp_path, capsys):
+    from rankstats.cli import main
+
+    argv = ["significance", "--dataset", "xtreme_missing", "--missing", "imputed", "--choose"]
+    assert main([*argv, "--out", str(tmp_path / "x")]) == 2
+    assert "--choose needs complete blocks" in capsys.readouterr().err
