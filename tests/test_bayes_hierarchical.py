@@ -1,7 +1,7 @@
 """The Bayesian hierarchical test across tasks (Corani et al. 2017): the PyMC model's density
-against a hand-written scipy density, the rescaling, the t probabilities, one small shared NUTS
-fit (simulated δ0 well above the ROPE), the result object, the errors; slow: δ0 = 0 inside the
-ROPE, and baycomp's HierarchicalTest when pystan is installed."""
+against a hand-written scipy density, the rescaling, the t probabilities, the errors; slow (they
+sample): one small shared NUTS fit (simulated δ0 well above the ROPE) and the result object,
+δ0 = 0 inside the ROPE, and baycomp's HierarchicalTest when pystan is installed."""
 
 from __future__ import annotations
 
@@ -68,6 +68,7 @@ def fit():
     return scores, res
 
 
+@pytest.mark.slow  # shares one NUTS fit (a 25–45 s first compile)
 def test_a_clearly_better_than_the_rope(fit):
     _, res = fit
     assert isinstance(res, BayesHierarchical)
@@ -78,6 +79,7 @@ def test_a_clearly_better_than_the_rope(fit):
     assert 0.03 < delta0.mean() < 0.05
 
 
+@pytest.mark.slow  # shares one NUTS fit (a 25–45 s first compile)
 def test_probabilities_sum_to_one_and_the_draws_are_probabilities(fit):
     _, res = fit
     assert sum(res.probabilities.values()) == pytest.approx(1.0, abs=1e-12)
@@ -94,6 +96,7 @@ def test_probabilities_sum_to_one_and_the_draws_are_probabilities(fit):
     assert abs(share - res.p_a) < 5 * np.sqrt(res.p_a * (1 - res.p_a) / 600) + 0.01
 
 
+@pytest.mark.slow  # shares one NUTS fit (a 25–45 s first compile)
 def test_task_estimates_are_labelled_and_shrunk(fit):
     scores, res = fit
     tasks = res.task_table()
@@ -120,6 +123,7 @@ def test_task_estimates_are_labelled_and_shrunk(fit):
     )
 
 
+@pytest.mark.slow  # shares one NUTS fit (a 25–45 s first compile)
 def test_arviz_object_and_diagnostics(fit):
     _, res = fit
     if _compat.DATATREE:
@@ -140,6 +144,7 @@ def test_arviz_object_and_diagnostics(fit):
     assert ("NOT CONVERGED" in text) != d["converged"]
 
 
+@pytest.mark.slow  # shares one NUTS fit (a 25–45 s first compile)
 def test_plot_is_the_simplex(fit):
     from matplotlib.figure import Figure
 
@@ -152,6 +157,7 @@ def test_plot_is_the_simplex(fit):
     assert "hierarchical" in fig.axes[0].get_title()
 
 
+@pytest.mark.slow  # shares one NUTS fit (a 25–45 s first compile)
 def test_a_second_pair_reuses_the_compiled_model(fit, monkeypatch):
     _, res = fit
     module = importlib.import_module("rankstats.bayes_hierarchical")
@@ -164,6 +170,7 @@ def test_a_second_pair_reuses_the_compiled_model(fit, monkeypatch):
     assert built == []  # the shared fit's model, not a new one
 
 
+@pytest.mark.slow  # shares one NUTS fit (a 25–45 s first compile)
 def test_convergence_warning_names_draws_and_tune(fit, monkeypatch):
     module = importlib.import_module("rankstats.bayes_hierarchical")
 
