@@ -312,7 +312,7 @@ def _null_fwer(replications: int, level: str | None = None, **simulation) -> dic
     """FWER of the single-step and Holm versions under the null (φ = 1e-9: every system has
     the same score distribution up to 1e-8), and of a deliberately wrong version that halves
     the variance of every z (which must fail)."""
-    hits = {"single-step": 0, "holm": 0, "wrong variance": 0}
+    hits = {"single-step": 0, "holm": 0, "wrong variance": 0, "omnibus T": 0, "omnibus F": 0}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for r in range(replications):
@@ -322,6 +322,10 @@ def _null_fwer(replications: int, level: str | None = None, **simulation) -> dic
             hits["single-step"] += single.n_significant > 0
             hits["holm"] += holm.n_significant > 0
             hits["wrong variance"] += single.table.statistic.max() * np.sqrt(2) > single.q_alpha
+            # The size of the omnibus test (T on χ², and its F form) on the same blocks.
+            omnibus = friedman(single.blocks)
+            hits["omnibus T"] += omnibus.p_value < ALPHA
+            hits["omnibus F"] += omnibus.f_p_value < ALPHA
     return {name: count / replications for name, count in hits.items()}
 
 
@@ -354,6 +358,7 @@ def test_fwer_under_the_null_with_missing_scores(simulation):
     print(f"\nFWER ({R_FWER} replications, tolerance {FWER_TOLERANCE:.3f}): {fwer}")
     assert fwer["single-step"] <= FWER_TOLERANCE
     assert fwer["holm"] <= FWER_TOLERANCE
+    assert fwer["omnibus T"] <= FWER_TOLERANCE and fwer["omnibus F"] <= FWER_TOLERANCE
     assert fwer["wrong variance"] > FWER_TOLERANCE  # the check can fail
 
 
