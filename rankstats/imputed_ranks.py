@@ -271,7 +271,7 @@ def durbin_f(statistic: float, df: int, within: float) -> tuple[float, float]:
 
 
 def is_exchangeable(sigma: np.ndarray, rtol: float = 1e-9) -> bool:
-    """Whether ``Σ ∝ I − J/n`` (complete blocks, balanced incomplete designs): then max |z| is
+    """Whether ``Σ ∝ I − J/n`` (complete blocks, balanced incomplete designs): then max ``|z|`` is
     the studentized range of ``n`` independent normals over √2."""
     n = sigma.shape[0]
     scale = np.trace(sigma) / (n - 1)

@@ -313,7 +313,7 @@ class PosthocResult:
         The rank table compared, with what was dropped to make it complete.
     details : str
         How the p-values were obtained when that is not the classical recipe (``missing=
-        "imputed"``: the route to max |z|, and why there is no single critical difference).
+        "imputed"``: the route to max ``|z|``, and why there is no single critical difference).
 
     Notes
     -----
@@ -473,7 +473,7 @@ def posthoc(
     adjust : {"holm", "bonferroni", "none"}, optional
         Multiplicity adjustment of the Conover and Wilcoxon p-values (default Holm). Nemenyi's
         p-values are single-step family-wise already and take no adjustment, except with
-        ``missing="imputed"``: ``"single-step"`` (default, max |z|) or an adjustment of the
+        ``missing="imputed"``: ``"single-step"`` (default, max ``|z|``) or an adjustment of the
         two-sided normal p-values of ``z`` (``"holm"``: valid under any dependence).
     level, missing, min_coverage
         As in :func:`rankstats.friedman.friedman`; ``missing="imputed"`` takes
@@ -484,7 +484,7 @@ def posthoc(
         10,000 blocks).
     seed, draws
         ``missing="imputed"``, single-step, unequal variances: the seed and number of Monte
-        Carlo draws of max |z| (default :data:`rankstats.imputed_ranks.DRAWS`).
+        Carlo draws of max ``|z|`` (default :data:`rankstats.imputed_ranks.DRAWS`).
 
     Returns
     -------

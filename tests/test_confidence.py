@@ -41,6 +41,7 @@ def coverage(n_draws, n_rankings, missing, estimand, form, correction, delta, tr
     return covered_pair / n_draws, covered_all / n_draws
 
 
+@pytest.mark.slow  # simulated coverage, ~7 s
 @pytest.mark.parametrize("estimand", ["observed", "imputed"])
 def test_coverage_at_least_one_minus_delta(estimand):
     missing = 0.3

@@ -14,7 +14,8 @@ from rankstats.errors import DataWarning
 from rankstats.models import ConvergenceWarning, _compat
 from rankstats.models import bradley_terry as bt_module
 from rankstats.models import plackett_luce as pl_module
-from rankstats.models._data import pl_data
+from rankstats.models._base import resolve_sampler
+from rankstats.models._data import choice_sets, pl_data
 
 pytensor = pytest.importorskip("pytensor")
 from pytensor.graph.replace import clone_replace  # noqa: E402
@@ -38,8 +39,9 @@ def _potential(model, name, value):
     return pytensor.function([x], graph)
 
 
+@pytest.mark.parametrize("layout", ["sets", "rankings"])
 @pytest.mark.parametrize("kind", ["subset", "top_k"])
-def test_pytensor_pl_likelihood_equals_numpy(kind):
+def test_pytensor_pl_likelihood_equals_numpy(kind, layout):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataWarning)
         rk = rs.Rankings.from_orderings(
@@ -53,7 +55,7 @@ def test_pytensor_pl_likelihood_equals_numpy(kind):
             ]
         )
         data = pl_data(rk, kind)
-    f = _potential(pl_module.pymc_model(data, 1.0), "log_worth", None)
+    f = _potential(pl_module.pymc_model(data, 1.0, layout=layout), "log_worth", None)
     rng = np.random.default_rng(0)
     for _ in range(3):
         theta = rng.normal(size=5)
@@ -90,6 +92,7 @@ def test_pl_nuts_agrees_with_map(pl_nuts):
     _agrees(pl_nuts, ref)
     assert pl_nuts.order == ref.order == ["B", "C", "D", "A"]
     assert pl_nuts.info["converged"]
+    assert pl_nuts.info["sampler"] == resolve_sampler("auto")  # nutpie when installed
     expected_type = "DataTree" if _compat.DATATREE else "InferenceData"
     assert type(pl_nuts.idata).__name__ == expected_type
     summary = pl_nuts.summary()
@@ -187,16 +190,15 @@ def _sbc(model_name: str, n_sims: int = 60, seed: int = 0) -> np.ndarray:
         if model_name == "pl":
             data = pl_data(rk)
             if model is None:
-                model = pl_module.pymc_model(data, 1.0)
+                model = pl_module.pymc_model(data, 1.0, layout="sets")
             else:
+                sets = choice_sets(data)
                 with model:
                     pm.set_data(
                         {
-                            "index": data.index,
-                            "group_start": data.group_start,
-                            "group_end": data.group_end,
-                            "fraction": data.fraction,
-                            "term": data.term.astype(float),
+                            "weights_t": np.ascontiguousarray(sets.weights.T),
+                            "set_count": sets.count,
+                            "chosen": sets.chosen,
                         }
                     )
         else:
@@ -218,6 +220,7 @@ def _sbc(model_name: str, n_sims: int = 60, seed: int = 0) -> np.ndarray:
                     pm.set_data({"wins1": w[i, j], "wins2": w[j, i]})
         idata = _compat.sample(
             model,
+            nuts_sampler="pymc",
             draws=396,
             tune=500,
             chains=1,

@@ -43,7 +43,8 @@ from rankstats.rankings import Rankings
 HELP = "fit a Plackett–Luce, Bradley–Terry or Mallows model (MLE, MAP, NUTS or Gibbs)"
 EXAMPLE = (
     "rankstats fit --dataset glue --model pl --method map\n  "
-    "rankstats fit --rankings nascar --model mallows"
+    "rankstats fit --rankings nascar --model mallows\n  "
+    "rankstats fit --rankings sushi --model pl bt mallows --compare"
 )
 
 
@@ -56,7 +57,24 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "--paired", choices=sorted(PAIRED), help="a bundled paired-comparison data set (bt only)"
     )
     parser.add_argument(
-        "--model", choices=["pl", "bt", "mallows"], default="pl", help="default: pl"
+        "--model",
+        choices=["pl", "bt", "mallows"],
+        nargs="+",
+        default=["pl"],
+        help="default: pl; several (e.g. --model pl bt mallows) only with --compare",
+    )
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="fit every --model by its sampler (nuts for pl/bt, mcmc for mallows) and compare "
+        "them by their expected log predictive density of a new ranking (PSIS-LOO or WAIC, "
+        "--ic); prints the table and writes model_comparison.csv",
+    )
+    parser.add_argument(
+        "--ic",
+        choices=["loo", "waic"],
+        default="loo",
+        help="with --compare: PSIS-LOO with its Pareto k diagnostic (default) or WAIC",
     )
     parser.add_argument(
         "--method",
@@ -110,9 +128,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument(
         "--sampler",
-        choices=["pymc", "nutpie"],
-        default="pymc",
-        help="NUTS implementation (nutpie needs rankstats[fast]; default pymc)",
+        choices=["auto", "pymc", "nutpie"],
+        default="auto",
+        help="NUTS implementation: auto (default: nutpie when installed, else pymc), pymc, or "
+        "nutpie (needs rankstats[fast])",
     )
     parser.add_argument(
         "--backend",
@@ -306,9 +325,36 @@ def _fit(model: object, data: object, args: argparse.Namespace, **extra: object)
     )
 
 
+def _models(args: argparse.Namespace) -> list[str]:
+    """The ``--model`` list, checked against ``--compare``; one model leaves ``args.model`` the
+    string it always was."""
+    chosen = list(dict.fromkeys(args.model))
+    if args.compare:
+        if len(chosen) < 2:
+            raise UsageError("--compare needs at least two models, e.g. --model pl bt mallows")
+        if args.method is not None:
+            raise UsageError(
+                "--compare fits each model by its sampler (nuts for pl/bt, mcmc for mallows): "
+                "drop --method (MAP / MLE fits have no posterior draws for LOO / WAIC)"
+            )
+        return chosen
+    if len(chosen) > 1:
+        raise UsageError(
+            f"--model {' '.join(chosen)}: several models need --compare (one model per fit "
+            "otherwise)"
+        )
+    if args.ic != "loo":
+        raise UsageError("--ic is a --compare option")
+    args.model = chosen[0]
+    return chosen
+
+
 def run(args: argparse.Namespace) -> int:
     from rankstats import models
 
+    chosen = _models(args)
+    if args.compare:
+        return _compare(args, chosen)
     data, name, what = _data(args)
     if args.model == "mallows":
         args.method = args.method or "mcmc"
@@ -338,7 +384,8 @@ def run(args: argparse.Namespace) -> int:
     _warn(verdict, advice)
     if args.method == "nuts":
         print(
-            f"  NUTS ({args.sampler}): {args.chains} chains × {args.draws} draws after "
+            f"  NUTS ({fit.info.get('sampler', args.sampler)}): {args.chains} chains × "
+            f"{args.draws} draws after "
             f"{args.tune} tuning steps, seed {args.seed}"
         )
     elif fit.log_likelihood is not None:
@@ -576,3 +623,116 @@ def _mallows(args: argparse.Namespace, data: object, name: str, what: str) -> in
         verdict=verdict,
         advice=advice,
     )
+
+
+def _compare(args: argparse.Namespace, chosen: list[str]) -> int:
+    """``rankstats fit --model pl bt mallows --compare``: one sampled fit per model, then
+    :func:`rankstats.models.compare_fits`; the table, ``model_comparison.csv`` and the caveats
+    worded in the command's options."""
+    from rankstats import models
+    from rankstats.cli._console import print_frame
+    from rankstats.models.model_comparison import LOOWarning
+    from rankstats.report.diagnostics import convergence
+
+    if args.paired:
+        raise UsageError(
+            "--paired data are fitted by bt only: nothing to compare (--compare compares models "
+            "of the same rankings)"
+        )
+    if args.max_draws is not None and "mallows" not in chosen:
+        raise UsageError("--max-draws is a Mallows option (--model mallows)")
+    args.model = chosen[0]
+    data, name, what = _data(args)
+    if "mallows" in chosen:
+        if args.kind != "subset":
+            raise UsageError(
+                "--kind top_k is not a Mallows option: the families would read the partial "
+                "rankings as different events; compare with --kind subset"
+            )
+        ranks = data.ranks
+        observed = ~np.isnan(ranks)
+        partial = ~observed.all(axis=1) & (observed.sum(axis=1) > 2)
+        if partial.any():
+            raise UsageError(
+                f"{int(partial.sum())} ranking(s) of {name} leave systems unranked: the Mallows "
+                "marginal likelihood of such a sub-ranking has no closed form, so LOO / WAIC "
+                "cannot compare it; drop mallows from --model (pl and bt can be compared)"
+            )
+    print(
+        f"rankstats fit --compare: {name} ({what}), models {', '.join(chosen)}, --ic {args.ic}",
+        flush=True,
+    )
+    fits: dict[str, object] = {}
+    problems: dict[str, str] = {}
+    for model_name in chosen:
+        args.model = model_name
+        args.method = "mcmc" if model_name == "mallows" else "nuts"
+        if model_name == "mallows":
+            model = models.Mallows(prior=args.prior)
+            extra = {"max_draws": args.max_draws, "backend": args.backend}
+            _estimate(args, models.Mallows._prepare(data))
+        else:
+            cls = models.PlackettLuce if model_name == "pl" else models.BradleyTerry
+            model = cls(prior_scale=args.prior_scale, kind=args.kind)
+            extra = {"sampler": args.sampler}
+            _estimate(args, data)
+        print(f"  {model_name}: {model!r}, method={args.method}", flush=True)
+        fit = _fit(model, data, args, **extra)
+        verdict = convergence(fit)
+        if verdict.problems:
+            problems[model_name] = "; ".join(verdict.problems)
+        fits[model_name] = fit
+        if args.save:
+            print(f"  wrote {models.save(fit, name, args.save, keep=args.keep)}")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LOOWarning)
+        result = models.compare_fits(fits, ic=args.ic)
+    notes = [str(w.message) for w in caught if issubclass(w.category, LOOWarning)]
+    table = result.table.reset_index()
+    table["pareto_k_high"] = table["pareto_k_high"].astype("float")
+    label = "PSIS-LOO" if args.ic == "loo" else "WAIC"
+    shown = table[["rank", "fit", "elpd", "se", "p", "elpd_diff", "dse", "weight"]].copy()
+    shown["rank"] = shown["rank"] + 1
+    headers = {"fit": "model", "p": f"p_{args.ic}", "elpd": f"elpd_{args.ic}"}
+    if args.ic == "loo":
+        shown["pareto_k_high"] = table["pareto_k_high"]
+        headers["pareto_k_high"] = "k > 0.7"
+    print()
+    print_frame(
+        shown,
+        title=f"{label}: expected log predictive density of a new {result.unit} "
+        f"({result.n_units} {result.unit}s), best first",
+        headers=headers,
+        decimals={"elpd": 2, "se": 2, "p": 2, "elpd_diff": 2, "dse": 2, "weight": 3},
+    )
+    print(
+        f"best: {result.best}; elpd_diff / dse is the difference to the best and its standard "
+        "error (a difference of a few dse is clear)"
+    )
+    for note in notes:
+        if note.startswith("Pareto k"):
+            note = note.replace(
+                "check with K-fold cross-validation, or longer chains",
+                "rerun with more --draws, or check with K-fold cross-validation; the WAIC "
+                "(--ic waic) fails in the same cases",
+            )
+        else:
+            note += " (compare bt with pl on --paired data, or read the bt row with that in mind)"
+        print(f"rankstats fit: warning: {note}", file=sys.stderr)
+    for model_name, text in problems.items():
+        print(
+            f"rankstats fit: warning: {model_name} did not converge ({text}); its elpd is not "
+            "reliable: rerun with more --draws / --tune or --chains",
+            file=sys.stderr,
+        )
+    out = Path(args.out)
+    record = table.assign(
+        rank=table["rank"] + 1, ic=args.ic, unit=result.unit, n_units=result.n_units
+    )
+    record["converged"] = [m not in problems for m in record["fit"]]
+    with output_dir(out) as tmp:
+        path = tmp / "model_comparison.csv"
+        write_csv(record.drop(columns="model").rename(columns={"fit": "model"}), path)
+        file_done()
+    print(written(tmp, out, [path]))
+    return 0

@@ -12,7 +12,9 @@ from rankstats.bt_mle import ConvergenceError, MLEDoesNotExistError
 from rankstats.models._fit import ConvergenceWarning, Fit, register_model
 from rankstats.models.bradley_terry import BradleyTerry
 from rankstats.models.mallows import Mallows, MallowsFit
+from rankstats.models.model_comparison import LOOWarning, ModelComparison, compare_fits
 from rankstats.models.plackett_luce import PlackettLuce
+from rankstats.models.ppc import PPCResult, ppc, ppc_draws
 from rankstats.models.rank_posterior import RankPosterior
 from rankstats.models.zoo import load, save
 
@@ -21,12 +23,18 @@ __all__ = [
     "ConvergenceError",
     "ConvergenceWarning",
     "Fit",
+    "LOOWarning",
     "MLEDoesNotExistError",
     "Mallows",
     "MallowsFit",
+    "ModelComparison",
+    "PPCResult",
     "PlackettLuce",
     "RankPosterior",
+    "compare_fits",
     "load",
+    "ppc",
+    "ppc_draws",
     "register_model",
     "save",
 ]

@@ -20,7 +20,22 @@ from rankstats.models import _compat
 from rankstats.models._fit import Fit, attrs_for, check_convergence, optimum_fit, warn_convergence
 
 METHODS = ("nuts", "mle", "map")
-SAMPLERS = ("pymc", "nutpie")
+SAMPLERS = ("auto", "pymc", "nutpie")
+
+
+def resolve_sampler(sampler: str) -> str:
+    """The NUTS implementation to run: ``"auto"`` is nutpie when it imports (and, on pymc 6, is
+    as recent as PyMC requires), else PyMC's own."""
+    if sampler != "auto":
+        return sampler
+    try:
+        import nutpie  # noqa: F401
+    except ImportError:
+        return "pymc"
+    from pymc.sampling import mcmc
+
+    recent = getattr(mcmc, "_nutpie_meets_min_version", None)  # pymc 6: nutpie >= 0.16.10
+    return "nutpie" if recent is None or recent() else "pymc"
 
 
 class RankModel:
@@ -58,7 +73,7 @@ class RankModel:
         tune: int = 1000,
         chains: int = 4,
         seed: int | None = 0,
-        sampler: str = "pymc",
+        sampler: str = "auto",
         progressbar: bool = True,
         target_accept: float = 0.9,
         cores: int | None = None,
@@ -79,9 +94,10 @@ class RankModel:
             NUTS draws kept and tuning steps per chain, number of chains.
         seed : int or None
             Seeds the sampler (``nuts``) or the normal-approximation draws (``mle`` / ``map``).
-        sampler : {"pymc", "nutpie"}
-            NUTS implementation, always passed explicitly (pymc 6 silently prefers nutpie when it
-            is installed).  nutpie is the optional ``fast`` extra.
+        sampler : {"auto", "pymc", "nutpie"}
+            NUTS implementation: ``auto`` (default) runs nutpie when it is installed (the optional
+            ``fast`` extra), else PyMC's.  The choice is always passed to PyMC explicitly (pymc 6
+            would otherwise pick one itself) and recorded in ``fit.info["sampler"]``.
         progressbar : bool
             Show sampling progress (Ctrl-C stops sampling): PyMC's bar, drawn only when stderr
             is a terminal and progress is not silenced (:func:`rankstats._progress.show`).
@@ -94,8 +110,11 @@ class RankModel:
         -------
         Fit
             ``worth``, ``order``, ``pairwise()``, ``rank_distribution()``, ``summary()``,
-            ``idata``.  NUTS fits that fail the R-hat ≤ 1.01 / bulk ESS ≥ 400 / no-divergence
-            checks emit a :class:`~rankstats.models.ConvergenceWarning` with advice.
+            ``idata`` (NUTS: with the pointwise log-likelihood per ranking, or per comparison
+            for paired counts, in its ``log_likelihood`` group; see
+            :mod:`rankstats.models.pointwise`).  NUTS fits that fail the R-hat ≤ 1.01 / bulk
+            ESS ≥ 400 / no-divergence checks emit a
+            :class:`~rankstats.models.ConvergenceWarning` with advice.
         """
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, not {method!r}")
@@ -122,7 +141,7 @@ class RankModel:
                 info,
                 seed,
             )
-        return self._nuts(
+        fit = self._nuts(
             prepared,
             extra,
             info,
@@ -135,6 +154,11 @@ class RankModel:
             target_accept,
             cores,
         )
+        # The pointwise log-likelihood (ArviZ ``log_likelihood`` group), in NumPy from the draws.
+        from rankstats.models import pointwise
+
+        pointwise.add_to_nuts_fit(self, data, prepared, fit)
+        return fit
 
     def _nuts(
         self,
@@ -153,6 +177,7 @@ class RankModel:
         import pandas as pd
 
         model = self._pymc_model(prepared)
+        sampler = resolve_sampler(sampler)
         cores = cores or min(chains, os.cpu_count() or 1)
         # --quiet / RANKSTATS_QUIET also silence PyMC's log lines ("Initializing NUTS…",
         # "Sampling … took", "Only 20 samples per chain…"): the convergence check below reports

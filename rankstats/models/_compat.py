@@ -7,6 +7,9 @@ ArviZ data                ``InferenceData``            ``xarray.DataTree``
 ``from_dict``             groups as keyword arguments  one ``{group: {var: array}}``
 NetCDF I/O                ``InferenceData.to_netcdf``  ``DataTree.to_netcdf`` (h5netcdf)
 default NUTS sampler      PyMC's                      nutpie when installed
+adding a group            ``add_groups``               a child ``xarray.DataTree``
+PSIS-LOO result           ``elpd_loo, p_loo, loo_i``   ``elpd, p, elpd_i``
+WAIC                      ``az.waic``                  none (rankstats computes it)
 ========================  ==========================  ===========================
 
 Everything else (``az.rhat``, ``az.ess``, ``az.mcse`` on an ``xarray.Dataset``; the group and
@@ -19,9 +22,11 @@ both stacks, and only those two messages:
 * PyTensor's "could not link to a BLAS installation … severely degraded" (pip installs: the
   OpenBLAS that the NumPy and SciPy wheels ship exports renamed symbols — ``scipy_dgemm_``, and
   ``scipy_dgemm_64_`` in NumPy's 64-bit-integer build — which PyTensor's C code, calling
-  ``dgemm_``, cannot link to).  The compiled graphs of the Plackett–Luce and Bradley–Terry models
-  contain no BLAS operation (no Dot / Gemm / Gemv / Ger: they are element-wise operations,
-  gathers and sums), so a BLAS would not make them faster.
+  ``dgemm_``, cannot link to).  The Bradley–Terry graph and the Plackett–Luce ``rankings``
+  layout contain no BLAS operation (element-wise operations, gathers and sums); the
+  Plackett–Luce ``sets`` layout has one small matrix product (choice sets × systems), which
+  PyTensor then computes with ``numpy.dot`` — NumPy's own OpenBLAS, so nothing is lost; the
+  measured times of ``plackett_luce.pymc_model`` include it.
 * Python 3.12's "This process is multi-threaded, use of fork() may lead to deadlocks" when PyMC
   starts its chain processes: the threads are the idle worker threads of NumPy's OpenBLAS, and
   PyMC's ``forkserver`` alternative makes a small fit about six times slower (3 s → 19 s of
@@ -89,6 +94,17 @@ def has_group(data: Any, name: str) -> bool:
     return name in data.groups()
 
 
+def add_group(data: Any, name: str, dataset: xr.Dataset) -> None:
+    """Add (or replace) group ``name`` in place: ``InferenceData.add_groups`` on arviz 0.x (its
+    ``__setitem__`` does not add groups), a child node ``xarray.DataTree(dataset)`` on 1.x."""
+    if DATATREE:
+        data[name] = xr.DataTree(dataset)
+        return
+    if name in data.groups():
+        delattr(data, name)  # InferenceData.__delattr__ also forgets the group's name
+    data.add_groups({name: dataset})
+
+
 def set_attrs(data: Any, attrs: dict[str, Any], name: str = "posterior") -> None:
     """Add ``attrs`` to a group (kept by NetCDF round trips on both stacks)."""
     data[name].attrs.update(attrs)
@@ -110,10 +126,36 @@ def diagnostics(posterior: xr.Dataset) -> dict[str, xr.Dataset]:
         }
 
 
+def loo(data: Any, var_name: str, reff: float) -> dict[str, Any]:
+    """PSIS-LOO of the ``log_likelihood`` variable ``var_name``: ``elpd``, ``se``, ``p``,
+    pointwise ``elpd_i`` and ``pareto_k`` (arrays over the units) and ArviZ's ``warning``.
+
+    ``arviz.loo`` on both stacks (arviz 1.x re-exports ``arviz_stats.loo``); the result's
+    fields are named ``elpd_loo`` / ``p_loo`` / ``loo_i`` on 0.x, ``elpd`` / ``p`` / ``elpd_i``
+    on 1.x.
+    """
+    result = az.loo(data, pointwise=True, var_name=var_name, reff=reff)
+    if DATATREE:
+        elpd, p, elpd_i = result.elpd, result.p, result.elpd_i
+    else:
+        elpd, p, elpd_i = result["elpd_loo"], result["p_loo"], result["loo_i"]
+    return {
+        "elpd": float(elpd),
+        "se": float(result["se"] if not DATATREE else result.se),
+        "p": float(p),
+        "elpd_i": np.asarray(elpd_i, dtype=np.float64).ravel(),
+        "pareto_k": np.asarray(result["pareto_k"] if not DATATREE else result.pareto_k).ravel(),
+        "warning": bool(result["warning"] if not DATATREE else result.warning),
+    }
+
+
 def thin(data: Any, every: int) -> Any:
-    """Keep every ``every``-th draw of the posterior (and drop the other groups)."""
+    """Keep every ``every``-th draw of the posterior (and of ``sample_stats``' divergences and the
+    pointwise ``log_likelihood``); drop the other groups."""
     posterior = group(data).isel(draw=slice(None, None, every))
     keep = {"posterior": posterior}
+    if has_group(data, "log_likelihood"):
+        keep["log_likelihood"] = group(data, "log_likelihood").isel(draw=slice(None, None, every))
     if has_group(data, "sample_stats"):
         keep["sample_stats"] = group(data, "sample_stats")[["diverging"]].isel(
             draw=slice(None, None, every)

@@ -3,8 +3,12 @@ r"""Model-ready arrays built once from :class:`~rankstats.Rankings` (no Python l
 ``PLData``
     Every ranking as a row of a padded ``(L, K)`` array of system indices, best first, with its tie
     groups described by the start / end position of the group of each entry.  The Plackett–Luce
-    log-likelihood (NumPy in :mod:`._mle`, PyTensor in :mod:`.plackett_luce`) is then a handful of
-    gathers and one reverse cumulative sum.
+    log-likelihood (NumPy in :mod:`._mle`) is then a handful of gathers and one reverse cumulative
+    sum.
+``ChoiceSets``
+    The sufficient statistics of that likelihood: every distinct (Efron-weighted) choice set once,
+    with the number of choices made from it, and how often each system was chosen.  The PyTensor
+    graph of :mod:`.plackett_luce` (NUTS) runs on this collapsed table.
 ``PairCounts``
     Paired-comparison counts ``(item1, item2, wins1, wins2, ties)`` for Bradley–Terry, from
     rank-breaking of rankings or from a table of counts.
@@ -82,6 +86,40 @@ def check_systems_ranked(rk: Rankings) -> None:
         )
 
 
+def pl_layout(ranks: np.ndarray, kind: str = "subset") -> tuple[np.ndarray, ...]:
+    """The padded per-ranking arrays of :class:`PLData` from a canonical rank matrix (NaN = not
+    ranked): ``index``, ``group_start``, ``group_end``, ``fraction`` (Efron's ``k / d``) and
+    ``term`` (the entries that are a choice); one row per row of ``ranks``.
+
+    Shared by :func:`pl_data` and the pointwise log-likelihood (:mod:`rankstats.models.pointwise`),
+    which needs one row per ranking whatever the PyMC graph collapses.
+    """
+    n = ranks.shape[1]
+    observed = ~np.isnan(ranks)
+    n_obs = observed.sum(axis=1)
+    key = np.where(observed, ranks, np.inf)
+    width = int(n_obs.max()) if kind == "subset" and len(n_obs) else n
+    order = np.argsort(key, axis=1, kind="stable")[:, :width]
+    sorted_key = np.take_along_axis(key, order, axis=1)
+    valid = np.isfinite(sorted_key) if kind == "subset" else np.ones_like(sorted_key, bool)
+    index = np.where(valid, order, n)
+    rows, width = index.shape
+    position = np.broadcast_to(np.arange(width), (rows, width))
+    start = np.ones((rows, width), dtype=bool)
+    if width > 1:
+        start[:, 1:] = sorted_key[:, 1:] != sorted_key[:, :-1]
+    start |= ~valid
+    group_start = np.maximum.accumulate(np.where(start, position, 0), axis=1)
+    end = np.ones((rows, width), dtype=bool)
+    end[:, :-1] = start[:, 1:]
+    group_end = np.minimum.accumulate(np.where(end, position + 1, width)[:, ::-1], axis=1)[:, ::-1]
+    fraction = (position - group_start) / (group_end - group_start)
+    n_valid = valid.sum(axis=1)
+    last_start = group_start[np.arange(rows), np.maximum(n_valid - 1, 0)]
+    term = valid & (group_start < last_start[:, None])
+    return index, group_start, group_end, fraction, term
+
+
 def pl_data(rk: Rankings, kind: str = "subset") -> PLData:
     """Padded Plackett–Luce arrays of a :class:`~rankstats.Rankings`.
 
@@ -117,27 +155,7 @@ def pl_data(rk: Rankings, kind: str = "subset") -> PLData:
         )
         ranks, observed, n_obs = ranks[informative], observed[informative], n_obs[informative]
     rankers = rk.rankers[informative]
-    key = np.where(observed, ranks, np.inf)
-    width = int(n_obs.max()) if kind == "subset" and len(n_obs) else n
-    order = np.argsort(key, axis=1, kind="stable")[:, :width]
-    sorted_key = np.take_along_axis(key, order, axis=1)
-    valid = np.isfinite(sorted_key) if kind == "subset" else np.ones_like(sorted_key, bool)
-    index = np.where(valid, order, n)
-    rows, width = index.shape
-    position = np.broadcast_to(np.arange(width), (rows, width))
-    start = np.ones((rows, width), dtype=bool)
-    if width > 1:
-        start[:, 1:] = sorted_key[:, 1:] != sorted_key[:, :-1]
-    start |= ~valid
-    group_start = np.maximum.accumulate(np.where(start, position, 0), axis=1)
-    end = np.ones((rows, width), dtype=bool)
-    end[:, :-1] = start[:, 1:]
-    group_end = np.minimum.accumulate(np.where(end, position + 1, width)[:, ::-1], axis=1)[:, ::-1]
-    size = group_end - group_start
-    fraction = (position - group_start) / size
-    n_valid = valid.sum(axis=1)
-    last_start = group_start[np.arange(rows), np.maximum(n_valid - 1, 0)]
-    term = valid & (group_start < last_start[:, None])
+    index, group_start, group_end, fraction, term = pl_layout(ranks, kind)
     return PLData(
         tuple(rk.systems),
         index.astype(np.int64),
@@ -148,6 +166,114 @@ def pl_data(rk: Rankings, kind: str = "subset") -> PLData:
         pd.Index(rankers),
         kind,
     )
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ChoiceSets:
+    r"""The distinct choice sets of :class:`PLData`: the Plackett–Luce sufficient statistics.
+
+    A choice contributes :math:`\theta_c - \log \sum_j m_j e^{\theta_j}` with weights
+    :math:`m_j = 1` on the systems below its tie group, :math:`1 - k/d` on the members of its tie
+    group (Efron 1977; ``1`` on the whole risk set without ties) and 0 elsewhere.  So
+
+    .. math:: \ell(\theta) = \sum_i \text{chosen}_i\, \theta_i
+              - \sum_u \text{count}_u \log \sum_j M_{uj} e^{\theta_j},
+
+    with one row ``u`` of ``M`` per distinct weight vector.  Identical choice sets (frequent when
+    many rankings share the same systems, e.g. complete rankings of a few items) collapse into one
+    row with a count.
+
+    Attributes
+    ----------
+    systems : tuple of str
+    weights : ndarray, shape (U, N)
+        ``M``: weight of each system in each distinct choice set (entries 0, 1 or ``1 - k/d``).
+    count : ndarray of float, shape (U,)
+        Number of choices made from each set.
+    chosen : ndarray of float, shape (N,)
+        Number of choices each system won (Efron: every member of a tie group counts once).
+    """
+
+    systems: tuple[str, ...]
+    weights: np.ndarray
+    count: np.ndarray
+    chosen: np.ndarray
+
+    @property
+    def n_sets(self) -> int:
+        return self.weights.shape[0]
+
+    def __repr__(self) -> str:
+        return (
+            f"ChoiceSets({self.n_sets} distinct sets of {len(self.systems)} systems, "
+            f"{self.count.sum():g} choices)"
+        )
+
+
+_CHOICE_BLOCK = 4_000_000  # entries of the (rankings, K + 1, N + 1) membership block
+
+
+def choice_sets(data: PLData, max_entries: int | None = None) -> ChoiceSets | None:
+    """Collapse the choices of :class:`PLData` into their distinct sets (:class:`ChoiceSets`).
+
+    With ``max_entries``, returns None instead when the dense ``(U, N)`` weight matrix would have
+    more entries (decided from the keys, before the matrix is built).
+
+    Vectorised over blocks of rankings: the set of systems at or after each position is a reverse
+    cumulative OR of one-hot rows; each choice becomes a key (packed bits of the weight-1 systems,
+    packed bits of the Efron-weighted tie members, the fraction ``k / d``), and ``np.unique`` over
+    the keys gives the distinct sets and their counts.
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> from rankstats.models._data import choice_sets, pl_data
+    >>> rk = rs.Rankings.from_orderings([["a", "b", "c"], ["b", "a", "c"], ["c", "a"]])
+    >>> cs = choice_sets(pl_data(rk))
+    >>> cs.weights.tolist(), cs.count.tolist(), cs.chosen.tolist()
+    ([[0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [1.0, 1.0, 1.0]], [1.0, 2.0, 2.0], [2.0, 2.0, 1.0])
+    """
+    n = data.n_systems
+    rows, width = data.shape
+    chosen = np.bincount(data.index[data.term], minlength=n + 1)[:n].astype(np.float64)
+    block = max(1, _CHOICE_BLOCK // ((width + 1) * (n + 1)))
+    keys = []
+    for lo in range(0, rows, block):
+        sl = slice(lo, lo + block)
+        idx, term = data.index[sl], data.term[sl]
+        b = idx.shape[0]
+        member = np.zeros((b, width + 1, n + 1), dtype=bool)
+        member[np.arange(b)[:, None], np.arange(width), idx] = True
+        member = np.logical_or.accumulate(member[:, ::-1], axis=1)[:, ::-1, :n]  # at or after
+        r, p = np.nonzero(term)
+        fraction = data.fraction[sl][r, p]
+        risk = member[r, data.group_start[sl][r, p]]
+        below = member[r, data.group_end[sl][r, p]]
+        tied = fraction > 0
+        ones = np.where(tied[:, None], below, risk)
+        part = tied[:, None] & risk & ~below
+        keys.append(
+            np.concatenate(
+                [
+                    np.packbits(ones, axis=1),
+                    np.packbits(part, axis=1),
+                    fraction.astype(np.float64)[:, None].view(np.uint8),
+                ],
+                axis=1,
+            )
+        )
+    nbytes = (n + 7) // 8
+    if keys:
+        unique, count = np.unique(np.concatenate(keys), axis=0, return_counts=True)
+    else:
+        unique, count = np.zeros((0, 2 * nbytes + 8), np.uint8), np.zeros(0, np.int64)
+    if max_entries is not None and unique.shape[0] * n > max_entries:
+        return None
+    ones = np.unpackbits(unique[:, :nbytes], axis=1, count=n).astype(bool)
+    part = np.unpackbits(unique[:, nbytes : 2 * nbytes], axis=1, count=n).astype(bool)
+    fraction = np.ascontiguousarray(unique[:, 2 * nbytes :]).view(np.float64)
+    weights = np.where(ones, 1.0, 0.0) + np.where(part, 1.0 - fraction, 0.0)
+    return ChoiceSets(data.systems, weights, count.astype(np.float64), chosen)
 
 
 @dataclass(frozen=True, eq=False, repr=False)

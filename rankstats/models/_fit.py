@@ -282,6 +282,22 @@ class Fit:
         table.columns.name = "rank"
         return table.loc[self.order]
 
+    def ppc(
+        self,
+        data: Any,
+        draws: int = 200,
+        seed: int | None = 0,
+        threshold: float = 0.05,
+        prob: float = 0.9,
+        kind: str | None = None,
+    ) -> Any:
+        """Posterior predictive check against ``data`` (the data the model was fitted to): see
+        :func:`rankstats.models.ppc.ppc` (top-1 frequencies, pairwise win proportions, Kendall
+        distances to the consensus, ties; posterior predictive p-values and figures)."""
+        from rankstats.models.ppc import ppc
+
+        return ppc(self, data, draws=draws, seed=seed, threshold=threshold, prob=prob, kind=kind)
+
     def rank_posterior(self, prob: float = 0.95) -> RankPosterior:
         """Posterior distribution of every system's rank: ``P(rank = r)``, ``P(best)``,
         expected rank, equal-tailed credible rank intervals, heat map (``.plot()``).

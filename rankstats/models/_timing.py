@@ -13,8 +13,10 @@ either way: NUTS tree depths depend on the posterior, not only on the data size)
   (``backend="numba"``, or ``"auto"`` when numba is installed) a sweep costs about
   1 / :data:`NUMBA_SPEEDUP` of that (measured 7–12× on potato_visual and nascar).
 * NUTS (PyMC): about 5 s to import PyMC and compile the model, then
-  ``0.5 + 10⁻³ · size · √n`` ms per iteration and chain (``size``: cells of the padded
-  Plackett–Luce choice table, or Bradley–Terry pairs), chains in parallel on the cores.
+  ``a + b · size · √n`` ms per iteration and chain (:data:`NUTS_MS`; ``size``: cells of the
+  Plackett–Luce graph — distinct choice sets × systems, or the padded choice table when the
+  sets are too many, as ``plackett_luce.pymc_model`` decides — or Bradley–Terry pairs), chains
+  in parallel on the cores.
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ MALLOWS_MS = (0.15, 0.14, 0.08, 0.26)
 #: Speed-up of the numba Mallows kernels over the NumPy path (measured 7–12×; the low end).
 NUMBA_SPEEDUP = 7.0
 NUTS_STARTUP_S = 5.0
-NUTS_MS = (0.5, 1e-3)
+#: ms per NUTS iteration and chain: ``a + b · size · √n``, per model.  Bradley–Terry: calibrated
+#: on salad, superglue and glue; Plackett–Luce: on the collapsed graph (sushi 5.5 s, NASCAR 7.8 s
+#: for 2 chains × 2,000 iterations at load 0.6–1.0, tests/benchmarks/bench_models.py).
+NUTS_MS = {"bt": (0.5, 1e-3), "pl": (0.3, 1e-4)}
 
 
 def mallows_sweep_ms(n_rankings: int, n_systems: int, n_latent: int) -> float:
@@ -62,10 +67,17 @@ def numba_kernels(backend: str) -> bool:
     )
 
 
-def nuts_seconds(size: int, n_systems: int, iterations: int, chains: int, cores: int | None = None):
+def nuts_seconds(
+    size: int,
+    n_systems: int,
+    iterations: int,
+    chains: int,
+    cores: int | None = None,
+    model: str = "bt",
+):
     """Estimated seconds of a PyMC NUTS fit (start-up and compilation included)."""
     cores = cores or min(chains, os.cpu_count() or 1)
-    a, b = NUTS_MS
+    a, b = NUTS_MS[model]
     per_iteration = (a + b * size * math.sqrt(n_systems)) / 1e3
     return NUTS_STARTUP_S + math.ceil(chains / cores) * iterations * per_iteration
 
@@ -125,15 +137,23 @@ def fit_estimate(
 
         options = {} if kind is None else {"kind": kind}
         if model == "pl":
+            from rankstats.models._data import choice_sets
+            from rankstats.models.plackett_luce import SETS_PER_RANKING_ENTRY
+
             prepared = PlackettLuce(**options)._prepare(data)
             size = int(np.prod(prepared.index.shape))
             unit = "choice cells"
+            # The graph the fit builds (plackett_luce.pymc_model, layout "auto"): the distinct
+            # choice sets × systems when they are few enough, else the padded choice cells.
+            sets = choice_sets(prepared, max_entries=SETS_PER_RANKING_ENTRY * size)
+            if sets is not None:
+                size, unit = int(sets.weights.size), "cells of the distinct choice sets"
         else:
             prepared = BradleyTerry(**options)._prepare(data)
             size = len(prepared.item1)
             unit = "compared pairs"
         n = len(prepared.systems)
-        seconds = nuts_seconds(size, n, iterations, chains)
+        seconds = nuts_seconds(size, n, iterations, chains, model=model)
         what = (
             f"{size} {unit} of {n} systems, {chains} chain(s) × {iterations} iterations, "
             "PyMC start-up and compilation included"

@@ -361,7 +361,13 @@ class Mallows:
         MallowsFit
             ``idata`` (posterior: ``theta`` and ``position`` of each system in σ), ``worth``
             (posterior mean position), ``order``, ``pairwise()``, ``rank_distribution()``,
-            ``summary()`` (R-hat, ESS, MCSE).
+            ``summary()`` (R-hat, ESS, MCSE).  ``mcmc``: the ``log_likelihood`` group holds,
+            per draw and per ranking, the *marginal* likelihood of the observed ranking (summed
+            over the orders of its tied systems, closed-form; :func:`log_likelihood`), not the
+            likelihood of the sampled latent completion: LOO predicts the data, and the other
+            families' likelihoods are of the data too.  For rankings that leave systems
+            unranked the marginal has no closed form: the group is absent and
+            :func:`~rankstats.models.compare_fits` says why.
         """
         rk = self._prepare(data)
         if method == "map":
@@ -491,6 +497,10 @@ class Mallows:
             )
             + "items whose consensus positions swap freely (weak data) mix slowly",
         )
+        # The marginal likelihood of each observed ranking per draw (log_likelihood group).
+        from rankstats.models import pointwise
+
+        pointwise.add_to_mallows_fit(rk, idata)
         flat_pos = pos.reshape(-1, n)
         consensus = _consensus_of_draws(flat_pos, rk.systems)
         _compat.set_attrs(
@@ -526,6 +536,34 @@ class Mallows:
                 "backend": backend,
             },
         )
+
+    def log_likelihood(self, data: Rankings | Scores, position: np.ndarray, theta: float) -> float:
+        r"""Marginal log-likelihood of complete rankings (ties allowed) at consensus positions
+        ``position`` (1 = best, one per system) and dispersion ``theta``.
+
+        :math:`-\theta \sum_l d_\times(y_l, \sigma) - L \log Z_n(\theta) + \sum_l \sum_{g}
+        \log Z_{|g|}(\theta)`: each tie group ``g`` of a ranking may be ordered in every way
+        (the sampler's latent order), and summing over them gives the q-factorial
+        :math:`Z_{|g|}`; :math:`d_\times` counts the discordant pairs the rankings order.
+        Without ties, the Mallows log-probability of the rankings.  Computed from the pairwise
+        counts (the sampler's :func:`total_distance`), not ranking by ranking.
+        """
+        rk = self._prepare(data)
+        ranks = rk.ranks
+        if np.isnan(ranks).any():
+            raise ValueError(
+                "the Mallows marginal likelihood of rankings with unranked systems has no "
+                "closed form; give complete rankings (ties allowed)"
+            )
+        n = rk.n_systems
+        theta = float(theta)
+        above = (ranks[:, :, None] < ranks[:, None, :]).sum(axis=0).astype(np.float64)
+        sigma_pos = np.asarray(position, dtype=np.float64).argsort().argsort()
+        distance = total_distance(above, sigma_pos)
+        size = (ranks[:, :, None] == ranks[:, None, :]).sum(axis=2)
+        sizes, items = np.unique(size, return_counts=True)  # a group of m members: m items
+        ties = sum(c / m * float(log_z(int(m), theta)) for m, c in zip(sizes, items, strict=True))
+        return -theta * distance - rk.n_rankings * float(log_z(n, theta)) + ties
 
     def _fit_map(self, rk: Rankings) -> MallowsFit:
         from rankstats.kemeny import kemeny

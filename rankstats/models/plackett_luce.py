@@ -35,7 +35,7 @@ import numpy as np
 
 from rankstats.models import _compat, _mle
 from rankstats.models._base import RankModel
-from rankstats.models._data import KINDS, PLData, pl_data
+from rankstats.models._data import KINDS, PLData, choice_sets, pl_data
 from rankstats.models._fit import logistic_pairs, register_model
 from rankstats.rankings import Rankings, default_level
 from rankstats.scores import Scores
@@ -133,30 +133,78 @@ class PlackettLuce(RankModel):
         return pymc_model(prepared, self.prior_scale)
 
 
-def pymc_model(data: PLData, prior_scale: float) -> Any:
-    """The PyMC model: ZeroSumNormal log-worths and the vectorised PL log-likelihood.
+#: ``layout="auto"`` takes the collapsed choice sets while their dense matrix has at most this many
+#: entries per padded ranking entry (a matrix–vector product costs far less per entry than the
+#: gathers and cumulative sums of the ``rankings`` layout).
+SETS_PER_RANKING_ENTRY = 8
+LAYOUTS = ("auto", "sets", "rankings")
 
-    The rankings enter as ``pm.Data`` (padded index, group bounds, Efron fractions, choice mask)
-    so one compiled graph serves any data set of the same padded shape (``pm.set_data``).
+
+def pymc_model(data: PLData, prior_scale: float, layout: str = "auto") -> Any:
+    r"""The PyMC model: ZeroSumNormal log-worths and the vectorised PL log-likelihood.
+
+    Both layouts compute the same function as :func:`rankstats.models._mle.pl_loglik` (Efron's
+    ties included), shifted by :math:`m = \max_j \theta_j` inside the logarithms for stability.
+    The chosen systems enter only through their counts :math:`w` (a linear term).
+
+    ``layout="sets"``: the sufficient statistics (:func:`~rankstats.models._data.choice_sets`):
+    with ``M`` the ``(U, N)`` weights of the distinct choice sets and ``c`` the number of choices
+    made from each,
+
+    .. math:: \ell(\theta) = w^\top \theta - \sum_u c_u \Big[\log \sum_j M_{uj}
+              e^{\theta_j - m} + m\Big],
+
+    one matrix–vector product (``M`` is stored transposed, ``(N, U)`` C-contiguous, so that both
+    the product and its gradient read it contiguously).  Its cost is proportional to the number
+    of *distinct* sets: the 45,000 choices of sushi are 962 sets of 10.
+
+    ``layout="rankings"``: the padded rankings of :class:`PLData` (one row per ranking): worths
+    gathered in ranking order, reverse cumulative sums give every risk set of a ranking at once,
+    and the Efron denominators are gathered at the tie-group bounds of each choice.  Its cost is
+    proportional to the padded size ``L × K``: best when choice sets rarely repeat (NASCAR: 1,511
+    distinct sets of up to 43 of 87 drivers in 1,512 choices).
+
+    ``"auto"`` takes ``sets`` when ``U × N ≤`` :data:`SETS_PER_RANKING_ENTRY` ``× L × K``.  The
+    statistics enter as ``pm.Data`` so one compiled graph serves another data set of the same
+    layout (``pm.set_data``): ``sets``: ``weights_t``, ``set_count``, ``chosen``; ``rankings``
+    (same padded width ``K``): ``index`` (flattened), ``choice_start``, ``choice_end``,
+    ``choice_fraction``, ``chosen``.
     """
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, not {layout!r}")
     pm, pt = _compat.pymc()
-
     n = data.n_systems
+    chosen_count = np.bincount(data.index[data.term], minlength=n + 1)[:n].astype(np.float64)
+    sets = None
+    if layout == "auto":
+        sets = choice_sets(data, max_entries=SETS_PER_RANKING_ENTRY * data.index.size)
+        layout = "rankings" if sets is None else "sets"
+    elif layout == "sets":
+        sets = choice_sets(data)
     with pm.Model(coords={"system": list(data.systems)}) as model:
-        index = pm.Data("index", data.index)
-        start = pm.Data("group_start", data.group_start)
-        end = pm.Data("group_end", data.group_end)
-        fraction = pm.Data("fraction", data.fraction)
-        term = pm.Data("term", data.term.astype(np.float64))
+        chosen = pm.Data("chosen", chosen_count)
         theta = pm.ZeroSumNormal("log_worth", sigma=prior_scale, dims="system")
-        padded = pt.concatenate([theta, pt.zeros(1)])
-        a = pt.exp(padded)[index] * pt.lt(index, n)
-        tail = pt.concatenate(
-            [pt.cumsum(a[:, ::-1], axis=1)[:, ::-1], pt.zeros((a.shape[0], 1))], axis=1
-        )
-        rows = pt.arange(a.shape[0])[:, None]
-        x = (1.0 - fraction) * tail[rows, start] + fraction * tail[rows, end]
-        chosen = pt.gt(term, 0)
-        loglik = pt.sum(pt.switch(chosen, padded[index] - pt.log(pt.switch(chosen, x, 1.0)), 0.0))
+        shift = pt.max(theta)
+        worth = pt.exp(theta - shift)
+        if layout == "sets":
+            weights_t = pm.Data("weights_t", np.ascontiguousarray(sets.weights.T))
+            count = pm.Data("set_count", sets.count)
+            log_total = pt.dot(count, pt.log(pt.dot(worth, weights_t)))
+            n_choices = pt.sum(count)
+        else:
+            width = data.shape[1]
+            r, p = np.nonzero(data.term)
+            stride = width + 1
+            index = pm.Data("index", data.index.ravel())
+            start = pm.Data("choice_start", r * stride + data.group_start[r, p])
+            end = pm.Data("choice_end", r * stride + data.group_end[r, p])
+            fraction = pm.Data("choice_fraction", data.fraction[r, p])
+            a = pt.concatenate([worth, pt.zeros(1)])[index].reshape((-1, width))
+            tail = pt.cumsum(a[:, ::-1], axis=1)[:, ::-1]
+            tail = pt.concatenate([tail, pt.zeros((a.shape[0], 1))], axis=1).ravel()
+            x = (1.0 - fraction) * tail[start] + fraction * tail[end]
+            log_total = pt.sum(pt.log(x))
+            n_choices = fraction.shape[0]
+        loglik = pt.dot(chosen, theta) - log_total - n_choices * shift
         pm.Potential("loglik", loglik)
     return model

@@ -77,6 +77,7 @@ def _run(*args, timeout=600):
     )
 
 
+@pytest.mark.slow  # a NUTS fit in a fresh process: PyMC import and compile, ~15 s
 def test_no_pytensor_blas_or_fork_warning(tmp_path):
     """The cheapest fit that compiles a PyTensor graph (2 chains: PyMC forks its chain
     processes) prints neither PyTensor's BLAS warning nor Python 3.12's fork() warning; with
@@ -161,3 +162,38 @@ def test_time_estimate_is_printed_up_front(tmp_path, capsys, monkeypatch):
 
 # The README's NASCAR Mallows fit with the default settings (about 4-7 min) is run, and its
 # convergence verdict checked, by the docs runner (tests/test_docs_snippets.py, README block).
+
+
+@pytest.mark.filterwarnings("ignore::rankstats.models._fit.ConvergenceWarning")  # short chains
+def test_cli_fit_compare(tmp_path, capsys):
+    from rankstats.cli import main
+
+    out = tmp_path / "out"
+    base = ["fit", "--rankings", "salad", "--out", str(out), "--no-progress"]
+    short = ["--draws", "100", "--tune", "100", "--chains", "2"]
+    code = main([*base, "--model", "pl", "bt", "mallows", "--compare", *short])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "PSIS-LOO: expected log predictive density of a new ranking (32 rankings)" in (
+        captured.out
+    )
+    assert "elpd_loo" in captured.out and "k > 0.7" in captured.out
+    assert "warning: bt: Bradley–Terry's per-ranking log-likelihood" in captured.err
+    table = pd.read_csv(out / "model_comparison.csv")
+    assert set(table["model"]) == {"pl", "bt", "mallows"}
+    assert table["rank"].tolist() == [1, 2, 3] and table["model"].iloc[-1] == "bt"
+    assert {"elpd", "se", "elpd_diff", "dse", "weight", "pareto_k_high", "converged"} <= set(
+        table.columns
+    )
+    # usage errors, before any fit
+    assert main([*base, "--model", "pl", "bt"]) == 2
+    assert "several models need --compare" in capsys.readouterr().err
+    assert main([*base, "--model", "pl", "--compare"]) == 2
+    assert "at least two models" in capsys.readouterr().err
+    assert main([*base, "--model", "pl", "mallows", "--compare", "--method", "map"]) == 2
+    assert "drop --method" in capsys.readouterr().err
+    assert main([*base, "--model", "pl", "--ic", "waic"]) == 2
+    assert "--ic is a --compare option" in capsys.readouterr().err
+    nascar = ["fit", "--rankings", "nascar", "--out", str(out), "--model", "pl", "mallows"]
+    assert main([*nascar, "--compare"]) == 2
+    assert "leave systems unranked" in capsys.readouterr().err

@@ -70,7 +70,7 @@ def test_model_fits_are_announced_with_the_fit_estimate(capsys, monkeypatch):
     args.model_method = "nuts"
     _announce_models(args, scores)
     first = capsys.readouterr().out.splitlines()[0]
-    assert first.startswith("pl: expected time: about ") and "choice cells" in first
+    assert first.startswith("pl: expected time: about ") and "cells" in first
 
 
 def test_report_significance_flag(tmp_path, capsys):

@@ -1,0 +1,335 @@
+r"""Compare fitted rank models by their expected predictive accuracy: PSIS-LOO and WAIC.
+
+:func:`compare_fits` estimates, for every fit, the expected log pointwise predictive density of
+a new unit of data (``elpd``; a new *ranking*, or a new pair-count row for Bradley–Terry fitted
+to paired counts) from the pointwise log-likelihood stored in the fit's ArviZ
+``log_likelihood`` group (:mod:`rankstats.models.pointwise`):
+
+* ``ic="loo"`` — Pareto-smoothed importance-sampling leave-one-out cross-validation (Vehtari,
+  Gelman & Gabry 2017; Vehtari et al. 2024), ArviZ's ``loo`` on both stacks (``arviz.loo`` of
+  arviz 0.x, ``arviz_stats.loo`` re-exported by arviz 1.x).  Its Pareto :math:`\hat k`
+  diagnostic flags units whose importance weights are too heavy-tailed for the estimate to be
+  trusted (:math:`\hat k > 0.7`);
+* ``ic="waic"`` — Watanabe's (2010) widely applicable information criterion, computed here
+  (arviz 1.x dropped it in favour of PSIS-LOO) with the formulas of arviz 0.x's ``waic``:
+  :math:`\text{elpd}_i = \log \overline{p(y_i \mid \theta)} - \operatorname{Var}\log p(y_i \mid
+  \theta)`.
+
+The comparison table (differences to the best fit with the standard error of the pointwise
+differences, stacking weights of Yao et al. 2018) is built here from the pointwise values, with
+the formulas of arviz 0.x's ``compare``, so that it is the same on both stacks.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import Bounds, LinearConstraint, minimize
+
+from rankstats.models import _compat, pointwise
+from rankstats.models._fit import SAMPLED, Fit
+
+ICS = ("loo", "waic")
+#: Pareto k above which a PSIS-LOO term is unreliable (Vehtari et al. 2024).
+PARETO_K_MAX = 0.7
+
+
+class LOOWarning(UserWarning):
+    """The model comparison has a caveat: unreliable PSIS-LOO terms or a composite likelihood."""
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ModelComparison:
+    """The result of :func:`compare_fits`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per fit, best first (index ``fit``, the names given): ``rank`` (0 = best),
+        ``model``, ``elpd`` (estimated expected log predictive density of a new unit, summed
+        over the units), ``se``, ``p`` (effective number of parameters, ``p_loo`` / ``p_waic``),
+        ``elpd_diff`` (best − this), ``dse`` (standard error of that difference, from the
+        pointwise differences), ``weight`` (stacking), ``pareto_k_high`` (units with Pareto
+        k > 0.7; ``loo`` only, else ``<NA>``) and ``warning`` (ArviZ's flag).
+    ic : str
+        ``"loo"`` or ``"waic"``.
+    unit : str
+        ``"ranking"`` or ``"comparison"``.
+    n_units : int
+    pointwise : pandas.DataFrame
+        The pointwise elpd, units × fits.
+    pareto_k : pandas.DataFrame or None
+        Pareto k, units × fits (``loo``).
+    notes : tuple of str
+        Caveats (also issued as :class:`LOOWarning`).
+    """
+
+    table: pd.DataFrame
+    ic: str
+    unit: str
+    n_units: int
+    pointwise: pd.DataFrame
+    pareto_k: pd.DataFrame | None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def best(self) -> str:
+        """Name of the fit with the highest estimated elpd."""
+        return str(self.table.index[0])
+
+    def __repr__(self) -> str:
+        t = self.table
+        head = (
+            f"ModelComparison(ic={self.ic!r}, {len(t)} fits, {self.n_units} {self.unit}s; "
+            f"elpd = expected log predictive density of a new {self.unit})"
+        )
+        cols = ["rank", "model", "elpd", "se", "p", "elpd_diff", "dse", "weight"]
+        if self.ic == "loo":
+            cols.append("pareto_k_high")
+        shown = t[cols].copy()
+        for c, spec in {"elpd": ".2f", "se": ".2f", "p": ".2f", "elpd_diff": ".2f"}.items():
+            shown[c] = [format(v, spec) for v in shown[c]]
+        shown["dse"] = [format(v, ".2f") for v in shown["dse"]]
+        shown["weight"] = [format(v, ".3f") for v in shown["weight"]]
+        lines = [head, shown.to_string()]
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def _ll(fit: Fit) -> tuple[np.ndarray, dict]:
+    data = _compat.group(fit.idata, pointwise.GROUP)
+    return data[pointwise.VARIABLE].to_numpy(), dict(data.attrs)
+
+
+def _check(fits: Mapping[str, Fit]) -> dict[str, dict]:
+    """The log_likelihood attributes of every fit, after refusing what cannot be compared."""
+    if not isinstance(fits, Mapping) or len(fits) < 2:
+        raise ValueError("compare_fits needs a dict of at least two fits, {name: fit}")
+    attrs: dict[str, dict] = {}
+    for name, fit in fits.items():
+        if not isinstance(fit, Fit):
+            raise TypeError(f"fit {name!r} is a {type(fit).__name__}, not a rankstats Fit")
+        if fit.method not in SAMPLED or not _compat.has_group(fit.idata, pointwise.GROUP):
+            raise ValueError(f"cannot compare fit {name!r}: {pointwise.missing_reason(fit)}")
+        attrs[name] = dict(_compat.group(fit.idata, pointwise.GROUP).attrs)
+    units = {name: a.get("unit") for name, a in attrs.items()}
+    if len(set(units.values())) > 1:
+        parts = "; ".join(
+            f"{', '.join(n for n in units if units[n] == u)} per {u}"
+            for u in dict.fromkeys(units.values())
+        )
+        raise ValueError(
+            f"the fits predict different units ({parts}): an elpd per ranking and one per "
+            "pair-count row are not comparable; fit every model to the same rankings"
+        )
+    hashes = {name: a.get("data_hash") for name, a in attrs.items()}
+    if len(set(hashes.values())) > 1:
+        groups = {}
+        for name, h in hashes.items():
+            fit = fits[name]
+            n_units = _compat.group(fit.idata, pointwise.GROUP).sizes[units[name]]
+            groups.setdefault(h, []).append(
+                f"{name} ({n_units} {units[name]}s of {len(fit.systems)} systems)"
+            )
+        raise ValueError(
+            "the fits were fitted to different data: "
+            + " vs ".join(", ".join(g) for g in groups.values())
+            + "; LOO / WAIC compare models of the same data only (same rankings, same systems)"
+        )
+    kinds = {name: a.get("kind") for name, a in attrs.items()}
+    if len(set(kinds.values())) > 1:
+        raise ValueError(
+            "the fits read the partial rankings differently ("
+            + ", ".join(f"{n}: {k}" for n, k in kinds.items())
+            + "): a top-k list and a sub-ranking are different events, their likelihoods are "
+            "not comparable; use the same kind for every model"
+        )
+    return attrs
+
+
+def _reff(fit: Fit) -> float:
+    """Relative efficiency of the draws (arviz 0.x's default: mean ESS of the posterior's
+    variables over the number of draws), ignoring variables without an ESS (constant)."""
+    posterior = _compat.group(fit.idata)
+    n = posterior.sizes["chain"] * posterior.sizes["draw"]
+    if posterior.sizes["chain"] == 1:
+        return 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ess = _compat.diagnostics(posterior)["ess_bulk"]
+    values = np.concatenate([np.ravel(ess[v].to_numpy()) for v in ess.data_vars])
+    values = values[np.isfinite(values)]
+    return float(values.mean() / n) if len(values) else 1.0
+
+
+def _waic(values: np.ndarray) -> dict:
+    """WAIC of a ``(chain, draw, U)`` array, as arviz 0.x's ``az.waic`` (log scale)."""
+    flat = values.reshape(-1, values.shape[-1])
+    s = flat.shape[0]
+    top = flat.max(axis=0)
+    lppd = top + np.log(np.exp(flat - top).sum(axis=0)) - np.log(s)
+    var = flat.var(axis=0)
+    elpd_i = lppd - var
+    return {
+        "elpd": float(elpd_i.sum()),
+        "se": float(np.sqrt(len(elpd_i) * np.var(elpd_i))),
+        "p": float(var.sum()),
+        "elpd_i": elpd_i,
+        "pareto_k": None,
+        "warning": bool(np.any(var > 0.4)),
+    }
+
+
+def _stacking(elpd_i: np.ndarray) -> np.ndarray:
+    """Stacking weights (Yao et al. 2018), by the optimisation of arviz 0.x's ``compare``."""
+    cols = elpd_i.shape[1]
+    exp_i = np.exp(elpd_i - elpd_i.max(axis=1, keepdims=True))
+
+    def score(w):
+        return -np.sum(np.log(exp_i @ w))
+
+    def gradient(w):
+        return -np.sum(exp_i / (exp_i @ w)[:, None], axis=0)
+
+    result = minimize(
+        fun=score,
+        x0=np.full(cols, 1.0 / cols),
+        jac=gradient,
+        bounds=Bounds(lb=np.zeros(cols), ub=np.ones(cols)),
+        constraints=LinearConstraint(np.ones(cols), lb=1.0, ub=1.0),
+    )
+    weights = np.clip(result["x"], 0.0, 1.0)
+    return weights / weights.sum()
+
+
+def compare_fits(fits: Mapping[str, Fit], ic: str = "loo") -> ModelComparison:
+    r"""Compare sampled fits of the same data by PSIS-LOO (default) or WAIC.
+
+    Parameters
+    ----------
+    fits : dict of str to Fit
+        At least two fits with posterior draws (``method="nuts"`` for Plackett–Luce /
+        Bradley–Terry, ``"mcmc"`` for Mallows) and the pointwise log-likelihood they store
+        (every such fit made by this version of rankstats; the model-zoo files were saved
+        without it).
+    ic : {"loo", "waic"}
+
+    Returns
+    -------
+    ModelComparison
+        ``.table`` (one row per fit, best first), ``.best``, ``.pointwise``, ``.pareto_k``.
+
+    Raises
+    ------
+    ValueError
+        A MAP / MLE fit (no posterior draws), a fit without a pointwise log-likelihood (say why:
+        a zoo fit, a Mallows fit of rankings with unranked systems), fits whose units differ
+        (per ranking vs per pair-count row), fits of different data (other rankings, other
+        systems) or reading partial rankings differently (``kind``).
+
+    Warns
+    -----
+    LOOWarning
+        One warning naming the fits and the number of units with Pareto k > 0.7 (their
+        PSIS-LOO terms are unreliable: K-fold cross-validation or moment matching would be
+        needed), and one when Bradley–Terry's composite likelihood of rankings of more than two
+        systems is compared with a proper likelihood (its elpd is biased low).
+
+    Notes
+    -----
+    The unit is what is exchangeable: a ranking (Plackett–Luce; Mallows; Bradley–Terry fitted
+    to rankings, whose per-ranking value is the sum over the ranking's pairs) or a pair-count row
+    (Bradley–Terry fitted to paired counts).  Mallows contributes the marginal likelihood of
+    each observed ranking (see :func:`rankstats.models.pointwise.mallows_rankings`).
+
+    Examples
+    --------
+    >>> import rankstats as rs  # doctest: +SKIP
+    >>> rk = rs.load_rankings("sushi")  # doctest: +SKIP
+    >>> fits = {"pl": rs.models.PlackettLuce().fit(rk, sampler="pymc"),
+    ...         "mallows": rs.models.Mallows().fit(rk)}  # doctest: +SKIP
+    >>> rs.models.compare_fits(fits).table  # doctest: +SKIP
+    """
+    if ic not in ICS:
+        raise ValueError(f"ic must be one of {ICS}, not {ic!r}")
+    attrs = _check(fits)
+    names = list(fits)
+    first = _compat.group(fits[names[0]].idata, pointwise.GROUP)
+    unit = str(attrs[names[0]]["unit"])
+    units = [str(u) for u in first[unit].values]
+    notes: list[str] = []
+    composite = [n for n in names if int(attrs[n].get("composite", 0))]
+    if composite and len(composite) < len(names):
+        notes.append(
+            f"{', '.join(composite)}: Bradley–Terry's per-ranking log-likelihood of rankings of "
+            "more than two systems is a composite (the sum over the ranking's pairs), not the "
+            "log-probability of the ranking; it is biased low against the proper likelihoods of "
+            f"{', '.join(n for n in names if n not in composite)}"
+        )
+    results = {}
+    for name in names:
+        values, _ = _ll(fits[name])
+        if ic == "waic":
+            results[name] = _waic(values)
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ArviZ's k warnings: one warning below instead
+            results[name] = _compat.loo(fits[name].idata, pointwise.VARIABLE, _reff(fits[name]))
+    order = sorted(names, key=lambda n: -results[n]["elpd"])
+    elpd_i = np.column_stack([results[n]["elpd_i"] for n in order])
+    weights = _stacking(elpd_i)
+    best = elpd_i[:, 0]
+    rows = []
+    for k, name in enumerate(order):
+        r = results[name]
+        diff = best - elpd_i[:, k]
+        rows.append(
+            {
+                "fit": name,
+                "rank": k,
+                "model": fits[name].model,
+                "elpd": r["elpd"],
+                "se": r["se"],
+                "p": r["p"],
+                "elpd_diff": float(diff.sum()),
+                "dse": float(np.sqrt(len(diff) * np.var(diff))),
+                "weight": float(weights[k]),
+                "pareto_k_high": (
+                    pd.NA if r["pareto_k"] is None else int(np.sum(r["pareto_k"] > PARETO_K_MAX))
+                ),
+                "warning": bool(r["warning"]),
+            }
+        )
+    table = pd.DataFrame(rows).set_index("fit")
+    table["pareto_k_high"] = table["pareto_k_high"].astype("Int64")
+    if ic == "loo":
+        high = {n: int(table.loc[n, "pareto_k_high"]) for n in order}
+        bad = {n: c for n, c in high.items() if c}
+        if bad:
+            notes.append(
+                f"Pareto k > {PARETO_K_MAX} for "
+                + ", ".join(f"{c} {unit}(s) of {n}" for n, c in bad.items())
+                + ": the PSIS-LOO estimate of those fits is unreliable (one held-out "
+                f"{unit} changes the posterior too much); check with K-fold cross-validation, "
+                "or longer chains"
+            )
+    for note in notes:
+        warnings.warn(note, LOOWarning, stacklevel=2)
+    pareto = (
+        pd.DataFrame({n: results[n]["pareto_k"] for n in order}, index=units)
+        if ic == "loo"
+        else None
+    )
+    return ModelComparison(
+        table=table,
+        ic=ic,
+        unit=unit,
+        n_units=len(units),
+        pointwise=pd.DataFrame(elpd_i, index=units, columns=order),
+        pareto_k=pareto,
+        notes=tuple(notes),
+    )
