@@ -152,6 +152,7 @@ def test_graph_equals_old_graph_and_numpy(datasets, case, layout):
         assert float(new_logp(point)) == pytest.approx(float(old_logp(point)), rel=1e-9)
 
 
+@pytest.mark.slow  # PyMC compiles (cold cache: 15–20 s)
 def test_graph_gradient_equals_old_graph(datasets):
     data = datasets[("tied", "subset")]
     point = {"log_worth_zerosum__": np.linspace(-1, 1, data.n_systems - 1)}
@@ -235,6 +236,7 @@ def test_fit_passes_the_resolved_sampler(monkeypatch, installed):
     assert _compat.attrs(fit.idata)["info_sampler"] == expected
 
 
+@pytest.mark.slow  # PyMC compiles (cold cache: 15–20 s)
 def test_rankings_layout_nuts_agrees_with_map(monkeypatch):
     """The ``rankings`` layout (chosen for NASCAR-like data) samples the same posterior."""
     monkeypatch.setattr(pl_module, "SETS_PER_RANKING_ENTRY", 0)

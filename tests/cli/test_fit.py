@@ -164,6 +164,7 @@ def test_time_estimate_is_printed_up_front(tmp_path, capsys, monkeypatch):
 # convergence verdict checked, by the docs runner (tests/test_docs_snippets.py, README block).
 
 
+@pytest.mark.slow  # PyMC compiles (cold cache: 15–20 s)
 @pytest.mark.filterwarnings("ignore::rankstats.models._fit.ConvergenceWarning")  # short chains
 def test_cli_fit_compare(tmp_path, capsys):
     from rankstats.cli import main
