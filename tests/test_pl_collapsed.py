@@ -134,6 +134,8 @@ def _potential(model):
         return pytensor.function([x], graph)
 
 
+@pytest.mark.slow  # one PyTensor compile per case and layout (45 s cold on pymc 6); the default
+# run checks both layouts against NumPy in tests/test_models_nuts.py
 @pytest.mark.parametrize("layout", ["sets", "rankings"])
 @pytest.mark.parametrize("case", CASES)
 def test_graph_equals_old_graph_and_numpy(datasets, case, layout):

@@ -108,7 +108,8 @@ def test_decision_equals_autorank(name):
     assert res.effect_size == ref["effect"]
     assert res.alpha_normality == pytest.approx(0.05 / res.n_systems)
     for system, p in ref["shapiro"].items():
-        assert res.normality[system] == pytest.approx(p, rel=1e-9)
+        # scipy's Shapiro–Wilk p-values moved by ~1e-8 between scipy 1.17 and 1.18.
+        assert res.normality[system] == pytest.approx(p, rel=1e-6)
     for (x, y), value in ref["pairs"].items():
         assert pair_effect(res, x, y) == pytest.approx(value, rel=1e-9)
     if "cd" in ref:
