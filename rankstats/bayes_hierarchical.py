@@ -91,7 +91,7 @@ from scipy import stats
 
 from rankstats import _progress
 from rankstats._text import shorten, terminal
-from rankstats.bayes_signed_rank import OUTCOMES, claim_text, decide, simplex_figure
+from rankstats.bayes_signed_rank import OUTCOMES, ThreeRegions, simplex_figure
 from rankstats.errors import InvalidScoresError, preview
 from rankstats.scores import Scores
 
@@ -119,7 +119,7 @@ _LOCK = threading.Lock()
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class BayesHierarchical:
+class BayesHierarchical(ThreeRegions):
     r"""Result of :func:`bayes_hierarchical`.
 
     Attributes
@@ -191,34 +191,9 @@ class BayesHierarchical:
         return len(self.differences)
 
     @property
-    def p_a(self) -> float:
-        """Posterior predictive probability that ``a`` is practically better on a new task."""
-        return self.probabilities["a"]
-
-    @property
-    def p_rope(self) -> float:
-        """Posterior predictive probability of practical equivalence on a new task."""
-        return self.probabilities["rope"]
-
-    @property
-    def p_b(self) -> float:
-        """Posterior predictive probability that ``b`` is practically better on a new task."""
-        return self.probabilities["b"]
-
-    @property
     def converged(self) -> bool:
         """Whether R-hat ≤ 1.01, bulk ESS ≥ 400 and no divergent transition."""
         return bool(self.diagnostics["converged"])
-
-    @property
-    def decision(self) -> str | None:
-        """``"a"``, ``"rope"`` or ``"b"`` when its probability reaches :attr:`threshold`."""
-        return decide(self.probabilities, self.threshold)
-
-    @property
-    def claim(self) -> str:
-        """What can be claimed at :attr:`threshold`, in one sentence."""
-        return claim_text(self.a, self.b, self.rope, self.probabilities, self.threshold)
 
     def _posterior(self, name: str) -> np.ndarray:
         from rankstats.models import _compat

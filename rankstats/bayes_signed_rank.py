@@ -103,8 +103,47 @@ def claim_text(a: str, b: str, rope: float, probabilities: dict, threshold: floa
     )
 
 
+class ThreeRegions:
+    """The decision read from a posterior over the three regions ``a`` better / ROPE / ``b``
+    better: shared by :class:`BayesSignedRank` and
+    :class:`rankstats.bayes_hierarchical.BayesHierarchical`, whose ``probabilities``,
+    ``threshold``, ``a``, ``b`` and ``rope`` attributes it reads."""
+
+    a: str
+    b: str
+    rope: float
+    probabilities: dict
+    threshold: float
+
+    @property
+    def p_a(self) -> float:
+        """``probabilities["a"]``: posterior probability that ``a`` is practically better."""
+        return self.probabilities["a"]
+
+    @property
+    def p_rope(self) -> float:
+        """``probabilities["rope"]``: posterior probability of practical equivalence."""
+        return self.probabilities["rope"]
+
+    @property
+    def p_b(self) -> float:
+        """``probabilities["b"]``: posterior probability that ``b`` is practically better."""
+        return self.probabilities["b"]
+
+    @property
+    def decision(self) -> str | None:
+        """``"a"``, ``"rope"`` or ``"b"`` when its probability reaches :attr:`threshold`, else
+        ``None``."""
+        return decide(self.probabilities, self.threshold)
+
+    @property
+    def claim(self) -> str:
+        """What can be claimed at :attr:`threshold`, in one sentence."""
+        return claim_text(self.a, self.b, self.rope, self.probabilities, self.threshold)
+
+
 @dataclass(frozen=True, eq=False, repr=False)
-class BayesSignedRank:
+class BayesSignedRank(ThreeRegions):
     r"""Result of :func:`bayes_signed_rank`.
 
     Attributes
@@ -147,32 +186,6 @@ class BayesSignedRank:
     def n(self) -> int:
         """Number of blocks (paired differences) used."""
         return len(self.differences)
-
-    @property
-    def p_a(self) -> float:
-        """Posterior probability that ``a`` is practically better (θ_a the largest)."""
-        return self.probabilities["a"]
-
-    @property
-    def p_rope(self) -> float:
-        """Posterior probability of practical equivalence (θ_rope the largest)."""
-        return self.probabilities["rope"]
-
-    @property
-    def p_b(self) -> float:
-        """Posterior probability that ``b`` is practically better (θ_b the largest)."""
-        return self.probabilities["b"]
-
-    @property
-    def decision(self) -> str | None:
-        """``"a"``, ``"rope"`` or ``"b"`` when its probability reaches :attr:`threshold`, else
-        ``None``."""
-        return decide(self.probabilities, self.threshold)
-
-    @property
-    def claim(self) -> str:
-        """What can be claimed at :attr:`threshold`, in one sentence."""
-        return claim_text(self.a, self.b, self.rope, self.probabilities, self.threshold)
 
     def table(self, level: float = 0.95) -> pd.DataFrame:
         """One row per outcome: ``outcome`` (``a``, ``rope``, ``b``), ``system`` (the name of ``a``

@@ -199,6 +199,46 @@ def _set_aside(scores: Scores, level: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _coverage_kept(observed: np.ndarray, min_coverage: float) -> np.ndarray:
+    """The systems kept: evaluated at least once, and in at least ``min_coverage`` of the blocks
+    (a system evaluated nowhere is dropped and reported, never kept at the middle rank)."""
+    if not len(observed):
+        return np.zeros(observed.shape[1], dtype=bool)
+    coverage = observed.mean(axis=0)
+    return (coverage > 0) & (coverage >= min_coverage)
+
+
+def _among_kept(
+    ranks: np.ndarray, values: np.ndarray | None, observed: np.ndarray, keep_systems: np.ndarray
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Ranks (and values) among the kept systems only: re-ranked from the values when known,
+    else from the ranks, when a dropped system was evaluated somewhere (dropping systems
+    evaluated nowhere changes no rank)."""
+    sub = ranks[:, keep_systems]
+    sub_values = None if values is None else values[:, keep_systems]
+    if not keep_systems.all() and observed[:, ~keep_systems].any():
+        sub = average_ranks(sub_values if sub_values is not None else -sub)
+    return sub, sub_values
+
+
+def _kept(
+    systems: tuple[str, ...],
+    rankers: pd.Index,
+    keep_systems: np.ndarray,
+    keep_blocks: np.ndarray,
+    **fields: object,
+) -> Blocks:
+    """The :class:`Blocks` of the kept blocks and systems, with what was dropped."""
+    return Blocks(
+        systems=tuple(s for s, k in zip(systems, keep_systems, strict=True) if k),
+        blocks=rankers[keep_blocks],
+        dropped_blocks=rankers[~keep_blocks],
+        dropped_systems=tuple(s for s, k in zip(systems, keep_systems, strict=True) if not k),
+        n_input_blocks=len(rankers),
+        **fields,
+    )
+
+
 def _complete(
     ranks: np.ndarray,
     values: np.ndarray | None,
@@ -223,32 +263,24 @@ def _complete(
             )
         keep_systems = np.ones(len(systems), dtype=bool)
     else:
-        coverage = observed.mean(axis=0) if len(rankers) else np.zeros(len(systems))
-        keep_systems = (coverage > 0) & (coverage >= min_coverage)
-    observed_kept = observed[:, keep_systems]
-    keep_blocks = observed_kept.all(axis=1)
-    kept_systems = tuple(s for s, k in zip(systems, keep_systems, strict=True) if k)
-    if len(kept_systems) < MIN_SYSTEMS or not keep_blocks.any():
+        keep_systems = _coverage_kept(observed, min_coverage)
+    keep_blocks = observed[:, keep_systems].all(axis=1)
+    if keep_systems.sum() < MIN_SYSTEMS or not keep_blocks.any():
         raise ValueError(
             f"no complete block of at least {MIN_SYSTEMS} systems is left after dropping "
             f"{int((~keep_systems).sum())} system(s) and {int((~keep_blocks).sum())} of "
             f"{len(rankers)} blocks; raise min_coverage to drop rarely evaluated systems first"
         )
-    sub = ranks[np.ix_(keep_blocks, keep_systems)]
-    sub_values = None if values is None else values[np.ix_(keep_blocks, keep_systems)]
-    if not keep_systems.all():
-        # Ranks among the kept systems only: re-rank (the values when known, else the ranks).
-        sub = average_ranks(sub_values if sub_values is not None else -sub)
-    return Blocks(
-        ranks=sub,
-        systems=kept_systems,
-        blocks=rankers[keep_blocks],
+    sub, sub_values = _among_kept(ranks, values, observed, keep_systems)
+    return _kept(
+        systems,
+        rankers,
+        keep_systems,
+        keep_blocks,
+        ranks=sub[keep_blocks],
+        values=None if sub_values is None else sub_values[keep_blocks],
         level=level,
-        values=sub_values,
         missing=missing,
-        dropped_blocks=rankers[~keep_blocks],
-        dropped_systems=tuple(s for s, k in zip(systems, keep_systems, strict=True) if not k),
-        n_input_blocks=len(rankers),
         set_aside=set_aside,
     )
 
@@ -266,33 +298,25 @@ def _imputed(
     from rankstats.imputed_ranks import imputed_expected_ranks
 
     observed = ~np.isnan(ranks)
-    coverage = observed.mean(axis=0) if len(rankers) else np.zeros(len(systems))
-    # A system evaluated nowhere is dropped and reported, never kept at the middle rank.
-    keep_systems = (coverage > 0) & (coverage >= min_coverage)
-    sub = ranks[:, keep_systems]
-    sub_values = None if values is None else values[:, keep_systems]
-    if not keep_systems.all() and (observed[:, ~keep_systems]).any():
-        # Ranks among the kept systems only (dropping never-evaluated systems changes nothing).
-        sub = average_ranks(sub_values if sub_values is not None else -sub)
+    keep_systems = _coverage_kept(observed, min_coverage)
+    sub, sub_values = _among_kept(ranks, values, observed, keep_systems)
     sub_observed = observed[:, keep_systems]
     keep_blocks = sub_observed.sum(axis=1) >= MIN_SYSTEMS
-    kept_systems = tuple(s for s, k in zip(systems, keep_systems, strict=True) if k)
-    if len(kept_systems) < MIN_SYSTEMS or keep_blocks.sum() < 1:
+    if keep_systems.sum() < MIN_SYSTEMS or keep_blocks.sum() < 1:
         raise ValueError(
-            f"no block evaluates {MIN_SYSTEMS} or more of the {len(kept_systems)} kept systems "
-            f"(after dropping {int((~keep_systems).sum())} system(s) evaluated nowhere or below "
-            "min_coverage)"
+            f"no block evaluates {MIN_SYSTEMS} or more of the {int(keep_systems.sum())} kept "
+            f"systems (after dropping {int((~keep_systems).sum())} system(s) evaluated nowhere "
+            "or below min_coverage)"
         )
-    return Blocks(
+    return _kept(
+        systems,
+        rankers,
+        keep_systems,
+        keep_blocks,
         ranks=imputed_expected_ranks(sub[keep_blocks]),
-        systems=kept_systems,
-        blocks=rankers[keep_blocks],
-        level=level,
         values=None if sub_values is None else sub_values[keep_blocks],
+        level=level,
         missing=missing,
-        dropped_blocks=rankers[~keep_blocks],
-        dropped_systems=tuple(s for s, k in zip(systems, keep_systems, strict=True) if not k),
-        n_input_blocks=len(rankers),
         set_aside=set_aside,
         observed=sub_observed[keep_blocks],
     )

@@ -5,9 +5,11 @@ NumPy likelihood; ``sampler="auto"`` resolves to nutpie only when it imports."""
 from __future__ import annotations
 
 import importlib.machinery
+import importlib.util
 import sys
 import types
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,28 +24,18 @@ pytensor = pytest.importorskip("pytensor")
 from pytensor.graph.replace import clone_replace  # noqa: E402
 
 
-def _old_pymc_model(data, prior_scale):
-    """The padded-rankings graph of rankstats ≤ issue 15 (the reference)."""
-    pm, pt = _compat.pymc()
-    n = data.n_systems
-    with pm.Model(coords={"system": list(data.systems)}) as model:
-        index = pm.Data("index", data.index)
-        start = pm.Data("group_start", data.group_start)
-        end = pm.Data("group_end", data.group_end)
-        fraction = pm.Data("fraction", data.fraction)
-        term = pm.Data("term", data.term.astype(np.float64))
-        theta = pm.ZeroSumNormal("log_worth", sigma=prior_scale, dims="system")
-        padded = pt.concatenate([theta, pt.zeros(1)])
-        a = pt.exp(padded)[index] * pt.lt(index, n)
-        tail = pt.concatenate(
-            [pt.cumsum(a[:, ::-1], axis=1)[:, ::-1], pt.zeros((a.shape[0], 1))], axis=1
-        )
-        rows = pt.arange(a.shape[0])[:, None]
-        x = (1.0 - fraction) * tail[rows, start] + fraction * tail[rows, end]
-        chosen = pt.gt(term, 0)
-        loglik = pt.sum(pt.switch(chosen, padded[index] - pt.log(pt.switch(chosen, x, 1.0)), 0.0))
-        pm.Potential("loglik", loglik)
-    return model
+def _load_bench_models() -> types.ModuleType:
+    """tests/benchmarks/bench_models.py, which holds the padded-rankings graph of rankstats ≤
+    issue 15 (``old_pymc_model``): the one copy of the reference graph, shared with the speed
+    comparison."""
+    path = Path(__file__).resolve().parent / "benchmarks" / "bench_models.py"
+    spec = importlib.util.spec_from_file_location("rankstats_bench_models", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_old_pymc_model = _load_bench_models().old_pymc_model
 
 
 def _tied() -> rs.Rankings:

@@ -3,7 +3,9 @@
 Every subcommand module defines ``HELP``, ``arguments(parser)`` and ``run(args) -> int``. Errors
 follow one convention (see :mod:`rankstats.cli._common`): a user error is one line
 ``rankstats <command>: error: …`` and exit code 2, a failure while computing exit code 1, an
-interruption exit code 130; ``--debug`` (or ``RANKSTATS_DEBUG=1``) shows the traceback.
+interruption exit code 130; ``--debug`` (or ``RANKSTATS_DEBUG=1``) shows the traceback.  A reader
+that closes the output pipe early (``rankstats rank … | head``) ends the command quietly with the
+shell's code for SIGPIPE, 141, as ``ls | head`` does.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import warnings
 from types import ModuleType
 
 from rankstats.cli._common import (
+    EXIT_BROKEN_PIPE,
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
     EXIT_USAGE,
@@ -52,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="rankstats",
         description="Rank systems from benchmark scores, with uncertainty. Exit codes: 0 done, "
-        "1 failure while computing, 2 usage or input error, 130 interrupted.",
+        "1 failure while computing, 2 usage or input error, 130 interrupted, 141 output pipe "
+        "closed by its reader.",
     )
     parser.add_argument(
         "--debug", action="store_true", help="show the Python traceback of an error"
@@ -202,6 +206,16 @@ def main(argv: list[str] | None = None) -> int:
                     raise
                 print(f"{prog}: interrupted; no output was left half-written", file=sys.stderr)
                 return EXIT_INTERRUPTED
+            except BrokenPipeError:
+                # The reader (e.g. ``head``) has all it wants: no message, and no second
+                # BrokenPipeError when the interpreter flushes stdout at exit.
+                try:
+                    devnull = os.open(os.devnull, os.O_WRONLY)
+                    os.dup2(devnull, sys.stdout.fileno())
+                    os.close(devnull)
+                except (OSError, ValueError, AttributeError):  # stdout replaced (in-process)
+                    pass
+                return EXIT_BROKEN_PIPE
             except _user_errors() as err:
                 if debug:
                     raise

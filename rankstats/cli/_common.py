@@ -28,6 +28,7 @@ from rankstats._text import shorten, terminal
 from rankstats.datasets import DATASETS
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: the shell's code for a writer whose reader went away
 
 
 class UsageError(Exception):

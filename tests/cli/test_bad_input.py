@@ -483,3 +483,17 @@ def test_memory_checked_before_computing(tmp_path, capsys, monkeypatch):
     argv = ["rank", str(path), "--out", str(out), "--no-figures", "--ignore-memory-check"]
     assert _run(argv, capsys)[0] == 0
     assert "RANKSTATS_IGNORE_MEMORY" not in os.environ  # the flag does not leak
+
+
+def test_closed_output_pipe_ends_quietly():
+    """``rankstats rank … | head -1``: the reader goes away; no error message, exit 141 (SIGPIPE)."""
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    argv = [sys.executable, "-m", "rankstats", "--quiet", "rank", "--dataset", "glue"]
+    proc = subprocess.Popen(
+        argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    proc.stdout.readline()
+    proc.stdout.close()  # as `head -1` does after its line
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 141, err
+    assert err == ""
