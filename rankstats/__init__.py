@@ -22,6 +22,12 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "Aggregate": "aggregate",
     "aggregate": "aggregate",
+    "Battles": "battles",
+    "InvalidBattlesError": "battles",
+    "read_battles": "battles",
+    "simulate_battles": "battles",
+    "BattleFit": "battles_fit",
+    "fit_battles": "battles_fit",
     "BayesHierarchical": "bayes_hierarchical",
     "bayes_hierarchical": "bayes_hierarchical",
     "BayesSignedRank": "bayes_signed_rank",
@@ -81,6 +87,8 @@ _SUBMODULES = ("models", "simulate")
 if TYPE_CHECKING:  # static tools see every name; nothing is imported at run time
     from rankstats import models, simulate
     from rankstats.aggregate import Aggregate, aggregate
+    from rankstats.battles import Battles, InvalidBattlesError, read_battles, simulate_battles
+    from rankstats.battles_fit import BattleFit, fit_battles
     from rankstats.bayes_hierarchical import BayesHierarchical, bayes_hierarchical
     from rankstats.bayes_signed_rank import BayesSignedRank, bayes_signed_rank
     from rankstats.blocks import Blocks, rank_blocks
@@ -148,6 +156,8 @@ sys.modules[__name__].__class__ = _Package
 __all__ = [
     "Aggregate",
     "AnovaResult",
+    "BattleFit",
+    "Battles",
     "BayesHierarchical",
     "BayesSignedRank",
     "Blocks",
@@ -157,6 +167,7 @@ __all__ = [
     "Dispersion",
     "FriedmanResult",
     "HoeffdingResult",
+    "InvalidBattlesError",
     "InvalidRankingsError",
     "InvalidScoresError",
     "KemenyResult",
@@ -180,6 +191,7 @@ __all__ = [
     "compare",
     "dispersion",
     "dispersion_table",
+    "fit_battles",
     "friedman",
     "hoeffding",
     "hoeffding_test",
@@ -195,11 +207,13 @@ __all__ = [
     "posthoc",
     "rank_blocks",
     "rank_confidence_sets",
+    "read_battles",
     "read_scores",
     "repeated_measures_anova",
     "report",
     "scan_scores",
     "significance_matrix",
     "simulate",
+    "simulate_battles",
     "tukey_hsd",
 ]

@@ -15,6 +15,11 @@ Model (Bradley & Terry 1952; Zermelo 1929; ties after Davidson 1970), with worth
     P(i \succ j) = \frac{\pi_i}{\pi_i + \pi_j + \nu\sqrt{\pi_i\pi_j}}, \qquad
     P(i \sim j) = \frac{\nu\sqrt{\pi_i\pi_j}}{\pi_i + \pi_j + \nu\sqrt{\pi_i\pi_j}}.
 
+With an order effect (``order=True``; Agresti 2002, §10.6.1, "home advantage"), pairs are
+ordered, ``i`` shown first, and :math:`\pi_i` becomes :math:`h\pi_i` with :math:`h = e^{\eta}`
+in both formulas: :math:`P(i \succ j \mid i \text{ first}) = h\pi_i / (h\pi_i + \pi_j +
+\nu\sqrt{h\pi_i\pi_j})` (:mod:`rankstats.battles_fit` fits arena battles this way).
+
 The log-likelihood is concave in :math:`(\theta, \lambda)`, so Newton–Raphson with a
 backtracking line search (:func:`newton`) converges in a handful of iterations; the Hessian it
 needs is also the observed information that gives the standard errors.  (Hunter's (2004) MM
@@ -171,7 +176,8 @@ def newton(
 # ---------------------------------------------------------------------------- paired counts
 @dataclass(frozen=True)
 class Pairs:
-    """Paired-comparison counts, one entry per compared pair ``item1 < item2``.
+    """Paired-comparison counts, one entry per compared pair ``item1 < item2`` (per *ordered*
+    pair, ``item1`` shown first, with ``order=True`` in the functions below).
 
     The functions below read only these fields, so a
     :class:`rankstats.models._data.PairCounts` serves as well.
@@ -196,10 +202,16 @@ def pairs_from_matrices(wins: np.ndarray, ties: np.ndarray | None = None) -> Pai
 
 
 # ---------------------------------------------------------------------------- Bradley–Terry
-def bt_terms(counts: Pairs, params: np.ndarray, ties: bool):
-    """Log-probabilities of win / loss / tie of every pair (Davidson 1970)."""
+def bt_terms(counts: Pairs, params: np.ndarray, ties: bool, order: bool = False):
+    r"""Log-probabilities of win / loss / tie of every pair (Davidson 1970).
+
+    With ``order``, ``item1`` is the one shown first and ``params[-1]`` its log advantage
+    :math:`\eta = \log h` (Agresti 2002, §10.6.1: home advantage), added to its log-worth.
+    """
     theta = params[: counts.n_systems]
     ti, tj = theta[counts.item1], theta[counts.item2]
+    if order:
+        ti = ti + params[counts.n_systems + int(ties)]
     if ties:
         tie = params[counts.n_systems] + 0.5 * (ti + tj)
         log_d = np.logaddexp(np.logaddexp(ti, tj), tie)
@@ -208,15 +220,17 @@ def bt_terms(counts: Pairs, params: np.ndarray, ties: bool):
     return ti - log_d, tj - log_d, None
 
 
-def bt_loglik(counts: Pairs, params: np.ndarray, ties: bool) -> float:
+def bt_loglik(counts: Pairs, params: np.ndarray, ties: bool, order: bool = False) -> float:
     r"""Bradley–Terry log-likelihood, with Davidson's (1970) ties when ``ties``.
 
     .. math:: P(i \succ j) = \frac{\pi_i}{\pi_i + \pi_j + \nu\sqrt{\pi_i\pi_j}}, \quad
               P(i \sim j) = \frac{\nu\sqrt{\pi_i\pi_j}}{\pi_i + \pi_j + \nu\sqrt{\pi_i\pi_j}}
 
-    with ``π = exp(θ)`` and ``ν = exp(params[N])``; ``ν = 0`` without ties.
+    with ``π = exp(θ)`` and ``ν = exp(params[N])``; ``ν = 0`` without ties.  With ``order``
+    (ordered pairs: ``item1`` shown first), :math:`\pi_i` becomes :math:`h\pi_i` with
+    ``h = exp(params[-1])`` (:func:`bt_terms`).
     """
-    lw, ll_, lt = bt_terms(counts, params, ties)
+    lw, ll_, lt = bt_terms(counts, params, ties, order)
     value = counts.wins1 @ lw + counts.wins2 @ ll_
     if ties:
         value += counts.ties @ lt
@@ -224,12 +238,16 @@ def bt_loglik(counts: Pairs, params: np.ndarray, ties: bool) -> float:
 
 
 def bt_derivatives(
-    counts: Pairs, params: np.ndarray, ties: bool
+    counts: Pairs, params: np.ndarray, ties: bool, order: bool = False
 ) -> tuple[float, np.ndarray, np.ndarray]:
-    """Log-likelihood, gradient and Hessian: a multinomial logit per pair."""
+    """Log-likelihood, gradient and Hessian: a multinomial logit per pair.
+
+    The order parameter (``order``) enters exactly like the log-worth of ``item1``, so its
+    gradient and Hessian entries are those of ``item1`` summed over the pairs.
+    """
     n = counts.n_systems
-    size = n + int(ties)
-    lw, ll_, lt = bt_terms(counts, params, ties)
+    size = n + int(ties) + int(order)
+    lw, ll_, lt = bt_terms(counts, params, ties, order)
     pa, pb = np.exp(lw), np.exp(ll_)
     pc = np.exp(lt) if ties else np.zeros_like(pa)
     w1, w2, t = counts.wins1, counts.wins2, counts.ties if ties else np.zeros_like(pa)
@@ -255,6 +273,16 @@ def bt_derivatives(
         cols += [lam, i, lam, j, lam]
         vals += [cil, cil, cjl, cjl, cll]
         grad[n] = float(np.sum(t - m * pc))
+    if order:
+        eta = np.full_like(i, size - 1)
+        grad[size - 1] = float(np.sum(w1 + 0.5 * t - m * mi))
+        rows += [eta, i, eta, j, eta]
+        cols += [i, eta, j, eta, eta]
+        vals += [cii, cii, cij, cij, cii]
+        if ties:
+            rows += [eta, lam]
+            cols += [lam, eta]
+            vals += [cil, cil]
     flat = np.concatenate([r * size + c for r, c in zip(rows, cols, strict=True)])
     weights = np.concatenate([m * v for v in vals])
     hess = -np.bincount(flat, weights=weights, minlength=size * size).reshape(size, size)
@@ -271,19 +299,24 @@ def bt_beats(counts: Pairs) -> np.ndarray:
 
 
 def bt_objective(
-    counts: Pairs, ties: bool, prior_scale: float | None, tie_prior_scale: float = 1.5
+    counts: Pairs,
+    ties: bool,
+    prior_scale: float | None,
+    tie_prior_scale: float = 1.5,
+    order: bool = False,
 ) -> Callable[[np.ndarray, bool], tuple[float, np.ndarray | None, np.ndarray | None]]:
-    """Log-likelihood or log-posterior of the BT model (Davidson ties when ``ties``)."""
+    """Log-likelihood or log-posterior of the BT model (Davidson ties when ``ties``, an order
+    effect for ``item1`` when ``order``; the MAP puts ``N(0, tie_prior_scale²)`` on both)."""
     n = counts.n_systems
-    size = n + int(ties)
+    size = n + int(ties) + int(order)
     centre = np.zeros((size, size))
     centre[:n, :n] = np.eye(n) - 1.0 / n
 
     def function(params: np.ndarray, derivatives: bool):
         if derivatives:
-            value, grad, hess = bt_derivatives(counts, params, ties)
+            value, grad, hess = bt_derivatives(counts, params, ties, order)
         else:
-            value, grad, hess = bt_loglik(counts, params, ties), None, None
+            value, grad, hess = bt_loglik(counts, params, ties, order), None, None
         if prior_scale is not None:
             c = np.zeros(size)
             c[:n] = params[:n] - params[:n].mean()
@@ -296,6 +329,11 @@ def bt_objective(
                 if derivatives:
                     grad[n] -= params[n] / tie_prior_scale**2
                     hess[n, n] -= 1.0 / tie_prior_scale**2
+            if order:
+                value -= 0.5 * params[-1] ** 2 / tie_prior_scale**2
+                if derivatives:
+                    grad[-1] -= params[-1] / tie_prior_scale**2
+                    hess[-1, -1] -= 1.0 / tie_prior_scale**2
         return value, grad, hess
 
     return function
@@ -310,6 +348,7 @@ def fit_bt(
     hint: str = MAP_HINT,
     tol: float = 1e-10,
     max_iter: int = 100,
+    order: bool = False,
 ) -> Optimum:
     r"""Bradley–Terry MLE (``prior_scale=None``) or MAP by Newton–Raphson.
 
@@ -328,11 +367,16 @@ def fit_bt(
         Advice ending that error.
     tol, max_iter : float, int
         Newton–Raphson stops when the largest step is below ``tol``.
+    order : bool
+        Pairs are ordered (``item1`` shown first, ``i > j`` allowed) and ``item1`` has the log
+        advantage :math:`\eta = \log h` (the last parameter): :math:`\pi_i` becomes
+        :math:`h\pi_i` in every probability (Agresti 2002, §10.6.1).
 
     Returns
     -------
     Optimum
-        ``params`` (centred log-worths, then :math:`\log\nu`), ``objective``, ``covariance``.
+        ``params`` (centred log-worths, then :math:`\log\nu`, then :math:`\eta`),
+        ``objective``, ``covariance``.
 
     Raises
     ------
@@ -345,5 +389,5 @@ def fit_bt(
     if prior_scale is None:
         names = [str(s) for s in (systems if systems is not None else range(n))]
         check_strongly_connected(names, bt_beats(counts), hint)
-    objective = bt_objective(counts, ties, prior_scale, tie_prior_scale)
-    return newton(objective, n, int(ties), tol=tol, max_iter=max_iter)
+    objective = bt_objective(counts, ties, prior_scale, tie_prior_scale, order)
+    return newton(objective, n, int(ties) + int(order), tol=tol, max_iter=max_iter)

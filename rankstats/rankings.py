@@ -51,6 +51,25 @@ def group_sum(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarr
     return np.asarray(indicator @ values)
 
 
+def tied_entries(ranks: np.ndarray) -> np.ndarray:
+    """Boolean mask of the entries that share their rank with another entry of the same ranking
+    (row).  Equal ranks are looked for, not fractional ones: three systems tied for places 2–4
+    all get the integer mid-rank 3, which a ``ranks % 1`` test misses.  Missing entries (NaN) are
+    never tied."""
+    ranks = np.asarray(ranks, dtype=float)
+    if ranks.ndim != 2 or ranks.shape[1] < 2:
+        return np.zeros(ranks.shape, dtype=bool)
+    order = np.argsort(ranks, axis=1, kind="stable")  # NaN last; NaN == NaN is False below
+    ordered = np.take_along_axis(ranks, order, axis=1)
+    equal = ordered[:, 1:] == ordered[:, :-1]
+    mask = np.zeros(ranks.shape, dtype=bool)
+    mask[:, 1:] |= equal
+    mask[:, :-1] |= equal
+    out = np.empty_like(mask)
+    np.put_along_axis(out, order, mask, axis=1)
+    return out
+
+
 def average_ranks(scores: np.ndarray) -> np.ndarray:
     """Row-wise average ranks of a score matrix, 1 = highest score, NaN kept as NaN.
 
@@ -378,7 +397,7 @@ class Rankings:
     def __repr__(self) -> str:
         observed = self.observed
         frac = 1 - observed.mean() if observed.size else 0.0
-        ties = int(np.sum(np.nan_to_num(self.ranks) % 1 != 0))
+        ties = int(tied_entries(self.ranks).sum())
         groups = f", {len(self.group_names)} tasks" if self.group_names is not None else ""
         return (
             f"Rankings({self.n_rankings} rankings of {self.n_systems} systems{groups}, "

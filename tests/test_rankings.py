@@ -1,5 +1,7 @@
 """Rankings: canonical mid-ranks, constructors, and errors."""
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -7,7 +9,7 @@ from scipy.stats import rankdata
 
 import rankstats as rs
 from rankstats import InvalidRankingsError
-from rankstats.rankings import average_ranks
+from rankstats.rankings import average_ranks, tied_entries
 
 
 def test_average_ranks_matches_scipy():
@@ -73,3 +75,16 @@ def test_average_ranks_in_blocks(monkeypatch):
     x[rng.random(x.shape) < 0.3] = np.nan
     monkeypatch.setattr(mod, "_RANK_BLOCK_CELLS", 20)  # blocks of 2 rows
     np.testing.assert_array_equal(average_ranks(x), rankdata(-x, axis=1, nan_policy="omit"))
+
+
+def test_tied_entries_finds_odd_ties_and_ignores_missing():
+    """Against a double loop over every pair of entries; odd ties have integer mid-ranks."""
+    rng = np.random.default_rng(1)
+    ranks = average_ranks(rng.integers(0, 4, size=(300, 7)).astype(float))
+    ranks[rng.random(ranks.shape) < 0.2] = np.nan
+    expected = np.zeros(ranks.shape, dtype=bool)
+    for i, (j, k) in itertools.product(range(len(ranks)), itertools.permutations(range(7), 2)):
+        expected[i, j] |= bool(ranks[i, j] == ranks[i, k])
+    np.testing.assert_array_equal(tied_entries(ranks), expected)
+    three = rs.Rankings.from_rank_matrix(pd.DataFrame([[1.0, 3.0, 3.0, 3.0]], columns=list("abcd")))
+    assert repr(three).endswith("3 tied entries)")

@@ -44,6 +44,7 @@ COMMANDS = (
     "paired",
     "datasets",
     "kemeny",
+    "battles",
 )
 
 

@@ -47,7 +47,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "--model-method",
         default="map",
         choices=["map", "nuts", "mcmc"],
-        help="fitting method of the models (default: map)",
+        help="fitting method of the models (default: map, fast; nuts samples Plackett–Luce / "
+        "Bradley–Terry posteriors and mcmc for Mallows: the model-comparison section (PSIS-LOO, "
+        "posterior predictive checks) needs these posterior draws)",
     )
     parser.add_argument(
         "--paired",
@@ -161,17 +163,16 @@ def _announce_models(args: argparse.Namespace, scores) -> None:
     as ``rankstats fit``; fits expected under a few seconds are not announced)."""
     if not args.models:
         return
-    import numpy as np
 
     from rankstats import models
     from rankstats.models._timing import fit_estimate
     from rankstats.rankings import Rankings, default_level
+    from rankstats.report.compute import complete_untied
 
     rankings = Rankings.from_scores(scores, by=default_level(scores, args.level))
     for name in args.models:
         if name == "mallows":
-            ranks = rankings.ranks
-            complete = not np.isnan(ranks).any() and not (ranks % 1).any()
+            complete = complete_untied(rankings.ranks)
             method = "map" if args.model_method == "map" and complete else "mcmc"
             data, draws, tune = (
                 models.Mallows._prepare(rankings),

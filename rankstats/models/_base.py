@@ -38,6 +38,53 @@ def resolve_sampler(sampler: str) -> str:
     return "nutpie" if recent is None or recent() else "pymc"
 
 
+def sample_nuts(
+    model,
+    sampler: str,
+    *,
+    draws: int,
+    tune: int,
+    chains: int,
+    cores: int | None,
+    seed: int | None,
+    progressbar: bool,
+    target_accept: float,
+):
+    """Sample a PyMC model with NUTS, the one way every rank model does it: the sampler resolved
+    and named explicitly (pymc 6 switches to nutpie silently otherwise), PyMC's log lines and
+    bar under the rules of the one progress display, convergence checked by the caller (in its
+    own terms). Returns ``(idata, sampler used)``."""
+    sampler = resolve_sampler(sampler)
+    cores = cores or min(chains, os.cpu_count() or 1)
+    # --quiet / RANKSTATS_QUIET also silence PyMC's log lines ("Initializing NUTS…",
+    # "Sampling … took", "Only 20 samples per chain…"): the caller's convergence check reports
+    # every problem itself, in the caller's terms.
+    log = logging.getLogger("pymc")
+    level = log.level
+    if _progress.quiet():
+        log.setLevel(logging.ERROR)
+    try:
+        idata = _compat.sample(
+            model,
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            cores=cores,
+            random_seed=seed,
+            nuts_sampler=sampler,
+            # PyMC's own bar, drawn only on a terminal and when progress is not silenced.
+            progressbar=_progress.show(progressbar),
+            target_accept=target_accept,
+            compute_convergence_checks=False,
+        )
+    except KeyboardInterrupt:
+        print("rankstats: sampling interrupted; no fit returned", file=sys.stderr)
+        raise
+    finally:
+        log.setLevel(level)
+    return idata, sampler
+
+
 class RankModel:
     """Base class of :class:`PlackettLuce` and :class:`BradleyTerry`."""
 
@@ -177,35 +224,17 @@ class RankModel:
         import pandas as pd
 
         model = self._pymc_model(prepared)
-        sampler = resolve_sampler(sampler)
-        cores = cores or min(chains, os.cpu_count() or 1)
-        # --quiet / RANKSTATS_QUIET also silence PyMC's log lines ("Initializing NUTS…",
-        # "Sampling … took", "Only 20 samples per chain…"): the convergence check below reports
-        # every problem itself, in the caller's terms.
-        log = logging.getLogger("pymc")
-        level = log.level
-        if _progress.quiet():
-            log.setLevel(logging.ERROR)
-        try:
-            idata = _compat.sample(
-                model,
-                draws=draws,
-                tune=tune,
-                chains=chains,
-                cores=cores,
-                random_seed=seed,
-                nuts_sampler=sampler,
-                # PyMC's own bar, under the rules of the one progress display: drawn only on a
-                # terminal and when progress is not silenced (--quiet, RANKSTATS_QUIET).
-                progressbar=_progress.show(progressbar),
-                target_accept=target_accept,
-                compute_convergence_checks=False,
-            )
-        except KeyboardInterrupt:
-            print("rankstats: sampling interrupted; no fit returned", file=sys.stderr)
-            raise
-        finally:
-            log.setLevel(level)
+        idata, sampler = sample_nuts(
+            model,
+            sampler,
+            draws=draws,
+            tune=tune,
+            chains=chains,
+            cores=cores,
+            seed=seed,
+            progressbar=progressbar,
+            target_accept=target_accept,
+        )
         variables = [self.variable, *extra]
         problems = check_convergence(idata, variables)
         warn_convergence(problems, stacklevel=4)

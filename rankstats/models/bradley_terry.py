@@ -202,8 +202,13 @@ class BradleyTerry(RankModel):
         return pymc_model(prepared, self.prior_scale, self._uses_ties(prepared))
 
 
-def pymc_model(counts: PairCounts, prior_scale: float, ties: bool) -> Any:
-    """The PyMC model: ZeroSumNormal log-worths, Normal log tie parameter, pair likelihood."""
+def pymc_model(counts: PairCounts, prior_scale: float, ties: bool, order: bool = False) -> Any:
+    """The PyMC model: ZeroSumNormal log-worths, Normal log tie parameter, pair likelihood.
+
+    With ``order``, pairs are ordered (``item1`` shown first) and ``item1`` gets the log
+    advantage ``log_order`` ~ Normal(0, TIE_PRIOR_SCALE), added to its log-worth in every
+    probability (:func:`rankstats.bt_mle.bt_terms`; used by :mod:`rankstats.battles_bayes`).
+    """
     pm, pt = _compat.pymc()
 
     with pm.Model(coords={"system": list(counts.systems)}) as model:
@@ -213,6 +218,8 @@ def pymc_model(counts: PairCounts, prior_scale: float, ties: bool) -> Any:
         w2 = pm.Data("wins2", counts.wins2)
         theta = pm.ZeroSumNormal("log_worth", sigma=prior_scale, dims="system")
         ti, tj = theta[i], theta[j]
+        if order:
+            ti = ti + pm.Normal("log_order", 0.0, TIE_PRIOR_SCALE)
         if ties:
             t = pm.Data("ties", counts.ties)
             log_tie = pm.Normal("log_tie", 0.0, TIE_PRIOR_SCALE)

@@ -51,7 +51,7 @@ from rankstats.models._mallows_sampler import (
     resolve_backend,
     total_distance,
 )
-from rankstats.rankings import Rankings, default_level
+from rankstats.rankings import Rankings, default_level, tied_entries
 from rankstats.scores import Scores
 
 PRIORS = ("gamma", "bayesmallows")
@@ -569,7 +569,7 @@ class Mallows:
         from rankstats.kemeny import kemeny
 
         observed = ~np.isnan(rk.ranks)
-        if not observed.all() or np.any(rk.ranks % 1 != 0):
+        if not observed.all() or tied_entries(rk.ranks).any():
             raise ValueError(
                 "method='map' needs complete rankings without ties (the Kemeny consensus is the "
                 "MAP of σ only then); use method='mcmc' for partial or tied rankings"

@@ -63,7 +63,8 @@ class ModelComparison:
     pointwise : pandas.DataFrame
         The pointwise elpd, units × fits.
     pareto_k : pandas.DataFrame or None
-        Pareto k, units × fits (``loo``).
+        Pareto k, units × fits (``loo``); 0 for a unit whose log-likelihood is the same at
+        every draw (its leave-one-out term is exact; the Pareto fit would return inf).
     notes : tuple of str
         Caveats (also issued as :class:`LOOWarning`).
     """
@@ -206,6 +207,53 @@ def _stacking(elpd_i: np.ndarray) -> np.ndarray:
     return weights / weights.sum()
 
 
+def _loo(fit: Fit, values: np.ndarray, unit: str) -> dict:
+    """PSIS-LOO of one fit (:func:`rankstats.models._compat.loo`), with the units whose
+    log-likelihood is the same at every draw set aside.
+
+    Such a unit (a ranking with every system tied: probability 1 under Mallows and Efron's
+    Plackett–Luce) does not inform the posterior: its leave-one-out term is that constant,
+    exactly, and its importance weights are all equal.  ArviZ cannot fit a Pareto tail to equal
+    weights (arviz 0.x returns k = inf, flagging an exact term as unreliable; arviz 1.x raises
+    "All tail values are the same"), so those units get ``elpd_i`` = the constant, k = 0 and
+    no contribution to ``p``.
+    """
+    flat = values.reshape(-1, values.shape[-1])
+    constant = np.all(flat == flat[:1], axis=0)
+    if not constant.any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ArviZ's k warnings: one warning in compare_fits
+            return _compat.loo(fit.idata, pointwise.VARIABLE, _reff(fit))
+    n = flat.shape[1]
+    elpd_i = flat[0].astype(np.float64).copy()
+    pareto_k = np.zeros(n)
+    p = 0.0
+    if not constant.all():
+        keep = np.flatnonzero(~constant)
+        ll = _compat.group(fit.idata, pointwise.GROUP).isel({unit: keep})
+        posterior = _compat.group(fit.idata)
+        if _compat.DATATREE:
+            import xarray as xr
+
+            data = xr.DataTree.from_dict({"posterior": posterior, pointwise.GROUP: ll})
+        else:
+            data = _compat.az.InferenceData(posterior=posterior, log_likelihood=ll)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            part = _compat.loo(data, pointwise.VARIABLE, _reff(fit))
+        elpd_i[keep] = part["elpd_i"]
+        pareto_k[keep] = part["pareto_k"]
+        p = part["p"]
+    return {
+        "elpd": float(elpd_i.sum()),
+        "se": float(np.sqrt(n * np.var(elpd_i))),
+        "p": float(p),
+        "elpd_i": elpd_i,
+        "pareto_k": pareto_k,
+        "warning": bool(np.any(pareto_k > PARETO_K_MAX)),
+    }
+
+
 def compare_fits(fits: Mapping[str, Fit], ic: str = "loo") -> ModelComparison:
     r"""Compare sampled fits of the same data by PSIS-LOO (default) or WAIC.
 
@@ -276,9 +324,7 @@ def compare_fits(fits: Mapping[str, Fit], ic: str = "loo") -> ModelComparison:
         if ic == "waic":
             results[name] = _waic(values)
             continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # ArviZ's k warnings: one warning below instead
-            results[name] = _compat.loo(fits[name].idata, pointwise.VARIABLE, _reff(fits[name]))
+        results[name] = _loo(fits[name], values, unit)
     order = sorted(names, key=lambda n: -results[n]["elpd"])
     elpd_i = np.column_stack([results[n]["elpd_i"] for n in order])
     weights = _stacking(elpd_i)

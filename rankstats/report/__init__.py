@@ -20,7 +20,12 @@ interval on every pairwise probability, and writes:
 - with ``models``: the rank posterior of each model (``P(rank = r)``, ``P(best)``, credible rank
   intervals) as a section of the page with its heat maps, ``rank_posterior_<model>.csv``,
   ``rank_posterior_<model>_probabilities.csv``, ``rank_posterior_<model>.png`` / ``.pdf`` and
-  ``rank_posteriors.tex``.
+  ``rank_posteriors.tex``;
+- with two or more ``models``: a model-comparison section — PSIS-LOO of the fits that have
+  posterior draws and a pointwise log-likelihood (``model_comparison.csv``,
+  ``model_comparison.tex``; every fit left out is named with the reason) and the posterior
+  predictive check of every sampled fit (``ppc_<model>.csv``, ``ppc_<model>_<group>.png`` /
+  ``.pdf``).
 
 The *rank range* of a system is ``[1 + a, N − b]``, where ``a`` (``b``) is the number of systems
 significantly above (below) it: the ranks the system can take in an order that contradicts none of
@@ -37,7 +42,8 @@ Computing is separate from rendering:
 - ``report/html.py``: ``report.html``, from the Jinja2 template ``templates/report.html.j2``;
 - ``report/paired.py``: the paired instance-level analyses and their files;
 - ``report/significance.py``: the Friedman / post-hoc section and its files;
-- ``report/rank_posteriors.py``: the rank-posterior section and its files.
+- ``report/rank_posteriors.py``: the rank-posterior section and its files;
+- ``report/model_comparison.py``: the model-comparison section (LOO, PPC) and its files.
 
 **Outputs are atomic.** ``out`` is validated before anything is computed; every file is written
 into a temporary directory beside it, which replaces ``out`` as a whole once the last file is
@@ -70,6 +76,11 @@ from rankstats.report import compute, html, latex
 from rankstats.report.compute import ReportData
 from rankstats.report.diagnostics import Convergence, convergence
 from rankstats.report.methods import bibtex, methods_paragraph
+from rankstats.report.model_comparison import (
+    ModelComparisonSection,
+    write_model_comparison,
+)
+from rankstats.report.model_comparison import sentence as model_comparison_sentence
 from rankstats.report.paired import write_paired
 from rankstats.report.rank_posteriors import (
     RankPosteriors,
@@ -143,6 +154,10 @@ class Report:
     rank_posteriors : RankPosteriors or None
         ``P(rank = r)`` of every system under each fitted model (``.posteriors``, by model),
         and a note for each model without one (a single-point fit); None without models.
+    model_comparison : ModelComparisonSection or None
+        With two or more models: ``.comparison`` (the :class:`~rankstats.models.ModelComparison`
+        of the fits that could be compared by PSIS-LOO, or None), ``.excluded`` (the others,
+        with the reason) and ``.ppc`` (the posterior predictive check of every sampled fit).
     """
 
     out: Path
@@ -160,6 +175,7 @@ class Report:
     summary: str = ""
     significance: Significance | None = None
     rank_posteriors: RankPosteriors | None = None
+    model_comparison: ModelComparisonSection | None = None
 
     @property
     def html(self) -> Path:
@@ -318,6 +334,8 @@ def report(
     summary = claims(
         data.intervals, data.convergence, data.primary, data.level, data.scores.has_instances
     )
+    if data.model_comparison is not None:
+        summary += " " + model_comparison_sentence(data.model_comparison)
     with output_dir(out) as tmp:
         written = _Written(tmp, out)
         written.csv("ranking.csv", data.ranking)
@@ -336,6 +354,12 @@ def report(
         sig_files = write_significance(sig, tmp, written) if sig is not None else None
         ranks = run_rank_posteriors(data.comparison)
         rank_files = write_rank_posteriors(ranks, tmp, written) if ranks is not None else None
+        models_compared = data.model_comparison
+        model_files = (
+            write_model_comparison(models_compared, tmp, written)
+            if models_compared is not None
+            else None
+        )
         written.text(
             "report.html",
             html.render(
@@ -349,6 +373,8 @@ def report(
                 sig_files,
                 ranks,
                 rank_files,
+                models_compared,
+                model_files,
             ),
         )
         files = [out / "report.html", *(p for p in written.files if p.name != "report.html")]
@@ -368,4 +394,5 @@ def report(
         summary=summary,
         significance=sig,
         rank_posteriors=ranks,
+        model_comparison=data.model_comparison,
     )

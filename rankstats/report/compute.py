@@ -4,7 +4,8 @@
 on the representation it needs (Borda, Copeland and Kemeny on the pairwise statistics, two-level
 Borda and the rank models on the rankings, mean and median on the scores), puts one Hoeffding
 interval on every pair (:func:`rankstats.hoeffding_test`), fits the rank models, judges their
-convergence, compares them with the intervals and runs the paired analyses. The renderers
+convergence, compares them with the intervals and with each other (PSIS-LOO, posterior predictive
+checks) and runs the paired analyses. The renderers
 (:mod:`~rankstats.report.methods`, :mod:`~rankstats.report.latex`,
 :mod:`~rankstats.report.html`) only read the frozen :class:`ReportData` it returns.
 
@@ -24,9 +25,10 @@ from rankstats._labels import MODEL_NAMES
 from rankstats.aggregate import Aggregate, aggregate_many
 from rankstats.confidence import HoeffdingResult, hoeffding_test
 from rankstats.pairwise import Pairwise, pairwise
-from rankstats.rankings import Rankings, default_level
+from rankstats.rankings import Rankings, default_level, tied_entries
 from rankstats.report._format import names
 from rankstats.report.diagnostics import Convergence, convergence
+from rankstats.report.model_comparison import run_model_comparison
 from rankstats.report.paired import paired_slugs, run_paired
 from rankstats.scores import Scores
 
@@ -67,6 +69,10 @@ class ReportData:
         The verdict of each fit.
     comparison : Comparison or None
         The models against the intervals.
+    model_comparison : ModelComparisonSection or None
+        With two or more fits: PSIS-LOO of the comparable ones, the others with the reason,
+        and the posterior predictive check of every sampled fit
+        (:func:`rankstats.report.model_comparison.run_model_comparison`).
     paired : dict
         ``{task: Paired}``.
     """
@@ -85,6 +91,7 @@ class ReportData:
     convergence: tuple[Convergence, ...] = ()
     comparison: Any = None
     paired: dict = field(default_factory=dict)
+    model_comparison: Any = None
 
     @property
     def primary(self) -> str:
@@ -188,6 +195,7 @@ def compute(
             rank = {s: i + 1.0 for i, s in enumerate(fit.order)}
             ranking[f"rank_{fit.model}"] = ranking["system"].map(rank).to_numpy()
         comparison = compare(intervals, fits)
+    model_comparison = run_model_comparison(fits, rankings, seed=seed)
     return ReportData(
         scores=scores,
         name=title or scores.name or "benchmark",
@@ -203,6 +211,7 @@ def compute(
         convergence=tuple(convergence(fit) for fit in fits),
         comparison=comparison,
         paired=run_paired(scores, list(paired), confidence, seed) if paired else {},
+        model_comparison=model_comparison,
     )
 
 
@@ -237,7 +246,7 @@ def _fit_models(models: Sequence[Any], rankings: Rankings, method: str, seed: in
         elif key == "bt":
             fits.append(zoo.BradleyTerry().fit(rankings, method=method, seed=seed))
         elif key == "mallows":
-            complete = not np.isnan(rankings.ranks).any() and not (rankings.ranks % 1).any()
+            complete = complete_untied(rankings.ranks)
             # The Mallows MAP is exact only for complete untied rankings; otherwise sample.
             mallows_method = "map" if method == "map" and complete else "mcmc"
             fits.append(
@@ -246,6 +255,12 @@ def _fit_models(models: Sequence[Any], rankings: Rankings, method: str, seed: in
         else:
             raise ValueError(f"unknown model {model!r}; use 'pl', 'bt', 'mallows' or a fit")
     return fits
+
+
+def complete_untied(ranks: np.ndarray) -> bool:
+    """Every ranking ranks every system, without ties (see
+    :func:`rankstats.rankings.tied_entries`)."""
+    return not np.isnan(ranks).any() and not tied_entries(ranks).any()
 
 
 def _transformations(scores: Scores, level: str) -> list[str]:

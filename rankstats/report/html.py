@@ -23,6 +23,8 @@ from rankstats.plotting import NOT_SIGNIFICANT_NAME
 from rankstats.report._format import column, contradiction_sentence, names
 from rankstats.report.compute import ReportData
 from rankstats.report.methods import bibtex, convergence_warning
+from rankstats.report.model_comparison import ModelComparisonFiles, ModelComparisonSection
+from rankstats.report.model_comparison import section as model_comparison_section
 from rankstats.report.paired import STRENGTHS, PairedFiles, summary
 from rankstats.report.rank_posteriors import RankPosteriorFiles, RankPosteriors
 from rankstats.report.rank_posteriors import section as rank_posterior_section
@@ -58,6 +60,8 @@ def render(
     significance_files: SignificanceFiles | None = None,
     rank_posteriors: RankPosteriors | None = None,
     rank_posterior_files: Mapping[str, RankPosteriorFiles] | None = None,
+    model_comparison: ModelComparisonSection | None = None,
+    model_comparison_files: ModelComparisonFiles | None = None,
 ) -> str:
     """The page of a report.
 
@@ -78,6 +82,9 @@ def render(
         The Friedman / post-hoc section and its files (its CD diagram is embedded).
     rank_posteriors, rank_posterior_files : optional
         The rank posteriors of the models and their files (the heat maps are embedded).
+    model_comparison, model_comparison_files : optional
+        PSIS-LOO and the posterior predictive checks of the models, and their files (the PPC
+        figures are linked, not embedded).
     """
     scores, ci, table = data.scores, data.intervals, data.ranking
     primary = method_name(data.primary)
@@ -142,6 +149,9 @@ def render(
                 rank_posterior_files,
                 {m: png_data_uri(f.figures[0]) for m, f in rank_posterior_files.items()},
             ),
+            model_comparison=None
+            if model_comparison is None or model_comparison_files is None
+            else model_comparison_section(model_comparison, model_comparison_files),
             methods_text=methods_text,
             bibtex=bibtex(cites, sep="\n"),
         )

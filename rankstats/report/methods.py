@@ -22,6 +22,7 @@ from rankstats._labels import method_name, model_name
 from rankstats._text import terminal
 from rankstats.report.compute import ReportData
 from rankstats.report.diagnostics import Convergence
+from rankstats.report.model_comparison import methods_sentence as model_comparison_sentence
 from rankstats.report.paired import summary
 from rankstats.report.significance import Significance, methods_sentence
 
@@ -66,6 +67,11 @@ def methods_paragraph(
     if data.fits:
         text += _models(data)
         cites += [MODEL_CITATIONS[m] for m in MODEL_CITATIONS if m in {f.model for f in data.fits}]
+    if data.model_comparison is not None:
+        sentence, keys = model_comparison_sentence(data.model_comparison)
+        if sentence:
+            text += " " + sentence
+            cites += [k for k in keys if k not in cites]
     if data.paired:
         text += " " + _paired(data)
         cites.append("peyrard2021")

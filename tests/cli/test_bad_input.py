@@ -486,7 +486,7 @@ def test_memory_checked_before_computing(tmp_path, capsys, monkeypatch):
 
 
 def test_closed_output_pipe_ends_quietly():
-    """``rankstats rank … | head -1``: the reader goes away; no error message, exit 141 (SIGPIPE)."""
+    """``rankstats rank … | head -1``: the reader goes away; no message, exit 141 (SIGPIPE)."""
     env = {**os.environ, "MPLBACKEND": "Agg"}
     argv = [sys.executable, "-m", "rankstats", "--quiet", "rank", "--dataset", "glue"]
     proc = subprocess.Popen(

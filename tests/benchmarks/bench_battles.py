@@ -1,0 +1,125 @@
+"""Arena-scale battles: rankstats' read + Bradley–Terry fit + 1,000 bootstrap replicates against
+the same bootstrap written with evalica's Bradley–Terry, as a user would.
+
+Run in the benchmark environment (evalica is never a dependency of rankstats or its tests):
+
+    .venv-bench/bin/pip install evalica
+    .venv-bench/bin/python tests/benchmarks/bench_battles.py \\
+        [--battles 2000000] [--models 200] [--bootstrap 1000] [--evalica-samples 10]
+
+Simulated log (``rankstats.battles.simulate_battles``): every battle an ordered pair of distinct
+models drawn uniformly (all N(N−1) ordered pairs occur: the worst case for a per-pair method),
+Davidson ties, an order effect, 30 % of the ties "both bad"; model names as Python strings in an
+object column, as ``pandas.read_json`` gives them for LMSYS's ``clean_battle`` file.
+
+- **rankstats**: the user's path from the DataFrame: ``read_battles`` (validation included) →
+  ``fit_battles(bootstrap=1000)`` (Davidson ties, order effect; Fisher + bootstrap intervals).
+- **evalica**: ``evalica.bradley_terry`` (its Rust solver; ties as half wins, no order effect) on
+  the rows, then ``--evalica-samples`` bootstrap samples, each resampling the 2 M rows with
+  replacement and refitting; the time per sample × 1,000 is the extrapolated bootstrap.
+- **agreement**: rankstats with the same model as evalica (``ties=False``,
+  ``order_effect=False``) against evalica's point estimates, both as centred log-worths (evalica
+  returns worths; its stopping tolerance is 1e-6).
+
+The load of the machine (``uptime``) is printed before and after: the timings are wall times on a
+shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import time
+
+import numpy as np
+
+
+def uptime() -> str:
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "load average: " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--battles", type=int, default=2_000_000)
+    parser.add_argument("--models", type=int, default=200)
+    parser.add_argument("--bootstrap", type=int, default=1000)
+    parser.add_argument("--evalica-samples", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    from rankstats.battles import read_battles, simulate_battles
+    from rankstats.battles_fit import fit_battles
+
+    print(f"before: {uptime()}; {os.cpu_count()} cores")
+    frame, truth = simulate_battles(
+        args.models, args.battles, order_effect=0.1, tie=-0.5, seed=args.seed
+    )
+    frame = frame.astype({c: object for c in frame.columns})  # plain strings, as read_json
+    frame = frame.astype(str)
+    print(
+        f"{args.battles:,} battles × {args.models} models (ordered pairs drawn uniformly), "
+        f"true order effect η = 0.1, log ν = −0.5"
+    )
+
+    start = time.perf_counter()
+    battles = read_battles(frame)
+    read_time = time.perf_counter() - start
+    fit = fit_battles(battles, bootstrap=args.bootstrap, seed=args.seed)
+    ours = time.perf_counter() - start
+    print(repr(battles))
+    print(
+        f"rankstats: read_battles {read_time:.2f} s; read + fit + {args.bootstrap} bootstrap "
+        f"replicates {ours:.2f} s (failed replicates: {fit.info['bootstrap_failed']})"
+    )
+    table = fit.table()
+    print(table.head(5).to_string(index=False))
+    print(fit.parameters().to_string(index=False))
+    err = np.abs(fit.log_worth - truth["log_worth"].reindex(list(fit.models)).to_numpy()).max()
+    print(f"max |θ̂ − θ| against the simulation truth: {err:.4f}")
+
+    try:
+        import evalica
+    except ImportError:
+        print("evalica is not installed (.venv-bench/bin/pip install evalica): skipped")
+        print(f"after: {uptime()}")
+        return
+    xs = frame["model_a"].to_numpy(dtype=object)
+    ys = frame["model_b"].to_numpy(dtype=object)
+    codes = {"model_a": evalica.Winner.X, "model_b": evalica.Winner.Y}
+    winners = np.array(
+        [int(codes.get(w, evalica.Winner.Draw)) for w in frame["winner"]], dtype=np.uint8
+    )
+    index = evalica.indexing(xs, ys)[2]
+    start = time.perf_counter()
+    point = evalica.bradley_terry(xs, ys, list(winners), index=index)
+    point_time = time.perf_counter() - start
+    rng = np.random.default_rng(args.seed)
+    start = time.perf_counter()
+    for _ in range(args.evalica_samples):
+        rows = rng.integers(0, len(xs), len(xs))
+        evalica.bradley_terry(xs[rows], ys[rows], list(winners[rows]), index=index)
+    per_sample = (time.perf_counter() - start) / args.evalica_samples
+    theirs = point_time + per_sample * args.bootstrap
+    print(
+        f"evalica {evalica.__version__} ({point.solver}): fit {point_time:.2f} s; "
+        f"{per_sample:.2f} s per bootstrap sample (mean of {args.evalica_samples}); "
+        f"fit + {args.bootstrap} samples ≈ {theirs:.0f} s (extrapolated)"
+    )
+    print(f"ratio evalica / rankstats: {theirs / ours:.0f}×")
+
+    same = fit_battles(battles, ties=False, order_effect=False, bootstrap=0)
+    log_scores = np.log(point.scores.reindex(list(same.models)).to_numpy())
+    diff = np.abs(same.log_worth - (log_scores - log_scores.mean())).max()
+    print(
+        "point estimates, same model (ties as half wins, no order effect), centred log-worths: "
+        f"max |rankstats − evalica| = {diff:.2e}"
+    )
+    print(f"after: {uptime()}")
+
+
+if __name__ == "__main__":
+    main()
