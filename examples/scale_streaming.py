@@ -35,10 +35,15 @@ def main() -> None:
 
     start = time.perf_counter()
     scanned = rs.scan_scores(directory, workers=args.workers)
-    stats = scanned.statistics()  # one pass; every aggregate below reuses it
-    borda2 = scanned.aggregate("borda2", statistics=stats)
-    mean = scanned.aggregate("mean", statistics=stats)
-    intervals = rs.hoeffding_test(stats.pairwise, delta=0.05, correction="holm", order=borda2.order)
+    # One pass over the files, kept on `scanned`: the calls below do not read them again. The
+    # rows may come in any order (order="auto": files written system after system are
+    # partitioned on disk by (task, instance) first, with a warning).
+    borda2 = rs.aggregate(scanned, "borda2")
+    mean = rs.aggregate(scanned, "mean")
+    stats = scanned.statistics()
+    intervals = rs.hoeffding_test(
+        rs.pairwise(scanned), delta=0.05, correction="holm", order=borda2.order
+    )
     elapsed = time.perf_counter() - start
     print(
         f"{stats.pairwise.n_rankings:,} instance rankings, {stats.instance_count.sum():,.0f} "

@@ -64,7 +64,7 @@ def test_non_contiguous_instances_are_refused(tmp_path):
     path = tmp_path / "shuffled.parquet"
     df.to_parquet(path)
     with pytest.raises(rs.InvalidScoresError, match="not contiguous"):
-        rs.scan_scores(path, batch_rows=64).statistics()
+        rs.scan_scores(path, batch_rows=64, order="grouped").statistics()
 
 
 def test_bad_values_and_columns(tmp_path):
@@ -141,7 +141,7 @@ def test_local_worker_processes_equal_one_process(tmp_path):
     pd.concat([first, df.iloc[len(first) : 200]]).to_parquet(bad / "a.parquet", row_group_size=50)
     pd.concat([df.iloc[200:400], first]).to_parquet(bad / "b.parquet", row_group_size=50)
     with pytest.raises(rs.InvalidScoresError, match=r"\('task01', 0\) are not contiguous"):
-        rs.scan_scores(bad, workers=2).statistics()
+        rs.scan_scores(bad, workers=2, order="grouped").statistics()
     with pytest.raises(ValueError, match="workers"):
         rs.scan_scores(bad, workers=0)
 

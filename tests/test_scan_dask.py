@@ -143,7 +143,7 @@ def test_instance_split_across_files_is_refused(client, tmp_path):
     with pytest.raises(rs.InvalidScoresError, match=pattern):
         rs.scan_scores(tmp_path, client=client).statistics()
     with pytest.raises(rs.InvalidScoresError, match=pattern):  # the same rule in one process
-        rs.scan_scores(tmp_path).statistics()
+        rs.scan_scores(tmp_path, order="grouped").statistics()
 
 
 def test_instance_repeated_inside_a_unit_is_refused(client, tmp_path):

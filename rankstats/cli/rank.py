@@ -98,6 +98,14 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="local worker processes reducing Parquet row groups in parallel (default 1)",
     )
     stream.add_argument(
+        "--order",
+        choices=("auto", "grouped", "any"),
+        default="auto",
+        help="row order of the files: grouped (the rows of each (task, instance) together; "
+        "else an error), any (partitioned on disk first), auto (default: grouped, switching "
+        "to any with a warning)",
+    )
+    stream.add_argument(
         "--progress",
         action="store_true",
         help="progress also when stderr is not a terminal, as plain lines (default: a bar "
@@ -169,6 +177,7 @@ def _streamed(args: argparse.Namespace) -> int:
                 batch_rows=args.batch_rows,
                 client=client,
                 workers=args.workers,
+                order=args.order,
                 **options,
             )
             # A bar on a terminal; --progress: lines off a terminal; --quiet: none (cli main).
@@ -202,8 +211,8 @@ def _streamed(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.stream:
         return _streamed(args)
-    if args.scheduler or args.workers != 1 or args.batch_rows != 2_000_000:
-        raise UsageError("--scheduler, --workers and --batch-rows apply to --stream")
+    if args.scheduler or args.workers != 1 or args.batch_rows != 2_000_000 or args.order != "auto":
+        raise UsageError("--scheduler, --workers, --batch-rows and --order apply to --stream")
     scores = load_input(args)
     level = level_of(args, scores)
     data = {

@@ -13,17 +13,20 @@ arrays (:func:`rankstats.reduce.reduce_scores`), and the arrays added:
 The estimates are computed from these statistics by the code of the in-memory path
 (:func:`rankstats.aggregate.estimate`).
 
-Files are read with ``pyarrow.dataset`` in record batches. The rows of one (task, instance) must be
-contiguous in the input (as written by ``rankstats simulate`` or any table sorted by task and
-instance): the last, possibly incomplete instance of a batch is carried over to the next one, so an
-instance cut by a batch boundary still counts as one ranking. An instance that reappears after
-other instances raises an error instead of being counted twice. Memory is bounded by the batch
-size, plus 8 bytes per instance (a 64-bit hash of every (task, instance) key already closed, which
-is what detects a reappearing instance).
+Files are read with ``pyarrow.dataset`` in record batches. When the rows of one (task, instance)
+are contiguous in the input (as written by ``rankstats simulate`` or any table sorted by task and
+instance), one pass suffices: the last, possibly incomplete instance of a batch is carried over to
+the next one, so an instance cut by a batch boundary still counts as one ranking, and an instance
+that reappears after other instances is noticed (8 bytes per instance: a 64-bit hash of every
+(task, instance) key already closed). Rows in any other order (``order="any"``, or
+``order="auto"`` once a reappearing instance is met) are hash-partitioned by (task, instance)
+into Arrow files on disk, and each partition is reduced whole (:mod:`~rankstats.scan.partition`).
+Memory is bounded by the batch size either way.
 
 Modules: :mod:`~rankstats.scan.reader` (record batches, normalisation, the batch loop and the
 edges of work units), :mod:`~rankstats.scan.drivers` (one process, local processes, a Dask
-cluster, a dask DataFrame; one tree reduction), :mod:`~rankstats.scan.scanned`
+cluster, a dask DataFrame; one tree reduction), :mod:`~rankstats.scan.partition` (rows in any
+order: the hash partition on disk), :mod:`~rankstats.scan.scanned`
 (:func:`scan_scores`, :class:`ScannedScores`).
 """
 

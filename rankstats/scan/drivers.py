@@ -26,10 +26,10 @@ import numpy as np
 import pandas as pd
 
 from rankstats._progress import Meter, displayed, meter
-from rankstats.errors import InvalidScoresError
 from rankstats.reduce import BenchmarkStatistics
 from rankstats.scan.reader import (
     UNGROUPED_HINT,
+    NotGroupedError,
     Spec,
     Stream,
     Unit,
@@ -164,14 +164,15 @@ def _describe(unit: Unit) -> str:
 
 def _not_contiguous(
     units: Sequence[Unit], hits: Sequence[list[tuple[str, object]]]
-) -> InvalidScoresError:
+) -> NotGroupedError:
     """The error for an instance key reduced in two work units, naming it and its units
     (``hits``: the keys of each unit that have the repeated hash, :func:`locate`)."""
     where = [(units[i], key) for i, found in enumerate(hits) for key in found]
     task, instance = where[0][1] if where else ("?", "?")
-    return InvalidScoresError(
+    return NotGroupedError(
         f"the rows of (task, instance) ({task!r}, {instance!r}) are not contiguous: they "
-        f"occur in {', '.join(_describe(u) for u, _ in where[:3])} ({UNGROUPED_HINT})"
+        f"occur in {', '.join(_describe(u) for u, _ in where[:3])} ({UNGROUPED_HINT})",
+        (task, instance),
     )
 
 
@@ -186,35 +187,44 @@ def local_statistics(
     than one process (82 s against 24 s on the 131 M-score benchmark), with one thread each 1.9
     times faster. Ctrl-C cancels the units not yet started.
     """
-    import multiprocessing
-    import os
-    from concurrent.futures import ProcessPoolExecutor
-
-    context = multiprocessing.get_context("spawn")
     results: list[UnitResult] = []
-    single = {k: "1" for k in _THREAD_VARIABLES if k not in os.environ}
-    os.environ.update(single)  # inherited by the spawned workers only: restored below
-    try:
-        with (
-            scan_meter(units, spec, progress, f"scan ({workers} processes)") as shown,
-            ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool,
-        ):
-            try:
-                for result in pool.map(_unit_task, units, [spec] * len(units)):
-                    results.append(result)
-                    shown.rows(result.rows)
-                    shown.unit()
-            except KeyboardInterrupt:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
-    finally:
-        for key in single:
-            os.environ.pop(key, None)
+    with (
+        scan_meter(units, spec, progress, f"scan ({workers} processes)") as shown,
+        process_pool(workers) as pool,
+    ):
+        for result in pool.map(_unit_task, units, [spec] * len(units)):
+            results.append(result)
+            shown.rows(result.rows)
+            shown.unit()
     edges = _edge_core([(r.head, r.tail) for r in results], spec)
     try:
         return tree_reduce([edges, *map(_unit_core, results)], _merge_cores)[0]
     except _RepeatedKey as err:
         raise _not_contiguous(units, [locate(u, spec, err.args[0]) for u in units]) from None
+
+
+@contextmanager
+def process_pool(workers: int) -> Iterator[Any]:
+    """``workers`` local processes (``concurrent.futures``, ``spawn``, one BLAS thread each
+    unless the caller set the variables; see :func:`local_statistics`). An error or Ctrl-C
+    cancels the tasks not yet started."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")
+    single = {k: "1" for k in _THREAD_VARIABLES if k not in os.environ}
+    os.environ.update(single)  # inherited by the spawned workers only: restored below
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            try:
+                yield pool
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+    finally:
+        for key in single:
+            os.environ.pop(key, None)
 
 
 def require_distributed() -> Any:
@@ -260,7 +270,14 @@ def cluster_statistics(
 # ---------------------------------------------------------------------------- dask DataFrame
 def _partition_statistics(frame: pd.DataFrame, spec: Spec) -> BenchmarkStatistics:
     """One partition of a shuffled dask DataFrame: group its instances, then the batch loop."""
-    rows = normalise(frame, spec)
+    return group_statistics(normalise(frame, spec), spec)
+
+
+def group_statistics(rows: pd.DataFrame, spec: Spec) -> BenchmarkStatistics:
+    """Normalised rows (t, i, s, v) in any order, holding every row of their instances (a
+    partition of a shuffled dask DataFrame, a spill file of ``order="any"``): group the
+    instances (stable: rows keep their order inside an instance), then the batch loop, which
+    refuses duplicated (system, task, instance) keys as on grouped input."""
     group = rows.groupby(["t", "i"], sort=False).ngroup().to_numpy()
     rows = rows.iloc[np.argsort(group, kind="stable")].reset_index(drop=True)
     stream = Stream(spec)

@@ -30,10 +30,24 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant that spreads the 
 _READAHEAD = 1  # record batches decoded ahead of the one being reduced
 
 UNGROUPED_HINT = (
-    "sort the input by task and instance (rankstats simulate writes it so), or scan it as a "
-    "dask DataFrame, rs.scan_scores(dask.dataframe.read_parquet(...)), which shuffles the rows "
-    "by (task, instance) first"
+    "scan it with order='any' (rankstats partitions the rows by (task, instance) on disk), sort "
+    "the input by task and instance (rankstats simulate writes it so), or scan it as a dask "
+    "DataFrame, rs.scan_scores(dask.dataframe.read_parquet(...)), which shuffles the rows by "
+    "(task, instance) first"
 )
+
+
+class NotGroupedError(InvalidScoresError):
+    """The rows of one (task, instance) are not contiguous in the input (``order="grouped"``);
+    ``order="auto"`` catches it and partitions the rows instead. ``key``: (task, instance)."""
+
+    def __init__(self, message: str, key: tuple[object, object] | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+
+    def __reduce__(self) -> tuple[Any, tuple[str, tuple[object, object] | None]]:
+        return (type(self), (str(self), self.key))  # raised in a worker process: keep the key
+
 
 Unit = tuple[str, int | None]  # (file, Parquet row group or None for the whole file)
 
@@ -232,10 +246,12 @@ class Stream:
         self.tail_hash: np.uint64 | None = None
         self.rows = 0
 
-    def _refuse(self, task_code: int, instance: object) -> InvalidScoresError:
-        return InvalidScoresError(
-            f"the rows of (task, instance) ({self.spec.tasks[task_code]!r}, {plain(instance)!r}) "
-            f"are not contiguous: {UNGROUPED_HINT}"
+    def _refuse(self, task_code: int, instance: object) -> NotGroupedError:
+        key = (self.spec.tasks[task_code], plain(instance))
+        return NotGroupedError(
+            f"the rows of (task, instance) ({key[0]!r}, {key[1]!r}) are not contiguous: "
+            f"{UNGROUPED_HINT}",
+            key,
         )
 
     def _close(self, hashes: np.ndarray, task: np.ndarray, instance: pd.Series) -> None:

@@ -29,7 +29,8 @@ from rankstats.scan.drivers import (
     require_distributed,
     single_process_statistics,
 )
-from rankstats.scan.reader import Spec, Unit, unique_names
+from rankstats.scan.partition import partition_statistics
+from rankstats.scan.reader import NotGroupedError, Spec, Unit, unique_names
 from rankstats.scores import Direction, parse_directions
 from rankstats.sufficient import StatisticsSource
 
@@ -56,6 +57,12 @@ class ScannedScores(StatisticsSource):
     sources: tuple = ()  # _read.Source of each file: its kind and how to parse it
     na_values: tuple[str, ...] | None = None
     instance_text: bool = False
+    order: str = "auto"  # "auto", "grouped" or "any" (see scan_scores)
+    file_rows: dict = field(default_factory=dict)  # path -> rows (the vocabulary pass)
+    stamps: tuple = ()  # (path, size, mtime_ns) of every file when scanned
+    # The statistics of the passes made, per driver ("local", "cluster"): one pass serves
+    # every rs.aggregate / rs.pairwise call.
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def _spec(self) -> Spec:
         sign = np.array([1.0 if self.higher_is_better[t] else -1.0 for t in self.tasks])
@@ -88,6 +95,13 @@ class ScannedScores(StatisticsSource):
     def statistics(self, client: Any = None, progress: bool = False) -> BenchmarkStatistics:
         """One pass over the data: the additive statistics of every (task, instance) ranking.
 
+        The result is kept: later calls (``rs.aggregate(scanned, ...)`` with any method,
+        ``rs.pairwise(scanned)``) return it without reading the files again, as long as no
+        file changed since :func:`scan_scores` (size and modification time; a changed file
+        raises :class:`~rankstats.errors.UnreadableFileError`: scan it again, since its
+        systems and tasks may have changed too). One result is kept per driver (this machine,
+        a cluster); they are equal up to the order of floating-point additions.
+
         Parameters
         ----------
         client : dask.distributed.Client, optional
@@ -98,7 +112,8 @@ class ScannedScores(StatisticsSource):
             File input: a progress bar on stderr when it is a terminal (nothing off a terminal
             or with ``RANKSTATS_QUIET=1``): the rows read against the rows in the Parquet
             footers, with an ETA; with text files, the files done (several) or the rows read
-            and rows/s (one). A dask DataFrame: Dask's own progress bar (tasks done).
+            and rows/s (one). Rows in any order: two bars, the partition pass (rows) and the
+            reduction (partitions). A dask DataFrame: Dask's own progress bar (tasks done).
 
         Returns
         -------
@@ -116,19 +131,64 @@ class ScannedScores(StatisticsSource):
         once), and the unit statistics are added by a tree reduction on the cluster (``+``). Each
         unit also returns the 64-bit hashes of its instance keys; the reduction refuses a key
         reduced in two units (input not grouped by instance) with an error naming the (task,
-        instance) and the files.
+        instance) and the files. Files on a cluster must be grouped (``order="any"`` spills to
+        this machine's disk; scan a dask DataFrame instead, which is shuffled).
         """
         client = client if client is not None else self.client
         if client is not None and not hasattr(client, "submit"):
             raise TypeError(f"client must be a dask.distributed.Client, not {type(client)}")
+        self._check_unchanged()
+        driver = "cluster" if client is not None else "local"
+        if driver not in self._cache:
+            self._cache[driver] = self._pass(client, progress)
+        return self._cache[driver]
+
+    def _check_unchanged(self) -> None:
+        for path, size, mtime in self.stamps:
+            try:
+                now = Path(path).stat()
+            except OSError:
+                now = None
+            if now is None or (now.st_size, now.st_mtime_ns) != (size, mtime):
+                raise UnreadableFileError(
+                    f"{path} changed (or was removed) since rs.scan_scores read it; scan the "
+                    "files again (its systems, tasks and rows may have changed)"
+                )
+
+    def _pass(self, client: Any, progress: bool) -> BenchmarkStatistics:
+        """One pass by the driver that fits: cluster, local processes, one process; rows in
+        any order are partitioned on disk (``order``)."""
         if self.frame is not None:
             return frame_statistics(self.frame, self._spec(), client, progress)
         units = self._units()
         if client is not None:
+            if self.order == "any":
+                raise ValueError(_CLUSTER_ANY)
             return cluster_statistics(units, self._spec(), client, progress)
-        if self.workers > 1 and len(units) > 1:
-            return local_statistics(units, self._spec(), self.workers, progress)
-        return single_process_statistics(units, self._spec(), progress)
+        if self.order == "any":
+            return self._partitioned(units, progress)
+        try:
+            if self.workers > 1 and len(units) > 1:
+                return local_statistics(units, self._spec(), self.workers, progress)
+            return single_process_statistics(units, self._spec(), progress)
+        except NotGroupedError as err:
+            if self.order == "grouped":
+                raise
+            key = err.key
+        # Outside the except block: the traceback (and the batch it holds) is released first.
+        task, instance = key or ("?", "?")
+        warnings.warn(
+            "the rows of the score files are not grouped by (task, instance) (the rows of "
+            f"({task!r}, {instance!r}) are apart): rankstats partitions them by (task, "
+            "instance) on disk and reads them again; order='any' skips this first attempt",
+            DataWarning,
+            stacklevel=3,
+        )
+        return self._partitioned(units, progress)
+
+    def _partitioned(self, units: list[Unit], progress: bool) -> BenchmarkStatistics:
+        rows = sum(self.file_rows.values()) or _estimated_rows(self.paths)
+        return partition_statistics(units, self._spec(), rows, progress, self.workers)
 
     def aggregate(
         self, method: str = "borda", statistics: BenchmarkStatistics | None = None
@@ -169,6 +229,7 @@ def scan_scores(
     na_values: Sequence[str] | None = None,
     sep: str | None = None,
     encoding: str = "utf-8",
+    order: str = "auto",
 ) -> ScannedScores:
     """Lazy view of instance-level scores: Parquet / CSV files, or a dask DataFrame.
 
@@ -176,7 +237,10 @@ def scan_scores(
     computed by :meth:`ScannedScores.statistics` / :meth:`ScannedScores.aggregate`, or by
     ``rs.aggregate(scanned, method)`` and ``rs.pairwise(scanned)``. Every statistic behind σ^μ,
     σ^l, σ^2l and the Hoeffding intervals is a sum over (task, instance) rankings, so chunks are
-    reduced separately and added: the result equals the in-memory one up to rounding.
+    reduced separately and added: the result equals the in-memory one up to rounding. The
+    rows may come in any order (``order``); the first pass is kept, so every later estimate
+    of the same object (``rs.aggregate`` with any streamed method, ``rs.pairwise``) is served
+    without reading the files again.
 
     Parameters
     ----------
@@ -189,9 +253,9 @@ def scan_scores(
         directory with ``truth.json``) must be complete: its ``rankstats-manifest.json`` (written
         last) must list exactly the data files, with the row count they hold. Files are
         parsed as by :func:`rankstats.read_scores` (keys as text, the same missing-value rules,
-        content-detected compression and delimiter). The rows of one (task, instance) must be
-        contiguous in file input. A dask DataFrame is shuffled by (task, instance) instead, so
-        its rows may come in any order.
+        content-detected compression and delimiter). File rows may come in any order (see
+        ``order``). A dask DataFrame is shuffled by (task, instance), so its rows may come in
+        any order too (``order`` does not apply).
     system, task, instance, score : str
         Column names.
     higher_is_better : bool or dict
@@ -211,6 +275,25 @@ def scan_scores(
         As in :func:`rankstats.read_scores`: score words read as "not evaluated" (refused by
         default, with their file lines; a :class:`DataWarning` counts them when accepted), the
         delimiter of text files (default: sniffed per file) and their encoding.
+    order : {"auto", "grouped", "any"}
+        How the rows of one (task, instance) are laid out in the files.
+
+        - ``"grouped"``: together (a table sorted by task and instance, as ``rankstats
+          simulate`` writes it; they may be cut by batch, row-group and file boundaries). Read
+          in one pass; rows of an instance that reappear after other instances raise an error
+          naming the (task, instance).
+        - ``"any"``: in any order (e.g. one file per task, system after system, as evaluation
+          harnesses write them). The rows are hash-partitioned by (task, instance) into about
+          ``rows / batch_rows`` Arrow files in a temporary directory (``TMPDIR``; about 12 bytes
+          per row plus the instance key; removed at the end, also on an error), then each
+          partition is read back and reduced whole: two reads of the data and one write,
+          1.5–2 times the time of a grouped pass, memory about one partition (``batch_rows``
+          rows). Not on a cluster (``client=``): scan a dask DataFrame there.
+        - ``"auto"`` (default): as grouped; at the first instance found apart, a
+          :class:`DataWarning` says so and the scan restarts with ``"any"``. The work done
+          before is discarded: usually one batch (an ungrouped file is noticed at once), at
+          most one grouped pass when only the last rows are out of place; ``order="any"``
+          skips this first attempt. With ``client=`` it behaves as ``"grouped"``.
 
     Returns
     -------
@@ -222,7 +305,14 @@ def scan_scores(
     how an instance whose rows reappear after other instances is refused instead of counted
     twice. Two different keys share a hash with probability about :math:`K^2 / 2^{65}` for
     :math:`K` instances (≈ 1e-6 at 6.6 million); such a collision raises a false "not contiguous"
-    error, never a wrong number.
+    error, never a wrong number. With ``order="any"`` the hash only chooses the partition; the
+    instances are grouped by their keys. A (system, task, instance) given twice is refused in
+    every order, naming it.
+
+    The statistics of the first pass are kept on the returned object, with the size and
+    modification time of every file: a file changed since the scan raises
+    :class:`~rankstats.errors.UnreadableFileError` (its systems and tasks may have changed:
+    scan again) instead of mixing old and new data.
 
     Examples
     --------
@@ -233,6 +323,10 @@ def scan_scores(
     >>> rs.aggregate(scanned, "borda").order == rs.aggregate(sim, "borda").order
     True
     """
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {', '.join(map(repr, ORDERS))}, not {order!r}")
+    if order == "any" and client is not None:
+        raise ValueError(_CLUSTER_ANY)
     columns = {"system": system, "task": task, "instance": instance, "score": score}
     if is_dask_frame(paths):
         return _scan_frame(paths, columns, higher_is_better, batch_rows, client)
@@ -240,6 +334,7 @@ def scan_scores(
         raise ValueError(f"workers must be ≥ 1, not {workers}")
     na = tuple(str(w) for w in na_values) if na_values else None
     files, promised = _collect_files(paths)
+    stamps = tuple((str(f), *_stamp(f)) for f in files)
     sources = [_read.inspect(f, sep=sep, encoding=encoding) for f in files]
     schemas = _check_columns(sources, columns)
     vocabulary = _vocabulary(sources, schemas, columns, batch_rows, na)
@@ -278,7 +373,36 @@ def scan_scores(
         na_values=na,
         # Text and numeric instance keys in one scan: compare them as text (as read_scores).
         instance_text=len(instance_kinds) > 1,
+        order=order,
+        file_rows=dict(vocabulary.rows),
+        stamps=stamps,
     )
+
+
+ORDERS = ("auto", "grouped", "any")
+_CLUSTER_ANY = (
+    "order='any' partitions the rows on this machine's disk, not on a cluster: scan the files "
+    "as a dask DataFrame, rs.scan_scores(dask.dataframe.read_parquet(...), client=client), "
+    "which shuffles the rows by (task, instance), or sort them by task and instance"
+)
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+def _estimated_rows(paths: Sequence[str]) -> int:
+    """Rows of the files when not counted: Parquet footers; text ≥ 12 bytes a row."""
+    import pyarrow.parquet as pq
+
+    rows = 0
+    for path in paths:
+        try:
+            rows += pq.read_metadata(path).num_rows
+        except Exception:  # text (compressed text: up to 5 times its size)
+            rows += 5 * Path(path).stat().st_size // 12
+    return rows
 
 
 def _is_text(kind: Any) -> bool:

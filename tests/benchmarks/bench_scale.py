@@ -14,6 +14,16 @@ Run: ``python tests/benchmarks/bench_scale.py [--dir DIR] [--instances 330000] [
 4. The same pass on a ``dask.distributed.LocalCluster`` (2 workers × 1 thread) when dask is
    installed: on a 2-core machine it need not be faster (the workers share the cores with the
    driver and pickle their results); it shows that the cluster path gives the same numbers.
+5. Row order (issue 17): the same scores written (once; reused) in the layout of real harnesses,
+   one Parquet file per task and, inside it, system after system (``DIR-ungrouped``), scanned
+   with ``order="auto"`` (a first grouped attempt, a warning, then the hash partition on disk)
+   and ``order="any"`` (the partition at once), each in a fresh child process with its peak
+   RSS, against the grouped pass; and the four-call pattern (``rs.aggregate`` mean, borda,
+   borda2 and ``rs.hoeffding(rs.pairwise(...))`` on one scanned object, served by one cached
+   pass) against one pass. Goals: ungrouped ≤ 2× grouped, peak RSS < 2 GB, four calls ≤ 1.2×.
+
+``--instances 33000`` (13 million scores) runs all of it in about a minute; ``uptime`` is printed
+with the numbers, since other processes on the machine change them.
 """
 
 from __future__ import annotations
@@ -49,20 +59,46 @@ def generate(directory: Path, instances: int) -> float:
     return time.perf_counter() - start
 
 
-def child(directory: str, client_address: str | None, workers: int = 1) -> None:
-    """The timed pass; prints one JSON line."""
+def child(
+    directory: str,
+    client_address: str | None,
+    workers: int = 1,
+    order: str = "auto",
+    four: bool = False,
+) -> None:
+    """The timed pass; prints one JSON line. ``four``: the four-call pattern (each call asks
+    the scanned object for its statistics) instead of one explicit pass."""
+    import warnings
+
     client = None
     if client_address:
         from distributed import Client
 
         client = Client(client_address)
     start = time.perf_counter()
-    scanned = rs.scan_scores(directory, client=client, workers=workers)
+    scanned = rs.scan_scores(directory, client=client, workers=workers, order=order)
     vocab = time.perf_counter() - start
-    stats = scanned.statistics()
-    aggregates = {m: scanned.aggregate(m, statistics=stats) for m in ("mean", "borda", "borda2")}
-    intervals = rs.hoeffding(stats.pairwise, order=aggregates["borda"].order)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", rs.DataWarning)
+        calls = []  # seconds of each call: the first makes the pass, the others reuse it
+        if four:
+            methods = ("mean", "borda", "borda2")
+            aggregates = {}
+            for m in methods:
+                began = time.perf_counter()
+                aggregates[m] = rs.aggregate(scanned, m)
+                calls.append(time.perf_counter() - began)
+            began = time.perf_counter()
+            pairwise = rs.pairwise(scanned)
+            calls.append(time.perf_counter() - began)
+        else:
+            stats = scanned.statistics()
+            methods = ("mean", "borda", "borda2")
+            aggregates = {m: scanned.aggregate(m, statistics=stats) for m in methods}
+            pairwise = stats.pairwise
+    intervals = rs.hoeffding(pairwise, order=aggregates["borda"].order)
     elapsed = time.perf_counter() - start
+    stats = scanned.statistics()  # cached: no further pass
     print(
         json.dumps(
             {
@@ -74,13 +110,26 @@ def child(directory: str, client_address: str | None, workers: int = 1) -> None:
                 "significant_pairs": int(intervals["significant"].sum() // 2),
                 "orders": {m: a.order for m, a in aggregates.items()},
                 "borda": aggregates["borda"].scores.tolist(),
+                "values": {m: a.scores.to_dict() for m, a in aggregates.items()},
+                "wins": dict(
+                    zip(pairwise.systems, pairwise.wins.sum(axis=1).tolist(), strict=True)
+                ),
+                "warnings": [str(w.message) for w in caught],
+                "calls": calls,
             }
         )
     )
 
 
-def run_child(directory: Path, client_address: str | None = None, workers: int = 1) -> dict:
+def run_child(
+    directory: Path,
+    client_address: str | None = None,
+    workers: int = 1,
+    order: str = "auto",
+    four: bool = False,
+) -> dict:
     cmd = [sys.executable, __file__, "--child", str(directory), "--workers", str(workers)]
+    cmd += ["--order", order] + (["--four"] if four else [])
     if client_address:
         cmd += ["--address", client_address]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
@@ -118,6 +167,104 @@ def paper_seconds(directory: Path, per_task: int = 20) -> tuple[float, float]:
     return per * n_instances * params["n_tasks"], per * 1e3
 
 
+def write_ungrouped(directory: Path, instances: int) -> tuple[Path, float]:
+    """The scores of ``directory`` as one Parquet file per task, system after system (instances
+    in order inside a system): every instance's rows are apart. One task in memory at a time
+    (its files found from the Parquet statistics of the task column); reused when present."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    schema = pa.schema(
+        [
+            ("system", pa.string()),
+            ("task", pa.string()),
+            ("instance", pa.int32()),
+            ("score", pa.float64()),
+        ]
+    )
+    out = directory.parent / f"{directory.name}-ungrouped"
+    stamp = out / "_source.json"
+    wanted = {"source": str(directory), "n_instances": instances}
+    if stamp.exists() and json.loads(stamp.read_text()) == wanted:
+        return out, float("nan")
+    start = time.perf_counter()
+    out.mkdir(exist_ok=True)
+    for old in out.glob("*.parquet"):
+        old.unlink()
+    by_task: dict[str, list[str]] = {}
+    for path in sorted(directory.glob("part-*.parquet")):
+        meta = pq.read_metadata(path)
+        column = meta.schema.to_arrow_schema().get_field_index("task")
+        for g in range(meta.num_row_groups):
+            st = meta.row_group(g).column(column).statistics
+            low, high = (st.min, st.max) if st is not None and st.has_min_max else (None, None)
+            tasks = [low] if low is not None and low == high else ["*"]
+            for t in tasks:
+                by_task.setdefault(t, []).append(str(path))
+    if "*" in by_task:  # no usable statistics: every file for every task
+        raise SystemExit("the benchmark files have no per-row-group task statistics")
+    for k, (task, files) in enumerate(sorted(by_task.items())):
+        dataset = ds.dataset(sorted(set(files)), format="parquet")
+        table = dataset.to_table(filter=ds.field("task") == task).cast(schema)
+        order = pc.sort_indices(table, [("system", "ascending"), ("instance", "ascending")])
+        pq.write_table(table.take(order), out / f"task-{k:02d}.parquet", row_group_size=1_000_000)
+        del table, order
+    stamp.write_text(json.dumps(wanted))
+    return out, time.perf_counter() - start
+
+
+def _max_gap(a: dict, b: dict) -> float:
+    """Largest relative difference of the per-system values of two children."""
+    gaps = [abs(a[m][s] - b[m][s]) / max(abs(b[m][s]), 1.0) for m in b for s in b[m]]
+    return max(gaps)
+
+
+def _uptime() -> str:
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "(uptime not available)"
+
+
+def order_timings(directory: Path, grouped: dict, instances: int) -> None:
+    """5. Row order and one pass for every estimate (issue 17)."""
+    ungrouped, made = write_ungrouped(directory, instances)
+    print(
+        f"ungrouped layout: {ungrouped} (one file per task, system after system)"
+        + (f"; written in {made:.1f} s" if made == made else "; reused")
+    )
+    print(f"load before: {_uptime()}")
+    runs = {
+        "grouped, order='grouped' (reference)": grouped,
+        "ungrouped, order='auto'": run_child(ungrouped, order="auto"),
+        "ungrouped, order='any'": run_child(ungrouped, order="any"),
+        "grouped, four calls (mean, borda, borda2, pairwise)": run_child(
+            directory, order="grouped", four=True
+        ),
+        # The reference again: the load of the machine may have changed meanwhile.
+        "grouped, order='grouped' (reference, again)": run_child(directory, order="grouped"),
+    }
+    base = (grouped["seconds"] + runs["grouped, order='grouped' (reference, again)"]["seconds"]) / 2
+    reference = {**grouped["values"], "wins": grouped["wins"]}
+    print(f"  ratios against the mean of the two grouped passes ({base:.1f} s)")
+    for label, run in runs.items():
+        gap = _max_gap({**run["values"], "wins": run["wins"]}, reference)
+        print(
+            f"  {label:<52} {run['seconds']:6.1f} s  ×{run['seconds'] / base:4.2f}  peak RSS "
+            f"{run['peak_rss_mb']:6,.0f} MB  max rel. gap {gap:.1e}  same orders "
+            f"{run['orders'] == grouped['orders']}  warnings {len(run['warnings'])}"
+        )
+        if run.get("calls"):
+            print("    seconds of each call: " + ", ".join(f"{c:.3f}" for c in run["calls"]))
+    print(f"load after: {_uptime()}")
+    print(
+        "  goals: ungrouped ≤ 2× grouped, peak RSS < 2,048 MB, four calls ≤ 1.2× one pass "
+        "(measured while other processes may share the cores: see the load)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", default=str(Path(tempfile.gettempdir()) / "rankstats-131m"))
@@ -126,9 +273,14 @@ def main() -> None:
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--address", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--workers", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--order", default="auto", help=argparse.SUPPRESS)
+    parser.add_argument("--four", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--only-order", action="store_true", help="only the row-order and four-call timings (5.)"
+    )
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.address, args.workers)
+        child(args.child, args.address, args.workers, args.order, args.four)
         return
 
     directory = Path(args.dir)
@@ -139,7 +291,10 @@ def main() -> None:
         f"40 Parquet files, {size:,.0f} MB)"
         + (f"; written in {made:.1f} s" if made == made else "; reused")
     )
-    ours = run_child(directory)
+    ours = run_child(directory, order="grouped")
+    order_timings(directory, ours, args.instances)
+    if args.only_order:
+        return
     rate = ours["scores"] / ours["seconds"]
     print(
         f"rankstats (1 process): {ours['scores']:,.0f} scores, {ours['rankings']:,} instance "
