@@ -1,8 +1,11 @@
 """Pointwise log-likelihood of sampled fits (ArviZ ``log_likelihood`` group) and
 ``rs.models.compare_fits`` (PSIS-LOO / WAIC) across Plackett–Luce, Bradley–Terry and Mallows.
 
-Small fits in module-scoped fixtures (short chains); the statistical check that LOO prefers the
-family that generated the data is slow."""
+Small fits in module-scoped fixtures (short chains); every test that needs them compiles PyMC
+models (about 35 s cold) and runs in the slow stage, as does the statistical check that LOO
+prefers the family that generated the data. The default run keeps the exact checks that need no
+NUTS fit (Mallows marginals, the refusals); tests/test_report_model_comparison.py compares the
+report's table with ``compare_fits`` on fits relabelled as sampled."""
 
 from __future__ import annotations
 
@@ -61,6 +64,7 @@ def _values(fit: Fit) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- pointwise values
+@pytest.mark.slow
 def test_pointwise_sums_to_the_total_log_likelihood_at_each_draw(fits, salad, bt_counts):
     pl, bt, ma = fits["pl"], fits["bt"], fits["mallows"]
     for s in (0, 37, 199):
@@ -91,6 +95,7 @@ def _kendall(pos_a: np.ndarray, pos_b: np.ndarray) -> int:
     )
 
 
+@pytest.mark.slow
 def test_mallows_complete_untied_rankings_give_the_mallows_probability_exactly(fits, salad):
     ma = fits["mallows"]
     values = _values(ma)
@@ -135,6 +140,7 @@ def test_mallows_marginal_over_ties_and_unranked_systems_of_pairs_is_exact():
             assert values[s, row] == pytest.approx(expected, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_unit_and_coordinates_are_recorded(fits, bt_counts, salad):
     for name in ("pl", "bt", "mallows"):
         group = _compat.group(fits[name].idata, "log_likelihood")
@@ -153,6 +159,7 @@ def test_unit_and_coordinates_are_recorded(fits, bt_counts, salad):
     assert " vs " in str(group["comparison"].values[0])
 
 
+@pytest.mark.slow
 def test_netcdf_round_trip_keeps_the_group(fits, tmp_path):
     for name, fit in fits.items():
         path = fit.to_netcdf(tmp_path / f"{name}.nc")
@@ -175,6 +182,7 @@ def test_netcdf_round_trip_keeps_the_group(fits, tmp_path):
 
 
 # ----------------------------------------------------------------------------- compare_fits
+@pytest.mark.slow
 def test_compare_fits_table(fits):
     with pytest.warns(LOOWarning, match="composite"):
         result = rs.models.compare_fits(fits)
@@ -199,6 +207,7 @@ def test_compare_fits_table(fits):
 
 
 @pytest.mark.skipif(_compat.DATATREE, reason="arviz 1.x has no az.waic; arviz 0.x is the reference")
+@pytest.mark.slow
 def test_waic_and_table_equal_arviz_0x(fits):
     import arviz as az
 
@@ -219,17 +228,20 @@ def test_waic_and_table_equal_arviz_0x(fits):
             np.testing.assert_allclose(ours["se"], theirs["se"], rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_refuses_map_fits(fits, salad):
     mle = rs.models.PlackettLuce().fit(salad, method="mle")
     with pytest.raises(ValueError, match=r"'pl_mle'.*method='mle'.*not posterior draws.*nuts"):
         rs.models.compare_fits({"pl_mle": mle, "mallows": fits["mallows"]})
 
 
+@pytest.mark.slow
 def test_refuses_different_units(fits, bt_counts):
     with pytest.raises(ValueError, match=r"different units.*pl per ranking; bt per comparison"):
         rs.models.compare_fits({"pl": fits["pl"], "bt": bt_counts})
 
 
+@pytest.mark.slow
 def test_refuses_different_data(fits, salad):
     other = rs.Rankings.from_rank_matrix(salad.to_frame().iloc[:20])
     pl_other = _quiet(
@@ -239,6 +251,7 @@ def test_refuses_different_data(fits, salad):
         rs.models.compare_fits({"pl": fits["pl"], "mallows20": pl_other})
 
 
+@pytest.mark.slow
 def test_refuses_zoo_fits_without_the_group(fits):
     zoo = rs.models.load("glue", "pl")
     assert not _compat.has_group(zoo.idata, "log_likelihood")
@@ -260,6 +273,7 @@ def test_mallows_with_unranked_systems_says_why():
         rs.models.compare_fits({"mallows": fit, "again": fit})
 
 
+@pytest.mark.slow
 def test_pareto_k_warning_names_the_fits_and_counts(fits):
     """Three rankings whose log-likelihood is very low at a handful of draws (minus the absolute
     value of a Student t with 1.5 degrees of freedom): importance weights 1/p with a heavy
@@ -282,6 +296,7 @@ def test_pareto_k_warning_names_the_fits_and_counts(fits):
     assert (result.pareto_k["spoiled"].iloc[:3] > 0.7).sum() == count
 
 
+@pytest.mark.slow
 def test_waic_has_no_pareto_k(fits):
     result = rs.models.compare_fits({"pl": fits["pl"], "mallows": fits["mallows"]}, ic="waic")
     assert result.pareto_k is None and result.table["pareto_k_high"].isna().all()

@@ -216,6 +216,7 @@ def test_layers_import_one_way():
         "aggregate",
         "scan.reader",
         "scan.drivers",
+        "scan.partition",
         "scan.scanned",
         "scan",
     ]
