@@ -73,6 +73,7 @@ def sample_posterior(
         problems,
         stacklevel=4,
         hint="run longer chains (draws=, tune=) or more chains",
+        inspect="fit.info['posterior_problems'] and the draws in fit.posterior",
     )
     posterior = _compat.group(idata)
     out: dict[str, Any] = {}

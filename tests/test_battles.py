@@ -379,3 +379,19 @@ def test_numpy_fallback_matches_the_numba_kernels(monkeypatch):
     # Same resampled counts (the same inversion of the same uniforms); the NumPy gradient works
     # in float32, so the refits agree to the stopping tolerance.
     np.testing.assert_allclose(without, with_numba, atol=2e-6)
+
+
+def test_unidentified_order_effect_says_what_to_do():
+    """Two models, x always shown first: only θ_x − θ_y + η is identified."""
+    frame = pd.DataFrame(
+        {
+            "model_a": ["x"] * 30,
+            "model_b": ["y"] * 30,
+            "winner": ["a"] * 18 + ["b"] * 9 + ["tie"] * 3,
+        }
+    )
+    battles = read_battles(frame)
+    with pytest.raises(MLEDoesNotExistError, match="order_effect=False"):
+        fit_battles(battles, bootstrap=0)
+    fit = fit_battles(battles, bootstrap=0, order_effect=False)  # identified without it
+    assert fit.log_worth[0] > fit.log_worth[1]

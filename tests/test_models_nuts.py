@@ -87,6 +87,7 @@ def _agrees(fit, reference):
     np.testing.assert_allclose(sd, reference.se.to_numpy(), rtol=0.25)
 
 
+@pytest.mark.slow  # NUTS on a compiled graph: 12-14 s per model in a fresh process
 def test_pl_nuts_agrees_with_map(pl_nuts):
     ref = rs.models.PlackettLuce().fit(rs.load_rankings("salad"), method="map")
     _agrees(pl_nuts, ref)
@@ -102,6 +103,7 @@ def test_pl_nuts_agrees_with_map(pl_nuts):
     assert (summary["r_hat"] < 1.01).all()
 
 
+@pytest.mark.slow  # NUTS on a compiled graph: 12-14 s per model in a fresh process
 def test_bt_nuts_agrees_with_map(bt_nuts):
     ref = rs.models.BradleyTerry().fit(rs.load_paired("pudding"), method="map")
     _agrees(bt_nuts, ref)
@@ -109,6 +111,7 @@ def test_bt_nuts_agrees_with_map(bt_nuts):
     assert abs(post.mean() - ref.parameters["log_tie"]) < 0.2 * post.std()
 
 
+@pytest.mark.slow  # NUTS on a compiled graph: 12-14 s per model in a fresh process
 def test_nuts_fit_tables(pl_nuts, tmp_path):
     table = pl_nuts.pairwise()
     assert len(table) == 12 and table.loc[0, "system_a"] == "B"

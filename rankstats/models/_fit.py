@@ -104,13 +104,17 @@ PL_BT_HINT = (
 )
 
 
-def warn_convergence(problems: list[str], stacklevel: int = 3, hint: str = PL_BT_HINT) -> None:
+def warn_convergence(
+    problems: list[str],
+    stacklevel: int = 3,
+    hint: str = PL_BT_HINT,
+    inspect: str = "fit.summary() and arviz trace plots",
+) -> None:
     if problems:
         warnings.warn(
             "MCMC did not converge reliably: "
             + "; ".join(problems)
-            + f". Do not report these numbers as they are: {hint}; inspect fit.summary() and "
-            "arviz trace plots.",
+            + f". Do not report these numbers as they are: {hint}; inspect {inspect}.",
             ConvergenceWarning,
             stacklevel=stacklevel,
         )
