@@ -395,3 +395,21 @@ def test_unidentified_order_effect_says_what_to_do():
         fit_battles(battles, bootstrap=0)
     fit = fit_battles(battles, bootstrap=0, order_effect=False)  # identified without it
     assert fit.log_worth[0] > fit.log_worth[1]
+
+
+def test_cli_drops_both_bad_before_deciding_on_ties(tmp_path):
+    """The only ties are 'both bad' and --both-bad drop removes them: no tie parameter is fitted
+    (Davidson's ν would run off to 0 and the fit would fail)."""
+    import json
+
+    from rankstats.cli import main
+
+    frame, _ = simulate_battles(6, 3000, seed=15)
+    frame = frame[frame["winner"] != "tie"]
+    assert (frame["winner"] == "tie (bothbad)").any()
+    frame.to_csv(tmp_path / "b.csv", index=False)
+    out = tmp_path / "out"
+    argv = ["battles", str(tmp_path / "b.csv"), "--both-bad", "drop", "--bootstrap", "20"]
+    assert main([*argv, "--no-figures", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["info"]["ties"] == "half" and summary["info"]["both_bad"] == "drop"

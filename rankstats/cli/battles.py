@@ -108,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
     print(terminal(repr(battles)))
     fit = fit_battles(
         battles,
-        ties=args.ties == "davidson" and bool((battles.ties + battles.both_bad).sum() > 0),
+        # Davidson's ν only when ties remain after --both-bad (decided on the counts fitted).
+        ties=None if args.ties == "davidson" else False,
         order_effect=not args.no_order_effect,
         both_bad=args.both_bad,
         bootstrap=args.bootstrap,
