@@ -24,7 +24,6 @@ paragraph (:func:`sentence`) and ``model_comparison.csv`` all use it.  Files wri
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -218,16 +217,18 @@ def tie_caveat(data: Any, models: Sequence[str]) -> str | None:
 
     if not isinstance(data, Rankings):
         return None
-    n_rankings, total = 0, 0.0
-    for row in data.ranks:
-        values = row[~np.isnan(row)]
-        if len(values) < 2:
-            continue
-        levels, counts = np.unique(values, return_counts=True)
-        above_last = (counts > 1) & (levels < levels.max())
-        if above_last.any():
-            n_rankings += 1
-            total += float(sum(math.lgamma(c + 1) for c in counts[above_last]))
+    # Σ log d! over the tie groups above the last place of each ranking, without a loop over
+    # rankings: in each sorted row the k-th member (k = 0, 1, ...) of a group adds log(k + 1).
+    ordered = np.sort(data.ranks, axis=1)  # NaN (not ranked) last, and never equal
+    position = np.arange(ordered.shape[1])
+    start = np.ones(ordered.shape, dtype=bool)
+    start[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    within = position - np.maximum.accumulate(np.where(start, position, 0), axis=1)
+    last_place = ordered == np.fmax.reduce(ordered, axis=1)[:, None]  # no warning on empty rows
+    above = ~np.isnan(ordered) & ~last_place
+    terms = np.where(above, np.log1p(within), 0.0)
+    per_ranking = terms.sum(axis=1)
+    n_rankings, total = int((per_ranking > 0).sum()), float(per_ranking.sum())
     if not n_rankings:
         return None
     return (
