@@ -6,6 +6,11 @@ counts per ordered pair, fitted by Bradley–Terry with Davidson ties and an ord
 advantage of the answer shown first), and printed on the Elo scale with Fisher and bootstrap
 intervals.  Runs in a few seconds; pass ``--posterior`` to add the NUTS posterior (PyMC, slower).
 
+Then a real log: arena-hard-auto's 2,136 judgments (bundled), a star design — every battle
+against one baseline, so the order effect cannot be estimated and is left out with a warning —
+in which each question is judged several times: the bootstrap resamples questions
+(``cluster="question_id"``), not battles.
+
     python examples/arena_battles.py [--posterior] [--out arena-out]
 """
 
@@ -47,6 +52,24 @@ def main() -> None:
     top = list(fit.table()["model"][:4])
     print("P(row beats column), ties ½, both orders averaged:")
     print(fit.win_probability().loc[top, top].round(3))
+
+    import warnings
+
+    from rankstats.datasets import battles_path
+
+    arena = read_battles(battles_path("arena_hard"), cluster="question_id")
+    print(arena)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        arena_fit = fit_battles(arena, bootstrap=1000, seed=0)
+    for warning in caught:
+        print(f"warning: {warning.message}")
+    by_battle = fit_battles(read_battles(battles_path("arena_hard")), order_effect=False, seed=0)
+    columns = ["model", "rating", "bootstrap_low", "bootstrap_high"]
+    print("bootstrap over questions:")
+    print(arena_fit.table()[columns].round(1).to_string(index=False))
+    print("bootstrap over battles (too narrow: judgments of one question are correlated):")
+    print(by_battle.table()[columns].round(1).to_string(index=False))
 
     if args.out:
         from rankstats.plotting import save_figure

@@ -44,6 +44,8 @@ _EXPORTS = {
     "hoeffding": "confidence",
     "hoeffding_test": "confidence",
     "significance_matrix": "confidence",
+    "DataCheck": "datacheck",
+    "check_data": "datacheck",
     "list_datasets": "datasets",
     "load_dataset": "datasets",
     "load_paired": "datasets",
@@ -72,6 +74,8 @@ _EXPORTS = {
     "RankSets": "rank_sets",
     "rank_confidence_sets": "rank_sets",
     "Rankings": "rankings",
+    "read_paired_comparisons": "rankings_files",
+    "read_rankings": "rankings_files",
     "Report": "report",
     "report": "report",
     "Robustness": "robustness",
@@ -101,6 +105,7 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
         hoeffding_test,
         significance_matrix,
     )
+    from rankstats.datacheck import DataCheck, check_data
     from rankstats.datasets import list_datasets, load_dataset, load_paired, load_rankings
     from rankstats.dispersion import Dispersion, dispersion, dispersion_table, kendall_distance
     from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
@@ -112,6 +117,7 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
     from rankstats.posthoc import PosthocResult, posthoc
     from rankstats.rank_sets import RankSets, rank_confidence_sets
     from rankstats.rankings import Rankings
+    from rankstats.rankings_files import read_paired_comparisons, read_rankings
     from rankstats.report import Report, report
     from rankstats.robustness import Robustness, agreement
     from rankstats.scan import ScannedScores, scan_scores
@@ -163,6 +169,7 @@ __all__ = [
     "Blocks",
     "ChoiceResult",
     "Comparison",
+    "DataCheck",
     "DataWarning",
     "Dispersion",
     "FriedmanResult",
@@ -187,6 +194,7 @@ __all__ = [
     "bayes_signed_rank",
     "cd_diagram",
     "cd_table",
+    "check_data",
     "choose_test",
     "compare",
     "dispersion",
@@ -208,6 +216,8 @@ __all__ = [
     "rank_blocks",
     "rank_confidence_sets",
     "read_battles",
+    "read_paired_comparisons",
+    "read_rankings",
     "read_scores",
     "repeated_measures_anova",
     "report",

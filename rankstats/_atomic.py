@@ -9,6 +9,7 @@ run sits next to new ones. Single files are written to a temporary name and ``os
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import tempfile
@@ -44,6 +45,7 @@ def check_output_dir(path: str | Path, option: str = "--out") -> Path:
         raise OutputError(f"{option} {path}: {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise OutputError(f"{option} {path}: no permission to write in {parent}")
+    _probe(path, parent, option)
     return path
 
 
@@ -60,6 +62,17 @@ def check_output_file(path: str | Path, suffixes: tuple[str, ...], option: str =
     parent = _existing_parent(path)
     if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
         raise OutputError(f"{option} {path}: cannot write in {parent}")
+    _probe(path, parent, option)
+    return path
+
+
+def check_save_dir(path: str | Path, option: str = "--save") -> Path:
+    """Refuse, before any computing, a directory that files will be added to (``--save DIR``,
+    which may hold other files) but that cannot be written."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"{option} {path} is an existing file; give a directory")
+    _probe(path, path if path.is_dir() else _existing_parent(path), option)
     return path
 
 
@@ -70,6 +83,31 @@ def _existing_parent(path: Path) -> Path:
     return parent
 
 
+def _why(err: OSError) -> str:
+    """The reason an output cannot be created, in words (``/proc`` answers "No such file or
+    directory" for a directory that exists: say what that means)."""
+    reason = err.strerror or type(err).__name__
+    if err.errno in (errno.ENOENT, errno.EPERM, errno.EROFS):
+        reason += " (a read-only or virtual file system, e.g. /proc or /sys, refuses new files)"
+    return reason
+
+
+def unwritable(path: str | Path, where: str | Path, err: OSError, option: str = "--out"):
+    """The :class:`OutputError` for ``path`` (as the user gave it) when creating the output
+    in ``where`` failed with ``err``: it names the path given and the reason, never the
+    temporary name written first."""
+    return OutputError(f"{option} {path}: cannot write in {where}: {_why(err)}")
+
+
+def _probe(path: Path, parent: Path, option: str) -> None:
+    """Create and remove a directory in ``parent``: ``os.access`` says yes to root on read-only
+    and virtual file systems, so only trying tells."""
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".rankstats-probe-", dir=parent))
+    except OSError as err:
+        raise unwritable(path, parent, err, option) from None
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -77,7 +115,7 @@ def _umask() -> int:
 
 
 @contextlib.contextmanager
-def output_dir(path: str | Path) -> Iterator[Path]:
+def output_dir(path: str | Path, option: str = "--out") -> Iterator[Path]:
     """Yield a temporary directory; on success it replaces ``path`` as a whole.
 
     The temporary directory is created next to ``path`` (same file system, so the final rename is
@@ -93,9 +131,13 @@ def output_dir(path: str | Path) -> Iterator[Path]:
     >>> sorted(p.name for p in target.iterdir())
     ['.rankstats-output', 'a.csv']
     """
-    path = check_output_dir(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.partial-", dir=path.parent))
+    given = path
+    path = check_output_dir(path, option)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.partial-", dir=path.parent))
+    except OSError as err:
+        raise unwritable(given, path.parent, err, option) from None
     tmp.chmod(0o777 & ~_umask())  # mkdtemp makes it private; the result is an ordinary directory
     try:
         yield tmp
@@ -114,13 +156,16 @@ def output_dir(path: str | Path) -> Iterator[Path]:
 
 
 @contextlib.contextmanager
-def output_file(path: str | Path) -> Iterator[Path]:
+def output_file(path: str | Path, option: str = "output") -> Iterator[Path]:
     """Yield a temporary file name beside ``path``; on success it replaces ``path``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(
-        prefix=f".{path.name}.partial-", suffix="".join(path.suffixes), dir=path.parent
-    )
+    given, path = path, Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(
+            prefix=f".{path.name}.partial-", suffix="".join(path.suffixes), dir=path.parent
+        )
+    except OSError as err:
+        raise unwritable(given, path.parent, err, option) from None
     os.close(fd)
     tmp = Path(name)
     tmp.chmod(0o666 & ~_umask())  # mkstemp makes it private; the result is an ordinary file

@@ -52,9 +52,6 @@ MISSING_WORDS = frozenset(
 )
 #: Column names (case-insensitive, stripped) of a wide table that usually hold an aggregate of
 #: the other columns: ranking one as a task would count the other tasks twice.
-AGGREGATE_NAMES = frozenset(
-    {"average", "avg", "mean", "overall", "total", "score", "sum", "macro avg", "micro avg", "all"}
-)
 MANIFEST = "rankstats-manifest.json"
 #: Files that ``rankstats simulate`` and the CLI write beside data files (never read as data).
 SIDECARS = frozenset({"truth.json", MANIFEST, ".rankstats-output"})
@@ -159,6 +156,44 @@ def inspect(path: str | Path, sep: str | None = None, encoding: str = "utf-8") -
     names = next(csv.reader([header], delimiter=delimiter))
     _refuse_duplicates(path, names)
     return Source(str(path), "csv", tuple(names), compression, delimiter, enc, skip)
+
+
+def read_text(path: str | Path, encoding: str = "utf-8", what: str = "rankings file") -> str:
+    """The whole text of a small text file (a PrefLib file), decompressed and decoded with the
+    checks of :func:`inspect`: a missing file, a directory, an empty, zip, Parquet, binary or
+    truncated compressed file, and bytes that are not valid in ``encoding`` (named by byte
+    offset and line) are refused. Line ends are normalised to ``\\n``.
+
+    Raises
+    ------
+    FileNotFoundError, UnreadableFileError
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such {what}: {path}")
+    if path.is_dir():
+        raise UnreadableFileError(f"{path} is a directory, not a {what}")
+    try:
+        with open(path, "rb") as fh:
+            start = fh.read(8)
+    except OSError as err:
+        raise UnreadableFileError(f"cannot read {path}: {err.strerror or err}") from None
+    if start[:4] in (b"PAR1", b"PK\x03\x04"):
+        kind = "a Parquet file" if start[:4] == b"PAR1" else "a zip archive"
+        raise UnreadableFileError(f"{path} is {kind}, not a text {what}")
+    compression = next((name for magic, name in _MAGIC if start.startswith(magic)), None)
+    enc = _encoding_name(encoding)
+    try:
+        with _open_bytes(path, compression) as fh:
+            data = fh.read()
+    except (OSError, EOFError) as err:
+        raise UnreadableFileError(_compression_problem(path, compression, err)) from None
+    if not data.strip():
+        raise UnreadableFileError(
+            f"{path} is empty{' once decompressed' if compression else ''}: it holds no rankings"
+        )
+    text = _decode_head(path, data, enc, complete=True)
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _inspect_parquet(path: Path) -> Source:
@@ -798,13 +833,6 @@ def na_warning(path: str, count: int, na_values: Sequence[str]) -> str:
         f"{path}: read {count} score cell(s) holding {preview(sorted(set(na_values)))} as "
         "missing (not evaluated), as na_values asks"
     )
-
-
-def aggregate_columns(names: Sequence[object]) -> list[object]:
-    """Wide-table columns whose name says they aggregate the others (``Average``, ``Total``)."""
-    if len(names) < 2:  # one column aggregates nothing
-        return []
-    return [n for n in names if str(n).strip().casefold() in AGGREGATE_NAMES]
 
 
 def _first_line(err: BaseException) -> str:

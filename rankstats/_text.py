@@ -169,3 +169,88 @@ def unique_slugs(names: Iterable[object], what: str = "name") -> dict[object, st
         seen[s.lower()] = name
         out[name] = s
     return out
+
+
+def abbreviations(names: Iterable[object], width: int = 28) -> dict[str, str]:
+    """``{name: label}``: every name as text of at most ``width`` characters, the labels unique.
+
+    A name that fits is its own label. A longer one is cut with "…" (:func:`shorten`); where
+    cuts would collide — names sharing a long prefix — the label keeps the start, then the part
+    from just before the end of the common prefix (``convnext_xxlarge…greg_rewind``), else the
+    start and the end, else a numbered cut (``ViT-B-32 / lai…#2``). Distinct names never share
+    a label; :func:`abbreviation_key` lists the shortened ones with their full names.
+
+    >>> abbreviations(["model-alpha-one", "model-alpha-two", "m"], width=12)
+    {'model-alpha-one': 'model-a…-one', 'model-alpha-two': 'model-a…-two', 'm': 'm'}
+    """
+    if width < 5:
+        raise ValueError(f"width must be at least 5, not {width!r}")
+    texts = list(dict.fromkeys(str(n) for n in names))
+    labels = {t: shorten(t, width) for t in texts}
+    for _ in range(4):  # each round resolves the collisions left by the previous rule
+        groups: dict[str, list[str]] = {}
+        for text, lab in labels.items():
+            groups.setdefault(lab, []).append(text)
+        clashes = [g for g in groups.values() if len(g) > 1]
+        if not clashes:
+            return labels
+        taken = {lab for lab, g in groups.items() if len(g) == 1}
+        for group in clashes:
+            cut = [t for t in group if len(t) > width]
+            taken.update(labels[t] for t in group if len(t) <= width)  # a name is its label
+            if not cut:
+                continue
+            for text, lab in _resolve(cut, width, taken).items():
+                labels[text] = lab
+                taken.add(lab)
+    return labels
+
+
+def _resolve(group: list[str], width: int, taken: set[str]) -> dict[str, str]:
+    """Unique labels for long names whose plain cuts collide (see :func:`abbreviations`)."""
+
+    def ok(candidate: dict[str, str]) -> bool:
+        values = list(candidate.values())
+        return len(set(values)) == len(values) and not taken.intersection(values)
+
+    first, last = min(group), max(group)  # their common prefix is the group's
+    common = next(
+        (i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b),
+        min(len(first), len(last)),
+    )
+    head = max(3, width // 4)
+    middle = {}
+    for t in group:
+        # The start, "…", then the text from a little before the end of the common prefix
+        # (cut at the end when still too long); the start takes the room left.
+        tail = t[max(head, common - max(1, width // 7)) :]
+        if len(tail) > width - head - 1:
+            tail = tail[: width - head - 2] + "…"
+        middle[t] = t[: width - 1 - len(tail)] + "…" + tail
+    if ok(middle):
+        return middle
+    for tail in range(1, width - head):
+        ends = {t: t[: width - 1 - tail] + "…" + t[-tail:] for t in group}
+        if ok(ends):
+            return ends
+    numbered: dict[str, str] = {}
+    k = 0
+    for t in group:
+        while True:
+            k += 1
+            tag = f"…#{k}"
+            lab = t[: width - len(tag)] + tag
+            if lab not in taken and lab not in numbered.values():
+                numbered[t] = lab
+                break
+    return numbered
+
+
+def abbreviation_key(names: Iterable[object], width: int = 28) -> pd.DataFrame:
+    """The key of :func:`abbreviations`: one row per shortened name, columns ``label`` and
+    ``name`` (empty when every name fits)."""
+    import pandas as pd
+
+    labels = abbreviations(names, width)
+    rows = [(lab, text) for text, lab in labels.items() if lab != text]
+    return pd.DataFrame(rows, columns=["label", "name"])

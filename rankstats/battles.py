@@ -25,9 +25,17 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
+from rankstats.battles_io import (
+    InvalidBattlesError,
+    check_columns,
+    factorize,
+    model_names,
+    read_file,
+)
 from rankstats.bt_mle import Pairs
-from rankstats.errors import InvalidScoresError, preview
+from rankstats.errors import preview
 
 #: Outcome codes.
 A, B, TIE, BOTH_BAD = 0, 1, 2, 3
@@ -47,11 +55,6 @@ WINNER_SPELLINGS: Mapping[str, int] = {
     "tie (bothbad)": BOTH_BAD,
 }
 BOTH_BAD_OPTIONS = ("tie", "drop")
-_JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
-
-
-class InvalidBattlesError(InvalidScoresError):
-    """A battle log cannot be used as given (unknown winner, missing cell, self-play)."""
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -69,6 +72,11 @@ class Battles:
         Battles of the pair won by ``a``, won by ``b``, tied, tied "both bad".
     source : str
         Where the battles came from (file name or ``"DataFrame"``).
+    cluster : str or None
+        The column that grouped the battles into clusters (``read_battles(cluster=)``).
+    by_cluster : scipy.sparse.csr_matrix or None
+        Counts per cluster: shape ``(n_clusters, 4 × n_pairs)``, column ``4p + k`` for ordered
+        pair ``p`` and outcome ``k`` (a, b, tie, both-bad); its column sums are the counts.
     """
 
     models: tuple[str, ...]
@@ -79,10 +87,40 @@ class Battles:
     ties: np.ndarray
     both_bad: np.ndarray
     source: str = "DataFrame"
+    cluster: str | None = None
+    by_cluster: sparse.csr_matrix | None = None
 
     @property
     def n_models(self) -> int:
         return len(self.models)
+
+    @property
+    def n_clusters(self) -> int | None:
+        """Number of clusters (None without ``cluster``)."""
+        return None if self.by_cluster is None else int(self.by_cluster.shape[0])
+
+    def cluster_cells(self, both_bad: str = "tie") -> sparse.csr_matrix | None:
+        """Counts per cluster on the cells of :meth:`pairs` (same ``both_bad``): shape
+        ``(clusters, 3 × pairs)``, column ``3p + k`` for pair ``p`` and ``k`` = wins of the
+        first-shown model, of the second, ties.  Clusters left without battles are removed.
+        None without clusters."""
+        if self.by_cluster is None:
+            return None
+        ties = self.ties + (self.both_bad if _check_both_bad(both_bad) == "tie" else 0)
+        kept = np.flatnonzero((self.wins_a + self.wins_b + ties) > 0)
+        # Cell (pair p, outcome k) of the 4-outcome table → column of the 3-outcome table.
+        target = np.full((len(self.item_a), 4), -1, dtype=np.int64)
+        base = 3 * np.arange(len(kept))
+        target[kept, 0], target[kept, 1], target[kept, 2] = base, base + 1, base + 2
+        if both_bad == "tie":
+            target[kept, 3] = base + 2
+        source = np.flatnonzero(target.ravel() >= 0)
+        mapping = sparse.csr_matrix(
+            (np.ones(len(source), dtype=np.int64), (source, target.ravel()[source])),
+            shape=(4 * len(self.item_a), 3 * len(kept)),
+        )
+        cells = (self.by_cluster @ mapping).tocsr()
+        return cells[np.flatnonzero(np.diff(cells.indptr) > 0)]
 
     @property
     def n_battles(self) -> int:
@@ -137,7 +175,12 @@ class Battles:
             f"{len(self.item_a):,} ordered pairs from {self.source}; first-shown wins "
             f"{share[0] / n:.1%}, second-shown wins {share[1] / n:.1%}, ties {share[2] / n:.1%}, "
             f"both-bad {share[3] / n:.1%} (both-bad counted as ties unless both_bad='drop'); "
-            f"models: {preview(self.models, 5)})"
+            + (
+                f"{self.n_clusters:,} clusters ({self.cluster}); "
+                if self.by_cluster is not None
+                else ""
+            )
+            + f"models: {preview(self.models, 5)})"
         )
 
 
@@ -155,6 +198,7 @@ def read_battles(
     winner: str = "winner",
     sep: str | None = None,
     encoding: str = "utf-8",
+    cluster: str | None = None,
 ) -> Battles:
     """Read a battle log (DataFrame, CSV / TSV, Parquet or JSON lines) into :class:`Battles`.
 
@@ -163,34 +207,46 @@ def read_battles(
     data : path or DataFrame
         One row per battle.  Files are read by rankstats' one reader (:mod:`rankstats._read`:
         CSV and Parquet, compression sniffed, every cell read as text); ``.jsonl`` /
-        ``.ndjson`` (JSON lines) and ``.json`` (an array of records, as LMSYS publishes) by
-        pandas.
+        ``.ndjson`` (JSON lines) and ``.json`` (an array of records, as LMSYS publishes) with
+        every number kept as the text it is written with (:mod:`rankstats.battles_io`).
     model_a, model_b, winner : str
         Column names: the model shown first, the model shown second, the winner
         (:data:`WINNER_SPELLINGS`).
     sep, encoding : str, optional
         Delimiter (default: sniffed) and encoding of a text file.
+    cluster : str, optional
+        A column grouping battles that are not independent — the question or prompt, when each
+        is judged several times (arena-hard-auto's ``question_id``).  The bootstrap of
+        :func:`rankstats.fit_battles` then resamples clusters instead of battles.
 
     Returns
     -------
     Battles
-        The counts per ordered pair.
+        The counts per ordered pair (and per cluster, with ``cluster``).
 
     Raises
     ------
     InvalidBattlesError
-        A missing cell, an unknown winner or a model playing itself: the message names the
-        first offending row (file line for text files) and the number of such rows.
+        No battles, a missing cell, an unknown winner, a model playing itself, distinct model
+        keys that read alike as text (``1`` and ``"1"``) or differ only by surrounding
+        whitespace: the message names the first offending row (file line for text files) and
+        the number of such rows.
     """
     columns = {"model_a": model_a, "model_b": model_b, "winner": winner}
+    if cluster is not None:
+        columns["cluster"] = cluster
     if isinstance(data, pd.DataFrame):
-        _check_columns(list(data.columns), columns, "the DataFrame")
+        check_columns(list(data.columns), columns, "the DataFrame")
         frame, where, source = data, None, "DataFrame"
     else:
-        frame, where, source = _read_file(Path(data), columns, sep, encoding)
-    a_codes, a_names = _factorize(frame[model_a])
-    b_codes, b_names = _factorize(frame[model_b])
-    w_codes, w_names = _factorize(frame[winner])
+        path = Path(data)
+        frame, where = read_file(path, columns, sep, encoding)
+        source = path.name
+    if len(frame) == 0:
+        raise InvalidBattlesError(
+            f"{source} holds no battles (no rows): a battle log has one row per battle with "
+            f"columns {', '.join(map(repr, columns.values()))}"
+        )
 
     def row(positions: np.ndarray) -> str:
         first = int(positions[0])
@@ -203,114 +259,84 @@ def read_battles(
         more = f" (and {len(positions) - 1:,} more rows)" if len(positions) > 1 else ""
         return label + more
 
-    for codes, names, role in (
-        (a_codes, a_names, model_a),
-        (b_codes, b_names, model_b),
-        (w_codes, w_names, winner),
-    ):
-        blank = np.array([not str(v).strip() for v in names], dtype=bool)
-        missing = np.flatnonzero((codes < 0) | (blank[codes] if len(names) else False))
+    factors = {role: factorize(frame[name]) for role, name in columns.items()}
+    for role, (codes, values) in factors.items():
+        blank = pd.Index(values, dtype=object).astype(str).str.strip().to_numpy() == ""
+        missing = np.flatnonzero((codes < 0) | (blank[codes] if len(values) else False))
         if len(missing):
             raise InvalidBattlesError(
-                f"{source}: {row(missing)}: missing value in column {role!r}; every battle "
-                "needs both models and a winner (remove or complete such rows first)"
+                f"{source}: {row(missing)}: missing value in column {columns[role]!r}; every "
+                "battle needs both models and a winner"
+                + (" and a cluster" if cluster is not None else "")
+                + " (remove or complete such rows first)"
             )
+    w_codes, w_values = factors["winner"]
     outcome_of = np.array(
-        [WINNER_SPELLINGS.get(str(v).strip().lower(), -1) for v in w_names], dtype=np.int64
+        [WINNER_SPELLINGS.get(str(v).strip().lower(), -1) for v in w_values], dtype=np.int64
     )
     outcome = outcome_of[w_codes]
     bad = np.flatnonzero(outcome < 0)
     if len(bad):
-        value = w_names[w_codes[bad[0]]]
+        value = str(w_values[w_codes[bad[0]]])
         raise InvalidBattlesError(
             f"{source}: {row(bad)}: winner {value!r} in column {winner!r} is not one of "
             f"{', '.join(map(repr, WINNER_SPELLINGS))}"
         )
-    names = pd.Index(pd.unique(np.concatenate([a_names, b_names])))
-    ia = names.get_indexer(a_names)[a_codes]
-    ib = names.get_indexer(b_names)[b_codes]
+    names, ia, ib = model_names(
+        *factors["model_a"], *factors["model_b"], lambda k: row(np.array([k])), source
+    )
     self_play = np.flatnonzero(ia == ib)
     if len(self_play):
         raise InvalidBattlesError(
             f"{source}: {row(self_play)}: model {names[ia[self_play[0]]]!r} plays itself "
             f"(columns {model_a!r} and {model_b!r} name the same model)"
         )
-    return _count(tuple(names), ia, ib, outcome, source)
-
-
-def _check_columns(present: list[Any], columns: dict[str, str], what: str) -> None:
-    missing = [f"{key}={name!r}" for key, name in columns.items() if name not in present]
-    if missing:
-        raise InvalidBattlesError(
-            f"{what} has no column {', '.join(missing)}; its columns are "
-            f"{preview(map(repr, present))} (name them with model_a=, model_b=, winner=; "
-            "CLI: --model-a, --model-b, --winner)"
-        )
-
-
-def _read_file(path: Path, columns: dict[str, str], sep: str | None, encoding: str):
-    """The three columns of a file as a DataFrame, and a function naming rows by file line."""
-    from rankstats import _read
-
-    if not path.exists():
-        raise FileNotFoundError(f"no such battle file: {path}")
-    if path.suffix.lower() in _JSON_SUFFIXES:
-        lines = path.suffix.lower() != ".json"
-        try:
-            frame = pd.read_json(path, lines=lines, dtype=False)
-        except ValueError as err:
-            raise InvalidBattlesError(f"{path} is not readable as JSON: {err}") from None
-        _check_columns(list(frame.columns), columns, str(path))
-
-        def where(rows):
-            return [f"line {r + 1}" if lines else f"record {r + 1}" for r in rows]
-
-        return frame, where, path.name
-    source = _read.inspect(path, sep=sep, encoding=encoding)
-    _check_columns(list(source.columns), columns, str(path))
-    names = list(dict.fromkeys(columns.values()))
-    table = _read.read_table(source, columns=names, keys=names)
-    frame = pd.DataFrame(
-        {name: _read.keys_as_text(table.column(name)).to_pandas() for name in names}
-    )
-    return frame, (lambda rows: _read.locate(source, rows)), path.name
-
-
-def _factorize(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """Codes (−1 = missing) and distinct values as text (a categorical's codes are reused)."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        codes = np.asarray(column.cat.codes, dtype=np.int64)
-        names = np.asarray(column.cat.categories, dtype=object)
-        used = np.bincount(codes[codes >= 0], minlength=len(names)) > 0
-        if not used.all():  # unused categories are no models
-            remap = np.cumsum(used) - 1
-            codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1)
-            names = names[used]
-    else:
-        codes, names = pd.factorize(column, use_na_sentinel=True)
-    return codes, np.array([str(v) for v in names], dtype=object)
+    group = factors["cluster"][0] if cluster is not None else None
+    return _count(names, ia, ib, outcome, source, group, cluster)
 
 
 def _count(
-    models: tuple[str, ...], ia: np.ndarray, ib: np.ndarray, outcome: np.ndarray, source: str
+    models: tuple[str, ...],
+    ia: np.ndarray,
+    ib: np.ndarray,
+    outcome: np.ndarray,
+    source: str,
+    group: np.ndarray | None = None,
+    cluster: str | None = None,
 ) -> Battles:
-    """Counts per ordered pair and outcome (one ``bincount``, or ``unique`` for many models)."""
+    """Counts per ordered pair and outcome (one ``bincount``, or ``unique`` for many models);
+    with ``group`` (cluster codes) also the sparse (clusters × pair-outcome cells) counts."""
     n = len(models)
     pair = ia.astype(np.int64) * n + ib
     if n * n <= 4_000_000:
         counts = np.bincount(pair * 4 + outcome, minlength=n * n * 4).reshape(n * n, 4)
         keys = np.flatnonzero(counts.sum(axis=1))
         counts = counts[keys]
+        inverse = None
     else:
         keys, inverse = np.unique(pair, return_inverse=True)
         counts = np.zeros((len(keys), 4), dtype=np.int64)
         np.add.at(counts, (inverse, outcome), 1)
+    by_cluster = None
+    if group is not None:
+        if inverse is None:  # position of each battle's pair among the keys: one gather
+            position = np.zeros(n * n, dtype=np.int64)
+            position[keys] = np.arange(len(keys))
+            inverse = position[pair]
+        cell = inverse * 4 + outcome
+        by_cluster = sparse.csr_matrix(
+            (np.ones(len(cell), dtype=np.int64), (group, cell)),
+            shape=(int(group.max()) + 1, 4 * len(keys)),
+        )
+        by_cluster.sum_duplicates()
     return Battles(
         models,
         (keys // n).astype(np.int64),
         (keys % n).astype(np.int64),
         *(np.ascontiguousarray(counts[:, k], dtype=np.int64) for k in range(4)),
         source=source,
+        cluster=cluster,
+        by_cluster=by_cluster,
     )
 
 

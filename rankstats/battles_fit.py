@@ -20,17 +20,20 @@ Intervals, side by side in :meth:`BattleFit.table`:
 
 - **fisher** — Wald intervals :math:`\hat\theta \pm z\,\mathrm{se}` from the observed information
   at the MLE (the inverse Hessian of :func:`rankstats.bt_mle.newton`).
-- **bootstrap** — percentile intervals of the nonparametric bootstrap over battles.  Resampling
-  battles with replacement is a multinomial draw on the table of (ordered pair, outcome) cells,
-  so each replicate draws that table (exactly: Poisson counts plus a multinomial correction to
-  the original total, :func:`resample_cells`) and refits by Newton iterations warm-started at the
-  MLE with the information matrix of the MLE (a chord method), 50 replicates at a time,
-  O(pairs) per replicate however many battles there are.  The inner loops (Poisson inversion,
-  the gradient of every replicate) are numba kernels when numba is installed
-  (:mod:`rankstats.battles_numba`), else NumPy; seeded chunks make the numbers independent of
-  the number of threads.
+- **bootstrap** — percentile intervals of the nonparametric bootstrap over battles, or over
+  clusters of battles (questions judged several times: ``read_battles(..., cluster=)``)
+  (:mod:`rankstats.battles_bootstrap`).  Resampling battles with replacement is a multinomial
+  draw on the table of (ordered pair, outcome) cells, so each replicate draws that table and
+  refits by Newton iterations warm-started at the MLE with the information matrix of the MLE
+  (a chord method), 50 replicates at a time, O(pairs) per replicate however many battles there
+  are; seeded chunks make the numbers independent of the number of threads.
 - **posterior** — equal-tailed credible intervals of the Bayesian model (ZeroSumNormal log-worths,
   Normal log order effect and log tie parameter; NUTS in PyMC, :mod:`rankstats.battles_bayes`).
+
+The order effect is estimated only when the design identifies it
+(:mod:`rankstats.battles_design`: decided from which ordered pairs were played, never from the
+counts).  A star design — every battle against one baseline, as arena-hard-auto's — does not:
+by default (``order_effect=None``) it is then left out with a :class:`DataWarning`.
 
 Ratings are printed on the **Elo scale** as LMSYS's Chatbot Arena does: :math:`R_i = 400
 \log_{10}(e)\,\theta_i + c`, so that a difference of 400 points is odds of 10 : 1; ``c`` centres
@@ -42,15 +45,20 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import sparse, stats
+from scipy import stats
 
-from rankstats.battles import Battles
+from rankstats.battles import Battles, InvalidBattlesError
+from rankstats.battles_bootstrap import (  # noqa: F401 - re-exported (API reference, tests)
+    PoissonTable,
+    bootstrap_battles,
+    resample_cells,
+)
+from rankstats.battles_design import order_design, unidentified_reason
 from rankstats.bt_mle import ConvergenceError, MLEDoesNotExistError, Pairs, fit_bt
 from rankstats.errors import DataWarning
 
@@ -58,7 +66,6 @@ from rankstats.errors import DataWarning
 ELO_SCALE = 400.0 / math.log(10.0)
 ELO_START = 1000.0
 METHODS = ("fisher", "bootstrap", "posterior")
-_CHUNK = 50  # bootstrap replicates per chunk (one seed each: results do not depend on n_jobs)
 
 BATTLES_HINT = (
     "Add battles that connect these models, or fit the connected part only (the posterior, "
@@ -323,7 +330,7 @@ def fit_battles(
     battles: Battles,
     *,
     ties: bool | None = None,
-    order_effect: bool = True,
+    order_effect: bool | None = None,
     both_bad: str = "tie",
     bootstrap: int = 1000,
     posterior: bool = False,
@@ -344,12 +351,17 @@ def fit_battles(
     Parameters
     ----------
     battles : Battles
-        From :func:`rankstats.battles.read_battles`.
+        From :func:`rankstats.battles.read_battles`.  Read with ``cluster=`` (e.g. the question
+        id), the bootstrap resamples clusters instead of battles.
     ties : bool, optional
         Davidson's tie parameter (default: when the battles hold ties); ``False`` counts a tie as
         half a win for each side (LMSYS's convention).
-    order_effect : bool
-        Estimate the advantage :math:`h` of the model shown first.
+    order_effect : bool, optional
+        Estimate the advantage :math:`h` of the model shown first.  ``None`` (default): when the
+        design identifies it (:func:`rankstats.battles_design.order_design`); otherwise (e.g. a
+        star design, every battle against one baseline) it is left out with a
+        :class:`DataWarning`.  ``True`` refuses a design that does not identify it; ``False``
+        never estimates it.
     both_bad : {"tie", "drop"}
         Count "both bad" battles as ties (default) or leave them out.
     bootstrap : int
@@ -359,8 +371,8 @@ def fit_battles(
     confidence : float
         Level of every interval.
     anchor, anchor_rating : str, float
-        Elo scale: ``anchor`` is fixed at ``anchor_rating``; without, ratings are centred at
-        ``anchor_rating`` (default 1000).
+        Elo scale: ``anchor`` is fixed at ``anchor_rating`` (a finite number); without,
+        ratings are centred at ``anchor_rating`` (default 1000).
     seed : int, optional
         Seeds the bootstrap and the sampler: same seed, same numbers.
     n_jobs : int, optional
@@ -371,14 +383,22 @@ def fit_battles(
 
     Raises
     ------
+    InvalidBattlesError
+        No battles (left), or ``order_effect=True`` on a design that cannot identify it.
     MLEDoesNotExistError
         The comparison graph is not strongly connected (the message names the groups).
     """
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), not {confidence!r}")
-    if bootstrap < 0:
-        raise ValueError(f"bootstrap must be >= 0, not {bootstrap!r}")
+    _check_settings(confidence, bootstrap, anchor_rating, order_effect)
     pairs = battles.pairs(both_bad)
+    if len(pairs.item1) == 0:
+        raise InvalidBattlesError(
+            f"{battles.source}: no battles to fit"
+            + (
+                " once the both-bad battles are left out (both_bad='drop')"
+                if battles.n_battles
+                else ""
+            )
+        )
     if ties is None:
         ties = bool(pairs.ties.sum() > 0)
     fit_pairs = pairs if ties else _half_wins(pairs)
@@ -388,17 +408,18 @@ def fit_battles(
             f"anchor {anchor!r} is not a model of the battles; models are "
             f"{', '.join(map(repr, models[:20]))}"
         )
+    order_effect, dropped = _decide_order_effect(pairs, models, order_effect)
     try:
         optimum = fit_bt(
             fit_pairs, ties=ties, systems=models, hint=BATTLES_HINT, order=order_effect
         )
     except ConvergenceError as err:
         raise MLEDoesNotExistError(
-            f"the Bradley–Terry MLE of the battles could not be found ({err}): the order effect "
-            "is not identified when most pairs are always shown in the same order, or a "
-            "parameter runs off to infinity (e.g. no ties or only ties); fit with "
-            "order_effect=False or ties=False"
+            f"the Bradley–Terry MLE of the battles could not be found ({err}): a parameter runs "
+            "off to infinity (e.g. no ties, only ties, or the model shown first always wins); "
+            "fit with ties=False or order_effect=False"
         ) from None
+    clusters = battles.cluster_cells(both_bad) if bootstrap else None
     info: dict[str, Any] = {
         "ties": "davidson" if ties else "half",
         "order_effect": order_effect,
@@ -406,21 +427,46 @@ def fit_battles(
         "confidence": confidence,
         "seed": seed,
         "n_bootstrap": bootstrap,
+        "bootstrap_unit": "battle" if battles.cluster is None else f"cluster ({battles.cluster})",
         "newton_iterations": optimum.iterations,
+        "warnings": [],
     }
+    if battles.cluster is not None:
+        info["n_clusters"] = battles.n_clusters
+
+    def note(message: str) -> None:  # a warning that the fit also keeps (info["warnings"])
+        info["warnings"].append(message)
+        warnings.warn(message, DataWarning, stacklevel=3)
+
+    if dropped:
+        info["order_effect_dropped"] = dropped
+        note(dropped)
+    if battles.cluster is not None and not bootstrap:
+        note(
+            f"the clusters ({battles.cluster}) are used by the bootstrap only, and bootstrap=0: "
+            "the Fisher intervals treat every battle as independent and are too narrow when "
+            "the battles of a cluster are correlated"
+        )
     boot = None
     if bootstrap:
         boot, failed = bootstrap_battles(
-            pairs, optimum.params, optimum.information, bootstrap, ties, order_effect, seed, n_jobs
+            pairs,
+            optimum.params,
+            optimum.information,
+            bootstrap,
+            ties,
+            order_effect,
+            seed,
+            n_jobs,
+            clusters=clusters,
         )
         info["bootstrap_failed"] = failed
         if failed:
-            warnings.warn(
+            note(
                 f"{failed} of {bootstrap} bootstrap replicates have no MLE (their comparison "
-                "graph is not strongly connected); the bootstrap intervals use the others and "
-                "are too narrow: collect more battles per model",
-                DataWarning,
-                stacklevel=2,
+                "graph is not strongly connected, or the pairs they drew cannot identify the "
+                "order effect); the bootstrap intervals use the others and are too narrow: "
+                "collect more battles per model (or fit without the order effect)"
             )
     post = None
     if posterior:
@@ -448,6 +494,42 @@ def fit_battles(
     )
 
 
+def _check_settings(
+    confidence: float, bootstrap: int, anchor_rating: float, order_effect: bool | None
+) -> None:
+    if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
+        raise ValueError(f"confidence must be a number in (0, 1), not {confidence!r}")
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, (int, np.integer)) or bootstrap < 0:
+        raise ValueError(f"bootstrap must be an integer >= 0, not {bootstrap!r}")
+    if not (isinstance(anchor_rating, (int, float)) and math.isfinite(anchor_rating)):
+        raise ValueError(f"anchor_rating must be a finite number, not {anchor_rating!r}")
+    if order_effect not in (None, True, False):
+        raise ValueError(f"order_effect must be None, True or False, not {order_effect!r}")
+
+
+def _decide_order_effect(
+    pairs: Pairs, models: Sequence[str], order_effect: bool | None
+) -> tuple[bool, str | None]:
+    """Estimate the order effect?  Decided from the design (:mod:`rankstats.battles_design`):
+    ``(estimate, warning)``; ``order_effect=True`` on a design that cannot identify it is an
+    error."""
+    if order_effect is False:
+        return False, None
+    design = order_design(len(models), pairs.item1, pairs.item2)
+    if design.identified:
+        return True, None
+    reason = unidentified_reason(design, models)
+    if order_effect is True:
+        raise InvalidBattlesError(
+            f"the order effect cannot be estimated from these battles: {reason}; fit with "
+            "order_effect=False (or leave order_effect=None: it is then left out with a warning)"
+        )
+    return False, (
+        f"the order effect is left out: {reason}; the ratings are fitted without it "
+        "(order_effect=False says so and silences this warning)"
+    )
+
+
 def _half_wins(pairs: Pairs) -> Pairs:
     """Ties as half a win each way (``ties=False``)."""
     half = 0.5 * pairs.ties
@@ -459,284 +541,6 @@ def _half_wins(pairs: Pairs) -> Pairs:
         pairs.wins2 + half,
         np.zeros_like(half),
     )
-
-
-# ---------------------------------------------------------------------------- bootstrap
-def resample_cells(counts: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-    r"""``size`` multinomial draws of ``counts.sum()`` items with probabilities ``counts / sum``.
-
-    Exact, and several times faster than ``rng.multinomial`` for many cells: Poisson counts
-    :math:`X_k \sim \text{Poisson}(c_k)` are multinomial given their total :math:`S`; if
-    :math:`S < N` a multinomial of the missing :math:`N - S` items is added, if :math:`S > N`,
-    :math:`S - N` of the drawn items are removed uniformly at random (a random subset of i.i.d.
-    categorical draws is i.i.d.).  This is the bootstrap over battles: resampling rows with
-    replacement draws this multinomial on the (ordered pair, outcome) cells.
-    """
-    counts = np.asarray(counts, dtype=np.int64)
-    return _resample(PoissonTable(counts), size, rng)
-
-
-def _resample(table: PoissonTable, size: int, rng: np.random.Generator) -> np.ndarray:
-    counts = table.counts
-    total = int(counts.sum())
-    out = table.draw(size, rng)
-    cumulative = np.cumsum(counts) / total
-    for row in out:
-        gap = total - int(row.sum())
-        if gap > 0:
-            cells = np.searchsorted(cumulative, rng.random(gap), side="right")
-            row += np.bincount(np.minimum(cells, len(counts) - 1), minlength=len(counts))
-        elif gap < 0:
-            positions = rng.choice(total - gap, -gap, replace=False)
-            cells = np.searchsorted(np.cumsum(row), positions, side="right")
-            row -= np.bincount(cells, minlength=len(counts))
-    return out
-
-
-class PoissonTable:
-    r"""Poisson variates with integer means ``counts`` by inversion with a guide table.
-
-    :math:`X = \min\{x : F_c(x) \ge U\}` for a uniform :math:`U` (inversion; Chen & Asau's
-    1974 guide table starts the search at most a step or two before the answer).  Cells with the
-    same mean share one table of :math:`F_c`, cut where the upper tail is below 1e-300
-    (:math:`c + 40\sqrt{c} + 60`).  The search runs in a numba kernel when numba is installed
-    (:mod:`rankstats.battles_numba`, a few ns per variate, GIL released), else in NumPy: the
-    same function of the same uniforms, so the numbers do not depend on numba.
-    """
-
-    def __init__(self, counts: np.ndarray) -> None:
-        self.counts = np.asarray(counts, dtype=np.int64)
-        values, group = np.unique(self.counts, return_inverse=True)
-        lengths = (values + np.ceil(40 * np.sqrt(values)) + 60).astype(np.int64)
-        offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-        cdf, guide = [], []
-        for value, length in zip(values, lengths, strict=True):
-            f = stats.poisson.cdf(np.arange(length), value)
-            f[-1] = 1.0
-            cdf.append(f)
-            guide.append(np.searchsorted(f, np.arange(length) / length, side="left"))
-        self.cdf = np.ascontiguousarray(np.concatenate(cdf), dtype=np.float64)
-        self.guide = np.ascontiguousarray(np.concatenate(guide), dtype=np.int64)
-        self.cell_length = np.ascontiguousarray(lengths[group], dtype=np.int64)
-        self.cell_offset = np.ascontiguousarray(offsets[group], dtype=np.int64)
-
-    def draw(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        u = rng.random((size, len(self.counts)))
-        out = np.empty(u.shape, dtype=np.int64)
-        try:
-            from rankstats.battles_numba import invert
-        except ImportError:
-            return self._draw_numpy(u)
-        invert(u, self.cell_offset, self.cell_length, self.cdf, self.guide, out)
-        return out
-
-    def _draw_numpy(self, u: np.ndarray) -> np.ndarray:
-        x = self.guide[self.cell_offset + (u * self.cell_length).astype(np.int64)]
-        rows, cols = np.nonzero(self.cdf[self.cell_offset + x] < u)
-        while len(rows):
-            x[rows, cols] += 1
-            more = (x[rows, cols] < self.cell_length[cols] - 1) & (
-                self.cdf[self.cell_offset[cols] + x[rows, cols]] < u[rows, cols]
-            )
-            rows, cols = rows[more], cols[more]
-        return x
-
-
-def bootstrap_battles(
-    pairs: Pairs,
-    params: np.ndarray,
-    information: np.ndarray,
-    n_bootstrap: int,
-    ties: bool,
-    order: bool,
-    seed: int | None = 0,
-    n_jobs: int | None = None,
-    tol: float = 1e-6,
-    max_iter: int = 100,
-) -> tuple[np.ndarray, int]:
-    """Bootstrap replicates of the MLE ``params`` over battles (see :func:`resample_cells`).
-
-    Each replicate is refitted by chord-Newton iterations
-    :math:`x \\leftarrow x + I(\\hat x)^{-1} g(x)` started at the MLE, with the information
-    matrix of the MLE (replicates are close to it, so the contraction factor is small: a few
-    iterations), vectorised over a chunk of replicates: per iteration O(pairs × chunk) NumPy work
-    and one sparse product.  Replicates that do not converge are refitted by
-    :func:`rankstats.bt_mle.fit_bt`; those without an MLE are NaN and counted.
-
-    Returns
-    -------
-    (ndarray, int)
-        Replicates, shape ``(n_bootstrap, len(params))`` (centred log-worths), and the number
-        of replicates without an MLE.
-    """
-    n = pairs.n_systems
-    size = len(params)
-    free = np.ones(size, dtype=bool)
-    free[n - 1] = False
-    step_matrix = np.zeros((size, size))
-    step_matrix[np.ix_(free, free)] = np.linalg.inv(information[np.ix_(free, free)])
-    cells = np.stack([pairs.wins1, pairs.wins2, pairs.ties], axis=1).round().astype(np.int64)
-    nonzero = np.flatnonzero(cells.ravel())
-    n_chunks = -(-n_bootstrap // _CHUNK)
-    seeds = np.random.SeedSequence(seed).spawn(n_chunks)
-    poisson = PoissonTable(cells.ravel()[nonzero])
-    setup = (pairs, params, step_matrix, cells, nonzero, poisson, ties, order, tol, max_iter)
-
-    def run(k: int) -> tuple[np.ndarray, int]:
-        count = min(_CHUNK, n_bootstrap - k * _CHUNK)
-        return _bootstrap_chunk(np.random.default_rng(seeds[k]), count, *setup)
-
-    workers = n_jobs or min(4, _cpu_count())
-    if workers > 1 and n_chunks > 1:
-        with ThreadPoolExecutor(workers) as pool:
-            results = list(pool.map(run, range(n_chunks)))
-    else:
-        results = [run(k) for k in range(n_chunks)]
-    return np.concatenate([r[0] for r in results]), sum(r[1] for r in results)
-
-
-def _cpu_count() -> int:
-    import os
-
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - macOS, Windows
-        return os.cpu_count() or 1
-
-
-def _bootstrap_chunk(
-    rng: np.random.Generator,
-    count: int,
-    pairs: Pairs,
-    params: np.ndarray,
-    step_matrix: np.ndarray,
-    cells: np.ndarray,
-    nonzero: np.ndarray,
-    poisson: PoissonTable,
-    ties: bool,
-    order: bool,
-    tol: float,
-    max_iter: int = 100,
-) -> tuple[np.ndarray, int]:
-    """``count`` replicates: resampled cells, then vectorised chord-Newton (layout (pairs, B))."""
-    n, n_pairs = pairs.n_systems, len(pairs.item1)
-    flat = np.zeros((count, cells.size), dtype=np.int64)
-    flat[:, nonzero] = _resample(poisson, count, rng)
-    table = flat.reshape(count, n_pairs, 3).transpose(1, 2, 0).astype(float)  # (P, 3, B)
-    w1, w2, t = table[:, 0], table[:, 1], table[:, 2]
-    if not ties:
-        w1, w2, t = w1 + 0.5 * t, w2 + 0.5 * t, np.zeros_like(t)
-    m = w1 + w2 + t
-    a = w1 + 0.5 * t
-    x = np.repeat(params[:, None], count, axis=1)  # (size, B), float64
-    gradient = _gradient_function(pairs, a, m, t, ties, order)
-    converged = np.zeros(count, dtype=bool)
-    previous = None
-    for _ in range(max_iter):
-        step = step_matrix @ gradient(x)
-        x += step
-        biggest = np.max(np.abs(step), axis=0)
-        # Linear convergence with ratio ρ: the remaining error is about step · ρ / (1 − ρ).
-        ratio = biggest / previous if previous is not None else np.ones(count)
-        fast = ratio < 0.5
-        remaining = np.where(fast, biggest * ratio / np.where(fast, 1.0 - ratio, 1.0), np.inf)
-        converged = (biggest < tol) | (remaining < 0.1 * tol)
-        previous = np.maximum(biggest, 1e-300)
-        if converged.all() or not np.all(np.isfinite(x)):
-            break
-    x[:n] -= x[:n].mean(axis=0)
-    failed = 0
-    for b in np.flatnonzero(~(converged & np.all(np.isfinite(x), axis=0))):
-        one = Pairs(n, pairs.item1, pairs.item2, *(v[:, b].astype(float) for v in (w1, w2, t)))
-        try:
-            x[:, b] = fit_bt(one, ties=ties, order=order).params
-        except (MLEDoesNotExistError, ConvergenceError):
-            x[:, b] = np.nan
-            failed += 1
-    return x.T.copy(), failed
-
-
-def _gradient_function(
-    pairs: Pairs, a: np.ndarray, m: np.ndarray, t: np.ndarray, ties: bool, order: bool
-):
-    """``x (size, B) -> gradient (size, B)`` of the log-likelihood of every replicate: the numba
-    kernel (:func:`rankstats.battles_numba.gradient`, float64, fused) when numba is installed,
-    else NumPy on float32 work arrays (residuals accurate to ~1e-7 relative, far below the
-    bootstrap spread; the replicates then agree with the numba ones to ~1e-7)."""
-    n, n_pairs = pairs.n_systems, len(pairs.item1)
-    lam_index, eta_index = n, n + int(ties)
-    try:
-        from rankstats.battles_numba import gradient as kernel
-    except ImportError:
-        kernel = None
-    if kernel is not None:
-        a64, m64, t64 = (np.ascontiguousarray(v, dtype=np.float64) for v in (a, m, t))
-        item1 = np.ascontiguousarray(pairs.item1, dtype=np.int64)
-        item2 = np.ascontiguousarray(pairs.item2, dtype=np.int64)
-        zeros = np.zeros(a.shape[1])
-
-        def numba_gradient(x: np.ndarray) -> np.ndarray:
-            grad = np.empty_like(x)
-            eta = np.ascontiguousarray(x[eta_index]) if order else zeros
-            log_nu = np.ascontiguousarray(x[lam_index]) if ties else zeros
-            kernel(
-                np.ascontiguousarray(x[:n]),
-                item1,
-                item2,
-                a64,
-                m64,
-                t64,
-                eta,
-                log_nu,
-                ties,
-                order,
-                grad,
-            )
-            return grad
-
-        return numba_gradient
-    count = a.shape[1]
-    a, m, t = (np.asarray(v, dtype=np.float32) for v in (a, m, t))
-    tie_total = t.sum(axis=0, dtype=np.float64)
-    difference = sparse.csr_matrix(
-        (
-            np.concatenate([np.ones(n_pairs), -np.ones(n_pairs)]),
-            (np.concatenate([pairs.item1, pairs.item2]), np.tile(np.arange(n_pairs), 2)),
-        ),
-        shape=(n, n_pairs),
-        dtype=np.float32,
-    )
-    z, c, d = (np.empty((n_pairs, count), dtype=np.float32) for _ in range(3))
-
-    def numpy_gradient(x: np.ndarray) -> np.ndarray:
-        theta = x[:n].astype(np.float32)
-        np.take(theta, pairs.item1, axis=0, out=z)
-        np.subtract(z, np.take(theta, pairs.item2, axis=0, out=d), out=z)
-        if order:
-            np.add(z, x[eta_index].astype(np.float32), out=z)
-        np.multiply(z, 0.5, out=z)
-        np.exp(z, out=z)  # s = sqrt of the odds h π_i / π_j
-        grad = np.empty_like(x)
-        if ties:
-            np.multiply(z, np.exp(x[lam_index]).astype(np.float32), out=c)  # ν s
-        np.multiply(z, z, out=z)  # r = s²
-        np.add(z, 1.0, out=d)
-        if ties:
-            np.add(d, c, out=d)
-            np.divide(c, d, out=c)  # P(tie)
-        np.divide(z, d, out=z)  # P(item1 wins)
-        if ties:
-            np.add(z, 0.5 * c, out=z)
-            np.multiply(c, m, out=c)
-            grad[lam_index] = tie_total - c.sum(axis=0, dtype=np.float64)
-        np.multiply(z, m, out=z)
-        np.subtract(a, z, out=z)  # residual of item1 (item2's is its negative)
-        grad[:n] = difference @ z
-        if order:
-            grad[eta_index] = z.sum(axis=0, dtype=np.float64)
-        return grad
-
-    return numpy_gradient
 
 
 def elo(

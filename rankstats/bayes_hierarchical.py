@@ -53,11 +53,16 @@ model) or as :math:`\delta_i = \delta_0 + \sigma_0 z_i` with :math:`z_i \sim t(\
 **The answer** is about the difference :math:`\delta_\text{new}` on a new task drawn from the
 population, :math:`\delta_\text{new} \sim t(\nu, \delta_0, \sigma_0)`. For each posterior draw
 :math:`\theta_a = P(\delta_\text{new} > r)`, :math:`\theta_b = P(\delta_\text{new} < -r)` and
-:math:`\theta_\text{rope} = 1 - \theta_a - \theta_b` (Student-t CDFs); the reported
-probabilities are their posterior means, the posterior predictive probabilities of the three
-regions (the paper's inference on :math:`\delta_\text{next}`). baycomp's ``probs()`` reports
-instead the shares of the draws in which each θ is the largest: they are kept in
-``result.shares``.
+:math:`\theta_\text{rope} = 1 - \theta_a - \theta_b` (Student-t CDFs).  **The reported
+probabilities** (``result.probabilities``, ``p_a`` / ``p_rope`` / ``p_b``, the decision) are
+those baycomp's ``HierarchicalTest.probs()`` publishes for this model: the posterior probability
+of each region being the most probable one for the next task, i.e. the share of the posterior
+draws in which its θ is the largest (baycomp's documented nbc vs j48 example, rope 1, gives
+0.0795 / 0.0365 / 0.884; ``tests/test_bayes_hierarchical.py`` reproduces it within Monte Carlo
+error).  The posterior means of the θ, the posterior *predictive* probabilities that
+:math:`\delta_\text{new}` falls in each region (0.28 / 0.25 / 0.47 on the same data), are kept
+in ``result.predictive``, labelled as such: they answer "where will the difference on one new
+task fall?", while the headline answers "which region is most probable for new tasks?".
 
 References
 ----------
@@ -90,6 +95,7 @@ import pandas as pd
 from scipy import stats
 
 from rankstats import _progress
+from rankstats._advice import AdviceError, Spelled, escape
 from rankstats._text import shorten, terminal
 from rankstats.bayes_signed_rank import OUTCOMES, ThreeRegions, simplex_figure
 from rankstats.errors import InvalidScoresError, preview
@@ -139,11 +145,13 @@ class BayesHierarchical(ThreeRegions):
         ``(S, 3)`` posterior draws of :math:`(\theta_a, \theta_\text{rope}, \theta_b)`, the
         probabilities of the three regions for :math:`\delta_\text{new}` given each draw.
     probabilities : dict
-        ``{"a", "rope", "b"}``: posterior predictive probabilities of the regions for the
-        difference on a new task (the means of ``samples``).
-    shares : dict
-        ``{"a", "rope", "b"}``: shares of the draws in which each θ is the largest (baycomp's
-        ``probs()``; the regions of the simplex figure).
+        ``{"a", "rope", "b"}``: the published quantity (baycomp's ``probs()``, Corani et al.
+        2017): the shares of the posterior draws in which each θ is the largest, i.e. the
+        posterior probability that the region is the most probable one for a new task (the
+        regions of the simplex figure). :attr:`decision` reads them.
+    predictive : dict
+        ``{"a", "rope", "b"}``: the posterior predictive probabilities that the difference on a
+        new task falls in each region (the means of ``samples``).
     delta_new : numpy.ndarray
         ``S`` draws of :math:`\delta_\text{new} \sim t(\nu, \delta_0, \sigma_0)`, score units.
     idata : arviz.InferenceData or xarray.DataTree
@@ -168,13 +176,18 @@ class BayesHierarchical(ThreeRegions):
     dropped: pd.DataFrame
     samples: np.ndarray
     probabilities: dict
-    shares: dict
+    predictive: dict
     delta_new: np.ndarray
     idata: Any
     diagnostics: dict
     scale: float
     threshold: float
     parameters: dict = field(default_factory=dict)
+
+    @property
+    def shares(self) -> dict:
+        """:attr:`probabilities` (the shares of the draws in which each θ is the largest)."""
+        return self.probabilities
 
     @property
     def tasks(self) -> list[str]:
@@ -203,9 +216,10 @@ class BayesHierarchical(ThreeRegions):
 
     def table(self, level: float = 0.95) -> pd.DataFrame:
         """One row per outcome: ``outcome`` (``a``, ``rope``, ``b``), ``system`` (None for the
-        ROPE), ``region`` (of the difference ``a − b`` on a new task), ``probability``
-        (posterior predictive), ``share`` (of draws where its θ is the largest), the posterior
-        ``theta_mean`` and its central ``level`` interval (``theta_low``, ``theta_high``)."""
+        ROPE), ``region`` (of the difference ``a − b`` on a new task), ``probability`` (the
+        published quantity: share of the draws where its θ is the largest), ``predictive``
+        (posterior predictive probability of the region), the posterior ``theta_mean`` and its
+        central ``level`` interval (``theta_low``, ``theta_high``)."""
         q = [(1 - level) / 2, (1 + level) / 2]
         low, high = np.quantile(self.samples, q, axis=0)
         r = f"{self.rope:g}"
@@ -215,7 +229,7 @@ class BayesHierarchical(ThreeRegions):
                 "system": pd.Series([self.a, None, self.b], dtype=object),
                 "region": [f"δ_new > {r}", f"|δ_new| ≤ {r}", f"δ_new < −{r}"],
                 "probability": [self.probabilities[k] for k in OUTCOMES],
-                "share": [self.shares[k] for k in OUTCOMES],
+                "predictive": [self.predictive[k] for k in OUTCOMES],
                 "theta_mean": self.samples.mean(axis=0),
                 "theta_low": low,
                 "theta_high": high,
@@ -266,18 +280,19 @@ class BayesHierarchical(ThreeRegions):
     def plot(self) -> Figure:
         """The posterior draws of :math:`(\\theta_a, \\theta_\\text{rope}, \\theta_b)` in the
         simplex, as :meth:`BayesSignedRank.plot <rankstats.bayes_signed_rank.BayesSignedRank.
-        plot>`; the vertices show the posterior predictive probabilities."""
-        s = self.shares
+        plot>`; the vertices show :attr:`probabilities` (the shares of the draws in each
+        region)."""
+        s = self.predictive
         return simplex_figure(
             self,
             title=f"Bayesian hierarchical test, {self.n_tasks} tasks, {self.n} instances "
             f"(ρ = {self.rho:g})",
-            note=f"P = posterior predictive probability for a new task; shares of the draws in "
-            f"each region: {s['a']:.3f}, {s['rope']:.3f}, {s['b']:.3f}",
+            note=f"P = share of the posterior draws in the region (baycomp); posterior "
+            f"predictive for a new task: {s['a']:.3f}, {s['rope']:.3f}, {s['b']:.3f}",
         )
 
     def __repr__(self) -> str:
-        p, d = self.probabilities, self.diagnostics
+        p, d, q = self.probabilities, self.diagnostics, self.predictive
         a, b = terminal(shorten(self.a, 40)), terminal(shorten(self.b, 40))
         dropped = f", {len(self.dropped)} task(s) dropped" if len(self.dropped) else ""
         delta0 = self._posterior("delta0")
@@ -292,8 +307,11 @@ class BayesHierarchical(ThreeRegions):
                 f"BayesHierarchical({a} vs {b}: {self.n_tasks} tasks, {self.n} instances"
                 f"{dropped}, rho = {self.rho:g}, rope ±{self.rope:g}, {par['chains']} chains × "
                 f"{par['draws']} draws)",
-                f"  new task: P({a} better) = {p['a']:.4f}   P(rope) = {p['rope']:.4f}   "
-                f"P({b} better) = {p['b']:.4f}",
+                f"  P({a} better) = {p['a']:.4f}   P(rope) = {p['rope']:.4f}   "
+                f"P({b} better) = {p['b']:.4f}  (posterior probability of the most probable "
+                "region for a new task, as baycomp)",
+                f"  posterior predictive for the difference on one new task: {q['a']:.4f} / "
+                f"{q['rope']:.4f} / {q['b']:.4f}",
                 f"  mean difference across tasks δ0 = {float(np.mean(delta0)):.4g} "
                 f"[{lo:.4g}, {hi:.4g}] (95 %)",
                 f"  convergence: {verdict}: max R-hat = {d['max_r_hat']:.3f}, min bulk ESS = "
@@ -577,9 +595,12 @@ def bayes_hierarchical(
        \mathbf{x}_i \sim \mathrm{MVN}(\delta_i \mathbf 1, \sigma_i^2((1-\rho)I + \rho J)),
        \quad \delta_i \sim t(\nu, \delta_0, \sigma_0),
 
-    sampled with NUTS in PyMC. The answer is the posterior predictive probability that the
+    sampled with NUTS in PyMC. For each posterior draw, θ = the probabilities that the
     difference on a new task, :math:`\delta_\text{new} \sim t(\nu, \delta_0, \sigma_0)`, is
-    above ``rope`` (``a`` better), within ``±rope``, or below ``−rope`` (``b`` better).
+    above ``rope`` (``a`` better), within ``±rope``, or below ``−rope`` (``b`` better); the
+    answer (:attr:`~BayesHierarchical.probabilities`) is the share of the draws in which each
+    region has the largest θ, the quantity baycomp and Corani et al. (2017) report; the
+    posterior means of θ are in :attr:`~BayesHierarchical.predictive`.
 
     Parameters
     ----------
@@ -622,7 +643,7 @@ def bayes_hierarchical(
     Returns
     -------
     BayesHierarchical
-        ``.probabilities``, ``.shares``, ``.task_table()`` (shrunk :math:`\delta_i`),
+        ``.probabilities``, ``.predictive``, ``.task_table()`` (shrunk :math:`\delta_i`),
         ``.table()``, ``.plot()``, ``.idata``, ``.diagnostics``. A
         :class:`~rankstats.models._fit.ConvergenceWarning` naming ``draws``/``tune`` is issued
         when R-hat > 1.01, bulk ESS < 400 or a transition diverged.
@@ -677,9 +698,11 @@ def bayes_hierarchical(
         listed = preview(
             f"{t!r} ({k})" for t, k in zip(short["task"], short["n_shared"], strict=True)
         )
-        raise ValueError(
-            f"{a!r} and {b!r} share fewer than 2 scored instances on {len(short)} task(s): "
-            f"{listed}; pass missing='drop' to leave them out (listed in .dropped)"
+        raise AdviceError(
+            f"{escape(repr(a))} and {escape(repr(b))} share fewer than 2 scored instances on "
+            f"{len(short)} task(s): {escape(listed)}; pass {{missing}} to leave them out "
+            "(listed in .dropped)",
+            missing=Spelled("missing='drop'", "--missing complete-case"),
         )
     diff = diff[~diff["task"].isin(short["task"])].reset_index(drop=True)
     n_tasks = diff["task"].nunique()
@@ -744,7 +767,7 @@ def bayes_hierarchical(
     winners = np.bincount(np.argmax(samples, axis=1), minlength=3) / len(samples)
     rng = np.random.default_rng(None if seed is None else [seed, 1])
     delta_new = prep.scale * (flat["delta0_std"] + flat["sigma0_std"] * rng.standard_t(flat["nu"]))
-    probabilities = dict(zip(OUTCOMES, samples.mean(axis=0).tolist(), strict=True))
+    predictive = dict(zip(OUTCOMES, samples.mean(axis=0).tolist(), strict=True))
     return BayesHierarchical(
         a=a,
         b=b,
@@ -753,8 +776,8 @@ def bayes_hierarchical(
         differences=diff,
         dropped=short.reset_index(drop=True) if missing == "drop" else short.iloc[:0],
         samples=samples,
-        probabilities=probabilities,
-        shares=dict(zip(OUTCOMES, winners.tolist(), strict=True)),
+        probabilities=dict(zip(OUTCOMES, winners.tolist(), strict=True)),
+        predictive=predictive,
         delta_new=delta_new,
         idata=idata,
         diagnostics=diagnostics,

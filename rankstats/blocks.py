@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from rankstats._advice import AdviceError, escape
 from rankstats._text import shorten, terminal
 from rankstats.errors import preview
 from rankstats.rankings import MIN_SYSTEMS, Rankings, average_ranks, default_level
@@ -167,6 +168,35 @@ class Blocks:
         return head + (f"\n  {dropped}" if dropped else "\n  nothing dropped")
 
 
+class NoVariationError(ValueError):
+    """Every block ranks all its systems as one tie: no rank test has anything to test."""
+
+
+def require_variation(matrix: np.ndarray, level: str = "block") -> None:
+    """The one decision on blocks without variation, for every test of rankstats on blocks
+    (Friedman, the post-hoc tests, the imputed-rank test, the rank sets, the automatic choice,
+    the command line): when no block of ``matrix`` (blocks × systems ranks or scores; NaN = not
+    evaluated) has two evaluated systems that differ, there is nothing to test, and
+    :class:`NoVariationError` says so (rather than χ² = NaN, a division by zero, or a p-value of
+    NaN read as a decision).  Blocks that are one tie among others are fine: they carry no
+    information and the tests account for them (Friedman's tie correction, the permutation
+    covariance of the imputed ranks)."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    if not matrix.size:
+        return
+    with np.errstate(invalid="ignore"):
+        spread = np.nanmax(matrix, axis=1) - np.nanmin(matrix, axis=1)
+    scale = max(1.0, float(np.nanmax(np.abs(matrix))))
+    if not np.any(spread > 1e-12 * scale):
+        n, k = matrix.shape
+        word = "blocks" if level in ("block", "ranking") else f"{level} blocks"
+        raise NoVariationError(
+            f"every one of the {n} {word} gives all of its evaluated systems (of {k}) the same "
+            "score: there is no difference to test (the rank tests, post-hoc tests, rank sets "
+            "and the automatic choice all need a block where two systems differ)"
+        )
+
+
 def _labels(index: pd.Index) -> list[str]:
     """Block labels as text: ``task`` or ``task/instance``."""
     if isinstance(index, pd.MultiIndex):
@@ -255,21 +285,26 @@ def _complete(
         if incomplete.any():
             first = int(np.argmax(incomplete))
             absent = [systems[j] for j in np.flatnonzero(~observed[first])]
-            raise ValueError(
-                f"block {_labels(rankers[first : first + 1])[0]!r} has no score for "
-                f"{preview(absent, 3)} ({int(incomplete.sum())} of {len(rankers)} blocks are "
-                "incomplete); the Friedman-type tests need complete blocks: pass "
-                "missing='complete-case' (drops them and reports what was dropped)"
+            block = _labels(rankers[first : first + 1])[0]
+            raise AdviceError(
+                f"block {escape(repr(block))} has no score for {escape(preview(absent, 3))} "
+                f"({int(incomplete.sum())} of {len(rankers)} blocks are incomplete); the "
+                "Friedman-type tests need complete blocks: pass {missing} (drops them and "
+                "reports what was dropped) or {imputed} (keeps them, with imputed expected ranks)",
+                missing="complete-case",
+                imputed=("missing", "imputed"),
             )
         keep_systems = np.ones(len(systems), dtype=bool)
     else:
         keep_systems = _coverage_kept(observed, min_coverage)
     keep_blocks = observed[:, keep_systems].all(axis=1)
     if keep_systems.sum() < MIN_SYSTEMS or not keep_blocks.any():
-        raise ValueError(
+        raise AdviceError(
             f"no complete block of at least {MIN_SYSTEMS} systems is left after dropping "
             f"{int((~keep_systems).sum())} system(s) and {int((~keep_blocks).sum())} of "
-            f"{len(rankers)} blocks; raise min_coverage to drop rarely evaluated systems first"
+            f"{len(rankers)} blocks; raise {{min_coverage}} to drop rarely evaluated systems "
+            "first",
+            min_coverage=None,
         )
     sub, sub_values = _among_kept(ranks, values, observed, keep_systems)
     return _kept(
@@ -303,10 +338,11 @@ def _imputed(
     sub_observed = observed[:, keep_systems]
     keep_blocks = sub_observed.sum(axis=1) >= MIN_SYSTEMS
     if keep_systems.sum() < MIN_SYSTEMS or keep_blocks.sum() < 1:
-        raise ValueError(
+        raise AdviceError(
             f"no block evaluates {MIN_SYSTEMS} or more of the {int(keep_systems.sum())} kept "
             f"systems (after dropping {int((~keep_systems).sum())} system(s) evaluated nowhere "
-            "or below min_coverage)"
+            "or below {min_coverage})",
+            min_coverage=None,
         )
     return _kept(
         systems,
@@ -361,6 +397,8 @@ def rank_blocks(
     ------
     ValueError
         An incomplete block with ``missing="error"`` (the message names it), or nothing left.
+    NoVariationError
+        A ``ValueError``: no block has two systems that differ (:func:`require_variation`).
 
     Examples
     --------
@@ -370,6 +408,7 @@ def rank_blocks(
     (4, 15)
     """
     if isinstance(data, Blocks):
+        require_variation(data.ranks, data.level)
         return data
     if missing not in MISSING:
         raise ValueError(f"missing must be one of {', '.join(map(repr, MISSING))}, not {missing!r}")
@@ -388,7 +427,7 @@ def rank_blocks(
         lvl = level or ("instance" if data.group_names is not None else named)
     else:
         raise TypeError(f"expected Scores, Rankings or Blocks, not {type(data).__name__}")
-    return MISSING[missing](
+    blocks = MISSING[missing](
         rankings.ranks,
         values,
         rankings.systems,
@@ -398,3 +437,5 @@ def rank_blocks(
         set_aside,
         missing,
     )
+    require_variation(blocks.ranks, lvl)
+    return blocks

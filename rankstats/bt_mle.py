@@ -24,7 +24,8 @@ The log-likelihood is concave in :math:`(\theta, \lambda)`, so Newton–Raphson 
 backtracking line search (:func:`newton`) converges in a handful of iterations; the Hessian it
 needs is also the observed information that gives the standard errors.  (Hunter's (2004) MM
 algorithm converges linearly to the same maximum.)  The MLE exists iff the comparison graph is
-strongly connected (:func:`check_strongly_connected`; Hunter 2004, Assumption 1).
+strongly connected (:func:`check_strongly_connected`, by
+:func:`scipy.sparse.csgraph.connected_components`; Hunter 2004, Assumption 1).
 
 Identification: log-worths are defined up to a constant.  The optimisation fixes the last system
 at 0; results are reported *centred* (sum to zero), with the covariance ``C Σ Cᵀ`` where ``Σ`` is
@@ -40,8 +41,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import networkx as nx
 import numpy as np
+from scipy import sparse
+from scipy.sparse import csgraph
 
 from rankstats.errors import InvalidRankingsError, preview
 
@@ -81,18 +83,27 @@ def check_strongly_connected(
     win against the rest, and ends with ``hint`` (what to do instead).
     """
     n = len(systems)
-    graph = nx.DiGraph()
-    graph.add_nodes_from(range(n))
-    graph.add_edges_from(zip(*np.nonzero(beats > 0), strict=True))
-    if n <= 1 or nx.is_strongly_connected(graph):
+    if n <= 1:
         return
-    dag = nx.condensation(graph)
-    components = sorted(dag.nodes, key=lambda c: -len(dag.nodes[c]["members"]))
+    src, dst = np.nonzero(np.asarray(beats) > 0)
+    graph = sparse.csr_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n, n))
+    count, labels = csgraph.connected_components(graph, directed=True, connection="strong")
+    if count == 1:
+        return
+    # The condensation: one node per strongly connected component, edges between components.
+    cross = labels[src] != labels[dst]
+    edges = np.unique(labels[src[cross]].astype(np.int64) * count + labels[dst[cross]])
+    out_degree = np.bincount(edges // count, minlength=count)
+    in_degree = np.bincount(edges % count, minlength=count)
+    sizes = np.bincount(labels, minlength=count)
+    first = np.full(count, n, dtype=np.int64)
+    np.minimum.at(first, labels, np.arange(n))
+    components = sorted(range(count), key=lambda c: (-sizes[c], first[c]))
     never_lose, never_win, isolated = [], [], []
     # The largest component is "the rest"; describe the others relative to it.
-    for node in components[1:] if len(components) > 1 else components:
-        members = sorted(systems[i] for i in dag.nodes[node]["members"])
-        indeg, outdeg = dag.in_degree(node), dag.out_degree(node)
+    for node in components[1:]:
+        members = sorted(systems[i] for i in np.flatnonzero(labels == node))
+        indeg, outdeg = in_degree[node], out_degree[node]
         label = "{" + preview(members) + "}" if len(members) > 1 else members[0]
         if indeg == 0 and outdeg == 0:
             isolated.append(label)
@@ -111,7 +122,7 @@ def check_strongly_connected(
         parts.append("never compared with the others: " + "; ".join(isolated))
     raise MLEDoesNotExistError(
         f"the MLE does not exist (the likelihood has no maximum): the comparison graph of {n} "
-        f"systems is not strongly connected ({dag.number_of_nodes()} components). Systems that "
+        f"systems is not strongly connected ({count} components). Systems that "
         + "; systems that ".join(parts)
         + f". Their worths would run off to ±infinity. {hint}"
     )

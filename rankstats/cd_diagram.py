@@ -26,13 +26,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rankstats._latex import LONG_ROWS, longtable
 from rankstats._text import latex_escape
-from rankstats.plotting import fitted_fonts, use_fallback_fonts
-from rankstats.plotting import label as mpl_label
+from rankstats.plotting import SHORTENED_NOTE, fitted_fonts, labels, name_key, use_fallback_fonts
 from rankstats.posthoc import PosthocResult
 
 if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn, not with this module
     from matplotlib.figure import Figure
+
+#: Longest system name drawn in full (longer ones get unique labels: ``max_name``).
+NAME_WIDTH = 40
 
 #: Sizes of the diagram, inches (fonts in points).
 _PAD = 0.12  # outer margin
@@ -117,7 +120,7 @@ def cd_diagram(
     *,
     title: str | None = None,
     width: float | None = None,
-    max_name: int = 40,
+    max_name: int = NAME_WIDTH,
 ) -> Figure:
     """Critical-difference diagram of a post-hoc comparison (Demšar, 2006).
 
@@ -132,7 +135,9 @@ def cd_diagram(
         9 inches) and the figure is as wide as the axis and the names need; a given width
         shrinks or stretches the axis (never below 1.5 inches) and keeps the names whole.
     max_name : int
-        Names longer than this are shortened with "…" (:func:`rankstats.plotting.label`).
+        Names longer than this are shortened to unique labels with "…"
+        (:func:`rankstats.plotting.labels`; :func:`rankstats.plotting.name_key` is the key, and
+        the caption says so).
 
     Returns
     -------
@@ -188,11 +193,12 @@ def cd_diagram(
 
     # The names first: their widths decide the margins.
     names = []
-    for i, system in enumerate(systems):
+    # Unique labels: two long names never share one.
+    for i, shown in enumerate(labels(systems, width=max_name)):
         text = fig.text(
             0.0,
             0.0,
-            mpl_label(system, width=max_name),
+            shown,
             fontsize=name_size,
             ha="right" if i < n_left else "left",
             va="center",
@@ -201,6 +207,8 @@ def cd_diagram(
         )
         names.append(text)
     caption = _caption(result)
+    if not name_key(systems, width=max_name).empty:
+        caption += " " + SHORTENED_NOTE + "."
     heading = fig.text(0.0, 0.0, title or "", fontsize=10, ha="center", va="center")
     with fitted_fonts(fig):
         renderer = fig.canvas.get_renderer()
@@ -366,7 +374,9 @@ def group_letters(result: PosthocResult) -> dict[str, str]:
 
     Each group (a system that differs from all its neighbours is a group of its own) gets one
     letter, best group ``a``; two systems share a letter exactly when they are in a common
-    group. Beyond 52 groups the letters have two characters and are separated by commas.
+    group. Three or more consecutive letters are written as a range (``c–h``: c, d, e, f, g,
+    h), so the column stays narrow with 100+ systems. Beyond 52 groups the letters have two
+    characters and are separated by commas (``aa–bc,bf``).
 
     Examples
     --------
@@ -377,12 +387,28 @@ def group_letters(result: PosthocResult) -> dict[str, str]:
     ('a', 'ef')
     """
     groups = result.groups()
-    letters: dict[str, list[str]] = {s: [] for s in result.mean_ranks.index}
+    indices: dict[str, list[int]] = {s: [] for s in result.mean_ranks.index}
     for i, group in enumerate(groups):
         for system in group:
-            letters[system].append(_letter(i))
+            indices[system].append(i)
     sep = "" if len(groups) <= 52 else ","
-    return {s: sep.join(ls) for s, ls in letters.items()}
+    return {s: sep.join(_letter_runs(ix)) for s, ix in indices.items()}
+
+
+def _letter_runs(indices: list[int]) -> list[str]:
+    """Letters of sorted group indices, three or more consecutive ones as a range ``c–h``: with
+    100+ systems a system can sit in dozens of overlapping groups, and its letters stay short."""
+    out: list[str] = []
+    start = 0
+    for k in range(1, len(indices) + 1):
+        if k == len(indices) or indices[k] != indices[k - 1] + 1:
+            run = indices[start:k]
+            if len(run) >= 3:
+                out.append(f"{_letter(run[0])}–{_letter(run[-1])}")
+            else:
+                out += [_letter(i) for i in run]
+            start = k
+    return out
 
 
 def _rank_digits(values: np.ndarray) -> int:
@@ -403,7 +429,9 @@ def cd_table(
     :func:`rankstats._text.latex_escape`), its average rank (one number of decimals for the
     column, enough to tell different ranks apart) and its group letters (:func:`group_letters`:
     systems sharing a letter are not significantly different). The caption names the test, α,
-    N and, for Nemenyi, the critical difference. Needs ``\usepackage{booktabs}``.
+    N and, for Nemenyi, the critical difference. Needs ``\usepackage{booktabs}``; above
+    :data:`rankstats._latex.LONG_ROWS` systems it is a ``longtable`` that breaks across pages
+    (``\usepackage{longtable}``).
 
     Parameters
     ----------
@@ -439,6 +467,13 @@ def cd_table(
         elif _no_single_cd(result):
             caption += "; no single critical difference: the variances of the pairs differ"
         caption += ")."
+    rows = []
+    for system, value in zip(result.mean_ranks.index, values, strict=True):
+        group = letters[system].replace("–", "--")
+        rows.append(f"{latex_escape(system)} & {value:.{digits}f} & {group} \\\\")
+    header = "System & Average rank & Group"
+    if len(rows) > LONG_ROWS:  # breaks across pages
+        return longtable("lrl", header, rows, caption, label)
     lines = [
         r"\begin{table}[htbp]",
         r"\centering",
@@ -446,10 +481,11 @@ def cd_table(
         rf"\label{{{label}}}",
         r"\begin{tabular}{lrl}",
         r"\toprule",
-        r"System & Average rank & Group \\",
+        header + r" \\",
         r"\midrule",
+        *rows,
+        r"\bottomrule",
+        r"\end{tabular}",
+        r"\end{table}",
     ]
-    for system, value in zip(result.mean_ranks.index, values, strict=True):
-        lines.append(f"{latex_escape(system)} & {value:.{digits}f} & {letters[system]} \\\\")
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"

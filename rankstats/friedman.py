@@ -20,8 +20,10 @@ with an ``F`` distribution of ``k − 1`` and ``(k − 1)(N − 1)`` degrees of 
 With ``missing="imputed"`` (:mod:`rankstats.blocks`) the blocks keep their missing scores and
 the statistic is the quadratic form of the imputed expected ranks under their exact permutation
 covariance, :func:`rankstats.imputed_ranks.imputed_rank_test`: Friedman's tie-corrected
-statistic on complete blocks, Durbin's (1951) on a balanced incomplete block design, of the form
-of Skillings and Mack's (1981) otherwise; the F beside it generalises Iman–Davenport's.
+statistic on complete blocks, Durbin's (1951) on a balanced incomplete block design when every
+block ties alike (no ties, or the same tie sizes in each block; with other ties it conditions on
+each block's ties where Conover's T₁ pools them), of the form of Skillings and Mack's (1981)
+otherwise; the F beside it generalises Iman–Davenport's.
 
 References
 ----------

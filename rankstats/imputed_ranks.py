@@ -28,8 +28,14 @@ permutation of ``k_b`` numbers summing to zero).  The statistic :math:`T = A^\to
 :math:`\Sigma = \sum_b \operatorname{Cov}(c_b)`, is approximately :math:`\chi^2` with
 ``rank(Σ) = n − 1`` degrees of freedom when the design is connected (every two systems linked
 by a chain of blocks that rank both; a disconnected design is refused, naming its components).
-On complete blocks it is Friedman's tie-corrected statistic (``scipy.stats.friedmanchisquare``);
-on a balanced incomplete block design it is Durbin's (1951) statistic. It has the form of
+On complete blocks it is Friedman's tie-corrected statistic (``scipy.stats.friedmanchisquare``).
+On a balanced incomplete block design (BIBD) it is Durbin's (1951) statistic, Conover's (1999,
+Sec. 5.9) :math:`T_1` with his pooled tie correction, *exactly when every block has the same sum
+of squared centred mid-ranks* :math:`s_b^2` (no ties at all, or the same tie sizes in every
+block): then :math:`\Sigma \propto I - J/n`.  With ties in some blocks only they differ: ``T``
+conditions on the ties of each block (each block's own permutation variance), :math:`T_1` pools
+the ties of all blocks into one variance (Conover's ice-cream design with ties in two of seven
+blocks: ``T = 12.68``, :math:`T_1 = 12.46`; ``tests/test_imputed_ranks.py``).  It has the form of
 Skillings and Mack's (1981) statistic, which weights the centred mid-ranks of a block by
 :math:`\sqrt{12/(k_b + 1)}` where the imputation weights them by :math:`(n + 1)/(k_b + 1)`
 (and which uses the covariance of untied ranks), so that the two agree exactly when every block
@@ -45,7 +51,7 @@ Sec. 5.9),
 .. math::  F = \frac{T / d}{(D - T) / (D - d)}, \qquad d = \operatorname{rank}\Sigma,
 
 on ``d`` and ``D − d`` degrees of freedom, is reported beside it (it is Iman–Davenport's
-:math:`F_F` on complete blocks, Conover's :math:`T_2` on a BIBD).
+:math:`F_F` on complete blocks, Conover's :math:`T_2` on a BIBD under the same condition).
 
 **Post-hoc.** :math:`z_{ij} = (A_i - A_j) / \sqrt{\Sigma_{ii} + \Sigma_{jj} - 2\Sigma_{ij}}`,
 approximately standard normal under the null; the family of all pairs is controlled either by
@@ -77,6 +83,7 @@ import numpy as np
 from scipy import sparse, stats
 from scipy.sparse.csgraph import connected_components
 
+from rankstats.blocks import require_variation
 from rankstats.errors import preview
 from rankstats.pairwise import _one_blas_thread, ranking_borda
 
@@ -210,18 +217,17 @@ def imputed_rank_test(
     Raises
     ------
     ValueError
-        A disconnected design (the message names the components), or no informative block.
+        A disconnected design (the message names the components).
+    NoVariationError
+        No block ranks two systems differently (:func:`rankstats.blocks.require_variation`).
     """
     n = expected.shape[1]
     centred = expected - (n + 1) / 2.0
     centred = np.where(observed, centred, 0.0)
     w, k = block_weights(centred, observed)
     informative = w > 0
-    if not informative.any():
-        raise ValueError(
-            "no block ranks two or more systems differently: nothing to test (every block is "
-            "one tie, or evaluated fewer than two systems)"
-        )
+    if not informative.any():  # the one decision on blocks without variation
+        require_variation(np.where(observed, expected, np.nan))
     sigma = null_covariance(centred, observed)
     parts = components(sigma)
     if len(parts) > 1:
@@ -310,7 +316,7 @@ class MaxAbsZ:
         ``(1 + #{draws ≥ z}) / (draws + 1)``)."""
         z = np.abs(np.asarray(z, dtype=np.float64))
         if self.maxima is None:
-            from rankstats.posthoc import studentized_range_sf  # posthoc imports this module
+            from rankstats.studentized_range import studentized_range_sf
 
             return studentized_range_sf(z * np.sqrt(2.0), self.n_systems)
         above = len(self.maxima) - np.searchsorted(self.maxima, z, side="left")

@@ -70,7 +70,7 @@ import pandas as pd
 from scipy import stats
 
 from rankstats._text import shorten, terminal
-from rankstats.blocks import Blocks, rank_blocks
+from rankstats.blocks import Blocks, rank_blocks, require_variation
 from rankstats.errors import preview
 from rankstats.posthoc import EFFECT_SIZES, PosthocResult, pairwise_effect_sizes
 from rankstats.rankings import MIN_SYSTEMS, Rankings, average_ranks
@@ -154,6 +154,7 @@ def score_blocks(
     kept = values[~incomplete]
     if len(kept) == 0:
         raise ValueError(f"no complete block is left: all {len(index)} blocks miss a score")
+    require_variation(kept)
     return Blocks(
         ranks=average_ranks(kept),
         systems=systems,

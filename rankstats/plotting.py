@@ -30,7 +30,7 @@ import pandas as pd
 if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn, not with this module
     from matplotlib.figure import Figure
 
-from rankstats._text import mpl_text, shorten
+from rankstats._text import abbreviation_key, abbreviations, mpl_text, shorten
 from rankstats.confidence import HoeffdingResult, significance_matrix
 
 #: Families tried first, in order, for characters the figure's font lacks (then any installed
@@ -218,6 +218,46 @@ def label(name: object, width: int = 28) -> str:
     return mpl_text(shorten(name, width))
 
 
+#: Longest system name shown in full on a heat map's axes (longer ones get unique labels).
+NAME_WIDTH = 28
+#: Smallest font of a heat map's names, points: the figure grows instead of the font shrinking.
+MIN_NAME_FONT = 6.0
+#: The note of a figure whose names were shortened.
+SHORTENED_NOTE = "… marks a shortened name; labels.csv (rs.plotting.name_key) has the full names"
+
+
+def labels(names: Iterable[object], width: int = NAME_WIDTH) -> list[str]:
+    """The names as matplotlib text, shortened to unique labels of at most ``width``
+    characters (:func:`rankstats._text.abbreviations`: two long names never get one label).
+
+    >>> labels(["model-alpha-one", "model-alpha-two"], width=12)
+    ['model-a…-one', 'model-a…-two']
+    """
+    names = list(names)
+    short = abbreviations(names, width)
+    return [mpl_text(short[str(n)]) for n in names]
+
+
+def name_key(names: Iterable[object], width: int = NAME_WIDTH) -> pd.DataFrame:
+    """The key of the shortened names of a figure: columns ``label`` (as drawn) and ``name``,
+    one row per shortened name (empty when every name fits). Outputs write it as
+    ``labels.csv``."""
+    return abbreviation_key(names, width)
+
+
+def heatmap_layout(n: int) -> tuple[float, float]:
+    """``(font size in points, cell side in inches)`` of an ``n × n`` heat map of names.
+
+    The font shrinks from 9 pt with ``n`` but never below :data:`MIN_NAME_FONT`; the cells are at
+    least 1.35 font sizes apart, so the names of neighbouring rows or columns never overlap and
+    the figure grows with ``n`` instead (0.38 inch cells up to 20 systems, 14 inches of matrix
+    near 120, about 34 inches at 300).
+    """
+    font = max(MIN_NAME_FONT, 9.0 - n // 20)
+    cell = max(1.35 * font / 72.0, min(0.38, 14.0 / max(n, 1)))
+    return font, cell
+
+
 #: The colour of a pair that is not significant in the heatmaps (the legends name it).
 NOT_SIGNIFICANT = "0.85"
 NOT_SIGNIFICANT_NAME = "grey"
@@ -307,6 +347,7 @@ def significance_heatmap(
     title: str | None = None,
     annotate: bool | None = None,
     figsize: tuple[float, float] | None = None,
+    systems: Sequence[object] | None = None,
 ) -> Figure:
     """Heatmap of the signed distance of every Hoeffding interval from ½.
 
@@ -317,7 +358,9 @@ def significance_heatmap(
     (2023, Fig. 6); the diagonal is white.  With Holm's correction a pair can be significant
     although its interval (drawn at the Bonferroni level δ/m) contains ½: such cells stay grey
     and get a circle, so the figure never shows a significant pair as a non-significant one.
-    A legend under the matrix names exactly the colours and marks drawn.
+    A legend under the matrix names exactly the colours and marks drawn.  Names longer than
+    :data:`NAME_WIDTH` characters are drawn as unique abbreviations (:func:`labels`); the title
+    then says so, and :func:`name_key` is the key.
 
     Parameters
     ----------
@@ -328,6 +371,12 @@ def significance_heatmap(
     annotate : bool, optional
         Write the distances in the cells (default: when there are at most 20 systems).
     figsize : (float, float), optional
+        By default the figure grows with the number of systems (:func:`heatmap_layout`): the
+        names keep at least :data:`MIN_NAME_FONT` points and never overlap.
+    systems : sequence, optional
+        Draw only these systems, in this order (e.g. the best ``N`` of a ranking: ``--top N``);
+        the intervals and their multiplicity correction stay those computed on all systems, and
+        the title says how many are shown.
 
     Returns
     -------
@@ -336,23 +385,31 @@ def significance_heatmap(
     from matplotlib.figure import Figure
 
     matrix = significance_matrix(ci, "distance")
+    total = len(matrix)
+    if systems is not None:
+        matrix = matrix.loc[list(systems), list(systems)]
     n = len(matrix)
     if annotate is None:
         annotate = n <= 20
-    side = max(4.0, min(0.38 * n + 2.5, 30.0))
-    fig = Figure(figsize=figsize or (side + 1.2, side + 0.6))
+    font, cell = heatmap_layout(n)
+    names = labels(matrix.index)
+    shortened = not name_key(matrix.index).empty
+    # Names longer than the room kept for them (about 1.2 inches) widen and heighten the figure.
+    margin = max(0.0, max((len(t) for t in names), default=0) * 0.62 * font / 72.0 - 1.2)
+    side = max(4.0, n * cell + 2.5)
+    fig = Figure(figsize=figsize or (side + margin + 1.2, side + margin + 0.6))
     ax = fig.add_subplot()
     values = matrix.to_numpy(dtype=np.float64)
     image, flat = distance_image(ax, values)
-    labels = [label(s) for s in matrix.index]
-    ax.set_xticks(range(n), labels, rotation=90, fontsize=max(4, 9 - n // 20))
-    ax.set_yticks(range(n), labels, fontsize=max(4, 9 - n // 20))
+    ax.set_xticks(range(n), names, rotation=90, fontsize=font)
+    ax.set_yticks(range(n), names, fontsize=font)
     ax.set_xlabel("system b")
     ax.set_ylabel("system a")
     if annotate:
         annotate_distances(ax, values)
     # Significant by the (Holm) test, but the interval drawn contains ½: distance 0, grey.
-    significant = significance_matrix(ci, "significant").to_numpy(dtype=float, na_value=0.0)
+    significant = significance_matrix(ci, "significant").loc[matrix.index, matrix.columns]
+    significant = significant.to_numpy(dtype=float, na_value=0.0)
     circled = (significant > 0) & (values == 0)
     rows, cols = np.nonzero(circled)
     if len(rows):
@@ -364,6 +421,10 @@ def significance_heatmap(
             f"Hoeffding intervals for P(a above b): δ = {params.get('delta')}, "
             f"{params.get('correction')} correction, {params.get('estimand')} estimand"
         )
+    if n < total:
+        title += f"\nthe best {n} of {total} systems; intervals and correction over all {total}"
+    if shortened:
+        title += "\n" + SHORTENED_NOTE
     ax.set_title(title, fontsize=9)
     if significant.any():
         cbar = fig.colorbar(image, ax=ax, shrink=0.8)

@@ -14,7 +14,7 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from rankstats._text import mpl_text
-from rankstats.plotting import fitted_fonts, label
+from rankstats.plotting import fitted_fonts, label, labels
 
 #: Colour of the cells without a probability (the diagonal, pairs without a common instance).
 BLANK = "0.6"
@@ -111,10 +111,10 @@ def matrix_figure(
     image = ax.imshow(
         np.ma.masked_invalid(prob), cmap=cmap, vmin=0, vmax=1, interpolation="nearest"
     )
-    labels = [label(s) for s in order]
+    names = labels(order)  # unique: long names never cut into one label
     size = max(4, 9 - n // 20)
-    ax.set_xticks(range(n), labels, rotation=90, fontsize=size)
-    ax.set_yticks(range(n), labels, fontsize=size)
+    ax.set_xticks(range(n), names, rotation=90, fontsize=size)
+    ax.set_yticks(range(n), names, fontsize=size)
     ax.set_xlabel("system b")
     ax.set_ylabel("system a")
     rows, cols = np.nonzero(sig)

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from rankstats.errors import DataWarning, InvalidRankingsError, preview
+from rankstats._keys import refuse_whitespace_variants
+from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError, preview
 from rankstats.scores import Scores, dense_codes, sorted_codes
 
 _RANK_BLOCK_CELLS = 2_000_000
@@ -284,6 +285,9 @@ class Rankings:
         >>> rs.Rankings.from_orderings([["a", "c"], ["b", ("a", "c")]]).ranks.tolist()
         [[1.0, 2.0, nan], [2.5, 2.5, 1.0]]
         """
+        orderings = list(orderings)
+        if not orderings:
+            raise InvalidRankingsError("no orderings given: an empty list of rankings")
         groups_per_row: list[list[list[str]]] = []
         seen: dict[str, None] = {}
         for r, ordering in enumerate(orderings):
@@ -305,6 +309,17 @@ class Rankings:
                 raise InvalidRankingsError(f"ordering {r} names system(s) twice: {preview(dup)}")
             groups_per_row.append(row_groups)
         all_systems = tuple(str(s) for s in systems) if systems is not None else tuple(seen)
+        first = {}
+        for r, row_groups in enumerate(groups_per_row):
+            for group in row_groups:
+                for s in group:
+                    first.setdefault(s, r)
+        _refuse_variants(
+            all_systems,
+            lambda spellings: [
+                f"ordering {first[s]}" if s in first else "the systems list" for s in spellings
+            ],
+        )
         index = {s: i for i, s in enumerate(all_systems)}
         unknown = [s for s in seen if s not in index]
         if unknown:
@@ -344,7 +359,11 @@ class Rankings:
                 f"non-numeric rank {df.iat[r, c]!r} at ranker {df.index[r]!r}, system "
                 f"{df.columns[c]!r}"
             )
-        return cls._checked(values, tuple(str(c) for c in df.columns), df.index)
+        columns = [str(c) for c in df.columns]
+        _refuse_variants(
+            columns, lambda spellings: [f"column {columns.index(c) + 1}" for c in spellings]
+        )
+        return cls._checked(values, tuple(columns), df.index)
 
     @classmethod
     def _checked(cls, ranks: np.ndarray, systems: tuple[str, ...], rankers: pd.Index) -> Rankings:
@@ -403,6 +422,16 @@ class Rankings:
             f"Rankings({self.n_rankings} rankings of {self.n_systems} systems{groups}, "
             f"{frac:.1%} not evaluated, {ties} tied entries)"
         )
+
+
+def _refuse_variants(
+    systems: Sequence[str], first_seen: Callable[[Sequence[str]], Sequence[str | None]]
+) -> None:
+    """System names that differ only by surrounding whitespace, refused as rankings errors."""
+    try:
+        refuse_whitespace_variants("system", systems, first_seen)
+    except InvalidScoresError as err:
+        raise InvalidRankingsError(str(err)) from None
 
 
 def default_level(scores: Scores, level: str | None = None) -> str:

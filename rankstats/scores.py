@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rankstats import _read
+from rankstats import _columns, _keys, _read
 from rankstats.errors import DataWarning, InvalidScoresError, UnreadableFileError, preview
 
 Direction = bool | Mapping[str, bool | str]
@@ -222,20 +222,6 @@ def _row_codes(data: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray |
     return system_code, task_code, ranking, len(distinct)
 
 
-def _refuse_aggregates(task_cols: Sequence[object], where: str = "") -> None:
-    """Refuse wide-table columns named like an aggregate of the others (``Average``, ...)."""
-    suspicious = _read.aggregate_columns(task_cols)
-    if suspicious:
-        names = ", ".join(repr(str(c)) for c in suspicious)
-        kept = [str(c) for c in task_cols if c not in suspicious]
-        raise InvalidScoresError(
-            f"{where}column(s) {names} of the wide table look like an aggregate of the other "
-            "tasks, not a task: ranking them as tasks would count the other tasks twice; drop "
-            f"them, or choose the task columns with tasks=[{preview(map(repr, kept), 4)}] "
-            f"(CLI: --tasks ...), and list {names} there to rank it as a task"
-        )
-
-
 @dataclass(frozen=True, eq=False, repr=False)
 class Scores:
     """A validated long table of scores, higher = better.
@@ -280,7 +266,7 @@ class Scores:
     def from_long(
         cls,
         df: pd.DataFrame,
-        system: str = "system",
+        system: str | Sequence[str] = "system",
         task: str | None = "task",
         instance: str | None = None,
         score: str = "score",
@@ -295,7 +281,10 @@ class Scores:
             The table. Extra columns are ignored.
         system, task, instance, score : str
             Column names. ``task=None`` means a single task called ``"score"``; ``instance=None``
-            means task-level scores (one score per system and task).
+            means task-level scores (one score per system and task). ``system`` may be a list of
+            columns that name a system together (``["name", "pretrained"]``): their values are
+            joined as ``"RN50 / openai"``; keys that would read the same once joined are refused.
+            System or task names that differ only by surrounding whitespace are refused.
         higher_is_better : bool or dict
             Direction of every task, or a ``{task: bool}`` dict (tasks not listed are
             higher-is-better; ``"higher"`` / ``"lower"`` are accepted too).
@@ -322,7 +311,7 @@ class Scores:
     def _from_long(
         cls,
         df: pd.DataFrame,
-        system: str = "system",
+        system: str | Sequence[str] = "system",
         task: str | None = "task",
         instance: str | None = None,
         score: str = "score",
@@ -343,6 +332,8 @@ class Scores:
         if task is None:
             df = df.assign(task="score")
             task = "task"
+        if not isinstance(system, str):
+            df, system = _keys.joined_system(df, system, where)
         columns = [system, task] + ([instance] if instance else []) + [score]
         missing = [c for c in columns if c not in df.columns]
         if missing:
@@ -384,12 +375,13 @@ class Scores:
 
         systems = tuple(str(u) for u in labels[0])
         all_tasks = tuple(str(u) for u in labels[1])
-        for kind, names in (("system", systems), ("task", all_tasks)):
+        for kind, names, code in (("system", systems, codes[0]), ("task", all_tasks, codes[1])):
             if len(set(names)) != len(names):
                 raise InvalidScoresError(
                     f"distinct {kind} keys become the same name as text (e.g. 1 and '1'): "
                     f"{preview(sorted({n for n in names if names.count(n) > 1}))}"
                 )
+            _keys.refuse_whitespace_variants(kind, names, _keys.first_rows(names, code, where))
         directions = parse_directions(all_tasks, higher_is_better)
         task_sign = np.array([1.0 if directions[t] else -1.0 for t in all_tasks])
 
@@ -431,10 +423,11 @@ class Scores:
     def from_wide(
         cls,
         df: pd.DataFrame,
-        system: str | None = "system",
+        system: str | Sequence[str] | None = "system",
         higher_is_better: Direction = True,
         tasks: Sequence[str] | None = None,
         name: str = "",
+        drop_columns: Sequence[str] | None = None,
     ) -> Scores:
         """Validate a wide table: one row per system, one column per task (a leaderboard).
 
@@ -442,14 +435,19 @@ class Scores:
         ----------
         df : pandas.DataFrame
             The table; empty cells (NaN) mean "not evaluated".
-        system : str or None
-            Column holding the system names; ``None`` uses the index.
+        system : str, list of str, or None
+            Column holding the system names; ``None`` uses the index; a list: columns that name
+            a system together, joined as ``"RN50 / openai"``. A system on two rows is refused,
+            naming its rows and the columns that would identify every row.
         higher_is_better : bool or dict
             As in :meth:`from_long`.
         tasks : sequence of str, optional
             Task columns to use (default: every other column).
         name : str
             Label for reports.
+        drop_columns : sequence of str, optional
+            Columns that are neither keys nor tasks (an average, parameter counts), left out;
+            the other columns are the tasks.
 
         Examples
         --------
@@ -458,27 +456,42 @@ class Scores:
         >>> rs.Scores.from_wide(df).data.shape
         (5, 3)
 
-        A column named like an aggregate of the others (``Average``, ``Avg``, ``Mean``,
-        ``Overall``, ``Total``, ``Score``, ``Sum``, ``All``, ``macro avg``, ``micro avg``; any case)
-        is refused unless ``tasks`` is given: ranking it as a task would count the other tasks
-        twice.
+        A column that equals the row mean, median or sum of the others, or is named like an
+        aggregate (``Average``, ``Avg``, ``Overall``, ``Total``, ``rank``, ...) or like metadata
+        (``params``, ``FLOPs``, ``release date``, ...) is refused, naming each column and why,
+        unless ``tasks`` or ``drop_columns`` says what to do: ranking it as a task would count
+        the other tasks twice or rank systems by size.
 
         >>> df["Average"] = df[["t1", "t2"]].mean(axis=1)
         >>> rs.Scores.from_wide(df, tasks=["t1", "t2"]).tasks
+        ('t1', 't2')
+        >>> rs.Scores.from_wide(df, drop_columns=["Average"]).tasks
         ('t1', 't2')
         """
         df = pd.DataFrame(df)
         if system is None:
             df = df.rename_axis("system").reset_index()
             system = "system"
+        index = df.index
+
+        def rows(positions: np.ndarray) -> list[str]:
+            return [f"row {index[p]}" for p in positions]
+
+        original, keys = df, [system] if isinstance(system, str) else list(system)
+        if not isinstance(system, str):
+            df, system = _keys.joined_system(df.reset_index(drop=True), system, rows)
         if system not in df.columns:
             raise InvalidScoresError(
                 f"system column {system!r} not found; the table has: {preview(df.columns, 20)}"
             )
-        if df[system].duplicated().any():
-            dup = df[system][df[system].duplicated()].tolist()
-            raise InvalidScoresError(f"duplicated systems in a wide table: {preview(dup)}")
+        names = df[system]
+        _keys.refuse_repeated_systems(original, names, keys, rows, tasks)
+        _keys.refuse_whitespace_variants(
+            "system", names.astype(str), _keys.first_rows_of(names.astype(str), rows)
+        )
         if tasks is not None:
+            if drop_columns:
+                raise ValueError("give tasks= or drop_columns=, not both")
             task_cols = list(tasks)
             absent = [t for t in task_cols if t not in df.columns or t == system]
             if absent:
@@ -487,8 +500,8 @@ class Scores:
                     f"{preview(map(repr, df.columns), 20)}"
                 )
         else:
-            task_cols = [c for c in df.columns if c != system]
-            _refuse_aggregates(task_cols)
+            task_cols = _columns.drop([c for c in df.columns if c != system], drop_columns)
+            _columns.refuse(df, task_cols, declared=higher_is_better)
         if not task_cols:
             raise InvalidScoresError("the wide table has no task columns")
         # Stacked column by column (as melt, which refuses a task column named "score").
@@ -710,7 +723,7 @@ class Scores:
 
 def read_scores(
     path: str | Path,
-    system: str = "system",
+    system: str | Sequence[str] = "system",
     task: str | None = "task",
     instance: str | bool | None = None,
     score: str = "score",
@@ -720,6 +733,7 @@ def read_scores(
     na_values: Sequence[str] | None = None,
     encoding: str = "utf-8",
     tasks: Sequence[str] | None = None,
+    drop_columns: Sequence[str] | None = None,
 ) -> Scores:
     """Read a score table from CSV, TSV or Parquet, refusing what it cannot read as written.
 
@@ -735,7 +749,8 @@ def read_scores(
         from the content, whatever the extension) or a Parquet file.
     system, task, score : str
         Column names (see :meth:`Scores.from_long`). A name other than the default that is not
-        in the file is an error listing the columns.
+        in the file is an error listing the columns. ``system`` may be a list of columns that
+        name a system together (``["name", "pretrained"]``, CLI ``--system name pretrained``).
     instance : str, None or False
         Instance column of a long table. ``None`` (default): a column literally named
         ``instance`` is used when there is one (instance-level scores), else task level.
@@ -763,6 +778,11 @@ def read_scores(
     tasks : sequence of str, optional
         Task columns of a wide table (default: every column but ``system``, refusing one named
         like an aggregate, such as ``Average``; list it here to rank it as a task).
+    drop_columns : sequence of str, optional
+        Columns of a wide table that are neither keys nor tasks, left out (CLI:
+        ``--drop-columns``). Without ``tasks`` or ``drop_columns`` a column that equals the row
+        mean, median or sum of the others, or is named like an aggregate or like metadata
+        (``params``, ``FLOPs``), is refused with the reason.
 
     Returns
     -------
@@ -795,7 +815,8 @@ def read_scores(
     source = _read.inspect(path, sep=sep, encoding=encoding)
     present = set(source.columns)
     absent = []
-    if system not in present:
+    system_columns = _keys.key_columns(system)
+    if any(c not in present for c in system_columns):
         absent.append(f"system={system!r}")
     for option, column, default in (("task", task, "task"), ("score", score, "score")):
         # A default name that is absent only means "not a long table"; a chosen one is a typo.
@@ -804,10 +825,11 @@ def read_scores(
     if isinstance(instance, str) and instance not in present:
         absent.append(f"instance={instance!r}")
     absent += [f"tasks=[{t!r}]" for t in tasks or () if t not in present]
+    absent += [f"drop_columns=[{t!r}]" for t in drop_columns or () if t not in present]
     if absent:
         raise InvalidScoresError(
             f"{source.path}: no column named as {', '.join(absent)} asks (CLI: --system, --task, "
-            f"--score, --instance, --tasks); the columns are: "
+            f"--score, --instance, --tasks, --drop-columns); the columns are: "
             f"{preview(map(repr, source.columns), 20)}{_single_column_hint(source)}"
         )
     chosen = layout
@@ -817,7 +839,18 @@ def read_scores(
     if chosen == "wide":
         if isinstance(instance, str):
             raise ValueError("instance= applies to long tables (one row per score)")
-        return _read_wide(source, system, higher_is_better, tasks, na_values, name, layout)
+        if tasks is not None and drop_columns:
+            raise ValueError(
+                "give tasks= or drop_columns= (CLI: --tasks or --drop-columns), not both"
+            )
+        return _read_wide(
+            source, system, higher_is_better, tasks, na_values, name, layout, drop_columns
+        )
+    if drop_columns:
+        raise ValueError(
+            "drop_columns= (CLI: --drop-columns) leaves columns out of a wide table; select "
+            "tasks of a long table with Scores.select"
+        )
     if tasks is not None:
         raise ValueError(
             "tasks= chooses the task columns of a wide table; select tasks of a long table "
@@ -897,10 +930,15 @@ def _read_long(
     na_values: Sequence[str] | None,
     name: str,
 ) -> Scores:
-    keys = list(dict.fromkeys(c for c in (system, task, instance) if c is not None))
+    system_columns = _keys.key_columns(system)
+    keys = list(dict.fromkeys(c for c in (*system_columns, task, instance) if c is not None))
     table = _read.read_table(source, [*keys, score], keys=keys)
     _refuse_empty(source, table)
     frame = {key: _text_keys(source, table, key) for key in keys}
+    if len(system_columns) > 1:
+        system = _keys.key_label(system_columns)
+        joined = _keys.join_keys(pd.DataFrame(frame), system_columns, _where(source))
+        frame = {system: joined, **{k: v for k, v in frame.items() if k not in system_columns}}
     values, n_na = _read.score_column(source, table.column(score), score, na_values)
     frame[score] = pd.Series(values)
     _warn_na(source, n_na, na_values)
@@ -918,40 +956,60 @@ def _read_long(
 
 def _read_wide(
     source: _read.Source,
-    system: str,
+    system: str | Sequence[str],
     higher_is_better: Direction,
     tasks: Sequence[str] | None,
     na_values: Sequence[str] | None,
     name: str,
     layout: str,
+    drop_columns: Sequence[str] | None = None,
 ) -> Scores:
-    task_cols = list(tasks) if tasks is not None else [c for c in source.columns if c != system]
+    system_columns = _keys.key_columns(system)
+    task_cols = (
+        list(tasks)
+        if tasks is not None
+        else _columns.drop([c for c in source.columns if c not in system_columns], drop_columns)
+    )
     unnamed = [k for k, c in enumerate(source.columns, 1) if c in task_cols and not c.strip()]
     if unnamed:
         raise InvalidScoresError(
             f"{source.path}: column(s) {preview(unnamed)} have no name in the header of this wide "
             "table: name them, or choose the task columns with tasks= (CLI: --tasks)"
         )
-    table = _read.read_table(source, [system, *task_cols], keys=[system])
+    _keys.refuse_whitespace_variants(
+        "task",
+        task_cols,
+        lambda spellings: [f"column {source.columns.index(c) + 1}" for c in spellings],
+        prefix=f"{source.path}: ",
+    )
+    table = _read.read_table(source, [*system_columns, *task_cols], keys=system_columns)
     _refuse_empty(source, table)
-    names = _text_keys(source, table, system).astype(str)
-    repeated = np.flatnonzero(names.duplicated(keep=False).to_numpy())
-    if len(repeated):
-        shown = ", ".join(
-            f"{line}: {names.iloc[r]!r}"
-            for line, r in zip(_read.locate(source, repeated[:5]), repeated[:5], strict=True)
+    keys = pd.DataFrame({c: _text_keys(source, table, c).astype(str) for c in system_columns})
+    if len(system_columns) > 1:
+        system = _keys.key_label(system_columns)
+        names = _keys.join_keys(keys, system_columns, _where(source)).rename(system)
+    else:
+        names = keys[system].rename(system)
+    if names.duplicated().any():
+        full = _read.read_table(source).to_pandas()
+        long_hint = (
+            f"if this is not a wide table (one row per system) but a long one whose task and "
+            f"score columns are not named 'task' and 'score' (the columns are: "
+            f"{preview(map(repr, source.columns), 20)}), name them with task= and score= "
+            "(CLI: --task NAME --score NAME)"
         )
-        if layout == "auto":
-            raise InvalidScoresError(
-                f"{source.path}: column {system!r} repeats values ({shown}), so this is not a "
-                "wide table (one row per system) but a long one whose task and score columns "
-                "are not named 'task' and 'score'; the columns are: "
-                f"{preview(map(repr, source.columns), 20)}: name them with task= and score= "
-                "(CLI: --task NAME --score NAME)"
-            )
-        raise InvalidScoresError(f"{source.path}: duplicated systems in a wide table: {shown}")
-    if tasks is None:
-        _refuse_aggregates(task_cols, f"{source.path}: ")
+        _keys.refuse_repeated_systems(
+            full,
+            names,
+            system_columns,
+            _where(source),
+            tasks,
+            prefix=f"{source.path}: ",
+            long_hint=long_hint if layout == "auto" else "",
+        )
+    _keys.refuse_whitespace_variants(
+        "system", names, _keys.first_rows_of(names, _where(source)), prefix=f"{source.path}: "
+    )
 
     def where(positions: np.ndarray) -> list[str]:
         lines = _read.locate(source, positions)
@@ -968,10 +1026,12 @@ def _read_wide(
         frame[column] = values
         missing += n_na
     _warn_na(source, missing, na_values)
+    if tasks is None:  # aggregates and metadata, by name and by value
+        _columns.refuse(pd.DataFrame(frame), task_cols, f"{source.path}: ", higher_is_better)
     return Scores.from_wide(
         pd.DataFrame(frame),
         system=system,
         higher_is_better=higher_is_better,
-        tasks=task_cols if tasks is not None else None,
+        tasks=task_cols,
         name=name,
     )

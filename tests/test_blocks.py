@@ -195,3 +195,61 @@ def test_imputed_min_coverage_reranks_the_kept_systems():
     assert "fewer than 2 systems evaluated" in blocks.dropped()
     # t0 among s0, s1, s3: 0.9, 0.8, 0.1 → ranks 1, 2, 3 (complete: e = m)
     np.testing.assert_allclose(blocks.ranks[0], [1.0, 2.0, 3.0])
+
+
+# ------------------------------------------------------- blocks without variation (issue 23, 5)
+def _all_tied(n_tasks: int = 6, with_gap: bool = False) -> rs.Scores:
+    """Three systems, every task one tie (a different score per task); ``with_gap``: system c
+    not evaluated on t0."""
+    rows = [(s, f"t{t}", 0.1 * t) for t in range(n_tasks) for s in "abc"]
+    if with_gap:
+        rows = [r for r in rows if r[:2] != ("c", "t0")]
+    return rs.Scores.from_long(pd.DataFrame(rows, columns=["system", "task", "score"]))
+
+
+def test_blocks_without_variation_get_one_answer_on_every_path():
+    """Every block ties all its systems: χ² was NaN ("NOT significant, p = nan"), Conover ended
+    in ZeroDivisionError, the automatic choice "rejected the null (p = nan)", the imputed path
+    said "nothing to test". Now one error, decided in blocks.require_variation, everywhere."""
+    from rankstats.blocks import NoVariationError
+    from rankstats.choice import choose_test
+    from rankstats.friedman import friedman
+    from rankstats.posthoc import posthoc
+    from rankstats.rank_sets import rank_confidence_sets
+
+    scores = _all_tied()
+    calls = {
+        "friedman": lambda: friedman(scores),
+        "nemenyi": lambda: posthoc(scores),
+        "conover": lambda: posthoc(scores, method="conover"),
+        "wilcoxon": lambda: posthoc(scores, method="wilcoxon-holm"),
+        "choose": lambda: choose_test(scores),
+        "choose parametric": lambda: choose_test(scores, force="parametric"),
+        "rank sets": lambda: rank_confidence_sets(scores, of="rank", n_boot=200),
+        "imputed": lambda: friedman(_all_tied(with_gap=True), missing="imputed"),
+        "autorank frame": lambda: choose_test(pd.DataFrame({"a": [1.0] * 6, "b": [1.0] * 6})),
+    }
+    messages = set()
+    for name, call in calls.items():
+        with pytest.raises(NoVariationError) as err:
+            call()
+        messages.add(str(err.value).split(":")[1])  # after "every one of the N ... blocks"
+        assert "\n" not in str(err.value), name
+    assert messages == {
+        " there is no difference to test (the rank tests, post-hoc tests, rank "
+        "sets and the automatic choice all need a block where two systems "
+        "differ)"
+    }
+
+
+def test_some_tied_blocks_are_fine():
+    """One block with a difference is enough; the tied blocks count as Friedman's ties do
+    (scipy's tie-corrected statistic, computed independently)."""
+    from rankstats.friedman import friedman
+
+    rows = [(s, f"t{t}", 0.1 * t) for t in range(5) for s in "abc"]
+    rows += [("a", "t5", 3.0), ("b", "t5", 2.0), ("c", "t5", 1.0)]
+    scores = rs.Scores.from_long(pd.DataFrame(rows, columns=["system", "task", "score"]))
+    res = friedman(scores)
+    ranks = rank_blocks(scores).ranks
+    assert res.statistic == pytest.approx(stats.friedmanchisquare(*ranks.T).statistic)

@@ -12,6 +12,7 @@ SHAPES = {  # systems, tasks (from shared/data/README.md)
     "xtreme": (15, 4),
     "xtreme_missing": (15, 4),
     "xtreme_table5": (10, 4),
+    "openclip": (121, 38),
     "tac08": (62, 15),
     "tac09": (59, 15),
     "tac11": (54, 15),

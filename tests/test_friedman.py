@@ -11,7 +11,7 @@ from scipy import stats
 
 import rankstats as rs
 from rankstats.blocks import Blocks
-from rankstats.friedman import friedman, iman_davenport
+from rankstats.friedman import friedman, friedman_statistic, iman_davenport
 from rankstats.posthoc import critical_difference, q_alpha
 
 # Demšar (2006), Table 6: AUC of four C4.5 variants on 14 data sets, as printed; the source and
@@ -123,9 +123,14 @@ def test_perfect_agreement_and_no_information():
     res = friedman(blocks)
     assert res.statistic == pytest.approx(5 * 2)  # χ²_F = N (k − 1)
     assert res.f_statistic == np.inf and res.f_p_value == 0.0
+    # Every block one tie: no information, one answer (rankstats.blocks.require_variation),
+    # never χ² = NaN read as "not significant" (issue 23, item 5).
+    from rankstats.blocks import NoVariationError
+
     tied = Blocks(np.full((4, 3), 2.0), ("a", "b", "c"), pd.RangeIndex(4), "ranking")
-    res = friedman(tied)
-    assert np.isnan(res.statistic) and np.isnan(res.p_value) and res.tie_correction == 0.0
+    with pytest.raises(NoVariationError, match="there is no difference to test"):
+        friedman(tied)
+    assert friedman_statistic(tied.ranks)[1] == 0.0  # the divisor C that made χ²_F NaN
     assert iman_davenport(float("nan"), 4, 3)[0] != iman_davenport(float("nan"), 4, 3)[0]
 
 

@@ -128,6 +128,7 @@ def test_report_finishes_and_writes_figures(hostile_report):
         "ranking.tex",
         "references.bib",
         "methods.txt",
+        "data_check.csv",
         "significance_heatmap.png",
         "significance_heatmap.pdf",
     }

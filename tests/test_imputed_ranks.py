@@ -168,6 +168,49 @@ def test_balanced_incomplete_design_gives_durbins_statistic():
     assert "studentized range" in ph.details and np.isfinite(ph.critical_difference)
 
 
+def _conover_t1(ranks: np.ndarray, r: int) -> float:
+    """Conover's (1999, Sec. 5.9) T₁ of Durbin's test, with his pooled tie correction, written
+    from the book: T₁ = (t − 1) [Σ_j R_j² − r C] / (A − C), A = Σ R(X_ij)², C = b k (k + 1)²/4
+    (b blocks of k of the t systems, each system in r blocks)."""
+    b, t = ranks.shape
+    k = int(np.sum(~np.isnan(ranks[0])))
+    rank_sums = np.nansum(ranks, axis=0)
+    a = np.nansum(ranks**2)
+    c = b * k * (k + 1) ** 2 / 4
+    return (t - 1) * (np.sum(rank_sums**2) - r * c) / (a - c)
+
+
+def _ice_cream(changes: dict) -> np.ndarray:
+    ranks = np.full((7, 7), np.nan)
+    for judge, given in {**ICE_CREAM, **changes}.items():
+        for variety, rank in given.items():
+            ranks[judge - 1, variety - 1] = rank
+    return ranks
+
+
+def test_durbin_with_ties_agrees_exactly_when_every_block_ties_alike():
+    """Issue 23, item 13: on a BIBD, T equals Conover's T₁ (with its pooled tie correction)
+    exactly when every block has the same sum of squared centred mid-ranks: no ties, or the
+    same tie sizes in every block. Ties in some blocks only: T conditions on each block's own
+    ties (exact permutation covariance), T₁ pools them, and the two differ."""
+    # No ties: Conover's example, T₁ = 12 (p. 391).
+    assert _conover_t1(_ice_cream({}), r=3) == pytest.approx(12.0)
+    assert friedman(_rankings(_ice_cream({})), missing="imputed").statistic == pytest.approx(12.0)
+    # The same tie in every block (the two systems not ranked first tie at 2.5).
+    alike = {j: {v: (x if x == 1 else 2.5) for v, x in g.items()} for j, g in ICE_CREAM.items()}
+    t1 = _conover_t1(_ice_cream(alike), r=3)
+    assert t1 == pytest.approx(72 / 7)  # by hand: R = 7.5, 7.5, 4.5, 3, 6, 6, 7.5; A = 94.5
+    got = friedman(_rankings(_ice_cream(alike)), missing="imputed").statistic
+    assert got == pytest.approx(t1, rel=1e-12)
+    # Ties in two of the seven blocks only (by hand: R = 8.5, 8.5, 3.5, 3.5, 5, 6, 7; A = 97):
+    # they differ, 12.68 against T₁ = 12.46.
+    some = {1: {1: 2.5, 2: 2.5, 4: 1}, 3: {3: 1.5, 4: 1.5, 6: 3}}
+    t1 = _conover_t1(_ice_cream(some), r=3)
+    assert t1 == pytest.approx(162 / 13)
+    got = friedman(_rankings(_ice_cream(some)), missing="imputed").statistic
+    assert got == pytest.approx(12.683229813664603, rel=1e-9) and abs(got - t1) > 0.2
+
+
 def test_equal_block_sizes_without_ties_give_skillings_mack():
     """Skillings and Mack (1981): ranks weighted by √(12 / (k_b + 1)); the same T when every
     block evaluates the same number of systems (the weights are then one constant)."""

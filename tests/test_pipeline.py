@@ -215,6 +215,7 @@ def test_layers_import_one_way():
         "reduce",
         "aggregate",
         "scan.reader",
+        "scan.locate",
         "scan.drivers",
         "scan.partition",
         "scan.scanned",

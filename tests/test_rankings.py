@@ -88,3 +88,13 @@ def test_tied_entries_finds_odd_ties_and_ignores_missing():
     np.testing.assert_array_equal(tied_entries(ranks), expected)
     three = rs.Rankings.from_rank_matrix(pd.DataFrame([[1.0, 3.0, 3.0, 3.0]], columns=list("abcd")))
     assert repr(three).endswith("3 tied entries)")
+
+
+def test_names_differing_only_by_surrounding_whitespace_are_refused():
+    with pytest.raises(InvalidRankingsError, match=r"'a' \(ordering 0\) and 'a ' \(ordering 1\)"):
+        rs.Rankings.from_orderings([["a", "b"], ["b", "a "]])
+    df = pd.DataFrame({"gpt-4": [1, 2], "gpt-4 ": [2, 1]})
+    with pytest.raises(
+        InvalidRankingsError, match=r"'gpt-4' \(column 1\) and 'gpt-4 ' \(column 2\)"
+    ):
+        rs.Rankings.from_rank_matrix(df)

@@ -304,7 +304,7 @@ def test_long_table_without_task_and_score_names(corpus):
     with pytest.raises(InvalidScoresError) as err:
         rs.read_scores(corpus["long_as_wide"], system="model")
     message = str(err.value)
-    assert "repeats values" in message and "'metric'" in message and "'value'" in message
+    assert "a system is repeated" in message and "'metric'" in message and "'value'" in message
     assert "--task" in message and "--score" in message
     scores = rs.read_scores(corpus["long_as_wide"], system="model", task="metric", score="value")
     assert _score(scores, "b", "t2") == 4.0

@@ -29,6 +29,7 @@ def test_files(tac_report):
         "ranking.tex",
         "references.bib",
         "methods.txt",
+        "data_check.csv",
         "significance_heatmap.png",
         "significance_heatmap.pdf",
     }
@@ -62,7 +63,7 @@ def test_latex_parses_and_numbers_match(tac_report):
     tex = (tac_report.out / "ranking.tex").read_text()
     assert _balanced(tex)
     assert r"\toprule" in tex and r"\bottomrule" in tex
-    body = tex.split(r"\midrule")[1].split(r"\bottomrule")[0].strip().splitlines()
+    body = _tex_body(tex)
     table = tac_report.ranking
     assert len(body) == len(table)
     for line, (_, row) in zip(body, table.iterrows(), strict=True):
@@ -529,8 +530,15 @@ def test_method_names_come_from_one_mapping(tmp_path):
 
 
 # ---------------------------------------------------------------------------- paper formats
+def _tex_body(tex: str) -> list[str]:
+    """The body rows of a booktabs ``tabular`` or of a ``longtable`` (more than 40 rows)."""
+    if r"\endlastfoot" in tex:
+        return tex.split("\\endlastfoot\n")[1].split(r"\end{longtable}")[0].strip().splitlines()
+    return tex.split(r"\midrule")[1].split(r"\bottomrule")[0].strip().splitlines()
+
+
 def _tex_body_cells(tex: str) -> list[list[str]]:
-    body = tex.split(r"\midrule")[1].split(r"\bottomrule")[0].strip().splitlines()
+    body = _tex_body(tex)
     return [[c.strip() for c in line.removesuffix(r"\\").split(" & ")] for line in body]
 
 

@@ -19,6 +19,7 @@ STANDARD = {
     "ranking.tex",
     "references.bib",
     "methods.txt",
+    "data_check.csv",
     "significance_heatmap.png",
     "significance_heatmap.pdf",
 }

@@ -107,3 +107,15 @@ def test_no_section_without_models(tmp_path):
     rep = rs.report(_scores(["a", "b", "c"]), out=tmp_path / "rep")
     assert rep.rank_posteriors is None
     assert "id='rank-posteriors'" not in (tmp_path / "rep" / "report.html").read_text()
+
+
+@pytest.mark.filterwarnings("ignore::rankstats.errors.DataWarning")
+def test_long_rank_posterior_table_breaks_across_pages(tmp_path):
+    """More than 40 systems: ``rank_posteriors.tex`` is a longtable, one row per system."""
+    names = [f"system {i:02d}" for i in range(45)]
+    rs.report(_scores(names), out=tmp_path / "rep", models=["pl"], methods=["borda"])
+    tex = (tmp_path / "rep" / "rank_posteriors.tex").read_text(encoding="utf-8")
+    assert r"\begin{longtable}" in tex and r"\endhead" in tex and r"\begin{table}" not in tex
+    body = tex.split("\\endlastfoot\n")[1].split(r"\end{longtable}")[0].strip().splitlines()
+    assert sorted(row.split(" & ")[0] for row in body) == names
+    assert len(body) == 45 and all(row.endswith(r"\\") for row in body)

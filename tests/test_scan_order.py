@@ -162,12 +162,17 @@ def test_duplicated_rows_are_refused_by_name(tmp_path, memory, order):
     row = df[(df.system == "sys03") & (df.task == "task02") & (df.instance == 7)]
     assert len(row) == 1
     message = (
-        "duplicated (system, task, instance) keys in the input: system 'sys03', task 'task02', "
-        "instance 7"
+        "duplicated (system, task, instance) key: system 'sys03', task 'task02', instance 7 "
+        "appears more than once: "
     )
     grouped = pd.concat([df, row]).sort_values(["task", "instance"], kind="stable")
     grouped.to_parquet(tmp_path / "grouped.parquet", index=False)
-    with pytest.raises(rs.InvalidScoresError, match=re.escape(message)):
+    # The two rows, by their position in the file (data rows from 1).
+    at = np.flatnonzero(
+        (grouped.system == "sys03") & (grouped.task == "task02") & (grouped.instance == 7)
+    )
+    rows = " and ".join(f"{tmp_path / 'grouped.parquet'} data row {r + 1}" for r in at)
+    with pytest.raises(rs.InvalidScoresError, match=re.escape(message + rows)):
         rs.scan_scores(tmp_path / "grouped.parquet", order="grouped").statistics()
     directory = _layout(df, tmp_path / "u", "parquet", "ungrouped")
     row.to_parquet(directory / "zz-again.parquet", index=False)
@@ -175,7 +180,8 @@ def test_duplicated_rows_are_refused_by_name(tmp_path, memory, order):
         warnings.simplefilter("ignore", rs.DataWarning)
         with pytest.raises(rs.InvalidScoresError) as err:
             rs.scan_scores(directory, order=order, batch_rows=40).statistics()
-    assert str(err.value) == message
+    assert str(err.value).startswith(message), err.value
+    assert f"{directory / 'zz-again.parquet'} data row 1;" in str(err.value)
 
 
 def test_partition_memory_does_not_grow_with_the_rows(tmp_path):

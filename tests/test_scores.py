@@ -167,7 +167,9 @@ def test_from_wide_equals_from_long():
     a = rs.Scores.from_wide(wide, higher_is_better={"t2": False})
     b = rs.Scores.from_long(long_table(), higher_is_better={"t2": False})
     pd.testing.assert_frame_equal(a.to_wide(), b.to_wide())
-    with pytest.raises(InvalidScoresError, match="duplicated systems in a wide table: a"):
+    with pytest.raises(
+        InvalidScoresError, match=r"system is repeated in this wide table: .a. on 2 rows"
+    ):
         rs.Scores.from_wide(pd.concat([wide, wide.iloc[[0]]]))
 
 

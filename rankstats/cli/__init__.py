@@ -35,6 +35,7 @@ QUIET_HELP = (
 
 #: Subcommands in the order of ``rankstats --help``.
 COMMANDS = (
+    "check",
     "rank",
     "significance",
     "report",

@@ -18,6 +18,7 @@ import argparse
 import contextlib
 import json
 import math
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -70,6 +71,13 @@ def at_least(minimum: int) -> Callable[[str], int]:
 
 
 # ---------------------------------------------------------------------------- shared input
+class _Columns(argparse.Action):
+    """One column name as a string, several as a list (``--system name pretrained``)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, values[0] if len(values) == 1 else list(values))
+
+
 def add_input_arguments(
     parser: argparse.ArgumentParser, task_flag: str = "--task", level: bool = False
 ) -> None:
@@ -79,7 +87,15 @@ def add_input_arguments(
     whose ``--task`` chooses a metric passes ``"--task-column"``. ``level`` adds ``--level``."""
     parser.add_argument("file", nargs="?", help="score table: CSV, TSV or Parquet (long or wide)")
     parser.add_argument("--dataset", choices=sorted(DATASETS), help="a bundled data set instead")
-    parser.add_argument("--system", default="system", help="system column (default: system)")
+    parser.add_argument(
+        "--system",
+        nargs="+",
+        action=_Columns,
+        default="system",
+        metavar="COLUMN",
+        help="system column (default: system); several columns name a system together, e.g. "
+        "--system name pretrained (joined as 'RN50 / openai')",
+    )
     parser.add_argument(
         task_flag, dest="task", default="task", help="task column of a long table (default: task)"
     )
@@ -132,6 +148,14 @@ def add_input_arguments(
         help="wide tables: the task columns to rank (default: every other column; a column "
         "named like an aggregate, e.g. Average, must be chosen or left out explicitly)",
     )
+    parser.add_argument(
+        "--drop-columns",
+        nargs="+",
+        default=None,
+        metavar="COLUMN",
+        help="wide tables: columns that are not tasks (an average, parameter counts, FLOPs), "
+        "left out; every other column is a task",
+    )
 
     if level:
         parser.add_argument(
@@ -182,18 +206,28 @@ def flag_names() -> Iterator[None]:
         text = str(err)
         if text.startswith("higher_is_better "):
             raise UsageError("--lower-is-better" + text[len("higher_is_better") :]) from None
+        if hasattr(err, "for_cli"):  # worded for the command line by its own class
+            raise
+        spelled = _cli_words(text)
+        if spelled != text:
+            raise UsageError(spelled) from None
         raise
 
 
 def load_input(args: argparse.Namespace):
     """Scores from ``FILE`` or ``--dataset`` (exactly one), read with the library's one reader."""
+    from rankstats._columns import NotTaskColumnsError
     from rankstats.datasets import load_dataset
     from rankstats.scores import read_scores
 
     if bool(args.file) == bool(args.dataset):
         raise UsageError("give a score FILE or --dataset NAME (exactly one)")
     if args.dataset:
-        given = [f for f in ("lower_is_better", "na_values", "tasks", "sep") if getattr(args, f)]
+        given = [
+            f
+            for f in ("lower_is_better", "na_values", "tasks", "drop_columns", "sep")
+            if getattr(args, f, None)
+        ]
         if args.encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
             given.append("encoding")
         if given:
@@ -203,23 +237,195 @@ def load_input(args: argparse.Namespace):
     path = Path(args.file)
     if path.is_dir():
         raise UsageError(f"{path} is a directory; give a score file (or --stream for a directory)")
+    _refuse_rankings_file(args)
     directions = {t: False for t in args.lower_is_better} if args.lower_is_better else True
     options = {
         key: getattr(args, key)
-        for key in ("sep", "na_values", "tasks", "encoding")
+        for key in ("sep", "na_values", "tasks", "drop_columns", "encoding")
         if getattr(args, key, None) is not None
     }
-    with flag_names():
-        return read_scores(
-            path,
-            system=args.system,
-            task=args.task,
-            instance=args.instance,
-            score=args.score,
-            higher_is_better=directions,
-            layout=args.layout,
-            **options,
+    try:
+        with flag_names():
+            return read_scores(
+                path,
+                system=args.system,
+                task=args.task,
+                instance=args.instance,
+                score=args.score,
+                higher_is_better=directions,
+                layout=args.layout,
+                **options,
+            )
+    except NotTaskColumnsError as err:  # the same refusal, in the words of the CLI
+        raise err.for_cli() from None
+
+
+#: ``--format`` of FILE for commands that read rankings files as well as score tables.
+FILE_FORMATS = (
+    "auto",
+    "scores",
+    "preflib",
+    "soc",
+    "soi",
+    "toc",
+    "toi",
+    "rank-matrix",
+    "orderings",
+    "pairwise",
+)
+_SCORE_OPTIONS = {
+    "system": "system",
+    "task": "task",
+    "instance": None,
+    "score": "score",
+    "layout": "auto",
+    "lower_is_better": [],
+    "tasks": None,
+    "drop_columns": None,
+    "placeholders": "keep",
+    "level": None,
+}
+
+
+def add_rankings_file_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--format`` (what FILE holds) and the column options of rankings files."""
+    parser.add_argument(
+        "--format",
+        choices=FILE_FORMATS,
+        default="auto",
+        help="what FILE holds: auto (default: PrefLib rankings for .soc / .soi / .toc / .toi, "
+        "else a score table), scores, preflib, soc, soi, toc, toi, rank-matrix (one row per "
+        "ranker, one column per system, cells = ranks), orderings (one ranking per row, best "
+        "first) or pairwise (one stated preference per row; --model bt)",
+    )
+    parser.add_argument(
+        "--ranker",
+        default=None,
+        metavar="COLUMN",
+        help="rank-matrix / orderings: the column labelling the rows (default: one named "
+        "'ranker', if any)",
+    )
+    parser.add_argument(
+        "--preferred",
+        default=None,
+        metavar="COLUMN",
+        help="pairwise: the column of the preferred system (default: preferred)",
+    )
+    parser.add_argument(
+        "--other",
+        default=None,
+        metavar="COLUMN",
+        help="pairwise: the column of the system it was preferred to (default: other)",
+    )
+
+
+def file_format(args: argparse.Namespace) -> str:
+    """What ``FILE`` holds: ``--format``, or for ``auto`` a PrefLib type from the suffix, else
+    ``scores``; options that do not apply to it are refused."""
+    from rankstats._preflib import suffix_type
+    from rankstats._read import COMPRESSED_SUFFIXES
+
+    chosen = getattr(args, "format", "scores")
+    if chosen == "auto":
+        chosen = (suffix_type(args.file, COMPRESSED_SUFFIXES) if args.file else None) or "scores"
+    if chosen != "scores" and not args.file:
+        raise UsageError(f"--format {args.format} applies to FILE input only")
+    rankings_only = {
+        "--ranker": chosen in ("rank-matrix", "orderings"),
+        "--preferred": chosen == "pairwise",
+        "--other": chosen == "pairwise",
+    }
+    for flag, allowed in rankings_only.items():
+        if getattr(args, flag[2:], None) is not None and not allowed:
+            what = {"--ranker": "rank-matrix / orderings"}.get(flag, "pairwise")
+            raise UsageError(f"{flag} applies to --format {what} files")
+    if chosen != "scores":
+        given = [
+            "--" + key.replace("_", "-")
+            for key, default in _SCORE_OPTIONS.items()
+            if getattr(args, key, default) != default
+        ]
+        if chosen != "rank-matrix" and args.na_values:
+            given.append("--na-values")
+        if given:
+            raise UsageError(
+                f"{', '.join(given)} appl{'ies' if len(given) == 1 else 'y'} to score tables, "
+                f"not to a {chosen} file"
+            )
+    return chosen
+
+
+def _refuse_rankings_file(args: argparse.Namespace) -> None:
+    """A PrefLib file given to a command that reads score tables (``--format scores`` reads
+    it as one anyway)."""
+    from rankstats._preflib import suffix_type
+    from rankstats._read import COMPRESSED_SUFFIXES
+
+    kind = suffix_type(args.file, COMPRESSED_SUFFIXES)
+    if kind and getattr(args, "format", "auto") != "scores":
+        raise UsageError(
+            f"{args.file} is a PrefLib rankings file (.{kind}), not a score table: this command "
+            "reads scores; fit a model to the rankings with rankstats fit FILE"
         )
+
+
+def load_rankings_file(args: argparse.Namespace, chosen: str):
+    """``(data, what)`` of a rankings FILE in format ``chosen``: Rankings, or the paired counts
+    of a pairwise file (``item1, item2, wins1, wins2``)."""
+    from rankstats.rankings_files import read_paired_comparisons, read_rankings
+
+    options = {"sep": args.sep, "encoding": args.encoding}
+    try:
+        if chosen == "pairwise":
+            data = read_paired_comparisons(
+                args.file, args.preferred or "preferred", args.other or "other", **options
+            )
+            return data, "paired comparisons"
+        extra = {"ranker": args.ranker} if chosen in ("rank-matrix", "orderings") else {}
+        if chosen == "rank-matrix":
+            extra["na_values"] = args.na_values
+        return read_rankings(args.file, chosen, **options, **extra), f"{chosen} rankings"
+    except ValueError as err:
+        raise UsageError(_cli_words(str(err))) from None
+
+
+#: The reader's advice ``option=value (CLI: --flag value)`` and its variants, and what the
+#: command line shows instead: the flag alone.
+_CLI_RULES = (
+    (
+        re.compile(
+            r"format='rank-matrix' \(([^)]*)\) or format='orderings' \(([^)]*)\) "
+            r"\(CLI: --format rank-matrix / orderings\)"
+        ),
+        r"--format rank-matrix (\1) or --format orderings (\2)",
+    ),
+    (re.compile(r"\w+= and \w+= \(CLI: ([^)]*)\)"), r"\1"),
+    (re.compile(r"\w+= or \w+= \(CLI: ([^)]*)\)"), r"\1"),
+    (re.compile(r"\w+=(?:'[^']*'|\[[^\]]*\]|[^\s,;()]+)? \(CLI: (--[^)]*)\)"), r"\1"),
+)
+
+
+def _cli_words(text: str) -> str:
+    """A reader's advice ``option='x' (CLI: --flag x)`` as the flag alone.
+
+    >>> _cli_words("pass na_values=['NA'] (CLI: --na-values NA), or leave the cells empty")
+    'pass --na-values NA, or leave the cells empty'
+    """
+    text = _ABSENT_COLUMNS.sub(
+        lambda m: (
+            "no column named as "
+            + _OPTION.sub(lambda k: f"--{k[1].replace('_', '-')} {k[2]}", m[1])
+            + " asks"
+        ),
+        text,
+    )
+    for pattern, replacement in _CLI_RULES:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+_ABSENT_COLUMNS = re.compile(r"no column named as (.+?) asks \(CLI: [^)]*\)")
+_OPTION = re.compile(r"(\w+)=('[^']*'|\[[^\]]*\])")
 
 
 def level_of(args: argparse.Namespace, scores) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -15,11 +17,13 @@ from rankstats.cli._common import (
     at_least,
     clean,
     file_done,
+    finite,
     probability,
     write_json,
     written,
 )
 from rankstats.cli._console import print_frame
+from rankstats.errors import DataWarning
 
 HELP = "Bradley–Terry ratings of pairwise battles (model_a, model_b, winner), with intervals"
 EXAMPLE = "rankstats battles battles.parquet --bootstrap 1000 --anchor gpt-4-0613 --out arena-out"
@@ -49,10 +53,30 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default="davidson",
         help="Davidson's tie parameter (default) or a tie as half a win each way",
     )
-    parser.add_argument(
+    order = parser.add_mutually_exclusive_group()
+    order.add_argument(
+        "--order-effect",
+        dest="order_effect",
+        action="store_const",
+        const=True,
+        default=None,
+        help="estimate the advantage of the model shown first, and refuse a design that cannot "
+        "identify it (default: estimate it when the design identifies it; a star design, every "
+        "battle against one baseline, does not: it is then left out with a warning)",
+    )
+    order.add_argument(
         "--no-order-effect",
-        action="store_true",
+        dest="order_effect",
+        action="store_const",
+        const=False,
         help="do not estimate the advantage of the model shown first",
+    )
+    parser.add_argument(
+        "--cluster",
+        default=None,
+        metavar="COL",
+        help="column grouping battles that are not independent (e.g. question_id when each "
+        "question is judged several times): the bootstrap resamples clusters, not battles",
     )
     parser.add_argument(
         "--bootstrap", type=at_least(0), default=1000, help="bootstrap replicates (default 1000)"
@@ -60,10 +84,17 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--posterior", action="store_true", help="also sample the posterior (PyMC NUTS; slower)"
     )
+    parser.add_argument(
+        "--draws", type=at_least(1), default=1000, help="--posterior: draws per chain (1000)"
+    )
+    parser.add_argument(
+        "--tune", type=at_least(0), default=1000, help="--posterior: tuning steps per chain (1000)"
+    )
+    parser.add_argument("--chains", type=at_least(1), default=4, help="--posterior: chains (4)")
     parser.add_argument("--confidence", type=probability, default=0.95, help="level (default 0.95)")
     parser.add_argument("--anchor", default=None, metavar="MODEL", help="model fixed at --rating")
     parser.add_argument(
-        "--rating", type=float, default=1000.0, help="rating of --anchor, or the mean (1000)"
+        "--rating", type=finite, default=1000.0, help="rating of --anchor, or the mean (1000)"
     )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     add_output_argument(parser, "battles-out", "ratings.csv/.tex, the figures, win_probability.csv")
@@ -88,37 +119,53 @@ def latex_table(table: pd.DataFrame, methods: list[str], confidence: float) -> s
     return "\n".join(lines)
 
 
-def run(args: argparse.Namespace) -> int:
-    from rankstats.battles import read_battles
-    from rankstats.battles_fit import fit_battles
+#: The library's words for its options, and the flags a CLI user types instead.
+CLI_WORDS = (
+    ("order_effect=False", "--no-order-effect"),
+    ("order_effect=True", "--order-effect"),
+    ("leave order_effect=None", "leave out --order-effect"),
+    ("ties=False", "--ties half"),
+    ("both_bad='drop'", "--both-bad drop"),
+    ("posterior=True", "--posterior"),
+    (
+        "run longer chains (draws=, tune=) or more chains",
+        "run longer chains (--draws, --tune) or more chains (--chains)",
+    ),
+    (
+        "fit.info['posterior_problems'] and the draws in fit.posterior",
+        "posterior_problems in summary.json",
+    ),
+    ("bootstrap=0", "--bootstrap 0"),
+    ("model_a=, model_b=, winner=, cluster=; CLI: ", ""),
+    ("anchor_rating", "--rating"),
+    ("anchor ", "--anchor "),
+)
 
-    battles = read_battles(
-        Path(args.file),
-        model_a=args.model_a,
-        model_b=args.model_b,
-        winner=args.winner,
-        sep=args.sep,
-        encoding=args.encoding,
-    )
-    if args.anchor is not None and args.anchor not in battles.models:
-        raise UsageError(
-            f"--anchor {args.anchor!r} is not a model of the battles; models are "
-            f"{', '.join(map(repr, battles.models[:20]))}"
-        )
-    print(terminal(repr(battles)))
-    fit = fit_battles(
-        battles,
-        # Davidson's ν only when ties remain after --both-bad (decided on the counts fitted).
-        ties=None if args.ties == "davidson" else False,
-        order_effect=not args.no_order_effect,
-        both_bad=args.both_bad,
-        bootstrap=args.bootstrap,
-        posterior=args.posterior,
-        confidence=args.confidence,
-        anchor=args.anchor,
-        anchor_rating=args.rating,
-        seed=args.seed,
-    )
+
+def cli_words(text: str) -> str:
+    """A library message in the CLI's language (flags instead of Python arguments)."""
+    for python, flag in CLI_WORDS:
+        text = text.replace(python, flag)
+    return text
+
+
+def run(args: argparse.Namespace) -> int:
+    from rankstats.errors import InvalidRankingsError, InvalidScoresError
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DataWarning)
+        try:
+            battles, fit = _fit(args)
+        except (InvalidScoresError, InvalidRankingsError, ValueError) as err:
+            raise UsageError(cli_words(str(err))) from None
+    notes = []
+    for item in caught:
+        if issubclass(item.category, DataWarning) or item.category.__name__ == "ConvergenceWarning":
+            notes.append(cli_words(str(item.message)))
+            print(f"rankstats battles: warning: {notes[-1]}", file=sys.stderr)
+        else:
+            message = cli_words(str(item.message))
+            warnings.warn_explicit(message, item.category, item.filename, item.lineno)
     table = fit.table()
     parameters = fit.parameters()
     print(f"\nratings (Elo scale, {args.confidence:.0%} intervals: {', '.join(fit.methods)}):")
@@ -128,6 +175,10 @@ def run(args: argparse.Namespace) -> int:
     if len(parameters):
         print("\norder effect η = log h and log tie parameter log ν:")
         print_frame(parameters)
+    if "bootstrap" in fit.methods:
+        print(f"\nbootstrap over {_unit(fit, battles)}")
+    for note in notes:
+        print(f"\nnote: {note}")
     problems = fit.info.get("posterior_problems")
     if problems:
         print("\nposterior NOT converged: " + "; ".join(problems))
@@ -143,9 +194,11 @@ def run(args: argparse.Namespace) -> int:
         files.append(tmp / "win_probability.csv")
         (tmp / "ratings.tex").write_text(latex_table(table, fit.methods, args.confidence))
         files.append(tmp / "ratings.tex")
+        info = {k: v for k, v in fit.info.items() if k not in ("warnings", "order_effect_dropped")}
         summary = {
-            "battles": repr(battles),
-            "info": {k: v for k, v in fit.info.items()},
+            "battles": cli_words(repr(battles)),
+            "info": info,
+            "warnings": notes,
             "parameters": clean(parameters.to_dict("records")),
             "ratings": clean(table.to_dict("records")),
         }
@@ -165,3 +218,50 @@ def run(args: argparse.Namespace) -> int:
                 file_done()
     print("\n" + written(tmp, out, files))
     return 0
+
+
+def _unit(fit, battles) -> str:
+    if battles.cluster is None:
+        return f"battles ({battles.n_battles:,}; --cluster COL resamples groups of battles)"
+    return (
+        f"clusters ({battles.n_clusters:,} values of --cluster {battles.cluster}; the Fisher "
+        "and posterior intervals treat battles as independent)"
+    )
+
+
+def _fit(args: argparse.Namespace):
+    from rankstats.battles import read_battles
+    from rankstats.battles_fit import fit_battles
+
+    battles = read_battles(
+        Path(args.file),
+        model_a=args.model_a,
+        model_b=args.model_b,
+        winner=args.winner,
+        sep=args.sep,
+        encoding=args.encoding,
+        cluster=args.cluster,
+    )
+    if args.anchor is not None and args.anchor not in battles.models:
+        raise UsageError(
+            f"--anchor {args.anchor!r} is not a model of the battles; models are "
+            f"{', '.join(map(repr, battles.models[:20]))}"
+        )
+    print(terminal(cli_words(repr(battles))))
+    fit = fit_battles(
+        battles,
+        # Davidson's ν only when ties remain after --both-bad (decided on the counts fitted).
+        ties=None if args.ties == "davidson" else False,
+        order_effect=args.order_effect,
+        both_bad=args.both_bad,
+        bootstrap=args.bootstrap,
+        posterior=args.posterior,
+        confidence=args.confidence,
+        anchor=args.anchor,
+        anchor_rating=args.rating,
+        seed=args.seed,
+        draws=args.draws,
+        tune=args.tune,
+        chains=args.chains,
+    )
+    return battles, fit

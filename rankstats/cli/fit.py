@@ -20,23 +20,27 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rankstats._atomic import output_dir
+from rankstats._atomic import check_save_dir, output_dir
 from rankstats._text import write_csv
 from rankstats.cli._common import (
     UsageError,
     add_input_arguments,
     add_output_argument,
+    add_rankings_file_arguments,
     at_least,
     check_out,
     file_done,
+    file_format,
     level_of,
     load_input,
+    load_rankings_file,
     positive,
     probability,
     write_json,
     written,
 )
 from rankstats.cli._console import print_table
+from rankstats.cli._fit_words import in_cli_words
 from rankstats.datasets import PAIRED, RANKINGS, load_paired, load_rankings
 from rankstats.rankings import Rankings
 
@@ -50,6 +54,7 @@ EXAMPLE = (
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser, level=True)
+    add_rankings_file_arguments(parser)
     parser.add_argument(
         "--rankings", choices=sorted(RANKINGS), help="a bundled classic ranking data set instead"
     )
@@ -75,6 +80,15 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         choices=["loo", "waic"],
         default="loo",
         help="with --compare: PSIS-LOO with its Pareto k diagnostic (default) or WAIC",
+    )
+    parser.add_argument(
+        "--kfold",
+        type=at_least(2),
+        default=None,
+        metavar="K",
+        help="with --compare: K-fold cross-validation instead of PSIS-LOO / WAIC (every model "
+        "refitted K times on the same seeded folds, --seed); with --method map or mle the "
+        "refits are point fits (fast; a plug-in estimate), else by the samplers (K × slower)",
     )
     parser.add_argument(
         "--method",
@@ -155,20 +169,29 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 def check(args: argparse.Namespace) -> None:
     """The output directory and ``--save`` before fitting (a fit can take minutes)."""
     check_out(args)
-    if args.save and Path(args.save).exists() and not Path(args.save).is_dir():
-        raise UsageError(f"--save {args.save} is an existing file; give a directory")
+    if args.save:
+        check_save_dir(args.save)
 
 
 def _data(args: argparse.Namespace) -> tuple[object, str, str]:
     given = sum(bool(x) for x in (args.file, args.dataset, args.rankings, args.paired))
     if given != 1:
         raise UsageError("give exactly one of FILE, --dataset, --rankings, --paired")
+    chosen = file_format(args)
     if args.rankings:
         return load_rankings(args.rankings), args.rankings, "rankings"
     if args.paired:
         if args.model != "bt":
             raise UsageError("--paired data need --model bt")
         return load_paired(args.paired), args.paired, "paired comparisons"
+    if chosen != "scores":
+        if chosen == "pairwise" and (args.compare or args.model != "bt"):
+            raise UsageError(
+                "--format pairwise data are paired comparisons, fitted by --model bt only"
+                + (" (nothing to compare)" if args.compare else "")
+            )
+        data, what = load_rankings_file(args, chosen)
+        return data, Path(args.file).name.split(".")[0], what
     scores = load_input(args)
     level = level_of(args, scores)
     name = args.dataset or Path(args.file).stem
@@ -180,7 +203,7 @@ def _fitting(fit_call, args: argparse.Namespace):
     silenced: the command words the problems in its own options (:func:`_warn`)."""
     from rankstats.models import ConvergenceWarning
 
-    with warnings.catch_warnings():
+    with in_cli_words(args.__dict__.setdefault("data_notes", [])), warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=ConvergenceWarning)
         return fit_call()
 
@@ -325,6 +348,19 @@ def _fit(model: object, data: object, args: argparse.Namespace, **extra: object)
     )
 
 
+def _described(model: object, args: argparse.Namespace) -> str:
+    """The model and its settings in the command's flags."""
+    from rankstats._labels import model_name
+
+    key = getattr(model, "name", "mallows")
+    if key == "mallows":
+        return f"{model_name(key)} (--prior {args.prior}), --method {args.method}"
+    return (
+        f"{model_name(key)} (--prior-scale {args.prior_scale:g}, --kind {args.kind}), "
+        f"--method {args.method}"
+    )
+
+
 def _models(args: argparse.Namespace) -> list[str]:
     """The ``--model`` list, checked against ``--compare``; one model leaves ``args.model`` the
     string it always was."""
@@ -332,11 +368,6 @@ def _models(args: argparse.Namespace) -> list[str]:
     if args.compare:
         if len(chosen) < 2:
             raise UsageError("--compare needs at least two models, e.g. --model pl bt mallows")
-        if args.method is not None:
-            raise UsageError(
-                "--compare fits each model by its sampler (nuts for pl/bt, mcmc for mallows): "
-                "drop --method (MAP / MLE fits have no posterior draws for LOO / WAIC)"
-            )
         return chosen
     if len(chosen) > 1:
         raise UsageError(
@@ -345,16 +376,26 @@ def _models(args: argparse.Namespace) -> list[str]:
         )
     if args.ic != "loo":
         raise UsageError("--ic is a --compare option")
+    if args.kfold is not None:
+        raise UsageError("--kfold is a --compare option (e.g. --model pl bt --compare --kfold 10)")
     args.model = chosen[0]
     return chosen
 
 
 def run(args: argparse.Namespace) -> int:
+    """``rankstats fit``; every error and warning of the library in the command's words."""
+    with in_cli_words(record=False):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from rankstats import models
 
     chosen = _models(args)
     if args.compare:
-        return _compare(args, chosen)
+        from rankstats.cli._fit_compare import compare
+
+        return compare(args, chosen)
     data, name, what = _data(args)
     if args.model == "mallows":
         args.method = args.method or "mcmc"
@@ -364,7 +405,9 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 "--kind top_k is not a Mallows option (unranked items are latent anywhere)"
             )
-        return _mallows(args, data, name, what)
+        from rankstats.cli._fit_mallows import mallows
+
+        return mallows(args, data, name, what)
     args.method = args.method or "nuts"
     if args.method == "mcmc":
         raise UsageError("--method mcmc is the Mallows sampler; pl/bt use nuts, mle or map")
@@ -374,7 +417,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--backend is a Mallows option (--model mallows)")
     cls = models.PlackettLuce if args.model == "pl" else models.BradleyTerry
     model = cls(prior_scale=args.prior_scale, kind=args.kind)
-    print(f"rankstats fit: {name} ({what}), {model!r}, method={args.method}", flush=True)
+    print(f"rankstats fit: {name} ({what}), {_described(model, args)}", flush=True)
     _estimate(args, data)
     fit = _fit(model, data, args, sampler=args.sampler)
     from rankstats.report.diagnostics import convergence
@@ -477,6 +520,11 @@ def _write_outputs(
     n = len(fit.order)
     n_sig = int(pairs["significant"].sum() // 2)
     print(f"\n{n_sig} of {n * (n - 1) // 2} pairs have a {args.prob:.0%} interval excluding ½.")
+    from rankstats.models._information import caveat
+
+    if caveat(fit):
+        text = caveat(fit).replace(f"the {fit.method} fit", f"the --method {fit.method} fit")
+        print(f"warning: {text} (see the warning above).")
     buffer = io.StringIO()
     with redirect_stdout(buffer):
         record = _summary(verdict, advice, fit, args)
@@ -502,6 +550,7 @@ def _write_outputs(
             "parameters": fit.parameters,
             "log_likelihood": fit.log_likelihood,
             "convergence": record,
+            "warnings": list(getattr(args, "data_notes", [])),
         }
         files.append(write_json(tmp / f"{args.model}_fit.json", info))
     print(written(tmp, out, files))
@@ -509,230 +558,4 @@ def _write_outputs(
         print(f"wrote {models.save(fit, name, args.save, keep=args.keep)}")
     sys.stdout.write(buffer.getvalue())
     sys.stdout.flush()
-    return 0
-
-
-def _mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int:
-    """``rankstats fit --model mallows``: consensus positions, θ and pairwise probabilities."""
-    from rankstats import models
-    from rankstats.report.diagnostics import convergence
-
-    if not isinstance(data, Rankings):
-        raise UsageError("the Mallows model takes rankings, not paired comparisons")
-    if args.max_draws is not None and args.max_draws < args.draws:
-        raise UsageError(f"--max-draws {args.max_draws} is below --draws {args.draws}")
-    model = models.Mallows(prior=args.prior)
-    sampled = args.method == "mcmc"
-    print(f"rankstats fit: {name} ({what}), {model!r}, method={args.method}", flush=True)
-    if sampled:
-        _estimate(args, models.Mallows._prepare(data))
-    cap = args.max_draws or models.mallows.EXTEND_FACTOR * args.draws
-
-    def extending(done: int, block: int, problems: list[str]) -> None:
-        print(
-            f"rankstats fit: after {done} sweeps per chain: {'; '.join(problems)}; continuing "
-            f"for {block} more (automatic extension, cap --max-draws {cap})",
-            file=sys.stderr,
-            flush=True,
-        )
-
-    extra = (
-        {"max_draws": args.max_draws, "on_extend": extending, "backend": args.backend}
-        if sampled
-        else {}
-    )
-    fit = _fit(model, data, args, **extra)
-    verdict = convergence(fit)
-    advice = _advice(args, verdict, fit)
-    _warn(verdict, advice)
-    summary = fit.summary(args.prob)
-    if sampled:
-        extended = (
-            f", extended {fit.info['extensions']} time(s) to {fit.info['draws']} sweeps"
-            if fit.info.get("extensions")
-            else ""
-        )
-        print(
-            f"  Gibbs sampler: {fit.info['chains']} chains × {args.draws} sweeps after "
-            f"{args.tune} discarded{extended}, seed {args.seed}, backend "
-            f"{fit.info.get('backend', 'numpy')}"
-        )
-        t = summary.loc["theta"]
-        print(
-            f"  theta = {t['mean']:.4g} (sd {t['sd']:.3g}; {args.prob:.0%} interval "
-            f"[{t['low']:.4g}, {t['high']:.4g}])"
-        )
-    else:
-        print(
-            f"  theta = {fit.theta:.6g} (maximum likelihood), Kemeny consensus optimal: "
-            f"{fit.info['kemeny_optimal']}; log-likelihood {fit.log_likelihood:.4f}"
-        )
-    rows = [f"position[{s}]" for s in fit.order]
-    centre = "mean" if sampled else "estimate"
-    table = pd.DataFrame(
-        {
-            "rank": range(1, len(rows) + 1),
-            "system": fit.order,
-            "position": summary.loc[rows, centre].to_numpy(),
-        }
-    )
-    columns = [("rank", "right"), ("system", "left"), ("position", "right")]
-    cells = [
-        [str(r) for r in table["rank"]],
-        list(table["system"]),
-        _fmt(table["position"], ".2f"),
-    ]
-    if sampled:
-        for key in ("sd", "low", "high", "r_hat", "ess_bulk"):
-            table[key] = summary.loc[rows, key].to_numpy()
-        columns += [
-            ("sd", "right"),
-            ("low", "right"),
-            ("high", "right"),
-            ("R-hat", "right"),
-            ("ESS", "right"),
-        ]
-        cells += [
-            _fmt(table["sd"], ".2f"),
-            _fmt(table["low"], ".0f"),
-            _fmt(table["high"], ".0f"),
-            _fmt(table["r_hat"], ".3f"),
-            _fmt(table["ess_bulk"], ".0f"),
-        ]
-    print()
-    print_table(
-        columns,
-        list(zip(*cells, strict=True)),
-        title="consensus (the ranking closest in expected Kendall distance to the posterior "
-        "draws)"
-        + (
-            f"; posterior position of each system in σ, {args.prob:.0%} interval" if sampled else ""
-        ),
-        max_width={1: 40},
-    )
-    if sampled:
-        print("(R-hat / ESS '-': the position is the same in every draw.)")
-    return _write_outputs(
-        args,
-        fit,
-        name,
-        table,
-        "consensus",
-        fit.pairwise(args.prob),
-        extra={"prior": args.prior},
-        verdict=verdict,
-        advice=advice,
-    )
-
-
-def _compare(args: argparse.Namespace, chosen: list[str]) -> int:
-    """``rankstats fit --model pl bt mallows --compare``: one sampled fit per model, then
-    :func:`rankstats.models.compare_fits`; the table, ``model_comparison.csv`` and the caveats
-    worded in the command's options."""
-    from rankstats import models
-    from rankstats.cli._console import print_frame
-    from rankstats.models.model_comparison import LOOWarning
-    from rankstats.report.diagnostics import convergence
-
-    if args.paired:
-        raise UsageError(
-            "--paired data are fitted by bt only: nothing to compare (--compare compares models "
-            "of the same rankings)"
-        )
-    if args.max_draws is not None and "mallows" not in chosen:
-        raise UsageError("--max-draws is a Mallows option (--model mallows)")
-    args.model = chosen[0]
-    data, name, what = _data(args)
-    if "mallows" in chosen:
-        if args.kind != "subset":
-            raise UsageError(
-                "--kind top_k is not a Mallows option: the families would read the partial "
-                "rankings as different events; compare with --kind subset"
-            )
-        ranks = data.ranks
-        observed = ~np.isnan(ranks)
-        partial = ~observed.all(axis=1) & (observed.sum(axis=1) > 2)
-        if partial.any():
-            raise UsageError(
-                f"{int(partial.sum())} ranking(s) of {name} leave systems unranked: the Mallows "
-                "marginal likelihood of such a sub-ranking has no closed form, so LOO / WAIC "
-                "cannot compare it; drop mallows from --model (pl and bt can be compared)"
-            )
-    print(
-        f"rankstats fit --compare: {name} ({what}), models {', '.join(chosen)}, --ic {args.ic}",
-        flush=True,
-    )
-    fits: dict[str, object] = {}
-    problems: dict[str, str] = {}
-    for model_name in chosen:
-        args.model = model_name
-        args.method = "mcmc" if model_name == "mallows" else "nuts"
-        if model_name == "mallows":
-            model = models.Mallows(prior=args.prior)
-            extra = {"max_draws": args.max_draws, "backend": args.backend}
-            _estimate(args, models.Mallows._prepare(data))
-        else:
-            cls = models.PlackettLuce if model_name == "pl" else models.BradleyTerry
-            model = cls(prior_scale=args.prior_scale, kind=args.kind)
-            extra = {"sampler": args.sampler}
-            _estimate(args, data)
-        print(f"  {model_name}: {model!r}, method={args.method}", flush=True)
-        fit = _fit(model, data, args, **extra)
-        verdict = convergence(fit)
-        if verdict.problems:
-            problems[model_name] = "; ".join(verdict.problems)
-        fits[model_name] = fit
-        if args.save:
-            print(f"  wrote {models.save(fit, name, args.save, keep=args.keep)}")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", LOOWarning)
-        result = models.compare_fits(fits, ic=args.ic)
-    notes = [str(w.message) for w in caught if issubclass(w.category, LOOWarning)]
-    table = result.table.reset_index()
-    table["pareto_k_high"] = table["pareto_k_high"].astype("float")
-    label = "PSIS-LOO" if args.ic == "loo" else "WAIC"
-    shown = table[["rank", "fit", "elpd", "se", "p", "elpd_diff", "dse", "weight"]].copy()
-    shown["rank"] = shown["rank"] + 1
-    headers = {"fit": "model", "p": f"p_{args.ic}", "elpd": f"elpd_{args.ic}"}
-    if args.ic == "loo":
-        shown["pareto_k_high"] = table["pareto_k_high"]
-        headers["pareto_k_high"] = "k > 0.7"
-    print()
-    print_frame(
-        shown,
-        title=f"{label}: expected log predictive density of a new {result.unit} "
-        f"({result.n_units} {result.unit}s), best first",
-        headers=headers,
-        decimals={"elpd": 2, "se": 2, "p": 2, "elpd_diff": 2, "dse": 2, "weight": 3},
-    )
-    print(
-        f"best: {result.best}; elpd_diff / dse is the difference to the best and its standard "
-        "error (a difference of a few dse is clear)"
-    )
-    for note in notes:
-        if note.startswith("Pareto k"):
-            note = note.replace(
-                "check with K-fold cross-validation, or longer chains",
-                "rerun with more --draws, or check with K-fold cross-validation; the WAIC "
-                "(--ic waic) fails in the same cases",
-            )
-        else:
-            note += " (compare bt with pl on --paired data, or read the bt row with that in mind)"
-        print(f"rankstats fit: warning: {note}", file=sys.stderr)
-    for model_name, text in problems.items():
-        print(
-            f"rankstats fit: warning: {model_name} did not converge ({text}); its elpd is not "
-            "reliable: rerun with more --draws / --tune or --chains",
-            file=sys.stderr,
-        )
-    out = Path(args.out)
-    record = table.assign(
-        rank=table["rank"] + 1, ic=args.ic, unit=result.unit, n_units=result.n_units
-    )
-    record["converged"] = [m not in problems for m in record["fit"]]
-    with output_dir(out) as tmp:
-        path = tmp / "model_comparison.csv"
-        write_csv(record.drop(columns="model").rename(columns={"fit": "model"}), path)
-        file_done()
-    print(written(tmp, out, [path]))
     return 0

@@ -42,6 +42,8 @@ from rankstats.cli._console import (
     print_matrix,
     print_table,
 )
+from rankstats.cli._top import heatmap_files, top_note
+from rankstats.cli.check import add_placeholder_argument, before_analysis
 from rankstats.confidence import HoeffdingResult, hoeffding_test
 from rankstats.pairwise import Pairwise, pairwise
 from rankstats.rankings import Rankings
@@ -61,6 +63,7 @@ HEATMAP_LIMIT = 300
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser, level=True)
+    add_placeholder_argument(parser)
     parser.add_argument(
         "--method",
         default="borda",
@@ -70,6 +73,14 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     add_significance_arguments(parser, form=True)
     add_output_argument(parser, "rankstats-out", "ranking.csv, pairs.csv, the heatmap, JSON")
     parser.add_argument("--no-figures", action="store_true", help="skip the heatmap")
+    parser.add_argument(
+        "--top",
+        type=at_least(1),
+        default=None,
+        metavar="N",
+        help="print and draw only the best N systems (the statistics and the multiplicity "
+        "correction use all systems; ranking.csv and pairs.csv list every one)",
+    )
     stream = parser.add_argument_group(
         "streaming (files larger than memory; FILE may be a directory or a quoted glob)"
     )
@@ -142,6 +153,7 @@ def connect(address: str):
 
 def _streamed(args: argparse.Namespace) -> int:
     """``rank --stream``: the statistics of rs.scan_scores, then the same table and files."""
+    from rankstats.cli._scan_words import stream_words
     from rankstats.scan import scan_scores
 
     if args.dataset or not args.file:
@@ -150,8 +162,17 @@ def _streamed(args: argparse.Namespace) -> int:
         raise UsageError("--stream ranks (task, instance) rankings: use --level instance")
     if args.layout == "wide":
         raise UsageError("--stream reads long tables (one row per score)")
-    if args.tasks:
-        raise UsageError("--tasks applies to wide tables; --stream reads long tables")
+    if not isinstance(args.system, str):
+        raise UsageError(
+            "--stream reads one --system column; a key of several columns needs "
+            "the file in memory (drop --stream)"
+        )
+    if args.tasks or args.drop_columns:
+        raise UsageError(
+            "--tasks and --drop-columns apply to wide tables; --stream reads long tables"
+        )
+    if args.placeholders != "keep":
+        raise UsageError("--placeholders needs the data check, which --stream does not run")
     if args.method not in STREAMED_METHODS:
         raise UsageError(
             f"--stream supports --method {', '.join(STREAMED_METHODS)}, not {args.method!r} "
@@ -166,7 +187,7 @@ def _streamed(args: argparse.Namespace) -> int:
         if getattr(args, k) is not None
     }
     try:
-        with flag_names():
+        with stream_words(), flag_names():
             scanned = scan_scores(
                 paths,
                 system=args.system,
@@ -214,6 +235,8 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler or args.workers != 1 or args.batch_rows != 2_000_000 or args.order != "auto":
         raise UsageError("--scheduler, --workers, --batch-rows and --order apply to --stream")
     scores = load_input(args)
+    # The data check first: its warnings printed, its findings in summary.json.
+    scores, check = before_analysis(args, scores)
     level = level_of(args, scores)
     data = {
         "name": scores.name or (Path(args.file).name if args.file else "scores"),
@@ -225,6 +248,8 @@ def run(args: argparse.Namespace) -> int:
         "lower_is_better": [t for t, h in scores.higher_is_better.items() if not h],
         "skipped_tasks": list(scores.skipped_tasks),
         "never_evaluated": list(scores.unevaluated_systems),
+        "data_check": check.records(),
+        "placeholders": args.placeholders,
     }
     rankings = Rankings.from_scores(scores, by=level)
     pw = pairwise(rankings)
@@ -278,7 +303,8 @@ def _output(
         f"next to the mean baseline (σ^μ)\n"
     )
     kemeny_note = _kemeny_note(result)
-    _print_ranking(table, args.method)
+    shown = order[: args.top] if args.top else order
+    _print_ranking(table.head(len(shown)), args.method)
     n_sig = test.n_significant
     print(
         f"\nsig.> / sig.<: number of systems it is significantly above / below; * = significantly "
@@ -291,8 +317,10 @@ def _output(
     if kemeny_note:
         print(kemeny_note)
     _print_power_note(test, pw)
-    if pw.n_systems <= 40:
-        _print_matrix(ci, order)
+    if len(shown) < len(order):
+        print(top_note(len(shown), len(order), test.n_pairs, args.correction))
+    if len(shown) <= 40:
+        _print_matrix(ci, shown)
 
     out = Path(args.out)
     with output_dir(out) as tmp:
@@ -301,15 +329,13 @@ def _output(
         file_done()
         write_csv(ci, files[1])
         file_done()
-        if not args.no_figures and pw.n_systems > HEATMAP_LIMIT:
+        if not args.no_figures and len(shown) > HEATMAP_LIMIT:
             print(
-                f"note: no heatmap above {HEATMAP_LIMIT} systems ({pw.n_systems} here); "
-                "pairs.csv holds every pair"
+                f"note: no heatmap above {HEATMAP_LIMIT} systems ({len(shown)} here; --top N "
+                "draws the best N); pairs.csv holds every pair"
             )
         elif not args.no_figures:
-            from rankstats.plotting import save_figure, significance_heatmap
-
-            files += save_figure(significance_heatmap(test), tmp / "significance_heatmap")
+            files += heatmap_files(test, shown, tmp)
             file_done()
         parameters = {
             "method": args.method,
@@ -323,9 +349,12 @@ def _output(
             res = result.details["kemeny"]
             parameters["kemeny"] = {k: getattr(res, k) for k in _KEMENY_KEYS}
         big = pw.n_systems > JSON_PAIRS_LIMIT
+        if args.top:
+            parameters["top"] = args.top
         summary = {
             "data": data,
             "parameters": parameters,
+            "shown": {"systems": len(shown), "of": len(order)},
             "ranking": clean(table.to_dict(orient="records")),
             "pairs": "in pairs.csv" if big else clean(ci.to_dict(orient="records")),
             "significant_pairs": n_sig,

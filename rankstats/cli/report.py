@@ -12,11 +12,13 @@ from rankstats.cli._common import (
     add_input_arguments,
     add_output_argument,
     add_significance_arguments,
+    at_least,
     cli_spelling,
     coverage,
     load_input,
     probability,
 )
+from rankstats.cli.check import add_placeholder_argument, before_analysis
 from rankstats.posthoc import METHODS as POSTHOC_METHODS
 
 HELP = "write an HTML + LaTeX + figures report"
@@ -25,6 +27,7 @@ EXAMPLE = "rankstats report --dataset dialogue_tc --models pl bt mallows --out r
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser, level=True)
+    add_placeholder_argument(parser)
     parser.add_argument(
         "--methods",
         nargs="+",
@@ -93,6 +96,14 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="with --missing complete-case or imputed: first drop the systems evaluated in "
         "fewer than this fraction of the blocks",
     )
+    parser.add_argument(
+        "--top",
+        type=at_least(1),
+        default=None,
+        metavar="N",
+        help="show only the best N systems in the ranking tables and the heat map (every "
+        "statistic uses all systems; ranking.csv and pairs.csv list every one)",
+    )
     add_output_argument(parser, "report", "the report")
 
 
@@ -101,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--methods lists a method twice")
     significance = _significance_options(args)
     scores = load_input(args)
+    scores, args.data_check = before_analysis(args, scores)  # its warnings printed here
     if args.paired:
         unknown = [t for t in args.paired if t not in scores.tasks]
         if unknown:
@@ -136,6 +148,8 @@ def _report(args: argparse.Namespace, scores, significance: dict | bool):
         model_method=args.model_method,
         paired=args.paired or (),
         significance=significance,
+        data_check=getattr(args, "data_check", None),
+        top=args.top,
     )
 
 

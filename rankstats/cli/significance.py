@@ -1,22 +1,29 @@
 """``rankstats significance``: Friedman's test, a post-hoc test of every pair, the
 critical-difference diagram, confidence sets for the ranks and (with ``--rope``) the Bayesian
-signed-rank test of adjacent systems: Demšar's (2006) protocol on complete blocks. With
-``--hierarchical`` the same adjacent pairs also get the hierarchical model across tasks of
-Corani et al. (2017) on the instance-level scores (``hierarchical.csv``)."""
+signed-rank test of adjacent systems (or of the pair ``--pair A B``): Demšar's (2006) protocol on
+complete blocks. With ``--hierarchical`` the same pairs also get the hierarchical model across
+tasks of Corani et al. (2017) on the instance-level scores (``hierarchical.csv``).
+
+Library errors and warnings whose advice names an option (:mod:`rankstats._advice`) are printed
+with the flag (``--missing complete-case``), never the Python argument; the warnings are also
+written to ``friedman.json`` (``"warnings"``)."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import itertools
+import contextlib
 import math
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from rankstats._advice import AdviceError, AdviceWarning
 from rankstats._atomic import output_dir
-from rankstats._text import terminal, write_csv
+from rankstats._resources import require_memory
+from rankstats._text import write_csv
 from rankstats.blocks import MISSING
 from rankstats.cli._common import (
     UsageError,
@@ -24,8 +31,6 @@ from rankstats.cli._common import (
     add_output_argument,
     at_least,
     check_out,
-    clean,
-    cli_spelling,
     coverage,
     file_done,
     level_of,
@@ -35,7 +40,17 @@ from rankstats.cli._common import (
     write_json,
     written,
 )
-from rankstats.cli._console import NAME_WIDTH, format_numbers, print_frame, print_table
+from rankstats.cli._console import NAME_WIDTH, format_numbers, print_table
+from rankstats.cli._significance_bayes import (
+    bayes_table,
+    hierarchical_summary,
+    hierarchical_table,
+    pairs,
+    print_bayes,
+    print_hierarchical,
+)
+from rankstats.cli._significance_choice import choose, print_choice, write_choice
+from rankstats.cli._significance_text import finite, p_text, summary_record
 
 HELP = (
     "Friedman's test, Nemenyi / Conover / Wilcoxon-Holm post-hoc tests, the critical-difference "
@@ -96,6 +111,16 @@ _correlation.__name__ = "correlation"
 
 #: The defaults of the hierarchical test's options (refused without --hierarchical).
 HIERARCHICAL_DEFAULTS = {"rho": 0.0, "draws": 2000, "tune": 2000, "chains": 4}
+#: Bytes per pair of systems at the peak of the post-hoc table, its groups and the figure's
+#: inputs (measured with tracemalloc: about 300 + 170 per pair), and the fixed part (the
+#: integration chunk of the studentized range, the rank sets' 64 MiB budget).
+BYTES_PER_PAIR = 500
+FIXED_BYTES = 128 * 2**20
+
+
+def memory_needed(n_systems: int) -> int:
+    """Estimated peak bytes of ``rankstats significance`` on ``n_systems`` systems."""
+    return BYTES_PER_PAIR * n_systems * (n_systems - 1) // 2 + FIXED_BYTES
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -193,6 +218,14 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "P(b better) (default: not run)",
     )
     bayes.add_argument(
+        "--pair",
+        nargs=2,
+        default=None,
+        metavar=("A", "B"),
+        help="test this pair of systems (with --rope, and --hierarchical) instead of every "
+        "adjacent pair of the average-rank order",
+    )
+    bayes.add_argument(
         "--samples",
         type=at_least(1000),
         default=50_000,
@@ -268,6 +301,21 @@ def check(args: argparse.Namespace) -> None:
         raise UsageError("--samples applies with --rope R")
     if args.hierarchical and args.rope is None:
         raise UsageError("--hierarchical needs --rope R")
+    if args.pair is not None:
+        if args.rope is None:
+            raise UsageError("--pair applies with --rope R (the Bayesian tests of one pair)")
+        if args.pair[0] == args.pair[1]:
+            raise UsageError(f"--pair: give two different systems, not {args.pair[0]!r} twice")
+    if args.rank_sets:
+        from rankstats.rank_sets import minimum_boot
+
+        smallest = minimum_boot(args.alpha)
+        if args.boot < smallest:
+            raise UsageError(
+                f"--boot {args.boot} is too few resamples for rank sets at --alpha "
+                f"{args.alpha:g}: at least {smallest} (10 / alpha, so that ten draws lie beyond "
+                "the quantile that sets the critical value), or --no-rank-sets"
+            )
     changed = [k for k, v in HIERARCHICAL_DEFAULTS.items() if getattr(args, k) != v]
     if changed and not args.hierarchical:
         raise UsageError(
@@ -276,23 +324,9 @@ def check(args: argparse.Namespace) -> None:
     check_out(args)
 
 
-def _finite(value: object) -> object:
-    """NaN as null, recursively, so that friedman.json is standard JSON."""
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    if isinstance(value, float | np.floating) and math.isnan(value):
-        return None
-    return value
-
-
-def _label(block: object) -> str:
-    return "/".join(map(str, block)) if isinstance(block, tuple) else str(block)
-
-
 def run(args: argparse.Namespace) -> int:
     from rankstats.cd_diagram import cd_table, group_letters
+    from rankstats.cli._top import key_file
     from rankstats.friedman import friedman
     from rankstats.plotting import save_figure
     from rankstats.posthoc import posthoc
@@ -303,51 +337,57 @@ def run(args: argparse.Namespace) -> int:
             "--hierarchical needs instance-level scores (an instance column: several instances "
             "per task)"
         )
+    require_memory(
+        memory_needed(len(scores.systems)),
+        "rankstats significance",
+        n_systems=len(scores.systems),
+    )
     level = level_of(args, scores)
-    try:
+    with _in_cli_language() as said:
         fr = friedman(scores, level=level, missing=args.missing, min_coverage=args.min_coverage)
-    except ValueError as err:
-        raise cli_spelling(err) from None
-    blocks = fr.blocks
-    ph = posthoc(blocks, method=args.posthoc, alpha=args.alpha, adjust=args.adjust)
-    letters = group_letters(ph)
-    significant = bool(fr.f_p_value < args.alpha)
+        blocks = fr.blocks
+        chosen = pairs(scores, blocks, None, args) if args.pair is not None else None
+        ph = posthoc(blocks, method=args.posthoc, alpha=args.alpha, adjust=args.adjust)
+        letters = group_letters(ph)
+        significant = bool(fr.f_p_value < args.alpha)
 
-    ranks = ph.mean_ranks.rename_axis("system").reset_index()
-    ranks.insert(0, "position", np.arange(1, len(ranks) + 1))
-    ranks["group"] = ranks["system"].map(letters)
+        ranks = ph.mean_ranks.rename_axis("system").reset_index()
+        ranks.insert(0, "position", np.arange(1, len(ranks) + 1))
+        ranks["group"] = ranks["system"].map(letters)
 
-    sets = None
-    if args.rank_sets:
-        from rankstats.rank_sets import rank_confidence_sets
+        sets = None
+        if args.rank_sets:
+            from rankstats.rank_sets import rank_confidence_sets
 
-        sets = rank_confidence_sets(
-            blocks,
-            alpha=args.alpha,
-            simultaneous=args.simultaneous,
-            # The expected rank in a block (Friedman's parameter), not the mean score: the
-            # blocks may mix tasks on different scales, and the table is in average-rank order.
-            of="rank",
-            n_boot=args.boot,
-            seed=args.seed,
-        )
-        table = _hoeffding(scores, level, blocks, sets)
-        if table is None:
-            table = sets.table[["system", "estimate", "rank", "rank_low", "rank_high"]]
-        # ``estimate`` is the mean rank again (the table's mean_rank column): not repeated.
-        table = table.drop(columns=["estimate"]).rename(columns={"rank": "rank_of_mean_rank"})
-        ranks = ranks.merge(table, on="system", how="left")
+            sets = rank_confidence_sets(
+                blocks,
+                alpha=args.alpha,
+                simultaneous=args.simultaneous,
+                # The expected rank in a block (Friedman's parameter), not the mean score: the
+                # blocks may mix tasks on different scales, and the table is in average-rank
+                # order. With --missing imputed: the expected imputed rank (every block used).
+                of="rank",
+                n_boot=args.boot,
+                seed=args.seed,
+            )
+            table = _hoeffding(scores, level, blocks, sets)
+            if table is None:
+                table = sets.table[["system", "estimate", "rank", "rank_low", "rank_high"]]
+            # ``estimate`` is the mean rank again (the table's mean_rank column): not repeated.
+            table = table.drop(columns=["estimate"]).rename(columns={"rank": "rank_of_mean_rank"})
+            ranks = ranks.merge(table, on="system", how="left")
 
-    bayes = _bayes(blocks, ph, args) if args.rope is not None else None
-    hier = _hierarchical(scores, ph, args) if args.hierarchical else None
-    choice = _choose(blocks, args) if args.choose else None
+        chosen = chosen or pairs(scores, blocks, ph, args)
+        bayes = bayes_table(blocks, ph, args, chosen) if args.rope is not None else None
+        hier = hierarchical_table(scores, ph, args, chosen) if args.hierarchical else None
+        choice = choose(blocks, args) if args.choose else None
 
     name = scores.name or (Path(args.file).name if args.file else "scores")
     _print(args, name, fr, ph, ranks, sets, bayes, significant)
     if hier is not None:
-        _print_hierarchical(args, hier)
+        print_hierarchical(args, hier)
     if choice is not None:
-        _print_choice(choice)
+        print_choice(choice)
 
     out = Path(args.out)
     with output_dir(out) as tmp:
@@ -357,6 +397,7 @@ def run(args: argparse.Namespace) -> int:
         write_csv(ph.table, files[1])
         file_done()
         files += save_figure(ph.plot(), tmp / "cd_diagram")
+        files += key_file(list(ph.mean_ranks.index), tmp, figure="cd_diagram")  # shortened names
         file_done()
         files.append(tmp / "cd_table.tex")
         files[-1].write_text(cd_table(ph))
@@ -374,9 +415,10 @@ def run(args: argparse.Namespace) -> int:
             write_csv(hier, files[-1])
             file_done()
         if choice is not None:
-            files += _write_choice(choice, tmp)
-        summary = _finite(_summary(args, name, level, fr, ph, ranks, sets, bayes, significant))
-        summary["bayes_hierarchical"] = _finite(_hierarchical_summary(args, hier))
+            files += write_choice(choice, tmp)
+        summary = finite(summary_record(args, name, level, fr, ph, ranks, sets, bayes, significant))
+        summary["bayes_hierarchical"] = finite(hierarchical_summary(args, hier))
+        summary["warnings"] = said
         summary["files"] = [str(out / p.relative_to(tmp)) for p in files] + [
             str(out / "friedman.json")
         ]
@@ -385,68 +427,29 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _choose(blocks, args: argparse.Namespace):
-    """autorank's automatic choice on the same complete blocks (:func:`rankstats.choose_test`)."""
-    from rankstats.choice import choose_test
+@contextlib.contextmanager
+def _in_cli_language() -> Iterator[list[str]]:
+    """Errors and warnings of the computation in the CLI's language: an
+    :class:`~rankstats._advice.AdviceError` becomes a usage error spelled with flags, every
+    :class:`~rankstats.errors.DataWarning` is shown (flags, not arguments) and its text kept in
+    the list yielded (for friedman.json)."""
+    from rankstats.errors import DataWarning
 
-    return choose_test(blocks, alpha=args.alpha)
-
-
-def _print_choice(choice) -> None:
-    print(
-        f"\nAutomatic choice (as autorank): {_CHOICE_NAMES[choice.decision]}; omnibus "
-        f"{_p(choice.p_value)}, {choice.posthoc.n_significant} of {choice.posthoc.n_pairs} pairs "
-        f"significant at α = {choice.alpha:g}"
-    )
-    print(terminal(choice.explanation))
-    summary = choice.summary[["system", "mean_rank", "mean", "std", "effect_size", "magnitude"]]
-    print_frame(
-        summary,
-        headers={"mean_rank": "avg rank", "effect_size": choice.effect_size.replace("_", " ")},
-    )
-
-
-_CHOICE_NAMES = {
-    "anova-tukey": "repeated-measures ANOVA + Tukey's HSD",
-    "friedman-nemenyi": "Friedman + Nemenyi",
-}
-
-
-def _write_choice(choice, tmp: Path) -> list[Path]:
-    """``choice.json`` (the checks, the decision, the omnibus and post-hoc summary),
-    ``choice_summary.csv`` and ``choice_pairs.csv`` (the chosen post-hoc test's table)."""
-    files = [tmp / "choice_summary.csv", tmp / "choice_pairs.csv"]
-    write_csv(choice.summary, files[0])
-    file_done()
-    write_csv(choice.posthoc.table, files[1])
-    file_done()
-    record = {
-        "decision": choice.decision,
-        "test": _CHOICE_NAMES[choice.decision],
-        "alpha": choice.alpha,
-        "normality": {
-            "test": "shapiro-wilk",
-            "alpha": choice.alpha_normality,
-            "p_values": {str(k): float(v) for k, v in choice.normality.items()},
-            "all_normal": choice.all_normal,
-        },
-        "homoscedasticity": {
-            "test": choice.homoscedasticity_test,
-            "p_value": choice.homoscedasticity_p,
-            "homoscedastic": choice.homoscedastic,
-        },
-        "omnibus_p_value": choice.p_value,
-        "significant": choice.significant,
-        "posthoc": {
-            "n_pairs": choice.posthoc.n_pairs,
-            "n_significant": choice.posthoc.n_significant,
-            "groups": [list(g) for g in choice.posthoc.groups()],
-        },
-        "effect_size": choice.effect_size,
-        "explanation": choice.explanation,
-    }
-    files.append(write_json(tmp / "choice.json", _finite(record)))
-    return files
+    said: list[str] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", DataWarning)
+            yield said
+    except AdviceError as err:
+        raise UsageError(err.cli()) from None
+    finally:
+        for w in caught:
+            if isinstance(w.message, DataWarning):
+                text = w.message.cli() if isinstance(w.message, AdviceWarning) else str(w.message)
+                said.append(text)
+                warnings.warn(DataWarning(text), stacklevel=1)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _hoeffding(scores, level: str, blocks, sets) -> pd.DataFrame | None:
@@ -463,149 +466,6 @@ def _hoeffding(scores, level: str, blocks, sets) -> pd.DataFrame | None:
     return sets.compare_hoeffding(test).drop(columns=["width", "hoeffding_width"])
 
 
-def _bayes(blocks, ph, args: argparse.Namespace) -> pd.DataFrame:
-    """The Bayesian signed-rank test of every adjacent pair of the average-rank order, on the
-    scores of the same complete blocks."""
-    from rankstats.bayes_signed_rank import bayes_signed_rank
-
-    frame = pd.DataFrame(blocks.values, columns=list(blocks.systems))
-    order = list(ph.mean_ranks.index)
-    # On imputed ranks the scores of a block may be missing: each pair uses the blocks where
-    # both systems were scored (n_blocks says how many); scores are never imputed.
-    missing = "complete-case" if blocks.imputed else "refuse"
-    rows = []
-    for a, b in itertools.pairwise(order):
-        res = bayes_signed_rank(
-            frame, a, b, rope=args.rope, samples=args.samples, seed=args.seed, missing=missing
-        )
-        rows.append(
-            {
-                "system_a": a,
-                "system_b": b,
-                "mean_rank_a": ph.mean_ranks[a],
-                "mean_rank_b": ph.mean_ranks[b],
-                "n_blocks": res.n,
-                "p_a_better": res.p_a,
-                "p_rope": res.p_rope,
-                "p_b_better": res.p_b,
-                "decision": {"a": a, "b": b, "rope": "equivalent", None: ""}[res.decision],
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def _hierarchical(scores, ph, args: argparse.Namespace) -> pd.DataFrame:
-    """The hierarchical test (Corani et al. 2017) of every adjacent pair of the average-rank
-    order, on the instance-level scores (the instances where both systems were scored). One
-    compiled PyMC model serves every pair with the same number of tasks."""
-    # The module (rs.bayes_hierarchical is the function of the same name).
-    module = importlib.import_module("rankstats.bayes_hierarchical")
-
-    order = list(ph.mean_ranks.index)
-    rows = []
-    for a, b in itertools.pairwise(order):
-        try:
-            res = module.bayes_hierarchical(
-                scores,
-                a,
-                b,
-                rope=args.rope,
-                rho=args.rho,
-                draws=args.draws,
-                tune=args.tune,
-                chains=args.chains,
-                seed=args.seed,
-                missing="drop" if args.missing == "complete-case" else "refuse",
-            )
-        except ValueError as err:
-            text = str(err).replace("pass missing='drop'", "pass --missing complete-case")
-            raise UsageError(f"--hierarchical, {short(a, 40)} vs {short(b, 40)}: {text}") from None
-        d = res.diagnostics
-        delta0 = res.task_table().set_index("task").loc["(population mean δ0)"]
-        rows.append(
-            {
-                "system_a": a,
-                "system_b": b,
-                "mean_rank_a": ph.mean_ranks[a],
-                "mean_rank_b": ph.mean_ranks[b],
-                "n_tasks": res.n_tasks,
-                "n_instances": res.n,
-                "p_a_better": res.p_a,
-                "p_rope": res.p_rope,
-                "p_b_better": res.p_b,
-                "share_a": res.shares["a"],
-                "share_rope": res.shares["rope"],
-                "share_b": res.shares["b"],
-                "delta0_mean": delta0["delta_mean"],
-                "delta0_low": delta0["delta_low"],
-                "delta0_high": delta0["delta_high"],
-                "decision": {"a": a, "b": b, "rope": "equivalent", None: ""}[res.decision],
-                "converged": d["converged"],
-                "max_r_hat": d["max_r_hat"],
-                "min_ess_bulk": d["min_ess_bulk"],
-                "divergences": d["divergences"],
-                "dropped_tasks": ";".join(map(str, res.dropped["task"])),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def _print_hierarchical(args, hier: pd.DataFrame) -> None:
-    print(
-        f"\nBayesian hierarchical test of adjacent systems (Corani et al. 2017), ROPE "
-        f"±{args.rope:g}, ρ = {args.rho:g} ({args.chains} chains × {args.draws} draws after "
-        f"{args.tune} tuning, seed {args.seed}; P for a new task, decision at P ≥ 0.95):"
-    )
-    shown = hier.assign(
-        verdict=[
-            "ok" if ok else f"NO (R-hat {r:.3f}, ESS {e:.0f}, {int(n)} div.)"
-            for ok, r, e, n in zip(
-                hier["converged"],
-                hier["max_r_hat"],
-                hier["min_ess_bulk"],
-                hier["divergences"],
-                strict=True,
-            )
-        ]
-    )
-    print_frame(
-        shown[
-            ["system_a", "system_b", "p_a_better", "p_rope", "p_b_better", "decision", "verdict"]
-        ],
-        headers={
-            "p_a_better": "P(a better)",
-            "p_rope": "P(rope)",
-            "p_b_better": "P(b better)",
-            "verdict": "converged",
-        },
-        decimals={"p_a_better": 3, "p_rope": 3, "p_b_better": 3},
-        text_width=NAME_WIDTH,
-    )
-    bad = int((~hier["converged"].astype(bool)).sum())
-    if bad:
-        print(
-            f"WARNING: {bad} of {len(hier)} hierarchical fits did NOT converge (R-hat > 1.01, "
-            "bulk ESS < 400 or divergences): do not report them; raise --draws and --tune."
-        )
-
-
-def _hierarchical_summary(args, hier: pd.DataFrame | None) -> dict | None:
-    if hier is None:
-        return None
-    return {
-        "rope": args.rope,
-        "rho": args.rho,
-        "draws": args.draws,
-        "tune": args.tune,
-        "chains": args.chains,
-        "seed": args.seed,
-        "sampler": "pymc",
-        "threshold": 0.95,
-        "all_converged": bool(hier["converged"].all()),
-        "pairs": clean(hier.to_dict(orient="records")),
-    }
-
-
 def _dropped_lines(fr) -> str:
     dropped = fr.blocks.dropped()
     return dropped if dropped else "nothing dropped"
@@ -613,11 +473,6 @@ def _dropped_lines(fr) -> str:
 
 def _spans(low: pd.Series, high: pd.Series) -> list[str]:
     return [f"{int(lo)}–{int(hi)}" for lo, hi in zip(low, high, strict=True)]
-
-
-def _p(value: float) -> str:
-    """``p = 0.0123``; a p-value that underflows to 0 in double precision as ``p < 1e-300``."""
-    return "p < 1e-300" if value == 0 else f"p = {value:.4g}"
 
 
 def _print(args, name, fr, ph, ranks, sets, bayes, significant) -> None:
@@ -632,16 +487,16 @@ def _print(args, name, fr, ph, ranks, sets, bayes, significant) -> None:
         print(
             f"Friedman-type test on imputed expected ranks ({b.n_imputed} of {b.ranks.size} "
             f"cells imputed; exact permutation covariance): T = {fr.statistic:.4g} "
-            f"(df {fr.df}), {_p(fr.p_value)}; F form = {fr.f_statistic:.4g} "
-            f"(df {fr.f_df[0]}, {fr.f_df[1]}), {_p(fr.f_p_value)}"
+            f"(df {fr.df}), {p_text(fr.p_value)}; F form = {fr.f_statistic:.4g} "
+            f"(df {fr.f_df[0]}, {fr.f_df[1]}), {p_text(fr.f_p_value)}"
         )
     else:
         f_name = "Iman–Davenport"
         ties = "tie-corrected" if fr.corrected else "no tie correction"
         print(
-            f"Friedman: χ²_F = {fr.statistic:.4g} (df {fr.df}, {ties}), {_p(fr.p_value)}; "
+            f"Friedman: χ²_F = {fr.statistic:.4g} (df {fr.df}, {ties}), {p_text(fr.p_value)}; "
             f"Iman–Davenport F_F = {fr.f_statistic:.4g} (df {fr.f_df[0]}, {fr.f_df[1]}), "
-            f"{_p(fr.f_p_value)}"
+            f"{p_text(fr.f_p_value)}"
         )
     if significant:
         print(f"  the systems do not all rank alike ({f_name} p < α = {args.alpha:g})")
@@ -680,8 +535,8 @@ def _print(args, name, fr, ph, ranks, sets, bayes, significant) -> None:
         kind = "simultaneous" if sets.simultaneous else "marginal"
         text = (
             f"rank set: {kind} {1 - args.alpha:.0%} confidence set for the rank of the expected "
-            f"rank in a block (Mogstad et al. 2024; {sets.n_boot} bootstrap resamples of the "
-            f"blocks, seed {sets.seed})"
+            f"{'imputed ' if fr.blocks.imputed else ''}rank in a block (Mogstad et al. 2024, "
+            f"studentized; {sets.n_boot} bootstrap resamples of the blocks, seed {sets.seed})"
         )
         if "hoeffding_low" in ranks:
             text += "; Hoeffding range: rank range implied by the Hoeffding intervals (δ = 0.05)"
@@ -697,85 +552,4 @@ def _print(args, name, fr, ph, ranks, sets, bayes, significant) -> None:
         line += f"; critical difference CD = {ph.critical_difference:.4g} average ranks"
     print(line + ".")
     if bayes is not None:
-        print(
-            f"\nBayesian signed-rank test of adjacent systems, ROPE ±{args.rope:g} "
-            f"({args.samples} posterior draws, seed {args.seed}; decision at P ≥ 0.95):"
-        )
-        print_frame(
-            bayes[["system_a", "system_b", "p_a_better", "p_rope", "p_b_better", "decision"]],
-            headers={
-                "p_a_better": "P(a better)",
-                "p_rope": "P(rope)",
-                "p_b_better": "P(b better)",
-            },
-            decimals={"p_a_better": 3, "p_rope": 3, "p_b_better": 3},
-            text_width=NAME_WIDTH,
-        )
-
-
-def _summary(args, name, level, fr, ph, ranks, sets, bayes, significant) -> dict:
-    b = fr.blocks
-    return {
-        "data": {
-            "name": name,
-            "level": level,
-            "n_blocks": fr.n_blocks,
-            "n_systems": fr.n_systems,
-            "n_input_blocks": b.n_input_blocks,
-            "missing": b.missing,
-            "min_coverage": args.min_coverage,
-            "dropped_systems": list(b.dropped_systems),
-            "dropped_blocks": [_label(x) for x in b.dropped_blocks],
-            "set_aside": list(b.set_aside),
-            "dropped": b.dropped(),
-        },
-        "friedman": {
-            # With missing = "imputed": T on the imputed expected ranks and its F form (equal
-            # to χ²_F and Iman–Davenport's F_F on complete blocks); "statistic" says which.
-            "statistic": "T (imputed expected ranks)" if b.imputed else "chi2_F",
-            "n_imputed_cells": b.n_imputed,
-            "chi2": fr.statistic,
-            "df": fr.df,
-            "p_value": fr.p_value,
-            "tie_correction": fr.tie_correction,
-            "tie_corrected": fr.corrected,
-            "iman_davenport_f": fr.f_statistic,
-            "iman_davenport_df": list(fr.f_df),
-            "iman_davenport_p_value": fr.f_p_value,
-            "alpha": args.alpha,
-            "significant": significant,
-            "decided_by": "iman_davenport_p_value",
-        },
-        "posthoc": {
-            "method": ph.method,
-            "adjust": ph.adjust,
-            "alpha": ph.alpha,
-            "critical_difference": ph.critical_difference,
-            "q_alpha": ph.q_alpha,
-            "n_pairs": ph.n_pairs,
-            "n_significant": ph.n_significant,
-            "groups": [list(g) for g in ph.groups()],
-            "claimable": significant,
-        },
-        "average_ranks": clean(ranks.to_dict(orient="records")),
-        "rank_sets": None
-        if sets is None
-        else {
-            "simultaneous": sets.simultaneous,
-            "stepdown": sets.stepdown,
-            "alpha": sets.alpha,
-            "n_boot": sets.n_boot,
-            "seed": sets.seed,
-            "n_steps": sets.n_steps,
-            "hoeffding_ranges": "hoeffding_low" in ranks,
-        },
-        "bayes_signed_rank": None
-        if bayes is None
-        else {
-            "rope": args.rope,
-            "samples": args.samples,
-            "seed": args.seed,
-            "threshold": 0.95,
-            "pairs": clean(bayes.to_dict(orient="records")),
-        },
-    }
+        print_bayes(args, bayes)

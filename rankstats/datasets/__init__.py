@@ -25,6 +25,8 @@ class DatasetInfo:
     level: str  # "task" (leaderboard) or "instance"
     description: str
     source: str
+    system: tuple[str, ...] = ("system",)  # the key column(s) of a leaderboard
+    drop_columns: tuple[str, ...] = ()  # a leaderboard's columns that are not tasks
 
 
 _LEADERBOARD = "task"
@@ -68,6 +70,16 @@ DATASETS: dict[str, DatasetInfo] = {
             _LEADERBOARD,
             "10 systems × 4 tasks, 18 missing scores; M5 evaluated nowhere",
             "Himmi et al. 2023, Table 5",
+        ),
+        DatasetInfo(
+            "openclip",
+            "openclip_results.csv",
+            _LEADERBOARD,
+            "open_clip zero-shot leaderboard: 121 CLIP models (name / pretrained) × 38 tasks, "
+            "as published: FMoW's 31 exact zeros mark evaluations not run",
+            "mlfoundations/open_clip docs/openclip_results.csv, 89fb801f (MIT)",
+            system=("name", "pretrained"),
+            drop_columns=("params (M)", "FLOPs (B)", "Average perf. on 38 datasets"),
         ),
         DatasetInfo(
             "tac08",
@@ -160,8 +172,8 @@ def load_dataset(name: str, tasks: list[str] | None = None) -> Scores:
     ----------
     name : str
         One of :func:`list_datasets` (``glue``, ``superglue``, ``xtreme``, ``xtreme_missing``,
-        ``xtreme_table5``, ``tac08``, ``tac09``, ``tac11``, ``summeval``, ``realsumm``,
-        ``dialogue_pc``, ``dialogue_tc``, ``flickr``).
+        ``xtreme_table5``, ``openclip``, ``tac08``, ``tac09``, ``tac11``, ``summeval``,
+        ``realsumm``, ``dialogue_pc``, ``dialogue_tc``, ``flickr``).
     tasks : list of str, optional
         Keep only these tasks (metrics, for the instance-level data sets).
 
@@ -179,9 +191,12 @@ def load_dataset(name: str, tasks: list[str] | None = None) -> Scores:
     if key not in DATASETS:
         raise KeyError(f"unknown data set {name!r}; available: {', '.join(DATASETS)}")
     info = DATASETS[key]
-    df = pd.read_csv(data_path(info.file))
+    # keys are text (open_clip's ``pretrained`` holds names such as ``openai``)
+    df = pd.read_csv(data_path(info.file), dtype={c: str for c in info.system})
     if info.level == _LEADERBOARD:
-        scores = Scores.from_wide(df, system="system", name=key)
+        system = info.system[0] if len(info.system) == 1 else list(info.system)
+        drop = list(info.drop_columns) or None
+        scores = Scores.from_wide(df, system=system, name=key, drop_columns=drop)
     else:
         scores = Scores.from_long(df, "system", "task", "instance", "score", name=key)
     return scores.select(tasks) if tasks is not None else scores
@@ -201,6 +216,18 @@ PAIRED = {
     "baseball": "1987 American League East home/away wins, 7 teams (Agresti 2002)",
     "beach": "60 assessors' pairwise preferences over 15 beaches (Vitelli et al. 2018)",
 }
+BATTLES = {
+    "arena_hard": "arena_hard_battles.jsonl: 2,136 LLM battles, 5 models, every battle against "
+    "one baseline (a star design), questions judged 2–6 times (lmarena/arena-hard-auto)",
+}
+
+
+def battles_path(name: str) -> Path:
+    """Path of a bundled battle log (``rankstats.read_battles(path, cluster="question_id")``)."""
+    key = name.lower()
+    if key not in BATTLES:
+        raise KeyError(f"unknown battle log {name!r}; available: {', '.join(BATTLES)}")
+    return data_path(BATTLES[key].split(":")[0])
 
 
 def load_rankings(name: str):

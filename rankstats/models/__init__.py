@@ -11,6 +11,7 @@ See :class:`Fit` for what a fit offers, and the user guide (``docs/user-guide/mo
 from rankstats.bt_mle import ConvergenceError, MLEDoesNotExistError
 from rankstats.models._fit import ConvergenceWarning, Fit, register_model
 from rankstats.models.bradley_terry import BradleyTerry
+from rankstats.models.cross_validation import KFoldResult, kfold
 from rankstats.models.mallows import Mallows, MallowsFit
 from rankstats.models.model_comparison import LOOWarning, ModelComparison, compare_fits
 from rankstats.models.plackett_luce import PlackettLuce
@@ -23,6 +24,7 @@ __all__ = [
     "ConvergenceError",
     "ConvergenceWarning",
     "Fit",
+    "KFoldResult",
     "LOOWarning",
     "MLEDoesNotExistError",
     "Mallows",
@@ -32,6 +34,7 @@ __all__ = [
     "PlackettLuce",
     "RankPosterior",
     "compare_fits",
+    "kfold",
     "load",
     "ppc",
     "ppc_draws",

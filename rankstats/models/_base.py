@@ -16,7 +16,7 @@ import numpy as np
 
 from rankstats import _progress
 from rankstats.bt_mle import check_strongly_connected, newton
-from rankstats.models import _compat
+from rankstats.models import _compat, _information
 from rankstats.models._fit import Fit, attrs_for, check_convergence, optimum_fit, warn_convergence
 
 METHODS = ("nuts", "mle", "map")
@@ -111,6 +111,11 @@ class RankModel:
     def _info(self, prepared: Any) -> dict[str, Any]:
         return {}
 
+    def _order_information(self, data: Any, prepared: Any) -> tuple[Any, float, np.ndarray]:
+        """``(rankings or None, order-carrying terms, comparison graph)`` for
+        :func:`rankstats.models._information.check`."""
+        raise NotImplementedError
+
     # --------------------------------------------------------------- public
     def fit(
         self,
@@ -170,7 +175,11 @@ class RankModel:
         prepared = self._prepare(data)
         systems = tuple(prepared.systems)
         extra = self._extra_names(prepared)
-        info = {**self._info(prepared), "prior_scale": self.prior_scale}
+        rankings, n_choices, edges = self._order_information(data, prepared)
+        found = _information.check(
+            self.name, rankings, n_choices, edges, systems, getattr(self, "kind", "subset"), method
+        )
+        info = {**self._info(prepared), "prior_scale": self.prior_scale, **found}
         if method == "mle":
             check_strongly_connected(systems, self._beats(prepared))
         if method in ("mle", "map"):

@@ -76,7 +76,11 @@ class PLData:
 
 def check_systems_ranked(rk: Rankings) -> None:
     """Raise when a system is ranked by no ranking (the likelihood says nothing about it)."""
-    never = np.flatnonzero(~(~np.isnan(rk.ranks)).any(axis=0)) if rk.n_rankings else []
+    if rk.n_rankings == 0:
+        from rankstats.models._information import no_rankings
+
+        raise no_rankings(0)
+    never = np.flatnonzero(~(~np.isnan(rk.ranks)).any(axis=0))
     if len(never):
         names = [rk.systems[i] for i in never]
         raise InvalidRankingsError(
@@ -145,6 +149,10 @@ def pl_data(rk: Rankings, kind: str = "subset") -> PLData:
     observed = ~np.isnan(ranks)
     n_obs = observed.sum(axis=1)
     informative = n_obs >= 2 if kind == "subset" else (n_obs >= 1) & (n_obs < n) | (n_obs >= 2)
+    if not informative.any():
+        from rankstats.models._information import no_rankings
+
+        raise no_rankings(len(informative))
     if not informative.all():
         dropped = rk.rankers[~informative].tolist()
         warnings.warn(

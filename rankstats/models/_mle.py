@@ -88,14 +88,25 @@ def pl_derivatives(data: PLData, theta: np.ndarray) -> tuple[float, np.ndarray, 
 
 
 def pl_beats(data: PLData) -> np.ndarray:
-    """``beats[i, j] > 0`` when ``i`` was in an earlier (or the same) group than ``j``."""
+    """``beats[i, j] > 0`` when ``i`` was chosen with ``j`` in the risk set: ``i`` in an
+    earlier group than ``j``, or in the same tie group above the last place (Efron's terms).
+
+    The last group of a ranking makes no choice: its members are not compared with one another
+    (a ranking that ties all its systems compares none), so they get no edge.
+    """
     n = data.n_systems
-    idx, gs = data.index, data.group_start
-    valid = idx < n
-    ahead = (gs[:, :, None] <= gs[:, None, :]) & valid[:, :, None] & valid[:, None, :]
-    ahead &= data.term[:, :, None] | (gs[:, :, None] == gs[:, None, :])
-    flat = (idx[:, :, None] * (n + 1) + idx[:, None, :])[ahead]
-    beats = np.bincount(flat, minlength=(n + 1) ** 2).reshape(n + 1, n + 1)[:n, :n]
+    rows, width = data.index.shape
+    beats = np.zeros((n + 1) ** 2, dtype=np.int64)
+    block = max(1, _BLOCK // max(width * width, 1))  # rankings per block: bounded temporaries
+    for lo in range(0, rows, block):
+        sl = slice(lo, lo + block)
+        idx, gs, term = data.index[sl], data.group_start[sl], data.term[sl]
+        valid = idx < n
+        ahead = (gs[:, :, None] <= gs[:, None, :]) & valid[:, :, None] & valid[:, None, :]
+        ahead &= term[:, :, None]
+        flat = (idx[:, :, None] * (n + 1) + idx[:, None, :])[ahead]
+        beats += np.bincount(flat, minlength=(n + 1) ** 2)
+    beats = beats.reshape(n + 1, n + 1)[:n, :n]
     np.fill_diagonal(beats, 0)
     return beats
 

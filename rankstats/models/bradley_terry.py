@@ -176,6 +176,7 @@ class BradleyTerry(RankModel):
             ),
             "ties": "davidson" if self._uses_ties(prepared) else "none",
             "tie_prior_scale": TIE_PRIOR_SCALE,
+            "kind": self.kind,
         }
 
     def _objective(self, prepared: PairCounts, prior: bool):
@@ -188,6 +189,11 @@ class BradleyTerry(RankModel):
 
     def _beats(self, prepared: PairCounts) -> np.ndarray:
         return bt_mle.bt_beats(prepared)
+
+    def _order_information(self, data: Any, prepared: PairCounts) -> tuple[Any, float, np.ndarray]:
+        rankings = as_rankings(data) if isinstance(data, Rankings | Scores) else None
+        wins, ties = prepared.matrices()
+        return rankings, float(wins.sum()), wins + ties
 
     def log_likelihood(
         self, data: Any, log_worth: np.ndarray, log_tie: float | None = None

@@ -40,6 +40,7 @@ from rankstats.models._fit import (
     register_model,
     warn_convergence,
 )
+from rankstats.models._information import require_order
 from rankstats.models._mallows_math import log_z, pair_probability
 from rankstats.models._mallows_sampler import (
     BACKENDS,
@@ -285,6 +286,7 @@ class Mallows:
             data = Rankings.from_scores(data, by=default_level(data))
         if not isinstance(data, Rankings):
             raise TypeError(f"Mallows.fit takes Rankings or Scores, not {type(data).__name__}")
+        require_order(data)
         counts = (~np.isnan(data.ranks)).sum(axis=1)
         short = np.flatnonzero(counts < 2)
         if len(short):

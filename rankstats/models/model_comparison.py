@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -56,7 +57,7 @@ class ModelComparison:
         pointwise differences), ``weight`` (stacking), ``pareto_k_high`` (units with Pareto
         k > 0.7; ``loo`` only, else ``<NA>``) and ``warning`` (ArviZ's flag).
     ic : str
-        ``"loo"`` or ``"waic"``.
+        ``"loo"``, ``"waic"`` or ``"kfold"``.
     unit : str
         ``"ranking"`` or ``"comparison"``.
     n_units : int
@@ -66,7 +67,10 @@ class ModelComparison:
         Pareto k, units × fits (``loo``); 0 for a unit whose log-likelihood is the same at
         every draw (its leave-one-out term is exact; the Pareto fit would return inf).
     notes : tuple of str
-        Caveats (also issued as :class:`LOOWarning`).
+        Caveats (also issued as :class:`LOOWarning`; for ``kfold`` also what the estimate
+        is: posterior log-mean-exp or plug-in).
+    kfold : dict
+        ``{fit: KFoldResult}`` for ``ic="kfold"`` (folds, per-ranking values).
     """
 
     table: pd.DataFrame
@@ -76,6 +80,7 @@ class ModelComparison:
     pointwise: pd.DataFrame
     pareto_k: pd.DataFrame | None
     notes: tuple[str, ...] = ()
+    kfold: dict = field(default_factory=dict)
 
     @property
     def best(self) -> str:
@@ -91,9 +96,13 @@ class ModelComparison:
         cols = ["rank", "model", "elpd", "se", "p", "elpd_diff", "dse", "weight"]
         if self.ic == "loo":
             cols.append("pareto_k_high")
+        if self.ic == "kfold":  # no effective number of parameters
+            cols.remove("p")
         shown = t[cols].copy()
-        for c, spec in {"elpd": ".2f", "se": ".2f", "p": ".2f", "elpd_diff": ".2f"}.items():
+        for c, spec in {"elpd": ".2f", "se": ".2f", "elpd_diff": ".2f"}.items():
             shown[c] = [format(v, spec) for v in shown[c]]
+        if "p" in shown:
+            shown["p"] = [format(v, ".2f") for v in shown["p"]]
         shown["dse"] = [format(v, ".2f") for v in shown["dse"]]
         shown["weight"] = [format(v, ".3f") for v in shown["weight"]]
         lines = [head, shown.to_string()]
@@ -254,8 +263,14 @@ def _loo(fit: Fit, values: np.ndarray, unit: str) -> dict:
     }
 
 
-def compare_fits(fits: Mapping[str, Fit], ic: str = "loo") -> ModelComparison:
-    r"""Compare sampled fits of the same data by PSIS-LOO (default) or WAIC.
+def compare_fits(
+    fits: Mapping[str, Fit],
+    ic: str = "loo",
+    data: Any = None,
+    k: int = 10,
+    seed: int | None = 0,
+) -> ModelComparison:
+    r"""Compare fits of the same data by PSIS-LOO (default), WAIC or K-fold cross-validation.
 
     Parameters
     ----------
@@ -264,7 +279,15 @@ def compare_fits(fits: Mapping[str, Fit], ic: str = "loo") -> ModelComparison:
         Bradley–Terry, ``"mcmc"`` for Mallows) and the pointwise log-likelihood they store
         (every such fit made by this version of rankstats; the model-zoo files were saved
         without it).
-    ic : {"loo", "waic"}
+    ic : {"loo", "waic", "kfold"}
+        ``kfold``: K-fold cross-validation by refitting every fit ``k`` times on ``data``
+        (:func:`rankstats.models.kfold`; the same seeded folds for every fit).  Where PSIS-LOO
+        is refused or unreliable (Pareto k > 0.7), and for MAP / MLE fits (a *plug-in*
+        estimate at the refitted optimum, labelled in the notes).
+    data : Rankings or Scores
+        ``kfold`` only: the rankings the fits were fitted to.
+    k, seed : int
+        ``kfold`` only: number of folds and the seed of the split.
 
     Returns
     -------
@@ -302,22 +325,19 @@ def compare_fits(fits: Mapping[str, Fit], ic: str = "loo") -> ModelComparison:
     ...         "mallows": rs.models.Mallows().fit(rk)}  # doctest: +SKIP
     >>> rs.models.compare_fits(fits).table  # doctest: +SKIP
     """
-    if ic not in ICS:
-        raise ValueError(f"ic must be one of {ICS}, not {ic!r}")
+    if ic not in (*ICS, "kfold"):
+        raise ValueError(f"ic must be one of {(*ICS, 'kfold')}, not {ic!r}")
+    if ic == "kfold":
+        return _compare_kfold(fits, data, k, seed)
+    if data is not None:
+        raise ValueError("data is a K-fold option (ic='kfold'): LOO / WAIC use the fits alone")
     attrs = _check(fits)
     names = list(fits)
     first = _compat.group(fits[names[0]].idata, pointwise.GROUP)
     unit = str(attrs[names[0]]["unit"])
     units = [str(u) for u in first[unit].values]
-    notes: list[str] = []
     composite = [n for n in names if int(attrs[n].get("composite", 0))]
-    if composite and len(composite) < len(names):
-        notes.append(
-            f"{', '.join(composite)}: Bradley–Terry's per-ranking log-likelihood of rankings of "
-            "more than two systems is a composite (the sum over the ranking's pairs), not the "
-            "log-probability of the ranking; it is biased low against the proper likelihoods of "
-            f"{', '.join(n for n in names if n not in composite)}"
-        )
+    notes = _composite_note(names, composite)
     results = {}
     for name in names:
         values, _ = _ll(fits[name])
@@ -325,7 +345,50 @@ def compare_fits(fits: Mapping[str, Fit], ic: str = "loo") -> ModelComparison:
             results[name] = _waic(values)
             continue
         results[name] = _loo(fits[name], values, unit)
-    order = sorted(names, key=lambda n: -results[n]["elpd"])
+    table, order, elpd_i = _table(fits, results)
+    if ic == "loo":
+        high = {n: int(table.loc[n, "pareto_k_high"]) for n in order}
+        bad = {n: c for n, c in high.items() if c}
+        if bad:
+            notes.append(
+                f"Pareto k > {PARETO_K_MAX} for "
+                + ", ".join(f"{c} {unit}(s) of {n}" for n, c in bad.items())
+                + ": the PSIS-LOO estimate of those fits is unreliable (one held-out "
+                f"{unit} changes the posterior too much); check with K-fold cross-validation "
+                "(ic='kfold'), or longer chains"
+            )
+    for note in notes:
+        warnings.warn(note, LOOWarning, stacklevel=2)
+    pareto = (
+        pd.DataFrame({n: results[n]["pareto_k"] for n in order}, index=units)
+        if ic == "loo"
+        else None
+    )
+    return ModelComparison(
+        table=table,
+        ic=ic,
+        unit=unit,
+        n_units=len(units),
+        pointwise=pd.DataFrame(elpd_i, index=units, columns=order),
+        pareto_k=pareto,
+        notes=tuple(notes),
+    )
+
+
+def _composite_note(names: list[str], composite: list[str]) -> list[str]:
+    if not composite or len(composite) == len(names):
+        return []
+    return [
+        f"{', '.join(composite)}: Bradley–Terry's per-ranking log-likelihood of rankings of "
+        "more than two systems is a composite (the sum over the ranking's pairs), not the "
+        "log-probability of the ranking; it is biased low against the proper likelihoods of "
+        f"{', '.join(n for n in names if n not in composite)}"
+    ]
+
+
+def _table(fits: Mapping[str, Fit], results: dict) -> tuple[pd.DataFrame, list, np.ndarray]:
+    """The comparison table (best first), the order and the pointwise elpd (units × fits)."""
+    order = sorted(results, key=lambda n: -results[n]["elpd"])
     elpd_i = np.column_stack([results[n]["elpd_i"] for n in order])
     weights = _stacking(elpd_i)
     best = elpd_i[:, 0]
@@ -352,30 +415,74 @@ def compare_fits(fits: Mapping[str, Fit], ic: str = "loo") -> ModelComparison:
         )
     table = pd.DataFrame(rows).set_index("fit")
     table["pareto_k_high"] = table["pareto_k_high"].astype("Int64")
-    if ic == "loo":
-        high = {n: int(table.loc[n, "pareto_k_high"]) for n in order}
-        bad = {n: c for n, c in high.items() if c}
-        if bad:
-            notes.append(
-                f"Pareto k > {PARETO_K_MAX} for "
-                + ", ".join(f"{c} {unit}(s) of {n}" for n, c in bad.items())
-                + ": the PSIS-LOO estimate of those fits is unreliable (one held-out "
-                f"{unit} changes the posterior too much); check with K-fold cross-validation, "
-                "or longer chains"
-            )
+    return table, order, elpd_i
+
+
+def _compare_kfold(fits: Mapping[str, Fit], data: Any, k: int, seed: int | None) -> ModelComparison:
+    """``compare_fits(..., ic="kfold")``: :func:`rankstats.models.kfold` of every fit on the
+    same seeded folds; ``p`` is NaN (no effective number of parameters without the full-data
+    lpd), ``pareto_k_high`` NA."""
+    from rankstats.models.cross_validation import ESTIMATES, kfold
+
+    if not isinstance(fits, Mapping) or len(fits) < 2:
+        raise ValueError("compare_fits needs a dict of at least two fits, {name: fit}")
+    for name, fit in fits.items():
+        if not isinstance(fit, Fit):
+            raise TypeError(f"fit {name!r} is a {type(fit).__name__}, not a rankstats Fit")
+    if data is None:
+        raise ValueError(
+            "ic='kfold' refits every model: give the rankings they were fitted to (data=)"
+        )
+    kinds = {n: f.info.get("kind", "subset") for n, f in fits.items() if f.model != "mallows"}
+    if len(set(kinds.values())) > 1:
+        raise ValueError(
+            "the fits read the partial rankings differently ("
+            + ", ".join(f"{n}: {kd}" for n, kd in kinds.items())
+            + "): their likelihoods are not comparable; use the same kind for every model"
+        )
+    names = list(fits)
+    cv = {n: kfold(fit, data, k=k, seed=seed) for n, fit in fits.items()}
+    units = list(cv[names[0]].elpd_i.index)
+    if any(list(c.elpd_i.index) != units for c in cv.values()):
+        raise ValueError("the fits' held-out rankings differ: K-fold compares fits of one data set")
+    results = {
+        n: {
+            "elpd": c.elpd,
+            "se": c.se,
+            "p": np.nan,
+            "elpd_i": c.elpd_i.to_numpy(),
+            "pareto_k": None,
+            "warning": bool(c.notes),
+        }
+        for n, c in cv.items()
+    }
+    notes = _composite_note(names, [n for n in names if cv[n].composite])
+    estimates = {n: c.estimate for n, c in cv.items()}
+    for estimate in dict.fromkeys(estimates.values()):
+        which = [n for n in names if estimates[n] == estimate]
+        notes.append(
+            f"K-fold ({cv[names[0]].k} folds, seed {seed}) of {', '.join(which)}: "
+            + ESTIMATES[estimate]
+        )
+    if len(set(estimates.values())) > 1:
+        notes.append(
+            "plug-in and posterior estimates are compared: the plug-in ones ignore the "
+            "uncertainty of the estimate (optimistic for a single ranking, pessimistic when "
+            "the optimum is extreme)"
+        )
+    for n, c in cv.items():
+        notes += [f"{n}: {note}" for note in c.notes]
+    table, order, elpd_i = _table(fits, results)
     for note in notes:
-        warnings.warn(note, LOOWarning, stacklevel=2)
-    pareto = (
-        pd.DataFrame({n: results[n]["pareto_k"] for n in order}, index=units)
-        if ic == "loo"
-        else None
-    )
+        if not note.startswith("K-fold"):
+            warnings.warn(note, LOOWarning, stacklevel=3)
     return ModelComparison(
         table=table,
-        ic=ic,
-        unit=unit,
+        ic="kfold",
+        unit="ranking",
         n_units=len(units),
         pointwise=pd.DataFrame(elpd_i, index=units, columns=order),
-        pareto_k=pareto,
+        pareto_k=None,
         notes=tuple(notes),
+        kfold=cv,
     )

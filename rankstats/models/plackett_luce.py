@@ -125,6 +125,10 @@ class PlackettLuce(RankModel):
     def _beats(self, prepared: PLData) -> np.ndarray:
         return _mle.pl_beats(prepared)
 
+    def _order_information(self, data: Any, prepared: PLData) -> tuple[Any, float, np.ndarray]:
+        rankings = as_rankings(data) if isinstance(data, Rankings | Scores) else None
+        return rankings, float(prepared.term.sum()), _mle.pl_beats(prepared)
+
     def log_likelihood(self, data: Any, log_worth: np.ndarray) -> float:
         """Log-likelihood of ``data`` at the given log-worths (NumPy; any additive constant)."""
         return _mle.pl_loglik(self._prepare(data), np.asarray(log_worth, dtype=np.float64))

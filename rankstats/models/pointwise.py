@@ -411,7 +411,8 @@ def missing_reason(fit: Any) -> str:
     if fit.method not in SAMPLED:
         return (
             f"method={fit.method!r} holds an optimum and its normal approximation, not posterior "
-            f"draws: no LOO / WAIC; refit with {refit}"
+            f"draws: no LOO / WAIC; refit with {refit}, or compare by K-fold cross-validation "
+            "(compare_fits(..., ic='kfold', data=...))"
         )
     reason = _compat.attrs(fit.idata).get(UNAVAILABLE)
     if reason:

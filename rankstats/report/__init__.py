@@ -13,6 +13,9 @@ interval on every pairwise probability, and writes:
 - ``significance_heatmap.png`` / ``.pdf``;
 - ``references.bib`` and ``methods.txt``: what was computed, with citations, every
   transformation of the data and every convergence problem of a fitted model;
+- ``data_check.csv`` and the page's "Data check" section: the findings of
+  :func:`rankstats.check_data` (placeholders, scales, missing and few scores, name collisions,
+  uneven instances, folds), each with the option that acts on it;
 - with ``significance=True``: Friedman's test, Iman–Davenport's F and a post-hoc test of every
   pair (Demšar, 2006) on the complete blocks, as a section of the page with the
   critical-difference diagram, ``cd_diagram.png`` / ``.pdf``, ``cd_table.tex`` (booktabs) and
@@ -73,7 +76,9 @@ from rankstats.confidence import HoeffdingResult
 from rankstats.plotting import save_figure, significance_heatmap
 from rankstats.rankings import default_level
 from rankstats.report import compute, html, latex
+from rankstats.report._top import check_top, names_key, shown_systems
 from rankstats.report.compute import ReportData
+from rankstats.report.data_check import run_data_check, section, write_data_check
 from rankstats.report.diagnostics import Convergence, convergence
 from rankstats.report.methods import bibtex, methods_paragraph
 from rankstats.report.model_comparison import (
@@ -158,6 +163,9 @@ class Report:
         With two or more models: ``.comparison`` (the :class:`~rankstats.models.ModelComparison`
         of the fits that could be compared by PSIS-LOO, or None), ``.excluded`` (the others,
         with the reason) and ``.ppc`` (the posterior predictive check of every sampled fit).
+    data_check : DataCheck
+        The findings of :func:`rankstats.check_data` on the scores (the "Data check" section
+        and ``data_check.csv``).
     """
 
     out: Path
@@ -176,6 +184,7 @@ class Report:
     significance: Significance | None = None
     rank_posteriors: RankPosteriors | None = None
     model_comparison: ModelComparisonSection | None = None
+    data_check: Any = None
 
     @property
     def html(self) -> Path:
@@ -232,6 +241,8 @@ def report(
     paired: Sequence[str] = (),
     confidence: float = 0.95,
     significance: bool | Mapping[str, Any] = False,
+    data_check: Any = None,
+    top: int | None = None,
 ) -> Report:
     """Write a paper-ready report of the ranking of ``scores``.
 
@@ -289,6 +300,17 @@ def report(
         ``adjust``, ``missing``, ``min_coverage`` (as :func:`rankstats.posthoc`). Incomplete
         blocks are refused, before anything else is computed, unless
         ``missing="complete-case"`` (what is dropped is stated).
+    data_check : DataCheck, optional
+        The data check of ``scores`` when the caller ran it (``rankstats report`` does, to
+        print its findings in the CLI's words); by default it is run here and its warnings are
+        issued as :class:`~rankstats.errors.DataWarning`. Either way the findings are the
+        page's "Data check" section and ``data_check.csv``.
+    top : int, optional
+        Show only the best ``top`` systems of the primary order in the ranking tables (HTML,
+        ``ranking.tex``) and the heat map; every statistic — intervals, their multiplicity
+        correction, ranks, rank ranges — is computed on all systems, the page and the caption say
+        so, and ``ranking.csv`` / ``pairs.csv`` list every system. Names too long for the heat map
+        are drawn as unique abbreviations, with their key in ``labels.csv`` and on the page.
 
     Returns
     -------
@@ -309,6 +331,8 @@ def report(
     # Everything that can be refused is refused before any computing or model fitting: the
     # output directory here, the request in the first step of compute (compute.check).
     out = check_output_dir(out, option="out=")
+    check_top(top)
+    check = run_data_check(scores, data_check)
     sig_options = options(significance)
     # Cheap, and refuses incomplete blocks before the aggregators and the model fits run.
     sig = (
@@ -336,20 +360,26 @@ def report(
     )
     if data.model_comparison is not None:
         summary += " " + model_comparison_sentence(data.model_comparison)
-    with output_dir(out) as tmp:
+    with output_dir(out, option="out=") as tmp:
         written = _Written(tmp, out)
         written.csv("ranking.csv", data.ranking)
         written.csv("pairs.csv", data.intervals.table)
-        written.text("ranking.tex", latex.ranking_table(data))
+        written.text("ranking.tex", latex.ranking_table(data, top))
         written.text("references.bib", bibtex(cites) + "\n")
         written.text("methods.txt", text + "\n")
+        write_data_check(check, tmp, written)
+        shown = shown_systems(data, top)
         heatmap = significance_heatmap(
             data.intervals,
             title=f"{mpl_text(data.name)}: P(row above column), {mpl_text(data.primary)} order",
+            systems=shown if len(shown) < len(data.ranking) else None,
         )
         figures = save_figure(heatmap, tmp / "significance_heatmap")
         for path in figures:
             written(path)
+        key = names_key(shown, list(sig.posthoc.mean_ranks.index) if sig is not None else None)
+        if not key.empty:
+            written.csv("labels.csv", key)
         paired_files = write_paired(data.paired, tmp, written)
         sig_files = write_significance(sig, tmp, written) if sig is not None else None
         ranks = run_rank_posteriors(data.comparison)
@@ -375,6 +405,8 @@ def report(
                 rank_files,
                 models_compared,
                 model_files,
+                section(check, cli=data_check is not None),
+                top=top,
             ),
         )
         files = [out / "report.html", *(p for p in written.files if p.name != "report.html")]
@@ -395,4 +427,5 @@ def report(
         significance=sig,
         rank_posteriors=ranks,
         model_comparison=data.model_comparison,
+        data_check=check,
     )

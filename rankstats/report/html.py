@@ -19,8 +19,9 @@ import jinja2
 from rankstats._labels import method_name, method_symbol, model_name
 from rankstats._text import terminal
 from rankstats.paired import Paired
-from rankstats.plotting import NOT_SIGNIFICANT_NAME
+from rankstats.plotting import NOT_SIGNIFICANT_NAME, name_key
 from rankstats.report._format import column, contradiction_sentence, names
+from rankstats.report._top import shown_note, shown_systems
 from rankstats.report.compute import ReportData
 from rankstats.report.methods import bibtex, convergence_warning
 from rankstats.report.model_comparison import ModelComparisonFiles, ModelComparisonSection
@@ -62,6 +63,8 @@ def render(
     rank_posterior_files: Mapping[str, RankPosteriorFiles] | None = None,
     model_comparison: ModelComparisonSection | None = None,
     model_comparison_files: ModelComparisonFiles | None = None,
+    data_check: Mapping[str, Any] | None = None,
+    top: int | None = None,
 ) -> str:
     """The page of a report.
 
@@ -85,6 +88,8 @@ def render(
     model_comparison, model_comparison_files : optional
         PSIS-LOO and the posterior predictive checks of the models, and their files (the PPC
         figures are linked, not embedded).
+    data_check : mapping, optional
+        The "Data check" section (:func:`rankstats.report.data_check.section`).
     """
     scores, ci, table = data.scores, data.intervals, data.ranking
     primary = method_name(data.primary)
@@ -124,7 +129,11 @@ def render(
                 }
                 for c in data.model_columns
             ],
-            rows=_ranking_rows(data),
+            rows=_ranking_rows(data)[:top],
+            shown_note=shown_note(min(top, len(table)), len(table), ci.n_pairs, ci.correction)
+            if top is not None and top < len(table)
+            else "",
+            name_key=name_key(shown_systems(data, top)).to_dict(orient="records"),
             n_circled=int(circled.sum() // 2),
             heatmap=png_data_uri(heatmap),
             not_significant=NOT_SIGNIFICANT_NAME,
@@ -154,6 +163,7 @@ def render(
             else model_comparison_section(model_comparison, model_comparison_files),
             methods_text=methods_text,
             bibtex=bibtex(cites, sep="\n"),
+            data_check=data_check,
         )
     )
 

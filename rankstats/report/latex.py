@@ -8,13 +8,17 @@ Every name goes through :func:`rankstats._text.latex_escape`; the marks († abo
 from __future__ import annotations
 
 from rankstats._labels import method_latex, method_name, method_text
+from rankstats._latex import LONG_ROWS, longtable
 from rankstats._text import latex_escape
 from rankstats.report._format import column, contradiction_sentence
 from rankstats.report.compute import ReportData
 
+LABEL = "tab:rankstats-ranking"
 
-def caption(data: ReportData) -> str:
-    """The table caption: order, test, marks and unconverged model columns explained."""
+
+def caption(data: ReportData, shown: int | None = None) -> str:
+    """The table caption: order, test, marks and unconverged model columns explained (and,
+    when only the best ``shown`` systems are listed, that the statistics use all of them)."""
     ci = data.intervals
     text = (
         f"Ranking of {latex_escape(data.name)} by {method_latex(data.primary)}. Rank range: ranks "
@@ -28,6 +32,12 @@ def caption(data: ReportData) -> str:
     symbols = [m for m in data.methods if method_latex(m).startswith("$")]
     if symbols:
         text += " " + "; ".join(f"{method_latex(m)}: {_plain_name(m)}" for m in symbols) + "."
+    total = len(data.ranking)
+    if shown is not None and shown < total:
+        text += (
+            f" The best {shown} of {total} systems are shown; ranks, rank ranges and the "
+            f"multiplicity correction are computed on all {total} (ranking.csv lists every one)."
+        )
     if data.unconverged:
         text += (
             " Columns marked (not converged): the model fit did not converge; its ranks are "
@@ -36,11 +46,15 @@ def caption(data: ReportData) -> str:
     return text
 
 
-def ranking_table(data: ReportData) -> str:
-    """The whole ``table`` environment (needs ``\\usepackage{booktabs}``).
+def ranking_table(data: ReportData, top: int | None = None) -> str:
+    """The whole ``table`` environment (needs ``\\usepackage{booktabs}``); above
+    :data:`rankstats._latex.LONG_ROWS` rows a ``longtable`` that breaks across pages (also
+    ``\\usepackage{longtable}``).
 
     Headings name the methods by their symbols (``$\\sigma^{l}$``); each column shows one number
-    of decimals for all its cells (:func:`~rankstats.report._format.column`).
+    of decimals for all its cells (:func:`~rankstats.report._format.column`). ``top``: only the
+    best ``top`` systems are listed, and the caption says that the ranks and intervals are those
+    computed on all of them.
     """
     methods, extra, table = data.methods, data.model_columns, data.ranking
     cols = "r l " + " ".join("r r" for _ in methods) + " r" * len(extra) + " c"
@@ -55,15 +69,7 @@ def ranking_table(data: ReportData) -> str:
     shown.update({c: column(table[c], "score") for c in (f"score_{m}" for m in methods)})
     shown.update({c: column(table[c], "rank") for c in extra})
     header.append("rank range")
-    lines = [
-        r"\begin{table}[t]",
-        r"\centering",
-        r"\small",
-        rf"\begin{{tabular}}{{{cols}}}",
-        r"\toprule",
-        " & ".join(header) + r" \\",
-        r"\midrule",
-    ]
+    rows = []
     for i, (_, row) in enumerate(table.iterrows()):
         mark = r"$^{\dagger}$" if row["above_next"] else ""
         mark += r"$^{\ddagger}$" if row["below_next"] else ""
@@ -72,12 +78,25 @@ def ranking_table(data: ReportData) -> str:
             cells += [shown[f"rank_{m}"][i], shown[f"score_{m}"][i]]
         cells += [shown[c][i] for c in extra]
         cells.append(f"{row['rank_low']}--{row['rank_high']}")
-        lines.append(" & ".join(cells) + r" \\")
-    lines += [
+        rows.append(" & ".join(cells) + r" \\")
+    if top is not None and top < len(rows):
+        rows = rows[:top]
+    text = caption(data, shown=len(rows))
+    if len(rows) > LONG_ROWS:  # breaks across pages
+        return longtable(cols, " & ".join(header), rows, text, LABEL, size=r"\small")
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\small",
+        rf"\begin{{tabular}}{{{cols}}}",
+        r"\toprule",
+        " & ".join(header) + r" \\",
+        r"\midrule",
+        *rows,
         r"\bottomrule",
         r"\end{tabular}",
-        rf"\caption{{{caption(data)}}}",
-        r"\label{tab:rankstats-ranking}",
+        rf"\caption{{{text}}}",
+        rf"\label{{{LABEL}}}",
         r"\end{table}",
     ]
     return "\n".join(lines) + "\n"

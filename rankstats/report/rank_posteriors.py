@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rankstats._labels import model_name
+from rankstats._latex import LONG_ROWS, longtable
 from rankstats._text import latex_escape, write_csv
 from rankstats.plotting import save_figure
 from rankstats.report._format import column
@@ -135,20 +136,13 @@ def latex_table(result: RankPosteriors) -> str:
             [f"{p:.3f}" for p in s["p_best"]],
             [f"{int(lo)}--{int(hi)}" for lo, hi in zip(s["low"], s["high"], strict=True)],
         )
-    lines = [
-        r"\begin{table}[t]",
-        r"\centering",
-        r"\small",
-        rf"\begin{{tabular}}{{l {' '.join('r r c' for _ in models)}}}",
-        r"\toprule",
-        " & ".join(header) + r" \\",
-        r"\midrule",
-    ]
+    columns = f"l {' '.join('r r c' for _ in models)}"
+    rows = []
     for i, system in enumerate(order):
         row = [latex_escape(system)]
         for m in models:
             row += [cells[m][0][i], cells[m][1][i], cells[m][2][i]]
-        lines.append(" & ".join(row) + r" \\")
+        rows.append(" & ".join(row) + r" \\")
     approx = [m for m, p in result.posteriors.items() if p.approximation]
     caption = (
         "Rank posteriors: expected rank (1 = best), probability of being best and the "
@@ -160,11 +154,22 @@ def latex_table(result: RankPosteriors) -> str:
             + ", ".join(latex_escape(model_name(m)) for m in approx)
             + " the draws come from the normal approximation at the posterior mode"
         )
-    lines += [
+    label = "tab:rankstats-rank-posteriors"
+    if len(rows) > LONG_ROWS:  # breaks across pages
+        return longtable(columns, " & ".join(header), rows, caption + ".", label, size=r"\small")
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\small",
+        rf"\begin{{tabular}}{{{columns}}}",
+        r"\toprule",
+        " & ".join(header) + r" \\",
+        r"\midrule",
+        *rows,
         r"\bottomrule",
         r"\end{tabular}",
         rf"\caption{{{caption}.}}",
-        r"\label{tab:rankstats-rank-posteriors}",
+        rf"\label{{{label}}}",
         r"\end{table}",
     ]
     return "\n".join(lines) + "\n"

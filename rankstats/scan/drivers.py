@@ -206,13 +206,16 @@ def local_statistics(
 @contextmanager
 def process_pool(workers: int) -> Iterator[Any]:
     """``workers`` local processes (``concurrent.futures``, ``spawn``, one BLAS thread each
-    unless the caller set the variables; see :func:`local_statistics`). An error or Ctrl-C
-    cancels the tasks not yet started."""
-    import multiprocessing
+    unless the caller set the variables; see :func:`local_statistics`). The workers never
+    import the caller's ``__main__`` (:func:`rankstats._spawn.spawn_context`): a script without
+    an ``if __name__ == "__main__":`` guard runs once. An error or Ctrl-C cancels the tasks not
+    yet started."""
     import os
     from concurrent.futures import ProcessPoolExecutor
 
-    context = multiprocessing.get_context("spawn")
+    from rankstats._spawn import spawn_context
+
+    context = spawn_context()
     single = {k: "1" for k in _THREAD_VARIABLES if k not in os.environ}
     os.environ.update(single)  # inherited by the spawned workers only: restored below
     try:

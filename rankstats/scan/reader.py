@@ -49,6 +49,18 @@ class NotGroupedError(InvalidScoresError):
         return (type(self), (str(self), self.key))  # raised in a worker process: keep the key
 
 
+class DuplicateKeyError(InvalidScoresError):
+    """A (system, task, instance) key met twice; ``key`` holds the names, and the scan driver
+    names the files and lines (:func:`rankstats.scan.locate.duplicate_error`)."""
+
+    def __init__(self, message: str, key: tuple[str, str, object] | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+
+    def __reduce__(self) -> tuple[Any, tuple[str, tuple[str, str, object] | None]]:
+        return (type(self), (str(self), self.key))  # raised in a worker process: keep the key
+
+
 Unit = tuple[str, int | None]  # (file, Parquet row group or None for the whole file)
 
 
@@ -216,11 +228,12 @@ def reduce_rows(frame: pd.DataFrame, key: np.ndarray, spec: Spec) -> BenchmarkSt
     # The scores are not NaN, so a duplicated (instance, system) key leaves fewer cells filled.
     if np.count_nonzero(~np.isnan(matrix)) != len(score):
         first = np.flatnonzero(pd.Series(row * n + system).duplicated().to_numpy())[0]
-        instance = frame["i"].to_numpy()[valid][first]
-        raise InvalidScoresError(
+        instance = plain(frame["i"].to_numpy()[valid][first])
+        key = (spec.systems[system[first]], spec.tasks[task[first]], instance)
+        raise DuplicateKeyError(
             "duplicated (system, task, instance) keys in the input: system "
-            f"{spec.systems[system[first]]!r}, task {spec.tasks[task[first]]!r}, instance "
-            f"{plain(instance)!r}"
+            f"{key[0]!r}, task {key[1]!r}, instance {instance!r}",
+            key,
         )
     return reduce_scores(matrix, task[change], len(spec.tasks), spec.systems, spec.tasks)
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from rankstats import _read
+from rankstats._keys import refuse_whitespace_variants
 from rankstats.aggregate import Aggregate, aggregate_source
 from rankstats.errors import DataWarning, InvalidScoresError, UnreadableFileError, preview
 from rankstats.reduce import BenchmarkStatistics
@@ -29,8 +30,9 @@ from rankstats.scan.drivers import (
     require_distributed,
     single_process_statistics,
 )
+from rankstats.scan.locate import duplicate_error, not_grouped_error
 from rankstats.scan.partition import partition_statistics
-from rankstats.scan.reader import NotGroupedError, Spec, Unit, unique_names
+from rankstats.scan.reader import DuplicateKeyError, NotGroupedError, Spec, Unit, unique_names
 from rankstats.scores import Direction, parse_directions
 from rankstats.sufficient import StatisticsSource
 
@@ -140,7 +142,16 @@ class ScannedScores(StatisticsSource):
         self._check_unchanged()
         driver = "cluster" if client is not None else "local"
         if driver not in self._cache:
-            self._cache[driver] = self._pass(client, progress)
+            try:
+                self._cache[driver] = self._pass(client, progress)
+            except DuplicateKeyError as err:
+                if self.frame is not None or err.key is None:
+                    raise
+                # Outside the worker: read the units again to name the files and lines.
+                key = err.key
+            else:
+                return self._cache[driver]
+            raise duplicate_error(self._units(), self._spec(), key)
         return self._cache[driver]
 
     def _check_unchanged(self) -> None:
@@ -163,7 +174,7 @@ class ScannedScores(StatisticsSource):
         units = self._units()
         if client is not None:
             if self.order == "any":
-                raise ValueError(_CLUSTER_ANY)
+                raise ValueError(CLUSTER_ANY)
             return cluster_statistics(units, self._spec(), client, progress)
         if self.order == "any":
             return self._partitioned(units, progress)
@@ -173,7 +184,7 @@ class ScannedScores(StatisticsSource):
             return single_process_statistics(units, self._spec(), progress)
         except NotGroupedError as err:
             if self.order == "grouped":
-                raise
+                raise not_grouped_error(units, self._spec(), err) from None
             key = err.key
         # Outside the except block: the traceback (and the batch it holds) is released first.
         task, instance = key or ("?", "?")
@@ -326,7 +337,7 @@ def scan_scores(
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(map(repr, ORDERS))}, not {order!r}")
     if order == "any" and client is not None:
-        raise ValueError(_CLUSTER_ANY)
+        raise ValueError(CLUSTER_ANY)
     columns = {"system": system, "task": task, "instance": instance, "score": score}
     if is_dask_frame(paths):
         return _scan_frame(paths, columns, higher_is_better, batch_rows, client)
@@ -380,7 +391,7 @@ def scan_scores(
 
 
 ORDERS = ("auto", "grouped", "any")
-_CLUSTER_ANY = (
+CLUSTER_ANY = (
     "order='any' partitions the rows on this machine's disk, not on a cluster: scan the files "
     "as a dask DataFrame, rs.scan_scores(dask.dataframe.read_parquet(...), client=client), "
     "which shuffles the rows by (task, instance), or sort them by task and instance"
@@ -468,8 +479,8 @@ def _check_columns(sources: list[_read.Source], columns: dict) -> dict[str, Any]
 
 @dataclass
 class _Vocabulary:
-    systems: dict[str, None] = field(default_factory=dict)
-    tasks: dict[str, None] = field(default_factory=dict)
+    systems: dict[str, str] = field(default_factory=dict)  # name -> first file holding it
+    tasks: dict[str, str] = field(default_factory=dict)
     rows: dict[str, int] = field(default_factory=dict)  # rows of each file
     missing: int = 0  # score cells read as missing through na_values
 
@@ -503,8 +514,10 @@ def _vocabulary(
                 found.missing += _read.score_column(
                     source, batch.column(c["score"]), c["score"], na_values, offset
                 )[1]
-            found.systems.update(dict.fromkeys(unique_names(system_col)))
-            found.tasks.update(dict.fromkeys(unique_names(task_col)))
+            for name in unique_names(system_col):
+                found.systems.setdefault(name, source.path)  # where each name is first seen
+            for name in unique_names(task_col):
+                found.tasks.setdefault(name, source.path)
             offset += batch.num_rows
         found.rows[source.path] = offset
     if not sum(found.rows.values()):
@@ -515,6 +528,9 @@ def _vocabulary(
         blank = [n for n in names if not n.strip()]
         if blank:
             raise InvalidScoresError(f"a {kind} key is empty or blank ({blank[0]!r}) in the files")
+        refuse_whitespace_variants(
+            kind, list(names), lambda group, names=names: [f"in {names[n]}" for n in group]
+        )
     return found
 
 

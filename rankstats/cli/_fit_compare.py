@@ -1,0 +1,216 @@
+"""``rankstats fit --model pl bt mallows --compare [--kfold K]``: fit every model, compare them.
+
+By default each model is fitted by its sampler (NUTS for pl / bt, the Gibbs sampler for
+mallows) and the fits are compared by PSIS-LOO or WAIC (``--ic``) from their pointwise
+log-likelihood (:func:`rankstats.models.compare_fits`).  ``--kfold K`` compares them by K-fold
+cross-validation instead (:func:`rankstats.models.kfold`: every model refitted ``K`` times on
+the same seeded folds); with ``--method map`` (or ``mle``) the fits and refits are point fits
+and the estimate is the plug-in held-out log-likelihood, said so in the output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from rankstats._atomic import output_dir
+from rankstats._text import write_csv
+from rankstats.cli._common import UsageError, file_done, written
+from rankstats.cli._fit_words import cli_words, in_cli_words
+
+
+def check_methods(args: argparse.Namespace, chosen: list[str]) -> None:
+    """``--method`` and ``--kfold`` with ``--compare``: a method only for K-fold (LOO / WAIC
+    need posterior draws), and one every chosen model has."""
+    if args.kfold is not None and args.ic != "loo":
+        raise UsageError("--kfold replaces --ic: give one of them")
+    if args.method is None:
+        return
+    if args.kfold is None:
+        raise UsageError(
+            f"--compare fits each model by its sampler (nuts for pl/bt, mcmc for mallows): drop "
+            f"--method {args.method} (MAP / MLE fits have no posterior draws for LOO / WAIC), "
+            "or compare by K-fold cross-validation (--kfold K), which refits point fits too"
+        )
+    if args.method == "mle" and "mallows" in chosen:
+        raise UsageError("--model mallows takes --method mcmc or map, not --method mle")
+    if args.method == "mcmc" and set(chosen) - {"mallows"}:
+        raise UsageError("--method mcmc is the Mallows sampler; pl/bt use nuts, mle or map")
+    if args.method == "nuts" and "mallows" in chosen:
+        raise UsageError("--method nuts is the pl/bt sampler; mallows uses mcmc or map")
+
+
+def _method(args: argparse.Namespace, model_name: str) -> str:
+    if args.method in ("map", "mle"):
+        return args.method
+    return "mcmc" if model_name == "mallows" else "nuts"
+
+
+def compare(args: argparse.Namespace, chosen: list[str]) -> int:
+    """One fit per model, then :func:`rankstats.models.compare_fits`; the table,
+    ``model_comparison.csv`` (and with ``--kfold`` ``kfold_pointwise.csv``) and the caveats
+    worded in the command's options."""
+    from rankstats import models
+    from rankstats.cli import fit as cli
+    from rankstats.cli._console import print_frame
+    from rankstats.models.model_comparison import LOOWarning
+    from rankstats.report.diagnostics import convergence
+
+    if args.paired:
+        raise UsageError(
+            "--paired data are fitted by bt only: nothing to compare (--compare compares models "
+            "of the same rankings)"
+        )
+    if args.max_draws is not None and "mallows" not in chosen:
+        raise UsageError("--max-draws is a Mallows option (--model mallows)")
+    check_methods(args, chosen)
+    kfold = args.kfold
+    args.model = chosen[0]
+    data, name, what = cli._data(args)
+    if "mallows" in chosen:
+        if args.kind != "subset":
+            raise UsageError(
+                "--kind top_k is not a Mallows option: the families would read the partial "
+                "rankings as different events; compare with --kind subset"
+            )
+        ranks = data.ranks
+        observed = ~np.isnan(ranks)
+        partial = ~observed.all(axis=1) & (observed.sum(axis=1) > 2)
+        if partial.any():
+            raise UsageError(
+                f"{int(partial.sum())} ranking(s) of {name} leave systems unranked: the Mallows "
+                "marginal likelihood of such a sub-ranking has no closed form, so neither "
+                "LOO / WAIC nor K-fold cross-validation (--kfold) can score it; drop mallows "
+                "from --model (pl and bt can be compared)"
+            )
+    if kfold is not None:
+        n_units = int(((~np.isnan(data.ranks)).sum(axis=1) >= 2).sum())
+        if kfold > n_units:
+            raise UsageError(
+                f"--kfold {kfold} is more folds than the {n_units} rankings of {name}: give "
+                f"--kfold {n_units} or fewer (--kfold {n_units}: leave-one-out by refitting)"
+            )
+    how = f"--kfold {kfold}" if kfold is not None else f"--ic {args.ic}"
+    print(
+        f"rankstats fit --compare: {name} ({what}), models {', '.join(chosen)}, {how}",
+        flush=True,
+    )
+    fits: dict[str, object] = {}
+    problems: dict[str, str] = {}
+    for model_name in chosen:
+        args.model = model_name
+        args.method = _method(args, model_name)
+        if model_name == "mallows":
+            model = models.Mallows(prior=args.prior)
+            extra = (
+                {"max_draws": args.max_draws, "backend": args.backend}
+                if args.method == "mcmc"
+                else {}
+            )
+            if args.method == "mcmc":
+                cli._estimate(args, models.Mallows._prepare(data))
+        else:
+            cls = models.PlackettLuce if model_name == "pl" else models.BradleyTerry
+            model = cls(prior_scale=args.prior_scale, kind=args.kind)
+            extra = {"sampler": args.sampler}
+            cli._estimate(args, data)
+        print(f"  {model_name}: {cli._described(model, args)}", flush=True)
+        fit = cli._fit(model, data, args, **extra)
+        verdict = convergence(fit)
+        if verdict.problems:
+            problems[model_name] = "; ".join(verdict.problems)
+        fits[model_name] = fit
+        if args.save:
+            print(f"  wrote {models.save(fit, name, args.save, keep=args.keep)}")
+    if kfold is not None:
+        refits = " (point fits: fast)" if args.method in ("map", "mle") else " (slow)"
+        print(f"  K-fold: refitting every model {kfold} times{refits}", flush=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LOOWarning)
+        with in_cli_words(args.__dict__.setdefault("data_notes", [])):
+            if kfold is None:
+                result = models.compare_fits(fits, ic=args.ic)
+            else:
+                result = models.compare_fits(fits, ic="kfold", data=data, k=kfold, seed=args.seed)
+    notes = [str(w.message) for w in caught if issubclass(w.category, LOOWarning)]
+    if kfold is not None:  # what the estimates are (notes that are no warnings)
+        notes = [n for n in result.notes if n.startswith("K-fold")] + notes
+    _print_table(result, args, kfold, print_frame)
+    for note in notes:
+        if note.startswith("K-fold"):
+            print(f"  {note}")
+            continue
+        if note.startswith("Pareto k"):
+            note = note.replace(
+                "check with K-fold cross-validation (ic='kfold'), or longer chains",
+                "rerun with more --draws, or compare by K-fold cross-validation (--kfold 10); "
+                "the WAIC (--ic waic) fails in the same cases",
+            )
+        elif "composite" in note:
+            note += " (compare bt with pl on --paired data, or read the bt row with that in mind)"
+        print(f"rankstats fit: warning: {cli_words(note)}", file=sys.stderr)
+    for model_name, text in problems.items():
+        print(
+            f"rankstats fit: warning: {model_name} did not converge ({text}); its elpd is not "
+            "reliable: rerun with more --draws / --tune or --chains",
+            file=sys.stderr,
+        )
+    return _write(args, result, problems)
+
+
+def _print_table(result, args: argparse.Namespace, kfold: int | None, print_frame) -> None:
+    table = result.table.reset_index()
+    ic = "kfold" if kfold is not None else args.ic
+    label = {"loo": "PSIS-LOO", "waic": "WAIC", "kfold": f"{kfold}-fold cross-validation"}[ic]
+    columns = ["rank", "fit", "elpd", "se", "p", "elpd_diff", "dse", "weight"]
+    if ic == "kfold":
+        columns.remove("p")
+    shown = table[columns].copy()
+    shown["rank"] = shown["rank"] + 1
+    headers = {"fit": "model", "p": f"p_{ic}", "elpd": f"elpd_{ic}"}
+    if ic == "loo":
+        shown["pareto_k_high"] = table["pareto_k_high"].astype("float")
+        headers["pareto_k_high"] = "k > 0.7"
+    print()
+    print_frame(
+        shown,
+        title=f"{label}: expected log predictive density of a new {result.unit} "
+        f"({result.n_units} {result.unit}s), best first",
+        headers=headers,
+        decimals={"elpd": 2, "se": 2, "p": 2, "elpd_diff": 2, "dse": 2, "weight": 3},
+    )
+    print(
+        f"best: {result.best}; elpd_diff / dse is the difference to the best and its standard "
+        "error (a difference of a few dse is clear)"
+    )
+
+
+def _write(args: argparse.Namespace, result, problems: dict[str, str]) -> int:
+    table = result.table.reset_index()
+    table["pareto_k_high"] = table["pareto_k_high"].astype("float")
+    out = Path(args.out)
+    record = table.assign(
+        rank=table["rank"] + 1, ic=result.ic, unit=result.unit, n_units=result.n_units
+    )
+    if result.ic == "kfold":
+        record["k"] = args.kfold
+        record["estimate"] = [result.kfold[m].estimate for m in record["fit"]]
+    record["converged"] = [m not in problems for m in record["fit"]]
+    with output_dir(out) as tmp:
+        paths = [tmp / "model_comparison.csv"]
+        write_csv(record.drop(columns="model").rename(columns={"fit": "model"}), paths[0])
+        file_done()
+        if result.ic == "kfold":
+            first = next(iter(result.kfold.values()))
+            pointwise = result.pointwise.copy()
+            pointwise.insert(0, "fold", first.folds.to_numpy() + 1)
+            pointwise.index.name = "ranking"
+            paths.append(tmp / "kfold_pointwise.csv")
+            write_csv(pointwise.reset_index(), paths[1])
+            file_done()
+    print(written(tmp, out, paths))
+    return 0

@@ -1,0 +1,128 @@
+"""``rankstats fit --model mallows``: the consensus positions, θ and pairwise probabilities of a
+Mallows fit (Gibbs sampler with automatic extension, or the Kemeny MAP), printed and written by
+the outputs of :mod:`rankstats.cli.fit`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pandas as pd
+
+from rankstats.cli._common import UsageError
+from rankstats.cli._console import print_table
+from rankstats.rankings import Rankings
+
+
+def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int:
+    """``rankstats fit --model mallows``: consensus positions, θ and pairwise probabilities."""
+    from rankstats import models
+    from rankstats.cli import fit as cli
+    from rankstats.report.diagnostics import convergence
+
+    if not isinstance(data, Rankings):
+        raise UsageError("the Mallows model takes rankings, not paired comparisons")
+    if args.max_draws is not None and args.max_draws < args.draws:
+        raise UsageError(f"--max-draws {args.max_draws} is below --draws {args.draws}")
+    model = models.Mallows(prior=args.prior)
+    sampled = args.method == "mcmc"
+    print(f"rankstats fit: {name} ({what}), {cli._described(model, args)}", flush=True)
+    if sampled:
+        cli._estimate(args, models.Mallows._prepare(data))
+    cap = args.max_draws or models.mallows.EXTEND_FACTOR * args.draws
+
+    def extending(done: int, block: int, problems: list[str]) -> None:
+        print(
+            f"rankstats fit: after {done} sweeps per chain: {'; '.join(problems)}; continuing "
+            f"for {block} more (automatic extension, cap --max-draws {cap})",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    extra = (
+        {"max_draws": args.max_draws, "on_extend": extending, "backend": args.backend}
+        if sampled
+        else {}
+    )
+    fit = cli._fit(model, data, args, **extra)
+    verdict = convergence(fit)
+    advice = cli._advice(args, verdict, fit)
+    cli._warn(verdict, advice)
+    summary = fit.summary(args.prob)
+    if sampled:
+        extended = (
+            f", extended {fit.info['extensions']} time(s) to {fit.info['draws']} sweeps"
+            if fit.info.get("extensions")
+            else ""
+        )
+        print(
+            f"  Gibbs sampler: {fit.info['chains']} chains × {args.draws} sweeps after "
+            f"{args.tune} discarded{extended}, seed {args.seed}, backend "
+            f"{fit.info.get('backend', 'numpy')}"
+        )
+        t = summary.loc["theta"]
+        print(
+            f"  theta = {t['mean']:.4g} (sd {t['sd']:.3g}; {args.prob:.0%} interval "
+            f"[{t['low']:.4g}, {t['high']:.4g}])"
+        )
+    else:
+        print(
+            f"  theta = {fit.theta:.6g} (maximum likelihood), Kemeny consensus optimal: "
+            f"{fit.info['kemeny_optimal']}; log-likelihood {fit.log_likelihood:.4f}"
+        )
+    rows = [f"position[{s}]" for s in fit.order]
+    centre = "mean" if sampled else "estimate"
+    table = pd.DataFrame(
+        {
+            "rank": range(1, len(rows) + 1),
+            "system": fit.order,
+            "position": summary.loc[rows, centre].to_numpy(),
+        }
+    )
+    columns = [("rank", "right"), ("system", "left"), ("position", "right")]
+    cells = [
+        [str(r) for r in table["rank"]],
+        list(table["system"]),
+        cli._fmt(table["position"], ".2f"),
+    ]
+    if sampled:
+        for key in ("sd", "low", "high", "r_hat", "ess_bulk"):
+            table[key] = summary.loc[rows, key].to_numpy()
+        columns += [
+            ("sd", "right"),
+            ("low", "right"),
+            ("high", "right"),
+            ("R-hat", "right"),
+            ("ESS", "right"),
+        ]
+        cells += [
+            cli._fmt(table["sd"], ".2f"),
+            cli._fmt(table["low"], ".0f"),
+            cli._fmt(table["high"], ".0f"),
+            cli._fmt(table["r_hat"], ".3f"),
+            cli._fmt(table["ess_bulk"], ".0f"),
+        ]
+    print()
+    print_table(
+        columns,
+        list(zip(*cells, strict=True)),
+        title="consensus (the ranking closest in expected Kendall distance to the posterior "
+        "draws)"
+        + (
+            f"; posterior position of each system in σ, {args.prob:.0%} interval" if sampled else ""
+        ),
+        max_width={1: 40},
+    )
+    if sampled:
+        print("(R-hat / ESS '-': the position is the same in every draw.)")
+    return cli._write_outputs(
+        args,
+        fit,
+        name,
+        table,
+        "consensus",
+        fit.pairwise(args.prob),
+        extra={"prior": args.prior},
+        verdict=verdict,
+        advice=advice,
+    )

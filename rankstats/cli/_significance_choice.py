@@ -1,0 +1,77 @@
+"""``rankstats significance --choose``: autorank's automatic choice on the same complete blocks
+(:func:`rankstats.choose_test`), printed and written (``choice.json``, ``choice_summary.csv``,
+``choice_pairs.csv``)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rankstats._text import terminal, write_csv
+from rankstats.cli._common import file_done, write_json
+from rankstats.cli._console import print_frame
+from rankstats.cli._significance_text import finite, p_text
+
+
+def choose(blocks, args: argparse.Namespace):
+    """autorank's automatic choice on the same complete blocks (:func:`rankstats.choose_test`)."""
+    from rankstats.choice import choose_test
+
+    return choose_test(blocks, alpha=args.alpha)
+
+
+def print_choice(choice) -> None:
+    print(
+        f"\nAutomatic choice (as autorank): {CHOICE_NAMES[choice.decision]}; omnibus "
+        f"{p_text(choice.p_value)}, {choice.posthoc.n_significant} of "
+        f"{choice.posthoc.n_pairs} pairs significant at α = {choice.alpha:g}"
+    )
+    print(terminal(choice.explanation))
+    summary = choice.summary[["system", "mean_rank", "mean", "std", "effect_size", "magnitude"]]
+    print_frame(
+        summary,
+        headers={"mean_rank": "avg rank", "effect_size": choice.effect_size.replace("_", " ")},
+    )
+
+
+CHOICE_NAMES = {
+    "anova-tukey": "repeated-measures ANOVA + Tukey's HSD",
+    "friedman-nemenyi": "Friedman + Nemenyi",
+}
+
+
+def write_choice(choice, tmp: Path) -> list[Path]:
+    """``choice.json`` (the checks, the decision, the omnibus and post-hoc summary),
+    ``choice_summary.csv`` and ``choice_pairs.csv`` (the chosen post-hoc test's table)."""
+    files = [tmp / "choice_summary.csv", tmp / "choice_pairs.csv"]
+    write_csv(choice.summary, files[0])
+    file_done()
+    write_csv(choice.posthoc.table, files[1])
+    file_done()
+    record = {
+        "decision": choice.decision,
+        "test": CHOICE_NAMES[choice.decision],
+        "alpha": choice.alpha,
+        "normality": {
+            "test": "shapiro-wilk",
+            "alpha": choice.alpha_normality,
+            "p_values": {str(k): float(v) for k, v in choice.normality.items()},
+            "all_normal": choice.all_normal,
+        },
+        "homoscedasticity": {
+            "test": choice.homoscedasticity_test,
+            "p_value": choice.homoscedasticity_p,
+            "homoscedastic": choice.homoscedastic,
+        },
+        "omnibus_p_value": choice.p_value,
+        "significant": choice.significant,
+        "posthoc": {
+            "n_pairs": choice.posthoc.n_pairs,
+            "n_significant": choice.posthoc.n_significant,
+            "groups": [list(g) for g in choice.posthoc.groups()],
+        },
+        "effect_size": choice.effect_size,
+        "explanation": choice.explanation,
+    }
+    files.append(write_json(tmp / "choice.json", finite(record)))
+    return files

@@ -1,0 +1,48 @@
+"""What ``rank`` and ``report`` share for many systems: ``--top N`` and the names' key.
+
+``--top N`` shows the best N systems in the printed tables and the figures; every statistic
+(Hoeffding intervals, their multiplicity correction, ranks and rank ranges) is computed on all
+systems, the outputs say so, and the CSV files list every system. A figure whose names had to be
+shortened comes with ``labels.csv``: each unique abbreviation and its full name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from rankstats._text import write_csv
+
+
+def top_note(shown: int, total: int, n_pairs: int, correction: str) -> str:
+    """The line saying that only the best ``shown`` of ``total`` systems are displayed."""
+    from rankstats.report._top import shown_note
+
+    return f"note: --top {shown}: " + shown_note(shown, total, n_pairs, correction)
+
+
+def key_file(
+    systems: Sequence[object], directory: Path, figure: str = "significance_heatmap"
+) -> list[Path]:
+    """``labels.csv`` (figure, label, name) when some of ``systems`` are drawn shortened in
+    ``figure`` (``"significance_heatmap"`` or ``"cd_diagram"``), else no file."""
+    from rankstats.cd_diagram import NAME_WIDTH as CD_WIDTH
+    from rankstats.plotting import NAME_WIDTH, name_key
+
+    width = CD_WIDTH if figure == "cd_diagram" else NAME_WIDTH
+    key = name_key(systems, width).assign(figure=figure)[["figure", "label", "name"]]
+    if key.empty:
+        return []
+    path = directory / "labels.csv"
+    write_csv(key, path)
+    return [path]
+
+
+def heatmap_files(test, systems: Sequence[object], directory: Path) -> list[Path]:
+    """The significance heat map of ``systems`` (PNG, PDF) and its names' key."""
+    from rankstats.plotting import save_figure, significance_heatmap
+
+    total = len(test.matrix("distance"))
+    shown = list(systems) if len(systems) < total else None
+    figure = significance_heatmap(test, systems=shown)
+    return [*save_figure(figure, directory / "significance_heatmap"), *key_file(systems, directory)]

@@ -1,0 +1,129 @@
+"""``rankstats check``: the data check, before any analysis (also run by ``rank`` and ``report``).
+
+Prints each finding (kind, counts, examples, the option that acts on it) and writes
+``check.json`` and ``check.csv`` into ``--out`` as a whole. A wide table's aggregate and
+metadata columns, which ``rank`` refuses, are reported here as errors and set aside so that the
+other checks still run. Exit code 0 whatever is found (2 for input errors, as every command).
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from pathlib import Path
+
+from rankstats._atomic import output_dir
+from rankstats._text import write_csv
+from rankstats.cli._common import (
+    add_input_arguments,
+    add_output_argument,
+    file_done,
+    load_input,
+    short,
+    write_json,
+    written,
+)
+from rankstats.errors import DataWarning
+
+HELP = "check a score table before any analysis: placeholders, aggregate columns, scales, folds"
+EXAMPLE = (
+    "rankstats check --dataset xtreme_table5\n  "
+    "rankstats check results.csv --system name pretrained --instance fold"
+)
+
+#: Values of ``--placeholders`` (``rank``, ``report``).
+PLACEHOLDER_CHOICES = ("keep", "missing")
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    add_output_argument(parser, "rankstats-check", "check.json and check.csv")
+
+
+def add_placeholder_argument(parser: argparse.ArgumentParser) -> None:
+    """``--placeholders keep|missing`` of the commands that run the check first."""
+    parser.add_argument(
+        "--placeholders",
+        choices=PLACEHOLDER_CHOICES,
+        default="keep",
+        help="blocks of exact 0 or -1 below all other scores of a task, which the data check "
+        "reports: keep them as scores (default) or read them as not evaluated (missing)",
+    )
+
+
+def load_checked(args: argparse.Namespace):
+    """``(scores, DataCheck)``: the input read as ``load_input`` reads it, aggregate and
+    metadata columns reported (and set aside) instead of refused."""
+    from rankstats._columns import NotTaskColumnsError
+    from rankstats.datacheck import DataCheck, column_findings, run_detectors
+
+    columns: list = []
+    try:
+        scores = load_input(args)
+    except NotTaskColumnsError as err:
+        columns = column_findings(err.findings)
+        given = list(getattr(args, "drop_columns", None) or [])
+        again = argparse.Namespace(**vars(args))
+        again.drop_columns = given + [f.column for f in err.findings]
+        scores = load_input(again)
+    instance = args.instance if getattr(args, "file", None) else None
+    if args.dataset:
+        instance = "instance"
+    found = tuple(columns) + tuple(run_detectors(scores, instance))
+    return scores, DataCheck(found, scores, scores.name)
+
+
+def before_analysis(args: argparse.Namespace, scores):
+    """The check that ``rank`` and ``report`` run on the scores they read: each warning
+    printed (in the CLI's spelling), ``--placeholders missing`` applied. Returns
+    ``(scores, DataCheck)``; the findings go into the command's outputs."""
+    from rankstats.datacheck import DataCheck, drop_placeholders, run_detectors
+
+    instance = None if args.dataset else args.instance
+    check = DataCheck(tuple(run_detectors(scores, instance)), scores, scores.name)
+    found = check.of_kind("placeholder")
+    if getattr(args, "placeholders", "keep") == "missing" and found:
+        scores = drop_placeholders(scores)
+        check.warn(cli=True, skip=("placeholder",))
+        cells = ", ".join(f"{f.count} in {f.subject[0]}" for f in found)
+        warnings.warn(
+            f"data check: read the placeholder scores ({cells}) as not evaluated, as "
+            "--placeholders missing asks",
+            DataWarning,
+            stacklevel=2,
+        )
+    else:
+        check.warn(cli=True)
+    return scores, check
+
+
+def run(args: argparse.Namespace) -> int:
+    scores, check = load_checked(args)
+    name = scores.name or (Path(args.file).name if args.file else "scores")
+    print(f"rankstats check: {short(name, 80)}")
+    print(f"  {short(repr(scores), 400)}")
+    counts = {s: sum(f.severity == s for f in check.findings) for s in ("error", "warning", "note")}
+    print(
+        f"  {counts['error']} error(s) (refused by rank and report until an option says what "
+        f"to do), {counts['warning']} warning(s), {counts['note']} note(s)\n"
+    )
+    for f in check.findings:
+        print(f"{f.severity}: {f.kind}: {short(f.message, 2000)}")
+        print(f"  what to do: {short(f.option, 400)}")
+    if not check.findings:
+        print("nothing found")
+    out = Path(args.out)
+    with output_dir(out) as tmp:
+        files = [tmp / "check.csv"]
+        write_csv(check.table, files[0])
+        file_done()
+        data = {
+            "name": name,
+            "systems": len(scores.systems),
+            "tasks": len(scores.tasks),
+            "scores": len(scores.data),
+            "counts": counts,
+        }
+        files.append(write_json(tmp / "check.json", {"data": data, "findings": check.records()}))
+    print("\n" + written(tmp, out, files))
+    return 0
