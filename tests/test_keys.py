@@ -2,15 +2,15 @@
 refused naming both and a row of each; keys made of several columns; a wide table that repeats a
 system names it, its rows, and the key columns that would make the rows unique."""
 
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import rankstats as rs
 from rankstats import InvalidScoresError
+from rankstats.datasets import data_path
 
-OPENCLIP = Path(__file__).resolve().parents[2] / "shared/data/outside/openclip_results.csv"
+OPENCLIP = data_path("openclip_results.csv")  # bundled: open_clip's file, byte for byte
 
 
 # ---------------------------------------------------------------------------- whitespace

@@ -22,10 +22,11 @@ from cli_run import run
 import rankstats as rs
 from rankstats._text import abbreviation_key, abbreviations
 from rankstats.cd_diagram import cd_diagram, cd_table, group_letters
+from rankstats.datasets import data_path
 from rankstats.plotting import MIN_NAME_FONT, labels, significance_heatmap
 from rankstats.posthoc import posthoc
 
-OPENCLIP = Path(__file__).parents[1] / ".." / "shared" / "data" / "outside" / "openclip_results.csv"
+OPENCLIP = data_path("openclip_results.csv")  # bundled: open_clip's file, byte for byte
 
 PREFIXED = {
     "shared prefix": [

@@ -13,10 +13,11 @@ import pytest
 
 import rankstats as rs
 from rankstats import InvalidRankingsError
+from rankstats.datasets import data_path
 from rankstats.errors import UnreadableFileError
 
 NAN = np.nan
-DATA = Path(__file__).resolve().parents[2] / "shared/data/rankings"
+DATA = data_path("rankings")  # the bundled classic rankings data sets
 
 # Five 2023 Formula 1 Grands Prix, the first five finishers of each (Bahrain, Saudi Arabia,
 # Australia, Azerbaijan, Miami), written by hand in the PrefLib format of 2022: incomplete

@@ -8,7 +8,7 @@ shortened comes with ``labels.csv``: each unique abbreviation and its full name.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rankstats._text import write_csv
@@ -18,7 +18,7 @@ def top_note(shown: int, total: int, n_pairs: int, correction: str) -> str:
     """The line saying that only the best ``shown`` of ``total`` systems are displayed."""
     from rankstats.report._top import shown_note
 
-    return f"note: --top {shown}: " + shown_note(shown, total, n_pairs, correction)
+    return f"note (--top {shown}): " + shown_note(shown, total, n_pairs, correction)
 
 
 def key_file(
@@ -26,11 +26,23 @@ def key_file(
 ) -> list[Path]:
     """``labels.csv`` (figure, label, name) when some of ``systems`` are drawn shortened in
     ``figure`` (``"significance_heatmap"`` or ``"cd_diagram"``), else no file."""
+    return figures_key_file({figure: systems}, directory)
+
+
+def figures_key_file(figures: Mapping[str, Sequence[object]], directory: Path) -> list[Path]:
+    """``labels.csv`` of several figures, ``{figure: systems drawn}`` (each drawn by
+    :func:`rankstats.plotting.labels`: 40 characters in ``"cd_diagram"``, else
+    :data:`rankstats.plotting.NAME_WIDTH`), when some name is shortened, else no file."""
+    import pandas as pd
+
     from rankstats.cd_diagram import NAME_WIDTH as CD_WIDTH
     from rankstats.plotting import NAME_WIDTH, name_key
 
-    width = CD_WIDTH if figure == "cd_diagram" else NAME_WIDTH
-    key = name_key(systems, width).assign(figure=figure)[["figure", "label", "name"]]
+    parts = [
+        name_key(systems, CD_WIDTH if figure == "cd_diagram" else NAME_WIDTH).assign(figure=figure)
+        for figure, systems in figures.items()
+    ]
+    key = pd.concat(parts, ignore_index=True)[["figure", "label", "name"]]
     if key.empty:
         return []
     path = directory / "labels.csv"
