@@ -178,22 +178,24 @@ def abbreviations(names: Iterable[object], width: int = 28) -> dict[str, str]:
     cuts would collide — names sharing a long prefix — the label keeps the start, then the part
     from just before the end of the common prefix (``convnext_xxlarge…greg_rewind``), else the
     start and the end, else a numbered cut (``ViT-B-32 / lai…#2``). Distinct names never share
-    a label; :func:`abbreviation_key` lists the shortened ones with their full names.
+    a label; :func:`abbreviation_key` lists the shortened ones with their full names. The labels
+    depend on the set of names only, not on their order: every figure of the same systems (a
+    heat map in ranked order, a CD diagram by mean rank) draws each with the same label.
 
     >>> abbreviations(["model-alpha-one", "model-alpha-two", "m"], width=12)
     {'model-alpha-one': 'model-a…-one', 'model-alpha-two': 'model-a…-two', 'm': 'm'}
     """
     if width < 5:
         raise ValueError(f"width must be at least 5, not {width!r}")
-    texts = list(dict.fromkeys(str(n) for n in names))
-    labels = {t: shorten(t, width) for t in texts}
+    given = list(dict.fromkeys(str(n) for n in names))
+    labels = {t: shorten(t, width) for t in sorted(given)}  # sorted: the order never matters
     for _ in range(4):  # each round resolves the collisions left by the previous rule
         groups: dict[str, list[str]] = {}
         for text, lab in labels.items():
             groups.setdefault(lab, []).append(text)
         clashes = [g for g in groups.values() if len(g) > 1]
         if not clashes:
-            return labels
+            return {t: labels[t] for t in given}
         taken = {lab for lab, g in groups.items() if len(g) == 1}
         for group in clashes:
             cut = [t for t in group if len(t) > width]
@@ -203,7 +205,7 @@ def abbreviations(names: Iterable[object], width: int = 28) -> dict[str, str]:
             for text, lab in _resolve(cut, width, taken).items():
                 labels[text] = lab
                 taken.add(lab)
-    return labels
+    return {t: labels[t] for t in given}
 
 
 def _resolve(group: list[str], width: int, taken: set[str]) -> dict[str, str]:

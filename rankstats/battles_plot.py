@@ -1,6 +1,8 @@
 """Figures of a battle fit: the interval plot (one row per model, one bar per method) and the
-win-probability heat map.  Names are drawn as text (:func:`rankstats.plotting.label`), never as
-mathtext."""
+win-probability heat map.  Names are drawn as text, never as mathtext; those longer than
+:data:`rankstats.plotting.NAME_WIDTH` characters as unique abbreviations of all the fit's models
+(:func:`rankstats.plotting.labels`, the same with or without ``top``): the title then says so and
+``rs.plotting.name_key(fit.models)`` is the key."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rankstats.plotting import label
+from rankstats.plotting import labels, shortened_note
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -24,6 +26,7 @@ def plot_intervals(fit: BattleFit, scale: str = "elo", top: int | None = None) -
     import matplotlib.pyplot as plt
 
     table = fit.table(scale)
+    short, note = _names(fit)
     if top is not None:
         table = table.head(top)
     methods = fit.methods
@@ -36,12 +39,14 @@ def plot_intervals(fit: BattleFit, scale: str = "elo", top: int | None = None) -
         ax.hlines(y + offset, low, high, color=_COLOURS[method], lw=2, label=_NAMES[method])
     ax.plot(table["rating"], y, "k|", ms=9, label="MLE")
     ax.set_yticks(y)
-    ax.set_yticklabels([label(m) for m in table["model"]])
+    ax.set_yticklabels([short[m] for m in table["model"]])
     ax.set_ylim(-0.8, n - 0.2)
     unit = "Elo scale (400·log10(e)·θ)" if scale == "elo" else "log-worth θ"
     ax.set_xlabel(f"rating, {unit}; {fit.confidence:.0%} intervals")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="lower right", fontsize="small", frameon=False)
+    if note:
+        ax.set_title(note, fontsize="small")
     fig.tight_layout()
     return fig
 
@@ -52,6 +57,7 @@ def plot_win_probability(fit: BattleFit, top: int | None = 30) -> Figure:
     import matplotlib.pyplot as plt
 
     order = list(fit.table()["model"])
+    short, note = _names(fit)
     if top is not None:
         order = order[:top]
     matrix = fit.win_probability().loc[order, order].to_numpy()
@@ -59,7 +65,7 @@ def plot_win_probability(fit: BattleFit, top: int | None = 30) -> Figure:
     size = min(3.0 + 0.35 * n, 16.0)
     fig, ax = plt.subplots(figsize=(size, size * 0.85))
     image = ax.imshow(matrix, cmap="RdBu_r", vmin=0.0, vmax=1.0, interpolation="nearest")
-    ticks = [label(m, 20) for m in order]
+    ticks = [short[m] for m in order]
     ax.set_xticks(range(n))
     ax.set_xticklabels(ticks, rotation=90, fontsize="small")
     ax.set_yticks(range(n))
@@ -70,6 +76,13 @@ def plot_win_probability(fit: BattleFit, top: int | None = 30) -> Figure:
                 if i != j:
                     ax.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=7)
     fig.colorbar(image, ax=ax, label="P(row beats column)", shrink=0.8)
-    ax.set_title("predicted win probability (ties count ½, both orders averaged)")
+    title = "predicted win probability (ties count ½, both orders averaged)"
+    ax.set_title(title + ("\n" + note if note else ""))
     fig.tight_layout()
     return fig
+
+
+def _names(fit: BattleFit) -> tuple[dict[str, str], str]:
+    """``{model: drawn label}`` over all the fit's models, and the shortened-names note."""
+    models = list(fit.models)
+    return dict(zip(models, labels(models), strict=True)), shortened_note(models)

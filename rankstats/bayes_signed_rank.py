@@ -241,7 +241,8 @@ def _project(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def simplex_figure(result, *, title: str | None = None, note: str | None = None) -> Figure:
     """The simplex (ternary) figure of :meth:`BayesSignedRank.plot` (explicit ``Figure``; names
-    through :func:`rankstats.plotting.label`, never mathtext).
+    through :func:`rankstats.plotting.labels`, never mathtext; two long names sharing their
+    start are drawn as two unique abbreviations).
 
     ``result`` is any result with ``a``, ``b``, ``rope``, ``samples`` (``(S, 3)`` draws of
     :math:`(\\theta_a, \\theta_\\text{rope}, \\theta_b)`) and ``probabilities`` (printed at the
@@ -250,7 +251,7 @@ def simplex_figure(result, *, title: str | None = None, note: str | None = None)
     triangle; default: the signed-rank test's)."""
     from matplotlib.figure import Figure
 
-    from rankstats.plotting import fitted_fonts, label
+    from rankstats.plotting import fitted_fonts, labels
 
     fig = Figure(figsize=(5.6, 4.7))
     ax = fig.add_subplot()
@@ -265,8 +266,9 @@ def simplex_figure(result, *, title: str | None = None, note: str | None = None)
         mx, my = _project(np.array([mid]))
         ax.plot([centre[0][0], mx[0]], [centre[1][0], my[0]], color="0.4", lw=0.8, ls="--")
     p = result.probabilities
-    ax.text(0, -0.04, f"{label(result.a)} better\nP = {p['a']:.3f}", ha="center", va="top")
-    ax.text(1, -0.04, f"{label(result.b)} better\nP = {p['b']:.3f}", ha="center", va="top")
+    la, lb = labels([result.a, result.b])  # two names sharing a long start stay two names
+    ax.text(0, -0.04, f"{la} better\nP = {p['a']:.3f}", ha="center", va="top")
+    ax.text(1, -0.04, f"{lb} better\nP = {p['b']:.3f}", ha="center", va="top")
     ax.text(0.5, h + 0.03, f"ROPE ±{result.rope:g}\nP = {p['rope']:.3f}", ha="center", va="bottom")
     ax.set_xlim(-0.22, 1.22)
     ax.set_ylim(-0.16, h + 0.14)

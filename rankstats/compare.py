@@ -36,7 +36,8 @@ from rankstats.plotting import (
     distance_image,
     distance_legend,
     fitted_fonts,
-    label,
+    labels,
+    shortened_note,
 )
 
 _COLUMNS = [
@@ -120,7 +121,9 @@ class Comparison:
         """Upper triangle: Hoeffding; lower triangle: ``model``'s posterior (signed distance of
         each interval from ½: red = row system significantly above the column system, blue =
         the reverse, grey = not significant; the legend under the figure names the colours
-        drawn)."""
+        drawn). Names longer than :data:`rankstats.plotting.NAME_WIDTH` characters are drawn
+        as unique abbreviations; the title then says so and
+        ``rs.plotting.name_key(comparison.order)`` is the key."""
         models = [m for m in self.methods if m != "hoeffding"]
         model = model or (models[0] if models else None)
         if model is None:
@@ -134,16 +137,15 @@ class Comparison:
         fig = Figure(figsize=(side + 1.2, side + 0.6))
         ax = fig.add_subplot()
         image, flat = distance_image(ax, values)
-        labels = [label(s) for s in self.order]
-        ax.set_xticks(range(n), labels, rotation=90, fontsize=max(4, 9 - n // 20))
-        ax.set_yticks(range(n), labels, fontsize=max(4, 9 - n // 20))
+        names = labels(self.order)  # unique: long names never cut into one label
+        ax.set_xticks(range(n), names, rotation=90, fontsize=max(4, 9 - n // 20))
+        ax.set_yticks(range(n), names, fontsize=max(4, 9 - n // 20))
         ax.plot([-0.5, n - 0.5], [-0.5, n - 0.5], color="black", lw=0.8)
         if annotate if annotate is not None else n <= 15:
             annotate_distances(ax, values)
-        ax.set_title(
-            f"upper: Hoeffding; lower: {mpl_text(model)} posterior (level {self.level:.4g})",
-            fontsize=9,
-        )
+        title = f"upper: Hoeffding; lower: {mpl_text(model)} posterior (level {self.level:.4g})"
+        note = shortened_note(self.order)
+        ax.set_title(title + ("\n" + note if note else ""), fontsize=9)
         if (values[np.isfinite(values)] != 0).any():
             cbar = fig.colorbar(image, ax=ax, shrink=0.8)
             cbar.set_label("signed distance of the interval from ½ (significant pairs)")
@@ -193,7 +195,9 @@ class Comparison:
     def plot_forest(self, k: int | None = 15) -> Figure:
         """Intervals of every method for the ``k`` most uncertain pairs (Hoeffding estimate
         closest to ½; ``k=None``: every pair). The title says how many of the pairs are shown;
-        :meth:`plot_forest_pages` draws them all, page by page."""
+        :meth:`plot_forest_pages` draws them all, page by page. Long names are unique
+        abbreviations, as in :meth:`plot_matrix` (key: ``rs.plotting.name_key(comparison.order)``,
+        the same on every page)."""
         keys = self._uncertain_pairs()
         total = len(keys)
         keys = keys if k is None else keys[: max(1, int(k))]
@@ -240,12 +244,14 @@ class Comparison:
             legend = mpl_text(m if not m.startswith("_") else " " + m)
             ax.errorbar(est, y, xerr=[est - lo, hi - est], fmt="o", ms=3, capsize=2, label=legend)
         ax.axvline(0.5, color="grey", lw=0.8, ls="--")
-        ax.set_yticks(range(len(keys)), [f"{label(a)} vs {label(b)}" for a, b in keys], fontsize=7)
+        short = dict(zip(self.order, labels(self.order), strict=True))  # one key for every page
+        ax.set_yticks(range(len(keys)), [f"{short[a]} vs {short[b]}" for a, b in keys], fontsize=7)
         ax.invert_yaxis()
         ax.set_xlim(0, 1)
         ax.set_xlabel("P(a above b); dashed line: ½")
         ax.legend(fontsize=7, loc="lower right")
-        ax.set_title(f"{what} (level {self.level:.4g})", fontsize=9)
+        note = shortened_note(self.order)
+        ax.set_title(f"{what} (level {self.level:.4g})" + ("\n" + note if note else ""), fontsize=9)
         with fitted_fonts(fig):
             fig.tight_layout()
         return fig

@@ -467,10 +467,13 @@ class TukeyResult(PosthocResult):
     def plot(self, ax=None, width: int = 28):
         """Means with intervals of half-width ``HSD / 2``, best at the top: two systems differ
         significantly exactly when their intervals do not overlap (the figure of autorank's
-        ``plot_stats`` for Tukey).  Returns the matplotlib ``Axes``."""
+        ``plot_stats`` for Tukey).  Names longer than ``width`` characters are drawn as unique
+        abbreviations (:func:`rankstats.plotting.labels`; the title then says so, and
+        ``rs.plotting.name_key(result.means.index, width)`` is the key).  Returns the matplotlib
+        ``Axes``."""
         import matplotlib.pyplot as plt
 
-        from rankstats.plotting import label
+        from rankstats.plotting import labels, shortened_note
 
         k = len(self.means)
         if ax is None:
@@ -481,10 +484,14 @@ class TukeyResult(PosthocResult):
         ax.hlines(y, means - half, means + half, color="C0", lw=4, label="mean ± HSD/2")
         ax.plot(means, y, "o", color="k", ms=4)
         ax.set_yticks(y)
-        ax.set_yticklabels([label(s, width) for s in self.means.index])
+        ax.set_yticklabels(labels(self.means.index, width))
         ax.set_ylim(k - 0.5, -0.5)
         ax.set_xlabel("mean score (higher = better)")
-        ax.set_title(f"Tukey HSD ({self.error} error), α = {self.alpha:g}", fontsize="medium")
+        note = shortened_note(self.means.index, width)
+        ax.set_title(
+            f"Tukey HSD ({self.error} error), α = {self.alpha:g}" + ("\n" + note if note else ""),
+            fontsize="medium",
+        )
         ax.grid(axis="x", color="0.9")
         return ax
 

@@ -1,8 +1,9 @@
 """Matplotlib figures: pairwise significance heatmaps (and more, added by later modules).
 
 Figures are built on an explicit ``Figure`` (no pyplot state), so they are safe in scripts,
-notebooks and worker processes alike. Every system or task name reaches a figure through
-:func:`label`: shortened, ``$`` escaped (a name is never parsed as mathtext) and control /
+notebooks and worker processes alike. Every system name reaches a figure through
+:func:`labels` (in every figure of the package: unique abbreviations, the key
+:func:`name_key`), ``$`` escaped (a name is never parsed as mathtext) and control /
 bidirectional characters shown as escapes.
 
 **Fonts.** A name may hold characters the default font (DejaVu Sans) has no glyph for — CJK,
@@ -210,7 +211,8 @@ def fitted_fonts(fig: Figure):
 
 
 def label(name: object, width: int = 28) -> str:
-    """A system or task name as matplotlib text: shortened to ``width``, shown literally.
+    """One name as matplotlib text: cut to ``width``, shown literally. Figures draw system
+    names with :func:`labels` instead, so that two long names never read the same.
 
     >>> label("$x^2$"), label("a" * 30, width=5)
     ('\\\\$x^2\\\\$', 'aaaa…')
@@ -243,6 +245,16 @@ def name_key(names: Iterable[object], width: int = NAME_WIDTH) -> pd.DataFrame:
     one row per shortened name (empty when every name fits). Outputs write it as
     ``labels.csv``."""
     return abbreviation_key(names, width)
+
+
+def shortened_note(names: Iterable[object], width: int = NAME_WIDTH) -> str:
+    """:data:`SHORTENED_NOTE` when :func:`labels` shortens some of ``names``, else ``""``: the
+    line a figure adds to its title (the key is :func:`name_key` of the same names and width).
+
+    >>> shortened_note(["a", "b"]), shortened_note(["x" * 40]) == SHORTENED_NOTE
+    ('', True)
+    """
+    return "" if name_key(names, width).empty else SHORTENED_NOTE
 
 
 def heatmap_layout(n: int) -> tuple[float, float]:

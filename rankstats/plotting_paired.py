@@ -2,8 +2,10 @@
 histogram of differences, the matrix.
 
 Explicit ``Figure`` objects (no pyplot state), like :mod:`rankstats.plotting`; every system name
-and the task name in a title pass through :func:`rankstats.plotting.label` / ``mpl_text`` (shown
-literally, never as mathtext).
+passes through :func:`rankstats.plotting.labels` (shown literally, never as mathtext; names longer
+than :data:`rankstats.plotting.NAME_WIDTH` characters as unique abbreviations, the title then
+saying so, with ``rs.plotting.name_key`` of the same names as the key) and the task name in a
+title through ``mpl_text``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from rankstats._text import mpl_text
-from rankstats.plotting import fitted_fonts, label, labels
+from rankstats.plotting import fitted_fonts, labels, shortened_note
 
 #: Colour of the cells without a probability (the diagonal, pairs without a common instance).
 BLANK = "0.6"
@@ -48,29 +50,33 @@ def pair_figure(xa: np.ndarray, xb: np.ndarray, a: str, b: str) -> Figure:
     if not keep.any():
         raise ValueError(f"systems {a!r} and {b!r} share no evaluated instance")
     xa, xb = xa[keep], xb[keep]
+    la, lb = labels([a, b])  # two names sharing a long start stay two names
     fig = Figure(figsize=(9, 4))
     ax1, ax2 = fig.subplots(1, 2)
     above = xa > xb
     below = xa < xb
-    ax1.scatter(xb[above], xa[above], s=12, alpha=0.75, label=_legend(f"{label(a)} better"))
-    ax1.scatter(xb[below], xa[below], s=12, alpha=0.75, label=_legend(f"{label(b)} better"))
+    ax1.scatter(xb[above], xa[above], s=12, alpha=0.75, label=_legend(f"{la} better"))
+    ax1.scatter(xb[below], xa[below], s=12, alpha=0.75, label=_legend(f"{lb} better"))
     ax1.scatter(xb[~above & ~below], xa[~above & ~below], s=12, color="grey", label="tie")
     lo = float(min(xa.min(), xb.min()))
     hi = float(max(xa.max(), xb.max()))
     ax1.plot([lo, hi], [lo, hi], color="black", lw=0.8)
-    ax1.set_xlabel(label(b))
-    ax1.set_ylabel(label(a))
+    ax1.set_xlabel(lb)
+    ax1.set_ylabel(la)
     ax1.legend(fontsize=7, loc="upper left")
     n_ties = int(keep.sum() - above.sum() - below.sum())
+    note = shortened_note([a, b])
     ax1.set_title(
-        f"wins / losses / ties: {int(above.sum())} / {int(below.sum())} / {n_ties}", fontsize=9
+        f"wins / losses / ties: {int(above.sum())} / {int(below.sum())} / {n_ties}"
+        + ("\n" + note if note else ""),
+        fontsize=9,
     )
     diff = xa - xb
     ax2.hist(diff, bins=int(min(30, max(5, len(diff) // 3))), color="C0", alpha=0.8)
     ax2.axvline(0, color="black", lw=0.8)
     ax2.axvline(diff.mean(), color="C3", lw=1.2, ls="--", label=f"mean {diff.mean():+.4g}")
     ax2.axvline(np.median(diff), color="C2", lw=1.2, ls=":", label=f"median {np.median(diff):+.4g}")
-    ax2.set_xlabel(f"{label(a)} − {label(b)}")
+    ax2.set_xlabel(f"{la} − {lb}")
     ax2.set_ylabel("instances")
     ax2.legend(fontsize=7)
     ax2.set_title(f"differences on the n = {len(diff)} common instances", fontsize=9)
@@ -127,7 +133,8 @@ def matrix_figure(
     else:
         ax.scatter(cols, rows, marker="*", s=6, color="black", linewidths=0)
     # The title carries the task name: literal text, never mathtext.
-    ax.set_title(mpl_text(title), fontsize=9)
+    note = shortened_note(order)
+    ax.set_title(mpl_text(title) + ("\n" + note if note else ""), fontsize=9)
     cbar = fig.colorbar(image, ax=ax, shrink=0.8)
     cbar.set_label("P(a beats b) on the common instances (ties ½)")
     # Say what the marks and the blank cells are, under the figure (never left to the caption).

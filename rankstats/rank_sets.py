@@ -193,12 +193,14 @@ class RankSets:
         """Interval plot of the rank sets (one row per system, best at the top).
 
         A bar from ``rank_low`` to ``rank_high`` and a dot at the estimated rank; with
-        ``hoeffding``, the Hoeffding rank range of each system as a thinner second bar.
-        Returns the matplotlib ``Axes``.
+        ``hoeffding``, the Hoeffding rank range of each system as a thinner second bar. Names
+        longer than ``width`` characters are drawn as unique abbreviations
+        (:func:`rankstats.plotting.labels`); the axes' title then says so and
+        ``rs.plotting.name_key(sets.systems, width)`` is the key. Returns the matplotlib ``Axes``.
         """
         import matplotlib.pyplot as plt
 
-        from rankstats.plotting import label
+        from rankstats.plotting import labels, shortened_note
 
         n = len(self.table)
         if ax is None:
@@ -226,7 +228,9 @@ class RankSets:
                 label="Hoeffding rank range",
             )
         ax.set_yticks(y)
-        ax.set_yticklabels([label(s, width) for s in self.systems])
+        ax.set_yticklabels(labels(self.systems, width))
+        if note := shortened_note(self.systems, width):
+            ax.set_title(note, fontsize="small")
         ax.set_ylim(n - 0.5, -0.5)
         ax.set_xlim(0.4, n + 0.6)
         ax.set_xlabel("rank (1 = best)")

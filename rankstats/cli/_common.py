@@ -365,7 +365,8 @@ def _refuse_rankings_file(args: argparse.Namespace) -> None:
     if kind and getattr(args, "format", "auto") != "scores":
         raise UsageError(
             f"{args.file} is a PrefLib rankings file (.{kind}), not a score table: this command "
-            "reads scores; fit a model to the rankings with rankstats fit FILE"
+            "reads scores; fit a model to the rankings with rankstats fit FILE, or report on "
+            "them with rankstats report FILE"
         )
 
 
@@ -447,6 +448,7 @@ def cli_spelling(err: ValueError) -> ValueError:
     if "missing='complete-case'" not in text and "raise min_coverage" not in text:
         return err
     text = text.replace("pass missing='complete-case'", "pass --missing complete-case")
+    text = text.replace("or missing='imputed' (", "or --missing imputed (")
     return UsageError(text.replace("raise min_coverage", "raise --min-coverage"))
 
 

@@ -207,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.no_figures:
             import matplotlib.pyplot as plt
 
+            from rankstats.cli._top import figures_key_file
             from rankstats.plotting import save_figure
 
             for stem, figure in (
@@ -216,6 +217,9 @@ def run(args: argparse.Namespace) -> int:
                 files += save_figure(figure, tmp / stem)
                 plt.close(figure)
                 file_done()
+            # Both figures draw the labels of all the models (the same with --top).
+            keyed = dict.fromkeys(("intervals", "win_probability"), fit.models)
+            files += figures_key_file(keyed, tmp)
     print("\n" + written(tmp, out, files))
     return 0
 

@@ -536,10 +536,12 @@ def _write_outputs(
         write_csv(pairs, files[1])
         file_done()
         if forest:
+            from rankstats.cli._top import figures_key_file
             from rankstats.models.plots import forest_plot
             from rankstats.plotting import save_figure
 
             files += save_figure(forest_plot(fit, args.prob), tmp / f"{args.model}_forest")
+            files += figures_key_file({f"{args.model}_forest": fit.order}, tmp)
             file_done()
         info = {
             "data": name,

@@ -87,6 +87,7 @@ def _load(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    from rankstats.cli._top import figures_key_file
     from rankstats.paired import paired
     from rankstats.plotting import save_figure
 
@@ -166,5 +167,8 @@ def run(args: argparse.Namespace) -> int:
             for (a, b), stem in zip(pairs, stems.values(), strict=True):
                 files += save_figure(res.plot_pair(a, b), tmp / stem)
                 file_done()
+            keyed = {"matrix": list(res.strengths["system"])}
+            keyed |= {stem: [a, b] for (a, b), stem in zip(pairs, stems.values(), strict=True)}
+            files += figures_key_file(keyed, tmp)
     print("\n" + written(tmp, out, files))
     return 0

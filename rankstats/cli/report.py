@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rankstats._text import terminal
 from rankstats.aggregate import AGGREGATORS, LAZY_METHODS
@@ -11,15 +12,19 @@ from rankstats.cli._common import (
     UsageError,
     add_input_arguments,
     add_output_argument,
+    add_rankings_file_arguments,
     add_significance_arguments,
     at_least,
     cli_spelling,
     coverage,
+    file_format,
     load_input,
+    load_rankings_file,
     probability,
 )
 from rankstats.cli.check import add_placeholder_argument, before_analysis
 from rankstats.posthoc import METHODS as POSTHOC_METHODS
+from rankstats.rankings import Rankings, as_rankings
 
 HELP = "write an HTML + LaTeX + figures report"
 EXAMPLE = "rankstats report --dataset dialogue_tc --models pl bt mallows --out report/"
@@ -27,15 +32,16 @@ EXAMPLE = "rankstats report --dataset dialogue_tc --models pl bt mallows --out r
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser, level=True)
+    add_rankings_file_arguments(parser)
     add_placeholder_argument(parser)
     parser.add_argument(
         "--methods",
         nargs="+",
-        default=["borda", "borda2", "mean"],
+        default=None,
         choices=sorted({*AGGREGATORS, *LAZY_METHODS}),
         metavar="METHOD",
-        help="aggregators; the first orders the tables (default: borda borda2 mean; also median, "
-        "copeland, kemeny, bt, pl)",
+        help="aggregators; the first orders the tables (default: borda borda2 mean for scores, "
+        "borda copeland for a rankings FILE; also median, kemeny, bt, pl)",
     )
     add_significance_arguments(parser, form=False)
     parser.add_argument("--title", default=None, help="title of the report (default: data name)")
@@ -108,9 +114,16 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if len(set(args.methods)) != len(args.methods):
+    if args.methods is not None and len(set(args.methods)) != len(args.methods):
         raise UsageError("--methods lists a method twice")
     significance = _significance_options(args)
+    rankings = _rankings_file(args)
+    if rankings is not None:  # rankings without scores: no data check, nothing on scores
+        args.data_check = None
+        _announce_models(args, rankings)
+        return _finish(_report(args, rankings, significance))
+    if args.methods is None:
+        args.methods = ["borda", "borda2", "mean"]
     scores = load_input(args)
     scores, args.data_check = before_analysis(args, scores)  # its warnings printed here
     if args.paired:
@@ -123,26 +136,64 @@ def run(args: argparse.Namespace) -> int:
         if not scores.has_instances:
             raise UsageError("--paired needs instance-level scores (--instance COLUMN)")
     _announce_models(args, scores)
-    try:
-        rep = _report(args, scores, significance)
-    except ValueError as err:
-        raise cli_spelling(err) from None
+    return _finish(_report(args, scores, significance))
+
+
+def _finish(rep) -> int:
     print("\n".join(terminal(line) for line in rep.methods_text.splitlines()))
     print("\nwrote " + ", ".join(str(p) for p in rep.files))
     return 0
 
 
-def _report(args: argparse.Namespace, scores, significance: dict | bool):
+def _rankings_file(args: argparse.Namespace):
+    """The Rankings of a rankings FILE (``--format``, read as ``rankstats fit`` reads it), with
+    every option that needs scores refused, naming its flag; None for a score table."""
+    from rankstats.report import rankings_input
+
+    chosen = file_format(args)  # refuses the score-table options (--level, --placeholders, ...)
+    if chosen == "scores":
+        return None
+    if args.dataset:
+        raise UsageError("give a FILE or --dataset NAME (exactly one)")
+    if chosen == "pairwise":
+        raise UsageError(
+            "--format pairwise: paired comparisons are not rankings; fit them with rankstats "
+            "fit FILE --format pairwise --model bt"
+        )
+    rankings, _ = load_rankings_file(args, chosen)
+    what = f"{args.file} holds rankings, not scores"
+    if args.paired:
+        raise UsageError(f"--paired needs instance-level scores; {what}")
+    methods = args.methods or list(rankings_input.DEFAULT_METHODS)
+    bad = rankings_input.unavailable(rankings, methods)
+    if bad:
+        method, reason = next(iter(bad.items()))
+        raise UsageError(
+            f"--methods {method}: {reason}; {what} (use borda, copeland, kemeny, bt or pl)"
+        )
+    args.methods = methods
+    args.title = args.title or Path(args.file).name.split(".")[0]
+    return rankings
+
+
+def _report(args: argparse.Namespace, data, significance: dict | bool):
     from rankstats.report import report
 
-    return report(
-        scores,
+    try:
+        return report(data, **_options(args, data, significance))
+    except ValueError as err:
+        raise cli_spelling(err) from None
+
+
+def _options(args: argparse.Namespace, data, significance: dict | bool) -> dict:
+    """The keyword arguments of :func:`rankstats.report.report` (``level`` only for scores)."""
+    return dict(
         out=args.out,
         methods=args.methods,
         delta=args.delta,
         correction=args.correction,
         estimand=args.estimand,
-        level=args.level,
+        level=None if isinstance(data, Rankings) else args.level,
         title=args.title,
         models=args.models,
         model_method=args.model_method,
@@ -172,7 +223,7 @@ def _significance_options(args: argparse.Namespace) -> dict | bool:
     return given or args.significance
 
 
-def _announce_models(args: argparse.Namespace, scores) -> None:
+def _announce_models(args: argparse.Namespace, data) -> None:
     """Before a report that samples its models: how long each fit should take (the same estimate
     as ``rankstats fit``; fits expected under a few seconds are not announced)."""
     if not args.models:
@@ -180,10 +231,9 @@ def _announce_models(args: argparse.Namespace, scores) -> None:
 
     from rankstats import models
     from rankstats.models._timing import fit_estimate
-    from rankstats.rankings import Rankings, default_level
     from rankstats.report.compute import complete_untied
 
-    rankings = Rankings.from_scores(scores, by=default_level(scores, args.level))
+    rankings = as_rankings(data, args.level)  # Scores at --level; Rankings as they are
     for name in args.models:
         if name == "mallows":
             complete = complete_untied(rankings.ranks)

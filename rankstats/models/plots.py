@@ -5,6 +5,10 @@ many), :func:`forest_pages` splits them into pages of ``per_page`` systems, each
 systems it shows ("systems 61–105 of 105, page 2 of 2"). A matplotlib figure drawn here rather
 than ``arviz.plot_forest``, whose API differs between ArviZ 0.2x and 1.x and which does not draw
 the Wald intervals of ``mle`` / ``map`` fits.
+
+Names longer than :data:`rankstats.plotting.NAME_WIDTH` characters are drawn as unique
+abbreviations, the same on every page; the title then says so and
+``rs.plotting.name_key(fit.order)`` is the key.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from rankstats.models._fit import Fit
-from rankstats.plotting import fitted_fonts, label
+from rankstats.plotting import fitted_fonts, labels, shortened_note
 
 #: Inches per system in a forest plot, and the tallest figure :func:`forest_plot` draws (beyond
 #: it the rows get thinner; :func:`forest_pages` keeps them readable).
@@ -112,17 +116,20 @@ def _figure(
     y = np.arange(n)[::-1]
     ax.hlines(y, table["low"], table["high"], color="C0", linewidth=1.6)
     ax.plot(table["centre"], y, "o", color="C0", markersize=4)
-    # System names are shown literally (never mathtext), cut at 36 characters.
-    labels = [label(s, 36) for s in table["system"]]
+    # Names shown literally (never mathtext), as unique abbreviations of all the fit's systems.
+    short = dict(zip(fit.order, labels(fit.order), strict=True))
+    names = [short[s] for s in table["system"]]
     points_per_row = 72.0 * (height - 1.4) / max(n, 1)
-    ax.set_yticks(y, labels, fontsize=max(2.0, min(9.0, 0.7 * points_per_row)))
+    ax.set_yticks(y, names, fontsize=max(2.0, min(9.0, 0.7 * points_per_row)))
     ax.set_ylim(-0.7, n - 0.3)
     ax.axvline(0.0, color="0.7", linewidth=0.8, zorder=0)
     if xlim is not None:
         ax.set_xlim(*xlim)
     kind = "posterior equal-tailed" if fit.method == "nuts" else "Wald"
     ax.set_xlabel(f"log-worth (centred), {prob:.0%} {kind} interval")
-    ax.set_title(f"{fit.model.upper()} fit ({fit.method}): {what}", fontsize=10)
+    note = shortened_note(fit.order)
+    title = f"{fit.model.upper()} fit ({fit.method}): {what}"
+    ax.set_title(title + ("\n" + note if note else ""), fontsize=10)
     with fitted_fonts(fig):
         fig.tight_layout()
     return fig

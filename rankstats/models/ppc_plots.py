@@ -6,8 +6,10 @@ of the consensus at the top: the central interval of the replications and the ob
 its replications, in standard deviations, missed pairs marked), ``kendall`` (the replicated
 mean and standard deviation of the Kendall distance to the consensus, observed as a line, and
 the distribution of the per-ranking distance), ``ties``.  Missed statistics are drawn in red.
-System names are shown literally (:func:`rankstats.plotting.label`); the figures stay readable
-with 40 systems (rows and cells shrink their fonts, the figure grows).
+System names are shown literally, those longer than :data:`rankstats.plotting.NAME_WIDTH`
+characters as unique abbreviations (:func:`rankstats.plotting.labels`; the title then says so and
+``rs.plotting.name_key(result.consensus)`` is the key); the figures stay readable with 40 systems
+(rows and cells shrink their fonts, the figure grows).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
-from rankstats.plotting import fitted_fonts, label
+from rankstats.plotting import fitted_fonts, labels, shortened_note
 
 if TYPE_CHECKING:
     from rankstats.models.ppc import PPCResult
@@ -42,7 +44,7 @@ def plot(result: PPCResult, statistic: str) -> Figure:
             f"{result.undefined[statistic]}"
         )
     draw = {"top1": _top1, "pairs": _pairs, "kendall": _kendall, "ties": _ties}[statistic]
-    fig = draw(result)
+    fig = draw(result, dict(zip(result.consensus, labels(result.consensus), strict=True)))
     with fitted_fonts(fig):
         fig.tight_layout()
     return fig
@@ -56,13 +58,19 @@ def _title(result: PPCResult, what: str, rows) -> str:
     return head + f"\n{missed} of {checked} missed at p < {result.threshold:g}"
 
 
+def _noted(result: PPCResult, title: str) -> str:
+    """``title`` and, when some names are shortened, :data:`~rankstats.plotting.SHORTENED_NOTE`."""
+    note = shortened_note(result.consensus)
+    return title + ("\n" + note if note else "")
+
+
 def _rows(result: PPCResult, group: str):
     table = result.statistics
     mask = (table["group"] == group).to_numpy()
     return table[mask], result.replicated[:, mask]
 
 
-def _top1(result: PPCResult) -> Figure:
+def _top1(result: PPCResult, short: dict[str, str]) -> Figure:
     rows, _ = _rows(result, "top1")
     n = len(rows)
     height = max(2.5, ROW_HEIGHT * n + 1.6)
@@ -77,18 +85,18 @@ def _top1(result: PPCResult) -> Figure:
     if missed.any():
         ax.plot(obs[missed], y[missed], "o", color=MISSED, markersize=5, label="observed, missed")
     points = 72.0 * (height - 1.6) / max(n, 1)
-    ax.set_yticks(y, [label(s, 36) for s in rows["system_a"]])
+    ax.set_yticks(y, [short[s] for s in rows["system_a"]])
     ax.tick_params(axis="y", labelsize=max(3.0, min(9.0, 0.7 * points)))
     ax.set_ylim(-0.7, n - 0.3)
     ax.set_xlabel(
         f"share of rankings ranking the system first ({result.prob:.0%} interval of replications)"
     )
-    ax.set_title(_title(result, "Top-1 frequency", rows), fontsize=9)
+    ax.set_title(_noted(result, _title(result, "Top-1 frequency", rows)), fontsize=9)
     ax.legend(fontsize=7, loc="lower right")
     return fig
 
 
-def _pairs(result: PPCResult) -> Figure:
+def _pairs(result: PPCResult, short: dict[str, str]) -> Figure:
     rows, reps = _rows(result, "pairs")
     order = list(result.consensus)
     n = len(order)
@@ -111,7 +119,7 @@ def _pairs(result: PPCResult) -> Figure:
     if missed.any():
         ax.plot(b[missed], a[missed], "x", color="black", markersize=max(2.0, 18 * CELL))
         ax.plot(a[missed], b[missed], "x", color="black", markersize=max(2.0, 18 * CELL))
-    names = [label(s, 24) for s in order]
+    names = [short[s] for s in order]
     font = max(3.0, min(9.0, 0.8 * 72.0 * (size - 2.8) / max(n, 1)))
     ax.set_xticks(np.arange(n), names, rotation=90, fontsize=font)
     ax.set_yticks(np.arange(n), names, fontsize=font)
@@ -120,7 +128,10 @@ def _pairs(result: PPCResult) -> Figure:
     bar = fig.colorbar(image, ax=ax, shrink=0.7)
     bar.set_label("row beats column: observed − replicated mean, in replicated sd", fontsize=8)
     ax.set_title(
-        _title(result, "Pairwise win proportions", rows) + " (×: missed; white: not compared)",
+        _noted(
+            result,
+            _title(result, "Pairwise win proportions", rows) + " (×: missed; white: not compared)",
+        ),
         fontsize=9,
     )
     return fig
@@ -134,7 +145,7 @@ def _hist_panel(ax, values, observed, missed, title):
     ax.legend(fontsize=7)
 
 
-def _kendall(result: PPCResult) -> Figure:
+def _kendall(result: PPCResult, short: dict[str, str]) -> Figure:
     rows, reps = _rows(result, "kendall")
     fig = Figure(figsize=(12.0, 3.8))
     axes = fig.subplots(1, 3)
@@ -168,17 +179,20 @@ def _kendall(result: PPCResult) -> Figure:
     ax.set_ylabel("share of rankings")
     ax.set_title(f"distribution over rankings ({result.prob:.0%} interval)", fontsize=8)
     ax.legend(fontsize=7)
-    consensus = ", ".join(label(s, 12) for s in result.consensus[:5])
+    consensus = ", ".join(short[s] for s in result.consensus[:5])
     more = "…" if len(result.consensus) > 5 else ""
     fig.suptitle(
-        _title(result, "Kendall distance to the consensus", rows).replace("\n", "; ")
-        + f"\nconsensus: {consensus}{more}",
+        _noted(
+            result,
+            _title(result, "Kendall distance to the consensus", rows).replace("\n", "; ")
+            + f"\nconsensus: {consensus}{more}",
+        ),
         fontsize=9,
     )
     return fig
 
 
-def _ties(result: PPCResult) -> Figure:
+def _ties(result: PPCResult, short: dict[str, str]) -> Figure:
     rows, reps = _rows(result, "ties")
     row = rows.iloc[0]
     fig = Figure(figsize=(5.5, 3.5))

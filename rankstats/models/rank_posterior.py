@@ -186,7 +186,10 @@ class RankPosterior:
         One cell per (system, rank), white (0) to dark blue (the largest probability; the colour
         bar is labelled ``P(rank = r)``).  ``intervals``: outline each system's credible rank
         interval.  ``annotate``: write the probabilities in the cells (default: up to 12
-        systems).  Names are shown literally (:func:`rankstats.plotting.label`), fonts fall back
+        systems).  Names are shown literally, those longer than
+        :data:`rankstats.plotting.NAME_WIDTH` characters as unique abbreviations
+        (:func:`rankstats.plotting.labels`; the title then says so and
+        ``rs.plotting.name_key(posterior.order)`` is the key), fonts fall back
         for characters the default font lacks; figure and font sizes follow the number of
         systems (40 systems stay readable).
         """
@@ -194,7 +197,7 @@ class RankPosterior:
         from matplotlib.patches import Rectangle
 
         from rankstats._text import mpl_text
-        from rankstats.plotting import fitted_fonts, label
+        from rankstats.plotting import fitted_fonts, labels, shortened_note
 
         values = self.probabilities.to_numpy()
         n = len(values)
@@ -213,7 +216,7 @@ class RankPosterior:
             interpolation="nearest",
         )
         fontsize = max(5.0, 9.0 - n / 15)
-        ax.set_yticks(range(n), [label(s) for s in self.order], fontsize=fontsize)
+        ax.set_yticks(range(n), labels(self.order), fontsize=fontsize)
         # Every rank up to 30 systems; beyond, ranks 1, 5, 10, ... (1, 3, 5, ... up to 60).
         step = 1 if n <= 30 else (2 if n <= 60 else 5)
         ticks = list(range(0, n, step)) if step < 5 else [0, *range(step - 1, n, step)]
@@ -253,6 +256,8 @@ class RankPosterior:
             title += f"; boxes: {self.prob:.0%} equal-tailed rank intervals"
         if self.approximation:
             title += "\n" + mpl_text(self.approximation)
+        if note := shortened_note(self.order):
+            title += "\n" + note
         ax.set_title(title, fontsize=9)
         with fitted_fonts(fig):
             fig.tight_layout()

@@ -30,6 +30,11 @@ interval on every pairwise probability, and writes:
   predictive check of every sampled fit (``ppc_<model>.csv``, ``ppc_<model>_<group>.png`` /
   ``.pdf``).
 
+``rs.report(rankings, out=...)`` takes :class:`~rankstats.Rankings` as well (a PrefLib file read
+by :func:`rankstats.read_rankings`): the sections that need only rankings are computed from
+them, and one sentence says what needs scores and is left out
+(:mod:`rankstats.report.rankings_input`).
+
 The *rank range* of a system is ``[1 + a, N − b]``, where ``a`` (``b``) is the number of systems
 significantly above (below) it: the ranks the system can take in an order that contradicts none of
 the significant differences.
@@ -74,9 +79,9 @@ from rankstats._labels import METHOD_NAMES, MODEL_NAMES
 from rankstats._text import latex_escape, mpl_text, write_csv
 from rankstats.confidence import HoeffdingResult
 from rankstats.plotting import save_figure, significance_heatmap
-from rankstats.rankings import default_level
-from rankstats.report import compute, html, latex
-from rankstats.report._top import check_top, names_key, shown_systems
+from rankstats.rankings import Rankings, default_level
+from rankstats.report import compute, html, latex, rankings_input
+from rankstats.report._top import check_top, figure_systems, names_key, shown_systems
 from rankstats.report.compute import ReportData
 from rankstats.report.data_check import run_data_check, section, write_data_check
 from rankstats.report.diagnostics import Convergence, convergence
@@ -163,9 +168,9 @@ class Report:
         With two or more models: ``.comparison`` (the :class:`~rankstats.models.ModelComparison`
         of the fits that could be compared by PSIS-LOO, or None), ``.excluded`` (the others,
         with the reason) and ``.ppc`` (the posterior predictive check of every sampled fit).
-    data_check : DataCheck
+    data_check : DataCheck or None
         The findings of :func:`rankstats.check_data` on the scores (the "Data check" section
-        and ``data_check.csv``).
+        and ``data_check.csv``); None for a report of Rankings (no scores to check).
     """
 
     out: Path
@@ -227,9 +232,9 @@ class _Written:
 
 
 def report(
-    scores: Scores,
+    scores: Scores | Rankings,
     out: str | Path = "report",
-    methods: Sequence[str] = ("borda", "borda2", "mean"),
+    methods: Sequence[str] | None = None,
     delta: float = 0.05,
     correction: str = "holm",
     estimand: str = "imputed",
@@ -253,15 +258,22 @@ def report(
 
     Parameters
     ----------
-    scores : Scores
-        The benchmark.
+    scores : Scores or Rankings
+        The benchmark, or rankings without scores (e.g. :func:`rankstats.read_rankings` of a
+        PrefLib ``.soi`` file, :func:`rankstats.load_rankings`). From Rankings the report
+        shows every section that needs only rankings (σ^l, Copeland, Kemeny, the Hoeffding
+        intervals and heat map, the rank models, their comparison and rank posteriors, Friedman's
+        test on the rankings as blocks) and says in one sentence what it leaves out (σ^μ, σ^2l
+        without tasks, the paired analyses, the data check on scores); asking for one of those
+        (``methods=["mean"]``, ``paired=``, ``level=``, ``data_check=``) raises ValueError.
     out : str or Path
         Output directory: new, empty, or a directory an earlier rankstats run wrote (it carries
         a ``.rankstats-output`` marker); any other non-empty directory or an existing file is
         refused with :class:`~rankstats.errors.OutputError`.
-    methods : sequence of str
+    methods : sequence of str, optional
         Aggregators (see :func:`~rankstats.aggregate`); the first one orders the tables and is
-        the one whose pairwise differences are tested.
+        the one whose pairwise differences are tested. Default ``("borda", "borda2", "mean")``
+        for Scores, ``("borda", "copeland")`` for Rankings.
     delta, correction, estimand
         Passed to :func:`~rankstats.hoeffding_test`.
     level : {"task", "instance"}, optional
@@ -332,14 +344,19 @@ def report(
     # output directory here, the request in the first step of compute (compute.check).
     out = check_output_dir(out, option="out=")
     check_top(top)
-    check = run_data_check(scores, data_check)
+    if isinstance(scores, Rankings):
+        if methods is None:
+            methods = rankings_input.DEFAULT_METHODS
+        rankings_input.refuse(scores, methods, paired, level, data_check)
+        check, block_level = None, None  # the blocks are the rankings
+    else:
+        if methods is None:
+            methods = ("borda", "borda2", "mean")
+        check = run_data_check(scores, data_check)
+        block_level = default_level(scores, level)
     sig_options = options(significance)
     # Cheap, and refuses incomplete blocks before the aggregators and the model fits run.
-    sig = (
-        run_significance(scores, default_level(scores, level), sig_options)
-        if sig_options is not None
-        else None
-    )
+    sig = run_significance(scores, block_level, sig_options) if sig_options is not None else None
     data = compute.compute(
         scores,
         methods,
@@ -356,7 +373,11 @@ def report(
     )
     text, cites = methods_paragraph(data, sig)
     summary = claims(
-        data.intervals, data.convergence, data.primary, data.level, data.scores.has_instances
+        data.intervals,
+        data.convergence,
+        data.primary,
+        data.level,
+        data.scores is not None and data.scores.has_instances,
     )
     if data.model_comparison is not None:
         summary += " " + model_comparison_sentence(data.model_comparison)
@@ -367,7 +388,8 @@ def report(
         written.text("ranking.tex", latex.ranking_table(data, top))
         written.text("references.bib", bibtex(cites) + "\n")
         written.text("methods.txt", text + "\n")
-        write_data_check(check, tmp, written)
+        if check is not None:
+            write_data_check(check, tmp, written)
         shown = shown_systems(data, top)
         heatmap = significance_heatmap(
             data.intervals,
@@ -377,9 +399,6 @@ def report(
         figures = save_figure(heatmap, tmp / "significance_heatmap")
         for path in figures:
             written(path)
-        key = names_key(shown, list(sig.posthoc.mean_ranks.index) if sig is not None else None)
-        if not key.empty:
-            written.csv("labels.csv", key)
         paired_files = write_paired(data.paired, tmp, written)
         sig_files = write_significance(sig, tmp, written) if sig is not None else None
         ranks = run_rank_posteriors(data.comparison)
@@ -390,6 +409,13 @@ def report(
             if models_compared is not None
             else None
         )
+        others = figure_systems(
+            data.paired, paired_files, ranks, rank_files, models_compared, model_files
+        )
+        cd = list(sig.posthoc.mean_ranks.index) if sig is not None else None
+        key = names_key(shown, cd, others)
+        if not key.empty:
+            written.csv("labels.csv", key)
         written.text(
             "report.html",
             html.render(
@@ -405,7 +431,7 @@ def report(
                 rank_files,
                 models_compared,
                 model_files,
-                section(check, cli=data_check is not None),
+                section(check, cli=data_check is not None) if check is not None else None,
                 top=top,
             ),
         )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -33,13 +34,46 @@ def shown_note(shown: int, total: int, n_pairs: int, correction: str) -> str:
     )
 
 
-def names_key(heatmap: Sequence[str], cd_diagram: Sequence[str] | None = None) -> pd.DataFrame:
+def names_key(
+    heatmap: Sequence[str],
+    cd_diagram: Sequence[str] | None = None,
+    figures: Mapping[str, Sequence[str]] | None = None,
+) -> pd.DataFrame:
     """``labels.csv``: the shortened names of each figure (columns ``figure``, ``label``,
-    ``name``), empty when every name is drawn in full."""
+    ``name``), empty when every name is drawn in full. ``figures``: ``{file stem: systems}`` of
+    the other figures drawn with :func:`rankstats.plotting.labels` (:func:`figure_systems`)."""
     from rankstats.cd_diagram import NAME_WIDTH
     from rankstats.plotting import name_key
 
     parts = [name_key(heatmap).assign(figure="significance_heatmap")]
     if cd_diagram is not None:
         parts.append(name_key(cd_diagram, width=NAME_WIDTH).assign(figure="cd_diagram"))
+    parts += [name_key(names).assign(figure=stem) for stem, names in (figures or {}).items()]
     return pd.concat(parts, ignore_index=True)[["figure", "label", "name"]]
+
+
+#: Figures of a posterior predictive check that draw system names (``ties`` draws none).
+PPC_NAMED = ("top1", "pairs", "kendall")
+
+
+def figure_systems(
+    paired: Mapping[str, Any] | None = None,
+    paired_files: Mapping[str, Any] | None = None,
+    ranks: Any = None,
+    rank_files: Mapping[str, Any] | None = None,
+    models: Any = None,
+    model_files: Any = None,
+) -> dict[str, list[str]]:
+    """``{file stem: systems drawn}`` of a report's figures beside the heat map and the CD
+    diagram that draw system names: the paired matrices, the rank posteriors and the predictive
+    checks (the arguments are those sections' results and the files they wrote)."""
+    out: dict[str, list[str]] = {}
+    for task, files in (paired_files or {}).items():
+        out[files.figures[0].stem] = list(paired[task].strengths["system"])
+    for name, files in (rank_files or {}).items():
+        out[files.figures[0].stem] = list(ranks.posteriors[name].order)
+    for key, groups in (model_files.ppc_figures if model_files is not None else {}).items():
+        for group in PPC_NAMED:
+            if group in groups:
+                out[groups[group][0].stem] = list(models.ppc[key].consensus)
+    return out

@@ -26,6 +26,7 @@ from rankstats.aggregate import Aggregate, aggregate_many
 from rankstats.confidence import HoeffdingResult, hoeffding_test
 from rankstats.pairwise import Pairwise, pairwise
 from rankstats.rankings import Rankings, default_level, tied_entries
+from rankstats.report import rankings_input
 from rankstats.report._format import names
 from rankstats.report.diagnostics import Convergence, convergence
 from rankstats.report.model_comparison import run_model_comparison
@@ -42,12 +43,13 @@ class ReportData:
 
     Attributes
     ----------
-    scores : Scores
-        The benchmark.
+    scores : Scores or None
+        The benchmark; None when the report was given Rankings (no scores: see
+        :mod:`rankstats.report.rankings_input`).
     name : str
         Title of the report (the data set name by default).
-    level : {"task", "instance"}
-        What one ranking is.
+    level : {"task", "instance", "ranking"}
+        What one ranking is (``"ranking"``: rankings given as such, without tasks).
     methods : tuple of str
         Aggregators; the first orders every table.
     rankings : Rankings
@@ -77,7 +79,7 @@ class ReportData:
         ``{task: Paired}``.
     """
 
-    scores: Scores
+    scores: Scores | None
     name: str
     level: str
     methods: tuple[str, ...]
@@ -92,6 +94,11 @@ class ReportData:
     comparison: Any = None
     paired: dict = field(default_factory=dict)
     model_comparison: Any = None
+
+    @property
+    def from_rankings(self) -> bool:
+        """The report was given Rankings, not Scores."""
+        return self.scores is None
 
     @property
     def primary(self) -> str:
@@ -123,7 +130,10 @@ class ReportData:
 
 
 def check(
-    scores: Scores, methods: Sequence[str], models: Sequence[Any], paired: Sequence[str]
+    scores: Scores | Rankings,
+    methods: Sequence[str],
+    models: Sequence[Any],
+    paired: Sequence[str],
 ) -> None:
     """Refuse, before anything is computed, what :func:`compute` would fail on.
 
@@ -140,7 +150,9 @@ def check(
     for model in models:
         if isinstance(model, str) and model.lower() not in MODEL_NAMES:
             raise ValueError(f"unknown model {model!r}; use 'pl', 'bt', 'mallows' or a fit")
-    if paired:
+    if isinstance(scores, Rankings):
+        rankings_input.refuse(scores, methods, paired, None, None)
+    elif paired:
         if not scores.has_instances:
             raise ValueError("paired= needs instance-level scores (an instance column)")
         unknown = [t for t in paired if t not in scores.tasks]
@@ -150,7 +162,7 @@ def check(
 
 
 def compute(
-    scores: Scores,
+    scores: Scores | Rankings,
     methods: Sequence[str],
     delta: float,
     correction: str,
@@ -172,15 +184,28 @@ def compute(
     1963; Himmi et al., 2023) are computed once and reused by the marks, the rank ranges, the
     heatmap and the comparison with the rank models.
 
+    Given :class:`~rankstats.Rankings` instead of Scores, the rankings are used as they are
+    (:mod:`rankstats.report.rankings_input`): what needs scores is refused by :func:`check`.
+
     Returns
     -------
     ReportData
     """
     check(scores, methods, models, paired)
-    level = default_level(scores, level)
-    rankings = Rankings.from_scores(scores, by=level)
+    if isinstance(scores, Rankings):
+        given_scores, rankings, level = None, scores, rankings_input.level(scores)
+        transformations = rankings_input.transformations(rankings)
+    else:
+        given_scores, level = scores, default_level(scores, level)
+        rankings = Rankings.from_scores(scores, by=level)
+        transformations = _transformations(scores, level)
     pw = pairwise(rankings)
-    aggregates = aggregate_many(methods, scores, rankings, pw, level)
+    if given_scores is None:
+        # No method that reads scores was let through (check): a registered method without a
+        # representation of its own gets the rankings, as rs.aggregate would.
+        aggregates = aggregate_many(methods, rankings, rankings, pw, None)
+    else:
+        aggregates = aggregate_many(methods, scores, rankings, pw, level)
     order = aggregates[methods[0]].order
     intervals = hoeffding_test(
         pw, delta=delta, correction=correction, estimand=estimand, order=order
@@ -197,8 +222,8 @@ def compute(
         comparison = compare(intervals, fits)
     model_comparison = run_model_comparison(fits, rankings, seed=seed)
     return ReportData(
-        scores=scores,
-        name=title or scores.name or "benchmark",
+        scores=given_scores,
+        name=title or _default_name(given_scores),
         level=level,
         methods=tuple(methods),
         rankings=rankings,
@@ -206,13 +231,20 @@ def compute(
         aggregates=aggregates,
         intervals=intervals,
         ranking=ranking,
-        transformations=tuple(_transformations(scores, level)),
+        transformations=tuple(transformations),
         fits=tuple(fits),
         convergence=tuple(convergence(fit) for fit in fits),
         comparison=comparison,
-        paired=run_paired(scores, list(paired), confidence, seed) if paired else {},
+        paired=run_paired(given_scores, list(paired), confidence, seed) if paired else {},
         model_comparison=model_comparison,
     )
+
+
+def _default_name(scores: Scores | None) -> str:
+    """The title of a report without ``title=``: the data set name, else a word for it."""
+    if scores is None:
+        return "rankings"
+    return scores.name or "benchmark"
 
 
 def _ranking_table(

@@ -29,6 +29,7 @@ from rankstats.report.model_comparison import section as model_comparison_sectio
 from rankstats.report.paired import STRENGTHS, PairedFiles, summary
 from rankstats.report.rank_posteriors import RankPosteriorFiles, RankPosteriors
 from rankstats.report.rank_posteriors import section as rank_posterior_section
+from rankstats.report.rankings_input import left_out
 from rankstats.report.significance import Significance, SignificanceFiles
 from rankstats.report.significance import section as significance_section
 
@@ -91,7 +92,7 @@ def render(
     data_check : mapping, optional
         The "Data check" section (:func:`rankstats.report.data_check.section`).
     """
-    scores, ci, table = data.scores, data.intervals, data.ranking
+    ci, table = data.intervals, data.ranking
     primary = method_name(data.primary)
     circled = ci.table["significant"] & (ci.table["distance"] == 0)
     return (
@@ -100,13 +101,9 @@ def render(
         .render(
             title=terminal(data.name),
             summary=summary_text,
-            n_systems=len(scores.systems),
-            n_tasks=len(scores.tasks),
-            n_scores=len(scores.data),
+            **_meta(data),
             level=data.level,
             n_rankings=ci.n_rankings,
-            never=names(scores.unevaluated_systems) or "none",
-            skipped=names(scores.skipped_tasks) or "none",
             warnings=[
                 {"model": v.model, "text": convergence_warning(v)}
                 for v in data.convergence
@@ -166,6 +163,31 @@ def render(
             data_check=data_check,
         )
     )
+
+
+def _meta(data: ReportData) -> dict[str, Any]:
+    """The counts of the page's opening line; for a report of rankings (no scores) the
+    sentence of what is left out (:func:`rankstats.report.rankings_input.left_out`)."""
+    scores, rankings = data.scores, data.rankings
+    if scores is None:
+        seen = rankings.observed.any(axis=0)
+        never = [s for s, ok in zip(rankings.systems, seen, strict=True) if not ok]
+        return {
+            "n_systems": rankings.n_systems,
+            "n_tasks": 0,
+            "n_scores": 0,
+            "never": names(never) or "none",
+            "skipped": "none",
+            "left_out": left_out(rankings),
+        }
+    return {
+        "n_systems": len(scores.systems),
+        "n_tasks": len(scores.tasks),
+        "n_scores": len(scores.data),
+        "never": names(scores.unevaluated_systems) or "none",
+        "skipped": names(scores.skipped_tasks) or "none",
+        "left_out": "",
+    }
 
 
 def _heading(method: str) -> dict[str, str]:

@@ -12,6 +12,7 @@ from rankstats._latex import LONG_ROWS, longtable
 from rankstats._text import latex_escape
 from rankstats.report._format import column, contradiction_sentence
 from rankstats.report.compute import ReportData
+from rankstats.report.rankings_input import left_out
 
 LABEL = "tab:rankstats-ranking"
 
@@ -38,6 +39,8 @@ def caption(data: ReportData, shown: int | None = None) -> str:
             f" The best {shown} of {total} systems are shown; ranks, rank ranges and the "
             f"multiplicity correction are computed on all {total} (ranking.csv lists every one)."
         )
+    if data.from_rankings:
+        text += " " + left_out(data.rankings, latex=True)
     if data.unconverged:
         text += (
             " Columns marked (not converged): the model fit did not converge; its ranks are "

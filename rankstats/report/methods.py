@@ -24,6 +24,7 @@ from rankstats.report.compute import ReportData
 from rankstats.report.diagnostics import Convergence
 from rankstats.report.model_comparison import methods_sentence as model_comparison_sentence
 from rankstats.report.paired import summary
+from rankstats.report.rankings_input import left_out
 from rankstats.report.significance import Significance, methods_sentence
 
 #: Model → the citation of its definition.
@@ -83,16 +84,25 @@ def methods_paragraph(
 def _statistics(data: ReportData) -> tuple[str, list[str]]:
     scores, ci = data.scores, data.intervals
     cites = ["himmi2023", "colombo2022", "hoeffding1963"]
-    if data.level == "instance":
-        level_text = "each (task, instance) pair"
-    elif scores.has_instances:
-        level_text = "each task (instance scores averaged)"
+    if scores is None:  # a report of rankings
+        text = (
+            f"We aggregated {ci.n_rankings} rankings of {data.rankings.n_systems} systems, given "
+            f"as rankings without scores, with rankstats. {left_out(data.rankings)} "
+        )
     else:
-        level_text = "each task"
-    text = (
-        f"We ranked {len(scores.systems)} systems on {len(scores.tasks)} tasks "
-        f"({len(scores.data)} scores; {level_text} defines one partial ranking, "
-        f"{ci.n_rankings} rankings in all) with rankstats. Data: {' '.join(data.transformations)} "
+        if data.level == "instance":
+            level_text = "each (task, instance) pair"
+        elif scores.has_instances:
+            level_text = "each task (instance scores averaged)"
+        else:
+            level_text = "each task"
+        text = (
+            f"We ranked {len(scores.systems)} systems on {len(scores.tasks)} tasks "
+            f"({len(scores.data)} scores; {level_text} defines one partial ranking, "
+            f"{ci.n_rankings} rankings in all) with rankstats. "
+        )
+    text += (
+        f"Data: {' '.join(data.transformations)} "
         f"Aggregators: {', '.join(method_name(m) for m in data.methods)}. "
         "A system without a score in a ranking was imputed as a uniformly random insertion "
         "into it, i.e. its pairwise probabilities are those of a uniformly random complete ranking "

@@ -23,6 +23,7 @@ from rankstats.cd_diagram import cd_table, group_letters
 from rankstats.friedman import FriedmanResult, friedman
 from rankstats.plotting import save_figure
 from rankstats.posthoc import METHODS, PosthocResult, posthoc
+from rankstats.rankings import Rankings
 from rankstats.report._format import column
 from rankstats.scores import Scores
 
@@ -88,8 +89,11 @@ def options(significance: bool | Mapping[str, Any] | None) -> dict[str, Any] | N
     return out
 
 
-def run_significance(scores: Scores, level: str, opts: Mapping[str, Any]) -> Significance:
-    """Friedman and the post-hoc test on the same complete blocks."""
+def run_significance(
+    scores: Scores | Rankings, level: str | None, opts: Mapping[str, Any]
+) -> Significance:
+    """Friedman and the post-hoc test on the same complete blocks (for Rankings, ``level`` is
+    None: each ranking is a block)."""
     opts = dict(opts)
     blocks_opts = {k: opts.pop(k) for k in ("missing", "min_coverage") if k in opts}
     fr = friedman(scores, level=level, **blocks_opts)

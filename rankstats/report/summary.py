@@ -34,8 +34,8 @@ def claims(
         The verdicts of the fitted rank models.
     method : str
         The aggregator that orders the tables.
-    level : {"task", "instance"}
-        What one ranking is.
+    level : {"task", "instance", "ranking"}
+        What one ranking is (``"ranking"``: rankings given without scores).
     has_instances : bool
         The scores have an instance column (a task-level report could rank per instance).
 
@@ -67,12 +67,15 @@ def claims(
         most = int(compared.max()) if len(compared) else 0
         need = intervals.min_compared_for_significance()
         if most < need:
-            hint = (
-                "rank per instance (level='instance', --level instance) to use every instance as "
-                "a ranking"
-                if level == "task" and has_instances
-                else "more tasks or instance-level scores are needed"
-            )
+            if level == "task" and has_instances:
+                hint = (
+                    "rank per instance (level='instance', --level instance) to use every "
+                    "instance as a ranking"
+                )
+            elif level == "ranking":  # rankings given without scores
+                hint = "more rankings are needed"
+            else:
+                hint = "more tasks or instance-level scores are needed"
             cannot.append(
                 f"any significant difference at all with these data: each pair is compared in at "
                 f"most {most} ranking(s), and even a unanimous pair needs {need} at this level "

@@ -147,7 +147,7 @@ def test_several_key_columns_on_the_command_line(tmp_path, capsys):
     assert code == 2 and "--stream reads one --system column" in err
 
 
-@pytest.mark.parametrize("command", ["rank", "report", "significance", "kemeny"])
+@pytest.mark.parametrize("command", ["rank", "significance", "kemeny"])  # report reads them
 def test_commands_that_read_scores_refuse_a_preflib_file(command, files, tmp_path, capsys):
     out = tmp_path / "out"
     code, _, err = _run([command, str(files["good.toc"]), "--out", str(out)], capsys)
