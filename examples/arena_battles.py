@@ -19,8 +19,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rankstats.battles import read_battles, simulate_battles
-from rankstats.battles_fit import fit_battles
+from rankstats.battles.fitting import fit_battles
+from rankstats.battles.log import read_battles, simulate_battles
 
 
 def main() -> None:
@@ -72,7 +72,7 @@ def main() -> None:
     print(by_battle.table()[columns].round(1).to_string(index=False))
 
     if args.out:
-        from rankstats.plotting import save_figure
+        from rankstats.plotting.saving import save_figure
 
         out = Path(args.out)
         save_figure(fit.plot(top=30), out / "intervals")

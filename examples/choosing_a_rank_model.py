@@ -22,8 +22,9 @@ from pathlib import Path
 import pandas as pd
 
 import rankstats as rs
-from rankstats.models import LOOWarning, pointwise
-from rankstats.plotting import save_figure
+from rankstats.models import LOOWarning
+from rankstats.models import pointwise_likelihood as pointwise
+from rankstats.plotting.saving import save_figure
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("out", nargs="?", default=None, help="output directory of the figures")

@@ -16,7 +16,7 @@ import pandas as pd
 
 import rankstats as rs
 from rankstats.datasets import data_path
-from rankstats.plotting import save_figure
+from rankstats.plotting.saving import save_figure
 
 out = Path(sys.argv[1] if len(sys.argv) > 1 else "example-out")
 wide = pd.read_csv(data_path("pairformance_dialogue_tc_moverscore.csv.gz"))

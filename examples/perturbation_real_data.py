@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 import rankstats as rs
-from rankstats.plotting import save_figure
+from rankstats.plotting.saving import save_figure
 
 out = Path(sys.argv[1] if len(sys.argv) > 1 else "example-out")
 tables = []

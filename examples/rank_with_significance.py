@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 import rankstats as rs
-from rankstats.plotting import save_figure, significance_heatmap
+from rankstats.aggregation.hoeffding_figure import significance_heatmap
+from rankstats.plotting.saving import save_figure
 
 out = Path(sys.argv[1] if len(sys.argv) > 1 else "example-out")
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import rankstats as rs
-from rankstats.plotting import save_figure
+from rankstats.plotting.saving import save_figure
 
 out = Path(sys.argv[1] if len(sys.argv) > 1 else "example-out")
 res = rs.simulate.robustness(

@@ -12,116 +12,124 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import sys
-import types
 from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
 #: Public name → the module (``rankstats.<module>``) that defines it.
 _EXPORTS = {
-    "Aggregate": "aggregate",
-    "aggregate": "aggregate",
-    "Battles": "battles",
-    "InvalidBattlesError": "battles",
-    "read_battles": "battles",
-    "simulate_battles": "battles",
-    "BattleFit": "battles_fit",
-    "fit_battles": "battles_fit",
-    "BayesHierarchical": "bayes_hierarchical",
-    "bayes_hierarchical": "bayes_hierarchical",
-    "BayesSignedRank": "bayes_signed_rank",
-    "bayes_signed_rank": "bayes_signed_rank",
-    "Blocks": "blocks",
-    "rank_blocks": "blocks",
-    "cd_diagram": "cd_diagram",
-    "cd_table": "cd_diagram",
-    "ChoiceResult": "choice",
-    "choose_test": "choice",
-    "Comparison": "compare",
-    "compare": "compare",
-    "HoeffdingResult": "confidence",
-    "hoeffding": "confidence",
-    "hoeffding_test": "confidence",
-    "significance_matrix": "confidence",
+    "Aggregate": "aggregation.aggregators",
+    "aggregate": "aggregation.aggregators",
+    "Battles": "battles.log",
+    "InvalidBattlesError": "battles.log",
+    "read_battles": "battles.log",
+    "simulate_battles": "battles.log",
+    "BattleFit": "battles.fitting",
+    "fit_battles": "battles.fitting",
+    "BayesHierarchical": "significance.bayesian_hierarchical",
+    "bayes_hierarchical": "significance.bayesian_hierarchical",
+    "BayesSignedRank": "significance.bayesian_signed_rank",
+    "bayes_signed_rank": "significance.bayesian_signed_rank",
+    "Blocks": "significance.blocks",
+    "rank_blocks": "significance.blocks",
+    "cd_diagram": "significance.critical_difference",
+    "cd_table": "significance.critical_difference",
+    "ChoiceResult": "significance.which_test",
+    "choose_test": "significance.which_test",
+    "Comparison": "aggregation.comparison",
+    "compare": "aggregation.comparison",
+    "HoeffdingResult": "aggregation.hoeffding_intervals",
+    "hoeffding": "aggregation.hoeffding_intervals",
+    "hoeffding_test": "aggregation.hoeffding_intervals",
+    "significance_matrix": "aggregation.hoeffding_intervals",
     "DataCheck": "datacheck",
     "check_data": "datacheck",
     "list_datasets": "datasets",
     "load_dataset": "datasets",
     "load_paired": "datasets",
     "load_rankings": "datasets",
-    "Dispersion": "dispersion",
-    "dispersion": "dispersion",
-    "dispersion_table": "dispersion",
-    "kendall_distance": "dispersion",
+    "Dispersion": "aggregation.dispersion_analysis",
+    "dispersion": "aggregation.dispersion_analysis",
+    "dispersion_table": "aggregation.dispersion_analysis",
+    "kendall_distance": "aggregation.dispersion_analysis",
     "DataWarning": "errors",
     "InvalidRankingsError": "errors",
     "InvalidScoresError": "errors",
-    "FriedmanResult": "friedman",
-    "friedman": "friedman",
-    "KemenyResult": "kemeny",
-    "kemeny": "kemeny",
-    "Paired": "paired",
-    "paired": "paired",
-    "Pairwise": "pairwise",
-    "pairwise": "pairwise",
-    "AnovaResult": "parametric",
-    "TukeyResult": "parametric",
-    "repeated_measures_anova": "parametric",
-    "tukey_hsd": "parametric",
-    "PosthocResult": "posthoc",
-    "posthoc": "posthoc",
-    "RankSets": "rank_sets",
-    "rank_confidence_sets": "rank_sets",
-    "Rankings": "rankings",
-    "read_paired_comparisons": "rankings_files",
-    "read_rankings": "rankings_files",
-    "Report": "report",
-    "report": "report",
-    "Robustness": "robustness",
-    "agreement": "robustness",
+    "FriedmanResult": "significance.friedman_test",
+    "friedman": "significance.friedman_test",
+    "KemenyResult": "aggregation.kemeny_search",
+    "kemeny": "aggregation.kemeny_search",
+    "Paired": "paired_analysis.paired_tests",
+    "paired": "paired_analysis.paired_tests",
+    "Pairwise": "core.pair_probabilities",
+    "pairwise": "core.pair_probabilities",
+    "AnovaResult": "significance.parametric",
+    "TukeyResult": "significance.parametric",
+    "repeated_measures_anova": "significance.parametric",
+    "tukey_hsd": "significance.parametric",
+    "PosthocResult": "significance.posthoc_tests",
+    "posthoc": "significance.posthoc_tests",
+    "RankSets": "significance.rank_sets",
+    "rank_confidence_sets": "significance.rank_sets",
+    "Rankings": "core.rankings",
+    "read_paired_comparisons": "io.ranking_files",
+    "read_rankings": "io.ranking_files",
+    "Report": "reporting",
+    "report": "reporting",
+    "Robustness": "simulate.robustness_experiments",
+    "agreement": "simulate.robustness_experiments",
     "ScannedScores": "scan",
     "scan_scores": "scan",
-    "Scores": "scores",
-    "read_scores": "scores",
+    "Scores": "core.scores",
+    "read_scores": "core.scores",
 }
 #: Public submodules: ``rs.simulate.gumbel(...)``, ``rs.models.PlackettLuce()``.
 _SUBMODULES = ("models", "simulate")
 
 if TYPE_CHECKING:  # static tools see every name; nothing is imported at run time
     from rankstats import models, simulate
-    from rankstats.aggregate import Aggregate, aggregate
-    from rankstats.battles import Battles, InvalidBattlesError, read_battles, simulate_battles
-    from rankstats.battles_fit import BattleFit, fit_battles
-    from rankstats.bayes_hierarchical import BayesHierarchical, bayes_hierarchical
-    from rankstats.bayes_signed_rank import BayesSignedRank, bayes_signed_rank
-    from rankstats.blocks import Blocks, rank_blocks
-    from rankstats.cd_diagram import cd_diagram, cd_table
-    from rankstats.choice import ChoiceResult, choose_test
-    from rankstats.compare import Comparison, compare
-    from rankstats.confidence import (
+    from rankstats.aggregation.aggregators import Aggregate, aggregate
+    from rankstats.aggregation.comparison import Comparison, compare
+    from rankstats.aggregation.dispersion_analysis import (
+        Dispersion,
+        dispersion,
+        dispersion_table,
+        kendall_distance,
+    )
+    from rankstats.aggregation.hoeffding_intervals import (
         HoeffdingResult,
         hoeffding,
         hoeffding_test,
         significance_matrix,
     )
+    from rankstats.aggregation.kemeny_search import KemenyResult, kemeny
+    from rankstats.battles.fitting import BattleFit, fit_battles
+    from rankstats.battles.log import Battles, InvalidBattlesError, read_battles, simulate_battles
+    from rankstats.core.pair_probabilities import Pairwise, pairwise
+    from rankstats.core.rankings import Rankings
+    from rankstats.core.scores import Scores, read_scores
     from rankstats.datacheck import DataCheck, check_data
     from rankstats.datasets import list_datasets, load_dataset, load_paired, load_rankings
-    from rankstats.dispersion import Dispersion, dispersion, dispersion_table, kendall_distance
     from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
-    from rankstats.friedman import FriedmanResult, friedman
-    from rankstats.kemeny import KemenyResult, kemeny
-    from rankstats.paired import Paired, paired
-    from rankstats.pairwise import Pairwise, pairwise
-    from rankstats.parametric import AnovaResult, TukeyResult, repeated_measures_anova, tukey_hsd
-    from rankstats.posthoc import PosthocResult, posthoc
-    from rankstats.rank_sets import RankSets, rank_confidence_sets
-    from rankstats.rankings import Rankings
-    from rankstats.rankings_files import read_paired_comparisons, read_rankings
-    from rankstats.report import Report, report
-    from rankstats.robustness import Robustness, agreement
+    from rankstats.io.ranking_files import read_paired_comparisons, read_rankings
+    from rankstats.paired_analysis.paired_tests import Paired, paired
+    from rankstats.reporting import Report, report
     from rankstats.scan import ScannedScores, scan_scores
-    from rankstats.scores import Scores, read_scores
+    from rankstats.significance.bayesian_hierarchical import BayesHierarchical, bayes_hierarchical
+    from rankstats.significance.bayesian_signed_rank import BayesSignedRank, bayes_signed_rank
+    from rankstats.significance.blocks import Blocks, rank_blocks
+    from rankstats.significance.critical_difference import cd_diagram, cd_table
+    from rankstats.significance.friedman_test import FriedmanResult, friedman
+    from rankstats.significance.parametric import (
+        AnovaResult,
+        TukeyResult,
+        repeated_measures_anova,
+        tukey_hsd,
+    )
+    from rankstats.significance.posthoc_tests import PosthocResult, posthoc
+    from rankstats.significance.rank_sets import RankSets, rank_confidence_sets
+    from rankstats.significance.which_test import ChoiceResult, choose_test
+    from rankstats.simulate.robustness_experiments import Robustness, agreement
 
 
 def __getattr__(name: str) -> object:
@@ -140,24 +148,6 @@ def __getattr__(name: str) -> object:
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
 
-
-class _Package(types.ModuleType):
-    """This package's module type: keeps a public function bound under a submodule's name."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if isinstance(value, types.ModuleType) and value.__name__ == f"{__name__}.{name}":
-            # The import system binds every submodule on its package once it has run
-            # (``rankstats.kemeny = <module>``). Where a public function has the module's name
-            # (aggregate, compare, dispersion, kemeny, paired, pairwise, report), ``rs.kemeny``
-            # stays the function, as it was when this file imported everything.
-            if _EXPORTS.get(name) == name:
-                value = getattr(value, name, value)
-            super().__setattr__(name, value)
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "Aggregate",

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from scipy import optimize, stats
 
-from rankstats.battles import InvalidBattlesError, read_battles, simulate_battles
-from rankstats.battles_fit import ELO_SCALE, BattleFit, fit_battles, resample_cells
-from rankstats.bt_mle import MLEDoesNotExistError
+from rankstats.battles.fitting import ELO_SCALE, BattleFit, fit_battles, resample_cells
+from rankstats.battles.log import InvalidBattlesError, read_battles, simulate_battles
+from rankstats.core.bradley_terry_mle import MLEDoesNotExistError
 from rankstats.errors import DataWarning
 
 
@@ -229,7 +229,7 @@ def test_bootstrap_is_seeded_and_independent_of_threads():
 
 
 def test_chord_newton_converges_to_the_exact_refit():
-    from rankstats.bt_mle import Pairs, fit_bt
+    from rankstats.core.bradley_terry_mle import Pairs, fit_bt
 
     frame, _ = simulate_battles(6, 3000, seed=9)
     battles = read_battles(frame)
@@ -374,7 +374,7 @@ def test_numpy_fallback_matches_the_numba_kernels(monkeypatch):
     frame, _ = simulate_battles(6, 3000, seed=15)
     battles = read_battles(frame)
     with_numba = fit_battles(battles, bootstrap=60, seed=4, n_jobs=1).bootstrap
-    monkeypatch.setitem(sys.modules, "rankstats.battles_numba", None)  # import fails
+    monkeypatch.setitem(sys.modules, "rankstats.battles.numba_kernels", None)  # import fails
     without = fit_battles(battles, bootstrap=60, seed=4, n_jobs=1).bootstrap
     # Same resampled counts (the same inversion of the same uniforms); the NumPy gradient works
     # in float32, so the refits agree to the stopping tolerance.

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from rankstats.battles import read_battles
-from rankstats.battles_fit import fit_battles
+from rankstats.battles.fitting import fit_battles
+from rankstats.battles.log import read_battles
 from rankstats.errors import DataWarning
 
 THETA = np.array([0.8, 0.3, 0.0, -0.4, -0.7])

@@ -7,7 +7,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from rankstats.bt_mle import MLEDoesNotExistError, check_strongly_connected
+from rankstats.core.bradley_terry_mle import MLEDoesNotExistError, check_strongly_connected
 
 
 def _networkx_groups(beats: np.ndarray, names: list[str]):

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 from scipy import optimize
 
-from rankstats.battles import InvalidBattlesError, read_battles
-from rankstats.battles_design import order_design
-from rankstats.battles_fit import fit_battles
+from rankstats.battles.design import order_design
+from rankstats.battles.fitting import fit_battles
+from rankstats.battles.log import InvalidBattlesError, read_battles
 from rankstats.errors import DataWarning
 
 

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankstats.battles import InvalidBattlesError, read_battles
-from rankstats.battles_fit import fit_battles
+from rankstats.battles.fitting import fit_battles
+from rankstats.battles.log import InvalidBattlesError, read_battles
 
 
 def test_numeric_ids_in_json_lines_are_one_model_each(tmp_path):

@@ -15,15 +15,15 @@ import pytest
 from scipy import stats
 
 import rankstats as rs
-from rankstats.bayes_hierarchical import (
+from rankstats._pymc import compat as _compat
+from rankstats._pymc.convergence import ConvergenceWarning
+from rankstats.significance.bayesian_hierarchical import (
     BayesHierarchical,
     _prepare,
     bayes_hierarchical,
     build_model,
     thetas,
 )
-from rankstats.models import _compat
-from rankstats.models._fit import ConvergenceWarning
 
 ROPE = 0.01
 
@@ -170,7 +170,7 @@ def test_plot_is_the_simplex(fit):
 @pytest.mark.slow  # shares one NUTS fit (a 25–45 s first compile)
 def test_a_second_pair_reuses_the_compiled_model(fit, monkeypatch):
     _, res = fit
-    module = importlib.import_module("rankstats.bayes_hierarchical")
+    module = importlib.import_module("rankstats.significance.bayesian_hierarchical")
 
     built = []
     monkeypatch.setattr(module, "build_model", lambda q: built.append(q))
@@ -182,7 +182,7 @@ def test_a_second_pair_reuses_the_compiled_model(fit, monkeypatch):
 
 @pytest.mark.slow  # shares one NUTS fit (a 25–45 s first compile)
 def test_convergence_warning_names_draws_and_tune(fit, monkeypatch):
-    module = importlib.import_module("rankstats.bayes_hierarchical")
+    module = importlib.import_module("rankstats.significance.bayesian_hierarchical")
 
     scores, res = fit
     real = module._diagnose

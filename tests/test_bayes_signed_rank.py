@@ -10,14 +10,14 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats.bayes_signed_rank import (
+from rankstats.errors import InvalidScoresError
+from rankstats.significance.bayesian_signed_rank import (
     DEFAULT_PRIOR,
     BayesSignedRank,
     bayes_signed_rank,
     posterior_samples,
     thetas,
 )
-from rankstats.errors import InvalidScoresError
 
 
 def _matrix_thetas(z: np.ndarray, w: np.ndarray, rope: float) -> np.ndarray:
@@ -286,7 +286,7 @@ def test_the_test_loads_no_plotting_library():
 
     code = (
         "import sys, numpy as np\n"
-        "from rankstats.bayes_signed_rank import bayes_signed_rank\n"
+        "from rankstats.significance.bayesian_signed_rank import bayes_signed_rank\n"
         "bayes_signed_rank(np.full(5, 0.1), rope=0.01, samples=100)\n"
         "print('matplotlib' in sys.modules)\n"
     )

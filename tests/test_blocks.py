@@ -1,4 +1,4 @@
-"""The blocks × systems rank table of the Friedman-type tests (rankstats.blocks)."""
+"""The blocks × systems rank table of the Friedman-type tests (rankstats.significance.blocks)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 import rankstats as rs
-from rankstats.blocks import MISSING, Blocks, rank_blocks
+from rankstats.significance.blocks import MISSING, Blocks, rank_blocks
 
 
 def _wide(values: np.ndarray, tasks: list[str] | None = None) -> pd.DataFrame:
@@ -211,11 +211,11 @@ def test_blocks_without_variation_get_one_answer_on_every_path():
     """Every block ties all its systems: χ² was NaN ("NOT significant, p = nan"), Conover ended
     in ZeroDivisionError, the automatic choice "rejected the null (p = nan)", the imputed path
     said "nothing to test". Now one error, decided in blocks.require_variation, everywhere."""
-    from rankstats.blocks import NoVariationError
-    from rankstats.choice import choose_test
-    from rankstats.friedman import friedman
-    from rankstats.posthoc import posthoc
-    from rankstats.rank_sets import rank_confidence_sets
+    from rankstats.significance.blocks import NoVariationError
+    from rankstats.significance.friedman_test import friedman
+    from rankstats.significance.posthoc_tests import posthoc
+    from rankstats.significance.rank_sets import rank_confidence_sets
+    from rankstats.significance.which_test import choose_test
 
     scores = _all_tied()
     calls = {
@@ -245,7 +245,7 @@ def test_blocks_without_variation_get_one_answer_on_every_path():
 def test_some_tied_blocks_are_fine():
     """One block with a difference is enough; the tied blocks count as Friedman's ties do
     (scipy's tie-corrected statistic, computed independently)."""
-    from rankstats.friedman import friedman
+    from rankstats.significance.friedman_test import friedman
 
     rows = [(s, f"t{t}", 0.1 * t) for t in range(5) for s in "abc"]
     rows += [("a", "t5", 3.0), ("b", "t5", 2.0), ("c", "t5", 1.0)]

@@ -1,4 +1,5 @@
-"""Critical-difference diagrams and their LaTeX table (rankstats.cd_diagram)."""
+"""Critical-difference diagrams and their LaTeX table
+(rankstats.significance.critical_difference)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 import rankstats as rs
-from rankstats._latex import LONG_ROWS
-from rankstats.cd_diagram import cd_diagram, cd_table, group_letters
-from rankstats.plotting import label, save_figure
-from rankstats.posthoc import posthoc
+from rankstats._util.latex import LONG_ROWS
+from rankstats._util.text import latex_escape
+from rankstats.plotting.names import label
+from rankstats.plotting.saving import save_figure
+from rankstats.significance.critical_difference import cd_diagram, cd_table, group_letters
+from rankstats.significance.posthoc_tests import posthoc
 
 # Demšar (2006), Table 6: AUC of four C4.5 variants on 14 data sets (tests/data/demsar2006.csv,
 # shared with tests/test_friedman.py), the "voting" rounding tie broken as the paper ranks it.
@@ -231,7 +234,7 @@ def _parse_table(tex: str) -> dict[str, tuple[str, str]]:
 
 def _letter_sets(letters: str) -> set[str]:
     """The group letters of a compact letter display, ranges (``c–h``) expanded."""
-    from rankstats.cd_diagram import _letter
+    from rankstats.significance.critical_difference import _letter
 
     alphabet = [_letter(i) for i in range(3000)]
     tokens = letters.split(",") if "," in letters else re.findall(r".–.|.", letters)
@@ -262,7 +265,7 @@ def test_table_letters_agree_with_groups(data, method):
     else:
         assert tex.count("\\toprule") == tex.count("\\midrule") == tex.count("\\bottomrule") == 1
     rows = _parse_table(tex)
-    escaped = {rs._text.latex_escape(s): s for s in res.mean_ranks.index}
+    escaped = {latex_escape(s): s for s in res.mean_ranks.index}
     assert set(rows) == set(escaped)
     # One number format for the column: the same number of decimals everywhere.
     decimals = {len(r.split(".")[1]) for r, _ in rows.values()}
@@ -287,7 +290,7 @@ def test_table_letters_agree_with_groups(data, method):
 def test_letter_ranges_mean_the_groups():
     """62 systems with overlapping Nemenyi groups: ranges ``c–h`` stand for every letter between,
     and each letter marks exactly its group."""
-    from rankstats.cd_diagram import _letter
+    from rankstats.significance.critical_difference import _letter
 
     res = posthoc(rs.load_dataset("tac08"), method="nemenyi", level="task")
     groups = res.groups()
@@ -307,7 +310,7 @@ def test_table_escapes_names():
     assert "CD" in tex and "Nemenyi" in tex
     # Rounded ranks in the table match the result.
     for system, value in res.mean_ranks.items():
-        rank = rows[rs._text.latex_escape(system)][0]
+        rank = rows[latex_escape(system)][0]
         assert float(rank) == pytest.approx(value, abs=0.005)
 
 
@@ -319,7 +322,7 @@ def test_rejects_other_inputs():
 
 
 def test_letters_beyond_the_alphabet():
-    from rankstats.cd_diagram import _letter
+    from rankstats.significance.critical_difference import _letter
 
     labels = [_letter(i) for i in range(200)]
     assert len(set(labels)) == 200

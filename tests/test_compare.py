@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats.rankings import Rankings, average_ranks
+from rankstats.core.rankings import Rankings, average_ranks
 
 
 def pl_rankings(log_worth, n_rankings, seed, missing=0.0):

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats.confidence import holm_adjust
-from rankstats.rankings import Rankings, average_ranks
+from rankstats.aggregation.hoeffding_intervals import holm_adjust
+from rankstats.core.rankings import Rankings, average_ranks
 
 SYSTEMS = ("a", "b", "c", "d")
 LOCS = np.array([0.6, 0.3, 0.1, 0.0])  # Gumbel locations: a best
@@ -194,7 +194,7 @@ def test_hoeffding_is_the_table_of_hoeffding_test():
 
 def test_heatmap_without_significant_pairs_says_so():
     """A blank heatmap gets a sentence, not a colour bar of ±1e-6."""
-    from rankstats.plotting import significance_heatmap
+    from rankstats.aggregation.hoeffding_figure import significance_heatmap
 
     scores = rs.load_dataset("xtreme_table5")  # 4 task rankings: nothing can be significant
     ci = rs.hoeffding_test(rs.pairwise(rs.Rankings.from_scores(scores)))

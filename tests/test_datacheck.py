@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats import _columns
+from rankstats.core import wide_columns as _columns
 from rankstats.datasets import data_path
 from rankstats.errors import InvalidScoresError
 

@@ -12,8 +12,12 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats.dispersion import _pairwise_term, _state_matrices, expected_distance
-from rankstats.pairwise import pair_sums
+from rankstats.aggregation.dispersion_analysis import (
+    _pairwise_term,
+    _state_matrices,
+    expected_distance,
+)
+from rankstats.core.pair_probabilities import pair_sums
 
 
 # ---------------------------------------------------------------------------- dispersion
@@ -93,8 +97,8 @@ def test_consensus_term_equals_enumeration(n):
 
 
 def test_dispersion_reads_the_one_imputation_kernel():
-    """The exact dispersion is computed from rankstats.pairwise.pair_sums (the kernel behind
-    rs.pairwise): its sums equal the per-ranking pair states of the sampled path, summed."""
+    """The exact dispersion is computed from rankstats.core.pair_probabilities.pair_sums (the kernel
+    behind rs.pairwise): its sums equal the per-ranking pair states of the sampled path, summed."""
     rk = partial_profile(np.random.default_rng(0), 12, 30, levels=5)
     sums = pair_sums(rk.ranks, second_moment=True)
     np.testing.assert_array_equal(sums.wins, rs.pairwise(rk).wins)
@@ -231,8 +235,12 @@ def test_table5_published_values(name):
 
 
 def test_docstring_examples():
-    # rankstats.kemeny / rankstats.dispersion are the functions: fetch the modules by name.
-    for name in ("rankstats.kemeny", "rankstats.dispersion"):
+    # rankstats.aggregation.kemeny_search / rankstats.aggregation.dispersion_analysis are the
+    # functions: fetch the modules by name.
+    for name in (
+        "rankstats.aggregation.kemeny_search",
+        "rankstats.aggregation.dispersion_analysis",
+    ):
         module = importlib.import_module(name)
         failures, tests = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert tests > 0

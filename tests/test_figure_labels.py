@@ -2,9 +2,9 @@
 
 Each figure is drawn with 150 long names that share their first 50 characters (as open_clip's
 ``name / pretrained`` keys do). A plain cut at any width up to 50 gives many systems one label;
-the figures draw :func:`rankstats.plotting.labels` instead, so the drawn names are unique, and
-every shortened one maps back through the key (:func:`rankstats.plotting.name_key` of the same
-names) to the system drawn at that place. The expected system of each row comes from the
+the figures draw :func:`rankstats.plotting.names.labels` instead, so the drawn names are unique,
+and every shortened one maps back through the key (:func:`rankstats.plotting.names.name_key` of
+the same names) to the system drawn at that place. The expected system of each row comes from the
 object drawn (its order, its table), never from the figure.
 """
 
@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats._text import abbreviations
-from rankstats.plotting import NAME_WIDTH, SHORTENED_NOTE, mpl_text, name_key
+from rankstats._util.text import abbreviations, mpl_text
+from rankstats.plotting.names import NAME_WIDTH, SHORTENED_NOTE, name_key
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -168,7 +168,7 @@ def test_ppc_kendall_title_names_the_consensus(ppc):
 # ------------------------------------------------------------------------------ battles
 @pytest.fixture(scope="module")
 def battle_fit():
-    from rankstats.battles import read_battles, simulate_battles
+    from rankstats.battles.log import read_battles, simulate_battles
 
     log, _ = simulate_battles(n_models=150, n_battles=20_000, seed=1)
     models = sorted(set(log["model_a"].astype(str)) | set(log["model_b"].astype(str)))
@@ -198,7 +198,7 @@ def test_battle_win_probability(battle_fit):
 
 # ------------------------------------------------------------------------------ paired
 def test_pair_figure_keeps_two_names_apart():
-    from rankstats.plotting_paired import pair_figure
+    from rankstats.paired_analysis.figures import pair_figure
 
     a, b = NAMES[0], NAMES[3]  # the same first 55 characters
     rng = np.random.default_rng(2)
@@ -213,7 +213,7 @@ def test_pair_figure_keeps_two_names_apart():
 
 
 def test_pair_matrix():
-    from rankstats.plotting_paired import matrix_figure
+    from rankstats.paired_analysis.figures import matrix_figure
 
     order = NAMES
     i, j = np.triu_indices(len(order), k=1)
@@ -233,7 +233,7 @@ def test_pair_matrix():
 
 # ------------------------------------------------------------------------------ significance
 def test_rank_sets_plot(scores):
-    from rankstats.rank_sets import rank_confidence_sets
+    from rankstats.significance.rank_sets import rank_confidence_sets
 
     task = scores.select(["t0"])
     sets = rank_confidence_sets(task, level="instance", n_boot=200, seed=0)
@@ -243,7 +243,7 @@ def test_rank_sets_plot(scores):
 
 
 def test_tukey_plot(scores):
-    from rankstats.parametric import tukey_hsd
+    from rankstats.significance.parametric import tukey_hsd
 
     # 30 of the names: Tukey's p-values (scipy's studentized range, one per pair) take minutes
     # for 150 systems; 30 names still share their first 50 characters.
@@ -282,7 +282,7 @@ def test_report_key_lists_every_figure_that_shortens(tmp_path, monkeypatch):
 
     for module in ("paired", "rank_posteriors"):
         monkeypatch.setattr(
-            importlib.import_module(f"rankstats.report.{module}"), "save_figure", keep
+            importlib.import_module(f"rankstats.reporting.{module}"), "save_figure", keep
         )
     rs.report(scores, out=tmp_path / "r", models=["pl"], model_method="mle", paired=["t0"])
     key = pd.read_csv(tmp_path / "r" / "labels.csv")
@@ -300,7 +300,7 @@ def test_ppc_figures_are_keyed_but_not_the_ties_figure():
     from pathlib import Path
     from types import SimpleNamespace
 
-    from rankstats.report._top import figure_systems
+    from rankstats.reporting._top import figure_systems
 
     files = SimpleNamespace(
         ppc_figures={
@@ -331,7 +331,7 @@ def test_cli_writes_the_key_of_its_figures(command, tmp_path, capsys):
     names = NAMES[:8]
     out = tmp_path / "out"
     if command == "battles":
-        from rankstats.battles import simulate_battles
+        from rankstats.battles.log import simulate_battles
 
         log, _ = simulate_battles(n_models=8, n_battles=800, seed=5)
         log = log.astype(str)

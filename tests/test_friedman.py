@@ -1,4 +1,5 @@
-"""Friedman's test and the Iman–Davenport F (rankstats.friedman) against scipy and Demšar."""
+"""Friedman's test and the Iman–Davenport F (rankstats.significance.friedman_test) against scipy and
+Demšar."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import pytest
 from scipy import stats
 
 import rankstats as rs
-from rankstats.blocks import Blocks
-from rankstats.friedman import friedman, friedman_statistic, iman_davenport
-from rankstats.posthoc import critical_difference, q_alpha
+from rankstats.significance.blocks import Blocks
+from rankstats.significance.friedman_test import friedman, friedman_statistic, iman_davenport
+from rankstats.significance.posthoc_tests import critical_difference, q_alpha
 
 # Demšar (2006), Table 6: AUC of four C4.5 variants on 14 data sets, as printed; the source and
 # the one rounding tie are described in the first line of the file.
@@ -123,9 +124,10 @@ def test_perfect_agreement_and_no_information():
     res = friedman(blocks)
     assert res.statistic == pytest.approx(5 * 2)  # χ²_F = N (k − 1)
     assert res.f_statistic == np.inf and res.f_p_value == 0.0
-    # Every block one tie: no information, one answer (rankstats.blocks.require_variation),
-    # never χ² = NaN read as "not significant" (issue 23, item 5).
-    from rankstats.blocks import NoVariationError
+    # Every block one tie: no information, one answer
+    # (rankstats.significance.blocks.require_variation), never χ² = NaN read as "not significant"
+    # (issue 23, item 5).
+    from rankstats.significance.blocks import NoVariationError
 
     tied = Blocks(np.full((4, 3), 2.0), ("a", "b", "c"), pd.RangeIndex(4), "ranking")
     with pytest.raises(NoVariationError, match="there is no difference to test"):

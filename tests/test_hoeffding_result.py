@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats.confidence import HoeffdingResult, significance_marks
-from rankstats.plotting import significance_heatmap
-from rankstats.rankings import Rankings, average_ranks
+from rankstats.aggregation.hoeffding_figure import significance_heatmap
+from rankstats.aggregation.hoeffding_intervals import HoeffdingResult, significance_marks
+from rankstats.core.rankings import Rankings, average_ranks
 
 SYSTEMS = ("a", "b", "c", "d", "e")
 

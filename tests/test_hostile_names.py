@@ -19,9 +19,9 @@ import pytest
 from matplotlib import cbook
 
 import rankstats as rs
+from rankstats.aggregation.hoeffding_figure import significance_heatmap
 from rankstats.errors import DataWarning, OutputError
 from rankstats.models.plots import forest_plot
-from rankstats.plotting import significance_heatmap
 
 HOSTILE = [
     "$\\alpha$",
@@ -331,7 +331,7 @@ def test_colliding_file_names_refused_before_any_file(complete_scores, tmp_path,
         {"task": {"$\\notacommand$": "a b", "a\u202eb": "a_b"}}
     )
     scores = rs.Scores.from_long(frame, instance="instance")
-    compute_module = importlib.import_module("rankstats.report.compute")
+    compute_module = importlib.import_module("rankstats.reporting.report_data")
 
     def no_computing(*args, **kwargs):
         raise AssertionError("computing started before the collision was refused")

@@ -1,4 +1,5 @@
-"""Friedman-type tests on imputed expected ranks (missing="imputed", rankstats.imputed_ranks)."""
+"""Friedman-type tests on imputed expected ranks (missing="imputed",
+rankstats.significance.imputed_ranks)."""
 
 from __future__ import annotations
 
@@ -11,19 +12,19 @@ import pytest
 from scipy import stats
 
 import rankstats as rs
-from rankstats.blocks import rank_blocks
-from rankstats.confidence import holm_adjust
-from rankstats.friedman import friedman
-from rankstats.imputed_ranks import (
+from rankstats.aggregation.hoeffding_intervals import holm_adjust
+from rankstats.core.pair_probabilities import Pairwise
+from rankstats.core.rankings import average_ranks
+from rankstats.significance.blocks import rank_blocks
+from rankstats.significance.friedman_test import friedman
+from rankstats.significance.imputed_ranks import (
     imputed_expected_ranks,
     imputed_rank_test,
     is_exchangeable,
     max_abs_z,
     null_covariance,
 )
-from rankstats.pairwise import Pairwise
-from rankstats.posthoc import posthoc, q_alpha
-from rankstats.rankings import average_ranks
+from rankstats.significance.posthoc_tests import posthoc, q_alpha
 
 ALPHA = 0.05
 

@@ -11,8 +11,7 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats._linear_ordering import solve_linear_ordering
-from rankstats.kemeny import (
+from rankstats.aggregation.kemeny_search import (
     NotProvedOptimalWarning,
     condorcet_blocks,
     heuristic_order,
@@ -20,6 +19,7 @@ from rankstats.kemeny import (
     kwiksort,
     local_search,
 )
+from rankstats.aggregation.linear_ordering import solve_linear_ordering
 
 
 def random_profile(rng, n, n_rankings, p_missing=0.2, n_levels=None):
@@ -243,7 +243,9 @@ def test_hard_profile_is_stopped_by_the_time_limit():
 
 
 def test_aggregate_details_carry_the_proof_status(monkeypatch):
-    module = sys.modules["rankstats.kemeny"]  # rankstats.kemeny is also the function's name
+    module = sys.modules[
+        "rankstats.aggregation.kemeny_search"
+    ]  # rankstats.aggregation.kemeny_search is also the function's name
     scores = rs.load_dataset("xtreme_missing")
     agg = rs.aggregate(scores, method="kemeny")
     details = agg.details

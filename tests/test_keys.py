@@ -2,7 +2,6 @@
 refused naming both and a row of each; keys made of several columns; a wide table that repeats a
 system names it, its rows, and the key columns that would make the rows unique."""
 
-
 import pandas as pd
 import pytest
 

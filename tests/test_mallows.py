@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats.models._fit import ConvergenceWarning
+from rankstats._pymc.convergence import ConvergenceWarning
+from rankstats.core.rankings import Rankings
 from rankstats.models._mallows_math import log_z, pair_probability
 from rankstats.models._mallows_sampler import run_chain
-from rankstats.rankings import Rankings
 
 
 def kendall(p, s):
@@ -175,7 +175,8 @@ def test_bad_input():
         rs.models.Mallows(prior="flat")
 
 
-@pytest.mark.filterwarnings("ignore::rankstats.models._fit.ConvergenceWarning")  # short chains
+# short chains
+@pytest.mark.filterwarnings("ignore::rankstats._pymc.convergence.ConvergenceWarning")
 def test_netcdf_round_trip_and_zoo(tmp_path):
     """A stored Mallows fit reads back as a MallowsFit with the same consensus and numbers (runs on
     both PyMC / ArviZ stacks in CI: InferenceData and xarray.DataTree)."""
@@ -194,7 +195,7 @@ def test_netcdf_round_trip_and_zoo(tmp_path):
 
     exact = rs.models.Mallows().fit(rk, method="map")
     exact.to_netcdf(tmp_path / "map.nc")
-    from rankstats.models import _compat
+    from rankstats._pymc import compat as _compat
 
     again = rs.models.Fit.from_idata(_compat.from_netcdf(tmp_path / "map.nc"))
     assert again.order == exact.order and again.info["kemeny_optimal"] is True
@@ -225,7 +226,8 @@ def test_stored_zoo_fits(dataset):
 def test_mallows_is_read_back_through_the_model_registry(monkeypatch):
     """Fit.from_idata has no Mallows special case: the model registers how its fits are rebuilt
     (as PL and BT register their pair functions), and any registered model can do the same."""
-    from rankstats.models import _compat, _fit
+    from rankstats._pymc import compat as _compat
+    from rankstats.models import _fit
     from rankstats.models.mallows import from_attributes
 
     assert _fit.REBUILDERS["mallows"] is from_attributes
@@ -274,7 +276,7 @@ def test_automatic_extension_keeps_the_first_draws_and_reports_the_cap():
     # The extended chains start with the draws of the run without extension.
     first = longer.draws()["theta"].reshape(2, -1)[:, :40]
     np.testing.assert_array_equal(first, short.draws()["theta"].reshape(2, 40))
-    from rankstats.report.diagnostics import convergence
+    from rankstats.reporting.diagnostics import convergence
 
     verdict = convergence(longer)
     assert verdict.converged and verdict.max_r_hat <= 1.01 and verdict.min_ess_bulk >= 400
@@ -282,7 +284,8 @@ def test_automatic_extension_keeps_the_first_draws_and_reports_the_cap():
         rs.models.Mallows().fit(rk, max_draws=10, **settings)
 
 
-@pytest.mark.filterwarnings("ignore::rankstats.models._fit.ConvergenceWarning")  # short chains
+# short chains
+@pytest.mark.filterwarnings("ignore::rankstats._pymc.convergence.ConvergenceWarning")
 def test_chains_in_worker_processes_draw_the_same(monkeypatch):
     """Chains run in forked worker processes (long fits, Linux) give exactly the draws of the
     chains run one after the other."""
@@ -343,9 +346,9 @@ def test_numba_is_imported_only_by_the_numba_kernels():
         names |= {
             f"{n.module}.{a.name}" for n in top if isinstance(n, ast.ImportFrom) for a in n.names
         }
-        if path.name not in ("_mallows_numba.py", "battles_numba.py"):
+        if path.name not in ("_mallows_numba.py", "numba_kernels.py"):
             assert not any(x == "numba" or x.startswith("numba.") for x in names), path
-        assert not any(x.endswith(("_mallows_numba", "battles_numba")) for x in names), path
+        assert not any(x.endswith(("_mallows_numba", "numba_kernels")) for x in names), path
 
 
 @pytest.mark.slow

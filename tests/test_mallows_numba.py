@@ -86,7 +86,8 @@ def test_numba_chain_in_blocks_equals_one_run():
     np.testing.assert_array_equal(np.concatenate([p for _, p in parts]), sigma)
 
 
-@pytest.mark.filterwarnings("ignore::rankstats.models._fit.ConvergenceWarning")  # short chains
+# short chains
+@pytest.mark.filterwarnings("ignore::rankstats._pymc.convergence.ConvergenceWarning")
 def test_fit_backends_give_the_same_fit():
     rk = rs.Rankings.from_rank_matrix(pd.DataFrame(partial_with_ties(n=8, size=10, seed=2)))
     settings = dict(draws=100, tune=20, chains=2, seed=4, progressbar=False, max_draws=100)
@@ -103,7 +104,8 @@ def test_fit_backends_give_the_same_fit():
     assert fast.order == ref.order
 
 
-@pytest.mark.filterwarnings("ignore::rankstats.models._fit.ConvergenceWarning")  # short chains
+# short chains
+@pytest.mark.filterwarnings("ignore::rankstats._pymc.convergence.ConvergenceWarning")
 def test_numba_chains_in_worker_processes_draw_the_same(monkeypatch):
     """Forked workers inherit the compiled kernels; their draws are the reference's."""
     from rankstats.models import mallows

@@ -20,11 +20,12 @@ import pytest
 from cli_run import run
 
 import rankstats as rs
-from rankstats._text import abbreviation_key, abbreviations
-from rankstats.cd_diagram import cd_diagram, cd_table, group_letters
+from rankstats._util.text import abbreviation_key, abbreviations
+from rankstats.aggregation.hoeffding_figure import significance_heatmap
 from rankstats.datasets import data_path
-from rankstats.plotting import MIN_NAME_FONT, labels, significance_heatmap
-from rankstats.posthoc import posthoc
+from rankstats.plotting.names import MIN_NAME_FONT, labels
+from rankstats.significance.critical_difference import cd_diagram, cd_table, group_letters
+from rankstats.significance.posthoc_tests import posthoc
 
 OPENCLIP = data_path("openclip_results.csv")  # bundled: open_clip's file, byte for byte
 

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
+from rankstats.aggregation.hoeffding_intervals import significance_marks
 from rankstats.cli import main
-from rankstats.confidence import significance_marks
 
 
 @pytest.fixture(scope="module")

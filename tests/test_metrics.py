@@ -1,5 +1,5 @@
-"""Kendall distance, τ_b and top-k overlap (rankstats.metrics) against brute-force pair counting
-and scipy; the old call sites (dispersion, robustness, paired, rs.simulate) use this one
+"""Kendall distance, τ_b and top-k overlap (rankstats.core.metrics) against brute-force pair
+counting and scipy; the old call sites (dispersion, robustness, paired, rs.simulate) use this one
 implementation."""
 
 import importlib
@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 import rankstats as rs
-from rankstats import metrics
-from rankstats.metrics import agreement, kendall_counts, ranking_metrics, top_k_overlap
+from rankstats.core import metrics
+from rankstats.core.metrics import agreement, kendall_counts, ranking_metrics, top_k_overlap
 
 
 def brute_kendall(a, b):
@@ -174,8 +174,8 @@ def test_agreement_against_scipy_and_sets():
 # ---------------------------------------------------------------------------- one implementation
 def test_old_call_sites_are_the_metrics_module():
     # rs.dispersion is the function, so the modules are looked up by name.
-    dispersion = importlib.import_module("rankstats.dispersion")
-    robustness = importlib.import_module("rankstats.robustness")
+    dispersion = importlib.import_module("rankstats.aggregation.dispersion_analysis")
+    robustness = importlib.import_module("rankstats.simulate.robustness_experiments")
     assert rs.kendall_distance is metrics.kendall_distance
     assert dispersion.kendall_distance is metrics.kendall_distance
     assert rs.agreement is metrics.agreement

@@ -18,8 +18,11 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats.models import LOOWarning, _compat, pointwise
-from rankstats.models._fit import ConvergenceWarning, Fit
+from rankstats._pymc import compat as _compat
+from rankstats._pymc.convergence import ConvergenceWarning
+from rankstats.models import LOOWarning
+from rankstats.models import pointwise_likelihood as pointwise
+from rankstats.models._fit import Fit
 from rankstats.models._mallows_math import log_z
 
 pytest.importorskip("pymc")

@@ -124,9 +124,10 @@ def test_a_fold_holding_every_ranking_of_a_system_is_refused():
 
 
 @pytest.mark.slow  # NUTS: 10 refits, then 2 fits + 2 × 3 refits: 7 min at load 7 on 2 cores
-@pytest.mark.filterwarnings("ignore::rankstats.models._fit.ConvergenceWarning")  # 300 draws
+@pytest.mark.filterwarnings("ignore::rankstats._pymc.convergence.ConvergenceWarning")  # 300 draws
 def test_nuts_kfold_agrees_with_psis_loo():
-    from rankstats.models import _compat, pointwise
+    from rankstats._pymc import compat as _compat
+    from rankstats.models import pointwise_likelihood as pointwise
 
     settings = {"draws": 500, "tune": 500, "chains": 2, "sampler": "pymc", "progressbar": False}
     one_process = {"cores": 1}  # refits: no process start-up per fit

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 import rankstats as rs
+from rankstats._pymc import compat as _compat
+from rankstats._pymc.nuts import resolve_sampler
 from rankstats.errors import DataWarning
-from rankstats.models import ConvergenceWarning, _compat
+from rankstats.models import ConvergenceWarning
 from rankstats.models import bradley_terry as bt_module
 from rankstats.models import plackett_luce as pl_module
-from rankstats.models._base import resolve_sampler
 from rankstats.models._data import choice_sets, pl_data
 
 pytensor = pytest.importorskip("pytensor")

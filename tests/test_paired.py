@@ -8,7 +8,7 @@ import pytest
 from scipy import optimize, stats
 
 import rankstats as rs
-from rankstats.ratings import _match, bradley_terry, elo, trueskill, win_matrix
+from rankstats.paired_analysis.ratings import _match, bradley_terry, elo, trueskill, win_matrix
 
 TOY = pd.DataFrame({"A": [0, 0, 10, 10, 10], "B": [1, 1, 11, 11, 6], "C": [2, 2, 12, 12, 2]})
 
@@ -59,7 +59,7 @@ def test_p_values_equal_scipy(tac):
         else:
             assert row.mood_p == pytest.approx(expected, rel=1e-9)
     ok = res.pairs.sign_p.notna()
-    from rankstats.confidence import holm_adjust
+    from rankstats.aggregation.hoeffding_intervals import holm_adjust
 
     np.testing.assert_allclose(res.pairs.sign_p_holm[ok], holm_adjust(res.pairs.sign_p[ok]))
 
@@ -213,7 +213,7 @@ def test_p_values_equal_scipy_mixed_ties_zeros_and_missing():
             else:
                 assert row[key] == pytest.approx(value, rel=1e-10), where
     # Holm across the pairs that have a p-value, for every test.
-    from rankstats.confidence import holm_adjust
+    from rankstats.aggregation.hoeffding_intervals import holm_adjust
 
     for test in ("sign", "wilcoxon", "ttest", "mood"):
         p = res.pairs[f"{test}_p"].to_numpy()
@@ -224,7 +224,7 @@ def test_p_values_equal_scipy_mixed_ties_zeros_and_missing():
 
 def test_holm_adjust_is_holm():
     # Holm (1979) written out: sorted p_(k) times (m − k + 1), running maximum, capped at 1.
-    from rankstats.confidence import holm_adjust
+    from rankstats.aggregation.hoeffding_intervals import holm_adjust
 
     p = np.array([0.01, 0.04, 0.03, 0.005, 0.2])
     order = np.argsort(p)

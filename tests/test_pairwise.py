@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import rankstats as rs
-from rankstats.pairwise import Pairwise
+from rankstats.core.pair_probabilities import Pairwise
 
 
 def enumerate_probabilities(ranks: np.ndarray) -> np.ndarray:
@@ -89,7 +89,7 @@ def test_identities_and_additivity():
 def test_blocks_do_not_change_the_result(monkeypatch):
     import pandas as pd
 
-    mod = importlib.import_module("rankstats.pairwise")
+    mod = importlib.import_module("rankstats.core.pair_probabilities")
 
     rng = np.random.default_rng(2)
     x = rng.normal(size=(1000, 6))

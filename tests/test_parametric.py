@@ -1,4 +1,4 @@
-"""Repeated-measures ANOVA and Tukey's HSD (rankstats.parametric) against independent
+"""Repeated-measures ANOVA and Tukey's HSD (rankstats.significance.parametric) against independent
 computations: textbook sums of squares written with loops, statsmodels' AnovaRM (when installed),
 scipy.stats.tukey_hsd (the one-way design) and the paired t-test (k = 2)."""
 
@@ -10,8 +10,8 @@ import pytest
 from scipy import linalg, stats
 
 import rankstats as rs
-from rankstats.blocks import rank_blocks
-from rankstats.parametric import (
+from rankstats.significance.blocks import rank_blocks
+from rankstats.significance.parametric import (
     AnovaResult,
     TukeyResult,
     greenhouse_geisser,
@@ -19,7 +19,7 @@ from rankstats.parametric import (
     score_blocks,
     tukey_hsd,
 )
-from rankstats.posthoc import PosthocResult
+from rankstats.significance.posthoc_tests import PosthocResult
 
 
 def table(seed: int = 0, n: int = 25, means=(0.0, 0.3, 0.35, 1.0), block_sd: float = 1.0):

@@ -1,23 +1,21 @@
 """One pipeline: every path reduces its data to the same sufficient statistics and computes each
-estimate with the same function (rankstats.aggregate.estimate)."""
+estimate with the same function (rankstats.aggregation.aggregators.estimate)."""
 
-import ast
 import importlib
 import threading
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats.reduce import BenchmarkStatistics, TableStatistics, reduce_scores
-from rankstats.sufficient import StatisticsSource
+from rankstats.core.reduction import BenchmarkStatistics, TableStatistics, reduce_scores
+from rankstats.core.sufficient import StatisticsSource
 
 # The modules (``rs.aggregate`` and ``rs.pairwise`` are the functions of the same names).
-aggregate_module = importlib.import_module("rankstats.aggregate")
-pairwise_module = importlib.import_module("rankstats.pairwise")
+aggregate_module = importlib.import_module("rankstats.aggregation.aggregators")
+pairwise_module = importlib.import_module("rankstats.core.pair_probabilities")
 
 METHODS = ("mean", "borda", "borda2")
 
@@ -176,9 +174,11 @@ def test_borda2_details_are_the_two_levels():
 def test_the_kernel_runs_on_one_blas_thread_and_restores_the_setting():
     from threadpoolctl import threadpool_info
 
+    from rankstats._util import blas_threads
+
     before = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
     inside = []
-    with pairwise_module._one_blas_thread():
+    with blas_threads.one_blas_thread():
         inside += [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
         # Concurrent kernels (Dask's threaded scheduler) nest: the outer one restores.
         threads = [
@@ -202,49 +202,6 @@ def test_the_scan_package_keeps_its_names():
     assert StreamStatistics is BenchmarkStatistics
     assert STREAMED_METHODS is aggregate_module.STREAMED_METHODS  # one constant
     assert issubclass(ScannedScores, StatisticsSource)
-
-
-def test_layers_import_one_way():
-    """scores → rankings → sufficient → pairwise → reduce → aggregate → scan: a module imports
-    only from the layers below it, and no private name of another module."""
-    order = [
-        "scores",
-        "rankings",
-        "sufficient",
-        "pairwise",
-        "reduce",
-        "aggregate",
-        "scan.reader",
-        "scan.locate",
-        "scan.drivers",
-        "scan.partition",
-        "scan.scanned",
-        "scan",
-    ]
-    root = Path(rs.__file__).parent
-    for position, name in enumerate(order[1:], start=1):
-        path = root / (name.replace(".", "/") + ("/__init__.py" if name == "scan" else ".py"))
-        below = set(order[:position])
-        tree = ast.parse(path.read_text())
-        typing_only = {  # `if TYPE_CHECKING:` imports are annotations, not dependencies
-            id(inner)
-            for node in ast.walk(tree)
-            if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
-            for inner in ast.walk(node)
-        }
-        for node in ast.walk(tree):
-            if (
-                not isinstance(node, ast.ImportFrom)
-                or id(node) in typing_only
-                or not (node.module or "").startswith("rankstats.")
-            ):
-                continue
-            target = node.module.removeprefix("rankstats.")
-            if target.startswith("_") or target == "errors":
-                continue  # private helpers (_read, _resources) and errors sit below everything
-            assert target in below, f"{name} imports {target}"
-            private = [a.name for a in node.names if a.name.startswith("_")]
-            assert not private, f"{name} imports private {private} from {target}"
 
 
 def test_rankings_and_pairwise_are_built_once_per_table():

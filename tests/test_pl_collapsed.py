@@ -15,8 +15,10 @@ import numpy as np
 import pytest
 
 import rankstats as rs
+from rankstats._pymc import compat as _compat
+from rankstats._pymc import nuts
 from rankstats.errors import DataWarning
-from rankstats.models import ConvergenceWarning, _base, _compat, _mle
+from rankstats.models import ConvergenceWarning, _mle
 from rankstats.models import plackett_luce as pl_module
 from rankstats.models._data import choice_sets, pl_data
 
@@ -193,15 +195,15 @@ def test_resolve_sampler(monkeypatch):
 
     fake = _fake_nutpie()
     monkeypatch.setitem(sys.modules, "nutpie", None)  # import nutpie raises ImportError
-    assert _base.resolve_sampler("auto") == "pymc"
+    assert nuts.resolve_sampler("auto") == "pymc"
     monkeypatch.setitem(sys.modules, "nutpie", fake)
     monkeypatch.setattr(mcmc, "_nutpie_meets_min_version", lambda: True, raising=False)
-    assert _base.resolve_sampler("auto") == "nutpie"
+    assert nuts.resolve_sampler("auto") == "nutpie"
     # pymc 6 refuses a nutpie older than it needs: auto then stays with PyMC's sampler
     monkeypatch.setattr(mcmc, "_nutpie_meets_min_version", lambda: False, raising=False)
-    assert _base.resolve_sampler("auto") == "pymc"
-    assert _base.resolve_sampler("pymc") == "pymc"
-    assert _base.resolve_sampler("nutpie") == "nutpie"
+    assert nuts.resolve_sampler("auto") == "pymc"
+    assert nuts.resolve_sampler("pymc") == "pymc"
+    assert nuts.resolve_sampler("nutpie") == "nutpie"
     with pytest.raises(ValueError, match="sampler"):
         rs.models.PlackettLuce().fit(rs.load_rankings("salad"), sampler="stan")
 

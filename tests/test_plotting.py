@@ -11,15 +11,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 import rankstats as rs
-from rankstats import plotting, plotting_paired
-from rankstats.plotting import (
-    NOT_SIGNIFICANT,
-    MissingFontWarning,
-    fallback_fonts,
-    save_figure,
-    significance_heatmap,
-    use_fallback_fonts,
-)
+from rankstats import plotting
+from rankstats.aggregation.hoeffding_figure import significance_heatmap
+from rankstats.paired_analysis import figures as plotting_paired
+from rankstats.plotting.fonts import MissingFontWarning, fallback_fonts, use_fallback_fonts
+from rankstats.plotting.matrices import NOT_SIGNIFICANT
+from rankstats.plotting.saving import save_figure
 
 CJK = "東京大学モデル"
 HEBREW = "מודל"
@@ -68,7 +65,7 @@ def test_fallback_mechanism_with_a_primary_font_that_lacks_the_glyphs():
 
 @pytest.mark.skipif(HAS_CJK_FONT, reason="a CJK font is installed: nothing to warn about")
 def test_missing_font_warns_once_naming_script_and_package(monkeypatch, tmp_path):
-    monkeypatch.setattr(plotting, "_warned", False)
+    monkeypatch.setattr(plotting.fonts, "_warned", False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for k in range(2):
@@ -84,7 +81,7 @@ def test_missing_font_warns_once_naming_script_and_package(monkeypatch, tmp_path
 
 @pytest.mark.skipif(not HAS_CJK_FONT, reason="no CJK font installed (apt install fonts-noto-cjk)")
 def test_installed_cjk_font_is_used(monkeypatch):
-    monkeypatch.setattr(plotting, "_warned", False)
+    monkeypatch.setattr(plotting.fonts, "_warned", False)
     fig = Figure(figsize=(3, 2))
     fig.add_subplot().set_title(CJK)
     with warnings.catch_warnings(record=True) as caught:
@@ -98,7 +95,7 @@ def test_installed_cjk_font_is_used(monkeypatch):
 def test_report_figures_with_other_scripts(tmp_path, monkeypatch):
     """A report with CJK, Arabic and Hebrew system names: at most one font warning, and none
     of matplotlib's per-glyph ones."""
-    monkeypatch.setattr(plotting, "_warned", False)
+    monkeypatch.setattr(plotting.fonts, "_warned", False)
     names = [CJK, ARABIC, HEBREW, "plain"]
     rng = np.random.default_rng(0)
     wide = pd.DataFrame(rng.normal(size=(4, 6)), columns=[f"t{i}" for i in range(6)])

@@ -1,5 +1,5 @@
-"""Post-hoc tests and effect sizes (rankstats.posthoc) against scikit-posthocs, scipy and
-definitions written here."""
+"""Post-hoc tests and effect sizes (rankstats.significance.posthoc_tests) against scikit-posthocs,
+scipy and definitions written here."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 import rankstats as rs
-from rankstats.blocks import rank_blocks
-from rankstats.posthoc import (
+from rankstats.significance.blocks import rank_blocks
+from rankstats.significance.posthoc_tests import (
     EFFECT_SIZES,
     critical_difference,
     pairwise_effect_sizes,
@@ -288,7 +288,7 @@ def test_studentized_range_sf_equals_scipy_and_the_exact_two_sample_tail(k):
     k = 2 (the range of two normals is |N(0, 2)|), against the exact tail far below 1e-16."""
     from scipy import special
 
-    from rankstats.posthoc import studentized_range_sf
+    from rankstats.significance.posthoc_tests import studentized_range_sf
 
     q = np.concatenate([[0.0, 1e-6], np.linspace(0.05, 8.0, 60)])
     ref = stats.studentized_range.sf(q, k, np.inf)

@@ -1,4 +1,4 @@
-"""Posterior predictive checks (rankstats.models.ppc).
+"""Posterior predictive checks (rankstats.models.predictive_checks).
 
 1. The replicated-data samplers are right: Plackett–Luce top-1 frequencies equal w_i / Σw; the
    Mallows repeated insertion equals the enumerated Mallows distribution for n = 4 (all 24
@@ -30,7 +30,7 @@ from matplotlib.figure import Figure
 from scipy import stats
 
 import rankstats as rs
-from rankstats.models.ppc import (
+from rankstats.models.predictive_checks import (
     PPCResult,
     bt_replicate,
     mallows_complete,

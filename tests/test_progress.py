@@ -1,5 +1,6 @@
-"""The one progress display (:mod:`rankstats._progress`): a bar with an ETA on a terminal, nothing
-off a terminal, ``--quiet`` / ``RANKSTATS_QUIET=1`` silence it, Ctrl-C leaves the terminal clean.
+"""The one progress display (:mod:`rankstats._util.progress`): a bar with an ETA on a terminal,
+nothing off a terminal, ``--quiet`` / ``RANKSTATS_QUIET=1`` silence it, Ctrl-C leaves the terminal
+clean.
 
 "A terminal" is faked by making ``sys.stderr.isatty()`` true (pytest's capture then holds what
 rich draws); one test runs the command on a real pseudo-terminal."""
@@ -17,8 +18,9 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats import _progress, robustness
+from rankstats._util import progress as _progress
 from rankstats.cli import main
+from rankstats.simulate import robustness_experiments as robustness
 
 SHOW_CURSOR = "\x1b[?25h"  # rich's last word when a bar stops
 
@@ -136,7 +138,7 @@ def test_kemeny_bar_shows_the_time_limit_and_the_gap(tty):
 
 def test_kemeny_aggregate_draws_the_same_bar(tty):
     """``rs.aggregate(..., method="kemeny")`` (and so ``rankstats rank --method kemeny``)."""
-    from rankstats.kemeny import DEFAULT_TIME_LIMIT
+    from rankstats.aggregation.kemeny_search import DEFAULT_TIME_LIMIT
 
     agg = rs.aggregate(_cycle(), method="kemeny")
     err = tty.readouterr().err

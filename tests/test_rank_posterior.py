@@ -12,10 +12,11 @@ from matplotlib import cbook
 from matplotlib.image import AxesImage
 
 import rankstats as rs
+from rankstats._pymc.compat import from_dict
 from rankstats.models import Fit
-from rankstats.models._compat import from_dict
-from rankstats.models.rank_posterior import RankPosterior, rank_posterior, rank_probabilities
-from rankstats.plotting import fitted_fonts, label
+from rankstats.models.rank_posteriors import RankPosterior, rank_posterior, rank_probabilities
+from rankstats.plotting.fonts import fitted_fonts
+from rankstats.plotting.names import label
 
 
 def hand_fit(log_worth: np.ndarray, systems, model="pl", method="nuts") -> Fit:

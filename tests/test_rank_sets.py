@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats.blocks import rank_blocks
 from rankstats.errors import DataWarning
-from rankstats.rank_sets import RankSets, rank_confidence_sets
+from rankstats.significance.blocks import rank_blocks
+from rankstats.significance.rank_sets import RankSets, rank_confidence_sets
 
 # --------------------------------------------------------------------------------------------
 # An independent implementation, written from the definitions with Python loops.
@@ -287,7 +287,7 @@ def test_arguments_and_few_blocks():
 def test_too_few_resamples_are_refused(alpha, smallest):
     """Issue 23, item 11: n_boot=1 gave "95 %" sets from one resample. The 1 − α quantile
     needs ten draws beyond it: n_boot ≥ 10 / α, named in the message (CLI: --boot)."""
-    from rankstats._advice import AdviceError
+    from rankstats._util.advice import AdviceError
 
     table = pd.DataFrame(np.random.default_rng(0).normal(size=(40, 3)), columns=list("abc"))
     for n_boot in (1, smallest - 1):
@@ -299,7 +299,7 @@ def test_too_few_resamples_are_refused(alpha, smallest):
 
 
 def test_same_seed_same_sets_and_chunking_does_not_matter():
-    from rankstats import rank_sets_bootstrap as rank_sets
+    from rankstats.significance import rank_sets_bootstrap as rank_sets
 
     rng = np.random.default_rng(2)
     values = rng.normal(np.linspace(0, 0.3, 6), 1.0, size=(500, 6))
@@ -392,7 +392,7 @@ def test_sets_of_expected_ranks_equal_the_score_sets_of_negated_within_block_ran
     ``estimate`` is then the mean rank (Friedman's average ranks)."""
     from scipy.stats import rankdata
 
-    from rankstats.rank_sets import rank_confidence_sets
+    from rankstats.significance.rank_sets import rank_confidence_sets
 
     rng = np.random.default_rng(5)
     table = pd.DataFrame(
@@ -411,7 +411,7 @@ def test_sets_of_expected_ranks_equal_the_score_sets_of_negated_within_block_ran
 
 def test_sets_of_expected_ranks_ignore_the_scale_of_a_block():
     """Blocks on different scales (one block ×1000) change the score sets, never the rank sets."""
-    from rankstats.rank_sets import rank_confidence_sets
+    from rankstats.significance.rank_sets import rank_confidence_sets
 
     rng = np.random.default_rng(8)
     table = pd.DataFrame(rng.normal([0.0, 0.3, 0.6], 1.0, size=(200, 3)), columns=list("abc"))
@@ -463,7 +463,7 @@ def test_imputed_blocks_give_sets_of_the_expected_imputed_rank():
 
 def test_blocks_without_variation_are_refused():
     """Issue 23, item 5: one decision for blocks in which every system ties."""
-    from rankstats.blocks import NoVariationError
+    from rankstats.significance.blocks import NoVariationError
 
     table = pd.DataFrame({"a": [0.5] * 40, "b": [0.5] * 40, "c": [0.5] * 40})
     with pytest.raises(NoVariationError, match="every one of the 40 blocks"):

@@ -9,7 +9,7 @@ from scipy.stats import rankdata
 
 import rankstats as rs
 from rankstats import InvalidRankingsError
-from rankstats.rankings import average_ranks, tied_entries
+from rankstats.core.rankings import average_ranks, tied_entries
 
 
 def test_average_ranks_matches_scipy():
@@ -69,7 +69,7 @@ def test_from_scores_instance_level_groups():
 def test_average_ranks_in_blocks(monkeypatch):
     import importlib
 
-    mod = importlib.import_module("rankstats.rankings")
+    mod = importlib.import_module("rankstats.core.rankings")
     rng = np.random.default_rng(1)
     x = rng.integers(0, 4, size=(101, 7)).astype(float)
     x[rng.random(x.shape) < 0.3] = np.nan

@@ -1,5 +1,6 @@
 """TrueSkill's truncated-Gaussian corrections against scipy.stats.truncnorm; Bradley–Terry
-strengths are the one Bradley–Terry MLE (rankstats.bt_mle), also behind rs.models and paired."""
+strengths are the one Bradley–Terry MLE (rankstats.core.bradley_terry_mle), also behind rs.models
+and paired."""
 
 import numpy as np
 import pandas as pd
@@ -7,8 +8,8 @@ import pytest
 from scipy import stats
 
 import rankstats as rs
-from rankstats.bt_mle import MLEDoesNotExistError, fit_bt, pairs_from_matrices
-from rankstats.ratings import _v_w_draw, _v_w_win, bradley_terry, win_matrix
+from rankstats.core.bradley_terry_mle import MLEDoesNotExistError, fit_bt, pairs_from_matrices
+from rankstats.paired_analysis.ratings import _v_w_draw, _v_w_win, bradley_terry, win_matrix
 
 
 @pytest.mark.parametrize("t", [-30.0, -6.0, -0.4, 0.0, 0.3, 2.5, 9.0, 30.0])
@@ -33,8 +34,8 @@ def _counts_frame(w: np.ndarray, t: np.ndarray, systems: list[str]) -> pd.DataFr
 
 def test_bradley_terry_is_the_one_mle():
     """ratings.bradley_terry (a draw half a win each way) returns what the one Bradley–Terry MLE
-    (rankstats.bt_mle.fit_bt) and rs.models.BradleyTerry(method="mle") return on the same
-    counts."""
+    (rankstats.core.bradley_terry_mle.fit_bt) and rs.models.BradleyTerry(method="mle") return on the
+    same counts."""
     rng = np.random.default_rng(4)
     x = np.round(rng.normal(size=(60, 6)) + np.arange(6) * 0.3, 1)
     systems = list("abcdef")

@@ -11,7 +11,7 @@ import pytest
 
 import rankstats as rs
 from rankstats.errors import DataWarning
-from rankstats.report import latex_escape
+from rankstats.reporting import latex_escape
 
 
 @pytest.fixture(scope="module")
@@ -252,7 +252,7 @@ def test_contradicted_order_is_marked(disagreeing_scores, tmp_path):
 def test_heatmap_circles_holm_only_pairs():
     """A pair significant by the test but with an interval containing ½ is not drawn as white
     and unmarked (Holm's step-down decides more pairs than the Bonferroni intervals show)."""
-    from rankstats.plotting import significance_heatmap
+    from rankstats.aggregation.hoeffding_figure import significance_heatmap
 
     pw = rs.pairwise(rs.Rankings.from_orderings([["a", "b", "c"], ["b", "a", "c"]] * 3))
     ci = rs.hoeffding(pw, order=["a", "b", "c"])
@@ -286,7 +286,7 @@ def test_unconverged_fit_is_stated(four_systems, tmp_path):
     """Mallows with 20 sweeps per chain: a realistic fit that did not converge."""
     import arviz as az
 
-    from rankstats.models._fit import ConvergenceWarning
+    from rankstats._pymc.convergence import ConvergenceWarning
 
     scores, rk = four_systems
     with pytest.warns(ConvergenceWarning):
@@ -337,8 +337,8 @@ def test_r_hat_above_threshold_is_stated(four_systems, tmp_path, monkeypatch):
 def test_convergence_counts_divergences_and_single_chains():
     import arviz as az
 
-    from rankstats.models import _compat
-    from rankstats.report import convergence
+    from rankstats._pymc import compat as _compat
+    from rankstats.reporting import convergence
 
     rng = np.random.default_rng(0)
     diverging = np.zeros((4, 200), dtype=bool)
@@ -377,9 +377,11 @@ def _count_calls(monkeypatch):
     import importlib
     import sys
 
-    from rankstats.rankings import Rankings
+    from rankstats.core.rankings import Rankings
 
-    pairwise_module = importlib.import_module("rankstats.pairwise")  # rs.pairwise: the function
+    pairwise_module = importlib.import_module(
+        "rankstats.core.pair_probabilities"
+    )  # rs.pairwise: the function
 
     calls = {"from_scores": [], "pairwise": []}
     real_from_scores = Rankings.from_scores.__func__
@@ -433,7 +435,7 @@ def test_report_reuses_its_intervals(tmp_path, monkeypatch):
     """One Hoeffding test per report: the marks, the heatmap and the model comparison read it."""
     import importlib
 
-    compute = importlib.import_module("rankstats.report.compute")
+    compute = importlib.import_module("rankstats.reporting.report_data")
 
     scores = rs.load_dataset("dialogue_tc", tasks=["BLEU", "H:overall"])
     tests = []
@@ -451,7 +453,7 @@ def test_report_reuses_its_intervals(tmp_path, monkeypatch):
 def _package_dir():
     import importlib
 
-    return Path(importlib.import_module("rankstats.report").__file__).parent
+    return Path(importlib.import_module("rankstats.reporting").__file__).parent
 
 
 def test_references_bib_is_package_data():
@@ -461,15 +463,15 @@ def test_references_bib_is_package_data():
     import tomllib
     from importlib import resources
 
-    from rankstats.report.methods import MODEL_CITATIONS, references
+    from rankstats.reporting.methods import MODEL_CITATIONS, references
 
-    bib = resources.files("rankstats.report").joinpath("references.bib").read_text("utf-8")
+    bib = resources.files("rankstats.reporting").joinpath("references.bib").read_text("utf-8")
     keys = re.findall(r"^@\w+\{([^,]+),", bib, flags=re.M)
     assert list(references()) == keys
     used = {"himmi2023", "colombo2022", "hoeffding1963", "holm1979", "copeland1951"}
     assert used | set(MODEL_CITATIONS.values()) | {"peyrard2021"} <= set(keys)
     pyproject = tomllib.loads((Path(rs.__file__).parents[1] / "pyproject.toml").read_text())
-    globs = pyproject["tool"]["setuptools"]["package-data"]["rankstats.report"]
+    globs = pyproject["tool"]["setuptools"]["package-data"]["rankstats.reporting"]
     root = _package_dir()
     data = [
         p.relative_to(root).as_posix()
@@ -520,7 +522,7 @@ def test_installed_wheel_finds_its_data(tmp_path):
 
 
 def test_method_names_come_from_one_mapping(tmp_path):
-    from rankstats._labels import METHOD_NAMES
+    from rankstats._util.method_names import METHOD_NAMES
 
     sim = rs.simulate.gumbel(4, 2, seed=0)
     rep = rs.report(sim, out=tmp_path, methods=["copeland", "median", "borda"])
@@ -567,7 +569,7 @@ def test_one_number_format_per_column(tac_report):
 
 
 def test_column_formats():
-    from rankstats.report._format import column, decimals
+    from rankstats.reporting._format import column, decimals
 
     assert column([3432.0, 2418.5]) == ["3432.0", "2418.5"]
     assert column([3432.1734, 2418.5]) == ["3432.2", "2418.5"]
@@ -598,7 +600,7 @@ def _result(orderings, order):
 
 
 def test_summary_a_clear_winner():
-    from rankstats.report.summary import claims
+    from rankstats.reporting.summary import claims
 
     text = claims(_result([["a", "b", "c"]] * 60, ["a", "b", "c"]))
     assert text.startswith("Can be claimed: a is significantly above every other system;")
@@ -608,7 +610,7 @@ def test_summary_a_clear_winner():
 
 
 def test_summary_overlapping_ranges():
-    from rankstats.report.summary import claims
+    from rankstats.reporting.summary import claims
 
     res = _result([["a", "b", "c"]] * 40 + [["b", "a", "c"]] * 20, ["a", "b", "c"])
     text = claims(res, method="borda")
@@ -619,7 +621,7 @@ def test_summary_overlapping_ranges():
 
 
 def test_summary_no_pair_can_be_significant():
-    from rankstats.report.summary import claims
+    from rankstats.reporting.summary import claims
 
     res = _result([["a", "b", "c"]] * 4, ["a", "b", "c"])
     assert res.n_significant == 0
@@ -633,8 +635,8 @@ def test_summary_no_pair_can_be_significant():
 
 
 def test_summary_contradicted_order_and_unconverged_model():
-    from rankstats.report.diagnostics import Convergence
-    from rankstats.report.summary import claims
+    from rankstats.reporting.diagnostics import Convergence
+    from rankstats.reporting.summary import claims
 
     res = _result([["a", "b", "c"]] * 60, ["b", "a", "c"])  # the order puts b above a
     bad = Convergence("mallows", "mcmc", True, 1.2, 50.0, 0, ("max R-hat = 1.200 > 1.01",))
@@ -655,7 +657,7 @@ def test_report_opens_with_the_summary(tac_report):
 
 
 def test_summary_top_group():
-    from rankstats.report.summary import claims
+    from rankstats.reporting.summary import claims
 
     orderings = [["a", "b", "c", "d"]] * 30 + [["b", "a", "c", "d"]] * 30
     text = claims(_result(orderings, ["a", "b", "c", "d"]))

@@ -9,7 +9,7 @@ import importlib
 import pytest
 
 import rankstats as rs
-import rankstats._atomic as atomic
+import rankstats._util.atomic as atomic
 from rankstats.errors import OutputError
 
 STANDARD = {
@@ -106,7 +106,7 @@ def test_rerun_replaces_the_whole_set(first, second, tmp_path):
 
 
 def _no_computing(monkeypatch):
-    module = importlib.import_module("rankstats.report.compute")
+    module = importlib.import_module("rankstats.reporting.report_data")
 
     def refuse(*args, **kwargs):
         raise AssertionError("computing started before the output directory was checked")

@@ -22,10 +22,11 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats._labels import MODEL_NAMES
-from rankstats.models import LOOWarning, pointwise
-from rankstats.models._fit import ConvergenceWarning
-from rankstats.report.model_comparison import (
+from rankstats._pymc.convergence import ConvergenceWarning
+from rankstats._util.method_names import MODEL_NAMES
+from rankstats.models import LOOWarning
+from rankstats.models import pointwise_likelihood as pointwise
+from rankstats.reporting.model_comparison import (
     ModelComparisonSection,
     latex_table,
     run_model_comparison,
@@ -195,8 +196,8 @@ def test_latex_and_html_escape_labels_and_reasons(fitted):
     assert r"50\% of" in tex and r"\& \$y\$" in tex
     assert "$x$" not in tex.replace(r"\$x\$", "")
 
-    from rankstats.report import html
-    from rankstats.report.model_comparison import ModelComparisonFiles, section
+    from rankstats.reporting import html
+    from rankstats.reporting.model_comparison import ModelComparisonFiles, section
 
     values = section(result, ModelComparisonFiles(None, None, {}, {}))
     page = (
@@ -309,8 +310,8 @@ def test_cli_report_with_sampled_models(tmp_path):
 
 
 def test_tie_caveat_counts_ties_above_the_last_place():
-    from rankstats.models.pointwise import pl_rankings
-    from rankstats.report.model_comparison import tie_caveat
+    from rankstats.models.pointwise_likelihood import pl_rankings
+    from rankstats.reporting.model_comparison import tie_caveat
 
     frame = pd.DataFrame(
         [[1, 2.5, 2.5, 4], [1, 2, 3, 4], [1, 2, 3.5, 3.5], [3, 3, 3, 1]], columns=list("abcd")

@@ -47,7 +47,7 @@ def write_soi(directory) -> str:
 def enumerated_wins(orderings, systems) -> np.ndarray:
     """Σ over rankings of P(i above j) in a uniformly random complete order compatible with
     each partial one, by listing every complete order of the systems (independent of the
-    closed form of rankstats.pairwise)."""
+    closed form of rankstats.core.pair_probabilities)."""
     n = len(systems)
     index = {s: i for i, s in enumerate(systems)}
     total = np.zeros((n, n))

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats.report.significance import options
+from rankstats.reporting.significance import options
 
 
 def test_section_files_and_methods(tmp_path):
@@ -52,7 +52,7 @@ def test_no_section_by_default(tmp_path):
 
 
 def test_incomplete_blocks_refused_before_computing(tmp_path, monkeypatch):
-    from rankstats.report import compute
+    from rankstats.reporting import report_data as compute
 
     def never(*_, **__):
         raise AssertionError("the report was computed")

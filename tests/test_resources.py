@@ -9,16 +9,16 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats import _resources
-from rankstats._resources import (
+from rankstats._util import resources as _resources
+from rankstats._util.resources import (
     available_memory,
     hoeffding_bytes,
     pairwise_bytes,
     rankings_bytes,
     require_memory,
 )
+from rankstats.core.rankings import average_ranks
 from rankstats.errors import ResourceError
-from rankstats.rankings import average_ranks
 
 
 def _rankings(n, n_rankings, seed=0, missing=0.2):

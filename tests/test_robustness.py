@@ -12,12 +12,12 @@ import pytest
 from scipy import stats
 
 import rankstats as rs
-from rankstats.aggregate import estimate
-from rankstats.metrics import kendall_distance
-from rankstats.rankings import average_ranks
-from rankstats.reduce import reduce_scores
-from rankstats.robustness import _cube_arguments, cube_aggregate, cube_scores
+from rankstats.aggregation.aggregators import estimate
+from rankstats.core.metrics import kendall_distance
+from rankstats.core.rankings import average_ranks
+from rankstats.core.reduction import reduce_scores
 from rankstats.simulate import gumbel_cube
+from rankstats.simulate.robustness_experiments import _cube_arguments, cube_aggregate, cube_scores
 
 
 @pytest.mark.parametrize("pattern", ["cell", "block"])
@@ -35,8 +35,9 @@ def test_fast_path_equals_aggregate(pattern):
 
 
 def test_fast_path_equals_the_one_estimator_on_the_one_reduction():
-    """cube_scores = rankstats.aggregate.estimate on rankstats.reduce.reduce_scores of the same
-    (task, instance) rows: the route of rs.aggregate, the streamed scan and the cluster."""
+    """cube_scores = rankstats.aggregation.aggregators.estimate on
+    rankstats.core.reduction.reduce_scores of the same (task, instance) rows: the route of
+    rs.aggregate, the streamed scan and the cluster."""
     cube = gumbel_cube(8, 5, 6, 0.4, 1.0, np.random.default_rng(3), missing=0.3, round_to=1)
     n_sys, n_tasks, n_inst = cube.shape
     rows = cube.transpose(1, 2, 0).reshape(n_tasks * n_inst, n_sys)
@@ -83,9 +84,9 @@ def test_importing_the_generators_does_not_import_the_experiments():
         """
         import sys
         import rankstats.simulate as sim
-        assert "rankstats.robustness" not in sys.modules, "imported with the generators"
-        from rankstats.metrics import agreement
-        from rankstats.robustness import perturb, perturbation, robustness
+        assert "rankstats.simulate.robustness_experiments" not in sys.modules, "imported early"
+        from rankstats.core.metrics import agreement
+        from rankstats.simulate.robustness_experiments import perturb, perturbation, robustness
         assert sim.robustness is robustness and sim.perturbation is perturbation
         assert sim.perturb is perturb and sim.agreement is agreement
         """
@@ -173,7 +174,7 @@ def _never(*args, **kwargs):
     ],
 )
 def test_robustness_counts_are_checked_before_any_work(monkeypatch, kwargs, message):
-    from rankstats import robustness as mod
+    from rankstats.simulate import robustness_experiments as mod
 
     monkeypatch.setattr(mod, "_run_cell", _never)
     monkeypatch.setattr(mod, "run_cells", _never)
@@ -193,7 +194,7 @@ def test_robustness_counts_are_checked_before_any_work(monkeypatch, kwargs, mess
     ],
 )
 def test_perturbation_counts_are_checked_before_any_work(monkeypatch, kwargs, message):
-    from rankstats import robustness as mod
+    from rankstats.simulate import robustness_experiments as mod
 
     monkeypatch.setattr(mod, "aggregate", _never)
     monkeypatch.setattr(mod, "run_cells", _never)

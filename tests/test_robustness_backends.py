@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats.aggregate import AGGREGATORS, register
+from rankstats.aggregation.aggregators import AGGREGATORS, register
 
 KWARGS = dict(
     aggregators=["mean", "borda", "borda2", "copeland"],
@@ -42,8 +42,8 @@ def test_local_dask_cluster_gives_the_same_table(reference_table, tmp_path, monk
     pytest.importorskip("dask")
     distributed = pytest.importorskip("dask.distributed")
     joblib = pytest.importorskip("joblib")
-    from rankstats import robustness as mod
     from rankstats.cli import main
+    from rankstats.simulate import robustness_experiments as mod
 
     preset = {
         "description": "test",

@@ -113,7 +113,7 @@ def test_dask_dataframe_not_grouped(client, use_client):
 def test_dask_dataframe_progress(client, capsys):
     """Dask's progress bar (on the cluster: the module's Client is the default one here)
     follows rankstats' rules: nothing off a terminal, unless asked for (``--progress``)."""
-    from rankstats import _progress
+    from rankstats._util import progress as _progress
 
     df = _data(seed=8)
     frame = dd.from_pandas(df.sample(frac=1.0, random_state=2), npartitions=3)

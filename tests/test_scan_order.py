@@ -314,7 +314,7 @@ def test_cli_order(tmp_path, capsys, memory):
 def test_partition_progress_shows_two_phases(tmp_path, monkeypatch, capsys, memory):
     """order="any": the rows partitioned (against the Parquet footers), then the partitions
     reduced; plain lines with --progress off a terminal, nothing by default."""
-    from rankstats import _progress
+    from rankstats._util import progress as _progress
 
     df, _ = memory
     directory = _layout(df, tmp_path / "u", "parquet", "ungrouped")

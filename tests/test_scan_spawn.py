@@ -65,7 +65,7 @@ def test_script_without_main_guard_runs_once(tmp_path, how, order):
 
 
 def test_main_module_is_restored_after_starting_workers():
-    from rankstats._spawn import _main_hidden
+    from rankstats._util.spawn import _main_hidden
 
     main = sys.modules["__main__"]
     before = (main.__dict__.get("__spec__"), main.__dict__.get("__file__"))

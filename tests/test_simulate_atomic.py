@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import rankstats as rs
-from rankstats import _atomic
+from rankstats._util import atomic as _atomic
 from rankstats.errors import OutputError
 from rankstats.simulate import MANIFEST
 

@@ -1,4 +1,4 @@
-"""The automatic choice of test (rankstats.choice) against autorank's decisions.
+"""The automatic choice of test (rankstats.significance.which_test) against autorank's decisions.
 
 autorank is not a test dependency: its outputs below were observed with autorank 1.3.0 (numpy
 2.4.6, scipy 1.17.1, pandas 3.1.1, statsmodels 0.15.0) by running
@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats.choice import ChoiceResult, choose_test, magnitude
-from rankstats.parametric import TukeyResult
-from rankstats.posthoc import PosthocResult
+from rankstats.significance.parametric import TukeyResult
+from rankstats.significance.posthoc_tests import PosthocResult
+from rankstats.significance.which_test import ChoiceResult, choose_test, magnitude
 
 
 def frames() -> dict[str, pd.DataFrame]:

@@ -95,8 +95,11 @@ def test_wheel_holds_the_package_data(wheel):
         if p.is_file() and "__pycache__" not in p.parts
     }
     assert expected and expected <= names, sorted(expected - names)
-    assert {"rankstats/report/references.bib", "rankstats/report/templates/report.html.j2"} <= names
-    assert "rankstats/report/templates/report.css" in names
+    assert {
+        "rankstats/reporting/references.bib",
+        "rankstats/reporting/templates/report.html.j2",
+    } <= names
+    assert "rankstats/reporting/templates/report.css" in names
     fits = {f"rankstats/models/fits/{d}_{m}.nc" for d in DATASETS for m in MODELS}
     assert fits | {"rankstats/models/fits/README.md"} <= names, sorted(fits - names)
 

@@ -179,9 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     debug = args.debug or os.environ.get("RANKSTATS_DEBUG", "") not in ("", "0")
     prog = f"rankstats {args.command}"
     memory_env: str | None = os.environ.get("RANKSTATS_IGNORE_MEMORY")
-    # Progress (rankstats._progress): --quiet silences every display; --progress (rank --stream,
-    # kemeny) also writes plain lines when stderr is not a terminal. Restored on exit.
-    from rankstats import _progress
+    # Progress (rankstats._util.progress): --quiet silences every display; --progress (rank
+    # --stream, kemeny) also writes plain lines when stderr is not a terminal. Restored on exit.
+    from rankstats._util import progress as _progress
 
     progress_state = _progress.settings()
     _progress.set_quiet(progress_state[0] or bool(getattr(args, "quiet", False)))

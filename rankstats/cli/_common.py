@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rankstats._atomic import check_output_dir, checkpoint
-from rankstats._text import shorten, terminal
+from rankstats._util.atomic import check_output_dir, checkpoint
+from rankstats._util.text import shorten, terminal
 from rankstats.datasets import DATASETS
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -168,7 +168,7 @@ def add_input_arguments(
 
 def add_significance_arguments(parser: argparse.ArgumentParser, form: bool) -> None:
     """``--delta``, ``--correction``, [``--form``], ``--estimand`` of the Hoeffding intervals."""
-    from rankstats.confidence import CORRECTIONS, ESTIMANDS, FORMS
+    from rankstats.aggregation.hoeffding_intervals import CORRECTIONS, ESTIMANDS, FORMS
 
     parser.add_argument(
         "--delta", type=probability, default=0.05, help="error level δ, in (0, 1) (default 0.05)"
@@ -216,9 +216,9 @@ def flag_names() -> Iterator[None]:
 
 def load_input(args: argparse.Namespace):
     """Scores from ``FILE`` or ``--dataset`` (exactly one), read with the library's one reader."""
-    from rankstats._columns import NotTaskColumnsError
+    from rankstats.core.scores import read_scores
+    from rankstats.core.wide_columns import NotTaskColumnsError
     from rankstats.datasets import load_dataset
-    from rankstats.scores import read_scores
 
     if bool(args.file) == bool(args.dataset):
         raise UsageError("give a score FILE or --dataset NAME (exactly one)")
@@ -322,8 +322,8 @@ def add_rankings_file_arguments(parser: argparse.ArgumentParser) -> None:
 def file_format(args: argparse.Namespace) -> str:
     """What ``FILE`` holds: ``--format``, or for ``auto`` a PrefLib type from the suffix, else
     ``scores``; options that do not apply to it are refused."""
-    from rankstats._preflib import suffix_type
-    from rankstats._read import COMPRESSED_SUFFIXES
+    from rankstats.io.preflib import suffix_type
+    from rankstats.io.sources import COMPRESSED_SUFFIXES
 
     chosen = getattr(args, "format", "scores")
     if chosen == "auto":
@@ -358,8 +358,8 @@ def file_format(args: argparse.Namespace) -> str:
 def _refuse_rankings_file(args: argparse.Namespace) -> None:
     """A PrefLib file given to a command that reads score tables (``--format scores`` reads
     it as one anyway)."""
-    from rankstats._preflib import suffix_type
-    from rankstats._read import COMPRESSED_SUFFIXES
+    from rankstats.io.preflib import suffix_type
+    from rankstats.io.sources import COMPRESSED_SUFFIXES
 
     kind = suffix_type(args.file, COMPRESSED_SUFFIXES)
     if kind and getattr(args, "format", "auto") != "scores":
@@ -373,7 +373,7 @@ def _refuse_rankings_file(args: argparse.Namespace) -> None:
 def load_rankings_file(args: argparse.Namespace, chosen: str):
     """``(data, what)`` of a rankings FILE in format ``chosen``: Rankings, or the paired counts
     of a pairwise file (``item1, item2, wins1, wins2``)."""
-    from rankstats.rankings_files import read_paired_comparisons, read_rankings
+    from rankstats.io.ranking_files import read_paired_comparisons, read_rankings
 
     options = {"sep": args.sep, "encoding": args.encoding}
     try:
@@ -431,7 +431,7 @@ _OPTION = re.compile(r"(\w+)=('[^']*'|\[[^\]]*\])")
 
 def level_of(args: argparse.Namespace, scores) -> str:
     """``--level`` (default: instance when the data has instances); refuses an impossible one."""
-    from rankstats.rankings import default_level
+    from rankstats.core.rankings import default_level
 
     level = default_level(scores, args.level)
     if level == "instance" and not scores.has_instances:

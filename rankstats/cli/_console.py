@@ -2,7 +2,7 @@
 
 Every printed table goes through :func:`print_table` (or :func:`print_frame` for a DataFrame,
 :func:`print_matrix` for a square matrix of pairs). Names are data: each cell is a
-``rich.text.Text`` built from :func:`rankstats._text.terminal` (control and bidi characters
+``rich.text.Text`` built from :func:`rankstats._util.text.terminal` (control and bidi characters
 escaped), so neither rich markup (``[bold]``) nor terminal escapes in a name are interpreted.
 Off a terminal (a pipe, a file, CI logs) the table is plain text with no colour and is never
 wrapped to 80 columns.
@@ -20,8 +20,8 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
-from rankstats._labels import method_text
-from rankstats._text import terminal
+from rankstats._util.method_names import method_text
+from rankstats._util.text import terminal
 
 if TYPE_CHECKING:
     import pandas as pd

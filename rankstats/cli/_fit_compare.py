@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rankstats._atomic import output_dir
-from rankstats._text import write_csv
+from rankstats._util.atomic import output_dir
+from rankstats._util.text import write_csv
 from rankstats.cli._common import UsageError, file_done, written
 from rankstats.cli._fit_words import cli_words, in_cli_words
 
@@ -58,7 +58,7 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
     from rankstats.cli import fit as cli
     from rankstats.cli._console import print_frame
     from rankstats.models.model_comparison import LOOWarning
-    from rankstats.report.diagnostics import convergence
+    from rankstats.reporting.diagnostics import convergence
 
     if args.paired:
         raise UsageError(

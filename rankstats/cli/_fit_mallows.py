@@ -11,14 +11,14 @@ import pandas as pd
 
 from rankstats.cli._common import UsageError
 from rankstats.cli._console import print_table
-from rankstats.rankings import Rankings
+from rankstats.core.rankings import Rankings
 
 
 def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int:
     """``rankstats fit --model mallows``: consensus positions, θ and pairwise probabilities."""
     from rankstats import models
     from rankstats.cli import fit as cli
-    from rankstats.report.diagnostics import convergence
+    from rankstats.reporting.diagnostics import convergence
 
     if not isinstance(data, Rankings):
         raise UsageError("the Mallows model takes rankings, not paired comparisons")

@@ -11,7 +11,7 @@ import warnings
 
 import pandas as pd
 
-from rankstats._advice import AdviceError
+from rankstats._util.advice import AdviceError
 from rankstats.cli._common import UsageError, clean, short
 from rankstats.cli._console import NAME_WIDTH, print_frame
 from rankstats.errors import preview
@@ -61,7 +61,7 @@ def _answer(a: str, b: str, res) -> dict:
 def bayes_table(blocks, ph, args: argparse.Namespace, chosen) -> pd.DataFrame:
     """The Bayesian signed-rank test of the ``chosen`` pairs, on the scores of the same
     blocks."""
-    from rankstats.bayes_signed_rank import bayes_signed_rank
+    from rankstats.significance.bayesian_signed_rank import bayes_signed_rank
 
     frame = pd.DataFrame(blocks.values, columns=list(blocks.systems))
     # On imputed ranks the scores of a block may be missing: each pair uses the blocks where
@@ -81,10 +81,10 @@ def hierarchical_table(scores, ph, args: argparse.Namespace, chosen) -> pd.DataF
     scores (the instances where both systems were scored). One compiled PyMC model serves every
     pair with the same number of tasks. ``p_*``: the published quantity (baycomp's); the
     posterior predictive probabilities are the ``predictive_*`` columns."""
-    from rankstats.models._fit import ConvergenceWarning
+    from rankstats._pymc.convergence import ConvergenceWarning
 
     # The module (rs.bayes_hierarchical is the function of the same name).
-    module = importlib.import_module("rankstats.bayes_hierarchical")
+    module = importlib.import_module("rankstats.significance.bayesian_hierarchical")
 
     rows = []
     for a, b in chosen:

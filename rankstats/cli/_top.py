@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from rankstats._text import write_csv
+from rankstats._util.text import write_csv
 
 
 def top_note(shown: int, total: int, n_pairs: int, correction: str) -> str:
     """The line saying that only the best ``shown`` of ``total`` systems are displayed."""
-    from rankstats.report._top import shown_note
+    from rankstats.reporting._top import shown_note
 
     return f"note (--top {shown}): " + shown_note(shown, total, n_pairs, correction)
 
@@ -31,12 +31,12 @@ def key_file(
 
 def figures_key_file(figures: Mapping[str, Sequence[object]], directory: Path) -> list[Path]:
     """``labels.csv`` of several figures, ``{figure: systems drawn}`` (each drawn by
-    :func:`rankstats.plotting.labels`: 40 characters in ``"cd_diagram"``, else
-    :data:`rankstats.plotting.NAME_WIDTH`), when some name is shortened, else no file."""
+    :func:`rankstats.plotting.names.labels`: 40 characters in ``"cd_diagram"``, else
+    :data:`rankstats.plotting.names.NAME_WIDTH`), when some name is shortened, else no file."""
     import pandas as pd
 
-    from rankstats.cd_diagram import NAME_WIDTH as CD_WIDTH
-    from rankstats.plotting import NAME_WIDTH, name_key
+    from rankstats.plotting.names import NAME_WIDTH, name_key
+    from rankstats.significance.critical_difference import NAME_WIDTH as CD_WIDTH
 
     parts = [
         name_key(systems, CD_WIDTH if figure == "cd_diagram" else NAME_WIDTH).assign(figure=figure)
@@ -52,7 +52,8 @@ def figures_key_file(figures: Mapping[str, Sequence[object]], directory: Path) -
 
 def heatmap_files(test, systems: Sequence[object], directory: Path) -> list[Path]:
     """The significance heat map of ``systems`` (PNG, PDF) and its names' key."""
-    from rankstats.plotting import save_figure, significance_heatmap
+    from rankstats.aggregation.hoeffding_figure import significance_heatmap
+    from rankstats.plotting.saving import save_figure
 
     total = len(test.matrix("distance"))
     shown = list(systems) if len(systems) < total else None

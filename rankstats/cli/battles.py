@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from rankstats._atomic import output_dir
-from rankstats._text import latex_escape, terminal, write_csv
+from rankstats._util.atomic import output_dir
+from rankstats._util.text import latex_escape, terminal, write_csv
 from rankstats.cli._common import (
     UsageError,
     add_output_argument,
@@ -208,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
             import matplotlib.pyplot as plt
 
             from rankstats.cli._top import figures_key_file
-            from rankstats.plotting import save_figure
+            from rankstats.plotting.saving import save_figure
 
             for stem, figure in (
                 ("intervals", fit.plot(top=60)),
@@ -234,8 +234,8 @@ def _unit(fit, battles) -> str:
 
 
 def _fit(args: argparse.Namespace):
-    from rankstats.battles import read_battles
-    from rankstats.battles_fit import fit_battles
+    from rankstats.battles.fitting import fit_battles
+    from rankstats.battles.log import read_battles
 
     battles = read_battles(
         Path(args.file),

@@ -12,8 +12,8 @@ import argparse
 import warnings
 from pathlib import Path
 
-from rankstats._atomic import output_dir
-from rankstats._text import write_csv
+from rankstats._util.atomic import output_dir
+from rankstats._util.text import write_csv
 from rankstats.cli._common import (
     add_input_arguments,
     add_output_argument,
@@ -54,7 +54,7 @@ def add_placeholder_argument(parser: argparse.ArgumentParser) -> None:
 def load_checked(args: argparse.Namespace):
     """``(scores, DataCheck)``: the input read as ``load_input`` reads it, aggregate and
     metadata columns reported (and set aside) instead of refused."""
-    from rankstats._columns import NotTaskColumnsError
+    from rankstats.core.wide_columns import NotTaskColumnsError
     from rankstats.datacheck import DataCheck, column_findings, run_detectors
 
     columns: list = []

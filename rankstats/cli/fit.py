@@ -4,7 +4,7 @@ positions and pairwise probabilities.
 Before a fit that takes more than a few seconds, one line says roughly how long
 (:mod:`rankstats.models._timing`). Convergence problems are worded in the command's options
 (``--draws``, ``--tune``, ``--chains``, ``--max-draws``), and repeated in a short summary at the
-end of the output (the verdict of :func:`rankstats.report.diagnostics.convergence`, also in the
+end of the output (the verdict of :func:`rankstats.reporting.diagnostics.convergence`, also in the
 JSON).
 """
 
@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rankstats._atomic import check_save_dir, output_dir
-from rankstats._text import write_csv
+from rankstats._util.atomic import check_save_dir, output_dir
+from rankstats._util.text import write_csv
 from rankstats.cli._common import (
     UsageError,
     add_input_arguments,
@@ -41,8 +41,8 @@ from rankstats.cli._common import (
 )
 from rankstats.cli._console import print_table
 from rankstats.cli._fit_words import in_cli_words
+from rankstats.core.rankings import Rankings
 from rankstats.datasets import PAIRED, RANKINGS, load_paired, load_rankings
-from rankstats.rankings import Rankings
 
 HELP = "fit a Plackett–Luce, Bradley–Terry or Mallows model (MLE, MAP, NUTS or Gibbs)"
 EXAMPLE = (
@@ -350,7 +350,7 @@ def _fit(model: object, data: object, args: argparse.Namespace, **extra: object)
 
 def _described(model: object, args: argparse.Namespace) -> str:
     """The model and its settings in the command's flags."""
-    from rankstats._labels import model_name
+    from rankstats._util.method_names import model_name
 
     key = getattr(model, "name", "mallows")
     if key == "mallows":
@@ -420,7 +420,7 @@ def _run(args: argparse.Namespace) -> int:
     print(f"rankstats fit: {name} ({what}), {_described(model, args)}", flush=True)
     _estimate(args, data)
     fit = _fit(model, data, args, sampler=args.sampler)
-    from rankstats.report.diagnostics import convergence
+    from rankstats.reporting.diagnostics import convergence
 
     verdict = convergence(fit)
     advice = _advice(args, verdict, fit)
@@ -538,7 +538,7 @@ def _write_outputs(
         if forest:
             from rankstats.cli._top import figures_key_file
             from rankstats.models.plots import forest_plot
-            from rankstats.plotting import save_figure
+            from rankstats.plotting.saving import save_figure
 
             files += save_figure(forest_plot(fit, args.prob), tmp / f"{args.model}_forest")
             files += figures_key_file({f"{args.model}_forest": fit.order}, tmp)

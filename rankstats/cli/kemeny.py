@@ -6,8 +6,8 @@ import argparse
 import warnings
 from pathlib import Path
 
-from rankstats._atomic import output_dir
-from rankstats._text import write_csv
+from rankstats._util.atomic import output_dir
+from rankstats._util.text import write_csv
 from rankstats.cli._common import (
     add_input_arguments,
     clean,
@@ -56,10 +56,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rankstats.aggregate import aggregate
-    from rankstats.dispersion import dispersion_table
-    from rankstats.kemeny import NotProvedOptimalWarning, kemeny
-    from rankstats.rankings import Rankings
+    from rankstats.aggregation.aggregators import aggregate
+    from rankstats.aggregation.dispersion_analysis import dispersion_table
+    from rankstats.aggregation.kemeny_search import NotProvedOptimalWarning, kemeny
+    from rankstats.core.rankings import Rankings
 
     scores = load_input(args)
     level = level_of(args, scores)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rankstats._atomic import output_dir
-from rankstats._text import terminal, unique_slugs, write_csv
+from rankstats._util.atomic import output_dir
+from rankstats._util.text import terminal, unique_slugs, write_csv
 from rankstats.cli._common import (
     UsageError,
     add_input_arguments,
@@ -80,7 +80,7 @@ def _load(args: argparse.Namespace):
         return scores, list(scores.systems)
     if not args.file or args.dataset:
         raise UsageError("--systems-as-columns applies to a FILE")
-    from rankstats._read import read_score_columns
+    from rankstats.io.sources import read_score_columns
 
     data = read_score_columns(args.file, args.sep, args.encoding, args.na_values)
     return data, [str(c) for c in data.columns]
@@ -88,8 +88,8 @@ def _load(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from rankstats.cli._top import figures_key_file
-    from rankstats.paired import paired
-    from rankstats.plotting import save_figure
+    from rankstats.paired_analysis.paired_tests import paired
+    from rankstats.plotting.saving import save_figure
 
     data, systems = _load(args)
     for pair in args.pair or []:

@@ -10,16 +10,17 @@ from pathlib import Path
 
 import pandas as pd
 
-from rankstats._atomic import output_dir
-from rankstats._labels import method_name
-from rankstats._text import write_csv
-from rankstats.aggregate import (
+from rankstats._util.atomic import output_dir
+from rankstats._util.method_names import method_name
+from rankstats._util.text import write_csv
+from rankstats.aggregation.aggregators import (
     AGGREGATORS,
     LAZY_METHODS,
     STREAMED_METHODS,
     Aggregate,
     aggregate_many,
 )
+from rankstats.aggregation.hoeffding_intervals import HoeffdingResult, hoeffding_test
 from rankstats.cli._common import (
     UsageError,
     add_input_arguments,
@@ -44,9 +45,8 @@ from rankstats.cli._console import (
 )
 from rankstats.cli._top import heatmap_files, top_note
 from rankstats.cli.check import add_placeholder_argument, before_analysis
-from rankstats.confidence import HoeffdingResult, hoeffding_test
-from rankstats.pairwise import Pairwise, pairwise
-from rankstats.rankings import Rankings
+from rankstats.core.pair_probabilities import Pairwise, pairwise
+from rankstats.core.rankings import Rankings
 
 HELP = "rank systems, with Hoeffding significance of every pair"
 EXAMPLE = (
@@ -256,7 +256,7 @@ def run(args: argparse.Namespace) -> int:
     data["rankings"] = pw.n_rankings
     with warnings.catch_warnings():
         # A Kemeny consensus not proved optimal is stated with its gap below the table.
-        from rankstats.kemeny import NotProvedOptimalWarning
+        from rankstats.aggregation.kemeny_search import NotProvedOptimalWarning
 
         warnings.simplefilter("ignore", NotProvedOptimalWarning)
         results = aggregate_many([args.method, "mean"], scores, rankings, pw, level)

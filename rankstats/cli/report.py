@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rankstats._text import terminal
-from rankstats.aggregate import AGGREGATORS, LAZY_METHODS
-from rankstats.blocks import MISSING
+from rankstats._util.text import terminal
+from rankstats.aggregation.aggregators import AGGREGATORS, LAZY_METHODS
 from rankstats.cli._common import (
     UsageError,
     add_input_arguments,
@@ -23,8 +22,9 @@ from rankstats.cli._common import (
     probability,
 )
 from rankstats.cli.check import add_placeholder_argument, before_analysis
-from rankstats.posthoc import METHODS as POSTHOC_METHODS
-from rankstats.rankings import Rankings, as_rankings
+from rankstats.core.rankings import Rankings, as_rankings
+from rankstats.significance.blocks import MISSING
+from rankstats.significance.posthoc_tests import METHODS as POSTHOC_METHODS
 
 HELP = "write an HTML + LaTeX + figures report"
 EXAMPLE = "rankstats report --dataset dialogue_tc --models pl bt mallows --out report/"
@@ -148,7 +148,7 @@ def _finish(rep) -> int:
 def _rankings_file(args: argparse.Namespace):
     """The Rankings of a rankings FILE (``--format``, read as ``rankstats fit`` reads it), with
     every option that needs scores refused, naming its flag; None for a score table."""
-    from rankstats.report import rankings_input
+    from rankstats.reporting import rankings_input
 
     chosen = file_format(args)  # refuses the score-table options (--level, --placeholders, ...)
     if chosen == "scores":
@@ -177,7 +177,7 @@ def _rankings_file(args: argparse.Namespace):
 
 
 def _report(args: argparse.Namespace, data, significance: dict | bool):
-    from rankstats.report import report
+    from rankstats.reporting import report
 
     try:
         return report(data, **_options(args, data, significance))
@@ -186,7 +186,7 @@ def _report(args: argparse.Namespace, data, significance: dict | bool):
 
 
 def _options(args: argparse.Namespace, data, significance: dict | bool) -> dict:
-    """The keyword arguments of :func:`rankstats.report.report` (``level`` only for scores)."""
+    """The keyword arguments of :func:`rankstats.reporting.report` (``level`` only for scores)."""
     return dict(
         out=args.out,
         methods=args.methods,
@@ -205,7 +205,7 @@ def _options(args: argparse.Namespace, data, significance: dict | bool) -> dict:
 
 
 def _significance_options(args: argparse.Namespace) -> dict | bool:
-    """The ``significance=`` argument of :func:`rankstats.report.report`; the section's options
+    """The ``significance=`` argument of :func:`rankstats.reporting.report`; the section's options
     without ``--significance`` are refused (they would be silently ignored)."""
     given = {
         "method": args.posthoc,
@@ -231,7 +231,7 @@ def _announce_models(args: argparse.Namespace, data) -> None:
 
     from rankstats import models
     from rankstats.models._timing import fit_estimate
-    from rankstats.report.compute import complete_untied
+    from rankstats.reporting.report_data import complete_untied
 
     rankings = as_rankings(data, args.level)  # Scores at --level; Rankings as they are
     for name in args.models:

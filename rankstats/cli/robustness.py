@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rankstats._atomic import output_dir
-from rankstats._text import write_csv
-from rankstats.aggregate import AGGREGATORS, LAZY_METHODS
+from rankstats._util.atomic import output_dir
+from rankstats._util.text import write_csv
+from rankstats.aggregation.aggregators import AGGREGATORS, LAZY_METHODS
 from rankstats.cli._common import (
     EXIT_INTERRUPTED,
     UsageError,
@@ -23,7 +23,7 @@ EXAMPLE = "rankstats robustness --experiment colombo2022-manipulation --reps 20"
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
-    from rankstats.robustness import PRESETS
+    from rankstats.simulate.robustness_experiments import PRESETS
 
     parser.add_argument(
         "--experiment", choices=sorted(PRESETS), required=True, help="the preset to run"
@@ -68,8 +68,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rankstats.plotting import save_figure
-    from rankstats.robustness import PRESETS, robustness
+    from rankstats.plotting.saving import save_figure
+    from rankstats.simulate.robustness_experiments import PRESETS, robustness
 
     if args.jobs == 0 or args.jobs < -1:
         raise UsageError(f"--jobs must be ≥ 1 or -1 (all cores), not {args.jobs}")

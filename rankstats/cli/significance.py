@@ -4,7 +4,7 @@ signed-rank test of adjacent systems (or of the pair ``--pair A B``): Demšar's 
 complete blocks. With ``--hierarchical`` the same pairs also get the hierarchical model across
 tasks of Corani et al. (2017) on the instance-level scores (``hierarchical.csv``).
 
-Library errors and warnings whose advice names an option (:mod:`rankstats._advice`) are printed
+Library errors and warnings whose advice names an option (:mod:`rankstats._util.advice`) are printed
 with the flag (``--missing complete-case``), never the Python argument; the warnings are also
 written to ``friedman.json`` (``"warnings"``)."""
 
@@ -20,11 +20,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rankstats._advice import AdviceError, AdviceWarning
-from rankstats._atomic import output_dir
-from rankstats._resources import require_memory
-from rankstats._text import write_csv
-from rankstats.blocks import MISSING
+from rankstats._util.advice import AdviceError, AdviceWarning
+from rankstats._util.atomic import output_dir
+from rankstats._util.resources import require_memory
+from rankstats._util.text import write_csv
 from rankstats.cli._common import (
     UsageError,
     add_input_arguments,
@@ -51,6 +50,7 @@ from rankstats.cli._significance_bayes import (
 )
 from rankstats.cli._significance_choice import choose, print_choice, write_choice
 from rankstats.cli._significance_text import finite, p_text, summary_record
+from rankstats.significance.blocks import MISSING
 
 HELP = (
     "Friedman's test, Nemenyi / Conover / Wilcoxon-Holm post-hoc tests, the critical-difference "
@@ -307,7 +307,7 @@ def check(args: argparse.Namespace) -> None:
         if args.pair[0] == args.pair[1]:
             raise UsageError(f"--pair: give two different systems, not {args.pair[0]!r} twice")
     if args.rank_sets:
-        from rankstats.rank_sets import minimum_boot
+        from rankstats.significance.rank_sets import minimum_boot
 
         smallest = minimum_boot(args.alpha)
         if args.boot < smallest:
@@ -325,11 +325,11 @@ def check(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rankstats.cd_diagram import cd_table, group_letters
     from rankstats.cli._top import key_file
-    from rankstats.friedman import friedman
-    from rankstats.plotting import save_figure
-    from rankstats.posthoc import posthoc
+    from rankstats.plotting.saving import save_figure
+    from rankstats.significance.critical_difference import cd_table, group_letters
+    from rankstats.significance.friedman_test import friedman
+    from rankstats.significance.posthoc_tests import posthoc
 
     scores = load_input(args)
     if args.hierarchical and not scores.has_instances:
@@ -357,7 +357,7 @@ def run(args: argparse.Namespace) -> int:
 
         sets = None
         if args.rank_sets:
-            from rankstats.rank_sets import rank_confidence_sets
+            from rankstats.significance.rank_sets import rank_confidence_sets
 
             sets = rank_confidence_sets(
                 blocks,
@@ -430,7 +430,7 @@ def run(args: argparse.Namespace) -> int:
 @contextlib.contextmanager
 def _in_cli_language() -> Iterator[list[str]]:
     """Errors and warnings of the computation in the CLI's language: an
-    :class:`~rankstats._advice.AdviceError` becomes a usage error spelled with flags, every
+    :class:`~rankstats._util.advice.AdviceError` becomes a usage error spelled with flags, every
     :class:`~rankstats.errors.DataWarning` is shown (flags, not arguments) and its text kept in
     the list yielded (for friedman.json)."""
     from rankstats.errors import DataWarning
@@ -459,8 +459,8 @@ def _hoeffding(scores, level: str, blocks, sets) -> pd.DataFrame | None:
         return None
     if len(blocks.systems) > HOEFFDING_LIMIT:
         return None
-    from rankstats.confidence import hoeffding_test
-    from rankstats.pairwise import pairwise
+    from rankstats.aggregation.hoeffding_intervals import hoeffding_test
+    from rankstats.core.pair_probabilities import pairwise
 
     test = hoeffding_test(pairwise(scores, by=level), order=list(sets.systems))
     return sets.compare_hoeffding(test).drop(columns=["width", "hoeffding_width"])

@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from rankstats._atomic import check_output_dir, check_output_file
+from rankstats._util.atomic import check_output_dir, check_output_file
 from rankstats.cli._common import UsageError, at_least, finite, fraction, positive
 
 HELP = "write a synthetic Gumbel benchmark with its truth"
@@ -130,7 +130,7 @@ def _partitioned(args: argparse.Namespace) -> int:
         partitions=args.partitions,
         missing_pattern=args.missing_pattern_given or "block",
         fmt=args.format,
-        progress=True,  # a bar on a terminal, unless --quiet (rankstats._progress)
+        progress=True,  # a bar on a terminal, unless --quiet (rankstats._util.progress)
         **_gumbel_options(args),
     )
     size = sum(f.stat().st_size for f in files)

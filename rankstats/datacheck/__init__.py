@@ -6,7 +6,7 @@ on it:
 
 - **aggregate and metadata columns** of a wide table (``Average perf. on 38 datasets`` equal to
   the row mean of the tasks, ``params (M)``, ``FLOPs (B)``): refused by the reader until
-  ``drop_columns=`` / ``tasks=`` says what to do (:mod:`rankstats._columns`);
+  ``drop_columns=`` / ``tasks=`` says what to do (:mod:`rankstats.core.wide_columns`);
 - **placeholders**: a block of exact 0 or −1 below all other scores of a task (evaluations
   that were not run, like the 31 zeros of open_clip's FMoW column);
 - **scales**: tasks whose scores differ in magnitude by 20× or more (0–1 next to 0–100);
@@ -35,8 +35,8 @@ from rankstats.datacheck.finding import SEVERITIES, Finding
 if TYPE_CHECKING:
     import pandas as pd
 
-    from rankstats._columns import ColumnFinding
-    from rankstats.scores import Scores
+    from rankstats.core.scores import Scores
+    from rankstats.core.wide_columns import ColumnFinding
 
 __all__ = ["DataCheck", "Finding", "check_data", "column_findings", "drop_placeholders"]
 
@@ -106,7 +106,7 @@ class DataCheck:
 
 def column_findings(columns: Sequence[ColumnFinding]) -> list[Finding]:
     """The aggregate / metadata columns of a wide table as findings (severity ``error``)."""
-    from rankstats._columns import shell_word
+    from rankstats.core.wide_columns import shell_word
 
     found = []
     for kind in ("aggregate", "metadata"):
@@ -176,8 +176,8 @@ def check_data(
     """
     import pandas as pd
 
-    from rankstats import _columns
-    from rankstats.scores import Scores, read_scores
+    from rankstats.core import wide_columns as _columns
+    from rankstats.core.scores import Scores, read_scores
 
     found: list[Finding] = []
     instance_name = instance if isinstance(instance, str) else None
@@ -238,8 +238,8 @@ def drop_placeholders(scores: Scores) -> Scores:
     >>> len(rs.datacheck.drop_placeholders(rs.Scores.from_wide(df)).data)
     8
     """
+    from rankstats.core.scores import Scores
     from rankstats.datacheck import detectors
-    from rankstats.scores import Scores
 
     mask, _ = detectors.placeholder_mask(scores)
     if not mask.any():

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from rankstats._columns import shell_word
-from rankstats._text import terminal
+from rankstats._util.text import terminal
+from rankstats.core.wide_columns import shell_word
 from rankstats.datacheck.finding import Finding
 
 if TYPE_CHECKING:
-    from rankstats.scores import Scores
+    from rankstats.core.scores import Scores
 
 #: Exact values that mark an evaluation that was not run, when they sit below a task's scores.
 PLACEHOLDERS = (0.0, -1.0)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pandas loads with the first data set: the CLI reads DATASETS without it
     import pandas as pd
 
-    from rankstats.scores import Scores
+    from rankstats.core.scores import Scores
 
 
 @dataclass(frozen=True)
@@ -185,7 +185,7 @@ def load_dataset(name: str, tasks: list[str] | None = None) -> Scores:
     """
     import pandas as pd
 
-    from rankstats.scores import Scores
+    from rankstats.core.scores import Scores
 
     key = name.lower()
     if key not in DATASETS:
@@ -244,7 +244,7 @@ def load_rankings(name: str):
     """
     import pandas as pd
 
-    from rankstats.rankings import Rankings
+    from rankstats.core.rankings import Rankings
 
     key = name.lower()
     if key not in RANKINGS:

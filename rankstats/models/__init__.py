@@ -8,15 +8,16 @@
 See :class:`Fit` for what a fit offers, and the user guide (``docs/user-guide/models.md``).
 """
 
-from rankstats.bt_mle import ConvergenceError, MLEDoesNotExistError
-from rankstats.models._fit import ConvergenceWarning, Fit, register_model
+from rankstats._pymc.convergence import ConvergenceWarning
+from rankstats.core.bradley_terry_mle import ConvergenceError, MLEDoesNotExistError
+from rankstats.models._fit import Fit, register_model
 from rankstats.models.bradley_terry import BradleyTerry
 from rankstats.models.cross_validation import KFoldResult, kfold
 from rankstats.models.mallows import Mallows, MallowsFit
 from rankstats.models.model_comparison import LOOWarning, ModelComparison, compare_fits
 from rankstats.models.plackett_luce import PlackettLuce
-from rankstats.models.ppc import PPCResult, ppc, ppc_draws
-from rankstats.models.rank_posterior import RankPosterior
+from rankstats.models.predictive_checks import PPCResult, ppc, ppc_draws
+from rankstats.models.rank_posteriors import RankPosterior
 from rankstats.models.zoo import load, save
 
 __all__ = [

@@ -9,12 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from rankstats.aggregate import Aggregate, register
+from rankstats.aggregation.aggregators import Aggregate, register
+from rankstats.core.pair_probabilities import Pairwise
+from rankstats.core.rankings import Rankings, default_level
+from rankstats.core.scores import Scores
 from rankstats.models.bradley_terry import BradleyTerry
 from rankstats.models.plackett_luce import PlackettLuce
-from rankstats.pairwise import Pairwise
-from rankstats.rankings import Rankings, default_level
-from rankstats.scores import Scores
 
 
 def _rankings(data, level: str | None) -> tuple[Rankings, str]:

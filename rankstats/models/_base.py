@@ -7,82 +7,18 @@ comparison graph that decides whether the MLE exists, and the PyMC model for NUT
 
 from __future__ import annotations
 
-import logging
-import os
-import sys
 from typing import Any, ClassVar
 
 import numpy as np
 
-from rankstats import _progress
-from rankstats.bt_mle import check_strongly_connected, newton
-from rankstats.models import _compat, _information
-from rankstats.models._fit import Fit, attrs_for, check_convergence, optimum_fit, warn_convergence
+from rankstats._pymc import compat as _compat
+from rankstats._pymc.convergence import check_convergence, warn_convergence
+from rankstats._pymc.nuts import SAMPLERS, sample_nuts
+from rankstats.core.bradley_terry_mle import check_strongly_connected, newton
+from rankstats.models import _information
+from rankstats.models._fit import Fit, attrs_for, optimum_fit
 
 METHODS = ("nuts", "mle", "map")
-SAMPLERS = ("auto", "pymc", "nutpie")
-
-
-def resolve_sampler(sampler: str) -> str:
-    """The NUTS implementation to run: ``"auto"`` is nutpie when it imports (and, on pymc 6, is
-    as recent as PyMC requires), else PyMC's own."""
-    if sampler != "auto":
-        return sampler
-    try:
-        import nutpie  # noqa: F401
-    except ImportError:
-        return "pymc"
-    from pymc.sampling import mcmc
-
-    recent = getattr(mcmc, "_nutpie_meets_min_version", None)  # pymc 6: nutpie >= 0.16.10
-    return "nutpie" if recent is None or recent() else "pymc"
-
-
-def sample_nuts(
-    model,
-    sampler: str,
-    *,
-    draws: int,
-    tune: int,
-    chains: int,
-    cores: int | None,
-    seed: int | None,
-    progressbar: bool,
-    target_accept: float,
-):
-    """Sample a PyMC model with NUTS, the one way every rank model does it: the sampler resolved
-    and named explicitly (pymc 6 switches to nutpie silently otherwise), PyMC's log lines and
-    bar under the rules of the one progress display, convergence checked by the caller (in its
-    own terms). Returns ``(idata, sampler used)``."""
-    sampler = resolve_sampler(sampler)
-    cores = cores or min(chains, os.cpu_count() or 1)
-    # --quiet / RANKSTATS_QUIET also silence PyMC's log lines ("Initializing NUTS…",
-    # "Sampling … took", "Only 20 samples per chain…"): the caller's convergence check reports
-    # every problem itself, in the caller's terms.
-    log = logging.getLogger("pymc")
-    level = log.level
-    if _progress.quiet():
-        log.setLevel(logging.ERROR)
-    try:
-        idata = _compat.sample(
-            model,
-            draws=draws,
-            tune=tune,
-            chains=chains,
-            cores=cores,
-            random_seed=seed,
-            nuts_sampler=sampler,
-            # PyMC's own bar, drawn only on a terminal and when progress is not silenced.
-            progressbar=_progress.show(progressbar),
-            target_accept=target_accept,
-            compute_convergence_checks=False,
-        )
-    except KeyboardInterrupt:
-        print("rankstats: sampling interrupted; no fit returned", file=sys.stderr)
-        raise
-    finally:
-        log.setLevel(level)
-    return idata, sampler
 
 
 class RankModel:
@@ -152,7 +88,7 @@ class RankModel:
             would otherwise pick one itself) and recorded in ``fit.info["sampler"]``.
         progressbar : bool
             Show sampling progress (Ctrl-C stops sampling): PyMC's bar, drawn only when stderr
-            is a terminal and progress is not silenced (:func:`rankstats._progress.show`).
+            is a terminal and progress is not silenced (:func:`rankstats._util.progress.show`).
         target_accept : float
             NUTS step-size adaptation target.
         cores : int, optional
@@ -164,8 +100,8 @@ class RankModel:
             ``worth``, ``order``, ``pairwise()``, ``rank_distribution()``, ``summary()``,
             ``idata`` (NUTS: with the pointwise log-likelihood per ranking, or per comparison
             for paired counts, in its ``log_likelihood`` group; see
-            :mod:`rankstats.models.pointwise`).  NUTS fits that fail the R-hat ≤ 1.01 / bulk
-            ESS ≥ 400 / no-divergence checks emit a
+            :mod:`rankstats.models.pointwise_likelihood`).  NUTS fits that fail the R-hat ≤ 1.01 /
+            bulk ESS ≥ 400 / no-divergence checks emit a
             :class:`~rankstats.models.ConvergenceWarning` with advice.
         """
         if method not in METHODS:
@@ -211,7 +147,7 @@ class RankModel:
             cores,
         )
         # The pointwise log-likelihood (ArviZ ``log_likelihood`` group), in NumPy from the draws.
-        from rankstats.models import pointwise
+        from rankstats.models import pointwise_likelihood as pointwise
 
         pointwise.add_to_nuts_fit(self, data, prepared, fit)
         return fit

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rankstats.core.rankings import Rankings
 from rankstats.errors import DataWarning, InvalidRankingsError, preview
-from rankstats.rankings import Rankings
 
 KINDS = ("subset", "top_k")
 
@@ -95,8 +95,9 @@ def pl_layout(ranks: np.ndarray, kind: str = "subset") -> tuple[np.ndarray, ...]
     ranked): ``index``, ``group_start``, ``group_end``, ``fraction`` (Efron's ``k / d``) and
     ``term`` (the entries that are a choice); one row per row of ``ranks``.
 
-    Shared by :func:`pl_data` and the pointwise log-likelihood (:mod:`rankstats.models.pointwise`),
-    which needs one row per ranking whatever the PyMC graph collapses.
+    Shared by :func:`pl_data` and the pointwise log-likelihood
+    (:mod:`rankstats.models.pointwise_likelihood`), which needs one row per ranking whatever the
+    PyMC graph collapses.
     """
     n = ranks.shape[1]
     observed = ~np.isnan(ranks)

@@ -15,7 +15,6 @@ probabilities and rank distributions are computed the same way for every method.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +24,9 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from rankstats.models import _compat
-from rankstats.models.rank_posterior import RankPosterior, rank_posterior, rank_probabilities
+from rankstats._pymc import compat as _compat
+from rankstats._pymc.convergence import SAMPLED, flat_draws
+from rankstats.models.rank_posteriors import RankPosterior, rank_posterior, rank_probabilities
 
 PairFunction = Callable[[dict[str, np.ndarray], np.ndarray], np.ndarray]
 PAIR_FUNCTIONS: dict[str, PairFunction] = {}
@@ -35,16 +35,6 @@ MODEL_VARIABLES: dict[str, tuple[str, bool]] = {}
 REBUILDERS: dict[str, Callable[[Fit], Fit]] = {}
 
 _CELLS = 4_000_000  # draws × pairs per block in pairwise()
-
-# Methods whose idata holds a posterior sample (point estimates are posterior means).
-SAMPLED = ("nuts", "mcmc")
-
-RHAT_MAX = 1.01
-ESS_MIN = 400
-
-
-class ConvergenceWarning(UserWarning):
-    """MCMC diagnostics say the posterior sample cannot be trusted as it is."""
 
 
 def register_model(
@@ -71,53 +61,6 @@ def logistic_pairs(draws: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray
     r""":math:`P(a \succ b) = e^{\theta_a} / (e^{\theta_a} + e^{\theta_b})` from ``log_worth``."""
     theta = draws["log_worth"]
     return special.expit(theta[:, rows, None] - theta[:, None, :])
-
-
-def _flat(posterior: Any, name: str) -> np.ndarray:
-    values = posterior[name].to_numpy()
-    return values.reshape(-1, *values.shape[2:])
-
-
-def check_convergence(idata: Any, variables: Sequence[str]) -> list[str]:
-    """Problems found by R-hat (> 1.01), bulk ESS (< 400) and divergences, as sentences."""
-    posterior = _compat.group(idata)[list(variables)]
-    diag = _compat.diagnostics(posterior)
-    problems = []
-    rhat = max(float(diag["r_hat"][v].max()) for v in variables)
-    ess = min(float(diag["ess_bulk"][v].min()) for v in variables)
-    if not np.isfinite(rhat) or rhat > RHAT_MAX:
-        problems.append(f"max R-hat = {rhat:.3f} > {RHAT_MAX}")
-    if not np.isfinite(ess) or ess < ESS_MIN:
-        problems.append(f"min bulk ESS = {ess:.0f} < {ESS_MIN}")
-    if _compat.has_group(idata, "sample_stats"):
-        stats_ = _compat.group(idata, "sample_stats")
-        if "diverging" in stats_:
-            n_div = int(stats_["diverging"].sum())
-            if n_div:
-                problems.append(f"{n_div} divergent transition(s)")
-    return problems
-
-
-PL_BT_HINT = (
-    "run longer chains (draws=, tune=), more chains, or a stronger prior (smaller prior_scale) "
-    "if systems are never beaten / never win"
-)
-
-
-def warn_convergence(
-    problems: list[str],
-    stacklevel: int = 3,
-    hint: str = PL_BT_HINT,
-    inspect: str = "fit.summary() and arviz trace plots",
-) -> None:
-    if problems:
-        warnings.warn(
-            "MCMC did not converge reliably: "
-            + "; ".join(problems)
-            + f". Do not report these numbers as they are: {hint}; inspect {inspect}.",
-            ConvergenceWarning,
-            stacklevel=stacklevel,
-        )
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -179,7 +122,7 @@ class Fit:
     def draws(self) -> dict[str, np.ndarray]:
         """Posterior (or Laplace) draws of every variable, flattened to ``(S, ...)``."""
         posterior = _compat.group(self.idata)
-        return {name: _flat(posterior, name) for name in posterior.data_vars}
+        return {name: flat_draws(posterior, name) for name in posterior.data_vars}
 
     def point(self) -> dict[str, np.ndarray]:
         """The point estimate of every variable, shaped ``(1, ...)`` like one draw."""
@@ -296,9 +239,9 @@ class Fit:
         kind: str | None = None,
     ) -> Any:
         """Posterior predictive check against ``data`` (the data the model was fitted to): see
-        :func:`rankstats.models.ppc.ppc` (top-1 frequencies, pairwise win proportions, Kendall
-        distances to the consensus, ties; posterior predictive p-values and figures)."""
-        from rankstats.models.ppc import ppc
+        :func:`rankstats.models.predictive_checks.ppc` (top-1 frequencies, pairwise win proportions,
+        Kendall distances to the consensus, ties; posterior predictive p-values and figures)."""
+        from rankstats.models.predictive_checks import ppc
 
         return ppc(self, data, draws=draws, seed=seed, threshold=threshold, prob=prob, kind=kind)
 
@@ -308,7 +251,7 @@ class Fit:
 
         Each draw of :meth:`draws` is ranked (1 = best): the log-worths for Plackett–Luce and
         Bradley–Terry, the consensus positions for Mallows
-        (:func:`~rankstats.models.rank_posterior.rank_probabilities`; ties inside a draw split
+        (:func:`~rankstats.models.rank_posteriors.rank_probabilities`; ties inside a draw split
         its weight over the tied ranks).  ``mle`` / ``map`` fits: the draws are those of the
         normal approximation at the optimum held in :attr:`idata` (seeded), and the result says
         so in its ``approximation``.  A fit holding a single point (Mallows ``method="map"``)
@@ -366,7 +309,7 @@ class Fit:
         if self.method in SAMPLED:
             diag = _compat.diagnostics(posterior)
             for name in posterior.data_vars:
-                values = _flat(posterior, name)
+                values = flat_draws(posterior, name)
                 labels = (
                     [f"{name}[{s}]" for s in posterior[name].coords[posterior[name].dims[2]].values]
                     if values.ndim == 2
@@ -446,7 +389,7 @@ class Fit:
         if "point_" + variable in attrs:
             worth = np.asarray(attrs["point_" + variable], dtype=np.float64)
         else:
-            worth = _flat(posterior, variable).mean(axis=0)
+            worth = flat_draws(posterior, variable).mean(axis=0)
         parameters = {
             k[len("param_") :]: float(v) for k, v in attrs.items() if k.startswith("param_")
         }

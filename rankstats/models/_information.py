@@ -11,8 +11,8 @@ Three situations give a fit that looks like an answer and is not one:
 * **A disconnected comparison graph** — groups of systems never compared with one another.
   The likelihood is unchanged when one group's log-worths are all shifted by a constant, so the
   data order systems within a group only.  The MLE refuses such data
-  (:func:`rankstats.bt_mle.check_strongly_connected`); under the ``ZeroSumNormal`` prior
-  (``map``, ``nuts``) the prior alone pulls every group's mean log-worth to the same value, so
+  (:func:`rankstats.core.bradley_terry_mle.check_strongly_connected`); under the ``ZeroSumNormal``
+  prior (``map``, ``nuts``) the prior alone pulls every group's mean log-worth to the same value, so
   the ranks *across* groups are the prior's, not the data's.  A ``DataWarning`` names the groups
   (the connected components of the undirected comparison graph), and the fit records them in
   ``fit.info["groups"]`` (``"{a, b}; {c, d}"``) and ``fit.info["n_groups"]``.

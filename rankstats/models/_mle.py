@@ -1,15 +1,17 @@
 r"""Maximum likelihood (and MAP) for Plackett–Luce in NumPy.
 
 The log-likelihood is concave in the log-worths; it is maximised by the Newton–Raphson driver
-shared with Bradley–Terry (:func:`rankstats.bt_mle.newton`), whose Hessian is also the observed
-information that gives the standard errors.  (Hunter's (2004) MM algorithm and Maystre &
-Grossglauser's (2015) iterative Luce spectral ranking converge linearly to the same maximum; here
+shared with Bradley–Terry (:func:`rankstats.core.bradley_terry_mle.newton`), whose Hessian is also
+the observed information that gives the standard errors.  (Hunter's (2004) MM algorithm and Maystre
+& Grossglauser's (2015) iterative Luce spectral ranking converge linearly to the same maximum; here
 every Newton iteration is a few vectorised passes over the padded rankings, so the exact Hessian
-costs little more.)  Identification and the MAP penalty are as in :mod:`rankstats.bt_mle`: the
-last system is fixed at 0 during the optimisation, results are centred, and a Gaussian penalty
-``−‖θ‖² / (2 s²)`` on the centred log-worths (``ZeroSumNormal(s)``) gives the MAP.
+costs little more.)  Identification and the MAP penalty are as in
+:mod:`rankstats.core.bradley_terry_mle`: the last system is fixed at 0 during the optimisation,
+results are centred, and a Gaussian penalty ``−‖θ‖² / (2 s²)`` on the centred log-worths
+(``ZeroSumNormal(s)``) gives the MAP.
 
-The Bradley–Terry likelihood lives in :mod:`rankstats.bt_mle` (outside this package, so that
+The Bradley–Terry likelihood lives in :mod:`rankstats.core.bradley_terry_mle` (outside this package,
+so that
 :func:`rankstats.paired` uses it without importing the Bayesian stack).
 """
 

@@ -35,15 +35,15 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from rankstats import bt_mle
-from rankstats.models import _compat
+from rankstats._pymc import compat as _compat
+from rankstats.core import bradley_terry_mle as bt_mle
+from rankstats.core.pair_probabilities import Pairwise
+from rankstats.core.rankings import Rankings
+from rankstats.core.scores import Scores
 from rankstats.models._base import RankModel
 from rankstats.models._data import KINDS, PairCounts, counts_from_frame, rank_breaking
 from rankstats.models._fit import register_model
 from rankstats.models.plackett_luce import as_rankings
-from rankstats.pairwise import Pairwise
-from rankstats.rankings import Rankings
-from rankstats.scores import Scores
 
 TIE_PRIOR_SCALE = 1.5
 TIES = ("auto", "davidson", "ignore")
@@ -213,7 +213,8 @@ def pymc_model(counts: PairCounts, prior_scale: float, ties: bool, order: bool =
 
     With ``order``, pairs are ordered (``item1`` shown first) and ``item1`` gets the log
     advantage ``log_order`` ~ Normal(0, TIE_PRIOR_SCALE), added to its log-worth in every
-    probability (:func:`rankstats.bt_mle.bt_terms`; used by :mod:`rankstats.battles_bayes`).
+    probability (:func:`rankstats.core.bradley_terry_mle.bt_terms`; used by
+    :mod:`rankstats.battles.bayes`).
     """
     pm, pt = _compat.pymc()
 

@@ -20,8 +20,8 @@ uncertainty of :math:`\hat\theta` (labelled so in :attr:`KFoldResult.estimate`).
 ``K = n`` this is leave-one-out cross-validation by refitting, which PSIS-LOO approximates.
 
 The unit is a ranking and the per-ranking likelihood is the one of
-:mod:`rankstats.models.pointwise`: Plackett–Luce (Efron's ties), Bradley–Terry's composite
-likelihood of rankings (the sum over the ranking's pairs: biased low against proper
+:mod:`rankstats.models.pointwise_likelihood`: Plackett–Luce (Efron's ties), Bradley–Terry's
+composite likelihood of rankings (the sum over the ranking's pairs: biased low against proper
 likelihoods, and noted), Mallows' marginal likelihood of complete rankings (ties allowed) and
 of rankings of two systems.  A Mallows held-out sub-ranking of more than two systems
 has no closed-form likelihood (a sum over the interleavings of its unranked systems), so K-fold
@@ -37,10 +37,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rankstats._pymc.convergence import SAMPLED, ConvergenceWarning
+from rankstats.core.rankings import Rankings
 from rankstats.errors import InvalidRankingsError, preview
-from rankstats.models import pointwise
-from rankstats.models._fit import SAMPLED, ConvergenceWarning, Fit
-from rankstats.rankings import Rankings
+from rankstats.models import pointwise_likelihood as pointwise
+from rankstats.models._fit import Fit
 
 #: What each estimate is.
 ESTIMATES = {

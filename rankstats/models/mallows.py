@@ -30,16 +30,14 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 
-from rankstats._progress import meter
+from rankstats._pymc import compat as _compat
+from rankstats._pymc.convergence import ESS_MIN, RHAT_MAX, warn_convergence
+from rankstats._util.progress import meter
+from rankstats.core.rankings import Rankings, default_level, tied_entries
+from rankstats.core.scores import Scores
 from rankstats.errors import InvalidRankingsError
-from rankstats.models import _compat, _timing
-from rankstats.models._fit import (
-    ESS_MIN,
-    RHAT_MAX,
-    Fit,
-    register_model,
-    warn_convergence,
-)
+from rankstats.models import _timing
+from rankstats.models._fit import Fit, register_model
 from rankstats.models._information import require_order
 from rankstats.models._mallows_math import log_z, pair_probability
 from rankstats.models._mallows_sampler import (
@@ -52,8 +50,6 @@ from rankstats.models._mallows_sampler import (
     resolve_backend,
     total_distance,
 )
-from rankstats.rankings import Rankings, default_level, tied_entries
-from rankstats.scores import Scores
 
 PRIORS = ("gamma", "bayesmallows")
 
@@ -140,8 +136,8 @@ register_model(
 
 
 def _consensus_of_draws(positions: np.ndarray, systems: tuple[str, ...]) -> list[str]:
-    from rankstats.kemeny import kemeny
-    from rankstats.pairwise import Pairwise
+    from rankstats.aggregation.kemeny_search import kemeny
+    from rankstats.core.pair_probabilities import Pairwise
 
     wins = np.count_nonzero(positions[:, :, None] < positions[:, None, :], axis=0).astype(float)
     n = len(systems)
@@ -335,7 +331,7 @@ class Mallows:
         seed : int
             Chains are seeded by ``SeedSequence(seed).spawn(chains)``.
         progressbar : bool
-            Progress on stderr (:func:`rankstats._progress.meter`: on a terminal, not quiet).
+            Progress on stderr (:func:`rankstats._util.progress.meter`: on a terminal, not quiet).
         max_draws : int, optional
             Automatic extension (``chains ≥ 2``): while the R-hat ≤ 1.01 / bulk ESS ≥ 400 check
             fails, every chain continues where it stopped for another block of ``draws`` sweeps,
@@ -387,7 +383,7 @@ class Mallows:
         # once, here, and only when a Mallows chain is sampled.
         backend = resolve_backend(backend)
         n = rk.n_systems
-        from rankstats.aggregate import aggregate
+        from rankstats.aggregation.aggregators import aggregate
 
         start = np.array([rk.systems.index(s) for s in aggregate(rk, method="borda").order])
         samplers = [
@@ -500,7 +496,7 @@ class Mallows:
             + "items whose consensus positions swap freely (weak data) mix slowly",
         )
         # The marginal likelihood of each observed ranking per draw (log_likelihood group).
-        from rankstats.models import pointwise
+        from rankstats.models import pointwise_likelihood as pointwise
 
         pointwise.add_to_mallows_fit(rk, idata)
         flat_pos = pos.reshape(-1, n)
@@ -568,7 +564,7 @@ class Mallows:
         return -theta * distance - rk.n_rankings * float(log_z(n, theta)) + ties
 
     def _fit_map(self, rk: Rankings) -> MallowsFit:
-        from rankstats.kemeny import kemeny
+        from rankstats.aggregation.kemeny_search import kemeny
 
         observed = ~np.isnan(rk.ranks)
         if not observed.all() or tied_entries(rk.ranks).any():

@@ -3,7 +3,7 @@ r"""Compare fitted rank models by their expected predictive accuracy: PSIS-LOO a
 :func:`compare_fits` estimates, for every fit, the expected log pointwise predictive density of
 a new unit of data (``elpd``; a new *ranking*, or a new pair-count row for Bradley–Terry fitted
 to paired counts) from the pointwise log-likelihood stored in the fit's ArviZ
-``log_likelihood`` group (:mod:`rankstats.models.pointwise`):
+``log_likelihood`` group (:mod:`rankstats.models.pointwise_likelihood`):
 
 * ``ic="loo"`` — Pareto-smoothed importance-sampling leave-one-out cross-validation (Vehtari,
   Gelman & Gabry 2017; Vehtari et al. 2024), ArviZ's ``loo`` on both stacks (``arviz.loo`` of
@@ -31,8 +31,10 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import Bounds, LinearConstraint, minimize
 
-from rankstats.models import _compat, pointwise
-from rankstats.models._fit import SAMPLED, Fit
+from rankstats._pymc import compat as _compat
+from rankstats._pymc.convergence import SAMPLED
+from rankstats.models import pointwise_likelihood as pointwise
+from rankstats.models._fit import Fit
 
 ICS = ("loo", "waic")
 #: Pareto k above which a PSIS-LOO term is unreliable (Vehtari et al. 2024).
@@ -217,7 +219,7 @@ def _stacking(elpd_i: np.ndarray) -> np.ndarray:
 
 
 def _loo(fit: Fit, values: np.ndarray, unit: str) -> dict:
-    """PSIS-LOO of one fit (:func:`rankstats.models._compat.loo`), with the units whose
+    """PSIS-LOO of one fit (:func:`rankstats._pymc.compat.loo`), with the units whose
     log-likelihood is the same at every draw set aside.
 
     Such a unit (a ranking with every system tied: probability 1 under Mallows and Efron's
@@ -315,7 +317,7 @@ def compare_fits(
     The unit is what is exchangeable: a ranking (Plackett–Luce; Mallows; Bradley–Terry fitted
     to rankings, whose per-ranking value is the sum over the ranking's pairs) or a pair-count row
     (Bradley–Terry fitted to paired counts).  Mallows contributes the marginal likelihood of
-    each observed ranking (see :func:`rankstats.models.pointwise.mallows_rankings`).
+    each observed ranking (see :func:`rankstats.models.pointwise_likelihood.mallows_rankings`).
 
     Examples
     --------

@@ -33,12 +33,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from rankstats.models import _compat, _mle
+from rankstats._pymc import compat as _compat
+from rankstats.core.rankings import Rankings, default_level
+from rankstats.core.scores import Scores
+from rankstats.models import _mle
 from rankstats.models._base import RankModel
 from rankstats.models._data import KINDS, PLData, choice_sets, pl_data
 from rankstats.models._fit import logistic_pairs, register_model
-from rankstats.rankings import Rankings, default_level
-from rankstats.scores import Scores
 
 register_model("pl", logistic_pairs, "log_worth", higher_is_better=True)
 

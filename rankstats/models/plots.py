@@ -6,7 +6,7 @@ systems it shows ("systems 61–105 of 105, page 2 of 2"). A matplotlib figure d
 than ``arviz.plot_forest``, whose API differs between ArviZ 0.2x and 1.x and which does not draw
 the Wald intervals of ``mle`` / ``map`` fits.
 
-Names longer than :data:`rankstats.plotting.NAME_WIDTH` characters are drawn as unique
+Names longer than :data:`rankstats.plotting.names.NAME_WIDTH` characters are drawn as unique
 abbreviations, the same on every page; the title then says so and
 ``rs.plotting.name_key(fit.order)`` is the key.
 """
@@ -20,7 +20,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from rankstats.models._fit import Fit
-from rankstats.plotting import fitted_fonts, labels, shortened_note
+from rankstats.plotting.fonts import fitted_fonts
+from rankstats.plotting.names import labels, shortened_note
 
 #: Inches per system in a forest plot, and the tallest figure :func:`forest_plot` draws (beyond
 #: it the rows get thinner; :func:`forest_pages` keeps them readable).

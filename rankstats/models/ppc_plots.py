@@ -1,4 +1,4 @@
-"""Figures of a posterior predictive check (:class:`~rankstats.models.ppc.PPCResult`).
+"""Figures of a posterior predictive check (:class:`~rankstats.models.predictive_checks.PPCResult`).
 
 One figure per statistic group, observed against replicated: ``top1`` (one row per system, best
 of the consensus at the top: the central interval of the replications and the observed share),
@@ -6,10 +6,10 @@ of the consensus at the top: the central interval of the replications and the ob
 its replications, in standard deviations, missed pairs marked), ``kendall`` (the replicated
 mean and standard deviation of the Kendall distance to the consensus, observed as a line, and
 the distribution of the per-ranking distance), ``ties``.  Missed statistics are drawn in red.
-System names are shown literally, those longer than :data:`rankstats.plotting.NAME_WIDTH`
-characters as unique abbreviations (:func:`rankstats.plotting.labels`; the title then says so and
-``rs.plotting.name_key(result.consensus)`` is the key); the figures stay readable with 40 systems
-(rows and cells shrink their fonts, the figure grows).
+System names are shown literally, those longer than :data:`rankstats.plotting.names.NAME_WIDTH`
+characters as unique abbreviations (:func:`rankstats.plotting.names.labels`; the title then says
+so and ``rs.plotting.name_key(result.consensus)`` is the key); the figures stay readable with 40
+systems (rows and cells shrink their fonts, the figure grows).
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
-from rankstats.plotting import fitted_fonts, labels, shortened_note
+from rankstats.plotting.fonts import fitted_fonts
+from rankstats.plotting.names import labels, shortened_note
 
 if TYPE_CHECKING:
-    from rankstats.models.ppc import PPCResult
+    from rankstats.models.predictive_checks import PPCResult
 
 ROW_HEIGHT = 0.24  # inches per system (top-1 figure)
 CELL = 0.26  # inches per system (pair matrix)
@@ -34,7 +35,7 @@ REPLICATED = "C0"
 
 def plot(result: PPCResult, statistic: str) -> Figure:
     """The figure of one statistic group of ``result`` (see the module docstring)."""
-    from rankstats.models.ppc import GROUPS
+    from rankstats.models.predictive_checks import GROUPS
 
     if statistic not in GROUPS:
         raise ValueError(f"statistic must be one of {GROUPS}, not {statistic!r}")
@@ -59,7 +60,8 @@ def _title(result: PPCResult, what: str, rows) -> str:
 
 
 def _noted(result: PPCResult, title: str) -> str:
-    """``title`` and, when some names are shortened, :data:`~rankstats.plotting.SHORTENED_NOTE`."""
+    """``title`` and, when some names are shortened,
+    :data:`~rankstats.plotting.names.SHORTENED_NOTE`."""
     note = shortened_note(result.consensus)
     return title + ("\n" + note if note else "")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rankstats.models import _compat
+from rankstats._pymc import compat as _compat
 from rankstats.models._fit import Fit
 
 ENV = "RANKSTATS_MODELS"
@@ -43,11 +43,11 @@ def save(fit: Fit, dataset: str, directory: str | Path | None = None, keep: int 
 
     import numpy as np
 
-    from rankstats.models._fit import SAMPLED, check_convergence
+    from rankstats._pymc.convergence import SAMPLED, check_convergence
 
     idata = fit.idata
     if fit.method in SAMPLED:
-        from rankstats.models._compat import diagnostics, group
+        from rankstats._pymc.compat import diagnostics, group
 
         variables = [fit.variable] + [n for n in group(idata).data_vars if n != fit.variable]
         diag = diagnostics(group(idata)[variables])

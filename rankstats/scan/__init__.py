@@ -1,8 +1,8 @@
 r"""Streaming aggregation of score files larger than memory: ``rs.scan_scores``.
 
 Every statistic that σ^μ, σ^l, σ^2l and the Hoeffding intervals need is a sum over rankings
-(:mod:`rankstats.sufficient`), so a benchmark can be read in chunks, each chunk reduced to small
-arrays (:func:`rankstats.reduce.reduce_scores`), and the arrays added:
+(:mod:`rankstats.core.sufficient`), so a benchmark can be read in chunks, each chunk reduced to
+small arrays (:func:`rankstats.core.reduction.reduce_scores`), and the arrays added:
 
 - ``Pairwise`` (``wins``, ``wins_observed``, ``compared``) over all (task, instance) rankings;
 - per task: the sum of the per-ranking Borda counts and the number of rankings in which each
@@ -11,7 +11,7 @@ arrays (:func:`rankstats.reduce.reduce_scores`), and the arrays added:
   for σ^μ (mean of the task means, as :func:`rankstats.aggregate`).
 
 The estimates are computed from these statistics by the code of the in-memory path
-(:func:`rankstats.aggregate.estimate`).
+(:func:`rankstats.aggregation.aggregators.estimate`).
 
 Files are read with ``pyarrow.dataset`` in record batches. When the rows of one (task, instance)
 are contiguous in the input (as written by ``rankstats simulate`` or any table sorted by task and
@@ -30,8 +30,8 @@ order: the hash partition on disk), :mod:`~rankstats.scan.scanned`
 (:func:`scan_scores`, :class:`ScannedScores`).
 """
 
-from rankstats.aggregate import STREAMED_METHODS
-from rankstats.reduce import BenchmarkStatistics as StreamStatistics
+from rankstats.aggregation.aggregators import STREAMED_METHODS
+from rankstats.core.reduction import BenchmarkStatistics as StreamStatistics
 from rankstats.scan.scanned import ScannedScores, scan_scores
 
 __all__ = ["STREAMED_METHODS", "ScannedScores", "StreamStatistics", "scan_scores"]

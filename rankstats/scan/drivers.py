@@ -25,8 +25,8 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from rankstats._progress import Meter, displayed, meter
-from rankstats.reduce import BenchmarkStatistics
+from rankstats._util.progress import Meter, displayed, meter
+from rankstats.core.reduction import BenchmarkStatistics
 from rankstats.scan.reader import (
     UNGROUPED_HINT,
     NotGroupedError,
@@ -46,7 +46,7 @@ _THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS
 
 
 class ScanMeter:
-    """The progress of a scan (:func:`rankstats._progress.meter`), in the best unit known.
+    """The progress of a scan (:func:`rankstats._util.progress.meter`), in the best unit known.
 
     - every unit a Parquet row group: a bar of the rows read against the rows of the footers
       (read only when progress is shown), with an ETA;
@@ -207,13 +207,13 @@ def local_statistics(
 def process_pool(workers: int) -> Iterator[Any]:
     """``workers`` local processes (``concurrent.futures``, ``spawn``, one BLAS thread each
     unless the caller set the variables; see :func:`local_statistics`). The workers never
-    import the caller's ``__main__`` (:func:`rankstats._spawn.spawn_context`): a script without
+    import the caller's ``__main__`` (:func:`rankstats._util.spawn.spawn_context`): a script without
     an ``if __name__ == "__main__":`` guard runs once. An error or Ctrl-C cancels the tasks not
     yet started."""
     import os
     from concurrent.futures import ProcessPoolExecutor
 
-    from rankstats._spawn import spawn_context
+    from rankstats._util.spawn import spawn_context
 
     context = spawn_context()
     single = {k: "1" for k in _THREAD_VARIABLES if k not in os.environ}
@@ -297,9 +297,9 @@ def frame_statistics(
 
     ``progress``: Dask's own progress bar, counting tasks, not rows (``distributed.progress`` on
     stdout on a cluster — the given or the default Client —, ``dask.diagnostics.ProgressBar`` on
-    stderr with the local scheduler). It is Dask's display, not :mod:`rankstats._progress`, but
-    follows the same rules (:func:`rankstats._progress.displayed`): drawn on a terminal, off a
-    terminal only with ``--progress`` (:func:`~rankstats._progress.set_log`), never when quiet
+    stderr with the local scheduler). It is Dask's display, not :mod:`rankstats._util.progress`, but
+    follows the same rules (:func:`rankstats._util.progress.displayed`): drawn on a terminal, off a
+    terminal only with ``--progress`` (:func:`~rankstats._util.progress.set_log`), never when quiet
     (``--quiet`` / ``RANKSTATS_QUIET=1``).
     """
     import dask

@@ -13,8 +13,8 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from rankstats import _read
 from rankstats.errors import InvalidScoresError
+from rankstats.io import sources as _read
 from rankstats.scan.reader import (
     UNGROUPED_HINT,
     NotGroupedError,

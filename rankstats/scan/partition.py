@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from rankstats._progress import meter
+from rankstats._util.progress import meter
+from rankstats.core.reduction import BenchmarkStatistics
 from rankstats.errors import ResourceError
-from rankstats.reduce import BenchmarkStatistics
 from rankstats.scan.drivers import group_statistics, process_pool, scan_meter
 from rankstats.scan.reader import Spec, Unit, batches, hash_keys, normalise_batch
 

@@ -8,7 +8,8 @@
   over to the next one, refuses an instance that reappears after others (64-bit hashes of the
   keys already closed), and, for a work unit of a parallel scan, sets aside the first and last
   instance (the *edges*, possibly cut by the unit boundary);
-- complete instances are reduced by :func:`rankstats.reduce.reduce_scores`, the reduction shared
+- complete instances are reduced by :func:`rankstats.core.reduction.reduce_scores`, the reduction
+shared
   with the in-memory path and the simulations.
 """
 
@@ -21,9 +22,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rankstats import _read
+from rankstats.core.reduction import BenchmarkStatistics, reduce_scores
 from rankstats.errors import InvalidScoresError
-from rankstats.reduce import BenchmarkStatistics, reduce_scores
+from rankstats.io import sources as _read
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant that spreads the task code
 
@@ -171,7 +172,7 @@ def _batch_scores(column: Any, spec: Spec) -> np.ndarray:
 def normalise_batch(batch: Any, spec: Spec) -> pd.DataFrame:
     """:func:`normalise` on an Arrow record batch, without converting strings row by row.
 
-    Keys are text, as in :func:`rankstats.read_scores` (:func:`rankstats._read.keys_as_text`:
+    Keys are text, as in :func:`rankstats.read_scores` (:func:`rankstats.io.sources.keys_as_text`:
     strings unchanged, other types cast by Arrow); system and task names are matched to the
     vocabularies in Arrow (``index_in``; for dictionary-encoded columns only the dictionary is
     matched). A batch with an unknown key or an infinite score goes through the pandas path,

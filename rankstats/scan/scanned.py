@@ -4,7 +4,7 @@
 validated whole, as by :func:`rankstats.read_scores`). :meth:`ScannedScores.statistics` then runs
 one of the drivers of :mod:`rankstats.scan.drivers`; :meth:`ScannedScores.aggregate` hands the
 statistics to the estimators shared with the in-memory path
-(:func:`rankstats.aggregate.estimate`).
+(:func:`rankstats.aggregation.aggregators.estimate`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from rankstats import _read
-from rankstats._keys import refuse_whitespace_variants
-from rankstats.aggregate import Aggregate, aggregate_source
+from rankstats.aggregation.aggregators import Aggregate, aggregate_source
+from rankstats.core.keys import refuse_whitespace_variants
+from rankstats.core.reduction import BenchmarkStatistics
+from rankstats.core.scores import Direction, parse_directions
+from rankstats.core.sufficient import StatisticsSource
 from rankstats.errors import DataWarning, InvalidScoresError, UnreadableFileError, preview
-from rankstats.reduce import BenchmarkStatistics
+from rankstats.io import sources as _read
 from rankstats.scan.drivers import (
     cluster_statistics,
     frame_statistics,
@@ -33,15 +35,13 @@ from rankstats.scan.drivers import (
 from rankstats.scan.locate import duplicate_error, not_grouped_error
 from rankstats.scan.partition import partition_statistics
 from rankstats.scan.reader import DuplicateKeyError, NotGroupedError, Spec, Unit, unique_names
-from rankstats.scores import Direction, parse_directions
-from rankstats.sufficient import StatisticsSource
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ScannedScores(StatisticsSource):
     """A score table on disk (or a dask DataFrame), read in batches (see :func:`scan_scores`).
 
-    A :class:`~rankstats.sufficient.StatisticsSource`: ``rs.aggregate(scanned, method)`` and
+    A :class:`~rankstats.core.sufficient.StatisticsSource`: ``rs.aggregate(scanned, method)`` and
     ``rs.pairwise(scanned)`` call :meth:`statistics` (one pass) and the shared estimators.
     """
 
@@ -120,7 +120,7 @@ class ScannedScores(StatisticsSource):
         Returns
         -------
         StreamStatistics
-            The :class:`~rankstats.reduce.BenchmarkStatistics`: ``pairwise``
+            The :class:`~rankstats.core.reduction.BenchmarkStatistics`: ``pairwise``
             (:class:`~rankstats.Pairwise`), and per (task, system) Borda sums, evaluation
             counts, score sums and score counts.
 
@@ -214,7 +214,8 @@ class ScannedScores(StatisticsSource):
         not strongly connected (an error says so).
 
         The estimates are those of the in-memory path, from the same code
-        (:func:`rankstats.aggregate.estimate`); ``statistics`` reuses a pass already made.
+        (:func:`rankstats.aggregation.aggregators.estimate`); ``statistics`` reuses a pass already
+        made.
         """
         return aggregate_source(self, method, statistics)
 
@@ -427,7 +428,7 @@ def _is_text(kind: Any) -> bool:
 def _collect_files(
     paths: str | Path | Sequence[str | Path],
 ) -> tuple[list[Path], list[tuple[Path, int, list[Path]]]]:
-    """The files to read (directories expanded by :func:`rankstats._read.directory_files`) and
+    """The files to read (directories expanded by :func:`rankstats.io.sources.directory_files`) and
     the row counts promised by the manifests of ``rankstats simulate`` outputs."""
     if isinstance(paths, str | Path):
         paths = [paths]

@@ -7,7 +7,7 @@ Run in the benchmark environment (evalica is never a dependency of rankstats or 
     .venv-bench/bin/python tests/benchmarks/bench_battles.py \\
         [--battles 2000000] [--models 200] [--bootstrap 1000] [--evalica-samples 10]
 
-Simulated log (``rankstats.battles.simulate_battles``): every battle an ordered pair of distinct
+Simulated log (``rankstats.battles.log.simulate_battles``): every battle an ordered pair of distinct
 models drawn uniformly (all N(N−1) ordered pairs occur: the worst case for a per-pair method),
 Davidson ties, an order effect, 30 % of the ties "both bad"; model names as Python strings in an
 object column, as ``pandas.read_json`` gives them for LMSYS's ``clean_battle`` file.
@@ -51,8 +51,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    from rankstats.battles import read_battles, simulate_battles
-    from rankstats.battles_fit import fit_battles
+    from rankstats.battles.fitting import fit_battles
+    from rankstats.battles.log import read_battles, simulate_battles
 
     print(f"before: {uptime()}; {os.cpu_count()} cores")
     frame, truth = simulate_battles(

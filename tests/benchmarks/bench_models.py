@@ -77,7 +77,7 @@ def mle_comparison(name: str, rk: rs.Rankings) -> None:
 def old_pymc_model(data, prior_scale: float):
     """The Plackett–Luce graph of rankstats ≤ issue 15: one padded row per ranking, gathers at the
     tie-group bounds of every position, no max-shift (the reference of the speed comparison)."""
-    from rankstats.models import _compat
+    from rankstats._pymc import compat as _compat
 
     pm, pt = _compat.pymc()
     n = data.n_systems

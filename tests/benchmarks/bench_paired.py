@@ -31,7 +31,7 @@ import pandas as pd
 
 import rankstats as rs
 from rankstats.datasets import data_path
-from rankstats.ratings import bradley_terry, trueskill
+from rankstats.paired_analysis.ratings import bradley_terry, trueskill
 
 
 def timed(function, repeat: int = 1):

@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 
 import rankstats as rs
-from rankstats.aggregate import aggregate
-from rankstats.rankings import Rankings
+from rankstats.aggregation.aggregators import aggregate
+from rankstats.core.rankings import Rankings
 
 
 def _v(a: int, b: int) -> int:

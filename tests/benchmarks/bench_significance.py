@@ -19,8 +19,9 @@ Every timing starts from a pandas DataFrame, as a user's script does:
   ``posthoc_conover_friedman(p_adjust="holm")``;
 - autorank: the same pivot → ``autorank(frame, alpha=0.05)`` (normality, homoscedasticity,
   Friedman, Nemenyi's CD, effect sizes against the best and the next system; its printing
-  silenced) against ``rankstats.choice.choose_test(..., effect_sizes=False)`` on the same long
-  table (the same effect sizes; the time with every pair's effect sizes is printed too).
+  silenced) against ``rankstats.significance.which_test.choose_test(..., effect_sizes=False)`` on
+  the same long table (the same effect sizes; the time with every pair's effect sizes is printed
+  too).
 
 Data: (a) the bundled benchmarks (``rs.load_dataset``: leaderboards at task level, the NLG data at
 instance level with one task), (b) 100 systems × 10,000 blocks (goal: the CD analysis under 1 s),
@@ -51,7 +52,7 @@ import pandas as pd
 from scipy import stats
 
 import rankstats as rs
-from rankstats.choice import choose_test
+from rankstats.significance.which_test import choose_test
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ (seeded frames; pytest)
 

@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 import rankstats as rs
-from rankstats.robustness import PRESETS, robustness
+from rankstats.simulate.robustness_experiments import PRESETS, robustness
 
 N_RANKINGS, N_ITEMS = 10_000, 50
 

@@ -54,8 +54,10 @@ def corpus(tmp_path: Path) -> dict[str, Path]:
             d / "latin1.csv", "system,task,score\ncaf\xe9,t1,1\nb,t1,2\n".encode("latin-1")
         ),
         "binary": _write(d / "binary.csv", bytes(range(256)) * 8),
-        "gzip_named_csv": _write(d / "zipped.csv", gzip.compress(_good_csv().encode())),
-        "truncated_gz": _write(d / "cut.csv.gz", gzip.compress(_good_csv().encode() * 50)[:60]),
+        "gzip_named_csv": _write(d / "zipped.csv", gzip.compress(_good_csv().encode(), mtime=0)),
+        "truncated_gz": _write(
+            d / "cut.csv.gz", gzip.compress(_good_csv().encode() * 50, mtime=0)[:60]
+        ),
         "fake_parquet": _write(d / "fake.parquet", "system,task,score\na,t,1\n"),
         "na_words": _write(d / "na.csv", _good_csv() + "a,t3,NA\nb,t3,1\nc,t3,n/a\n"),
         "extra_fields": _write(d / "extra.csv", _good_csv() + "a,t3,1,surprise\n"),
@@ -227,7 +229,7 @@ def test_gzip_named_csv_is_read(corpus, tmp_path, capsys):
         ("tabs.tsv", _good_csv().replace(",", "\t")),
         ("semicolons.csv", _good_csv().replace(",", ";")),
         ("noextension", _good_csv()),
-        ("zipped.csv.gz", gzip.compress(_good_csv().encode())),
+        ("zipped.csv.gz", gzip.compress(_good_csv().encode(), mtime=0)),
     ],
 )
 def test_valid_shapes_keep_working(name, content, tmp_path, capsys):
@@ -308,7 +310,7 @@ def _snapshot(directory: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("kind", ["interrupt", "oserror"])
 @pytest.mark.parametrize("at", [1, 2, 3])
 def test_rank_interrupted_while_writing(kind, at, corpus, tmp_path, capsys, monkeypatch):
-    import rankstats._atomic as atomic
+    import rankstats._util.atomic as atomic
 
     out = tmp_path / "out"
     argv = ["rank", str(corpus["good"]), "--out", str(out)]
@@ -452,7 +454,7 @@ def test_outputs_have_ordinary_permissions(corpus, tmp_path, capsys):
 
 def test_memory_checked_before_computing(tmp_path, capsys, monkeypatch):
     """The N² statistics are estimated from the shape and refused up front (override: flag)."""
-    import rankstats._resources as resources
+    import rankstats._util.resources as resources
 
     n = 600  # 600 systems: about 0.1 GB of pairwise statistics, against 10 MB "available"
     wide = pd.DataFrame({"system": [f"s{i}" for i in range(n)], "t1": np.arange(n) * 1.0})

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from scipy.stats import rankdata
 
-from rankstats import _resources
+from rankstats._util import resources as _resources
 from rankstats.cli import main
 
 PYTHON_SPELLINGS = ("missing=", "min_coverage", "n_boot", "level=", "draws=", "target_accept")
@@ -60,7 +60,7 @@ def tied(tmp_path: Path) -> Path:
 )
 def test_blocks_without_variation_one_answer_on_every_path(tmp_path, capsys, tied, extra):
     """Was: χ² = nan and "NOT significant (p = nan)", a ZeroDivisionError (exit 1), "rejected
-    the null (p = nan)". Now one message from rankstats.blocks.require_variation."""
+    the null (p = nan)". Now one message from rankstats.significance.blocks.require_variation."""
     _refused(
         capsys,
         [str(tied), *extra],
@@ -162,7 +162,7 @@ def test_studentized_range_tail_memory_is_bounded():
 
     from scipy import stats
 
-    from rankstats.studentized_range import studentized_range_sf
+    from rankstats.significance.studentized_range import studentized_range_sf
 
     q = np.linspace(0.5, 6.0, 100_000)  # unchunked: 100,000 × 256 nodes × 6 arrays, 1.2 GB
     tracemalloc.start()

@@ -40,7 +40,8 @@ def test_fit_command(tmp_path, capsys):
     assert "never beat" in capsys.readouterr().err
 
 
-@pytest.mark.filterwarnings("ignore::rankstats.models._fit.ConvergenceWarning")  # short chains
+# short chains
+@pytest.mark.filterwarnings("ignore::rankstats._pymc.convergence.ConvergenceWarning")
 def test_cli_fit_mallows(tmp_path, capsys):
     from rankstats.cli import main
 
@@ -165,7 +166,8 @@ def test_time_estimate_is_printed_up_front(tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.slow  # PyMC compiles (cold cache: 15–20 s)
-@pytest.mark.filterwarnings("ignore::rankstats.models._fit.ConvergenceWarning")  # short chains
+# short chains
+@pytest.mark.filterwarnings("ignore::rankstats._pymc.convergence.ConvergenceWarning")
 def test_cli_fit_compare(tmp_path, capsys):
     from rankstats.cli import main
 

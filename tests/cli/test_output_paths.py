@@ -105,7 +105,7 @@ def test_failure_after_the_check_still_names_the_path(tmp_path, monkeypatch):
     failing mkdtemp) is still reported with the path given."""
     import tempfile
 
-    from rankstats._atomic import output_dir
+    from rankstats._util.atomic import output_dir
     from rankstats.errors import OutputError
 
     real = tempfile.mkdtemp

@@ -186,7 +186,9 @@ def test_rank_kemeny_reports_an_unproved_consensus(tmp_path, capsys, monkeypatch
     import importlib
 
     # rs.kemeny (the function) shadows the module's name: take the module itself.
-    monkeypatch.setattr(importlib.import_module("rankstats.kemeny"), "DEFAULT_TIME_LIMIT", 0.5)
+    monkeypatch.setattr(
+        importlib.import_module("rankstats.aggregation.kemeny_search"), "DEFAULT_TIME_LIMIT", 0.5
+    )
     rng = np.random.default_rng(0)
     n, tasks = 100, 200
     wide = pd.DataFrame(
@@ -215,11 +217,11 @@ def test_rank_kemeny_reports_an_unproved_consensus(tmp_path, capsys, monkeypatch
 def test_rank_builds_rankings_and_pairwise_once(tmp_path, capsys, monkeypatch, method):
     import sys
 
-    from rankstats.rankings import Rankings
+    from rankstats.core.rankings import Rankings
 
     calls = {"from_scores": 0, "pairwise": 0}
     original_from_scores = Rankings.from_scores.__func__
-    pairwise_module = sys.modules["rankstats.pairwise"]
+    pairwise_module = sys.modules["rankstats.core.pair_probabilities"]
     original_pairwise = pairwise_module.pairwise
 
     def counted_from_scores(cls, *args, **kwargs):

@@ -2,8 +2,8 @@
 
 
 def test_cli_robustness(tmp_path, capsys, monkeypatch):
-    from rankstats import robustness as mod
     from rankstats.cli import main
+    from rankstats.simulate import robustness_experiments as mod
 
     small = {
         "description": "test",

@@ -216,7 +216,7 @@ def test_hierarchical_is_wired_to_the_adjacent_pairs(tmp_path, capsys, monkeypat
     the options passed, the CSV, the printed table and verdicts, the JSON summary."""
     from types import SimpleNamespace
 
-    module = importlib.import_module("rankstats.bayes_hierarchical")
+    module = importlib.import_module("rankstats.significance.bayesian_hierarchical")
 
     calls = []
 
@@ -331,7 +331,7 @@ def test_hierarchical_needs_instances(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_hierarchical_end_to_end_equals_the_library(tmp_path, capsys):
-    from rankstats.bayes_hierarchical import bayes_hierarchical
+    from rankstats.significance.bayesian_hierarchical import bayes_hierarchical
 
     path = _instance_table(tmp_path)
     out = tmp_path / "sig"

@@ -1,5 +1,5 @@
 """``rankstats significance --missing imputed``: the tests on imputed expected ranks from the
-command line (the choices of ``--missing`` are ``list(rankstats.blocks.MISSING)``)."""
+command line (the choices of ``--missing`` are ``list(rankstats.significance.blocks.MISSING)``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 
 import rankstats as rs
 from rankstats.cli import main
-from rankstats.friedman import friedman
-from rankstats.posthoc import posthoc
+from rankstats.significance.friedman_test import friedman
+from rankstats.significance.posthoc_tests import posthoc
 
 
 def _code(argv: list[str]) -> int:

@@ -1,0 +1,76 @@
+"""The convergence rules of every NUTS fit: R-hat ≤ 1.01, bulk ESS ≥ 400, no divergence.
+
+The thresholds follow Vehtari et al. (2021, *Rank-normalization, folding, and localization: an
+improved R-hat*); a fit that fails them emits one :class:`ConvergenceWarning` naming every
+problem and what to do, and the outputs say so too.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from rankstats._pymc import compat as _compat
+
+# Methods whose idata holds a posterior sample (point estimates are posterior means).
+SAMPLED = ("nuts", "mcmc")
+
+
+RHAT_MAX = 1.01
+
+
+ESS_MIN = 400
+
+
+class ConvergenceWarning(UserWarning):
+    """MCMC diagnostics say the posterior sample cannot be trusted as it is."""
+
+
+def flat_draws(posterior: Any, name: str) -> np.ndarray:
+    values = posterior[name].to_numpy()
+    return values.reshape(-1, *values.shape[2:])
+
+
+def check_convergence(idata: Any, variables: Sequence[str]) -> list[str]:
+    """Problems found by R-hat (> 1.01), bulk ESS (< 400) and divergences, as sentences."""
+    posterior = _compat.group(idata)[list(variables)]
+    diag = _compat.diagnostics(posterior)
+    problems = []
+    rhat = max(float(diag["r_hat"][v].max()) for v in variables)
+    ess = min(float(diag["ess_bulk"][v].min()) for v in variables)
+    if not np.isfinite(rhat) or rhat > RHAT_MAX:
+        problems.append(f"max R-hat = {rhat:.3f} > {RHAT_MAX}")
+    if not np.isfinite(ess) or ess < ESS_MIN:
+        problems.append(f"min bulk ESS = {ess:.0f} < {ESS_MIN}")
+    if _compat.has_group(idata, "sample_stats"):
+        stats_ = _compat.group(idata, "sample_stats")
+        if "diverging" in stats_:
+            n_div = int(stats_["diverging"].sum())
+            if n_div:
+                problems.append(f"{n_div} divergent transition(s)")
+    return problems
+
+
+PL_BT_HINT = (
+    "run longer chains (draws=, tune=), more chains, or a stronger prior (smaller prior_scale) "
+    "if systems are never beaten / never win"
+)
+
+
+def warn_convergence(
+    problems: list[str],
+    stacklevel: int = 3,
+    hint: str = PL_BT_HINT,
+    inspect: str = "fit.summary() and arviz trace plots",
+) -> None:
+    if problems:
+        warnings.warn(
+            "MCMC did not converge reliably: "
+            + "; ".join(problems)
+            + f". Do not report these numbers as they are: {hint}; inspect {inspect}.",
+            ConvergenceWarning,
+            stacklevel=stacklevel,
+        )

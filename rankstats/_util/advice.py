@@ -1,0 +1,94 @@
+"""Errors and warnings whose advice names an option, spelled for the reader: as a Python
+argument (``missing='complete-case'``) in the library, as a flag (``--missing complete-case``)
+on the command line.
+
+A message is written once, as a template whose ``{name}`` fields are options: ``str(err)``
+spells them as Python arguments, :meth:`Advice.cli` as flags. The command line never rewrites
+a library message with ``str.replace``.
+
+Examples
+--------
+>>> err = AdviceError("pass {missing} to drop them", missing="complete-case")
+>>> str(err)
+"pass missing='complete-case' to drop them"
+>>> err.cli()
+'pass --missing complete-case to drop them'
+>>> str(AdviceError("raise {min_coverage}", min_coverage=None))
+'raise min_coverage'
+>>> AdviceError("or {other}", other=("missing", "imputed")).cli()
+'or --missing imputed'
+>>> AdviceError("pass {m}", m=Spelled("missing='drop'", "--missing complete-case")).cli()
+'pass --missing complete-case'
+"""
+
+from __future__ import annotations
+
+from rankstats.errors import DataWarning
+
+#: Options whose flag is not ``--`` + the argument name with dashes.
+FLAGS = {"n_boot": "--boot", "simultaneous": "--marginal"}
+
+
+def python_spelling(name: str, value: object = None) -> str:
+    """``name='value'`` (``name`` alone when ``value`` is None)."""
+    return name if value is None else f"{name}={value!r}"
+
+
+def cli_spelling(name: str, value: object = None) -> str:
+    """``--name value`` (``--name`` alone when ``value`` is None)."""
+    flag = FLAGS.get(name, "--" + name.replace("_", "-"))
+    return flag if value is None else f"{flag} {value}"
+
+
+class Spelled:
+    """An option whose two spellings differ beyond the rule (``missing='drop'`` in the library
+    is ``--missing complete-case`` on the command line)."""
+
+    def __init__(self, python: str, cli: str):
+        self.python, self.cli = python, cli
+
+
+def escape(text: object) -> str:
+    """Text (a user's name) safe inside a template: braces doubled."""
+    return str(text).replace("{", "{{").replace("}", "}}")
+
+
+class Advice:
+    """A message template with options (mixed into an exception or a warning)."""
+
+    template: str
+    options: dict
+
+    def _init(self, template: str, options: dict) -> str:
+        self.template = template
+        self.options = options
+        return self.spell(python_spelling)
+
+    def spell(self, how) -> str:
+        """The template with every option spelled by ``how(name, value)``; an option given as
+        ``(name, value)`` is spelled under that name (two values of one argument)."""
+
+        def one(key: str, value: object) -> str:
+            if isinstance(value, Spelled):
+                return value.cli if how is cli_spelling else value.python
+            return how(*value) if isinstance(value, tuple) else how(key, value)
+
+        return self.template.format(**{k: one(k, v) for k, v in self.options.items()})
+
+    def cli(self) -> str:
+        """The message with every option spelled as a command-line flag."""
+        return self.spell(cli_spelling)
+
+
+class AdviceError(Advice, ValueError):
+    """A ``ValueError`` whose remedy names options (see :mod:`rankstats._util.advice`)."""
+
+    def __init__(self, template: str, **options: object):
+        super().__init__(self._init(template, options))
+
+
+class AdviceWarning(Advice, DataWarning):
+    """A :class:`~rankstats.errors.DataWarning` whose advice names options."""
+
+    def __init__(self, template: str, **options: object):
+        super().__init__(self._init(template, options))

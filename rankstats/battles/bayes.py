@@ -1,0 +1,84 @@
+r"""Posterior of the battle model (Bradley–Terry, Davidson ties, order effect) by NUTS in PyMC.
+
+The model is :func:`rankstats.models.bradley_terry.pymc_model` with ``order=True``, on the
+counts per ordered pair: ``log_worth ~ ZeroSumNormal(prior_scale)``, ``log_tie ~ Normal(0, 1.5)``,
+``log_order ~ Normal(0, 1.5)`` and the likelihood of
+:func:`rankstats.core.bradley_terry_mle.bt_loglik`.  The sampler is always named explicitly
+(``sampler="auto"`` resolves to nutpie or PyMC's NUTS, as
+:meth:`rankstats.models.BradleyTerry.fit` does), and R-hat, ESS and divergences are checked
+(:func:`rankstats._pymc.convergence.check_convergence`): problems are warned about and returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from rankstats.core.bradley_terry_mle import Pairs
+
+
+def sample_posterior(
+    pairs: Pairs,
+    models: Sequence[str],
+    ties: bool,
+    order: bool,
+    seed: int | None = 0,
+    sampler: str = "auto",
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 4,
+    progressbar: bool = True,
+    prior_scale: float = 2.0,
+    target_accept: float = 0.9,
+) -> tuple[dict[str, np.ndarray], list[str], str]:
+    """NUTS draws of the battle model.
+
+    Returns
+    -------
+    (dict, list of str, str)
+        Draws flattened over chains (``log_worth`` (S, N), ``log_tie`` and ``log_order`` (S,)
+        when in the model), convergence problems (empty when R-hat ≤ 1.01, bulk ESS ≥ 400 and
+        no divergences), and the sampler used.
+    """
+    from rankstats._pymc import compat as _compat
+    from rankstats._pymc.convergence import check_convergence, warn_convergence
+    from rankstats._pymc.nuts import SAMPLERS, sample_nuts
+    from rankstats.models._data import PairCounts
+    from rankstats.models.bradley_terry import pymc_model
+
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
+    if not ties:  # ties as half wins (the same counts as the MLE)
+        half = 0.5 * pairs.ties
+        w1, w2, t = pairs.wins1 + half, pairs.wins2 + half, np.zeros_like(half)
+    else:
+        w1, w2, t = pairs.wins1, pairs.wins2, pairs.ties
+    counts = PairCounts(tuple(models), pairs.item1, pairs.item2, w1, w2, t)
+    model = pymc_model(counts, prior_scale, ties, order=order)
+    idata, used = sample_nuts(
+        model,
+        sampler,
+        draws=draws,
+        tune=tune,
+        chains=chains,
+        cores=None,
+        seed=seed,
+        progressbar=progressbar,
+        target_accept=target_accept,
+    )
+    variables = ["log_worth"] + (["log_tie"] if ties else []) + (["log_order"] if order else [])
+    problems = check_convergence(idata, variables)
+    warn_convergence(
+        problems,
+        stacklevel=4,
+        hint="run longer chains (draws=, tune=) or more chains",
+        inspect="fit.info['posterior_problems'] and the draws in fit.posterior",
+    )
+    posterior = _compat.group(idata)
+    out: dict[str, Any] = {}
+    for name in variables:
+        values = posterior[name].to_numpy()
+        out[name] = values.reshape(-1, *values.shape[2:])
+    return out, problems, used

@@ -1,0 +1,405 @@
+r"""Bradley–Terry maximum likelihood in NumPy (Davidson ties), and its Newton–Raphson driver.
+
+The one implementation of the Bradley–Terry MLE:
+:func:`rankstats.paired_analysis.ratings.bradley_terry` (paired wins, a draw half a win each way)
+and :func:`rankstats.paired` (``bt_ties="davidson"``) call
+:func:`fit_bt`; :class:`rankstats.models.BradleyTerry` (``method="mle"`` / ``"map"``) maximises
+the same :func:`bt_objective` with the same :func:`newton` and existence check, through the
+fitting driver it shares with Plackett–Luce.  This module imports neither PyMC nor ArviZ, so
+``import rankstats`` and :func:`rankstats.paired` stay light.
+
+Model (Bradley & Terry 1952; Zermelo 1929; ties after Davidson 1970), with worths
+:math:`\pi_i = e^{\theta_i}` and tie parameter :math:`\nu = e^{\lambda}` (``ν = 0``: plain BT):
+
+.. math::
+
+    P(i \succ j) = \frac{\pi_i}{\pi_i + \pi_j + \nu\sqrt{\pi_i\pi_j}}, \qquad
+    P(i \sim j) = \frac{\nu\sqrt{\pi_i\pi_j}}{\pi_i + \pi_j + \nu\sqrt{\pi_i\pi_j}}.
+
+With an order effect (``order=True``; Agresti 2002, §10.6.1, "home advantage"), pairs are
+ordered, ``i`` shown first, and :math:`\pi_i` becomes :math:`h\pi_i` with :math:`h = e^{\eta}`
+in both formulas: :math:`P(i \succ j \mid i \text{ first}) = h\pi_i / (h\pi_i + \pi_j +
+\nu\sqrt{h\pi_i\pi_j})` (:mod:`rankstats.battles.fitting` fits arena battles this way).
+
+The log-likelihood is concave in :math:`(\theta, \lambda)`, so Newton–Raphson with a
+backtracking line search (:func:`newton`) converges in a handful of iterations; the Hessian it
+needs is also the observed information that gives the standard errors.  (Hunter's (2004) MM
+algorithm converges linearly to the same maximum.)  The MLE exists iff the comparison graph is
+strongly connected (:func:`check_strongly_connected`, by
+:func:`scipy.sparse.csgraph.connected_components`; Hunter 2004, Assumption 1).
+
+Identification: log-worths are defined up to a constant.  The optimisation fixes the last system
+at 0; results are reported *centred* (sum to zero), with the covariance ``C Σ Cᵀ`` where ``Σ`` is
+the inverse observed information of the free parameters and ``C = I − 11ᵀ/N`` centres them.  A
+Gaussian penalty ``−‖θ‖² / (2 s²)`` on the centred log-worths (the density of
+``ZeroSumNormal(s)``) and ``−λ² / (2 s_λ²)`` on the log tie parameter turn the MLE into the MAP
+of the Bayesian model.  The Plackett–Luce likelihood (:mod:`rankstats.models._mle`) uses the same
+driver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse import csgraph
+
+from rankstats.errors import InvalidRankingsError, preview
+
+MAP_HINT = (
+    "Use method='map' or method='nuts', whose prior keeps the estimates finite, or add comparisons."
+)
+
+
+class MLEDoesNotExistError(InvalidRankingsError):
+    """The likelihood has no maximum (the comparison graph is not strongly connected)."""
+
+
+class ConvergenceError(RuntimeError):
+    """Newton–Raphson did not converge."""
+
+
+@dataclass(frozen=True)
+class Optimum:
+    """Result of :func:`newton`: parameters, log-objective, covariance of the centred parameters."""
+
+    params: np.ndarray
+    objective: float
+    covariance: np.ndarray
+    information: np.ndarray
+    iterations: int
+
+
+# ---------------------------------------------------------------------------- existence
+def check_strongly_connected(
+    systems: Sequence[str], beats: np.ndarray, hint: str = MAP_HINT
+) -> None:
+    """Raise :class:`MLEDoesNotExistError` unless the "beats" graph is strongly connected.
+
+    ``beats[i, j] > 0`` when ``i`` was ranked above (or tied with) ``j`` at least once.  The MLE
+    exists iff every system can be reached from every other along such edges (Hunter 2004,
+    Assumption 1; Zermelo 1929).  The error names the groups that never lose to the rest and never
+    win against the rest, and ends with ``hint`` (what to do instead).
+    """
+    n = len(systems)
+    if n <= 1:
+        return
+    src, dst = np.nonzero(np.asarray(beats) > 0)
+    graph = sparse.csr_matrix((np.ones(len(src), dtype=np.int8), (src, dst)), shape=(n, n))
+    count, labels = csgraph.connected_components(graph, directed=True, connection="strong")
+    if count == 1:
+        return
+    # The condensation: one node per strongly connected component, edges between components.
+    cross = labels[src] != labels[dst]
+    edges = np.unique(labels[src[cross]].astype(np.int64) * count + labels[dst[cross]])
+    out_degree = np.bincount(edges // count, minlength=count)
+    in_degree = np.bincount(edges % count, minlength=count)
+    sizes = np.bincount(labels, minlength=count)
+    first = np.full(count, n, dtype=np.int64)
+    np.minimum.at(first, labels, np.arange(n))
+    components = sorted(range(count), key=lambda c: (-sizes[c], first[c]))
+    never_lose, never_win, isolated = [], [], []
+    # The largest component is "the rest"; describe the others relative to it.
+    for node in components[1:]:
+        members = sorted(systems[i] for i in np.flatnonzero(labels == node))
+        indeg, outdeg = in_degree[node], out_degree[node]
+        label = "{" + preview(members) + "}" if len(members) > 1 else members[0]
+        if indeg == 0 and outdeg == 0:
+            isolated.append(label)
+        elif indeg == 0:
+            never_lose.append(label)
+        elif outdeg == 0:
+            never_win.append(label)
+        else:
+            never_lose.append(label + " (only beaten by some groups)")
+    parts = []
+    if never_win:
+        parts.append("never beat (or tie) the others: " + "; ".join(never_win))
+    if never_lose:
+        parts.append("never lose to (or tie) the others: " + "; ".join(never_lose))
+    if isolated:
+        parts.append("never compared with the others: " + "; ".join(isolated))
+    raise MLEDoesNotExistError(
+        f"the MLE does not exist (the likelihood has no maximum): the comparison graph of {n} "
+        f"systems is not strongly connected ({count} components). Systems that "
+        + "; systems that ".join(parts)
+        + f". Their worths would run off to ±infinity. {hint}"
+    )
+
+
+# ---------------------------------------------------------------------------- driver
+def newton(
+    function: Callable[[np.ndarray, bool], tuple[float, np.ndarray | None, np.ndarray | None]],
+    n_worths: int,
+    n_extra: int = 0,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+) -> Optimum:
+    """Maximise a concave ``function(params, derivatives) -> (value, gradient, hessian)``.
+
+    ``params`` = ``n_worths`` log-worths (the last one is fixed at 0) followed by ``n_extra`` free
+    parameters.  Newton steps with step halving until the objective does not decrease; stops when
+    the largest step is below ``tol``.
+    """
+    size = n_worths + n_extra
+    free = np.ones(size, dtype=bool)
+    free[n_worths - 1] = False
+    params = np.zeros(size)
+    value, grad, hess = function(params, True)
+    for iteration in range(1, max_iter + 1):
+        g, h = grad[free], hess[np.ix_(free, free)]
+        try:
+            step = np.linalg.solve(-h, g)
+        except np.linalg.LinAlgError as err:
+            raise ConvergenceError(f"singular information matrix at iteration {iteration}") from err
+        if not np.all(np.isfinite(step)):
+            raise ConvergenceError(f"non-finite Newton step at iteration {iteration}")
+        scale = 1.0
+        while True:
+            candidate = params.copy()
+            candidate[free] += scale * step
+            new_value = function(candidate, False)[0]
+            if np.isfinite(new_value) and new_value >= value - 1e-12 * abs(value):
+                break
+            scale *= 0.5
+            if scale < 1e-10:
+                raise ConvergenceError(f"line search failed at iteration {iteration}")
+        params = candidate
+        value, grad, hess = function(params, True)
+        if np.max(np.abs(scale * step)) < tol:
+            break
+    else:
+        raise ConvergenceError(
+            f"Newton–Raphson did not converge in {max_iter} iterations (last step "
+            f"{np.max(np.abs(scale * step)):.2e})"
+        )
+    information = -hess
+    cov_free = np.linalg.inv(information[np.ix_(free, free)])
+    cov = np.zeros((size, size))
+    cov[np.ix_(free, free)] = cov_free
+    centre = np.eye(size)
+    centre[:n_worths, :n_worths] -= 1.0 / n_worths
+    params = centre @ params
+    return Optimum(params, float(value), centre @ cov @ centre.T, information, iteration)
+
+
+# ---------------------------------------------------------------------------- paired counts
+@dataclass(frozen=True)
+class Pairs:
+    """Paired-comparison counts, one entry per compared pair ``item1 < item2`` (per *ordered*
+    pair, ``item1`` shown first, with ``order=True`` in the functions below).
+
+    The functions below read only these fields, so a
+    :class:`rankstats.models._data.PairCounts` serves as well.
+    """
+
+    n_systems: int
+    item1: np.ndarray
+    item2: np.ndarray
+    wins1: np.ndarray
+    wins2: np.ndarray
+    ties: np.ndarray
+
+
+def pairs_from_matrices(wins: np.ndarray, ties: np.ndarray | None = None) -> Pairs:
+    """The compared pairs ``i < j`` of ``wins[i, j]`` (i beat j) and symmetric ``ties[i, j]``."""
+    n = wins.shape[0]
+    ties = np.zeros_like(wins) if ties is None else ties
+    i, j = np.triu_indices(n, k=1)
+    keep = (wins[i, j] + wins[j, i] + ties[i, j]) > 0
+    i, j = i[keep], j[keep]
+    return Pairs(n, i, j, wins[i, j], wins[j, i], ties[i, j])
+
+
+# ---------------------------------------------------------------------------- Bradley–Terry
+def bt_terms(counts: Pairs, params: np.ndarray, ties: bool, order: bool = False):
+    r"""Log-probabilities of win / loss / tie of every pair (Davidson 1970).
+
+    With ``order``, ``item1`` is the one shown first and ``params[-1]`` its log advantage
+    :math:`\eta = \log h` (Agresti 2002, §10.6.1: home advantage), added to its log-worth.
+    """
+    theta = params[: counts.n_systems]
+    ti, tj = theta[counts.item1], theta[counts.item2]
+    if order:
+        ti = ti + params[counts.n_systems + int(ties)]
+    if ties:
+        tie = params[counts.n_systems] + 0.5 * (ti + tj)
+        log_d = np.logaddexp(np.logaddexp(ti, tj), tie)
+        return ti - log_d, tj - log_d, tie - log_d
+    log_d = np.logaddexp(ti, tj)
+    return ti - log_d, tj - log_d, None
+
+
+def bt_loglik(counts: Pairs, params: np.ndarray, ties: bool, order: bool = False) -> float:
+    r"""Bradley–Terry log-likelihood, with Davidson's (1970) ties when ``ties``.
+
+    .. math:: P(i \succ j) = \frac{\pi_i}{\pi_i + \pi_j + \nu\sqrt{\pi_i\pi_j}}, \quad
+              P(i \sim j) = \frac{\nu\sqrt{\pi_i\pi_j}}{\pi_i + \pi_j + \nu\sqrt{\pi_i\pi_j}}
+
+    with ``π = exp(θ)`` and ``ν = exp(params[N])``; ``ν = 0`` without ties.  With ``order``
+    (ordered pairs: ``item1`` shown first), :math:`\pi_i` becomes :math:`h\pi_i` with
+    ``h = exp(params[-1])`` (:func:`bt_terms`).
+    """
+    lw, ll_, lt = bt_terms(counts, params, ties, order)
+    value = counts.wins1 @ lw + counts.wins2 @ ll_
+    if ties:
+        value += counts.ties @ lt
+    return float(value)
+
+
+def bt_derivatives(
+    counts: Pairs, params: np.ndarray, ties: bool, order: bool = False
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Log-likelihood, gradient and Hessian: a multinomial logit per pair.
+
+    The order parameter (``order``) enters exactly like the log-worth of ``item1``, so its
+    gradient and Hessian entries are those of ``item1`` summed over the pairs.
+    """
+    n = counts.n_systems
+    size = n + int(ties) + int(order)
+    lw, ll_, lt = bt_terms(counts, params, ties, order)
+    pa, pb = np.exp(lw), np.exp(ll_)
+    pc = np.exp(lt) if ties else np.zeros_like(pa)
+    w1, w2, t = counts.wins1, counts.wins2, counts.ties if ties else np.zeros_like(pa)
+    m = w1 + w2 + t
+    value = float(w1 @ lw + w2 @ ll_ + (t @ lt if ties else 0.0))
+    i, j = counts.item1, counts.item2
+    mi, mj = pa + 0.5 * pc, pb + 0.5 * pc
+    grad = np.bincount(i, weights=w1 + 0.5 * t - m * mi, minlength=size)
+    grad += np.bincount(j, weights=w2 + 0.5 * t - m * mj, minlength=size)
+    # covariance of the feature vector: (i, i), (j, j), (i, j) and with the tie parameter
+    cii = pa + 0.25 * pc - mi * mi
+    cjj = pb + 0.25 * pc - mj * mj
+    cij = 0.25 * pc - mi * mj
+    rows = [i, j, i, j]
+    cols = [i, j, j, i]
+    vals = [cii, cjj, cij, cij]
+    if ties:
+        lam = np.full_like(i, n)
+        cil = 0.5 * pc - mi * pc
+        cjl = 0.5 * pc - mj * pc
+        cll = pc - pc * pc
+        rows += [i, lam, j, lam, lam]
+        cols += [lam, i, lam, j, lam]
+        vals += [cil, cil, cjl, cjl, cll]
+        grad[n] = float(np.sum(t - m * pc))
+    if order:
+        eta = np.full_like(i, size - 1)
+        grad[size - 1] = float(np.sum(w1 + 0.5 * t - m * mi))
+        rows += [eta, i, eta, j, eta]
+        cols += [i, eta, j, eta, eta]
+        vals += [cii, cii, cij, cij, cii]
+        if ties:
+            rows += [eta, lam]
+            cols += [lam, eta]
+            vals += [cil, cil]
+    flat = np.concatenate([r * size + c for r, c in zip(rows, cols, strict=True)])
+    weights = np.concatenate([m * v for v in vals])
+    hess = -np.bincount(flat, weights=weights, minlength=size * size).reshape(size, size)
+    return value, grad, hess
+
+
+def bt_beats(counts: Pairs) -> np.ndarray:
+    """``beats[i, j] > 0`` when ``i`` beat or tied ``j`` at least once."""
+    n = counts.n_systems
+    beats = np.zeros((n, n))
+    np.add.at(beats, (counts.item1, counts.item2), counts.wins1 + counts.ties)
+    np.add.at(beats, (counts.item2, counts.item1), counts.wins2 + counts.ties)
+    return beats
+
+
+def bt_objective(
+    counts: Pairs,
+    ties: bool,
+    prior_scale: float | None,
+    tie_prior_scale: float = 1.5,
+    order: bool = False,
+) -> Callable[[np.ndarray, bool], tuple[float, np.ndarray | None, np.ndarray | None]]:
+    """Log-likelihood or log-posterior of the BT model (Davidson ties when ``ties``, an order
+    effect for ``item1`` when ``order``; the MAP puts ``N(0, tie_prior_scale²)`` on both)."""
+    n = counts.n_systems
+    size = n + int(ties) + int(order)
+    centre = np.zeros((size, size))
+    centre[:n, :n] = np.eye(n) - 1.0 / n
+
+    def function(params: np.ndarray, derivatives: bool):
+        if derivatives:
+            value, grad, hess = bt_derivatives(counts, params, ties, order)
+        else:
+            value, grad, hess = bt_loglik(counts, params, ties, order), None, None
+        if prior_scale is not None:
+            c = np.zeros(size)
+            c[:n] = params[:n] - params[:n].mean()
+            value -= 0.5 * float(c @ c) / prior_scale**2
+            if derivatives:
+                grad = grad - c / prior_scale**2
+                hess = hess - centre / prior_scale**2
+            if ties:
+                value -= 0.5 * params[n] ** 2 / tie_prior_scale**2
+                if derivatives:
+                    grad[n] -= params[n] / tie_prior_scale**2
+                    hess[n, n] -= 1.0 / tie_prior_scale**2
+            if order:
+                value -= 0.5 * params[-1] ** 2 / tie_prior_scale**2
+                if derivatives:
+                    grad[-1] -= params[-1] / tie_prior_scale**2
+                    hess[-1, -1] -= 1.0 / tie_prior_scale**2
+        return value, grad, hess
+
+    return function
+
+
+def fit_bt(
+    counts: Pairs,
+    ties: bool,
+    prior_scale: float | None = None,
+    tie_prior_scale: float = 1.5,
+    systems: Sequence[str] | None = None,
+    hint: str = MAP_HINT,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+    order: bool = False,
+) -> Optimum:
+    r"""Bradley–Terry MLE (``prior_scale=None``) or MAP by Newton–Raphson.
+
+    Parameters
+    ----------
+    counts : Pairs
+        Paired counts (:class:`Pairs` or :class:`rankstats.models._data.PairCounts`).
+    ties : bool
+        Estimate Davidson's tie parameter (``params[N]`` = :math:`\log\nu`); else ties are
+        ignored (count them as half wins in ``wins1`` / ``wins2`` instead).
+    prior_scale, tie_prior_scale : float, optional
+        Gaussian penalties of the MAP (see the module docstring); None = maximum likelihood.
+    systems : sequence of str, optional
+        Names used in the error when the MLE does not exist (default: ``0, 1, ...``).
+    hint : str
+        Advice ending that error.
+    tol, max_iter : float, int
+        Newton–Raphson stops when the largest step is below ``tol``.
+    order : bool
+        Pairs are ordered (``item1`` shown first, ``i > j`` allowed) and ``item1`` has the log
+        advantage :math:`\eta = \log h` (the last parameter): :math:`\pi_i` becomes
+        :math:`h\pi_i` in every probability (Agresti 2002, §10.6.1).
+
+    Returns
+    -------
+    Optimum
+        ``params`` (centred log-worths, then :math:`\log\nu`, then :math:`\eta`),
+        ``objective``, ``covariance``.
+
+    Raises
+    ------
+    MLEDoesNotExistError
+        Maximum likelihood on a comparison graph that is not strongly connected.
+    ConvergenceError
+        Newton–Raphson did not converge.
+    """
+    n = counts.n_systems
+    if prior_scale is None:
+        names = [str(s) for s in (systems if systems is not None else range(n))]
+        check_strongly_connected(names, bt_beats(counts), hint)
+    objective = bt_objective(counts, ties, prior_scale, tie_prior_scale, order)
+    return newton(objective, n, int(ties) + int(order), tol=tol, max_iter=max_iter)

@@ -1,0 +1,460 @@
+"""Paper-ready output: one self-contained HTML file, LaTeX tables, figures, BibTeX, methods text.
+
+``rs.report(scores, out="report/")`` ranks the systems with several aggregators, puts a Hoeffding
+interval on every pairwise probability, and writes:
+
+- ``report.html``: self-contained (figures embedded as data URIs, inline CSS, no JavaScript, no
+  network access), opening with one plain-language paragraph of what can and cannot be claimed
+  (:func:`rankstats.reporting.summary.claims`);
+- ``ranking.tex`` (booktabs): each method's rank and score, the rank range implied by the
+  significant pairwise differences, a † on systems significantly above the next one and a ‡ where
+  the next system is significantly above (the order contradicts the pairwise test there);
+- ``ranking.csv``, ``pairs.csv``: every number of the tables, unrounded;
+- ``significance_heatmap.png`` / ``.pdf``;
+- ``references.bib`` and ``methods.txt``: what was computed, with citations, every
+  transformation of the data and every convergence problem of a fitted model;
+- ``data_check.csv`` and the page's "Data check" section: the findings of
+  :func:`rankstats.check_data` (placeholders, scales, missing and few scores, name collisions,
+  uneven instances, folds), each with the option that acts on it;
+- with ``significance=True``: Friedman's test, Iman–Davenport's F and a post-hoc test of every
+  pair (Demšar, 2006) on the complete blocks, as a section of the page with the
+  critical-difference diagram, ``cd_diagram.png`` / ``.pdf``, ``cd_table.tex`` (booktabs) and
+  ``posthoc_pairs.csv``, and a sentence of the methods paragraph;
+- with ``models``: the rank posterior of each model (``P(rank = r)``, ``P(best)``, credible rank
+  intervals) as a section of the page with its heat maps, ``rank_posterior_<model>.csv``,
+  ``rank_posterior_<model>_probabilities.csv``, ``rank_posterior_<model>.png`` / ``.pdf`` and
+  ``rank_posteriors.tex``;
+- with two or more ``models``: a model-comparison section — PSIS-LOO of the fits that have
+  posterior draws and a pointwise log-likelihood (``model_comparison.csv``,
+  ``model_comparison.tex``; every fit left out is named with the reason) and the posterior
+  predictive check of every sampled fit (``ppc_<model>.csv``, ``ppc_<model>_<group>.png`` /
+  ``.pdf``).
+
+``rs.report(rankings, out=...)`` takes :class:`~rankstats.Rankings` as well (a PrefLib file read
+by :func:`rankstats.read_rankings`): the sections that need only rankings are computed from
+them, and one sentence says what needs scores and is left out
+(:mod:`rankstats.reporting.rankings_input`).
+
+The *rank range* of a system is ``[1 + a, N − b]``, where ``a`` (``b``) is the number of systems
+significantly above (below) it: the ranks the system can take in an order that contradicts none of
+the significant differences.
+
+Computing is separate from rendering:
+
+- ``report/compute.py``: every statistic the report shows, computed once into a frozen
+  :class:`~rankstats.reporting.report_data.ReportData` (rankings, pairwise statistics, aggregates,
+  Hoeffding intervals, fits, convergence verdicts, comparison, paired analyses);
+- ``report/diagnostics.py``: whether a fitted model can be reported (:func:`convergence`);
+- ``report/methods.py``: the methods paragraph and its BibTeX (``references.bib``, package data);
+- ``report/latex.py``: ``ranking.tex``;
+- ``report/html.py``: ``report.html``, from the Jinja2 template ``templates/report.html.j2``;
+- ``report/paired.py``: the paired instance-level analyses and their files;
+- ``report/significance.py``: the Friedman / post-hoc section and its files;
+- ``report/rank_posteriors.py``: the rank-posterior section and its files;
+- ``report/model_comparison.py``: the model-comparison section (LOO, PPC) and its files.
+
+**Outputs are atomic.** ``out`` is validated before anything is computed; every file is written
+into a temporary directory beside it, which replaces ``out`` as a whole once the last file is
+written. An interrupted or failing run leaves the previous report (or nothing); a rerun never
+leaves a stale file of an earlier run.
+
+**Names are data.** System and task names are escaped for each output: HTML (the template's
+autoescape), LaTeX (:func:`rankstats._util.text.latex_escape`), matplotlib (``$`` escaped: never
+mathtext), CSV (text cells starting with ``= + - @`` get a leading ``'``), prose (control and
+bidirectional characters shown as ``\\uXXXX``) and file names
+(:func:`rankstats._util.text.unique_slugs`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from rankstats._util.atomic import check_output_dir, checkpoint, output_dir
+from rankstats._util.method_names import METHOD_NAMES, MODEL_NAMES
+from rankstats._util.text import latex_escape, mpl_text, write_csv
+from rankstats.aggregation.hoeffding_figure import significance_heatmap
+from rankstats.aggregation.hoeffding_intervals import HoeffdingResult
+from rankstats.core.rankings import Rankings, default_level
+from rankstats.core.scores import Scores
+from rankstats.plotting.saving import save_figure
+from rankstats.reporting import html, latex, rankings_input
+from rankstats.reporting import report_data as compute
+from rankstats.reporting._top import check_top, figure_systems, names_key, shown_systems
+from rankstats.reporting.data_check import run_data_check, section, write_data_check
+from rankstats.reporting.diagnostics import Convergence, convergence
+from rankstats.reporting.methods import bibtex, methods_paragraph
+from rankstats.reporting.model_comparison import (
+    ModelComparisonSection,
+    write_model_comparison,
+)
+from rankstats.reporting.model_comparison import sentence as model_comparison_sentence
+from rankstats.reporting.paired import write_paired
+from rankstats.reporting.rank_posteriors import (
+    RankPosteriors,
+    run_rank_posteriors,
+    write_rank_posteriors,
+)
+from rankstats.reporting.report_data import ReportData
+from rankstats.reporting.significance import (
+    Significance,
+    options,
+    run_significance,
+    write_significance,
+)
+from rankstats.reporting.summary import claims
+
+# ``latex_escape`` is re-exported: ``from rankstats.reporting import latex_escape`` keeps working.
+__all__ = [
+    "METHOD_NAMES",
+    "MODEL_NAMES",
+    "Convergence",
+    "Report",
+    "ReportData",
+    "convergence",
+    "latex_escape",
+    "report",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class Report:
+    """What :func:`report` computed and where it wrote it.
+
+    Attributes
+    ----------
+    out : Path
+        Output directory.
+    files : tuple of Path
+        Every file written (``report.html`` first), under its final name in ``out``.
+    ranking : pandas.DataFrame
+        One row per system in the primary method's order: ``rank_<method>``, ``score_<method>`` for
+        every method, ``rank_low``, ``rank_high`` (rank range), ``above_next`` (significantly above
+        the next system, which it beats), ``below_next`` (the next system is significantly above
+        this one: the order contradicts the test) — all from
+        :meth:`~rankstats.HoeffdingResult.marks`.
+    pairs : pandas.DataFrame
+        The :func:`~rankstats.hoeffding` table in the primary order.
+    methods_text : str
+        The methods paragraph (also in ``methods.txt``).
+    comparison : Comparison or None
+        Rank models against the Hoeffding intervals (when ``models`` were given).
+    fits : tuple
+        The fitted rank models.
+    paired : dict
+        ``{task: Paired}`` of the paired instance-level analyses (when ``paired`` was given).
+    transformations : tuple of str
+        Every transformation the data went through, one sentence each (also in the methods
+        paragraph and the HTML page).
+    convergence : tuple of Convergence
+        The convergence verdict of each fit, in the order of ``fits``.
+    intervals : HoeffdingResult
+        The Hoeffding intervals (``pairs`` is their table), with their parameters as fields.
+    data : ReportData
+        Everything the report computed (rankings, pairwise statistics, aggregates, ...).
+    summary : str
+        The plain-language paragraph the HTML page opens with: what can and cannot be claimed
+        (:func:`rankstats.reporting.summary.claims`, from the marks of :attr:`intervals` and the
+        :attr:`convergence` verdicts).
+    significance : Significance or None
+        Friedman's test and the post-hoc comparisons (``.friedman``, ``.posthoc``) when
+        ``significance`` was asked for.
+    rank_posteriors : RankPosteriors or None
+        ``P(rank = r)`` of every system under each fitted model (``.posteriors``, by model),
+        and a note for each model without one (a single-point fit); None without models.
+    model_comparison : ModelComparisonSection or None
+        With two or more models: ``.comparison`` (the :class:`~rankstats.models.ModelComparison`
+        of the fits that could be compared by PSIS-LOO, or None), ``.excluded`` (the others,
+        with the reason) and ``.ppc`` (the posterior predictive check of every sampled fit).
+    data_check : DataCheck or None
+        The findings of :func:`rankstats.check_data` on the scores (the "Data check" section
+        and ``data_check.csv``); None for a report of Rankings (no scores to check).
+    """
+
+    out: Path
+    files: tuple[Path, ...]
+    ranking: pd.DataFrame
+    pairs: pd.DataFrame
+    methods_text: str
+    comparison: Any = None
+    fits: tuple = field(default_factory=tuple)
+    paired: dict = field(default_factory=dict)
+    transformations: tuple[str, ...] = ()
+    convergence: tuple[Convergence, ...] = ()
+    intervals: HoeffdingResult | None = None
+    data: ReportData | None = None
+    summary: str = ""
+    significance: Significance | None = None
+    rank_posteriors: RankPosteriors | None = None
+    model_comparison: ModelComparisonSection | None = None
+    data_check: Any = None
+
+    @property
+    def html(self) -> Path:
+        return self.files[0]
+
+    def __repr__(self) -> str:
+        return (
+            f"Report({self.html}, {len(self.ranking)} systems, "
+            f"{int(self.pairs['significant'].sum() // 2)} significant pairs, "
+            f"{len(self.files)} files)"
+        )
+
+
+class _Written:
+    """Files written into the temporary directory, recorded under their final names.
+
+    Each call is one finished file: it is recorded and the ``report-file`` checkpoint (the
+    interruption hook of the atomicity tests) runs.
+    """
+
+    def __init__(self, tmp: Path, final: Path) -> None:
+        self.tmp, self.final = tmp, final
+        self.files: list[Path] = []
+
+    def __call__(self, path: Path) -> None:
+        self.files.append(self.final / path.relative_to(self.tmp))
+        checkpoint("report-file")
+
+    def text(self, name: str, content: str) -> None:
+        """Write one UTF-8 text file and record it."""
+        path = self.tmp / name
+        path.write_text(content, encoding="utf-8")
+        self(path)
+
+    def csv(self, name: str, frame: pd.DataFrame) -> None:
+        """Write one CSV file (formula-safe cells) and record it."""
+        path = self.tmp / name
+        write_csv(frame, path)
+        self(path)
+
+
+def report(
+    scores: Scores | Rankings,
+    out: str | Path = "report",
+    methods: Sequence[str] | None = None,
+    delta: float = 0.05,
+    correction: str = "holm",
+    estimand: str = "imputed",
+    level: str | None = None,
+    title: str | None = None,
+    models: Sequence[Any] = (),
+    model_method: str = "map",
+    seed: int = 0,
+    paired: Sequence[str] = (),
+    confidence: float = 0.95,
+    significance: bool | Mapping[str, Any] = False,
+    data_check: Any = None,
+    top: int | None = None,
+) -> Report:
+    """Write a paper-ready report of the ranking of ``scores``.
+
+    ``out`` is checked before anything is computed, and the files are written into a temporary
+    directory that replaces ``out`` as a whole when the last one is written: an interrupted or
+    failing run leaves the previous report (or nothing), and a rerun replaces the whole set.
+    Every statistic is computed once (:func:`rankstats.reporting.report_data.compute`), then
+    rendered.
+
+    Parameters
+    ----------
+    scores : Scores or Rankings
+        The benchmark, or rankings without scores (e.g. :func:`rankstats.read_rankings` of a
+        PrefLib ``.soi`` file, :func:`rankstats.load_rankings`). From Rankings the report
+        shows every section that needs only rankings (σ^l, Copeland, Kemeny, the Hoeffding
+        intervals and heat map, the rank models, their comparison and rank posteriors, Friedman's
+        test on the rankings as blocks) and says in one sentence what it leaves out (σ^μ, σ^2l
+        without tasks, the paired analyses, the data check on scores); asking for one of those
+        (``methods=["mean"]``, ``paired=``, ``level=``, ``data_check=``) raises ValueError.
+    out : str or Path
+        Output directory: new, empty, or a directory an earlier rankstats run wrote (it carries
+        a ``.rankstats-output`` marker); any other non-empty directory or an existing file is
+        refused with :class:`~rankstats.errors.OutputError`.
+    methods : sequence of str, optional
+        Aggregators (see :func:`~rankstats.aggregate`); the first one orders the tables and is
+        the one whose pairwise differences are tested. Default ``("borda", "borda2", "mean")``
+        for Scores, ``("borda", "copeland")`` for Rankings.
+    delta, correction, estimand
+        Passed to :func:`~rankstats.hoeffding_test`.
+    level : {"task", "instance"}, optional
+        Rankings per task or per (task, instance) (default: instance when available).
+    title : str, optional
+        Report title (default: the data set name).
+    models : sequence of str or fitted models
+        Rank models to report next to the aggregators: names (``"pl"``, ``"bt"``, ``"mallows"``),
+        fitted with ``model_method`` on the same rankings, or already fitted models. Their order
+        joins the ranking table and their pairwise decisions are compared with the Hoeffding
+        intervals (:func:`rankstats.compare`); the methods paragraph states prior, method and
+        (for MCMC) the convergence diagnostics, and every fit that did not converge
+        (:func:`convergence`) gets a warning in the methods paragraph and in the HTML page.
+    model_method : str
+        Fitting method for models given by name (``"map"`` by default, fast; ``"nuts"`` for
+        Plackett–Luce / Bradley–Terry posteriors, ``"mcmc"`` for Mallows).
+    seed : int
+        Seed of the model fits and of the paired bootstrap.
+    paired : sequence of str
+        Tasks (metrics) of instance-level scores to analyse pair by pair with
+        :func:`rankstats.paired` (sign / Wilcoxon / paired t / Mood tests, Holm-adjusted,
+        bootstrap intervals, mean / median / Bradley–Terry / Elo / TrueSkill strengths): a section
+        of the HTML page, ``paired_<task>_pairs.csv``, ``paired_<task>_strengths.csv``, a matrix
+        figure and a sentence of the methods paragraph per task. Two tasks whose file names
+        would collide (``"a b"`` and ``"a_b"``) are refused before anything is computed.
+    confidence : float
+        Level of the paired tests and bootstrap intervals (α = 1 − confidence).
+    significance : bool or mapping
+        Add the classical rank tests (Demšar, 2006): Friedman's test with Iman–Davenport's F and
+        a post-hoc test of every pair on the complete blocks of ``level``
+        (:func:`rankstats.friedman`, :func:`rankstats.posthoc`), as an HTML section with the
+        critical-difference diagram and the average ranks with group letters, ``cd_table.tex``,
+        ``cd_diagram.png`` / ``.pdf``, ``posthoc_pairs.csv`` and a sentence of the methods
+        paragraph citing Demšar (2006), Friedman (1937), Iman and Davenport (1980) and the
+        post-hoc test. ``True``: Nemenyi at α = 0.05; a mapping sets ``method``, ``alpha``,
+        ``adjust``, ``missing``, ``min_coverage`` (as :func:`rankstats.posthoc`). Incomplete
+        blocks are refused, before anything else is computed, unless
+        ``missing="complete-case"`` (what is dropped is stated).
+    data_check : DataCheck, optional
+        The data check of ``scores`` when the caller ran it (``rankstats report`` does, to
+        print its findings in the CLI's words); by default it is run here and its warnings are
+        issued as :class:`~rankstats.errors.DataWarning`. Either way the findings are the
+        page's "Data check" section and ``data_check.csv``.
+    top : int, optional
+        Show only the best ``top`` systems of the primary order in the ranking tables (HTML,
+        ``ranking.tex``) and the heat map; every statistic — intervals, their multiplicity
+        correction, ranks, rank ranges — is computed on all systems, the page and the caption say
+        so, and ``ranking.csv`` / ``pairs.csv`` list every system. Names too long for the heat map
+        are drawn as unique abbreviations, with their key in ``labels.csv`` and on the page.
+
+    Returns
+    -------
+    Report
+
+    Raises
+    ------
+    OutputError
+        ``out`` cannot be (re)placed, or two ``paired`` tasks map to the same file name.
+
+    Examples
+    --------
+    >>> import tempfile, rankstats as rs
+    >>> rep = rs.report(rs.load_dataset("xtreme_missing"), out=tempfile.mkdtemp())
+    >>> rep.html.name, rep.ranking["system"].iloc[0]
+    ('report.html', 'Turing ULR v5 Alexander v-team Microsoft')
+    """
+    # Everything that can be refused is refused before any computing or model fitting: the
+    # output directory here, the request in the first step of compute (compute.check).
+    out = check_output_dir(out, option="out=")
+    check_top(top)
+    if isinstance(scores, Rankings):
+        if methods is None:
+            methods = rankings_input.DEFAULT_METHODS
+        rankings_input.refuse(scores, methods, paired, level, data_check)
+        check, block_level = None, None  # the blocks are the rankings
+    else:
+        if methods is None:
+            methods = ("borda", "borda2", "mean")
+        check = run_data_check(scores, data_check)
+        block_level = default_level(scores, level)
+    sig_options = options(significance)
+    # Cheap, and refuses incomplete blocks before the aggregators and the model fits run.
+    sig = run_significance(scores, block_level, sig_options) if sig_options is not None else None
+    data = compute.compute(
+        scores,
+        methods,
+        delta,
+        correction,
+        estimand,
+        level,
+        title,
+        models,
+        model_method,
+        seed,
+        paired,
+        confidence,
+    )
+    text, cites = methods_paragraph(data, sig)
+    summary = claims(
+        data.intervals,
+        data.convergence,
+        data.primary,
+        data.level,
+        data.scores is not None and data.scores.has_instances,
+    )
+    if data.model_comparison is not None:
+        summary += " " + model_comparison_sentence(data.model_comparison)
+    with output_dir(out, option="out=") as tmp:
+        written = _Written(tmp, out)
+        written.csv("ranking.csv", data.ranking)
+        written.csv("pairs.csv", data.intervals.table)
+        written.text("ranking.tex", latex.ranking_table(data, top))
+        written.text("references.bib", bibtex(cites) + "\n")
+        written.text("methods.txt", text + "\n")
+        if check is not None:
+            write_data_check(check, tmp, written)
+        shown = shown_systems(data, top)
+        heatmap = significance_heatmap(
+            data.intervals,
+            title=f"{mpl_text(data.name)}: P(row above column), {mpl_text(data.primary)} order",
+            systems=shown if len(shown) < len(data.ranking) else None,
+        )
+        figures = save_figure(heatmap, tmp / "significance_heatmap")
+        for path in figures:
+            written(path)
+        paired_files = write_paired(data.paired, tmp, written)
+        sig_files = write_significance(sig, tmp, written) if sig is not None else None
+        ranks = run_rank_posteriors(data.comparison)
+        rank_files = write_rank_posteriors(ranks, tmp, written) if ranks is not None else None
+        models_compared = data.model_comparison
+        model_files = (
+            write_model_comparison(models_compared, tmp, written)
+            if models_compared is not None
+            else None
+        )
+        others = figure_systems(
+            data.paired, paired_files, ranks, rank_files, models_compared, model_files
+        )
+        cd = list(sig.posthoc.mean_ranks.index) if sig is not None else None
+        key = names_key(shown, cd, others)
+        if not key.empty:
+            written.csv("labels.csv", key)
+        written.text(
+            "report.html",
+            html.render(
+                data,
+                text,
+                cites,
+                figures[0],
+                paired_files,
+                summary,
+                sig,
+                sig_files,
+                ranks,
+                rank_files,
+                models_compared,
+                model_files,
+                section(check, cli=data_check is not None) if check is not None else None,
+                top=top,
+            ),
+        )
+        files = [out / "report.html", *(p for p in written.files if p.name != "report.html")]
+    return Report(
+        out=out,
+        files=tuple(files),
+        ranking=data.ranking,
+        pairs=data.intervals.table,
+        methods_text=text,
+        comparison=data.comparison,
+        fits=data.fits,
+        paired=data.paired,
+        transformations=data.transformations,
+        convergence=data.convergence,
+        intervals=data.intervals,
+        data=data,
+        summary=summary,
+        significance=sig,
+        rank_posteriors=ranks,
+        model_comparison=data.model_comparison,
+        data_check=check,
+    )

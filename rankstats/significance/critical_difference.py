@@ -1,0 +1,492 @@
+r"""Critical-difference diagrams (Demšar, 2006) and their LaTeX companion table.
+
+:func:`cd_diagram` draws the classic layout of a
+:class:`~rankstats.significance.posthoc_tests.PosthocResult`: a horizontal axis of average ranks, 1
+(best) on the left; the better half of the systems named on the left, the worse half on the right,
+each joined to its average rank by a line; thick bars, under the axis, joining each group of
+:meth:`~rankstats.significance.posthoc_tests.PosthocResult.groups` (systems in which no pair differs
+significantly); for Nemenyi, the critical difference drawn as a bracket above the axis.
+:func:`cd_table` is the same result as a booktabs table with a compact letter display of the groups.
+
+Layout conventions (Demšar, 2006, Fig. 1; Orange's ``graph_ranks``; autorank's ``plot_stats``):
+the rank axis is the x axis of the figure's single axes, in rank units, so every bar and the CD
+bracket has its length in ranks; the y axis counts inches from the top. The names are measured
+with the renderer before the figure is sized, so long names never reach the axis and the height
+grows with the number of systems (one row of names per two systems).
+
+Demšar, J. (2006). Statistical comparisons of classifiers over multiple data sets. *Journal of
+Machine Learning Research* 7, 1–30.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from rankstats._util.latex import LONG_ROWS, longtable
+from rankstats._util.text import latex_escape
+from rankstats.plotting.fonts import fitted_fonts, use_fallback_fonts
+from rankstats.plotting.names import SHORTENED_NOTE, labels, name_key
+from rankstats.significance.posthoc_tests import PosthocResult
+
+if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn, not with this module
+    from matplotlib.figure import Figure
+
+#: Longest system name drawn in full (longer ones get unique labels: ``max_name``).
+NAME_WIDTH = 40
+
+#: Sizes of the diagram, inches (fonts in points).
+_PAD = 0.12  # outer margin
+_GAP = 0.06  # between the end of a name's line and the name
+_STUB = 0.15  # how far the name lines run beyond the ends of the axis
+_BAR_STEP = 0.09  # between two stacked rows of group bars
+_BAR_WIDTH = 3.0  # points
+_TICK = 0.07
+_NAME_SIZE = 9.0
+_SMALL_SIZE = 8.0
+
+_TEST_NAMES = {
+    "nemenyi": "Nemenyi test",
+    "conover": "Conover's test",
+    "wilcoxon-holm": "Wilcoxon signed-rank tests",
+}
+_ADJUST_NAMES = {
+    "single-step": "",
+    "holm": "Holm-adjusted",
+    "bonferroni": "Bonferroni-adjusted",
+    "none": "unadjusted",
+}
+
+
+def _test_description(result: PosthocResult) -> str:
+    """``"Conover's test, Holm-adjusted"``: the test and its multiplicity treatment."""
+    adjust = _ADJUST_NAMES.get(result.adjust, f"{result.adjust}-adjusted")
+    if result.blocks.imputed:
+        name = "z-tests of imputed expected ranks" + (
+            " (single-step max |z|)" if result.adjust == "single-step" else ""
+        )
+        return name + (f", {adjust}" if adjust else "")
+    return _TEST_NAMES.get(result.method, result.method) + (f", {adjust}" if adjust else "")
+
+
+def _has_cd(result: PosthocResult) -> bool:
+    return result.method == "nemenyi" and bool(np.isfinite(result.critical_difference))
+
+
+def _no_single_cd(result: PosthocResult) -> bool:
+    """A Nemenyi-type result whose pairs have different variances (``missing="imputed"``): no
+    bracket, and the caption says why."""
+    return result.method == "nemenyi" and not _has_cd(result)
+
+
+def bar_groups(result: PosthocResult) -> list[tuple[str, ...]]:
+    """The groups a diagram draws as bars: those of ``result.groups()`` with two or more
+    systems, best first."""
+    return [g for g in result.groups() if len(g) > 1]
+
+
+def _stack(spans: list[tuple[float, float]], margin: float) -> list[int]:
+    """Row of each ``(lo, hi)`` span: the first row whose last span ends more than ``margin``
+    before it starts (spans sorted by ``lo``), so bars of one row never touch."""
+    ends: list[float] = []
+    rows = []
+    for lo, hi in spans:
+        for row, end in enumerate(ends):
+            if end + margin < lo:
+                ends[row] = hi
+                rows.append(row)
+                break
+        else:
+            ends.append(hi)
+            rows.append(len(ends) - 1)
+    return rows
+
+
+def _tick_step(inches_per_rank: float, minimum: float = 0.28) -> int:
+    """The smallest step of 1, 2, 5, 10, 20, 25, 50, ... ranks whose labels are ``minimum``
+    inches apart."""
+    for magnitude in (1, 10, 100, 1000):
+        for base in (1, 2, 5) if magnitude == 1 else (1, 2, 2.5, 5):
+            step = int(base * magnitude)
+            if step * inches_per_rank >= minimum:
+                return step
+    return 10_000
+
+
+def cd_diagram(
+    result: PosthocResult,
+    *,
+    title: str | None = None,
+    width: float | None = None,
+    max_name: int = NAME_WIDTH,
+) -> Figure:
+    """Critical-difference diagram of a post-hoc comparison (Demšar, 2006).
+
+    Parameters
+    ----------
+    result : PosthocResult
+        Output of :func:`rankstats.significance.posthoc_tests.posthoc` (any method).
+    title : str, optional
+        Title above the diagram (none by default).
+    width : float, optional
+        Figure width in inches. By default the rank axis gets 0.25 inch per rank (between 2.5 and
+        9 inches) and the figure is as wide as the axis and the names need; a given width
+        shrinks or stretches the axis (never below 1.5 inches) and keeps the names whole.
+    max_name : int
+        Names longer than this are shortened to unique labels with "…"
+        (:func:`rankstats.plotting.names.labels`; :func:`rankstats.plotting.names.name_key` is
+        the key, and the caption says so).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        An explicit figure (no pyplot state) with one axes: x in average-rank units, y in
+        inches from the top. Its lines carry gids: ``"rank-axis"``, ``"group-bar"`` (one per
+        group of two or more systems, from the group's best to its worst average rank),
+        ``"cd-bracket"`` (Nemenyi only, from rank 1 to ``1 + CD``); the names are texts with
+        gid ``"system-name"``. Save it with :func:`rankstats.plotting.saving.save_figure`.
+
+    Notes
+    -----
+    Nemenyi's groups are the maximal runs of systems whose average ranks lie within one CD of
+    each other, and the bracket shows that CD. Conover's and Wilcoxon's tests have no single
+    critical difference: the bars are their groups (no pair within a bar differs
+    significantly after the adjustment) and the caption names the test and α. Neither has the
+    test of imputed expected ranks (``missing="imputed"``) when the variances of the pairwise
+    differences differ: the bars come from its pairwise decisions, the bracket is omitted and
+    the caption says so.
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> from rankstats.significance.posthoc_tests import posthoc
+    >>> res = posthoc(rs.load_dataset("summeval"), level="task", method="nemenyi")
+    >>> fig = cd_diagram(res)
+    >>> [t.get_text() for t in fig.texts if t.get_gid() == "system-name"][:2]
+    ['M11', 'M6']
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    if not isinstance(result, PosthocResult):
+        raise TypeError(f"cd_diagram needs a PosthocResult (rs.posthoc(...)), not {type(result)}")
+    if max_name < 2:
+        raise ValueError(f"max_name must be at least 2, not {max_name!r}")
+    ranks = result.mean_ranks
+    systems = list(ranks.index)
+    values = ranks.to_numpy(dtype=np.float64)
+    k = len(systems)
+    n_left = math.ceil(k / 2)
+    has_cd = _has_cd(result)
+    cd = float(result.critical_difference) if has_cd else float("nan")
+    last = max(float(k), 1.0 + cd) if has_cd else float(k)  # the right end of the rank scale
+    span = max(last - 1.0, 1.0)
+    name_size = _NAME_SIZE if k <= 60 else _SMALL_SIZE
+    row = max(0.2, 1.55 * name_size / 72.0)
+
+    fig = Figure()
+    FigureCanvasAgg(fig)  # a renderer to measure the names with
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.set_axis_off()
+
+    # The names first: their widths decide the margins.
+    names = []
+    # Unique labels: two long names never share one.
+    for i, shown in enumerate(labels(systems, width=max_name)):
+        text = fig.text(
+            0.0,
+            0.0,
+            shown,
+            fontsize=name_size,
+            ha="right" if i < n_left else "left",
+            va="center",
+            gid="system-name",
+            transform=ax.transData,
+        )
+        names.append(text)
+    caption = _caption(result)
+    if not name_key(systems, width=max_name).empty:
+        caption += " " + SHORTENED_NOTE + "."
+    heading = fig.text(0.0, 0.0, title or "", fontsize=10, ha="center", va="center")
+    with fitted_fonts(fig):
+        renderer = fig.canvas.get_renderer()
+        widths = [t.get_window_extent(renderer).width / fig.dpi for t in names]
+        title_w = heading.get_window_extent(renderer).width / fig.dpi if title else 0.0
+    heading.remove()
+    left_w = max(widths[:n_left], default=0.0)
+    right_w = max(widths[n_left:], default=0.0)
+    outside = 2 * (_PAD + _GAP + _STUB) + left_w + right_w
+    if width is None:
+        axis_len = min(9.0, max(2.5, 0.25 * span))
+    else:
+        axis_len = max(1.5, float(width) - outside)
+    axis_len = max(axis_len, title_w + 2 * _PAD - outside)  # the title fits
+    fig_w = outside + axis_len
+    scale = axis_len / span  # inches per rank
+    x0 = _PAD + left_w + _GAP + _STUB  # where rank 1 sits, inches from the left
+
+    def rank_x(inches: float) -> float:
+        return 1.0 + (inches - x0) / scale
+
+    left_end = rank_x(x0 - _STUB)
+    right_end = last + _STUB / scale
+
+    # Vertical layout, inches from the top.
+    y = _PAD
+    if title:
+        y_title = y + 0.12
+        y += 0.35
+    if has_cd:
+        y_cd_label = y + 0.08
+        y_cd = y + 0.26
+        y += 0.36
+    y_axis = y + 0.25 + _TICK
+    groups = bar_groups(result)
+    position = {s: i for i, s in enumerate(systems)}
+    spans = [(values[position[g[0]]], values[position[g[-1]]]) for g in groups]
+    bar_rows = _stack(spans, margin=(0.12 + _BAR_WIDTH / 72.0) / scale)
+    n_bar_rows = max(bar_rows, default=-1) + 1
+    y_bar0 = y_axis + 0.12
+    y_names = y_bar0 + n_bar_rows * _BAR_STEP + 0.12
+    n_rows = max(n_left, k - n_left)
+    y = y_names + (n_rows - 1) * row + row / 2
+    caption_lines = textwrap.wrap(
+        caption, max(30, int((fig_w - 2 * _PAD) * 72 / (0.62 * _SMALL_SIZE)))
+    )
+    y_caption = y + 0.12
+    fig_h = y_caption + len(caption_lines) * 0.17 + _PAD
+
+    fig.set_size_inches(fig_w, fig_h)
+    ax.set_xlim(rank_x(0.0), rank_x(fig_w))
+    ax.set_ylim(fig_h, 0.0)
+
+    line = {"color": "black", "lw": 0.8, "solid_capstyle": "butt", "clip_on": False}
+    # The rank axis, ticks and their labels.
+    ax.plot([1.0, float(k)], [y_axis, y_axis], gid="rank-axis", **line)
+    step = _tick_step(scale)
+    for r in range(1, k + 1):
+        # Labels at 1, 1 + step, ... for steps 1 and 2; at 1 and the multiples of larger ones.
+        major = (
+            (r - 1) % step == 0 if step <= 2 else r == 1 or (r % step == 0 and r - 1 >= 0.6 * step)
+        )
+        length = _TICK if major else _TICK / 2
+        ax.plot([r, r], [y_axis, y_axis - length], **line)
+        if major:
+            ax.text(
+                r, y_axis - _TICK - 0.03, str(r), ha="center", va="bottom", fontsize=_SMALL_SIZE
+            )
+    if title:
+        ax.text(
+            (rank_x(0.0) + rank_x(fig_w)) / 2, y_title, title, ha="center", va="center", fontsize=10
+        )
+    if has_cd:
+        ax.plot([1.0, 1.0 + cd], [y_cd, y_cd], gid="cd-bracket", **line)
+        for end in (1.0, 1.0 + cd):
+            ax.plot([end, end], [y_cd - 0.05, y_cd + 0.05], **line)
+        ax.text(
+            1.0 + cd / 2,
+            y_cd_label,
+            f"CD = {cd:.2f}",
+            ha="center",
+            va="center",
+            fontsize=_SMALL_SIZE,
+            gid="cd-label",
+        )
+
+    # Each system: a line down from its average rank, then out to its name.
+    for i, (text, value) in enumerate(zip(names, values, strict=True)):
+        if i < n_left:
+            y_row, end, x_text = y_names + i * row, left_end, rank_x(x0 - _STUB - _GAP)
+        else:
+            y_row, end = y_names + (k - 1 - i) * row, right_end
+            x_text = rank_x(x0 + (last - 1.0) * scale + _STUB + _GAP)
+        ax.plot([value, value, end], [y_axis, y_row, y_row], **line)
+        text.set_position((x_text, y_row))
+
+    # The groups: thick bars under the axis, stacked so that they never touch.
+    for (lo, hi), r in zip(spans, bar_rows, strict=True):
+        y_bar = y_bar0 + r * _BAR_STEP
+        ax.plot(
+            [lo, hi],
+            [y_bar, y_bar],
+            color="black",
+            lw=_BAR_WIDTH,
+            solid_capstyle="round",
+            gid="group-bar",
+            clip_on=False,
+        )
+
+    for j, text in enumerate(caption_lines):
+        ax.text(
+            rank_x(_PAD),
+            y_caption + j * 0.17,
+            text,
+            ha="left",
+            va="top",
+            fontsize=_SMALL_SIZE,
+            color="0.25",
+            gid="caption",
+        )
+    use_fallback_fonts(fig)  # the texts added after the names
+    return fig
+
+
+def _caption(result: PosthocResult) -> str:
+    what = (
+        f"{_test_description(result)}, α = {result.alpha:g}, N = {result.n_blocks} "
+        f"{result.blocks.level} blocks, k = {result.n_systems} systems"
+    )
+    if result.blocks.imputed:
+        what += " (average imputed expected ranks)"
+    if _has_cd(result):
+        return (
+            f"{what}. Bars join systems whose average ranks differ by less than the critical "
+            f"difference (CD = {result.critical_difference:.2f})."
+        )
+    if _no_single_cd(result):
+        return (
+            f"{what}. Bars join systems in which no pair differs significantly. No single "
+            "critical difference (the variances of the pairwise differences differ): the CD "
+            "bracket is omitted."
+        )
+    return f"{what}. Bars join systems in which no pair differs significantly."
+
+
+# ------------------------------------------------------------------------------ LaTeX table
+def _letter(i: int) -> str:
+    """a, ..., z, A, ..., Z, then aa, ab, ... (multi-character letters are comma-separated)."""
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    if i < len(alphabet):
+        return alphabet[i]
+    i -= len(alphabet)
+    out = ""
+    i += 26  # two letters at least
+    while i >= 0:
+        out = alphabet[i % 26] + out
+        i = i // 26 - 1
+    return out
+
+
+def group_letters(result: PosthocResult) -> dict[str, str]:
+    """A compact letter display of ``result.groups()``: ``{system: letters}``, best first.
+
+    Each group (a system that differs from all its neighbours is a group of its own) gets one
+    letter, best group ``a``; two systems share a letter exactly when they are in a common
+    group. Three or more consecutive letters are written as a range (``c–h``: c, d, e, f, g,
+    h), so the column stays narrow with 100+ systems. Beyond 52 groups the letters have two
+    characters and are separated by commas (``aa–bc,bf``).
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> from rankstats.significance.posthoc_tests import posthoc
+    >>> res = posthoc(rs.load_dataset("summeval"), level="task", method="nemenyi")
+    >>> group_letters(res)["M11"], group_letters(res)["M13"]
+    ('a', 'ef')
+    """
+    groups = result.groups()
+    indices: dict[str, list[int]] = {s: [] for s in result.mean_ranks.index}
+    for i, group in enumerate(groups):
+        for system in group:
+            indices[system].append(i)
+    sep = "" if len(groups) <= 52 else ","
+    return {s: sep.join(_letter_runs(ix)) for s, ix in indices.items()}
+
+
+def _letter_runs(indices: list[int]) -> list[str]:
+    """Letters of sorted group indices, three or more consecutive ones as a range ``c–h``: with
+    100+ systems a system can sit in dozens of overlapping groups, and its letters stay short."""
+    out: list[str] = []
+    start = 0
+    for k in range(1, len(indices) + 1):
+        if k == len(indices) or indices[k] != indices[k - 1] + 1:
+            run = indices[start:k]
+            if len(run) >= 3:
+                out.append(f"{_letter(run[0])}–{_letter(run[-1])}")
+            else:
+                out += [_letter(i) for i in run]
+            start = k
+    return out
+
+
+def _rank_digits(values: np.ndarray) -> int:
+    """Decimals (2 to 4) enough to tell every two different average ranks apart."""
+    distinct = np.unique(values)
+    for digits in (2, 3, 4):
+        if len(np.unique(np.round(distinct, digits))) == len(distinct):
+            return digits
+    return 4
+
+
+def cd_table(
+    result: PosthocResult, *, caption: str | None = None, label: str = "tab:cd-diagram"
+) -> str:
+    r"""The LaTeX (booktabs) companion table of :func:`cd_diagram`.
+
+    One row per system, best first: the name (escaped with
+    :func:`rankstats._util.text.latex_escape`), its average rank (one number of decimals for the
+    column, enough to tell different ranks apart) and its group letters (:func:`group_letters`:
+    systems sharing a letter are not significantly different). The caption names the test, α,
+    N and, for Nemenyi, the critical difference. Needs ``\usepackage{booktabs}``; above
+    :data:`rankstats._util.latex.LONG_ROWS` systems it is a ``longtable`` that breaks across pages
+    (``\usepackage{longtable}``).
+
+    Parameters
+    ----------
+    result : PosthocResult
+    caption : str, optional
+        LaTeX caption, used as given (escape names yourself); default: the test, α, N, CD.
+    label : str
+        The ``\label`` of the table.
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> from rankstats.significance.posthoc_tests import posthoc
+    >>> res = posthoc(rs.load_dataset("summeval"), level="task", method="nemenyi")
+    >>> print(cd_table(res).splitlines()[8])
+    M11 & 3.18 & a \\
+    """
+    if not isinstance(result, PosthocResult):
+        raise TypeError(f"cd_table needs a PosthocResult (rs.posthoc(...)), not {type(result)}")
+    values = result.mean_ranks.to_numpy(dtype=np.float64)
+    digits = _rank_digits(values)
+    letters = group_letters(result)
+    if caption is None:
+        test = latex_escape(_test_description(result))
+        caption = (
+            f"Average {'imputed expected ' if result.blocks.imputed else ''}ranks of "
+            f"{result.n_systems} systems over $N = {result.n_blocks}$ "
+            f"{latex_escape(result.blocks.level)} blocks (1 = best). Systems sharing a letter "
+            f"are not significantly different ({test}, $\\alpha = {result.alpha:g}$"
+        )
+        if _has_cd(result):
+            caption += f", critical difference $\\mathrm{{CD}} = {result.critical_difference:.2f}$"
+        elif _no_single_cd(result):
+            caption += "; no single critical difference: the variances of the pairs differ"
+        caption += ")."
+    rows = []
+    for system, value in zip(result.mean_ranks.index, values, strict=True):
+        group = letters[system].replace("–", "--")
+        rows.append(f"{latex_escape(system)} & {value:.{digits}f} & {group} \\\\")
+    header = "System & Average rank & Group"
+    if len(rows) > LONG_ROWS:  # breaks across pages
+        return longtable("lrl", header, rows, caption, label)
+    lines = [
+        r"\begin{table}[htbp]",
+        r"\centering",
+        rf"\caption{{{caption}}}",
+        rf"\label{{{label}}}",
+        r"\begin{tabular}{lrl}",
+        r"\toprule",
+        header + r" \\",
+        r"\midrule",
+        *rows,
+        r"\bottomrule",
+        r"\end{tabular}",
+        r"\end{table}",
+    ]
+    return "\n".join(lines) + "\n"
