@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 import rankstats as rs
-from rankstats.aggregation.kemeny_search import kemeny_cost
+from rankstats.aggregation.kemeny_heuristics import kemeny_cost
 
 
 def order_cost(pw: rs.Pairwise, ranks: pd.Series) -> float:

@@ -67,7 +67,7 @@ _EXPORTS = {
     "TukeyResult": "significance.parametric",
     "repeated_measures_anova": "significance.parametric",
     "tukey_hsd": "significance.parametric",
-    "PosthocResult": "significance.posthoc_tests",
+    "PosthocResult": "significance.posthoc_result",
     "posthoc": "significance.posthoc_tests",
     "RankSets": "significance.rank_sets",
     "rank_confidence_sets": "significance.rank_sets",
@@ -81,7 +81,7 @@ _EXPORTS = {
     "ScannedScores": "scan",
     "scan_scores": "scan",
     "Scores": "core.scores",
-    "read_scores": "core.scores",
+    "read_scores": "io.score_files",
 }
 #: Public submodules: ``rs.simulate.gumbel(...)``, ``rs.models.PlackettLuce()``.
 _SUBMODULES = ("models", "simulate")
@@ -107,11 +107,12 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
     from rankstats.battles.log import Battles, InvalidBattlesError, read_battles, simulate_battles
     from rankstats.core.pair_probabilities import Pairwise, pairwise
     from rankstats.core.rankings import Rankings
-    from rankstats.core.scores import Scores, read_scores
+    from rankstats.core.scores import Scores
     from rankstats.datacheck import DataCheck, check_data
     from rankstats.datasets import list_datasets, load_dataset, load_paired, load_rankings
     from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
     from rankstats.io.ranking_files import read_paired_comparisons, read_rankings
+    from rankstats.io.score_files import read_scores
     from rankstats.paired_analysis.paired_tests import Paired, paired
     from rankstats.reporting import Report, report
     from rankstats.scan import ScannedScores, scan_scores
@@ -126,7 +127,8 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
         repeated_measures_anova,
         tukey_hsd,
     )
-    from rankstats.significance.posthoc_tests import PosthocResult, posthoc
+    from rankstats.significance.posthoc_result import PosthocResult
+    from rankstats.significance.posthoc_tests import posthoc
     from rankstats.significance.rank_sets import RankSets, rank_confidence_sets
     from rankstats.significance.which_test import ChoiceResult, choose_test
     from rankstats.simulate.robustness_experiments import Robustness, agreement

@@ -89,3 +89,19 @@ def test_import_takes_less_than_one_and_a_half_pandas_imports():
     pandas = best_import_seconds("pandas")
     package = best_import_seconds("rankstats")
     assert package < 1.5 * pandas, (package, pandas)
+
+
+def test_the_command_help_loads_no_numerical_library():
+    # ``rankstats --help`` is built from the light option modules (rankstats.cli.options): the
+    # commands' implementations, and numpy / pandas with them, load only when a command runs.
+    loaded = loaded_after(
+        """
+        import contextlib, io, sys
+        from rankstats.cli import main
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
+            main(["--help"])
+        heavy = [m for m in ("numpy", "pandas") if m in sys.modules]
+        assert heavy == [], heavy
+        """
+    )
+    assert loaded == []

@@ -41,9 +41,11 @@ def wheel(tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("src")
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, src / name)
-    shutil.copytree(
-        ROOT / "rankstats", src / "rankstats", ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
-    )
+    # The package and the model zoo (the top-level models/, installed as rankstats.zoo_fits).
+    for name in ("rankstats", "models"):
+        shutil.copytree(
+            ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+        )
     dist = tmp_path_factory.mktemp("dist")
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     _run(
@@ -100,8 +102,8 @@ def test_wheel_holds_the_package_data(wheel):
         "rankstats/reporting/templates/report.html.j2",
     } <= names
     assert "rankstats/reporting/templates/report.css" in names
-    fits = {f"rankstats/models/fits/{d}_{m}.nc" for d in DATASETS for m in MODELS}
-    assert fits | {"rankstats/models/fits/README.md"} <= names, sorted(fits - names)
+    fits = {f"rankstats/zoo_fits/{d}_{m}.nc" for d in DATASETS for m in MODELS}
+    assert fits | {"rankstats/zoo_fits/README.md"} <= names, sorted(fits - names)
 
 
 def test_installed_wheel_runs_outside_the_checkout(venv, tmp_path):

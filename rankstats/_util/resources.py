@@ -8,7 +8,7 @@ the estimate of their peak memory with what the machine has and refuse up front
 (:class:`~rankstats.errors.ResourceError`) unless ``RANKSTATS_IGNORE_MEMORY=1`` is set.
 
 The estimates are derived from the code (the arrays each step allocates, in float64) and checked
-against ``tracemalloc`` peaks in ``tests/test_resources.py``; with ``N`` systems and ``L``
+against ``tracemalloc`` peaks in ``tests/util/test_resources.py``; with ``N`` systems and ``L``
 rankings (``B = min(L, 4·10⁶ / N)`` rankings per block of :func:`rankstats.pairwise`):
 
 =====================================  =====================================================
@@ -16,7 +16,7 @@ step                                   peak bytes
 =====================================  =====================================================
 ``pairwise(Rankings)``                 ``72 N² (+ 24 N² when L > B) + 48 B N + B N²``
                                        (the last term only when ``B N² ≤ 10⁶``)
-``Rankings.from_scores`` (instances)   ``100 L N + 48 L``
+``Rankings.from_scores`` (instances)   ``70 L N + 48 L``
 ``hoeffding(Pairwise)``                ``240 N²`` (``N (N − 1)`` rows of 12 columns and the
                                        arrays they are built from)
 ``Pairwise`` result                    ``24 N²``
@@ -44,9 +44,10 @@ _BLOCK_BYTES_PER_CELL = 48
 # N × N float64 arrays alive at the peak of one block: the 3 running sums, strict, compared,
 # ties, wins_observed and two matrix products of the `wins` expression.
 _PAIRWISE_SQUARES = 9
-# Per (ranking, system) cell of Rankings.from_scores: the long table's codes and factorisations
-# (int64), the (L, N) score matrix, its ranks and the temporaries of average_ranks.
-_RANKINGS_BYTES_PER_CELL = 100
+# Per (ranking, system) cell of Rankings.from_scores: the (L, N) score matrix, its ranks and the
+# temporaries of average_ranks (the long table's codes are freed once the matrix is built:
+# measured 58 and 43 bytes a cell at 20 × 30,000 and 300 × 1,000, tests/util/test_resources.py).
+_RANKINGS_BYTES_PER_CELL = 70
 _RANKINGS_BYTES_PER_RANKING = 48
 # Per ordered pair (i, j) of hoeffding: 12 output columns (two of them object) and about 15
 # float64 / int64 / bool arrays of length N (N − 1) they are computed from.
@@ -83,7 +84,7 @@ def pairwise_peak_bytes(n_systems: int, n_rankings: int) -> int:
 
 
 def rankings_bytes(n_systems: int, n_rankings: int) -> int:
-    """Peak memory of :meth:`rankstats.Rankings.from_scores` (``100 L N + 48 L`` bytes).
+    """Peak memory of :meth:`rankstats.Rankings.from_scores` (``70 L N + 48 L`` bytes).
 
     An upper estimate: at task level, or with missing scores, it needs less.
     """

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from rankstats.aggregation.choices import LAZY_METHODS
 from rankstats.core.pair_probabilities import Pairwise, pair_sums
 from rankstats.core.pair_probabilities import (
     ranking_borda as ranking_borda,  # documented here (docs/api.md)
@@ -265,14 +266,6 @@ AGGREGATORS: dict[str, Callable[[AggregateInput, str | None], Aggregate]] = {
     "borda": _in_memory("borda"),
     "borda2": _in_memory("borda2"),
     "copeland": _copeland,
-}
-
-
-# Methods registered by modules that are imported on first use (their dependencies are heavy).
-LAZY_METHODS = {
-    "pl": "rankstats.models",
-    "bt": "rankstats.models",
-    "kemeny": "rankstats.aggregation.kemeny_search",
 }
 
 

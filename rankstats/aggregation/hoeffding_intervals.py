@@ -52,11 +52,8 @@ import pandas as pd
 
 from rankstats._util.resources import hoeffding_bytes, require_memory
 from rankstats._util.text import shorten, terminal
+from rankstats.aggregation.choices import CORRECTIONS, ESTIMANDS, FORMS
 from rankstats.core.pair_probabilities import Pairwise
-
-CORRECTIONS = ("none", "bonferroni", "holm")
-FORMS = ("two-sided", "paper")
-ESTIMANDS = ("imputed", "observed")
 
 
 def holm_adjust(p_values: np.ndarray) -> np.ndarray:

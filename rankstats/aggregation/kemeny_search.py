@@ -29,15 +29,20 @@ Heuristics (``method="heuristic"``)
     Borda and Copeland orders, KwikSort repeated with seeded pivots (Ailon, Charikar & Newman,
     2008), each polished by an insertion local search (move one system to the best position,
     repeat until no move lowers the cost; all ``N²`` move costs per step from cumulative sums
-    of the margin matrix).  The best polished order is returned.
+    of the margin matrix).  The best polished order is returned
+    (:mod:`rankstats.aggregation.kemeny_heuristics`).
 
-``method="auto"`` runs the heuristics, then the exact search within ``time_limit``.
+``method="auto"`` runs the exact search within half of the time left, and the heuristics only on a
+block it could not prove, keeping the better of the two orders: where the exact search proves
+the optimum it returns exactly what ``method="exact"`` returns, as fast (a heuristic start first
+made it up to 3.5 times slower at n = 40–60, issue 24, and saved no solve).
 
 Time limit
     Every call is bounded: ``time_limit`` defaults to 60 s (as the CLI), covers the whole call
     and is passed down to HiGHS, which stops inside a solve; the time left is checked again
-    before every round of lazy cuts, and the heuristics (at most half of the time left) and the
-    polishing of rounded relaxations stop at the deadline too.  When time runs out before a
+    before every round of lazy cuts, and the exact phase of ``auto`` (half of the time left, the
+    rest kept for the heuristics), the heuristics and the polishing of rounded relaxations stop
+    at their deadlines too.  When time runs out before a
     proof, ``auto`` and ``exact`` return the best order found with ``optimal=False``, a proved
     ``lower_bound`` (LP relaxation, or ``Σ min(W_ij, W_ji)``) and the relative ``gap``, and
     warn (:class:`NotProvedOptimalWarning`).  ``time_limit=None`` asks explicitly for no limit:
@@ -61,6 +66,14 @@ import pandas as pd
 
 from rankstats._util.progress import meter
 from rankstats.aggregation.aggregators import Aggregate, input_level, register
+from rankstats.aggregation.kemeny_heuristics import (
+    borda_order,
+    heuristic_order,
+    kemeny_cost,
+    local_search,
+    majority_tolerance,
+    trivial_bound,
+)
 from rankstats.aggregation.linear_ordering import solve_linear_ordering
 from rankstats.core.pair_probabilities import Pairwise, pairwise
 from rankstats.core.rankings import Rankings, default_level
@@ -69,8 +82,8 @@ from rankstats.core.scores import Scores
 METHODS = ("auto", "exact", "heuristic")
 #: Seconds allowed to :func:`kemeny` (and ``aggregate(..., method="kemeny")``) by default.
 DEFAULT_TIME_LIMIT = 60.0
-_N_KWIKSORT = 16
-# Share of the time left that the heuristics of a block may use before the exact search.
+# Share of the time left that ``auto`` keeps for the heuristics of a block the exact search did
+# not prove.
 _HEURISTIC_SHARE = 0.5
 
 
@@ -143,148 +156,6 @@ class KemenyResult:
         )
 
 
-# ---------------------------------------------------------------------------- objective
-def kemeny_cost(wins: np.ndarray, order: np.ndarray) -> float:
-    """``Σ_{a above b} wins[b, a]`` for an order given as best-first indices."""
-    permuted = wins[np.ix_(order, order)]
-    return float(np.tril(permuted, -1).sum())
-
-
-def _trivial_bound(wins: np.ndarray) -> float:
-    """Every pair costs at least ``min(W[i, j], W[j, i])``."""
-    return float(np.triu(np.minimum(wins, wins.T), 1).sum())
-
-
-# ---------------------------------------------------------------------------- heuristics
-def _tolerance(wins: np.ndarray) -> float:
-    return 1e-9 * max(1.0, float(np.abs(wins).max(initial=0.0)))
-
-
-def borda_order(wins: np.ndarray) -> np.ndarray:
-    """Best-first indices by Borda score ``Σ_j W[i, j]`` (stable on ties)."""
-    return np.argsort(-wins.sum(axis=1), kind="stable")
-
-
-def copeland_order(wins: np.ndarray) -> np.ndarray:
-    """Best-first indices by Copeland score (majority wins, ½ per exact tie), Borda on ties."""
-    margin = wins - wins.T
-    tol = _tolerance(wins)
-    score = (margin > tol).sum(axis=1) + 0.5 * (np.abs(margin) <= tol).sum(axis=1)
-    return np.lexsort((-wins.sum(axis=1), -score))
-
-
-def kwiksort(wins: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """KwikSort (Ailon, Charikar & Newman, 2008): random pivot, majority split, recurse.
-
-    Exact ties go to either side with probability ½.  The recursion is an explicit stack, so
-    deep splits cannot hit Python's recursion limit.
-    """
-    n = wins.shape[0]
-    margin = wins - wins.T
-    tol = _tolerance(wins)
-    out: list[int] = []
-    stack: list[np.ndarray | int] = [np.arange(n)]
-    while stack:
-        top = stack.pop()
-        if isinstance(top, int | np.integer):
-            out.append(int(top))
-            continue
-        items = top
-        if len(items) <= 1:
-            out.extend(int(i) for i in items)
-            continue
-        pivot = items[rng.integers(len(items))]
-        rest = items[items != pivot]
-        m = margin[rest, pivot]
-        above = (m > tol) | ((np.abs(m) <= tol) & (rng.random(len(rest)) < 0.5))
-        # Pushed in reverse: the part above the pivot is emitted first.
-        stack.extend([rest[~above], pivot, rest[above]])
-    return np.asarray(out, dtype=np.int64)
-
-
-def local_search(
-    wins: np.ndarray,
-    order: np.ndarray,
-    max_moves: int | None = None,
-    deadline: float | None = None,
-) -> np.ndarray:
-    r"""Insertion local search: move one system to its best position until no move helps.
-
-    With ``D = W - Wᵀ`` permuted to the current order and ``S[p, k] = Σ_{s<k} D[p, s]``,
-    moving the system at position ``p`` to ``q`` changes the cost by ``S[p, q] - S[p, p]``
-    (``q < p``) or ``S[p, q + 1] - S[p, p]`` (``q > p``): all ``N²`` moves are priced with one
-    cumulative sum, and the best one is applied (best improvement).
-
-    Parameters
-    ----------
-    wins : ndarray, shape (n, n)
-    order : ndarray
-        Best-first start.
-    max_moves : int, optional
-        At most this many moves (default ``50 n²``).
-    deadline : float, optional
-        ``time.perf_counter()`` value after which no further move is made.
-
-    Returns
-    -------
-    ndarray
-        A best-first order whose cost is at most that of ``order``.
-    """
-    order = np.asarray(order, dtype=np.int64).copy()
-    n = len(order)
-    if n < 2:
-        return order
-    margin = wins - wins.T
-    tol = _tolerance(wins)
-    positions = np.arange(n)
-    target = positions[None, :] + (positions[None, :] > positions[:, None])
-    max_moves = max_moves if max_moves is not None else 50 * n * n
-    for _ in range(max_moves):
-        if deadline is not None and time.perf_counter() >= deadline:
-            break
-        d = margin[np.ix_(order, order)]
-        prefix = np.zeros((n, n + 1))
-        np.cumsum(d, axis=1, out=prefix[:, 1:])
-        delta = np.take_along_axis(prefix, target, axis=1) - prefix[positions, positions][:, None]
-        best = int(np.argmin(delta))
-        p, q = divmod(best, n)
-        if delta[p, q] >= -tol:
-            break
-        item = order[p]
-        order = np.insert(np.delete(order, p), q, item)
-    return order
-
-
-def heuristic_order(
-    wins: np.ndarray, seed: int | np.random.Generator = 0, deadline: float | None = None
-) -> np.ndarray:
-    """Best of Borda, Copeland and repeated KwikSort starts, each polished by local search.
-
-    With a ``deadline`` (a ``time.perf_counter()`` value) no start begins and no move is made
-    after it; the Borda order is always returned at least.
-    """
-    rng = np.random.default_rng(seed)
-    n = wins.shape[0]
-    if n <= 1:
-        return np.arange(n)
-    starts = [borda_order(wins), copeland_order(wins)]
-    starts += [kwiksort(wins, rng) for _ in range(_N_KWIKSORT if n > 3 else 1)]
-    best, best_cost = None, np.inf
-    seen: set[bytes] = set()
-    for start in starts:
-        if best is not None and deadline is not None and time.perf_counter() >= deadline:
-            break
-        key = start.tobytes()
-        if key in seen:
-            continue
-        seen.add(key)
-        polished = local_search(wins, start, deadline=deadline)
-        cost = kemeny_cost(wins, polished)
-        if cost < best_cost - _tolerance(wins):
-            best, best_cost = polished, cost
-    return best
-
-
 # ---------------------------------------------------------------------------- decomposition
 def condorcet_blocks(wins: np.ndarray) -> list[np.ndarray]:
     """Strongly connected components of the strict majority graph, in a topological order.
@@ -311,7 +182,7 @@ def condorcet_blocks(wins: np.ndarray) -> list[np.ndarray]:
     n = wins.shape[0]
     if n == 0:
         return []
-    adjacency = (wins - wins.T) > _tolerance(wins)
+    adjacency = (wins - wins.T) > majority_tolerance(wins)
     k, label = connected_components(csr_array(adjacency), directed=True, connection="strong")
     label = label.astype(np.int64)
     # Arcs between components: each pair once, keyed by its first arc (i, j) in row-major order.
@@ -378,10 +249,11 @@ def kemeny(
     method : {"auto", "exact", "heuristic"}
         ``exact``: extended Condorcet split + integer program.  ``heuristic``: Borda / Copeland
         / KwikSort starts polished by insertion local search; the lower bound is then the
-        trivial :math:`\sum_{i<j}\min(W_{ij}, W_{ji})`.  ``auto``: heuristic, then exact within
-        ``time_limit``.  For ``exact`` and ``auto``, when time runs out before a proof, the best
-        order found is returned with ``optimal=False``, the proved lower bound and the gap, and
-        a :class:`NotProvedOptimalWarning` is emitted (no exception).
+        trivial :math:`\sum_{i<j}\min(W_{ij}, W_{ji})`.  ``auto``: exact within half of the time
+        left, then, on a block not proved, the heuristics (the better order is kept).  For
+        ``exact`` and ``auto``, when time runs out before a proof, the best order found is
+        returned with ``optimal=False``, the proved lower bound and the gap, and a
+        :class:`NotProvedOptimalWarning` is emitted (no exception).
     time_limit : float or None
         Seconds for the whole call (default 60, as the CLI).  HiGHS is stopped inside a solve,
         so the limit is kept to a few percent.  ``None`` (or ``math.inf``) explicitly asks for
@@ -482,12 +354,12 @@ def kemeny(
     return result
 
 
-def _share(deadline: float | None, method: str) -> float | None:
-    """Deadline of the heuristics of a block: ``auto`` keeps time for the exact search."""
-    if deadline is None or method == "heuristic":
+def _exact_deadline(deadline: float | None, method: str) -> float | None:
+    """Deadline of the exact search of a block: ``auto`` keeps time for the heuristics."""
+    if deadline is None or method == "exact":
         return deadline
     now = time.perf_counter()
-    return now + _HEURISTIC_SHARE * max(0.0, deadline - now)
+    return now + (1.0 - _HEURISTIC_SHARE) * max(0.0, deadline - now)
 
 
 def _trivial_between(wins: np.ndarray, blocks: list[np.ndarray]) -> float:
@@ -514,42 +386,38 @@ def _solve_blocks(
     bounds: list[float] = []
     proved: list[bool] = []
     for k, (b, w) in enumerate(zip(blocks, block_wins, strict=True), 1):
-        local = None
-        if method != "exact" or len(b) <= 2:
-            local = (
-                heuristic_order(w, rng, deadline=_share(deadline, method))
-                if len(b) > 2
-                else borda_order(w)
-            )
         if len(b) <= 2:
+            local = borda_order(w)
             orders.append(b[local])
             bounds.append(kemeny_cost(w, local))
             proved.append(True)
             continue
         if method == "heuristic":
-            orders.append(b[local])
-            bounds.append(_trivial_bound(w))
+            orders.append(b[heuristic_order(w, rng, deadline=deadline)])
+            bounds.append(trivial_bound(w))
             proved.append(False)
             continue
+        until = _exact_deadline(deadline, method)
         sol = solve_linear_ordering(
             w,
-            deadline=deadline,
+            deadline=until,
             progress=report,
-            start=local,
             on_round=None if on_round is None else partial(on_round, k, len(blocks), len(b)),
-            polish=lambda order, w=w: local_search(w, order, deadline=deadline),
+            polish=lambda order, w=w, until=until: local_search(w, order, deadline=until),
         )
         if sol.optimal:
             orders.append(b[sol.order])
             bounds.append(kemeny_cost(w, sol.order))
             proved.append(True)
             continue
-        # Out of time: the best order known (the exact search may not have rounded any
-        # relaxation yet; Borda then stands in), with the best proved bound.
+        # Out of time: the best order known (``auto``: the heuristics' too, in the time kept for
+        # them; the exact search may not have rounded any relaxation yet, Borda then stands in),
+        # with the best proved bound.
+        local = heuristic_order(w, rng, deadline=deadline) if method == "auto" else None
         candidates = [o for o in (local, sol.order) if o is not None] or [borda_order(w)]
         chosen = min(candidates, key=lambda o: kemeny_cost(w, o))
         orders.append(b[chosen])
-        bounds.append(max(sol.lower_bound, _trivial_bound(w)))
+        bounds.append(max(sol.lower_bound, trivial_bound(w)))
         proved.append(False)
     return orders, bounds, proved
 

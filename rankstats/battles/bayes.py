@@ -45,7 +45,6 @@ def sample_posterior(
     from rankstats._pymc import compat as _compat
     from rankstats._pymc.convergence import check_convergence, warn_convergence
     from rankstats._pymc.nuts import SAMPLERS, sample_nuts
-    from rankstats.models._data import PairCounts
     from rankstats.models.bradley_terry import pymc_model
 
     if sampler not in SAMPLERS:
@@ -55,7 +54,7 @@ def sample_posterior(
         w1, w2, t = pairs.wins1 + half, pairs.wins2 + half, np.zeros_like(half)
     else:
         w1, w2, t = pairs.wins1, pairs.wins2, pairs.ties
-    counts = PairCounts(tuple(models), pairs.item1, pairs.item2, w1, w2, t)
+    counts = Pairs.named(models, pairs.item1, pairs.item2, w1, w2, t)
     model = pymc_model(counts, prior_scale, ties, order=order)
     idata, used = sample_nuts(
         model,

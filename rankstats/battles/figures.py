@@ -2,34 +2,56 @@
 win-probability heat map.  Names are drawn as text, never as mathtext; those longer than
 :data:`rankstats.plotting.names.NAME_WIDTH` characters as unique abbreviations of all the fit's
 models (:func:`rankstats.plotting.names.labels`, the same with or without ``top``): the title then
-says so and ``rs.plotting.name_key(fit.models)`` is the key."""
+says so and ``rs.plotting.name_key(fit.models)`` is the key.
+
+The functions take plain data (tables, names, numbers), not the fit: :class:`BattleFit
+<rankstats.battles.fitting.BattleFit>` calls them from its ``plot`` methods, so the figures do not
+import the fitting module."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from rankstats.plotting.names import labels, shortened_note
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from rankstats.battles.fitting import BattleFit
-
 _COLOURS = {"fisher": "C0", "bootstrap": "C1", "posterior": "C2"}
 _NAMES = {"fisher": "Fisher (Wald)", "bootstrap": "bootstrap percentile", "posterior": "posterior"}
 
 
-def plot_intervals(fit: BattleFit, scale: str = "elo", top: int | None = None) -> Figure:
-    """Ratings with their intervals, best at the top; one offset bar per interval method."""
+def plot_intervals(
+    table: pd.DataFrame,
+    models: Sequence[str],
+    methods: Sequence[str],
+    confidence: float,
+    scale: str = "elo",
+    top: int | None = None,
+) -> Figure:
+    """Ratings with their intervals, best at the top; one offset bar per interval method.
+
+    Parameters
+    ----------
+    table : DataFrame
+        ``BattleFit.table(scale)``: ``model``, ``rating`` and ``<method>_low`` / ``_high``,
+        best first.
+    models : sequence of str
+        All the fit's models (the abbreviations are unique among them).
+    methods : sequence of str
+        Interval methods drawn (``"fisher"``, ``"bootstrap"``, ``"posterior"``).
+    confidence : float
+        Level of the intervals, for the axis label.
+    """
     import matplotlib.pyplot as plt
 
-    table = fit.table(scale)
-    short, note = _names(fit)
+    short, note = _names(models)
     if top is not None:
         table = table.head(top)
-    methods = fit.methods
     n = len(table)
     fig, ax = plt.subplots(figsize=(7.0, 1.2 + 0.28 * n))
     y = np.arange(n)[::-1].astype(float)
@@ -42,7 +64,7 @@ def plot_intervals(fit: BattleFit, scale: str = "elo", top: int | None = None) -
     ax.set_yticklabels([short[m] for m in table["model"]])
     ax.set_ylim(-0.8, n - 0.2)
     unit = "Elo scale (400·log10(e)·θ)" if scale == "elo" else "log-worth θ"
-    ax.set_xlabel(f"rating, {unit}; {fit.confidence:.0%} intervals")
+    ax.set_xlabel(f"rating, {unit}; {confidence:.0%} intervals")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="lower right", fontsize="small", frameon=False)
     if note:
@@ -51,16 +73,26 @@ def plot_intervals(fit: BattleFit, scale: str = "elo", top: int | None = None) -
     return fig
 
 
-def plot_win_probability(fit: BattleFit, top: int | None = 30) -> Figure:
+def plot_win_probability(
+    probability: pd.DataFrame, order: Sequence[str], top: int | None = 30
+) -> Figure:
     """Heat map of the predicted probability that the row model beats the column model
-    (ties half, both orders averaged), models sorted by rating."""
+    (ties half, both orders averaged), models sorted by rating.
+
+    Parameters
+    ----------
+    probability : DataFrame
+        ``BattleFit.win_probability()``: models × models, indexed by name (all the fit's models).
+    order : sequence of str
+        Models best first (by rating).
+    """
     import matplotlib.pyplot as plt
 
-    order = list(fit.table()["model"])
-    short, note = _names(fit)
+    order = list(order)
+    short, note = _names(list(probability.index))
     if top is not None:
         order = order[:top]
-    matrix = fit.win_probability().loc[order, order].to_numpy()
+    matrix = probability.loc[order, order].to_numpy()
     n = len(order)
     size = min(3.0 + 0.35 * n, 16.0)
     fig, ax = plt.subplots(figsize=(size, size * 0.85))
@@ -82,7 +114,7 @@ def plot_win_probability(fit: BattleFit, top: int | None = 30) -> Figure:
     return fig
 
 
-def _names(fit: BattleFit) -> tuple[dict[str, str], str]:
+def _names(models: Sequence[str]) -> tuple[dict[str, str], str]:
     """``{model: drawn label}`` over all the fit's models, and the shortened-names note."""
-    models = list(fit.models)
+    models = list(models)
     return dict(zip(models, labels(models), strict=True)), shortened_note(models)

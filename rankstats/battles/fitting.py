@@ -59,6 +59,7 @@ from rankstats.battles.bootstrap import (  # noqa: F401 - re-exported (API refer
     resample_cells,
 )
 from rankstats.battles.design import order_design, unidentified_reason
+from rankstats.battles.figures import plot_intervals, plot_win_probability
 from rankstats.battles.log import Battles, InvalidBattlesError
 from rankstats.core.bradley_terry_mle import ConvergenceError, MLEDoesNotExistError, Pairs, fit_bt
 from rankstats.errors import DataWarning
@@ -296,15 +297,13 @@ class BattleFit:
     # ---------------------------------------------------------------- figures
     def plot(self, scale: str = "elo", top: int | None = None):
         """Interval plot: one row per model, one marker and bar per method."""
-        from rankstats.battles.figures import plot_intervals
-
-        return plot_intervals(self, scale=scale, top=top)
+        table = self.table(scale)
+        return plot_intervals(table, self.models, self.methods, self.confidence, scale, top)
 
     def plot_win_probability(self, top: int | None = 30):
         """Heat map of :meth:`win_probability` for the ``top`` models."""
-        from rankstats.battles.figures import plot_win_probability
-
-        return plot_win_probability(self, top=top)
+        order = list(self.table()["model"])
+        return plot_win_probability(self.win_probability(), order, top=top)
 
     def __repr__(self) -> str:
         parts = [

@@ -56,7 +56,9 @@ def read_file(
 ) -> tuple[pd.DataFrame, Where]:
     """The named columns of a file as a DataFrame of text (``None`` = missing), and a function
     naming rows by file line."""
+    from rankstats.io import cells as _cells
     from rankstats.io import sources as _read
+    from rankstats.io import tables as _tables
 
     if not path.exists():
         raise FileNotFoundError(f"no such battle file: {path}")
@@ -65,11 +67,11 @@ def read_file(
         return _read_json(path, columns, names, encoding)
     source = _read.inspect(path, sep=sep, encoding=encoding)
     check_columns(list(source.columns), columns, str(path))
-    table = _read.read_table(source, columns=names, keys=names)
+    table = _tables.read_table(source, columns=names, keys=names)
     frame = pd.DataFrame(
-        {name: _read.keys_as_text(table.column(name)).to_pandas() for name in names}
+        {name: _cells.keys_as_text(table.column(name)).to_pandas() for name in names}
     )
-    return frame, (lambda rows: _read.locate(source, rows))
+    return frame, (lambda rows: _tables.locate(source, rows))
 
 
 def _json_text(value: Any) -> Any:

@@ -1,7 +1,12 @@
-"""The ``rankstats`` command: one module per subcommand, shared options in ``_common``.
+"""The ``rankstats`` command: one module per subcommand, its options apart.
 
-Every subcommand module defines ``HELP``, ``arguments(parser)`` and ``run(args) -> int``. Errors
-follow one convention (see :mod:`rankstats.cli._common`): a user error is one line
+Each subcommand has two modules named like it: :mod:`rankstats.cli.options.<name>` declares
+``HELP``, ``EXAMPLE`` and ``arguments(parser)`` (light: the parser of ``rankstats --help`` is
+built from them without numpy, pandas, SciPy or matplotlib), and ``rankstats.cli.<name>``
+defines ``run(args) -> int`` (and optionally ``check(args)``), imported only when the command
+runs. Only the options of the subcommand named on the command line are built.
+
+Errors follow one convention (see :mod:`rankstats.cli.usage`): a user error is one line
 ``rankstats <command>: error: …`` and exit code 2, a failure while computing exit code 1, an
 interruption exit code 130; ``--debug`` (or ``RANKSTATS_DEBUG=1``) shows the traceback.  A reader
 that closes the output pipe early (``rankstats rank … | head``) ends the command quietly with the
@@ -15,9 +20,10 @@ import importlib
 import os
 import sys
 import warnings
+from collections.abc import Iterable
 from types import ModuleType
 
-from rankstats.cli._common import (
+from rankstats.cli.usage import (
     EXIT_BROKEN_PIPE,
     EXIT_FAILURE,
     EXIT_INTERRUPTED,
@@ -49,11 +55,27 @@ COMMANDS = (
 )
 
 
-def _module(name: str) -> ModuleType:
+def _options(name: str) -> ModuleType:
+    """The light module declaring a subcommand's options (``HELP``, ``EXAMPLE``, ``arguments``)."""
+    return importlib.import_module(f"rankstats.cli.options.{name}")
+
+
+def _command(name: str) -> ModuleType:
+    """The module that runs a subcommand (``run``, optionally ``check``)."""
     return importlib.import_module(f"rankstats.cli.{name}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Iterable[str] = COMMANDS) -> argparse.ArgumentParser:
+    """The parser of ``rankstats``.
+
+    Parameters
+    ----------
+    commands : iterable of str
+        The subcommands whose options are declared (default: all). Every subcommand is listed
+        with its help line either way; ``main`` declares only the options of the one it runs,
+        so that no other subcommand's choices are computed.
+    """
+    filled = set(commands)
     parser = Parser(
         prog="rankstats",
         description="Rank systems from benchmark scores, with uncertainty. Exit codes: 0 done, "
@@ -66,15 +88,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--quiet", action="store_true", help=QUIET_HELP)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     for name in COMMANDS:
-        module = _module(name)
+        options = _options(name)
         child = sub.add_parser(
             name,
-            help=module.HELP,
-            description=module.HELP,
-            epilog=f"example:\n  {module.EXAMPLE}",
+            help=options.HELP,
+            description=options.HELP,
+            epilog=f"example:\n  {options.EXAMPLE}",
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        module.arguments(child)
+        if name not in filled:
+            continue
+        options.arguments(child)
         child.add_argument(
             "--debug",
             action="store_true",
@@ -169,12 +193,12 @@ def _one_line(err: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     # Options of the command itself (--debug, --quiet) may come before the subcommand.
     lead = 0
     while lead < len(argv) and argv[lead] in ("--debug", "--quiet"):
         lead += 1
+    parser = build_parser(argv[lead : lead + 1])
     args = parser.parse_args([*argv[:lead], *_rescue_file(argv[lead:], parser)])
     debug = args.debug or os.environ.get("RANKSTATS_DEBUG", "") not in ("", "0")
     prog = f"rankstats {args.command}"
@@ -199,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
                 if getattr(args, "ignore_memory_check", False):
                     # Restored in the finally clause (main() is also called in-process).
                     os.environ["RANKSTATS_IGNORE_MEMORY"] = "1"
-                module = _module(args.command)
+                module = _command(args.command)
                 # Arguments and output paths are checked before any computing.
                 getattr(module, "check", check_out)(args)
                 return module.run(args)

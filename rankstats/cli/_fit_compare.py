@@ -19,8 +19,10 @@ import numpy as np
 
 from rankstats._util.atomic import output_dir
 from rankstats._util.text import write_csv
-from rankstats.cli._common import UsageError, file_done, written
+from rankstats.cli._common import file_done, written
+from rankstats.cli._fit_common import described, fit_input, fit_model, print_estimate
 from rankstats.cli._fit_words import cli_words, in_cli_words
+from rankstats.cli.usage import UsageError
 
 
 def check_methods(args: argparse.Namespace, chosen: list[str]) -> None:
@@ -55,7 +57,6 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
     ``model_comparison.csv`` (and with ``--kfold`` ``kfold_pointwise.csv``) and the caveats
     worded in the command's options."""
     from rankstats import models
-    from rankstats.cli import fit as cli
     from rankstats.cli._console import print_frame
     from rankstats.models.model_comparison import LOOWarning
     from rankstats.reporting.diagnostics import convergence
@@ -70,7 +71,7 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
     check_methods(args, chosen)
     kfold = args.kfold
     args.model = chosen[0]
-    data, name, what = cli._data(args)
+    data, name, what = fit_input(args)
     if "mallows" in chosen:
         if args.kind != "subset":
             raise UsageError(
@@ -112,14 +113,14 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
                 else {}
             )
             if args.method == "mcmc":
-                cli._estimate(args, models.Mallows._prepare(data))
+                print_estimate(args, models.Mallows._prepare(data))
         else:
             cls = models.PlackettLuce if model_name == "pl" else models.BradleyTerry
             model = cls(prior_scale=args.prior_scale, kind=args.kind)
             extra = {"sampler": args.sampler}
-            cli._estimate(args, data)
-        print(f"  {model_name}: {cli._described(model, args)}", flush=True)
-        fit = cli._fit(model, data, args, **extra)
+            print_estimate(args, data)
+        print(f"  {model_name}: {described(model, args)}", flush=True)
+        fit = fit_model(model, data, args, **extra)
         verdict = convergence(fit)
         if verdict.problems:
             problems[model_name] = "; ".join(verdict.problems)

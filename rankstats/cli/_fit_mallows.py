@@ -9,15 +9,23 @@ import sys
 
 import pandas as pd
 
-from rankstats.cli._common import UsageError
 from rankstats.cli._console import print_table
+from rankstats.cli._fit_common import (
+    advice_text,
+    described,
+    fit_model,
+    formatted,
+    print_estimate,
+    warn_verdict,
+    write_outputs,
+)
+from rankstats.cli.usage import UsageError
 from rankstats.core.rankings import Rankings
 
 
 def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int:
     """``rankstats fit --model mallows``: consensus positions, θ and pairwise probabilities."""
     from rankstats import models
-    from rankstats.cli import fit as cli
     from rankstats.reporting.diagnostics import convergence
 
     if not isinstance(data, Rankings):
@@ -26,9 +34,9 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
         raise UsageError(f"--max-draws {args.max_draws} is below --draws {args.draws}")
     model = models.Mallows(prior=args.prior)
     sampled = args.method == "mcmc"
-    print(f"rankstats fit: {name} ({what}), {cli._described(model, args)}", flush=True)
+    print(f"rankstats fit: {name} ({what}), {described(model, args)}", flush=True)
     if sampled:
-        cli._estimate(args, models.Mallows._prepare(data))
+        print_estimate(args, models.Mallows._prepare(data))
     cap = args.max_draws or models.mallows.EXTEND_FACTOR * args.draws
 
     def extending(done: int, block: int, problems: list[str]) -> None:
@@ -44,10 +52,10 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
         if sampled
         else {}
     )
-    fit = cli._fit(model, data, args, **extra)
+    fit = fit_model(model, data, args, **extra)
     verdict = convergence(fit)
-    advice = cli._advice(args, verdict, fit)
-    cli._warn(verdict, advice)
+    advice = advice_text(args, verdict, fit)
+    warn_verdict(verdict, advice)
     summary = fit.summary(args.prob)
     if sampled:
         extended = (
@@ -83,7 +91,7 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
     cells = [
         [str(r) for r in table["rank"]],
         list(table["system"]),
-        cli._fmt(table["position"], ".2f"),
+        formatted(table["position"], ".2f"),
     ]
     if sampled:
         for key in ("sd", "low", "high", "r_hat", "ess_bulk"):
@@ -96,11 +104,11 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
             ("ESS", "right"),
         ]
         cells += [
-            cli._fmt(table["sd"], ".2f"),
-            cli._fmt(table["low"], ".0f"),
-            cli._fmt(table["high"], ".0f"),
-            cli._fmt(table["r_hat"], ".3f"),
-            cli._fmt(table["ess_bulk"], ".0f"),
+            formatted(table["sd"], ".2f"),
+            formatted(table["low"], ".0f"),
+            formatted(table["high"], ".0f"),
+            formatted(table["r_hat"], ".3f"),
+            formatted(table["ess_bulk"], ".0f"),
         ]
     print()
     print_table(
@@ -115,7 +123,7 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
     )
     if sampled:
         print("(R-hat / ESS '-': the position is the same in every draw.)")
-    return cli._write_outputs(
+    return write_outputs(
         args,
         fit,
         name,

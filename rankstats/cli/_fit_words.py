@@ -11,7 +11,7 @@ import re
 import warnings
 from collections.abc import Iterator
 
-from rankstats.cli._common import UsageError
+from rankstats.cli.usage import UsageError
 
 #: Whole phrases first (they hold the shorter patterns below).
 _PHRASES = (

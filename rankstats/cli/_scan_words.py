@@ -13,7 +13,7 @@ import re
 import warnings
 from collections.abc import Iterator
 
-from rankstats.cli._common import UsageError
+from rankstats.cli.usage import UsageError
 from rankstats.errors import InvalidScoresError, OutputError, ResourceError, UnreadableFileError
 
 _HINT_CLI = (

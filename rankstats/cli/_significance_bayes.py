@@ -5,15 +5,15 @@ order or on the pair named by ``--pair A B``."""
 from __future__ import annotations
 
 import argparse
-import importlib
 import itertools
 import warnings
 
 import pandas as pd
 
 from rankstats._util.advice import AdviceError
-from rankstats.cli._common import UsageError, clean, short
+from rankstats.cli._common import clean, short
 from rankstats.cli._console import NAME_WIDTH, print_frame
+from rankstats.cli.usage import UsageError
 from rankstats.errors import preview
 
 
@@ -82,9 +82,7 @@ def hierarchical_table(scores, ph, args: argparse.Namespace, chosen) -> pd.DataF
     pair with the same number of tasks. ``p_*``: the published quantity (baycomp's); the
     posterior predictive probabilities are the ``predictive_*`` columns."""
     from rankstats._pymc.convergence import ConvergenceWarning
-
-    # The module (rs.bayes_hierarchical is the function of the same name).
-    module = importlib.import_module("rankstats.significance.bayesian_hierarchical")
+    from rankstats.significance.bayesian_hierarchical import bayes_hierarchical
 
     rows = []
     for a, b in chosen:
@@ -93,7 +91,7 @@ def hierarchical_table(scores, ph, args: argparse.Namespace, chosen) -> pd.DataF
             # print_hierarchical says the same with the flags (--draws, --tune).
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                res = module.bayes_hierarchical(
+                res = bayes_hierarchical(
                     scores,
                     a,
                     b,

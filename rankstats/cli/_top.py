@@ -12,11 +12,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rankstats._util.text import write_csv
+from rankstats.plotting.names import NAME_WIDTH
 
 
 def top_note(shown: int, total: int, n_pairs: int, correction: str) -> str:
     """The line saying that only the best ``shown`` of ``total`` systems are displayed."""
-    from rankstats.reporting._top import shown_note
+    from rankstats.reporting.top_systems import shown_note
 
     return f"note (--top {shown}): " + shown_note(shown, total, n_pairs, correction)
 
@@ -35,11 +36,10 @@ def figures_key_file(figures: Mapping[str, Sequence[object]], directory: Path) -
     :data:`rankstats.plotting.names.NAME_WIDTH`), when some name is shortened, else no file."""
     import pandas as pd
 
-    from rankstats.plotting.names import NAME_WIDTH, name_key
-    from rankstats.significance.critical_difference import NAME_WIDTH as CD_WIDTH
+    from rankstats.plotting.names import name_key
 
     parts = [
-        name_key(systems, CD_WIDTH if figure == "cd_diagram" else NAME_WIDTH).assign(figure=figure)
+        name_key(systems, _name_width(figure)).assign(figure=figure)
         for figure, systems in figures.items()
     ]
     key = pd.concat(parts, ignore_index=True)[["figure", "label", "name"]]
@@ -48,6 +48,17 @@ def figures_key_file(figures: Mapping[str, Sequence[object]], directory: Path) -
     path = directory / "labels.csv"
     write_csv(key, path)
     return [path]
+
+
+def _name_width(figure: str) -> int:
+    """The length above which ``figure`` draws a name shortened."""
+    if figure == "cd_diagram":
+        # Drawn by ``rankstats significance`` alone, which has imported the module (SciPy)
+        # already; ``rank`` and the others never pay for it.
+        from rankstats.significance.critical_difference import NAME_WIDTH as CD_WIDTH
+
+        return CD_WIDTH
+    return NAME_WIDTH
 
 
 def heatmap_files(test, systems: Sequence[object], directory: Path) -> list[Path]:

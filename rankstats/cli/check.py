@@ -14,41 +14,8 @@ from pathlib import Path
 
 from rankstats._util.atomic import output_dir
 from rankstats._util.text import write_csv
-from rankstats.cli._common import (
-    add_input_arguments,
-    add_output_argument,
-    file_done,
-    load_input,
-    short,
-    write_json,
-    written,
-)
+from rankstats.cli._common import file_done, load_input, short, write_json, written
 from rankstats.errors import DataWarning
-
-HELP = "check a score table before any analysis: placeholders, aggregate columns, scales, folds"
-EXAMPLE = (
-    "rankstats check --dataset xtreme_table5\n  "
-    "rankstats check results.csv --system name pretrained --instance fold"
-)
-
-#: Values of ``--placeholders`` (``rank``, ``report``).
-PLACEHOLDER_CHOICES = ("keep", "missing")
-
-
-def arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser)
-    add_output_argument(parser, "rankstats-check", "check.json and check.csv")
-
-
-def add_placeholder_argument(parser: argparse.ArgumentParser) -> None:
-    """``--placeholders keep|missing`` of the commands that run the check first."""
-    parser.add_argument(
-        "--placeholders",
-        choices=PLACEHOLDER_CHOICES,
-        default="keep",
-        help="blocks of exact 0 or -1 below all other scores of a task, which the data check "
-        "reports: keep them as scores (default) or read them as not evaluated (missing)",
-    )
 
 
 def load_checked(args: argparse.Namespace):

@@ -4,13 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "list the bundled data sets"
-EXAMPLE = "rankstats datasets"
-
-
-def arguments(parser: argparse.ArgumentParser) -> None:
-    pass
-
 
 def run(args: argparse.Namespace) -> int:
     from rankstats.cli._console import print_frame

@@ -7,65 +7,9 @@ from pathlib import Path
 
 from rankstats._util.atomic import output_dir
 from rankstats._util.text import terminal, unique_slugs, write_csv
-from rankstats.cli._common import (
-    UsageError,
-    add_input_arguments,
-    add_output_argument,
-    at_least,
-    clean,
-    file_done,
-    load_input,
-    probability,
-    write_json,
-    written,
-)
+from rankstats.cli._common import clean, file_done, load_input, write_json, written
 from rankstats.cli._console import print_frame
-
-HELP = "paired instance-level tests and ratings on one metric"
-EXAMPLE = "rankstats paired --dataset tac08 --task H:pyramid"
-
-
-def arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser, task_flag="--task-column")
-    parser.add_argument(
-        "--task",
-        dest="metric",
-        default=None,
-        metavar="METRIC",
-        help="the metric (task) to analyse; required when the data holds several",
-    )
-    parser.add_argument(
-        "--systems-as-columns",
-        action="store_true",
-        help="FILE is wide with one row per instance and one column per system "
-        "(the pairformance format)",
-    )
-    parser.add_argument(
-        "--confidence",
-        type=probability,
-        default=0.95,
-        help="level of the bootstrap intervals, in (0, 1); α = 1 − confidence marks "
-        "significance (default 0.95)",
-    )
-    parser.add_argument(
-        "--bootstrap", type=at_least(1), default=1000, help="bootstrap resamples (default 1000)"
-    )
-    parser.add_argument(
-        "--bt-ties",
-        choices=["half", "davidson"],
-        default="half",
-        help="Bradley–Terry ties: half a win each way (default) or Davidson's tie parameter",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument(
-        "--pair",
-        nargs=2,
-        action="append",
-        metavar=("A", "B"),
-        help="draw the pairing plot of A against B (repeatable; default: the two strongest)",
-    )
-    add_output_argument(parser, "paired-out", "pairs.csv, strengths.csv and the figures")
-    parser.add_argument("--no-figures", action="store_true", help="skip the figures")
+from rankstats.cli.usage import UsageError
 
 
 def _load(args: argparse.Namespace):
@@ -80,7 +24,7 @@ def _load(args: argparse.Namespace):
         return scores, list(scores.systems)
     if not args.file or args.dataset:
         raise UsageError("--systems-as-columns applies to a FILE")
-    from rankstats.io.sources import read_score_columns
+    from rankstats.io.score_files import read_score_columns
 
     data = read_score_columns(args.file, args.sep, args.encoding, args.na_values)
     return data, [str(c) for c in data.columns]

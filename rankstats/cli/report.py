@@ -6,111 +6,10 @@ import argparse
 from pathlib import Path
 
 from rankstats._util.text import terminal
-from rankstats.aggregation.aggregators import AGGREGATORS, LAZY_METHODS
-from rankstats.cli._common import (
-    UsageError,
-    add_input_arguments,
-    add_output_argument,
-    add_rankings_file_arguments,
-    add_significance_arguments,
-    at_least,
-    cli_spelling,
-    coverage,
-    file_format,
-    load_input,
-    load_rankings_file,
-    probability,
-)
-from rankstats.cli.check import add_placeholder_argument, before_analysis
+from rankstats.cli._common import cli_spelling, file_format, load_input, load_rankings_file
+from rankstats.cli.check import before_analysis
+from rankstats.cli.usage import UsageError
 from rankstats.core.rankings import Rankings, as_rankings
-from rankstats.significance.blocks import MISSING
-from rankstats.significance.posthoc_tests import METHODS as POSTHOC_METHODS
-
-HELP = "write an HTML + LaTeX + figures report"
-EXAMPLE = "rankstats report --dataset dialogue_tc --models pl bt mallows --out report/"
-
-
-def arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser, level=True)
-    add_rankings_file_arguments(parser)
-    add_placeholder_argument(parser)
-    parser.add_argument(
-        "--methods",
-        nargs="+",
-        default=None,
-        choices=sorted({*AGGREGATORS, *LAZY_METHODS}),
-        metavar="METHOD",
-        help="aggregators; the first orders the tables (default: borda borda2 mean for scores, "
-        "borda copeland for a rankings FILE; also median, kemeny, bt, pl)",
-    )
-    add_significance_arguments(parser, form=False)
-    parser.add_argument("--title", default=None, help="title of the report (default: data name)")
-    parser.add_argument(
-        "--models",
-        nargs="*",
-        default=[],
-        choices=["pl", "bt", "mallows"],
-        help="rank models to fit and compare with the Hoeffding intervals",
-    )
-    parser.add_argument(
-        "--model-method",
-        default="map",
-        choices=["map", "nuts", "mcmc"],
-        help="fitting method of the models (default: map, fast; nuts samples Plackett–Luce / "
-        "Bradley–Terry posteriors and mcmc for Mallows: the model-comparison section (PSIS-LOO, "
-        "posterior predictive checks) needs these posterior draws)",
-    )
-    parser.add_argument(
-        "--paired",
-        nargs="+",
-        metavar="TASK",
-        default=None,
-        help="add a paired instance-level analysis (sign / Wilcoxon / t / Mood tests, BT, Elo, "
-        "TrueSkill) of these tasks (metrics)",
-    )
-    sig = parser.add_argument_group("significance section (with --significance)")
-    sig.add_argument(
-        "--significance",
-        action="store_true",
-        help="add the Friedman test, post-hoc tests of every pair, the critical-difference "
-        "diagram and its LaTeX table (`rankstats significance` has more options)",
-    )
-    sig.add_argument(
-        "--posthoc",
-        choices=list(POSTHOC_METHODS),
-        default=None,
-        help="post-hoc test of the section (default: nemenyi)",
-    )
-    sig.add_argument(
-        "--alpha",
-        type=probability,
-        default=None,
-        help="family-wise error level of the post-hoc tests, in (0, 1) (default 0.05)",
-    )
-    sig.add_argument(
-        "--missing",
-        choices=list(MISSING),
-        default=None,
-        help="incomplete blocks: refuse them, naming the first (default), or keep only the "
-        "complete blocks and report what was dropped (see `rankstats significance --help`)",
-    )
-    sig.add_argument(
-        "--min-coverage",
-        type=coverage,
-        default=None,
-        metavar="FRACTION",
-        help="with --missing complete-case or imputed: first drop the systems evaluated in "
-        "fewer than this fraction of the blocks",
-    )
-    parser.add_argument(
-        "--top",
-        type=at_least(1),
-        default=None,
-        metavar="N",
-        help="show only the best N systems in the ranking tables and the heat map (every "
-        "statistic uses all systems; ranking.csv and pairs.csv list every one)",
-    )
-    add_output_argument(parser, "report", "the report")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -230,7 +129,7 @@ def _announce_models(args: argparse.Namespace, data) -> None:
         return
 
     from rankstats import models
-    from rankstats.models._timing import fit_estimate
+    from rankstats.models.timing import fit_estimate
     from rankstats.reporting.report_data import complete_untied
 
     rankings = as_rankings(data, args.level)  # Scores at --level; Rankings as they are

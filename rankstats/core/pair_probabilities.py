@@ -17,7 +17,7 @@ them (1 = best):
 
 (inserting ``i`` uniformly into one of the ``k + 1`` gaps of a uniformly tie-broken order puts
 it above ``j`` with probability ``m_j / (k + 1)``).  This replaces the paper's ``O(n^3)`` counting
-formula; ``tests/test_pairwise.py`` checks it against exhaustive enumeration.
+formula; ``tests/core/test_pairwise.py`` checks it against exhaustive enumeration.
 
 Every statistic here is a sum over rankings, so chunks of rankings can be reduced separately and
 added (``Pairwise.__add__``).

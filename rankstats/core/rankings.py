@@ -17,8 +17,10 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from rankstats.core.codes import dense_codes, sorted_codes
+from rankstats.core.derived import DerivedOnce
 from rankstats.core.keys import refuse_whitespace_variants
-from rankstats.core.scores import Scores, dense_codes, sorted_codes
+from rankstats.core.scores import Scores
 from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError, preview
 
 _RANK_BLOCK_CELLS = 2_000_000
@@ -150,8 +152,28 @@ def _run_mid_ranks(ordered: np.ndarray) -> np.ndarray:
     return ((first + last) * 0.5 + 1.0).T
 
 
+def instance_score_matrix(scores: Scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (oriented) scores of an instance-level table as a (task, instance) × system matrix,
+    NaN = not evaluated; one row per (task, instance) pair that has a score, sorted by task, then
+    instance, as ``pd.factorize(..., sort=True)`` numbers them.
+
+    Returns ``(matrix, keys, instance_labels)``: row ``r`` is task ``keys[r] // n`` and instance
+    ``instance_labels[keys[r] % n]``, with ``n = max(len(instance_labels), 1)``.
+    """
+    data = scores.data
+    task_code = data["task"].cat.codes.to_numpy(np.int64)
+    # Sorted codes of the instances (a compact integer column is its own code), then of the
+    # (task, instance) pairs from a table of flags (no hash table).
+    inst_code, inst_labels = sorted_codes(data["instance"])
+    n_inst = max(len(inst_labels), 1)
+    row, keys = dense_codes(task_code * n_inst + inst_code, len(scores.tasks) * n_inst)
+    matrix = np.full((len(keys), len(scores.systems)), np.nan)
+    matrix[row, data["system"].cat.codes.to_numpy(np.int64)] = data["score"].to_numpy()
+    return matrix, keys, inst_labels
+
+
 @dataclass(frozen=True, eq=False, repr=False)
-class Rankings:
+class Rankings(DerivedOnce):
     """Partial rankings of ``N`` systems by ``L`` rankers.
 
     Attributes
@@ -188,13 +210,6 @@ class Rankings:
             raise InvalidRankingsError(f"duplicated system names: {preview(self.systems)}")
 
     # ------------------------------------------------------------------ constructors
-    def cached(self, key: object, build: Callable[[], object]) -> object:
-        """``build()`` once per ``key``, then the same object (results derived from this
-        immutable object, such as its rankings or pairwise statistics, are computed once)."""
-        if key not in self._derived:
-            self._derived[key] = build()
-        return self._derived[key]
-
     @classmethod
     def from_scores(cls, scores: Scores, by: str = "task") -> Rankings:
         """Rank the systems of every task (``by="task"``) or every (task, instance).
@@ -233,17 +248,8 @@ class Rankings:
                 tuple(scores.systems),
                 pd.Index(list(scores.tasks), name="task"),
             )
-        data = scores.data
-        task_code = data["task"].cat.codes.to_numpy(np.int64)
-        # Sorted codes of the instances (a compact integer column is its own code), then of the
-        # (task, instance) pairs from a table of flags (no hash table): one ranking per pair,
-        # sorted by task, then instance, as pd.factorize(..., sort=True) numbered them.
-        inst_code, inst_labels = sorted_codes(data["instance"])
-        n_inst = max(len(inst_labels), 1)
-        row, keys = dense_codes(task_code * n_inst + inst_code, len(scores.tasks) * n_inst)
-        matrix = np.full((len(keys), n), np.nan)
-        matrix[row, data["system"].cat.codes.to_numpy(np.int64)] = data["score"].to_numpy()
-        group, inst = np.divmod(keys, n_inst)
+        matrix, keys, inst_labels = instance_score_matrix(scores)
+        group, inst = np.divmod(keys, max(len(inst_labels), 1))
         rankers = pd.MultiIndex.from_arrays(
             [
                 pd.Categorical.from_codes(group, categories=list(scores.tasks)),

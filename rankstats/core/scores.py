@@ -9,223 +9,25 @@ evaluated": they are removed from :attr:`Scores.data` but the system stays in
 
 from __future__ import annotations
 
-import sys
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from rankstats.core import keys as _keys
 from rankstats.core import wide_columns as _columns
-from rankstats.errors import DataWarning, InvalidScoresError, UnreadableFileError, preview
-from rankstats.io import sources as _read
-
-Direction = bool | Mapping[str, bool | str]
-
-_DIRECTION_WORDS = {
-    "higher": True,
-    "higher_is_better": True,
-    "max": True,
-    "lower": False,
-    "lower_is_better": False,
-    "min": False,
-}
-
-
-def _parse_direction(value: object, task: str) -> bool:
-    if isinstance(value, bool | np.bool_):
-        return bool(value)
-    if isinstance(value, str) and value.lower() in _DIRECTION_WORDS:
-        return _DIRECTION_WORDS[value.lower()]
-    raise InvalidScoresError(
-        f"unknown direction {value!r} for task {task!r}: use True/False or 'higher'/'lower'"
-    )
-
-
-def parse_directions(tasks: Sequence[str], higher_is_better: Direction) -> dict[str, bool]:
-    """``{task: True if higher is better}`` from a bool, or a dict of bools / words.
-
-    The one parser of directions: in-memory tables (:class:`Scores`), streamed files
-    (:func:`rankstats.scan_scores`) and the CLI's ``--lower-is-better`` all go through it.
-    Words: ``"higher"``, ``"higher_is_better"``, ``"max"`` / ``"lower"``, ``"lower_is_better"``,
-    ``"min"`` (any case). Anything else, and a task not in ``tasks``, is refused.
-    """
-    tasks = list(tasks)
-    if isinstance(higher_is_better, Mapping):
-        unknown = [t for t in higher_is_better if t not in set(tasks)]
-        if unknown:
-            raise InvalidScoresError(
-                f"higher_is_better names tasks that are not in the table: {preview(unknown)}; "
-                f"tasks are: {preview(tasks)}"
-            )
-        return {t: _parse_direction(higher_is_better.get(t, True), t) for t in tasks}
-    direction = _parse_direction(higher_is_better, "<all tasks>")
-    return {t: direction for t in tasks}
-
-
-Where = Callable[[np.ndarray], Sequence["str | None"]]
-
-
-def _user_level() -> int:
-    """``stacklevel`` of the first caller outside rankstats, for the function calling this: a
-    warning points at the user's line whichever constructor or reader led to it."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
-_PACKAGE = str(Path(__file__).resolve().parent)
-
-
-def _row_report(
-    df: pd.DataFrame,
-    mask: np.ndarray,
-    columns: list[str],
-    limit: int = 5,
-    where: Where | None = None,
-) -> str:
-    """Up to ``limit`` offending rows, each named by ``where(positions)`` (default: the
-    DataFrame's index labels; a file reader names file lines) and shown with ``columns``."""
-    positions = np.flatnonzero(mask)[:limit]
-    labels = where(positions) if where else [f"row {df.index[p]}" for p in positions]
-    rows = df.iloc[positions]
-    lines = [
-        (f"{label}: " if label else "") + ", ".join(f"{c}={row[c]!r}" for c in columns)
-        for label, (_, row) in zip(labels, rows.iterrows(), strict=True)
-    ]
-    extra = int(mask.sum()) - len(rows)
-    if extra > 0:
-        lines.append(f"... and {extra} more rows")
-    return "\n  " + "\n  ".join(lines)
-
-
-def _numeric_scores(
-    df: pd.DataFrame, score: str, keys: list[str], where: Where | None = None
-) -> np.ndarray:
-    raw = df[score]
-    if pd.api.types.is_bool_dtype(raw):
-        raise InvalidScoresError(f"score column {score!r} is boolean; scores must be numbers")
-    if pd.api.types.is_numeric_dtype(raw):
-        values = raw.to_numpy(dtype=np.float64, na_value=np.nan)
-    else:
-        coerced = pd.to_numeric(raw, errors="coerce")
-        bad = (coerced.isna() & raw.notna()).to_numpy()
-        # An empty or blank string in a text column is a missing score, not a malformed one.
-        blank = raw.astype("string").str.strip().eq("").fillna(False).to_numpy(dtype=bool)
-        bad = bad & ~blank
-        if bad.any():
-            raise InvalidScoresError(
-                f"non-numeric scores in column {score!r}:"
-                + _row_report(df, bad, [*keys, score], where=where)
-            )
-        values = coerced.to_numpy(dtype=np.float64, na_value=np.nan)
-    inf = np.isinf(values)
-    if inf.any():
-        raise InvalidScoresError(
-            f"infinite scores in column {score!r} (use NaN for 'not evaluated'):"
-            + _row_report(df, inf, [*keys, score], where=where)
-        )
-    return values
-
-
-# A direct-address table (one cell per possible key) replaces a hash table when it has at most
-# this many cells per row, plus a floor: filling and reading it is a few linear passes, while
-# hashing millions of distinct keys misses the cache on nearly every row (8 M rows: 0.1 s against
-# 1.0 s for ``Series.duplicated``).
-_TABLE_CELLS_PER_ROW = 4
-_TABLE_MIN_CELLS = 1 << 22
-
-
-def _small_table(span: int, n_rows: int) -> bool:
-    return span <= _TABLE_CELLS_PER_ROW * n_rows + _TABLE_MIN_CELLS
-
-
-def _integer_offsets(column: pd.Series) -> tuple[np.ndarray, np.integer, int] | None:
-    """``(value − min, min, max − min + 1)`` of a NumPy integer column whose range is compact
-    (see :func:`_small_table`), else ``None``: such a column is its own code, no hash table."""
-    if not (isinstance(column.dtype, np.dtype) and column.dtype.kind in "iu" and len(column)):
-        return None
-    values = column.to_numpy()
-    low, high = values.min(), values.max()
-    span = int(high) - int(low) + 1
-    if not _small_table(span, len(values)):
-        return None
-    if values.dtype.kind == "u":  # values ≥ low: no wrap-around
-        return (values - low).astype(np.int64), low, span
-    return np.subtract(values, np.int64(low), dtype=np.int64), low, span
-
-
-def _instance_codes(column: pd.Series) -> tuple[np.ndarray, int]:
-    """Codes of an instance column (equal codes for equal values, ``-1`` for a missing key) and
-    their range."""
-    offsets = _integer_offsets(column)
-    if offsets is not None:
-        return offsets[0], offsets[2]
-    code, uniques = pd.factorize(column)
-    return code, len(uniques)
-
-
-def dense_codes(key: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
-    """``pd.factorize(key, sort=True)`` for integers ``key`` in ``[0, span)``: codes
-    ``0 .. k − 1`` in increasing order of value (int64) and the ``k`` distinct values, from a
-    table of ``span`` flags when that is small (no hash table), else by ``pd.factorize``."""
-    if _small_table(span, len(key)):
-        present = np.zeros(span, dtype=bool)
-        present[key] = True
-        rank = np.cumsum(present, dtype=np.int32 if len(key) < 2**31 else np.int64)
-        return (rank[key] - 1).astype(np.int64), np.flatnonzero(present)
-    code, uniques = pd.factorize(key, sort=True)
-    return code.astype(np.int64, copy=False), np.asarray(uniques, dtype=np.int64)
-
-
-def sorted_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """``pd.factorize(column, sort=True)`` as (int64 codes, labels as an array), without a hash
-    table for a NumPy integer column of compact range: codes are then ``value − min`` and the
-    labels ``min .. max`` (values absent from the column included; ``labels[codes]`` is the
-    column either way)."""
-    offsets = _integer_offsets(column)
-    if offsets is not None:
-        code, low, span = offsets
-        if column.dtype.kind == "u":
-            return code, low + np.arange(span, dtype=column.dtype)
-        return code, (np.arange(span, dtype=np.int64) + np.int64(low)).astype(column.dtype)
-    code, uniques = pd.factorize(column, sort=True)
-    return code.astype(np.int64, copy=False), np.asarray(uniques)
-
-
-def _duplicated(key: np.ndarray, span: int) -> np.ndarray | None:
-    """``None`` when the integers ``key`` (in ``[0, span)``) are distinct, else the mask of every
-    row whose key appears more than once (``Series.duplicated(keep=False)``)."""
-    if _small_table(span, len(key)):
-        present = np.zeros(span, dtype=bool)
-        present[key] = True
-        if np.count_nonzero(present) == len(key):
-            return None
-        return np.bincount(key, minlength=span)[key] > 1
-    ordered = np.sort(key)
-    if not (ordered[1:] == ordered[:-1]).any():
-        return None
-    return pd.Series(key).duplicated(keep=False).to_numpy()
-
-
-def _row_codes(data: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int]:
-    """``(system, task, ranking, n_rankings)`` codes of a validated long table's rows."""
-    system_code = data["system"].cat.codes.to_numpy(np.int64)
-    task_code = data["task"].cat.codes.to_numpy(np.int64)
-    if "instance" not in data.columns:
-        return system_code, task_code, None, len(data["task"].cat.categories)
-    inst_code, n_inst = _instance_codes(data["instance"])
-    n_tasks = len(data["task"].cat.categories)
-    ranking, distinct = dense_codes(task_code * n_inst + inst_code, n_tasks * n_inst)
-    return system_code, task_code, ranking, len(distinct)
+from rankstats.core.codes import dense_codes, duplicated_keys, instance_codes, row_codes
+from rankstats.core.derived import DerivedOnce
+from rankstats.core.directions import Direction, parse_directions
+from rankstats.core.score_values import Where, numeric_scores, row_report
+from rankstats.core.user_frame import user_stacklevel
+from rankstats.errors import DataWarning, InvalidScoresError, preview
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Scores:
+class Scores(DerivedOnce):
     """A validated long table of scores, higher = better.
 
     Build it with :meth:`from_long`, :meth:`from_wide`, :func:`read_scores` or
@@ -274,6 +76,8 @@ class Scores:
         score: str = "score",
         higher_is_better: Direction = True,
         name: str = "",
+        *,
+        where: Where | None = None,
     ) -> Scores:
         """Validate a long table with one row per (system, task[, instance]).
 
@@ -292,6 +96,9 @@ class Scores:
             higher-is-better; ``"higher"`` / ``"lower"`` are accepted too).
         name : str
             Label for reports.
+        where : callable, optional
+            ``where(positions)`` names offending rows in errors (a file reader names its lines;
+            default: the DataFrame's index labels).
 
         Raises
         ------
@@ -307,22 +114,6 @@ class Scores:
         >>> rs.Scores.from_long(df, higher_is_better={"t2": False}).data.score.tolist()
         [0.9, 0.8, -3.0, -2.0]
         """
-        return cls._from_long(df, system, task, instance, score, higher_is_better, name)
-
-    @classmethod
-    def _from_long(
-        cls,
-        df: pd.DataFrame,
-        system: str | Sequence[str] = "system",
-        task: str | None = "task",
-        instance: str | None = None,
-        score: str = "score",
-        higher_is_better: Direction = True,
-        name: str = "",
-        where: Where | None = None,
-    ) -> Scores:
-        """:meth:`from_long`; ``where(positions)`` names offending rows in errors (a file reader
-        names its lines; default: the DataFrame's index labels)."""
         df = pd.DataFrame(df)
         if where is None:
             index = df.index
@@ -348,19 +139,19 @@ class Scores:
         codes, sizes, labels = [], [], []
         for position, key in enumerate(keys):
             if position == 2:  # instances: only their equality matters, not their labels
-                code, size = _instance_codes(df[key])
+                code, size = instance_codes(df[key])
                 uniques = None
             else:
                 code, uniques = pd.factorize(df[key])
                 size = len(uniques)
             if (code < 0).any():
                 raise InvalidScoresError(
-                    f"missing {key!r} key:" + _row_report(df, code < 0, columns, where=where)
+                    f"missing {key!r} key:" + row_report(df, code < 0, columns, where=where)
                 )
             codes.append(code.astype(np.int64, copy=False))
             sizes.append(size)
             labels.append(uniques)
-        values = _numeric_scores(df, score, keys, where)
+        values = numeric_scores(df, score, keys, where)
 
         # One code per ranking: (task, instance) pairs, or tasks; then one per (ranking, system).
         if instance:
@@ -368,11 +159,11 @@ class Scores:
             n_rankings = len(distinct)
         else:
             ranking, n_rankings = codes[1], sizes[1]
-        duplicated = _duplicated(ranking * sizes[0] + codes[0], n_rankings * sizes[0])
+        duplicated = duplicated_keys(ranking * sizes[0] + codes[0], n_rankings * sizes[0])
         if duplicated is not None:
             raise InvalidScoresError(
                 f"duplicated ({', '.join(keys)}) keys; each must appear once:"
-                + _row_report(df, duplicated, columns, where=where)
+                + row_report(df, duplicated, columns, where=where)
             )
 
         systems = tuple(str(u) for u in labels[0])
@@ -516,7 +307,7 @@ class Scores:
         )
         # Errors name the system and the task (shown with each row), not the row of the
         # melted long table, which the user never saw.
-        return cls._from_long(
+        return cls.from_long(
             long,
             "system",
             "task",
@@ -540,12 +331,12 @@ class Scores:
         """Set aside tasks / instances with fewer than two evaluated systems, warn, build.
 
         ``codes``: ``(system, task, ranking, n_rankings)`` codes of the rows of ``data``, as
-        :meth:`_from_long` computed them (``ranking``: the (task, instance) pair, ``None``
+        :meth:`from_long` computed them (``ranking``: the (task, instance) pair, ``None``
         at task level); recomputed from ``data`` when not given.
         """
         has_instances = "instance" in data.columns
         if codes is None:
-            codes = _row_codes(data)
+            codes = row_codes(data)
         system_code, task_code, ranking, n_rankings = codes
         n_sys = len(systems)
         # Distinct evaluated systems per task, from a (task, system) presence table.
@@ -558,7 +349,7 @@ class Scores:
                 f"task(s) with fewer than two evaluated systems carry no ranking information "
                 f"and were skipped: {preview(skipped)}",
                 DataWarning,
-                stacklevel=_user_level(),
+                stacklevel=user_stacklevel(),
             )
             rows = per_task[task_code] >= 2
             data, system_code, task_code = data[rows], system_code[rows], task_code[rows]
@@ -581,7 +372,7 @@ class Scores:
                     f"evaluated systems carry no information and were skipped, e.g. "
                     f"{preview(map(tuple, skipped_instances.head(3).to_numpy()), 3)}",
                     DataWarning,
-                    stacklevel=_user_level(),
+                    stacklevel=user_stacklevel(),
                 )
                 data, system_code = data[~lonely], system_code[~lonely]
                 # A task all of whose instances were set aside ranks nothing: skip it too, or
@@ -593,7 +384,7 @@ class Scores:
                         f"task(s) in which no (task, instance) ranking has two evaluated systems "
                         f"carry no ranking information and were skipped: {preview(emptied)}",
                         DataWarning,
-                        stacklevel=_user_level(),
+                        stacklevel=user_stacklevel(),
                     )
                     skipped += emptied
                     tasks = tuple(t for t in tasks if t not in emptied)
@@ -606,7 +397,7 @@ class Scores:
                 f"system(s) evaluated on no task are kept but carry no information: "
                 f"{preview(nowhere)}",
                 DataWarning,
-                stacklevel=_user_level(),
+                stacklevel=user_stacklevel(),
             )
         data = data.reset_index(drop=True)
         return cls(
@@ -620,13 +411,6 @@ class Scores:
         )
 
     # ------------------------------------------------------------------ views
-    def cached(self, key: object, build: Callable[[], object]) -> object:
-        """``build()`` once per ``key``, then the same object (results derived from this
-        immutable object, such as its rankings or pairwise statistics, are computed once)."""
-        if key not in self._derived:
-            self._derived[key] = build()
-        return self._derived[key]
-
     @property
     def has_instances(self) -> bool:
         """Whether the table holds instance-level scores."""
@@ -721,319 +505,3 @@ class Scores:
         if self.unevaluated_systems:
             parts.append(f"never evaluated: {preview(self.unevaluated_systems, 4)}")
         return "; ".join(parts) + ")"
-
-
-def read_scores(
-    path: str | Path,
-    system: str | Sequence[str] = "system",
-    task: str | None = "task",
-    instance: str | bool | None = None,
-    score: str = "score",
-    higher_is_better: Direction = True,
-    layout: str = "auto",
-    sep: str | None = None,
-    na_values: Sequence[str] | None = None,
-    encoding: str = "utf-8",
-    tasks: Sequence[str] | None = None,
-    drop_columns: Sequence[str] | None = None,
-) -> Scores:
-    """Read a score table from CSV, TSV or Parquet, refusing what it cannot read as written.
-
-    Every cell of a text file is read as text first: keys stay text (``007``, ``7``, ``NA``,
-    ``None``, ``01`` and ``true`` are distinct system names), only an empty cell is "not
-    evaluated", and the errors name the file's line numbers (line 1 = the header). The rules,
-    and the options that override them, are listed in the user guide ("Messy files").
-
-    Parameters
-    ----------
-    path : str or Path
-        A CSV / TSV / other delimited text file (optionally gzip, bz2 or xz compressed: detected
-        from the content, whatever the extension) or a Parquet file.
-    system, task, score : str
-        Column names (see :meth:`Scores.from_long`). A name other than the default that is not
-        in the file is an error listing the columns. ``system`` may be a list of columns that
-        name a system together (``["name", "pretrained"]``, CLI ``--system name pretrained``).
-    instance : str, None or False
-        Instance column of a long table. ``None`` (default): a column literally named
-        ``instance`` is used when there is one (instance-level scores), else task level.
-        ``False``: no instance column, even if one is named ``instance``.
-    higher_is_better : bool or dict
-        Direction of the tasks.
-    layout : {"auto", "long", "wide"}
-        ``long``: one row per score; ``wide``: one row per system, one column per task.
-        ``auto`` chooses long when the ``task`` and ``score`` columns exist, else wide; it
-        refuses a "wide" table whose system column repeats values (a long table whose task and
-        score columns were not named).
-    sep : str, optional
-        Field separator of a text file (``","``, ``";"``, ``"\\t"``, ``"|"``; ``"tab"`` works
-        too). Default: a ``sep=;`` first line (as Excel writes), else sniffed from the header
-        among those four, preferring tab for ``.tsv`` / ``.tab`` files.
-    na_values : sequence of str, optional
-        Words that mean "not evaluated" in score cells (e.g. ``["NA", "n/a"]``), matched exactly
-        after stripping spaces. By default a score cell holding a missing-value word (``NA``,
-        ``n/a``, ``null``, ``None``, ``nan``, ``-``, ``?``, ``#N/A``, ...) is refused; with
-        ``na_values`` those words are read as missing and a :class:`DataWarning` says how many
-        cells were. Keys are never affected.
-    encoding : str
-        Text encoding (default ``"utf-8"``; a byte-order mark is skipped). Bytes that are not
-        valid are refused, naming the byte offset and line.
-    tasks : sequence of str, optional
-        Task columns of a wide table (default: every column but ``system``, refusing one named
-        like an aggregate, such as ``Average``; list it here to rank it as a task).
-    drop_columns : sequence of str, optional
-        Columns of a wide table that are neither keys nor tasks, left out (CLI:
-        ``--drop-columns``). Without ``tasks`` or ``drop_columns`` a column that equals the row
-        mean, median or sum of the others, or is named like an aggregate or like metadata
-        (``params``, ``FLOPs``), is refused with the reason.
-
-    Returns
-    -------
-    Scores
-
-    Raises
-    ------
-    FileNotFoundError
-        ``path`` does not exist.
-    UnreadableFileError
-        An empty, header-only, binary, zip, truncated or wrongly encoded file, a ``.parquet``
-        that is not Parquet, a directory, duplicated column names.
-    InvalidScoresError
-        Rows with more or fewer fields than the header, missing-value words or other text in
-        score cells, non-numeric score columns (timestamps, booleans), blank keys, duplicated
-        keys, a column option naming a column that does not exist, ambiguous layouts, aggregate
-        columns in a wide table.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib, rankstats as rs
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "board.csv"
-    >>> _ = path.write_text("system;t1;t2\\n007;0.9;\\n7;0.8;0.3\\nNA;0.7;0.4\\n")
-    >>> scores = rs.read_scores(path)  # semicolons sniffed; the empty cell is not evaluated
-    >>> scores.systems, len(scores.data)
-    (('007', '7', 'NA'), 5)
-    """
-    if layout not in ("auto", "long", "wide"):
-        raise ValueError(f"layout must be 'auto', 'long' or 'wide', not {layout!r}")
-    source = _read.inspect(path, sep=sep, encoding=encoding)
-    present = set(source.columns)
-    absent = []
-    system_columns = _keys.key_columns(system)
-    if any(c not in present for c in system_columns):
-        absent.append(f"system={system!r}")
-    for option, column, default in (("task", task, "task"), ("score", score, "score")):
-        # A default name that is absent only means "not a long table"; a chosen one is a typo.
-        if column is not None and column != default and column not in present:
-            absent.append(f"{option}={column!r}")
-    if isinstance(instance, str) and instance not in present:
-        absent.append(f"instance={instance!r}")
-    absent += [f"tasks=[{t!r}]" for t in tasks or () if t not in present]
-    absent += [f"drop_columns=[{t!r}]" for t in drop_columns or () if t not in present]
-    if absent:
-        raise InvalidScoresError(
-            f"{source.path}: no column named as {', '.join(absent)} asks (CLI: --system, --task, "
-            f"--score, --instance, --tasks, --drop-columns); the columns are: "
-            f"{preview(map(repr, source.columns), 20)}{_single_column_hint(source)}"
-        )
-    chosen = layout
-    if layout == "auto":
-        chosen = "long" if (task is None or task in present) and score in present else "wide"
-    name = Path(path).name.split(".")[0]
-    if chosen == "wide":
-        if isinstance(instance, str):
-            raise ValueError("instance= applies to long tables (one row per score)")
-        if tasks is not None and drop_columns:
-            raise ValueError(
-                "give tasks= or drop_columns= (CLI: --tasks or --drop-columns), not both"
-            )
-        return _read_wide(
-            source, system, higher_is_better, tasks, na_values, name, layout, drop_columns
-        )
-    if drop_columns:
-        raise ValueError(
-            "drop_columns= (CLI: --drop-columns) leaves columns out of a wide table; select "
-            "tasks of a long table with Scores.select"
-        )
-    if tasks is not None:
-        raise ValueError(
-            "tasks= chooses the task columns of a wide table; select tasks of a long table "
-            "with Scores.select"
-        )
-    needed = [c for c in (task, score) if c is not None and c not in present]
-    if needed:
-        raise InvalidScoresError(
-            f"{source.path}: a long table needs the column(s) {preview(map(repr, needed))}; the "
-            f"columns are: {preview(map(repr, source.columns), 20)} (name them with task= and "
-            "score=, CLI: --task / --score)"
-        )
-    if instance is None:
-        instance = "instance" if "instance" in present else None
-    elif instance is False:
-        instance = None
-    return _read_long(source, system, task, instance, score, higher_is_better, na_values, name)
-
-
-def _single_column_hint(source: _read.Source) -> str:
-    if source.kind == "csv" and len(source.columns) == 1:
-        return (
-            f" (the header has no {_read._delimiter_name(source.delimiter)}: if the file is "
-            "separated by another character, pass sep=, CLI: --sep)"
-        )
-    return ""
-
-
-def _where(source: _read.Source, named: bool = False) -> Where:
-    """File lines (``line 7``) of rows given by position; ``named``: with the file name, for
-    messages that do not begin with the path."""
-
-    def where(positions: np.ndarray) -> list[str]:
-        prefix = f"{source.name} " if named else ""
-        return [prefix + label for label in _read.locate(source, positions)]
-
-    return where
-
-
-def _refuse_empty(source: _read.Source, table: object) -> None:
-    if table.num_rows == 0:  # type: ignore[attr-defined]
-        raise UnreadableFileError(f"{source.path} has a header but no rows: it holds no scores")
-
-
-def _text_keys(source: _read.Source, table: object, key: str) -> pd.Series:
-    """A key column as text (a pandas Categorical); blank keys refused with their lines."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    try:
-        column = _read.keys_as_text(table.column(key))  # type: ignore[attr-defined]
-    except InvalidScoresError as err:
-        raise InvalidScoresError(f"{source.path}: column {key!r}: {err}") from None
-    _read.check_keys(source, column, key)
-    if not pa.types.is_dictionary(column.type):
-        column = pc.dictionary_encode(column)
-    return pd.Series(column.to_pandas(), name=key)
-
-
-_NOT_A_TASK = "; if it is not a task, choose the task columns with tasks= (CLI: --tasks)"
-
-
-def _warn_na(source: _read.Source, count: int, na_values: Sequence[str] | None) -> None:
-    if count and na_values:
-        warnings.warn(
-            _read.na_warning(source.path, count, na_values), DataWarning, stacklevel=_user_level()
-        )
-
-
-def _read_long(
-    source: _read.Source,
-    system: str,
-    task: str | None,
-    instance: str | None,
-    score: str,
-    higher_is_better: Direction,
-    na_values: Sequence[str] | None,
-    name: str,
-) -> Scores:
-    system_columns = _keys.key_columns(system)
-    keys = list(dict.fromkeys(c for c in (*system_columns, task, instance) if c is not None))
-    table = _read.read_table(source, [*keys, score], keys=keys)
-    _refuse_empty(source, table)
-    frame = {key: _text_keys(source, table, key) for key in keys}
-    if len(system_columns) > 1:
-        system = _keys.key_label(system_columns)
-        joined = _keys.join_keys(pd.DataFrame(frame), system_columns, _where(source))
-        frame = {system: joined, **{k: v for k, v in frame.items() if k not in system_columns}}
-    values, n_na = _read.score_column(source, table.column(score), score, na_values)
-    frame[score] = pd.Series(values)
-    _warn_na(source, n_na, na_values)
-    return Scores._from_long(
-        pd.DataFrame(frame),
-        system,
-        task,
-        instance,
-        score,
-        higher_is_better,
-        name,
-        where=_where(source, named=True),
-    )
-
-
-def _read_wide(
-    source: _read.Source,
-    system: str | Sequence[str],
-    higher_is_better: Direction,
-    tasks: Sequence[str] | None,
-    na_values: Sequence[str] | None,
-    name: str,
-    layout: str,
-    drop_columns: Sequence[str] | None = None,
-) -> Scores:
-    system_columns = _keys.key_columns(system)
-    task_cols = (
-        list(tasks)
-        if tasks is not None
-        else _columns.drop([c for c in source.columns if c not in system_columns], drop_columns)
-    )
-    unnamed = [k for k, c in enumerate(source.columns, 1) if c in task_cols and not c.strip()]
-    if unnamed:
-        raise InvalidScoresError(
-            f"{source.path}: column(s) {preview(unnamed)} have no name in the header of this wide "
-            "table: name them, or choose the task columns with tasks= (CLI: --tasks)"
-        )
-    _keys.refuse_whitespace_variants(
-        "task",
-        task_cols,
-        lambda spellings: [f"column {source.columns.index(c) + 1}" for c in spellings],
-        prefix=f"{source.path}: ",
-    )
-    table = _read.read_table(source, [*system_columns, *task_cols], keys=system_columns)
-    _refuse_empty(source, table)
-    keys = pd.DataFrame({c: _text_keys(source, table, c).astype(str) for c in system_columns})
-    if len(system_columns) > 1:
-        system = _keys.key_label(system_columns)
-        names = _keys.join_keys(keys, system_columns, _where(source)).rename(system)
-    else:
-        names = keys[system].rename(system)
-    if names.duplicated().any():
-        full = _read.read_table(source).to_pandas()
-        long_hint = (
-            f"if this is not a wide table (one row per system) but a long one whose task and "
-            f"score columns are not named 'task' and 'score' (the columns are: "
-            f"{preview(map(repr, source.columns), 20)}), name them with task= and score= "
-            "(CLI: --task NAME --score NAME)"
-        )
-        _keys.refuse_repeated_systems(
-            full,
-            names,
-            system_columns,
-            _where(source),
-            tasks,
-            prefix=f"{source.path}: ",
-            long_hint=long_hint if layout == "auto" else "",
-        )
-    _keys.refuse_whitespace_variants(
-        "system", names, _keys.first_rows_of(names, _where(source)), prefix=f"{source.path}: "
-    )
-
-    def where(positions: np.ndarray) -> list[str]:
-        lines = _read.locate(source, positions)
-        return [
-            f"{line} (system {names.iloc[p]!r})" for line, p in zip(lines, positions, strict=True)
-        ]
-
-    frame: dict[str, object] = {system: names}
-    missing = 0
-    for column in task_cols:
-        values, n_na = _read.score_column(
-            source, table.column(column), column, na_values, where=where, choose=_NOT_A_TASK
-        )
-        frame[column] = values
-        missing += n_na
-    _warn_na(source, missing, na_values)
-    if tasks is None:  # aggregates and metadata, by name and by value
-        _columns.refuse(pd.DataFrame(frame), task_cols, f"{source.path}: ", higher_is_better)
-    return Scores.from_wide(
-        pd.DataFrame(frame),
-        system=system,
-        higher_is_better=higher_is_better,
-        tasks=task_cols,
-        name=name,
-    )

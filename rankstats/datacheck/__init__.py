@@ -177,7 +177,8 @@ def check_data(
     import pandas as pd
 
     from rankstats.core import wide_columns as _columns
-    from rankstats.core.scores import Scores, read_scores
+    from rankstats.core.scores import Scores
+    from rankstats.io.score_files import read_scores
 
     found: list[Finding] = []
     instance_name = instance if isinstance(instance, str) else None

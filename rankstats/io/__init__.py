@@ -1,0 +1,3 @@
+"""Files in: the one score-file reader (CSV, TSV, Parquet, compressed) and the rankings files
+(PrefLib, rank matrices, orderings, pairwise preferences). Builds ``rankstats.core`` objects.
+"""

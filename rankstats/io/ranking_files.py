@@ -37,8 +37,10 @@ from rankstats._util.resources import rankings_bytes, require_memory
 from rankstats.core import keys as _keys
 from rankstats.core.rankings import Rankings
 from rankstats.errors import InvalidRankingsError, InvalidScoresError, preview
+from rankstats.io import cells as _cells
 from rankstats.io import preflib as _preflib
 from rankstats.io import sources as _read
+from rankstats.io import tables as _tables
 
 #: ``format=`` values of :func:`read_rankings` (``preflib``: the type from the file).
 FORMATS = ("auto", "preflib", *_preflib.TYPES, "rank-matrix", "orderings")
@@ -191,7 +193,7 @@ def read_paired_comparisons(
             f"{source.path}: {'; '.join(absent)}; the columns are: "
             f"{preview(map(repr, source.columns), 20)}: name the two columns of a preference"
         )
-    table = _read.read_table(source, [preferred, other], keys=[preferred, other])
+    table = _tables.read_table(source, [preferred, other], keys=[preferred, other])
     _refuse_no_rows(source, table)
     a, b = (_names(source, table, column) for column in (preferred, other))
     same = np.flatnonzero(a.to_numpy() == b.to_numpy())
@@ -250,16 +252,16 @@ def _refuse_no_rows(source: _read.Source, table: object) -> None:
 
 def _names(source: _read.Source, table: object, column: str) -> pd.Series:
     """A column of names as text; empty names refused with their lines."""
-    values = _read.keys_as_text(table.column(column))  # type: ignore[attr-defined]
+    values = _cells.keys_as_text(table.column(column))  # type: ignore[attr-defined]
     try:
-        _read.check_keys(source, values, column)
+        _cells.check_keys(source, values, column)
     except InvalidScoresError as err:
         raise InvalidRankingsError(str(err)) from None
     return pd.Series(values.to_pandas(), dtype=object).astype(str)
 
 
 def _at(source: _read.Source, rows: np.ndarray, names: pd.Series | None = None) -> str:
-    lines = _read.locate(source, rows[:5])
+    lines = _tables.locate(source, rows[:5])
     shown = [
         f"{line}: {names.iloc[r]!r}" if names is not None else line
         for line, r in zip(lines, rows[:5], strict=True)
@@ -276,7 +278,7 @@ def _refuse_variants(
     def first_seen(spellings: Sequence[str]) -> list[str]:
         position = {n: k for k, n in enumerate(names)}
         cells = [int(np.argmax(codes == position[s])) for s in spellings]
-        return _read.locate(source, rows[cells])
+        return _tables.locate(source, rows[cells])
 
     try:
         _keys.refuse_whitespace_variants("system", names, first_seen, prefix=f"{source.path}: ")
@@ -326,23 +328,23 @@ def _read_rank_matrix(
         )
     except InvalidScoresError as err:
         raise InvalidRankingsError(str(err)) from None
-    table = _read.read_table(source, keys=[label] if label else [])
+    table = _tables.read_table(source, keys=[label] if label else [])
     _refuse_no_rows(source, table)
     matrix = np.empty((table.num_rows, len(systems)))
     for k, column in enumerate(systems):
         try:
-            matrix[:, k], _ = _read.scores_as_float(table.column(column), na_values)
-        except _read.BadCells as bad:
+            matrix[:, k], _ = _cells.scores_as_float(table.column(column), na_values)
+        except _cells.BadCells as bad:
             first = k == 0 and label is None
             raise InvalidRankingsError(_not_ranks(source, column, bad, first)) from None
     labels = _labels(source, table, label, table.num_rows)
     return Rankings.from_rank_matrix(pd.DataFrame(matrix, index=labels, columns=systems))
 
 
-def _not_ranks(source: _read.Source, column: str, bad: _read.BadCells, first: bool) -> str:
+def _not_ranks(source: _read.Source, column: str, bad: _cells.BadCells, first: bool) -> str:
     shown = ", ".join(
         f"{line}: {value!r}"
-        for line, value in zip(_read.locate(source, bad.rows[:5]), bad.values[:5], strict=True)
+        for line, value in zip(_tables.locate(source, bad.rows[:5]), bad.values[:5], strict=True)
     )
     more = f", ... ({len(bad.rows) - 5} more)" if len(bad.rows) > 5 else ""
     hint = ""
@@ -351,7 +353,7 @@ def _not_ranks(source: _read.Source, column: str, bad: _read.BadCells, first: bo
             f"; if column {column!r} labels the rankers, pass ranker={column!r} "
             f"(CLI: --ranker {column})"
         )
-    words = list(dict.fromkeys(v.strip() for v in bad.values if _read.cell_kind(v) == "missing"))
+    words = list(dict.fromkeys(v.strip() for v in bad.values if _cells.cell_kind(v) == "missing"))
     if words:
         hint += (
             f"; to read {preview(map(repr, words), 3)} as 'not ranked' pass na_values={words!r} "
@@ -367,11 +369,11 @@ def _not_ranks(source: _read.Source, column: str, bad: _read.BadCells, first: bo
 def _read_orderings(source: _read.Source, ranker: str | None) -> Rankings:
     label = _ranker(source, ranker)
     places = [c for c in source.columns if c != label]
-    table = _read.read_table(source)
+    table = _tables.read_table(source)
     _refuse_no_rows(source, table)
     cells = np.column_stack(
         [
-            np.asarray(_read.keys_as_text(table.column(c)).to_pandas().fillna(""), dtype=object)
+            np.asarray(_cells.keys_as_text(table.column(c)).to_pandas().fillna(""), dtype=object)
             for c in places
         ]
     )
@@ -392,7 +394,7 @@ def _read_orderings(source: _read.Source, ranker: str | None) -> Rankings:
     if len(rows):
         r = rows[0]
         name = systems[ordered[r, 1:][twice[r]][0]]
-        line = _read.locate(source, [r])[0]
+        line = _tables.locate(source, [r])[0]
         more = f", and {len(rows) - 1} more rows" if len(rows) > 1 else ""
         raise InvalidRankingsError(
             f"{source.path}: {len(rows)} ordering(s) list a system twice ({line}: {name!r}"

@@ -13,10 +13,12 @@ from rankstats.core.bradley_terry_mle import ConvergenceError, MLEDoesNotExistEr
 from rankstats.models._fit import Fit, register_model
 from rankstats.models.bradley_terry import BradleyTerry
 from rankstats.models.cross_validation import KFoldResult, kfold
-from rankstats.models.mallows import Mallows, MallowsFit
+from rankstats.models.mallows import Mallows
+from rankstats.models.mallows_fit import MallowsFit
 from rankstats.models.model_comparison import LOOWarning, ModelComparison, compare_fits
 from rankstats.models.plackett_luce import PlackettLuce
-from rankstats.models.predictive_checks import PPCResult, ppc, ppc_draws
+from rankstats.models.ppc_result import PPCResult
+from rankstats.models.predictive_checks import ppc, ppc_draws
 from rankstats.models.rank_posteriors import RankPosterior
 from rankstats.models.zoo import load, save
 

@@ -15,7 +15,7 @@ from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import check_convergence, warn_convergence
 from rankstats._pymc.nuts import SAMPLERS, sample_nuts
 from rankstats.core.bradley_terry_mle import check_strongly_connected, newton
-from rankstats.models import _information
+from rankstats.models import information
 from rankstats.models._fit import Fit, attrs_for, optimum_fit
 
 METHODS = ("nuts", "mle", "map")
@@ -49,7 +49,7 @@ class RankModel:
 
     def _order_information(self, data: Any, prepared: Any) -> tuple[Any, float, np.ndarray]:
         """``(rankings or None, order-carrying terms, comparison graph)`` for
-        :func:`rankstats.models._information.check`."""
+        :func:`rankstats.models.information.check`."""
         raise NotImplementedError
 
     # --------------------------------------------------------------- public
@@ -83,9 +83,11 @@ class RankModel:
         seed : int or None
             Seeds the sampler (``nuts``) or the normal-approximation draws (``mle`` / ``map``).
         sampler : {"auto", "pymc", "nutpie"}
-            NUTS implementation: ``auto`` (default) runs nutpie when it is installed (the optional
-            ``fast`` extra), else PyMC's.  The choice is always passed to PyMC explicitly (pymc 6
-            would otherwise pick one itself) and recorded in ``fit.info["sampler"]``.
+            NUTS implementation: ``auto`` (default) runs PyMC's, the faster on small models,
+            unless nutpie is installed (the optional ``fast`` extra) and the model has 50
+            parameters or more (:func:`rankstats._pymc.nuts.resolve_sampler`).  The choice is
+            always passed to PyMC explicitly (pymc 6 would otherwise pick one itself) and
+            recorded in ``fit.info["sampler"]``.
         progressbar : bool
             Show sampling progress (Ctrl-C stops sampling): PyMC's bar, drawn only when stderr
             is a terminal and progress is not silenced (:func:`rankstats._util.progress.show`).
@@ -112,7 +114,7 @@ class RankModel:
         systems = tuple(prepared.systems)
         extra = self._extra_names(prepared)
         rankings, n_choices, edges = self._order_information(data, prepared)
-        found = _information.check(
+        found = information.check(
             self.name, rankings, n_choices, edges, systems, getattr(self, "kind", "subset"), method
         )
         info = {**self._info(prepared), "prior_scale": self.prior_scale, **found}
@@ -179,6 +181,7 @@ class RankModel:
             seed=seed,
             progressbar=progressbar,
             target_accept=target_accept,
+            n_parameters=len(prepared.systems) + len(extra),
         )
         variables = [self.variable, *extra]
         problems = check_convergence(idata, variables)

@@ -9,9 +9,11 @@ r"""Model-ready arrays built once from :class:`~rankstats.Rankings` (no Python l
     The sufficient statistics of that likelihood: every distinct (Efron-weighted) choice set once,
     with the number of choices made from it, and how often each system was chosen.  The PyTensor
     graph of :mod:`.plackett_luce` (NUTS) runs on this collapsed table.
-``PairCounts``
-    Paired-comparison counts ``(item1, item2, wins1, wins2, ties)`` for Bradley–Terry, from
-    rank-breaking of rankings or from a table of counts.
+``as_rankings``
+    The adaptor of every model: Rankings as they are, a score table ranked per (task, instance)
+    when it has instances, else per task.
+
+The paired-comparison counts of Bradley–Terry are in :mod:`.pair_counts`.
 """
 
 from __future__ import annotations
@@ -22,10 +24,25 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rankstats.core.rankings import Rankings
+from rankstats.core.rankings import Rankings, default_level
+from rankstats.core.scores import Scores
 from rankstats.errors import DataWarning, InvalidRankingsError, preview
+from rankstats.models.information import no_rankings
 
 KINDS = ("subset", "top_k")
+#: ``layout="auto"`` takes the collapsed choice sets while their dense matrix has at most this many
+#: entries per padded ranking entry (a matrix–vector product costs far less per entry than the
+#: gathers and cumulative sums of the ``rankings`` layout).
+SETS_PER_RANKING_ENTRY = 8
+
+
+def as_rankings(data: Rankings | Scores) -> Rankings:
+    """Rankings of Scores: per (task, instance) when the table has instances, else per task."""
+    if isinstance(data, Rankings):
+        return data
+    if isinstance(data, Scores):
+        return Rankings.from_scores(data, by=default_level(data))
+    raise TypeError(f"expected Rankings or Scores, not {type(data).__name__}")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -77,8 +94,6 @@ class PLData:
 def check_systems_ranked(rk: Rankings) -> None:
     """Raise when a system is ranked by no ranking (the likelihood says nothing about it)."""
     if rk.n_rankings == 0:
-        from rankstats.models._information import no_rankings
-
         raise no_rankings(0)
     never = np.flatnonzero(~(~np.isnan(rk.ranks)).any(axis=0))
     if len(never):
@@ -151,8 +166,6 @@ def pl_data(rk: Rankings, kind: str = "subset") -> PLData:
     n_obs = observed.sum(axis=1)
     informative = n_obs >= 2 if kind == "subset" else (n_obs >= 1) & (n_obs < n) | (n_obs >= 2)
     if not informative.any():
-        from rankstats.models._information import no_rankings
-
         raise no_rankings(len(informative))
     if not informative.all():
         dropped = rk.rankers[~informative].tolist()
@@ -283,166 +296,3 @@ def choice_sets(data: PLData, max_entries: int | None = None) -> ChoiceSets | No
     fraction = np.ascontiguousarray(unique[:, 2 * nbytes :]).view(np.float64)
     weights = np.where(ones, 1.0, 0.0) + np.where(part, 1.0 - fraction, 0.0)
     return ChoiceSets(data.systems, weights, count.astype(np.float64), chosen)
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class PairCounts:
-    """Paired-comparison counts for Bradley–Terry (one row per unordered compared pair).
-
-    Attributes
-    ----------
-    systems : tuple of str
-    item1, item2 : ndarray of int, shape (P,)
-        System indices, ``item1 < item2``.
-    wins1, wins2, ties : ndarray of float, shape (P,)
-        Times item1 beat item2, item2 beat item1, and ties.
-    """
-
-    systems: tuple[str, ...]
-    item1: np.ndarray
-    item2: np.ndarray
-    wins1: np.ndarray
-    wins2: np.ndarray
-    ties: np.ndarray
-
-    @property
-    def n_systems(self) -> int:
-        return len(self.systems)
-
-    @property
-    def has_ties(self) -> bool:
-        return bool(np.any(self.ties > 0))
-
-    def to_frame(self) -> pd.DataFrame:
-        """``item1, item2, wins1, wins2, ties`` with system names."""
-        names = np.array(self.systems, dtype=object)
-        return pd.DataFrame(
-            {
-                "item1": names[self.item1],
-                "item2": names[self.item2],
-                "wins1": self.wins1,
-                "wins2": self.wins2,
-                "ties": self.ties,
-            }
-        )
-
-    def matrices(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(W, T)``: ``W[i, j]`` = wins of i over j, ``T`` = symmetric tie counts."""
-        n = self.n_systems
-        w = np.zeros((n, n))
-        t = np.zeros((n, n))
-        np.add.at(w, (self.item1, self.item2), self.wins1)
-        np.add.at(w, (self.item2, self.item1), self.wins2)
-        np.add.at(t, (self.item1, self.item2), self.ties)
-        return w, t + t.T
-
-    def __repr__(self) -> str:
-        total = self.wins1.sum() + self.wins2.sum() + self.ties.sum()
-        return (
-            f"PairCounts({self.n_systems} systems, {len(self.item1)} pairs, {total:g} comparisons, "
-            f"{self.ties.sum():g} ties)"
-        )
-
-
-def _from_matrices(systems: tuple[str, ...], w: np.ndarray, t: np.ndarray) -> PairCounts:
-    i, j = np.triu_indices(len(systems), k=1)
-    keep = (w[i, j] + w[j, i] + t[i, j]) > 0
-    i, j = i[keep], j[keep]
-    return PairCounts(tuple(systems), i, j, w[i, j], w[j, i], t[i, j])
-
-
-def rank_breaking(rk: Rankings, kind: str = "subset") -> PairCounts:
-    """Break every ranking into all its pairs (full rank-breaking).
-
-    Within a ranking every pair of observed systems gives one win or one tie; with
-    ``kind="top_k"`` every ranked system also beats every unranked one.  A loop over systems,
-    vectorised over rankings (``O(L N^2)``).
-
-    Examples
-    --------
-    >>> import rankstats as rs
-    >>> from rankstats.models._data import rank_breaking
-    >>> rank_breaking(rs.Rankings.from_orderings([["a", "b", "c"], [("a", "c")]])).to_frame()
-      item1 item2  wins1  wins2  ties
-    0     a     b    1.0    0.0   0.0
-    1     a     c    1.0    0.0   1.0
-    2     b     c    1.0    0.0   0.0
-    """
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
-    check_systems_ranked(rk)
-    ranks = rk.ranks
-    n = ranks.shape[1]
-    observed = ~np.isnan(ranks)
-    if kind == "top_k":
-        key = np.where(observed, ranks, np.inf)
-        both_unranked = (~observed).astype(np.float64)
-    else:
-        key = ranks
-    key_t = np.ascontiguousarray(key.T)
-    w = np.empty((n, n))
-    t = np.empty((n, n))
-    for j in range(n):
-        w[:, j] = np.count_nonzero(key_t < key_t[j], axis=1)
-        t[:, j] = np.count_nonzero(key_t == key_t[j], axis=1)
-    if kind == "top_k":
-        t -= both_unranked.T @ both_unranked  # inf == inf is no tie
-    np.fill_diagonal(t, 0.0)
-    return _from_matrices(tuple(rk.systems), w, t)
-
-
-def counts_from_frame(
-    df: pd.DataFrame,
-    item1: str = "item1",
-    item2: str = "item2",
-    wins1: str = "wins1",
-    wins2: str = "wins2",
-    ties: str | None = None,
-) -> PairCounts:
-    """Pair counts from a DataFrame ``item1, item2, wins1, wins2[, ties]`` (rows may repeat).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from rankstats.models._data import counts_from_frame
-    >>> df = pd.DataFrame({"item1": ["x", "y"], "item2": ["y", "x"], "wins1": [3, 1],
-    ...                    "wins2": [1, 0]})
-    >>> counts_from_frame(df).to_frame()
-      item1 item2  wins1  wins2  ties
-    0     x     y    3.0    2.0   0.0
-    """
-    if ties is None and "ties" in df.columns:
-        ties = "ties"
-    needed = [item1, item2, wins1, wins2] + ([ties] if ties else [])
-    missing = [c for c in needed if c not in df.columns]
-    if missing:
-        raise InvalidRankingsError(
-            f"paired-count table lacks column(s) {preview(missing)}; expected "
-            "item1, item2, wins1, wins2[, ties] (rename or pass the column names)"
-        )
-    a = df[item1].astype(str).to_numpy()
-    b = df[item2].astype(str).to_numpy()
-    values = df[[wins1, wins2] + ([ties] if ties else [])].apply(pd.to_numeric, errors="coerce")
-    bad = values.isna().any(axis=1) | (values < 0).any(axis=1)
-    if bad.any():
-        raise InvalidRankingsError(
-            f"counts must be non-negative numbers; bad rows: {preview(df.index[bad].tolist())}"
-        )
-    if np.any(a == b):
-        raise InvalidRankingsError(
-            f"a system compared with itself in rows {preview(df.index[a == b].tolist())}"
-        )
-    systems = tuple(pd.unique(np.concatenate([a, b])))
-    code = {s: i for i, s in enumerate(systems)}
-    ia = np.array([code[s] for s in a], dtype=np.int64)
-    ib = np.array([code[s] for s in b], dtype=np.int64)
-    n = len(systems)
-    w = np.zeros((n, n))
-    t = np.zeros((n, n))
-    np.add.at(w, (ia, ib), values[wins1].to_numpy(np.float64))
-    np.add.at(w, (ib, ia), values[wins2].to_numpy(np.float64))
-    if ties:
-        tie = values[ties].to_numpy(np.float64)
-        np.add.at(t, (ia, ib), tie)
-        np.add.at(t, (ib, ia), tie)
-    return _from_matrices(systems, w, t)

@@ -26,6 +26,8 @@ from scipy import special, stats
 
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import SAMPLED, flat_draws
+from rankstats.models.ppc_result import PPCResult
+from rankstats.models.predictive_checks import ppc
 from rankstats.models.rank_posteriors import RankPosterior, rank_posterior, rank_probabilities
 
 PairFunction = Callable[[dict[str, np.ndarray], np.ndarray], np.ndarray]
@@ -237,12 +239,10 @@ class Fit:
         threshold: float = 0.05,
         prob: float = 0.9,
         kind: str | None = None,
-    ) -> Any:
+    ) -> PPCResult:
         """Posterior predictive check against ``data`` (the data the model was fitted to): see
         :func:`rankstats.models.predictive_checks.ppc` (top-1 frequencies, pairwise win proportions,
         Kendall distances to the consensus, ties; posterior predictive p-values and figures)."""
-        from rankstats.models.predictive_checks import ppc
-
         return ppc(self, data, draws=draws, seed=seed, threshold=threshold, prob=prob, kind=kind)
 
     def rank_posterior(self, prob: float = 0.95) -> RankPosterior:

@@ -51,6 +51,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+#: Default kept and discarded sweeps per chain, and the default cap of the automatic extension
+#: (``max_draws = EXTEND_FACTOR × draws``); see ``docs/user-guide/mallows.md`` for the timings.
+DRAWS = 1000
+TUNE = 1000
+EXTEND_FACTOR = 20
+
 BACKENDS = ("auto", "numpy", "numba")
 
 
@@ -325,8 +331,8 @@ class Chain:
         self.sweeps = 0
 
     def _log_post(self, t: float, distance: float) -> float:
-        # _mallows_math.log_z(n, t) for one θ, with fewer temporary arrays (the slice sampler
-        # calls this about ten times per sweep).
+        # rankstats.core.mallows_kendall.log_z(n, t) for one θ, with fewer temporary arrays (the
+        # slice sampler calls this about ten times per sweep).
         j = self._j
         log_z_t = float(np.log(-np.expm1(j * -t)).sum()) - self.n * math.log(-math.expm1(-t))
         return self.log_prior(t) - t * distance - self.n_rows * log_z_t

@@ -33,17 +33,16 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
 
 from rankstats._pymc import compat as _compat
 from rankstats.core import bradley_terry_mle as bt_mle
-from rankstats.core.pair_probabilities import Pairwise
+from rankstats.core.bradley_terry_mle import Pairs
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
 from rankstats.models._base import RankModel
-from rankstats.models._data import KINDS, PairCounts, counts_from_frame, rank_breaking
+from rankstats.models._data import KINDS, as_rankings
 from rankstats.models._fit import register_model
-from rankstats.models.plackett_luce import as_rankings
+from rankstats.models.pair_counts import comparison_counts
 
 TIE_PRIOR_SCALE = 1.5
 TIES = ("auto", "davidson", "ignore")
@@ -118,57 +117,19 @@ class BradleyTerry(RankModel):
             f"kind={self.kind!r})"
         )
 
-    def counts(self, data: Any) -> PairCounts:
+    def counts(self, data: Any) -> Pairs:
         """The paired-comparison counts the model is fitted to."""
-        if isinstance(data, PairCounts):
-            counts = data
-        elif isinstance(data, pd.DataFrame):
-            counts = counts_from_frame(data)
-        elif isinstance(data, Pairwise):
-            n = data.n_systems
-            i, j = np.triu_indices(n, k=1)
-            w = data.wins_observed
-            keep = data.compared[i, j] > 0
-            i, j = i[keep], j[keep]
-            counts = PairCounts(tuple(data.systems), i, j, w[i, j], w[j, i], np.zeros(len(i)))
-        elif isinstance(data, Rankings | Scores):
-            counts = rank_breaking(as_rankings(data), kind=self.kind)
-        else:
-            raise TypeError(
-                "BradleyTerry.fit takes Rankings, Scores, Pairwise or a DataFrame of counts, "
-                f"not {type(data).__name__}"
-            )
-        if self.ties == "ignore" and counts.has_ties:
-            counts = PairCounts(
-                counts.systems,
-                counts.item1,
-                counts.item2,
-                counts.wins1,
-                counts.wins2,
-                np.zeros_like(counts.ties),
-            )
-        seen = np.zeros(counts.n_systems, dtype=bool)
-        total = counts.wins1 + counts.wins2 + counts.ties
-        seen[counts.item1[total > 0]] = True
-        seen[counts.item2[total > 0]] = True
-        if not seen.all():
-            from rankstats.errors import InvalidRankingsError, preview
-
-            never = [s for s, k in zip(counts.systems, seen, strict=True) if not k]
-            raise InvalidRankingsError(
-                f"system(s) in no comparison, about which the data say nothing: {preview(never)}"
-            )
-        return counts
+        return comparison_counts(data, kind=self.kind, ignore_ties=self.ties == "ignore")
 
     _prepare = counts
 
-    def _uses_ties(self, counts: PairCounts) -> bool:
+    def _uses_ties(self, counts: Pairs) -> bool:
         return self.ties == "davidson" or (self.ties == "auto" and counts.has_ties)
 
-    def _extra_names(self, prepared: PairCounts) -> list[str]:
+    def _extra_names(self, prepared: Pairs) -> list[str]:
         return ["log_tie"] if self._uses_ties(prepared) else []
 
-    def _info(self, prepared: PairCounts) -> dict[str, Any]:
+    def _info(self, prepared: Pairs) -> dict[str, Any]:
         return {
             "n_pairs": len(prepared.item1),
             "n_comparisons": float(
@@ -179,7 +140,7 @@ class BradleyTerry(RankModel):
             "kind": self.kind,
         }
 
-    def _objective(self, prepared: PairCounts, prior: bool):
+    def _objective(self, prepared: Pairs, prior: bool):
         return bt_mle.bt_objective(
             prepared,
             self._uses_ties(prepared),
@@ -187,10 +148,10 @@ class BradleyTerry(RankModel):
             TIE_PRIOR_SCALE,
         )
 
-    def _beats(self, prepared: PairCounts) -> np.ndarray:
+    def _beats(self, prepared: Pairs) -> np.ndarray:
         return bt_mle.bt_beats(prepared)
 
-    def _order_information(self, data: Any, prepared: PairCounts) -> tuple[Any, float, np.ndarray]:
+    def _order_information(self, data: Any, prepared: Pairs) -> tuple[Any, float, np.ndarray]:
         rankings = as_rankings(data) if isinstance(data, Rankings | Scores) else None
         wins, ties = prepared.matrices()
         return rankings, float(wins.sum()), wins + ties
@@ -204,11 +165,11 @@ class BradleyTerry(RankModel):
         params = np.append(np.asarray(log_worth, np.float64), [log_tie] if ties else [])
         return bt_mle.bt_loglik(counts, params, ties)
 
-    def _pymc_model(self, prepared: PairCounts) -> Any:
+    def _pymc_model(self, prepared: Pairs) -> Any:
         return pymc_model(prepared, self.prior_scale, self._uses_ties(prepared))
 
 
-def pymc_model(counts: PairCounts, prior_scale: float, ties: bool, order: bool = False) -> Any:
+def pymc_model(counts: Pairs, prior_scale: float, ties: bool, order: bool = False) -> Any:
     """The PyMC model: ZeroSumNormal log-worths, Normal log tie parameter, pair likelihood.
 
     With ``order``, pairs are ordered (``item1`` shown first) and ``item1`` gets the log

@@ -41,6 +41,7 @@ from rankstats._pymc.convergence import SAMPLED, ConvergenceWarning
 from rankstats.core.rankings import Rankings
 from rankstats.errors import InvalidRankingsError, preview
 from rankstats.models import pointwise_likelihood as pointwise
+from rankstats.models._data import as_rankings
 from rankstats.models._fit import Fit
 
 #: What each estimate is.
@@ -225,8 +226,6 @@ def kfold(
     >>> cv.estimate, cv.n_units
     ('plug-in', 32)
     """
-    from rankstats.models.plackett_luce import as_rankings
-
     if isinstance(fit_or_model, Fit):
         model = _model_of(fit_or_model)
         method = method or fit_or_model.method

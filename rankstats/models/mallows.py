@@ -19,12 +19,8 @@ with the Mallows rank model*, JMLR 18 (BayesMallows).
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -33,15 +29,15 @@ from scipy import optimize
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import ESS_MIN, RHAT_MAX, warn_convergence
 from rankstats._util.progress import meter
+from rankstats.core.mallows_kendall import log_z, mallows_expected_distance
 from rankstats.core.rankings import Rankings, default_level, tied_entries
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidRankingsError
-from rankstats.models import _timing
-from rankstats.models._fit import Fit, register_model
-from rankstats.models._information import require_order
-from rankstats.models._mallows_math import log_z, pair_probability
 from rankstats.models._mallows_sampler import (
     BACKENDS,
+    DRAWS,
+    EXTEND_FACTOR,
+    TUNE,
     Chain,
     LogPrior,
     advance,
@@ -50,89 +46,11 @@ from rankstats.models._mallows_sampler import (
     resolve_backend,
     total_distance,
 )
+from rankstats.models.information import require_order
+from rankstats.models.mallows_fit import MallowsFit, persisted_attributes
+from rankstats.models.timing import chain_workers
 
 PRIORS = ("gamma", "bayesmallows")
-
-#: Default kept and discarded sweeps per chain, and the default cap of the automatic extension
-#: (``max_draws = EXTEND_FACTOR × draws``); see ``docs/user-guide/mallows.md`` for the timings.
-DRAWS = 1000
-TUNE = 1000
-EXTEND_FACTOR = 20
-#: Chains run in parallel processes when the first block is expected to take this long (s).
-PARALLEL_FROM = 20.0
-
-
-def mallows_pairs(draws: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
-    """``P(row item above column item)`` for every draw of (σ positions, θ)."""
-    pos = draws["position"]
-    theta = draws["theta"].reshape(-1, 1, 1)
-    gap = pos[:, None, :] - pos[:, rows, None]  # > 0: the row item is above in σ
-    p = pair_probability(np.maximum(np.abs(gap), 1), theta)
-    return np.where(gap > 0, p, np.where(gap < 0, 1 - p, 0.5))
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class MallowsFit(Fit):
-    """A fitted Mallows model: :class:`~rankstats.models.Fit` with a Kemeny consensus summary.
-
-    ``worth`` is the posterior mean consensus position (1 = best); ``order`` is the ranking that
-    minimises the expected Kendall distance to the posterior draws of σ (their Kemeny consensus,
-    solved exactly by :func:`rankstats.kemeny` within 60 s, else its best heuristic with a gap).
-    """
-
-    @property
-    def order(self) -> list[str]:
-        return list(self.info["consensus"])
-
-    def point(self) -> dict[str, np.ndarray]:
-        theta = self.theta if np.isfinite(self.theta) else 50.0
-        return {"position": self.worth.to_numpy()[None, :], "theta": np.array([theta])}
-
-    @property
-    def theta(self) -> float:
-        """Posterior mean (``mcmc``) or maximum-likelihood (``map``) dispersion θ."""
-        return float(self.parameters["theta"])
-
-    def _objective_label(self) -> str:
-        # "map" maximises the likelihood in θ (σ has a uniform prior).
-        return "log-likelihood"
-
-
-def _persisted(
-    theta: float, consensus: list[str], n_rankings: int, problems: list[str]
-) -> dict[str, object]:
-    """Attributes that let :meth:`Fit.from_idata` rebuild a :class:`MallowsFit` from NetCDF."""
-    return {
-        "param_theta": theta,
-        "info_consensus": json.dumps(consensus),
-        "info_n_rankings": n_rankings,
-        "info_convergence_problems": json.dumps(problems),
-    }
-
-
-def from_attributes(fit: Fit) -> MallowsFit:
-    """The :class:`MallowsFit` of a generic :class:`Fit` read back from NetCDF."""
-    info = dict(fit.info)
-    for key in ("consensus", "convergence_problems"):
-        if isinstance(info.get(key), str):
-            info[key] = json.loads(info[key])
-    if "kemeny_optimal" in info:
-        info["kemeny_optimal"] = bool(info["kemeny_optimal"])
-    return MallowsFit(
-        model=fit.model,
-        method=fit.method,
-        systems=fit.systems,
-        idata=fit.idata,
-        worth=fit.worth.rename("position"),
-        log_likelihood=fit.log_likelihood,
-        parameters=fit.parameters,
-        info=info,
-    )
-
-
-register_model(
-    "mallows", mallows_pairs, variable="position", higher_is_better=False, rebuild=from_attributes
-)
 
 
 def _consensus_of_draws(positions: np.ndarray, systems: tuple[str, ...]) -> list[str]:
@@ -169,27 +87,6 @@ def _convergence(theta: np.ndarray, pos: np.ndarray) -> list[str]:
     if not np.isfinite(ess) or ess < ESS_MIN:
         problems.append(f"min bulk ESS = {ess:.0f} < {ESS_MIN}")
     return problems
-
-
-#: Worker processes are forked (Linux): a spawned or forkserver worker re-runs the user's main
-#: script, which breaks every script without ``if __name__ == "__main__":``. Elsewhere the
-#: chains run one after the other.
-_CAN_FORK = sys.platform.startswith("linux")
-
-
-def chain_workers(ranks: np.ndarray, sweeps: int, chains: int, cores: int | None = None) -> int:
-    """Processes the chains of a fit run in: ``min(chains, cores)`` (default: every CPU) when
-    forking is available and the chains are expected to take ``PARALLEL_FROM`` seconds or more
-    one after the other (:mod:`rankstats.models._timing`), else 1.
-
-    The estimate is that of the NumPy backend whichever backend runs: the numba kernels are about
-    ten times faster, but a fit that is long in NumPy is usually extended (slow mixing) and gains
-    from the processes all the same, and ``rankstats fit`` announces the same number of processes
-    (``_timing.fit_estimate`` calls this function)."""
-    workers = min(chains, cores or os.cpu_count() or 1)
-    if workers < 2 or not _CAN_FORK:
-        return 1
-    return workers if _timing.mallows_seconds(ranks, sweeps, chains) >= PARALLEL_FROM else 1
 
 
 def _fork_pool(workers: int):
@@ -341,8 +238,9 @@ class Mallows:
             ``extensions`` and ``cap_reached``.
         cores : int, optional
             Chains run in parallel worker processes (default ``min(chains, os.cpu_count())``)
-            when the fit is expected to take more than ``PARALLEL_FROM`` seconds; the draws are
-            the same as one chain after the other (each chain carries its own random generator).
+            when the fit is expected to take more than
+            :data:`~rankstats.models.timing.PARALLEL_FROM` seconds; the draws are the same as one
+            chain after the other (each chain carries its own random generator).
         on_extend : callable, optional
             ``on_extend(draws_so_far, block, problems)`` before each extension block (the
             command line says there what it is doing).
@@ -504,7 +402,7 @@ class Mallows:
         _compat.set_attrs(
             idata,
             {
-                **_persisted(float(theta.mean()), consensus, rk.n_rankings, problems),
+                **persisted_attributes(float(theta.mean()), consensus, rk.n_rankings, problems),
                 # The posterior mean positions of all draws: a stored fit thinned by
                 # ``models.save(keep=...)`` reads back with the same worth.
                 "point_position": flat_pos.mean(axis=0),
@@ -579,7 +477,6 @@ class Mallows:
         sigma_pos[[index[s] for s in result.order]] = np.arange(n)
         positions = (rk.ranks - 1).astype(np.int64)
         mean_d = total_distance(pair_counts(positions), sigma_pos) / n_rankings
-        from rankstats.simulate import mallows_expected_distance
 
         max_d = n * (n - 1) / 4  # E[d] at θ → 0
         if mean_d <= 0:
@@ -599,7 +496,7 @@ class Mallows:
         _compat.set_attrs(
             idata,
             {
-                **_persisted(float(theta), list(result.order), n_rankings, []),
+                **persisted_attributes(float(theta), list(result.order), n_rankings, []),
                 "log_likelihood": loglik,
                 "info_kemeny_optimal": int(bool(result.optimal)),
                 "info_mean_distance": mean_d,

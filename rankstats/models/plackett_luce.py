@@ -34,23 +34,21 @@ from typing import Any, ClassVar
 import numpy as np
 
 from rankstats._pymc import compat as _compat
-from rankstats.core.rankings import Rankings, default_level
+from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
 from rankstats.models import _mle
 from rankstats.models._base import RankModel
-from rankstats.models._data import KINDS, PLData, choice_sets, pl_data
+from rankstats.models._data import (
+    KINDS,
+    SETS_PER_RANKING_ENTRY,
+    PLData,
+    as_rankings,
+    choice_sets,
+    pl_data,
+)
 from rankstats.models._fit import logistic_pairs, register_model
 
 register_model("pl", logistic_pairs, "log_worth", higher_is_better=True)
-
-
-def as_rankings(data: Rankings | Scores) -> Rankings:
-    """Rankings of Scores: per (task, instance) when the table has instances, else per task."""
-    if isinstance(data, Rankings):
-        return data
-    if isinstance(data, Scores):
-        return Rankings.from_scores(data, by=default_level(data))
-    raise TypeError(f"expected Rankings or Scores, not {type(data).__name__}")
 
 
 class PlackettLuce(RankModel):
@@ -138,10 +136,6 @@ class PlackettLuce(RankModel):
         return pymc_model(prepared, self.prior_scale)
 
 
-#: ``layout="auto"`` takes the collapsed choice sets while their dense matrix has at most this many
-#: entries per padded ranking entry (a matrix–vector product costs far less per entry than the
-#: gathers and cumulative sums of the ``rankings`` layout).
-SETS_PER_RANKING_ENTRY = 8
 LAYOUTS = ("auto", "sets", "rankings")
 
 

@@ -31,7 +31,10 @@ import pandas as pd
 from scipy import sparse
 
 from rankstats._pymc import compat as _compat
-from rankstats.models._data import pl_layout
+from rankstats.core.mallows_kendall import pair_probability
+from rankstats.core.rankings import Rankings
+from rankstats.core.scores import Scores
+from rankstats.models._data import as_rankings, pl_layout
 
 VARIABLE = "loglik"
 GROUP = "log_likelihood"
@@ -150,7 +153,7 @@ def bt_rankings(
     ranks: np.ndarray, kind: str, log_worth: np.ndarray, log_tie: np.ndarray | None
 ) -> np.ndarray:
     r"""Bradley–Terry log-likelihood of every ranking, ``(S, L)``: the sum over the pairs the
-    ranking contributes by full rank-breaking (:func:`rankstats.models._data.rank_breaking`:
+    ranking contributes by full rank-breaking (:func:`rankstats.models.pair_counts.rank_breaking`:
     wins, ties when ``log_tie`` is given, and with ``kind="top_k"`` every ranked system beating
     every unranked one).
 
@@ -256,8 +259,7 @@ def mallows_rankings(ranks: np.ndarray, position: np.ndarray, theta: np.ndarray)
 
 def _mallows_pairs(ranks: np.ndarray, position: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """Rankings of exactly two systems: the Mallows marginal ``P(a above b)`` is closed-form
-    (:func:`rankstats.models._mallows_math.pair_probability`), 1 for a tie (either order)."""
-    from rankstats.models._mallows_math import pair_probability
+    (:func:`rankstats.core.mallows_kendall.pair_probability`), 1 for a tie (either order)."""
 
     observed = ~np.isnan(ranks)
     order = np.argsort(~observed, axis=1, kind="stable")[:, :2]  # the two ranked systems
@@ -316,10 +318,6 @@ def add_to_nuts_fit(model: Any, data: Any, prepared: Any, fit: Any) -> None:
 
 
 def _rankings_of(data: Any) -> Any:
-    from rankstats.core.rankings import Rankings
-    from rankstats.core.scores import Scores
-    from rankstats.models.plackett_luce import as_rankings
-
     if isinstance(data, Rankings | Scores):
         return as_rankings(data)
     return None

@@ -1,4 +1,4 @@
-"""Figures of a posterior predictive check (:class:`~rankstats.models.predictive_checks.PPCResult`).
+"""Figures of a posterior predictive check (:class:`~rankstats.models.ppc_result.PPCResult`).
 
 One figure per statistic group, observed against replicated: ``top1`` (one row per system, best
 of the consensus at the top: the central interval of the replications and the observed share),
@@ -24,7 +24,7 @@ from rankstats.plotting.fonts import fitted_fonts
 from rankstats.plotting.names import labels, shortened_note
 
 if TYPE_CHECKING:
-    from rankstats.models.predictive_checks import PPCResult
+    from rankstats.models.ppc_result import PPCResult
 
 ROW_HEIGHT = 0.24  # inches per system (top-1 figure)
 CELL = 0.26  # inches per system (pair matrix)
@@ -35,17 +35,17 @@ REPLICATED = "C0"
 
 def plot(result: PPCResult, statistic: str) -> Figure:
     """The figure of one statistic group of ``result`` (see the module docstring)."""
-    from rankstats.models.predictive_checks import GROUPS
-
-    if statistic not in GROUPS:
-        raise ValueError(f"statistic must be one of {GROUPS}, not {statistic!r}")
+    figures = {"top1": _top1, "pairs": _pairs, "kendall": _kendall, "ties": _ties}
+    if statistic not in figures:
+        raise ValueError(f"statistic must be one of {tuple(figures)}, not {statistic!r}")
     if statistic in result.undefined:
         raise ValueError(
             f"{statistic!r} is not defined for model {result.model!r}: "
             f"{result.undefined[statistic]}"
         )
-    draw = {"top1": _top1, "pairs": _pairs, "kendall": _kendall, "ties": _ties}[statistic]
-    fig = draw(result, dict(zip(result.consensus, labels(result.consensus), strict=True)))
+    fig = figures[statistic](
+        result, dict(zip(result.consensus, labels(result.consensus), strict=True))
+    )
     with fitted_fonts(fig):
         fig.tight_layout()
     return fig

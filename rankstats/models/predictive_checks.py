@@ -46,29 +46,36 @@ shares the ranking); ``pairs`` — for each compared pair, the proportion of com
 wins (ties ½); ``kendall`` — the mean and the standard deviation over rankings of the Kendall
 distance of each ranking to the fit's consensus ``fit.order`` (restricted to the ranking's
 systems; ties ½); ``ties`` — the share of compared pairs that are tied.
+
+This module drives the checks; the replications are made in :mod:`.ppc_replicate`, the
+statistics computed in :mod:`.ppc_statistics`, the p-values and the result built in
+:mod:`.ppc_result`, and its figures drawn in :mod:`.ppc_plots`.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from rankstats._pymc.convergence import SAMPLED
 from rankstats.core.rankings import Rankings, default_level
 from rankstats.core.scores import Scores
 from rankstats.models._data import KINDS
+from rankstats.models.pair_counts import comparison_counts, rank_breaking
+from rankstats.models.ppc_replicate import bt_replicate, mallows_replicate, pl_replicate
+from rankstats.models.ppc_result import PPCResult, build_result, pair_rows, statistic_row
+from rankstats.models.ppc_statistics import (
+    DISTANCE_BINS,
+    compact_keys,
+    distance_histogram,
+    ranking_statistics,
+)
 
 #: Replicated entries (draws × rankings × systems) simulated and summarised at once.
 CELLS = 2_000_000
-#: Statistic groups, in the order of the table.
-GROUPS = ("top1", "pairs", "kendall", "ties")
 MODELS = ("pl", "bt", "mallows")
-#: Bins of the per-ranking normalised Kendall distance (figure of the ``kendall`` group).
-DISTANCE_BINS = np.linspace(0.0, 1.0, 11)
 
 BT_UNDEFINED = (
     "Bradley–Terry defines probabilities of pairwise outcomes, not a distribution over "
@@ -83,331 +90,6 @@ NO_TIES = {
     "bt": "Bradley–Terry was fitted without Davidson's tie parameter: replicated comparisons "
     "have no ties, the observed tie frequency is shown against 0",
 }
-
-
-# ---------------------------------------------------------------------------------- result
-@dataclass(frozen=True, eq=False, repr=False)
-class PPCResult:
-    """Posterior predictive check of a rank model (:func:`ppc`).
-
-    Attributes
-    ----------
-    model, method : str
-        The model (``"pl"``, ``"bt"``, ``"mallows"``) and how it was fitted.
-    systems : tuple of str
-    consensus : tuple of str
-        Reference ranking of the Kendall statistics (the fit's ``order``), best first.
-    n_rankings : int
-        Rankings (PL, Mallows) or compared pairs (BT) in the observation pattern.
-    draws : int
-        Replicated data sets.
-    seed : int or None
-    threshold : float
-        A statistic is missed when its two-sided p-value is below it.
-    prob : float
-        Probability of the central intervals of the replicated statistics.
-    statistics : pandas.DataFrame
-        One row per statistic: ``group`` (``top1``, ``pairs``, ``kendall``, ``ties``),
-        ``statistic`` (readable name), ``system_a``, ``system_b``, ``observed``, ``mean``,
-        ``low``, ``high`` (of the replications), ``p_value`` (two-sided mid-p; NaN when the
-        model cannot produce the statistic), ``missed``.
-    replicated : numpy.ndarray, shape (draws, len(statistics))
-        The statistic of every replicated data set, columns in the rows' order.
-    undefined : dict
-        Statistic group → why the model does not define it (Bradley–Terry: ``top1``,
-        ``kendall``).
-    notes : tuple of str
-        How the replications were made (normal approximation, reused draws, dropped rankings,
-        no tie mechanism).
-    approximation : str or None
-        For ``mle`` / ``map`` fits: the draws are those of the normal approximation at the
-        optimum, not of a posterior.
-    distance_bins, observed_distances, replicated_distances : numpy.ndarray or None
-        Histogram of the per-ranking Kendall distance (divided by the ranking's number of pairs):
-        bin edges, observed counts ``(bins,)``, replicated counts ``(draws, bins)``.
-    """
-
-    model: str
-    method: str
-    systems: tuple[str, ...]
-    consensus: tuple[str, ...]
-    n_rankings: int
-    draws: int
-    seed: int | None
-    threshold: float
-    prob: float
-    statistics: pd.DataFrame
-    replicated: np.ndarray
-    undefined: dict = field(default_factory=dict)
-    notes: tuple[str, ...] = ()
-    approximation: str | None = None
-    distance_bins: np.ndarray | None = None
-    observed_distances: np.ndarray | None = None
-    replicated_distances: np.ndarray | None = None
-
-    def table(self, missed_only: bool = False) -> pd.DataFrame:
-        """The statistics (a copy), optionally only those the model misses."""
-        table = self.statistics.copy()
-        return table[table["missed"]].reset_index(drop=True) if missed_only else table
-
-    def missed(self) -> pd.DataFrame:
-        """The statistics whose two-sided p-value is below :attr:`threshold`."""
-        return self.table(missed_only=True)
-
-    def summary(self) -> pd.DataFrame:
-        """Per statistic group: how many statistics, how many missed, how many a correct model
-        would miss by chance (``threshold × checked``; posterior predictive p-values are
-        conservative, so usually fewer), and the missed ones by name."""
-        rows = []
-        for group in GROUPS:
-            if group in self.undefined:
-                rows.append(
-                    {"group": group, "checked": 0, "missed": 0, "expected_by_chance": 0.0}
-                    | {"which": "not defined for this model"}
-                )
-                continue
-            part = self.statistics[self.statistics["group"] == group]
-            checked = part[part["p_value"].notna()]
-            if group == "ties" and checked.empty:
-                observed = float(part["observed"].iloc[0]) if len(part) else 0.0
-                rows.append(
-                    {"group": group, "checked": 0, "missed": 0, "expected_by_chance": 0.0}
-                    | {
-                        "which": f"observed {observed:.1%} of compared pairs; the model "
-                        "generates none (no tie mechanism)"
-                    }
-                )
-                continue
-            missed = part[part["missed"]]
-            which = ", ".join(missed["statistic"].head(5))
-            if len(missed) > 5:
-                which += f", … {len(missed) - 5} more"
-            rows.append(
-                {
-                    "group": group,
-                    "checked": len(checked),
-                    "missed": len(missed),
-                    "expected_by_chance": round(self.threshold * len(checked), 2),
-                    "which": which,
-                }
-            )
-        return pd.DataFrame(rows).set_index("group")
-
-    def plot(self, statistic: str):
-        """The figure of one statistic group: ``"top1"``, ``"pairs"``, ``"kendall"``,
-        ``"ties"`` (observed against the replicated intervals; missed ones in red)."""
-        from rankstats.models import ppc_plots
-
-        return ppc_plots.plot(self, statistic)
-
-    def plots(self) -> dict[str, Any]:
-        """Every figure the model defines, by statistic group."""
-        return {g: self.plot(g) for g in GROUPS if g not in self.undefined}
-
-    def __repr__(self) -> str:
-        what = "rankings" if self.model != "bt" else "compared pairs"
-        head = (
-            f"PPCResult(model={self.model!r}, method={self.method!r}, {self.draws} replicated "
-            f"data sets of {self.n_rankings} {what}, threshold {self.threshold:g})"
-        )
-        lines = [head]
-        if self.approximation:
-            lines.append(f"  draws: {self.approximation}")
-        summary = self.summary()
-        for group, row in summary.iterrows():
-            if group in self.undefined:
-                lines.append(f"  {group:<8} not defined: {self.undefined[group]}")
-                continue
-            if row["checked"] == 0:
-                lines.append(f"  {group:<8} {row['which']}")
-                continue
-            text = f"  {group:<8} {row['missed']:>3} of {row['checked']:>3} missed"
-            text += f" (≈{row['expected_by_chance']:g} by chance)"
-            if row["which"]:
-                text += f": {row['which']}"
-            lines.append(text)
-        lines.extend(f"  note: {n}" for n in self.notes)
-        return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------------------- samplers
-def pl_replicate(
-    log_worth: np.ndarray,
-    observed: np.ndarray,
-    rng: np.random.Generator,
-    kind: str = "subset",
-) -> np.ndarray:
-    """Replicated Plackett–Luce rankings with the observation pattern ``observed``.
-
-    Parameters
-    ----------
-    log_worth : ndarray, shape (S, N)
-    observed : ndarray of bool, shape (L, N)
-        Which systems each ranking ranks.
-    kind : {"subset", "top_k"}
-        ``subset``: each ranking orders its observed systems (Gumbel-max on them, exact by the
-        choice axiom); ``top_k``: a ranking of all systems, of which the best ``k`` (the number
-        observed) are kept.
-
-    Returns
-    -------
-    ndarray, shape (S, L, N)
-        Sort keys (smaller = better; ``inf`` = not ranked).
-    """
-    s, (n_rank, n) = log_worth.shape[0], observed.shape
-    utility = log_worth[:, None, :] + rng.gumbel(size=(s, n_rank, n))
-    if kind == "subset":
-        return np.where(observed, -utility, np.inf)
-    rank = np.argsort(np.argsort(-utility, axis=2), axis=2).astype(np.float64)
-    k = observed.sum(axis=1)
-    return np.where(rank < k[:, None], rank, np.inf)
-
-
-def mallows_complete(
-    position: np.ndarray, theta: np.ndarray, size: int, rng: np.random.Generator
-) -> np.ndarray:
-    r"""Complete Mallows (Kendall) rankings by repeated insertion, ``size`` per draw.
-
-    The ``j``-th item of :math:`\sigma` (``j = 0..n-1``) is inserted among the ``j`` placed
-    before it with ``V_j`` of them ending below it, :math:`P(V_j = v) \propto e^{-\theta v}`,
-    ``v = 0..j`` (inverse transform of the truncated geometric); the Kendall distance to σ is
-    :math:`\sum_j V_j`, which gives exactly :math:`P(\pi) \propto e^{-\theta d(\pi, \sigma)}`.
-
-    Parameters
-    ----------
-    position : ndarray, shape (S, N)
-        Position of each system in σ (1 = best; only the order matters).
-    theta : ndarray, shape (S,)
-    size : int
-
-    Returns
-    -------
-    ndarray of int, shape (S, size, N)
-        Position of each system in each ranking (0 = best; int16 when ``N < 32768``).
-    """
-    s, n = position.shape
-    theta = np.asarray(theta, dtype=np.float64).reshape(s, 1, 1)
-    j = np.arange(n, dtype=np.float64)
-    u = rng.random((s, size, n))
-    small = theta < 1e-10
-    t = np.where(small, 1.0, theta)
-    # P(V ≤ v) = (1 - q^(v+1)) / (1 - q^(j+1)), q = e^{-θ}: smallest v with CDF ≥ u.
-    x = -np.log1p(u * np.expm1(-(j + 1) * t)) / t
-    v = np.where(small, np.floor(u * (j + 1)), np.ceil(x) - 1)
-    small_int = np.int16 if n < 2**15 else np.int64
-    v = np.clip(v, 0, j).astype(small_int)
-    slot_pos = np.zeros((s, size, n), dtype=small_int)  # by σ position
-    for step in range(1, n):
-        slot = step - v[:, :, step]
-        before = slot_pos[:, :, :step]
-        before += before >= slot[:, :, None]
-        slot_pos[:, :, step] = slot
-    sigma = np.argsort(position, axis=1, kind="stable")  # (S, N): system at σ position k
-    out = np.empty_like(slot_pos)
-    np.put_along_axis(out, np.broadcast_to(sigma[:, None, :], out.shape), slot_pos, axis=2)
-    return out
-
-
-def mallows_replicate(
-    position: np.ndarray, theta: np.ndarray, observed: np.ndarray, rng: np.random.Generator
-) -> np.ndarray:
-    """Replicated Mallows rankings: complete rankings restricted to each ranking's systems.
-
-    Returns sort keys ``(S, L, N)`` (smaller = better; ``inf`` = not ranked).
-    """
-    complete = mallows_complete(position, theta, observed.shape[0], rng)
-    return np.where(observed, complete.astype(np.float64), np.inf)
-
-
-def bt_replicate(
-    log_worth: np.ndarray,
-    log_tie: np.ndarray | None,
-    item1: np.ndarray,
-    item2: np.ndarray,
-    n: np.ndarray,
-    rng: np.random.Generator,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Replicated Bradley–Terry (Davidson) comparisons: ``n[p]`` independent comparisons of
-    each pair ``(item1[p], item2[p])``.
-
-    Returns
-    -------
-    wins1, ties : ndarray of int, shape (S, P)
-    """
-    ta, tb = log_worth[:, item1], log_worth[:, item2]
-    if log_tie is None:
-        p_tie = np.zeros_like(ta)
-        p_win = 1.0 / (1.0 + np.exp(tb - ta))
-    else:
-        tie = np.asarray(log_tie).reshape(-1, 1) + 0.5 * (ta + tb)
-        top = np.maximum(np.maximum(ta, tb), tie)
-        ea, eb, et = np.exp(ta - top), np.exp(tb - top), np.exp(tie - top)
-        p_tie = et / (ea + eb + et)
-        p_win = ea / (ea + eb)  # given no tie
-    n = np.broadcast_to(n.astype(np.int64), ta.shape)
-    ties = rng.binomial(n, p_tie)
-    wins = rng.binomial(n - ties, p_win)
-    return wins, ties
-
-
-# ---------------------------------------------------------------------------------- statistics
-def ranking_statistics(
-    keys: np.ndarray, consensus_pos: np.ndarray, kind: str = "subset", strict: bool = False
-) -> dict[str, np.ndarray]:
-    """Statistics of rankings given as sort keys ``(S, L, N)`` (smaller = better, inf = not
-    ranked; equal finite keys = a tie).
-
-    A pair is compared in a ranking when both systems are ranked (``top_k``: at least one).
-    Returns ``top1`` (S, N) — rankings with each system first (a tie for first shares the
-    ranking), ``wins`` (S, N, N) — ``a`` above ``b`` plus ½ per tie, ``compared`` (S, N, N),
-    ``ties`` (S,) — tied pairs, ``distance`` (S, L) — Kendall distance of each ranking to the
-    ranking with positions ``consensus_pos`` (ties ½).  ``strict=True`` promises that no two
-    ranked systems of a ranking share a key (replicated rankings), and skips looking for ties.
-    A loop over systems, vectorised over draws and rankings.
-    """
-    s, n_rank, n = keys.shape
-    finite = np.isfinite(keys)
-    best = np.where(finite, keys, np.inf).min(axis=2, keepdims=True)
-    first = finite & (keys == best)
-    top1 = (first / np.maximum(first.sum(axis=2, keepdims=True), 1)).sum(axis=1)
-    wins = np.empty((s, n, n))
-    compared = np.empty((s, n, n))
-    ties = np.zeros(s)
-    distance = np.zeros((s, n_rank))
-    for j in range(n):
-        kj, fj = keys[:, :, j : j + 1], finite[:, :, j : j + 1]
-        both = (finite & fj) if kind == "subset" else (finite | fj)
-        both[:, :, j] = False
-        above = (keys < kj) & both
-        compared[:, :, j] = both.sum(axis=1)
-        better = consensus_pos < consensus_pos[j]  # i above j in the consensus
-        if strict:
-            wins[:, :, j] = above.sum(axis=1)
-            below = both & ~above  # i below j (no ties)
-            distance += below[:, :, better].sum(axis=2)
-            continue
-        tie = (keys == kj) & finite & fj
-        tie[:, :, j] = False
-        wins[:, :, j] = above.sum(axis=1) + 0.5 * tie.sum(axis=1)
-        ties += tie[:, :, :j].sum(axis=(1, 2))
-        below = (keys[:, :, better] > kj) & both[:, :, better]
-        distance += below.sum(axis=2) + 0.5 * tie[:, :, better].sum(axis=2)
-    return {"top1": top1, "wins": wins, "compared": compared, "ties": ties, "distance": distance}
-
-
-def p_values(observed: np.ndarray, replicated: np.ndarray) -> np.ndarray:
-    """Two-sided mid-p posterior predictive p-values, ``2 min(p, 1 − p)`` with
-    ``p = P(T_rep > T_obs) + ½ P(T_rep = T_obs)``; NaN replications are ignored."""
-    observed = np.asarray(observed, dtype=np.float64)
-    tol = 1e-9 * np.maximum(1.0, np.abs(observed))
-    valid = ~np.isnan(replicated)
-    diff = replicated - observed
-    greater = ((diff > tol) & valid).sum(axis=0)
-    equal = ((np.abs(diff) <= tol) & valid).sum(axis=0)
-    count = valid.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = (greater + 0.5 * equal) / count
-    return np.where(count > 0, 2 * np.minimum(p, 1 - p), np.nan)
 
 
 # ---------------------------------------------------------------------------------- driver
@@ -446,15 +128,6 @@ def _select(parameters: Mapping[str, np.ndarray], draws: int, rng: np.random.Gen
         else None
     )
     return {k: np.asarray(v)[pick] for k, v in parameters.items()}, note
-
-
-def _summarise(values: np.ndarray, prob: float) -> tuple[np.ndarray, ...]:
-    q = [(1 - prob) / 2, (1 + prob) / 2]
-    with np.errstate(invalid="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN column: never compared
-        mean = np.nanmean(values, axis=0)
-        low, high = np.nanquantile(values, q, axis=0)
-    return mean, low, high
 
 
 def _check_arguments(draws: int, threshold: float, prob: float, kind: str) -> None:
@@ -598,13 +271,13 @@ def ppc_draws(
             keys = pl_replicate(part["log_worth"], observed, rng, kind)
         else:
             keys = mallows_replicate(part["position"], part["theta"], observed, rng)
-        stats_ = ranking_statistics(_compact(keys), consensus_pos, kind, strict=True)
+        stats_ = ranking_statistics(compact_keys(keys), consensus_pos, kind, strict=True)
         for key in ("top1", "wins", "compared", "ties"):
             reps[key].append(stats_[key])
         d = stats_["distance"]
         mean_d.append(d.mean(axis=1))
         sd_d.append(d.std(axis=1))
-        hist.append(_histogram(d / n_pairs))
+        hist.append(distance_histogram(d / n_pairs))
     rep = {key: np.concatenate(v) for key, v in reps.items() if v}
     rep_mean_d, rep_sd_d = np.concatenate(mean_d), np.concatenate(sd_d)
     d_obs = obs["distance"][0]
@@ -614,145 +287,54 @@ def ppc_draws(
     order = list(consensus)
     for s in order:
         i = index[s]
-        rows.append(_row("top1", f"first: {s}", s, None, obs["top1"][0, i] / n_rank))
+        rows.append(statistic_row("top1", f"first: {s}", s, None, obs["top1"][0, i] / n_rank))
         columns.append(rep["top1"][:, i] / n_rank)
-    _pair_rows(rows, columns, order, index, obs["wins"][0], obs["compared"][0], rep)
-    rows.append(_row("kendall", "mean Kendall distance to consensus", None, None, d_obs.mean()))
+    pair_rows(rows, columns, order, index, obs["wins"][0], obs["compared"][0], rep)
+    rows.append(
+        statistic_row("kendall", "mean Kendall distance to consensus", None, None, d_obs.mean())
+    )
     columns.append(rep_mean_d)
-    rows.append(_row("kendall", "sd of Kendall distance to consensus", None, None, d_obs.std()))
+    rows.append(
+        statistic_row("kendall", "sd of Kendall distance to consensus", None, None, d_obs.std())
+    )
     columns.append(rep_sd_d)
     tied = obs["ties"][0] / (obs["compared"][0].sum() / 2)
-    rows.append(_row("ties", "share of compared pairs tied", None, None, tied))
+    rows.append(statistic_row("ties", "share of compared pairs tied", None, None, tied))
     columns.append(rep["ties"] / (rep["compared"].sum(axis=(1, 2)) / 2))
-    no_ties = True  # neither Plackett–Luce nor Mallows generates ties
     if obs["ties"][0] > 0:
         notes.append(NO_TIES[model])
-    return _result(
-        model,
-        method,
-        systems,
-        tuple(consensus),
-        n_rank,
-        int(draws),
-        seed,
-        threshold,
-        prob,
-        rows,
-        columns,
-        {},
-        notes,
-        approximation,
-        no_ties,
-        (DISTANCE_BINS, _histogram((d_obs / n_pairs)[None])[0], np.concatenate(hist)),
-    )
-
-
-def _compact(keys: np.ndarray) -> np.ndarray:
-    """Strict sort keys as exact float32 ranks (0 = best; ``inf`` kept): the same order, half
-    the memory traffic of float64 in :func:`ranking_statistics`."""
-    ranks = np.empty(keys.shape, dtype=np.float32)
-    n = keys.shape[2]
-    np.put_along_axis(
-        ranks, np.argsort(keys, axis=2), np.arange(n, dtype=np.float32)[None, None, :], axis=2
-    )
-    return np.where(np.isfinite(keys), ranks, np.float32(np.inf))
-
-
-def _histogram(values: np.ndarray) -> np.ndarray:
-    """Counts of ``values`` (S, L) in :data:`DISTANCE_BINS` (the last bin includes 1)."""
-    nb = len(DISTANCE_BINS) - 1
-    b = np.clip(np.floor(values * nb).astype(np.int64), 0, nb - 1)
-    out = np.zeros((values.shape[0], nb))
-    np.add.at(out, (np.repeat(np.arange(values.shape[0]), values.shape[1]), b.ravel()), 1.0)
-    return out
-
-
-def _row(group: str, name: str, a: str | None, b: str | None, value: float) -> dict[str, Any]:
-    return {"group": group, "statistic": name, "system_a": a, "system_b": b, "observed": value}
-
-
-def _pair_rows(rows, columns, order, index, wins_obs, compared_obs, rep) -> None:
-    """One row per pair compared in the data, ``a`` before ``b`` in ``order``."""
-    n = len(order)
-    pos = np.array([index[s] for s in order])
-    ia, ib = np.triu_indices(n, k=1)  # positions in ``order``: ia before ib
-    keep = compared_obs[pos[ia], pos[ib]] > 0
-    ia, ib = ia[keep], ib[keep]
-    a, b = pos[ia], pos[ib]
-    names = np.array(order, dtype=object)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        values = rep["wins"][:, a, b] / np.where(
-            rep["compared"][:, a, b] > 0, rep["compared"][:, a, b], np.nan
-        )
-    observed = wins_obs[a, b] / compared_obs[a, b]
-    for k in range(len(a)):
-        sa, sb = names[ia[k]], names[ib[k]]
-        rows.append(_row("pairs", f"{sa} ≻ {sb}", sa, sb, observed[k]))
-        columns.append(values[:, k])
-
-
-def _result(
-    model,
-    method,
-    systems,
-    consensus,
-    n_rank,
-    draws,
-    seed,
-    threshold,
-    prob,
-    rows,
-    columns,
-    undefined,
-    notes,
-    approximation,
-    no_ties,
-    distances,
-) -> PPCResult:
-    table = pd.DataFrame(rows)
-    replicated = np.column_stack(columns) if columns else np.empty((draws, 0))
-    mean, low, high = _summarise(replicated, prob)
-    p = p_values(table["observed"].to_numpy(np.float64), replicated)
-    is_ties = (table["group"] == "ties").to_numpy()
-    if no_ties:
-        p = np.where(is_ties, np.nan, p)
-    table["mean"], table["low"], table["high"] = mean, low, high
-    table["p_value"] = p
-    table["missed"] = np.nan_to_num(p, nan=1.0) < threshold
-    bins, obs_hist, rep_hist = distances if distances is not None else (None, None, None)
-    return PPCResult(
+    return build_result(
         model=model,
         method=method,
-        systems=tuple(systems),
+        systems=systems,
         consensus=tuple(consensus),
         n_rankings=n_rank,
-        draws=draws,
+        draws=int(draws),
         seed=seed,
         threshold=threshold,
         prob=prob,
-        statistics=table,
-        replicated=replicated,
-        undefined=dict(undefined),
-        notes=tuple(dict.fromkeys(notes)),
+        rows=rows,
+        columns=columns,
+        notes=notes,
         approximation=approximation,
-        distance_bins=bins,
-        observed_distances=obs_hist,
-        replicated_distances=rep_hist,
+        no_ties=True,  # neither Plackett–Luce nor Mallows generates ties
+        distances=(
+            DISTANCE_BINS,
+            distance_histogram((d_obs / n_pairs)[None])[0],
+            np.concatenate(hist),
+        ),
     )
 
 
 def _bt_counts(data: Any, systems: Sequence[str] | None, kind: str):
     """Observed pair counts ``(systems, item1, item2, wins1, ties)`` with ``systems`` order."""
-    from rankstats.models._data import rank_breaking
-    from rankstats.models.bradley_terry import BradleyTerry
-
     if isinstance(data, Rankings | Scores):
         if isinstance(data, Scores):
             data = Rankings.from_scores(data, by=default_level(data))
         systems = tuple(systems) if systems is not None else data.systems
         counts = rank_breaking(_rankings(data, systems), kind=kind)
     else:
-        counts = BradleyTerry(ties="davidson", kind=kind).counts(data)
+        counts = comparison_counts(data, kind=kind)  # BradleyTerry(ties="davidson").counts
         systems = tuple(systems) if systems is not None else counts.systems
     systems = tuple(str(s) for s in systems)
     index = {s: i for i, s in enumerate(systems)}
@@ -790,8 +372,10 @@ def _bt_check(
     index = {s: i for i, s in enumerate(systems)}
     rows: list[dict[str, Any]] = []
     columns: list[np.ndarray] = []
-    _pair_rows(rows, columns, list(consensus), index, wins_obs, compared_obs, rep)
-    rows.append(_row("ties", "share of compared pairs tied", None, None, ties.sum() / total.sum()))
+    pair_rows(rows, columns, list(consensus), index, wins_obs, compared_obs, rep)
+    rows.append(
+        statistic_row("ties", "share of compared pairs tied", None, None, ties.sum() / total.sum())
+    )
     columns.append(rep_ties.sum(axis=1) / total.sum())
     no_ties = log_tie is None
     if no_ties and ties.sum() > 0:
@@ -800,23 +384,22 @@ def _bt_check(
         "each compared pair replicated as independent comparisons (the rank-broken BT "
         "likelihood's assumption); statistics of whole rankings are not defined for BT"
     )
-    return _result(
-        "bt",
-        method,
-        systems,
-        tuple(consensus),
-        len(item1),
-        int(draws),
-        seed,
-        threshold,
-        prob,
-        rows,
-        columns,
-        {"top1": BT_UNDEFINED, "kendall": BT_UNDEFINED},
-        notes,
-        approx,
-        no_ties,
-        None,
+    return build_result(
+        model="bt",
+        method=method,
+        systems=systems,
+        consensus=tuple(consensus),
+        n_rankings=len(item1),
+        draws=int(draws),
+        seed=seed,
+        threshold=threshold,
+        prob=prob,
+        rows=rows,
+        columns=columns,
+        notes=notes,
+        approximation=approx,
+        undefined={"top1": BT_UNDEFINED, "kendall": BT_UNDEFINED},
+        no_ties=no_ties,
     )
 
 
@@ -873,8 +456,6 @@ def ppc(
     >>> res.summary()["checked"].tolist()
     [4, 6, 2, 0]
     """
-    from rankstats._pymc.convergence import SAMPLED
-
     if fit.model not in MODELS:
         raise ValueError(f"no posterior predictive check for model {fit.model!r}")
     _check_arguments(draws, threshold, prob, kind or "subset")

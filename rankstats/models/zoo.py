@@ -1,7 +1,7 @@
 """The model zoo: reference fits of the bundled benchmarks, stored as ArviZ NetCDF files.
 
-The fits are package data (``rankstats/models/fits/``, 1.8 MB, provenance in its ``README.md``):
-they are installed with the package, from a wheel as from a source checkout.
+The fits are package data (``models/`` at the top of the repository, 1.8 MB, provenance in its
+``README.md``): they are installed with the package, from a wheel as from a source checkout.
 ``rankstats fit --dataset glue --model pl --save DIR`` writes ``DIR/glue_pl.nc``;
 ``rs.models.load("glue", "pl")`` reads the installed one back as a
 :class:`~rankstats.models.Fit`.  Files keep a thinned posterior (``keep`` draws per chain) so that
@@ -11,6 +11,7 @@ they stay small; the diagnostics recorded in their attributes were computed on t
 from __future__ import annotations
 
 import os
+from importlib import resources
 from pathlib import Path
 
 from rankstats._pymc import compat as _compat
@@ -19,11 +20,14 @@ from rankstats.models._fit import Fit
 ENV = "RANKSTATS_MODELS"
 
 
-BUNDLED = Path(__file__).resolve().parent / "fits"
+#: The fits installed with the package: the repository's top-level ``models/``, installed as the
+#: package ``rankstats.zoo_fits`` (a build-time mapping, ``[tool.setuptools] package-dir``).
+BUNDLED = Path(str(resources.files("rankstats.zoo_fits")))
 
 
 def default_directory() -> Path:
-    """``$RANKSTATS_MODELS``, else the fits installed with the package (``models/fits/``)."""
+    """``$RANKSTATS_MODELS``, else the fits installed with the package (``models/``, installed as
+    ``rankstats.zoo_fits``)."""
     if os.environ.get(ENV):
         return Path(os.environ[ENV])
     return BUNDLED

@@ -38,6 +38,7 @@ from rankstats.aggregation.hoeffding_intervals import holm_adjust
 from rankstats.core.bradley_terry_mle import fit_bt, pairs_from_matrices
 from rankstats.core.metrics import agreement
 from rankstats.core.scores import Scores
+from rankstats.core.task_choice import only_task
 from rankstats.errors import InvalidScoresError, preview
 from rankstats.paired_analysis.figures import matrix_figure, pair_figure
 from rankstats.paired_analysis.ratings import bradley_terry, elo, trueskill, win_matrix
@@ -60,12 +61,11 @@ def _matrix(data: Scores | pd.DataFrame, task: str | None) -> tuple[np.ndarray, 
             "paired analysis needs instance-level scores (one score per system and instance)"
         )
     if task is None:
-        if len(data.tasks) != 1:
-            raise InvalidScoresError(
-                f"choose one task (metric) with task=...; this table has {len(data.tasks)}: "
-                f"{', '.join(data.tasks[:8])}{', ...' if len(data.tasks) > 8 else ''}"
-            )
-        task = data.tasks[0]
+        task = only_task(
+            data.tasks,
+            "choose one task (metric) with task=...; this table has {n}: {tasks}",
+            listing=lambda tasks: ", ".join(tasks[:8]) + (", ..." if len(tasks) > 8 else ""),
+        )
     if task not in data.tasks:
         raise InvalidScoresError(f"unknown task {task!r}; tasks are: {', '.join(data.tasks)}")
     sub = data.data[data.data["task"] == task]

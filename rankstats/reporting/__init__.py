@@ -84,7 +84,6 @@ from rankstats.core.scores import Scores
 from rankstats.plotting.saving import save_figure
 from rankstats.reporting import html, latex, rankings_input
 from rankstats.reporting import report_data as compute
-from rankstats.reporting._top import check_top, figure_systems, names_key, shown_systems
 from rankstats.reporting.data_check import run_data_check, section, write_data_check
 from rankstats.reporting.diagnostics import Convergence, convergence
 from rankstats.reporting.methods import bibtex, methods_paragraph
@@ -107,6 +106,7 @@ from rankstats.reporting.significance import (
     write_significance,
 )
 from rankstats.reporting.summary import claims
+from rankstats.reporting.top_systems import check_top, figure_systems, names_key, shown_systems
 
 # ``latex_escape`` is re-exported: ``from rankstats.reporting import latex_escape`` keeps working.
 __all__ = [

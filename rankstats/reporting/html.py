@@ -22,7 +22,6 @@ from rankstats.paired_analysis.paired_tests import Paired
 from rankstats.plotting.matrices import NOT_SIGNIFICANT_NAME
 from rankstats.plotting.names import name_key
 from rankstats.reporting._format import column, contradiction_sentence, names
-from rankstats.reporting._top import shown_note, shown_systems
 from rankstats.reporting.methods import bibtex, convergence_warning
 from rankstats.reporting.model_comparison import ModelComparisonFiles, ModelComparisonSection
 from rankstats.reporting.model_comparison import section as model_comparison_section
@@ -33,6 +32,7 @@ from rankstats.reporting.rankings_input import left_out
 from rankstats.reporting.report_data import ReportData
 from rankstats.reporting.significance import Significance, SignificanceFiles
 from rankstats.reporting.significance import section as significance_section
+from rankstats.reporting.top_systems import shown_note, shown_systems
 
 
 @functools.cache

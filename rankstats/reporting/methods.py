@@ -175,7 +175,7 @@ def _model_sentence(fit: Any, verdict: Convergence) -> str:
             diagnostics.append(f"{verdict.divergences} divergent transitions")
         if diagnostics:
             text += "; " + ", ".join(diagnostics)
-    from rankstats.models._information import caveat  # rank models: issue 23, item 4
+    from rankstats.models.information import caveat  # rank models: issue 23, item 4
 
     if caveat(fit):
         text += f" (warning: {caveat(fit)})"

@@ -38,7 +38,7 @@ from rankstats.plotting.saving import save_figure
 
 if TYPE_CHECKING:  # importing rankstats.models loads ArviZ: only when models were fitted
     from rankstats.models import ModelComparison
-    from rankstats.models.predictive_checks import PPCResult
+    from rankstats.models.ppc_result import PPCResult
 
 #: Replicated data sets of each posterior predictive check (a check of the 5,000 sushi
 #: rankings takes 1–2 s with 200).

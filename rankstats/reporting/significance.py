@@ -25,7 +25,8 @@ from rankstats.plotting.saving import save_figure
 from rankstats.reporting._format import column
 from rankstats.significance.critical_difference import cd_table, group_letters
 from rankstats.significance.friedman_test import FriedmanResult, friedman
-from rankstats.significance.posthoc_tests import METHODS, PosthocResult, posthoc
+from rankstats.significance.posthoc_result import PosthocResult
+from rankstats.significance.posthoc_tests import METHODS, posthoc
 
 #: Keyword arguments a ``significance={...}`` mapping may hold (those of rs.posthoc).
 OPTIONS = ("method", "alpha", "adjust", "missing", "min_coverage")

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from rankstats.errors import InvalidScoresError
-from rankstats.io import sources as _read
+from rankstats.io import tables as _tables
 from rankstats.scan.reader import (
     UNGROUPED_HINT,
     NotGroupedError,
@@ -64,7 +64,7 @@ def _where(unit: Unit, row: int, spec: Spec) -> str:
     path = unit[0]
     source = spec.sources.get(path)
     if source is not None and source.kind == "csv":
-        return f"{path} {_read.locate(source, [row])[0]}"
+        return f"{path} {_tables.locate(source, [row])[0]}"
     return f"{path} data row {row + 1}"
 
 

@@ -24,7 +24,8 @@ import pandas as pd
 
 from rankstats.core.reduction import BenchmarkStatistics, reduce_scores
 from rankstats.errors import InvalidScoresError
-from rankstats.io import sources as _read
+from rankstats.io import cells as _cells
+from rankstats.io import tables as _tables
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant that spreads the task code
 
@@ -142,7 +143,7 @@ def unique_names(column: Any) -> list[str]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    column = _read.keys_as_text(column)
+    column = _cells.keys_as_text(column)
     kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         unique = pc.unique(column.drop_null())
@@ -161,9 +162,9 @@ def _batch_scores(column: Any, spec: Spec) -> np.ndarray:
     if pa.types.is_floating(column.type) or pa.types.is_integer(column.type):
         return column.cast(pa.float64()).to_numpy(zero_copy_only=False)
     try:
-        return _read.scores_as_float(column, spec.na_values)[0]
-    except _read.BadCells as bad:  # refused with file lines by the scan_scores pass already
-        message = _read.cells_message(
+        return _cells.scores_as_float(column, spec.na_values)[0]
+    except _cells.BadCells as bad:  # refused with file lines by the scan_scores pass already
+        message = _cells.cells_message(
             bad, spec.columns["score"], lambda rows: [f"batch row {r + 1}" for r in rows]
         )
         raise InvalidScoresError(message) from None
@@ -172,18 +173,18 @@ def _batch_scores(column: Any, spec: Spec) -> np.ndarray:
 def normalise_batch(batch: Any, spec: Spec) -> pd.DataFrame:
     """:func:`normalise` on an Arrow record batch, without converting strings row by row.
 
-    Keys are text, as in :func:`rankstats.read_scores` (:func:`rankstats.io.sources.keys_as_text`:
+    Keys are text, as in :func:`rankstats.read_scores` (:func:`rankstats.io.cells.keys_as_text`:
     strings unchanged, other types cast by Arrow); system and task names are matched to the
     vocabularies in Arrow (``index_in``; for dictionary-encoded columns only the dictionary is
     matched). A batch with an unknown key or an infinite score goes through the pandas path,
     which names the offending row.
     """
     c = spec.columns
-    system_col = _read.keys_as_text(batch.column(c["system"]))
-    task_col = _read.keys_as_text(batch.column(c["task"]))
+    system_col = _cells.keys_as_text(batch.column(c["system"]))
+    task_col = _cells.keys_as_text(batch.column(c["task"]))
     instance_col = batch.column(c["instance"])
     if spec.instance_text:
-        instance_col = _read.keys_as_text(instance_col)
+        instance_col = _cells.keys_as_text(instance_col)
     system = _arrow_codes(system_col, spec.systems)
     task = _arrow_codes(task_col, spec.tasks)
     score = _batch_scores(batch.column(c["score"]), spec)
@@ -357,7 +358,7 @@ def batches(units: Sequence[Unit], spec: Spec) -> Iterator[Any]:
         source = spec.sources.get(path)
         if source is not None and source.kind == "csv":
             keys = [spec.columns[k] for k in ("system", "task", "instance")]
-            yield from _read.batches(source, spec.read_columns, spec.batch_rows, keys)
+            yield from _tables.batches(source, spec.read_columns, spec.batch_rows, keys)
             continue
         dataset = ds.dataset(path, format="parquet", schema=spec.schema)
         fragment = next(iter(dataset.get_fragments()))

@@ -18,12 +18,15 @@ from typing import Any
 import numpy as np
 
 from rankstats.aggregation.aggregators import Aggregate, aggregate_source
+from rankstats.core.directions import Direction, parse_directions
 from rankstats.core.keys import refuse_whitespace_variants
 from rankstats.core.reduction import BenchmarkStatistics
-from rankstats.core.scores import Direction, parse_directions
 from rankstats.core.sufficient import StatisticsSource
 from rankstats.errors import DataWarning, InvalidScoresError, UnreadableFileError, preview
+from rankstats.io import cells as _cells
+from rankstats.io import directories as _dirs
 from rankstats.io import sources as _read
+from rankstats.io import tables as _tables
 from rankstats.scan.drivers import (
     cluster_statistics,
     frame_statistics,
@@ -354,12 +357,12 @@ def scan_scores(
         held = sum(vocabulary.rows[str(f)] for f in listed)
         if held != rows:
             raise UnreadableFileError(
-                f"{directory}: {_read.MANIFEST} promises {rows:,} rows but the files hold "
+                f"{directory}: {_dirs.MANIFEST} promises {rows:,} rows but the files hold "
                 f"{held:,}: a file was cut short or changed; run the simulation again"
             )
     if vocabulary.missing:
         warnings.warn(
-            _read.na_warning(f"{len(sources)} file(s)", vocabulary.missing, na or ()),
+            _cells.na_warning(f"{len(sources)} file(s)", vocabulary.missing, na or ()),
             DataWarning,
             stacklevel=2,
         )
@@ -428,15 +431,16 @@ def _is_text(kind: Any) -> bool:
 def _collect_files(
     paths: str | Path | Sequence[str | Path],
 ) -> tuple[list[Path], list[tuple[Path, int, list[Path]]]]:
-    """The files to read (directories expanded by :func:`rankstats.io.sources.directory_files`) and
-    the row counts promised by the manifests of ``rankstats simulate`` outputs."""
+    """The files to read (directories expanded by
+    :func:`rankstats.io.directories.directory_files`) and the row counts promised by the manifests
+    of ``rankstats simulate`` outputs."""
     if isinstance(paths, str | Path):
         paths = [paths]
     files: list[Path] = []
     promised = []
     for p in map(Path, paths):
         if p.is_dir():
-            found, rows = _read.directory_files(p)
+            found, rows = _dirs.directory_files(p)
             files += found
             if rows is not None:
                 promised.append((p, rows, found))
@@ -468,7 +472,7 @@ def _check_columns(sources: list[_read.Source], columns: dict) -> dict[str, Any]
             schema = pq.read_schema(source.path)
         else:
             schema = pa.schema([(c, pa.string()) for c in source.columns])
-        problem = _read.score_type_problem(schema.field(columns["score"]).type)
+        problem = _cells.score_type_problem(schema.field(columns["score"]).type)
         if problem:
             raise InvalidScoresError(
                 f"{source.path}: column {columns['score']!r} is {problem}; choose the score "
@@ -505,14 +509,14 @@ def _vocabulary(
         wanted += [c["instance"], c["score"]] if text else [c["score"]] if text_score else []
         offset = 0
         keys = [c["system"], c["task"], c["instance"]]
-        for batch in _read.batches(source, list(dict.fromkeys(wanted)), batch_rows, keys):
-            system_col = _read.keys_as_text(batch.column(c["system"]))
-            task_col = _read.keys_as_text(batch.column(c["task"]))
+        for batch in _tables.batches(source, list(dict.fromkeys(wanted)), batch_rows, keys):
+            system_col = _cells.keys_as_text(batch.column(c["system"]))
+            task_col = _cells.keys_as_text(batch.column(c["task"]))
             if text:
                 for key in ("system", "task", "instance"):
-                    _read.check_keys(source, batch.column(c[key]), c[key], offset)
+                    _cells.check_keys(source, batch.column(c[key]), c[key], offset)
             if text_score:
-                found.missing += _read.score_column(
+                found.missing += _cells.score_column(
                     source, batch.column(c["score"]), c["score"], na_values, offset
                 )[1]
             for name in unique_names(system_col):

@@ -48,7 +48,8 @@ so tasks may have different numbers of instances and the compiled graph depends 
 :math:`\delta_i` is sampled directly (``parameterization="centered"``, as the paper's Stan
 model) or as :math:`\delta_i = \delta_0 + \sigma_0 z_i` with :math:`z_i \sim t(\nu, 0, 1)`
 (``"noncentered"``: the same distribution, better NUTS geometry when :math:`\sigma_0` is near
-0); ``"auto"`` chooses by :func:`choose_parameterization`.
+0); ``"auto"`` chooses by
+:func:`~rankstats.significance.hierarchical_model.choose_parameterization`.
 
 **The answer** is about the difference :math:`\delta_\text{new}` on a new task drawn from the
 population, :math:`\delta_\text{new} \sim t(\nu, \delta_0, \sigma_0)`. For each posterior draw
@@ -58,11 +59,17 @@ probabilities** (``result.probabilities``, ``p_a`` / ``p_rope`` / ``p_b``, the d
 those baycomp's ``HierarchicalTest.probs()`` publishes for this model: the posterior probability
 of each region being the most probable one for the next task, i.e. the share of the posterior
 draws in which its θ is the largest (baycomp's documented nbc vs j48 example, rope 1, gives
-0.0795 / 0.0365 / 0.884; ``tests/test_bayes_hierarchical.py`` reproduces it within Monte Carlo
-error).  The posterior means of the θ, the posterior *predictive* probabilities that
+0.0795 / 0.0365 / 0.884; ``tests/significance/test_bayes_hierarchical.py`` reproduces it within
+Monte Carlo error).  The posterior means of the θ, the posterior *predictive* probabilities that
 :math:`\delta_\text{new}` falls in each region (0.28 / 0.25 / 0.47 on the same data), are kept
 in ``result.predictive``, labelled as such: they answer "where will the difference on one new
 task fall?", while the headline answers "which region is most probable for new tasks?".
+
+This module holds the test and its result; the differences and their rescaling are
+:mod:`rankstats.significance.hierarchical_data`, the PyMC graph and its convergence checks
+:mod:`rankstats.significance.hierarchical_model`, the three-region answer (shared with the
+signed-rank test) :mod:`rankstats.significance.three_regions` and the figure
+:mod:`rankstats.significance.simplex_plot`.
 
 References
 ----------
@@ -81,10 +88,8 @@ Nadeau, C. and Bengio, Y. (2003). Inference for the generalization error. *Machi
 from __future__ import annotations
 
 import logging
-import math
 import numbers
 import os
-import threading
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -99,29 +104,31 @@ from rankstats._util.advice import AdviceError, Spelled, escape
 from rankstats._util.text import shorten, terminal
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidScoresError, preview
-from rankstats.significance.bayesian_signed_rank import OUTCOMES, ThreeRegions, simplex_figure
+from rankstats.significance.hierarchical_data import pair_differences, prepare
+from rankstats.significance.hierarchical_model import (
+    ALPHA_BOUNDS,
+    BETA_BOUNDS,
+    PARAMETERIZATIONS,
+    choose_parameterization,
+    compiled_model,
+    diagnose,
+    initial_values,
+    set_data,
+)
+from rankstats.significance.simplex_plot import simplex_figure
+from rankstats.significance.three_regions import (
+    OUTCOMES,
+    ThreeRegions,
+    check_rope,
+    check_threshold,
+    region_shares,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-#: The bounds of baycomp's ``HierarchicalTest.sample`` (and the paper's code).
-ALPHA_BOUNDS = (1.0, 2.0)
-BETA_BOUNDS = (0.01, 0.1)
-UPPER_SIGMA = 1000.0
 SAMPLERS = ("pymc", "nutpie", "numpyro", "blackjax")
 MISSING = ("refuse", "drop")
-RHAT_MAX = 1.01
-ESS_MIN = 400
-#: Half-width of the symmetric values given to a constant task when ``rope = 0`` (rescaled).
-CONSTANT_JITTER = 0.1
-
-#: The sampled variables (the R-hat / ESS check covers all of them).
-FREE = ("delta0_std", "sigma0_std", "gamma_alpha", "gamma_beta", "nu_minus_one", "sigma_std")
-
-# One PyMC model per number of tasks: pairs with the same q reuse it (its data are pm.Data).
-_MODELS: dict[tuple[int, str], Any] = {}
-PARAMETERIZATIONS = ("centered", "noncentered")
-_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -321,239 +328,6 @@ class BayesHierarchical(ThreeRegions):
         )
 
 
-# --------------------------------------------------------------------------------- the data
-def _pair_differences(
-    scores: Scores, a: str, b: str, task: str | Sequence[str] | None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(task, instance, difference)`` on the instances where both were scored, and
-    ``(task, n_shared)`` for every task considered (in the table's task order)."""
-    if not isinstance(scores, Scores):
-        raise TypeError(
-            f"bayes_hierarchical needs a rankstats Scores table, not {type(scores).__name__}"
-        )
-    for name in (a, b):
-        if not isinstance(name, str) or name not in scores.systems:
-            raise ValueError(f"unknown system {name!r}; systems are: {preview(scores.systems)}")
-    if a == b:
-        raise ValueError(f"compare two different systems, not {a!r} with itself")
-    if not scores.has_instances:
-        raise ValueError(
-            "the hierarchical test needs instance-level scores (several instances per task); "
-            "this table has one score per system and task"
-        )
-    tasks = [task] if isinstance(task, str) else list(task) if task is not None else None
-    for t in tasks or ():
-        if t not in scores.tasks:
-            raise ValueError(f"unknown task {t!r}; tasks are: {preview(scores.tasks)}")
-    data = scores.data[scores.data["system"].isin([a, b])]
-    if tasks is not None:
-        data = data[data["task"].isin(tasks)]
-    wide = data.pivot_table(
-        index=["task", "instance"], columns="system", values="score", observed=True
-    ).reindex(columns=[a, b])
-    wide = wide.dropna()
-    diff = (wide[a] - wide[b]).rename("difference").reset_index()
-    diff["task"] = diff["task"].astype(object)
-    order = tasks if tasks is not None else [*scores.tasks, *scores.skipped_tasks]
-    counts = diff.groupby("task", sort=False)["difference"].size()
-    shared = pd.DataFrame({"task": order, "n_shared": counts.reindex(order).fillna(0)})
-    shared["n_shared"] = shared["n_shared"].astype(int)
-    position = {t: k for k, t in enumerate(order)}
-    diff = diff.sort_values("task", key=lambda s: s.map(position), kind="stable")
-    return diff.reset_index(drop=True), shared
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    """The rescaled sufficient statistics of one pair and the prior bounds."""
-
-    tasks: list[str]
-    n: np.ndarray
-    mean: np.ndarray  # rescaled task means
-    ss: np.ndarray  # rescaled within-task sums of squares about the mean
-    scale: float
-    rope: float  # rescaled
-    delta_bound: float
-    sigma_upper: float
-    sigma0_upper: float
-    constant: list[str]
-
-
-def _prepare(diff: pd.DataFrame, rope: float, seed: int | None) -> _Prepared:
-    groups = [
-        (t, g.to_numpy(np.float64)) for t, g in diff.groupby("task", sort=False)["difference"]
-    ]
-    sds = np.array([x.std() for _, x in groups])
-    scale = float(sds.mean())
-    if not (math.isfinite(scale) and scale > 0):
-        raise ValueError(
-            "the differences are constant within every task (zero within-task spread): the "
-            "hierarchical model has nothing to estimate the within-task variance from"
-        )
-    r = rope / scale
-    rng = np.random.default_rng(seed)
-    xs, constant = [], []
-    for (t, x), sd in zip(groups, sds, strict=True):
-        x = x / scale
-        if sd == 0:  # baycomp: symmetric values in ±rope (here around the constant)
-            half = len(x) // 2
-            u = rng.uniform(-(r or CONSTANT_JITTER), r or CONSTANT_JITTER, half)
-            x = x.copy()
-            x[:half] += u
-            x[half : 2 * half] -= u
-            constant.append(t)
-        xs.append(x)
-    means = np.array([x.mean() for x in xs])
-    within = float(np.mean([x.std() for x in xs]))
-    among = float(means.std())
-    return _Prepared(
-        tasks=[t for t, _ in groups],
-        n=np.array([len(x) for x in xs], dtype=np.float64),
-        mean=means,
-        ss=np.array([((x - x.mean()) ** 2).sum() for x in xs]),
-        scale=scale,
-        rope=r,
-        delta_bound=float(max(np.abs(x).max() for x in xs)),
-        sigma_upper=UPPER_SIGMA * within,
-        sigma0_upper=UPPER_SIGMA * (among if among > 0 else within),
-        constant=constant,
-    )
-
-
-# -------------------------------------------------------------------------------- the model
-def log_likelihood(pt: Any, n, mean, ss, delta, sigma, rho):
-    """The compound-symmetry normal log-likelihood of each task (module docstring), for numpy
-    (``pt = numpy``) or PyTensor tensors."""
-    c = 1 + (n - 1) * rho
-    quad = ss / (1 - rho) + n * (mean - delta) ** 2 / c
-    logdet = (n - 1) * pt.log1p(-rho) + pt.log(c)
-    return -0.5 * n * np.log(2 * np.pi) - n * pt.log(sigma) - 0.5 * logdet - 0.5 * quad / sigma**2
-
-
-def build_model(q: int, parameterization: str = "centered") -> Any:
-    """The PyMC model for ``q`` tasks (data in ``pm.Data``: one graph serves every pair).
-
-    ``"centered"`` samples :math:`\\delta_i` (variable ``delta_std``) as the paper's Stan model;
-    ``"noncentered"`` samples ``z`` with :math:`\\delta_i = \\delta_0 + \\sigma_0 z_i`."""
-    from rankstats._pymc import compat as _compat
-
-    pm, pt = _compat.pymc()
-    zeros = np.zeros(q)
-    with pm.Model(coords={"task": np.arange(q)}) as model:
-        n = pm.Data("n_instances", zeros + 2)
-        mean = pm.Data("task_mean", zeros)
-        ss = pm.Data("within_ss", zeros + 1)
-        rho = pm.Data("rho", 0.0)
-        scale = pm.Data("scale", 1.0)
-        bound = pm.Data("delta_bound", 1.0)
-        sigma_upper = pm.Data("sigma_upper", UPPER_SIGMA)
-        sigma0_upper = pm.Data("sigma0_upper", UPPER_SIGMA)
-
-        delta0 = pm.Uniform("delta0_std", lower=-bound, upper=bound)
-        sigma0 = pm.Uniform("sigma0_std", lower=0.0, upper=sigma0_upper)
-        alpha = pm.Uniform("gamma_alpha", *ALPHA_BOUNDS)
-        beta = pm.Uniform("gamma_beta", *BETA_BOUNDS)
-        nu_minus_one = pm.Gamma("nu_minus_one", alpha=alpha, beta=beta)
-        nu = pm.Deterministic("nu", nu_minus_one + 1)
-        if parameterization == "centered":
-            delta = pm.StudentT("delta_std", nu=nu, mu=delta0, sigma=sigma0, dims="task")
-        else:
-            z = pm.StudentT("z", nu=nu, mu=0.0, sigma=1.0, dims="task")
-            delta = delta0 + sigma0 * z
-        sigma = pm.Uniform("sigma_std", lower=0.0, upper=sigma_upper, dims="task")
-        pm.Potential("likelihood", log_likelihood(pt, n, mean, ss, delta, sigma, rho).sum())
-        pm.Deterministic("delta0", delta0 * scale)
-        pm.Deterministic("sigma0", sigma0 * scale)
-        pm.Deterministic("delta", delta * scale, dims="task")
-        pm.Deterministic("sigma", sigma * scale, dims="task")
-    return model
-
-
-def _model(q: int, parameterization: str = "centered") -> Any:
-    with _LOCK:
-        if (q, parameterization) not in _MODELS:
-            _MODELS[q, parameterization] = build_model(q, parameterization)
-        return _MODELS[q, parameterization]
-
-
-def choose_parameterization(prep: _Prepared, rho: float) -> str:
-    """``"centered"`` when the data pin the task means down well compared with their spread
-    (the median standard error of a task mean, :math:`\\sigma\\sqrt{(1 + (n-1)\\rho)/n}`, is
-    below half the standard deviation of the task means), else ``"noncentered"`` (the usual
-    rule for hierarchical models: the centred form has a funnel when the group-level spread
-    is small against the noise, the non-centred one when it is large)."""
-    sd = np.sqrt(prep.ss / prep.n)
-    se = sd * np.sqrt((1 + (prep.n - 1) * rho) / prep.n)
-    return "centered" if np.median(se) < 0.5 * float(prep.mean.std()) else "noncentered"
-
-
-def _set_data(model: Any, prep: _Prepared, rho: float) -> None:
-    from rankstats._pymc import compat as _compat
-
-    pm, _ = _compat.pymc()
-    with model:
-        pm.set_data(
-            {
-                "n_instances": prep.n,
-                "task_mean": prep.mean,
-                "within_ss": prep.ss,
-                "rho": float(rho),
-                "scale": prep.scale,
-                "delta_bound": prep.delta_bound,
-                "sigma_upper": prep.sigma_upper,
-                "sigma0_upper": prep.sigma0_upper,
-            }
-        )
-
-
-def _initvals(prep: _Prepared, parameterization: str) -> dict[str, Any]:
-    """A start inside the posterior's bulk (the defaults, midpoints of the uniform priors, put
-    σ at 500 within-task standard deviations)."""
-    sd = np.sqrt(prep.ss / prep.n)
-    among = float(prep.mean.std()) or 0.1
-    centre = float(np.clip(prep.mean.mean(), -0.9 * prep.delta_bound, 0.9 * prep.delta_bound))
-    out = {
-        "delta0_std": centre,
-        "sigma0_std": min(among, 0.5 * prep.sigma0_upper),
-        "sigma_std": np.clip(sd, 1e-3, 0.5 * prep.sigma_upper),
-        "nu_minus_one": 10.0,
-    }
-    if parameterization == "centered":
-        out["delta_std"] = prep.mean.copy()
-    else:
-        out["z"] = np.clip((prep.mean - centre) / among, -5, 5)
-    return out
-
-
-def _diagnose(idata: Any) -> dict:
-    from rankstats._pymc import compat as _compat
-
-    posterior = _compat.group(idata)
-    free = [*FREE, "delta_std" if "delta_std" in posterior else "z"]
-    diag = _compat.diagnostics(posterior[free])
-    rhat = max(float(diag["r_hat"][v].max()) for v in free)
-    ess = min(float(diag["ess_bulk"][v].min()) for v in free)
-    divergences = 0
-    if _compat.has_group(idata, "sample_stats"):
-        sample_stats = _compat.group(idata, "sample_stats")
-        if "diverging" in sample_stats:
-            divergences = int(sample_stats["diverging"].sum())
-    problems = []
-    if not math.isfinite(rhat) or rhat > RHAT_MAX:
-        problems.append(f"max R-hat = {rhat:.3f} > {RHAT_MAX}")
-    if not math.isfinite(ess) or ess < ESS_MIN:
-        problems.append(f"min bulk ESS = {ess:.0f} < {ESS_MIN}")
-    if divergences:
-        problems.append(f"{divergences} divergent transition(s)")
-    return {
-        "max_r_hat": rhat,
-        "min_ess_bulk": ess,
-        "divergences": divergences,
-        "converged": not problems,
-        "problems": problems,
-    }
-
-
 def thetas(delta0: np.ndarray, sigma0: np.ndarray, nu: np.ndarray, rope: float) -> np.ndarray:
     r"""``(S, 3)``: :math:`(P(\delta_\text{new} > r), P(|\delta_\text{new}| \le r),
     P(\delta_\text{new} < -r))` for :math:`\delta_\text{new} \sim t(\nu, \delta_0, \sigma_0)`,
@@ -627,11 +401,12 @@ def bayes_hierarchical(
     target_accept : float
         NUTS target acceptance (0.95: hierarchical models have narrow regions).
     parameterization : {"auto", "centered", "noncentered"}
-        ``"auto"`` (default): :func:`choose_parameterization`. ``"centered"`` samples
-        :math:`\delta_i` directly (the paper's Stan model; best when every task has enough
-        instances to pin its mean down), ``"noncentered"`` as :math:`\delta_0 + \sigma_0 z_i`
-        (best when the tasks are alike and noisy, :math:`\sigma_0` near 0). The other one is
-        the first remedy for divergent transitions.
+        ``"auto"`` (default):
+        :func:`~rankstats.significance.hierarchical_model.choose_parameterization`.
+        ``"centered"`` samples :math:`\delta_i` directly (the paper's Stan model; best when
+        every task has enough instances to pin its mean down), ``"noncentered"`` as
+        :math:`\delta_0 + \sigma_0 z_i` (best when the tasks are alike and noisy,
+        :math:`\sigma_0` near 0). The other one is the first remedy for divergent transitions.
     missing : {"refuse", "drop"}
         Tasks where the pair shares fewer than 2 instances are refused (all named) or dropped
         and listed in :attr:`BayesHierarchical.dropped`.
@@ -674,8 +449,7 @@ def bayes_hierarchical(
     comparison of classifiers through Bayesian hierarchical modelling. *Machine Learning* 106,
     1817–1837.
     """
-    if not (isinstance(rope, numbers.Real) and math.isfinite(rope) and rope >= 0):
-        raise ValueError(f"rope must be a finite number ≥ 0, got {rope!r}")
+    check_rope(rope)
     if not (isinstance(rho, numbers.Real) and 0 <= rho < 1):
         raise ValueError(f"rho (the correlation of the instances) must be in [0, 1), got {rho!r}")
     if sampler not in SAMPLERS:
@@ -690,9 +464,8 @@ def bayes_hierarchical(
     for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
         if int(value) != value or value < (0 if name == "tune" else 1):
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if not 0 < threshold <= 1:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
-    diff, shared = _pair_differences(scores, a, b, task)
+    check_threshold(threshold)
+    diff, shared = pair_differences(scores, a, b, task)
     short = shared[shared["n_shared"] < 2]
     if len(short) and missing == "refuse":
         listed = preview(
@@ -713,11 +486,11 @@ def bayes_hierarchical(
         )
     if not np.isfinite(diff["difference"]).all():
         raise InvalidScoresError(f"infinite score of {a!r} or {b!r}")
-    prep = _prepare(diff, float(rope), seed)
+    prep = prepare(diff, float(rope), seed)
     if parameterization == "auto":
         parameterization = choose_parameterization(prep, float(rho))
-    model = _model(len(prep.tasks), parameterization)
-    _set_data(model, prep, float(rho))
+    model = compiled_model(len(prep.tasks), parameterization)
+    set_data(model, prep, float(rho))
 
     from rankstats._pymc import compat as _compat
 
@@ -735,7 +508,7 @@ def bayes_hierarchical(
         "compute_convergence_checks": False,
     }
     if sampler == "pymc":
-        kwargs["initvals"] = _initvals(prep, parameterization)
+        kwargs["initvals"] = initial_values(prep, parameterization)
     # --quiet / RANKSTATS_QUIET also silence PyMC's log lines, as for the rank models
     log = logging.getLogger("pymc")
     level = log.level
@@ -746,7 +519,7 @@ def bayes_hierarchical(
     finally:
         log.setLevel(level)
 
-    diagnostics = _diagnose(idata)
+    diagnostics = diagnose(idata)
     if not diagnostics["converged"]:
         from rankstats._pymc.convergence import ConvergenceWarning
 
@@ -764,7 +537,6 @@ def bayes_hierarchical(
     posterior = _compat.group(idata)
     flat = {k: posterior[k].to_numpy().reshape(-1) for k in ("delta0_std", "sigma0_std", "nu")}
     samples = thetas(flat["delta0_std"], flat["sigma0_std"], flat["nu"], prep.rope)
-    winners = np.bincount(np.argmax(samples, axis=1), minlength=3) / len(samples)
     rng = np.random.default_rng(None if seed is None else [seed, 1])
     delta_new = prep.scale * (flat["delta0_std"] + flat["sigma0_std"] * rng.standard_t(flat["nu"]))
     predictive = dict(zip(OUTCOMES, samples.mean(axis=0).tolist(), strict=True))
@@ -776,7 +548,7 @@ def bayes_hierarchical(
         differences=diff,
         dropped=short.reset_index(drop=True) if missing == "drop" else short.iloc[:0],
         samples=samples,
-        probabilities=dict(zip(OUTCOMES, winners.tolist(), strict=True)),
+        probabilities=region_shares(samples),
         predictive=predictive,
         delta_new=delta_new,
         idata=idata,

@@ -32,6 +32,10 @@ which belongs to the ROPE (the paper's closed interval): ``0.30 − 0.29`` again
 not decided by rounding. (baycomp gives a sum exactly on the boundary half to the ROPE and half
 outside; the two agree whenever no sum is on the boundary.)
 
+The three-region answer (the shares, the decision, the claim) is
+:mod:`rankstats.significance.three_regions` and the figure
+:mod:`rankstats.significance.simplex_plot`, both shared with the hierarchical test.
+
 References
 ----------
 Benavoli, A., Corani, G., Demšar, J. and Zaffalon, M. (2017). Time for a change: a tutorial for
@@ -45,7 +49,6 @@ signed-rank test based on the Dirichlet process. *ICML 2014*, PMLR 32(2), 1026�
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -53,10 +56,19 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from rankstats._util.text import mpl_text, shorten, terminal
+from rankstats._util.text import shorten, terminal
 from rankstats.core.rankings import default_level
 from rankstats.core.scores import Scores
+from rankstats.core.task_choice import only_task
 from rankstats.errors import InvalidScoresError, preview
+from rankstats.significance.simplex_plot import simplex_figure
+from rankstats.significance.three_regions import (
+    OUTCOMES,
+    ThreeRegions,
+    check_rope,
+    check_threshold,
+    region_shares,
+)
 
 if TYPE_CHECKING:  # matplotlib loads with the first figure, not with the test
     from matplotlib.figure import Figure
@@ -64,82 +76,8 @@ if TYPE_CHECKING:  # matplotlib loads with the first figure, not with the test
 #: baycomp's default strength of the pseudo-observation z0 = 0 (``SignedRankTest.sample``).
 DEFAULT_PRIOR = 0.5
 MISSING = ("refuse", "complete-case")
-OUTCOMES = ("a", "rope", "b")
 _CELLS = 1 << 21  # weights per block of draws (draws × (n + 1)); ~4 arrays of 16 MB
 _BOUNDARY = 1e-9  # relative tolerance of "on the ROPE's boundary"
-
-
-def decide(probabilities: dict, threshold: float) -> str | None:
-    """``"a"``, ``"rope"`` or ``"b"`` when its probability reaches ``threshold``, else None."""
-    best = max(OUTCOMES, key=probabilities.__getitem__)
-    return best if probabilities[best] >= threshold else None
-
-
-def claim_text(a: str, b: str, rope: float, probabilities: dict, threshold: float) -> str:
-    """What the probabilities ``{"a", "rope", "b"}`` support at ``threshold``, in one sentence
-    (shared by the signed-rank and the hierarchical test)."""
-    p, t, r = probabilities, threshold, f"±{rope:g}"
-    a, b = terminal(shorten(a, 40)), terminal(shorten(b, 40))
-    names = {"a": a, "b": b}
-    decision = decide(p, t)
-    if decision in ("a", "b"):
-        win, lose = decision, "b" if decision == "a" else "a"
-        return (
-            f"{names[win]} is practically better than {names[lose]} (by more than "
-            f"{rope:g}): P = {p[win]:.3f} ≥ {t:g}"
-        )
-    if decision == "rope":
-        return f"{a} and {b} are practically equivalent (within {r}): P = {p['rope']:.3f} ≥ {t:g}"
-    for win, lose in (("a", "b"), ("b", "a")):
-        if p[win] + p["rope"] >= t:
-            return (
-                f"no decision at {t:g}; {names[lose]} is not practically better than "
-                f"{names[win]}: P({names[win]} better or equivalent) = "
-                f"{p[win] + p['rope']:.3f} ≥ {t:g}"
-            )
-    return (
-        f"no decision at {t:g}: P({a} better) = {p['a']:.3f}, P(rope) = {p['rope']:.3f}, "
-        f"P({b} better) = {p['b']:.3f}"
-    )
-
-
-class ThreeRegions:
-    """The decision read from a posterior over the three regions ``a`` better / ROPE / ``b``
-    better: shared by :class:`BayesSignedRank` and
-    :class:`rankstats.significance.bayesian_hierarchical.BayesHierarchical`, whose
-    ``probabilities``, ``threshold``, ``a``, ``b`` and ``rope`` attributes it reads."""
-
-    a: str
-    b: str
-    rope: float
-    probabilities: dict
-    threshold: float
-
-    @property
-    def p_a(self) -> float:
-        """``probabilities["a"]``: posterior probability that ``a`` is practically better."""
-        return self.probabilities["a"]
-
-    @property
-    def p_rope(self) -> float:
-        """``probabilities["rope"]``: posterior probability of practical equivalence."""
-        return self.probabilities["rope"]
-
-    @property
-    def p_b(self) -> float:
-        """``probabilities["b"]``: posterior probability that ``b`` is practically better."""
-        return self.probabilities["b"]
-
-    @property
-    def decision(self) -> str | None:
-        """``"a"``, ``"rope"`` or ``"b"`` when its probability reaches :attr:`threshold`, else
-        ``None``."""
-        return decide(self.probabilities, self.threshold)
-
-    @property
-    def claim(self) -> str:
-        """What can be claimed at :attr:`threshold`, in one sentence."""
-        return claim_text(self.a, self.b, self.rope, self.probabilities, self.threshold)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -234,69 +172,6 @@ class BayesSignedRank(ThreeRegions):
         )
 
 
-def _project(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Barycentric (a, rope, b) → plane: a at (0, 0), b at (1, 0), rope at (½, √3/2)."""
-    return theta[:, 2] + 0.5 * theta[:, 1], theta[:, 1] * math.sqrt(3) / 2
-
-
-def simplex_figure(result, *, title: str | None = None, note: str | None = None) -> Figure:
-    """The simplex (ternary) figure of :meth:`BayesSignedRank.plot` (explicit ``Figure``; names
-    through :func:`rankstats.plotting.names.labels`, never mathtext; two long names sharing their
-    start are drawn as two unique abbreviations).
-
-    ``result`` is any result with ``a``, ``b``, ``rope``, ``samples`` (``(S, 3)`` draws of
-    :math:`(\\theta_a, \\theta_\\text{rope}, \\theta_b)`) and ``probabilities`` (printed at the
-    vertices): :class:`BayesSignedRank` or :class:`~rankstats.significance.bayesian_hierarchical.
-    BayesHierarchical`, which passes its own ``title`` and ``note`` (the caption under the
-    triangle; default: the signed-rank test's)."""
-    from matplotlib.figure import Figure
-
-    from rankstats.plotting.fonts import fitted_fonts
-    from rankstats.plotting.names import labels
-
-    fig = Figure(figsize=(5.6, 4.7))
-    ax = fig.add_subplot()
-    ax.set_aspect("equal")
-    ax.axis("off")
-    x, y = _project(result.samples)
-    ax.hexbin(x, y, gridsize=60, mincnt=1, cmap="Blues", bins="log", extent=(0, 1, 0, 0.87))
-    h = math.sqrt(3) / 2
-    ax.plot([0, 1, 0.5, 0], [0, 0, h, 0], color="black", lw=1)
-    centre = _project(np.array([[1 / 3, 1 / 3, 1 / 3]]))
-    for mid in ([0.5, 0.5, 0], [0.5, 0, 0.5], [0, 0.5, 0.5]):
-        mx, my = _project(np.array([mid]))
-        ax.plot([centre[0][0], mx[0]], [centre[1][0], my[0]], color="0.4", lw=0.8, ls="--")
-    p = result.probabilities
-    la, lb = labels([result.a, result.b])  # two names sharing a long start stay two names
-    ax.text(0, -0.04, f"{la} better\nP = {p['a']:.3f}", ha="center", va="top")
-    ax.text(1, -0.04, f"{lb} better\nP = {p['b']:.3f}", ha="center", va="top")
-    ax.text(0.5, h + 0.03, f"ROPE ±{result.rope:g}\nP = {p['rope']:.3f}", ha="center", va="bottom")
-    ax.set_xlim(-0.22, 1.22)
-    ax.set_ylim(-0.16, h + 0.14)
-    if title is None:
-        task = result.parameters.get("task")
-        where = f"{mpl_text(shorten(task, 40))}: " if isinstance(task, str) else ""
-        title = (
-            f"{where}Bayesian signed-rank test, n = {result.n} "
-            f"{result.parameters.get('level', '')} blocks"
-        )
-    if note is None:
-        note = "(each region is where one θ is the largest; P = its share of the draws)"
-    ax.set_title(title, fontsize=9)
-    fig.text(
-        0.5,
-        0.01,
-        f"shade: {len(result.samples):,} posterior draws of (θ_a, θ_rope, θ_b), log scale; "
-        f"dashed: two θ equal\n{note}",
-        ha="center",
-        va="bottom",
-        fontsize=7,
-    )
-    with fitted_fonts(fig):
-        fig.tight_layout(rect=(0.0, 0.35 / fig.get_figheight(), 1.0, 1.0))
-    return fig
-
-
 # --------------------------------------------------------------------------------- the data
 def _from_scores(
     scores: Scores, a: str, b: str, level: str | None, task: str | Sequence[str] | None
@@ -322,12 +197,13 @@ def _from_scores(
                 "system and task (use level='task')"
             )
         if tasks is None:
-            if len(scores.tasks) != 1:
-                raise InvalidScoresError(
-                    f"choose the task (metric) with task=...: the ROPE is in the units of one "
-                    f"metric, and this table has {len(scores.tasks)}: {preview(scores.tasks)}"
+            tasks = [
+                only_task(
+                    scores.tasks,
+                    "choose the task (metric) with task=...: the ROPE is in the units of one "
+                    "metric, and this table has {n}: {tasks}",
                 )
-            tasks = list(scores.tasks)
+            ]
         data = scores.data[scores.data["task"].isin(tasks)]
         wide = data.pivot_table(
             index=["task", "instance"], columns="system", values="score", observed=True
@@ -545,14 +421,12 @@ def bayes_signed_rank(
     """
     if missing not in MISSING:
         raise ValueError(f"missing must be one of {MISSING}, not {missing!r}")
-    if not (isinstance(rope, numbers.Real) and math.isfinite(rope) and rope >= 0):
-        raise ValueError(f"rope must be a finite number ≥ 0, got {rope!r}")
+    check_rope(rope)
     if not (math.isfinite(prior) and prior > 0):
         raise ValueError(f"prior (the pseudo-observation's strength) must be > 0, got {prior!r}")
     if int(samples) != samples or samples < 1:
         raise ValueError(f"samples must be a positive integer, got {samples!r}")
-    if not 0 < threshold <= 1:
-        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+    check_threshold(threshold)
     shown_task: object = None
     if isinstance(scores, Scores):
         if not (isinstance(a, str) and isinstance(b, str)):
@@ -583,7 +457,6 @@ def bayes_signed_rank(
     if len(diff) == 0:
         raise InvalidScoresError(f"no block has scores of both {name_a!r} and {name_b!r}")
     draws = posterior_samples(diff.to_numpy(), float(rope), float(prior), int(samples), seed)
-    winners = np.bincount(np.argmax(draws, axis=1), minlength=3) / len(draws)
     return BayesSignedRank(
         a=str(name_a),
         b=str(name_b),
@@ -592,7 +465,7 @@ def bayes_signed_rank(
         differences=diff,
         dropped=dropped,
         samples=draws,
-        probabilities=dict(zip(OUTCOMES, winners.tolist(), strict=True)),
+        probabilities=region_shares(draws),
         threshold=float(threshold),
         parameters={
             "level": level,

@@ -51,9 +51,17 @@ import pandas as pd
 
 from rankstats._util.advice import AdviceError, escape
 from rankstats._util.text import shorten, terminal
-from rankstats.core.rankings import MIN_SYSTEMS, Rankings, average_ranks, default_level
-from rankstats.core.scores import Scores, dense_codes, sorted_codes
+from rankstats.core.rankings import (
+    MIN_SYSTEMS,
+    Rankings,
+    average_ranks,
+    default_level,
+    instance_score_matrix,
+)
+from rankstats.core.scores import Scores
 from rankstats.errors import preview
+from rankstats.significance.block_variation import require_variation
+from rankstats.significance.imputed_ranks import imputed_expected_ranks
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -169,33 +177,21 @@ class Blocks:
         return head + (f"\n  {dropped}" if dropped else "\n  nothing dropped")
 
 
-class NoVariationError(ValueError):
-    """Every block ranks all its systems as one tie: no rank test has anything to test."""
+class DroppedFromBlocks:
+    """What a test on :class:`Blocks` dropped to make its table complete: the ``dropped_*`` of
+    every result that keeps its ``blocks`` (Friedman, the post-hoc tests, Tukey)."""
 
+    blocks: Blocks  # a field of the dataclass that inherits this
 
-def require_variation(matrix: np.ndarray, level: str = "block") -> None:
-    """The one decision on blocks without variation, for every test of rankstats on blocks
-    (Friedman, the post-hoc tests, the imputed-rank test, the rank sets, the automatic choice,
-    the command line): when no block of ``matrix`` (blocks × systems ranks or scores; NaN = not
-    evaluated) has two evaluated systems that differ, there is nothing to test, and
-    :class:`NoVariationError` says so (rather than χ² = NaN, a division by zero, or a p-value of
-    NaN read as a decision).  Blocks that are one tie among others are fine: they carry no
-    information and the tests account for them (Friedman's tie correction, the permutation
-    covariance of the imputed ranks)."""
-    matrix = np.asarray(matrix, dtype=np.float64)
-    if not matrix.size:
-        return
-    with np.errstate(invalid="ignore"):
-        spread = np.nanmax(matrix, axis=1) - np.nanmin(matrix, axis=1)
-    scale = max(1.0, float(np.nanmax(np.abs(matrix))))
-    if not np.any(spread > 1e-12 * scale):
-        n, k = matrix.shape
-        word = "blocks" if level in ("block", "ranking") else f"{level} blocks"
-        raise NoVariationError(
-            f"every one of the {n} {word} gives all of its evaluated systems (of {k}) the same "
-            "score: there is no difference to test (the rank tests, post-hoc tests, rank sets "
-            "and the automatic choice all need a block where two systems differ)"
-        )
+    @property
+    def dropped_blocks(self) -> pd.Index:
+        """Blocks removed to make the table complete (see :class:`Blocks`)."""
+        return self.blocks.dropped_blocks
+
+    @property
+    def dropped_systems(self) -> tuple[str, ...]:
+        """Systems removed before the blocks (see :class:`Blocks`)."""
+        return self.blocks.dropped_systems
 
 
 def _labels(index: pd.Index) -> list[str]:
@@ -207,19 +203,12 @@ def _labels(index: pd.Index) -> list[str]:
 
 def _score_matrix(scores: Scores, level: str) -> np.ndarray:
     """The (oriented) score matrix whose row-wise average ranks are
-    ``Rankings.from_scores(scores, level).ranks``: same rows (the same codes of the same
-    functions), same columns; NaN = not evaluated."""
-    n = len(scores.systems)
+    ``Rankings.from_scores(scores, level).ranks``: same rows (the matrix of
+    :func:`~rankstats.core.rankings.instance_score_matrix` at instance level), same columns;
+    NaN = not evaluated."""
     if level == "task":
         return scores.to_wide().to_numpy(dtype=np.float64).T.copy()
-    data = scores.data
-    task_code = data["task"].cat.codes.to_numpy(np.int64)
-    inst_code, inst_labels = sorted_codes(data["instance"])
-    n_inst = max(len(inst_labels), 1)
-    row, keys = dense_codes(task_code * n_inst + inst_code, len(scores.tasks) * n_inst)
-    matrix = np.full((len(keys), n), np.nan)
-    matrix[row, data["system"].cat.codes.to_numpy(np.int64)] = data["score"].to_numpy()
-    return matrix
+    return instance_score_matrix(scores)[0]
 
 
 def _set_aside(scores: Scores, level: str) -> tuple[str, ...]:
@@ -331,8 +320,6 @@ def _imputed(
     set_aside: tuple[str, ...],
     missing: str,
 ) -> Blocks:
-    from rankstats.significance.imputed_ranks import imputed_expected_ranks
-
     observed = ~np.isnan(ranks)
     keep_systems = _coverage_kept(observed, min_coverage)
     sub, sub_values = _among_kept(ranks, values, observed, keep_systems)
@@ -400,7 +387,8 @@ def rank_blocks(
     ValueError
         An incomplete block with ``missing="error"`` (the message names it), or nothing left.
     NoVariationError
-        A ``ValueError``: no block has two systems that differ (:func:`require_variation`).
+        A ``ValueError``: no block has two systems that differ
+        (:func:`~rankstats.significance.block_variation.require_variation`).
 
     Examples
     --------
@@ -418,26 +406,47 @@ def rank_blocks(
         raise ValueError(f"min_coverage must be in [0, 1], not {min_coverage!r}")
     if isinstance(data, Scores):
         lvl = default_level(data, level)
-        rankings = Rankings.from_scores(data, by=lvl)
-        values: np.ndarray | None = data.cached(
-            ("blocks.values", lvl), lambda: _score_matrix(data, lvl)
+        # Once per table: Friedman, the post-hoc test and the automatic choice of one script all
+        # test the same blocks (a failure raises and is not kept).
+        return data.cached(
+            ("blocks", lvl, missing, min_coverage),
+            lambda: _score_blocks(data, lvl, missing, min_coverage),
         )
-        set_aside = _set_aside(data, lvl)
-    elif isinstance(data, Rankings):
+    if isinstance(data, Rankings):
         rankings, values, set_aside = data, None, ()
         named = "task" if data.rankers.name == "task" else "ranking"
         lvl = level or ("instance" if data.group_names is not None else named)
     else:
         raise TypeError(f"expected Scores, Rankings or Blocks, not {type(data).__name__}")
+    return _checked(rankings, values, lvl, missing, min_coverage, set_aside)
+
+
+def _score_blocks(scores: Scores, level: str, missing: str, min_coverage: float) -> Blocks:
+    """:func:`rank_blocks` of a score table at ``level``."""
+    values = scores.cached(("blocks.values", level), lambda: _score_matrix(scores, level))
+    rankings = Rankings.from_scores(scores, by=level)
+    return _checked(rankings, values, level, missing, min_coverage, _set_aside(scores, level))
+
+
+def _checked(
+    rankings: Rankings,
+    values: np.ndarray | None,
+    level: str,
+    missing: str,
+    min_coverage: float,
+    set_aside: tuple[str, ...],
+) -> Blocks:
+    """The complete :class:`Blocks` of ``rankings`` by the treatment ``missing``, refused
+    without variation."""
     blocks = MISSING[missing](
         rankings.ranks,
         values,
         rankings.systems,
         rankings.rankers,
-        lvl,
+        level,
         min_coverage,
         set_aside,
         missing,
     )
-    require_variation(blocks.ranks, lvl)
+    require_variation(blocks.ranks, level)
     return blocks

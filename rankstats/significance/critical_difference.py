@@ -1,11 +1,15 @@
 r"""Critical-difference diagrams (Demšar, 2006) and their LaTeX companion table.
 
 :func:`cd_diagram` draws the classic layout of a
-:class:`~rankstats.significance.posthoc_tests.PosthocResult`: a horizontal axis of average ranks, 1
-(best) on the left; the better half of the systems named on the left, the worse half on the right,
-each joined to its average rank by a line; thick bars, under the axis, joining each group of
-:meth:`~rankstats.significance.posthoc_tests.PosthocResult.groups` (systems in which no pair differs
-significantly); for Nemenyi, the critical difference drawn as a bracket above the axis.
+:class:`~rankstats.significance.posthoc_result.PosthocResult`: a horizontal axis of average
+ranks, 1 (best) on the left; the better half of the systems named on the left, the worse half on
+the right, each joined to its average rank by a line; thick bars, under the axis, joining each
+group of :meth:`~rankstats.significance.posthoc_result.PosthocResult.groups` (systems in which no
+pair differs significantly); for Nemenyi, the critical difference drawn as a bracket above the
+axis. It is the figure of :meth:`PosthocResult.plot
+<rankstats.significance.posthoc_result.PosthocResult.plot>`, registered by
+:mod:`rankstats.significance.posthoc_tests` (this module imports the result type, never the
+other way round).
 :func:`cd_table` is the same result as a booktabs table with a compact letter display of the groups.
 
 Layout conventions (Demšar, 2006, Fig. 1; Orange's ``graph_ranks``; autorank's ``plot_stats``):
@@ -30,7 +34,7 @@ from rankstats._util.latex import LONG_ROWS, longtable
 from rankstats._util.text import latex_escape
 from rankstats.plotting.fonts import fitted_fonts, use_fallback_fonts
 from rankstats.plotting.names import SHORTENED_NOTE, labels, name_key
-from rankstats.significance.posthoc_tests import PosthocResult
+from rankstats.significance.posthoc_result import PosthocResult
 
 if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn, not with this module
     from matplotlib.figure import Figure

@@ -48,7 +48,8 @@ from scipy import stats
 from rankstats._util.text import shorten, terminal
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
-from rankstats.significance.blocks import Blocks, rank_blocks
+from rankstats.significance.blocks import Blocks, DroppedFromBlocks, rank_blocks
+from rankstats.significance.imputed_ranks import imputed_rank_test
 
 
 def iman_davenport(chi2: float, n_blocks: int, n_systems: int) -> tuple[float, float]:
@@ -91,7 +92,7 @@ def friedman_statistic(ranks: np.ndarray, tie_correction: bool = True) -> tuple[
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class FriedmanResult:
+class FriedmanResult(DroppedFromBlocks):
     r"""Friedman's test and the Iman–Davenport F: the result of :func:`friedman`.
 
     Attributes
@@ -145,16 +146,6 @@ class FriedmanResult:
     tie_correction: float
     corrected: bool
     blocks: Blocks
-
-    @property
-    def dropped_blocks(self) -> pd.Index:
-        """Blocks removed to make the table complete (see :class:`Blocks`)."""
-        return self.blocks.dropped_blocks
-
-    @property
-    def dropped_systems(self) -> tuple[str, ...]:
-        """Systems removed before the blocks (see :class:`Blocks`)."""
-        return self.blocks.dropped_systems
 
     def table(self) -> pd.DataFrame:
         """One row per system, best first: ``system``, ``mean_rank``."""
@@ -260,8 +251,6 @@ def friedman(
 
 def _imputed(blocks: Blocks, tie_correction: bool) -> FriedmanResult:
     """The omnibus test on imputed expected ranks (:mod:`rankstats.significance.imputed_ranks`)."""
-    from rankstats.significance.imputed_ranks import imputed_rank_test
-
     if not tie_correction:
         raise ValueError(
             "tie_correction=False applies to complete blocks; missing='imputed' uses the exact "

@@ -12,7 +12,7 @@ is its expected rank in that random ranking,
 
 computed from the package's one implementation of the model: ``e = n − b`` with ``b`` the
 per-ranking Borda count :func:`rankstats.core.pair_probabilities.ranking_borda`
-(``tests/test_imputed_ranks.py`` checks it against ``1 + Σ_j P(j ≻ i)`` of
+(``tests/significance/test_imputed_ranks.py`` checks it against ``1 + Σ_j P(j ≻ i)`` of
 :class:`~rankstats.core.pair_probabilities.Pairwise` and against exhaustive enumeration of the
 compatible complete rankings).
 
@@ -36,8 +36,8 @@ of squared centred mid-ranks* :math:`s_b^2` (no ties at all, or the same tie siz
 block): then :math:`\Sigma \propto I - J/n`.  With ties in some blocks only they differ: ``T``
 conditions on the ties of each block (each block's own permutation variance), :math:`T_1` pools
 the ties of all blocks into one variance (Conover's ice-cream design with ties in two of seven
-blocks: ``T = 12.68``, :math:`T_1 = 12.46`; ``tests/test_imputed_ranks.py``).  It has the form of
-Skillings and Mack's (1981) statistic, which weights the centred mid-ranks of a block by
+blocks: ``T = 12.68``, :math:`T_1 = 12.46`; ``tests/significance/test_imputed_ranks.py``).  It has
+the form of Skillings and Mack's (1981) statistic, which weights the centred mid-ranks of a block by
 :math:`\sqrt{12/(k_b + 1)}` where the imputation weights them by :math:`(n + 1)/(k_b + 1)`
 (and which uses the covariance of untied ranks), so that the two agree exactly when every block
 evaluates the same number of systems and nothing is tied.  The weights matter only between
@@ -87,7 +87,8 @@ from scipy.sparse.csgraph import connected_components
 from rankstats._util.blas_threads import one_blas_thread
 from rankstats.core.pair_probabilities import ranking_borda
 from rankstats.errors import preview
-from rankstats.significance.blocks import require_variation
+from rankstats.significance.block_variation import require_variation
+from rankstats.significance.studentized_range import q_alpha, studentized_range_sf
 
 #: Blocks per chunk of the covariance products (bounds the (chunk, n) temporaries).
 _BLOCK_CELLS = 4_000_000
@@ -222,7 +223,7 @@ def imputed_rank_test(
         A disconnected design (the message names the components).
     NoVariationError
         No block ranks two systems differently
-        (:func:`rankstats.significance.blocks.require_variation`).
+        (:func:`rankstats.significance.block_variation.require_variation`).
     """
     n = expected.shape[1]
     centred = expected - (n + 1) / 2.0
@@ -310,8 +311,7 @@ class MaxAbsZ:
     def critical_value(self, alpha: float) -> float:
         """The ``1 − α`` quantile."""
         if self.maxima is None:
-            q = stats.studentized_range.ppf(1.0 - alpha, self.n_systems, np.inf)
-            return float(q / np.sqrt(2.0))
+            return q_alpha(alpha, self.n_systems)
         return float(np.quantile(self.maxima, 1.0 - alpha))
 
     def sf(self, z: np.ndarray) -> np.ndarray:
@@ -319,8 +319,6 @@ class MaxAbsZ:
         ``(1 + #{draws ≥ z}) / (draws + 1)``)."""
         z = np.abs(np.asarray(z, dtype=np.float64))
         if self.maxima is None:
-            from rankstats.significance.studentized_range import studentized_range_sf
-
             return studentized_range_sf(z * np.sqrt(2.0), self.n_systems)
         above = len(self.maxima) - np.searchsorted(self.maxima, z, side="left")
         return (1.0 + above) / (len(self.maxima) + 1.0)

@@ -3,9 +3,9 @@ r"""Repeated-measures ANOVA and Tukey's HSD on a complete blocks × systems tabl
 The parametric counterparts of Friedman's test and its post-hoc tests
 (:mod:`rankstats.significance.friedman_test`,
 :mod:`rankstats.significance.posthoc_tests`), on the same complete table
-(:mod:`rankstats.significance.blocks`): ``N`` blocks, ``k`` systems, scores :math:`x_{ij}` oriented
-so that higher is better, block means
-:math:`\bar x_{i\cdot}`, system means :math:`\bar x_{\cdot j}` and grand mean :math:`\bar x`.
+(:mod:`rankstats.significance.scored_blocks`): ``N`` blocks, ``k`` systems, scores
+:math:`x_{ij}` oriented so that higher is better, block means :math:`\bar x_{i\cdot}`, system
+means :math:`\bar x_{\cdot j}` and grand mean :math:`\bar x`.
 
 **One-way repeated-measures ANOVA** (the blocks are the "subjects", the systems the within
 factor; Maxwell and Delaney, 2004, ch. 11):
@@ -72,118 +72,14 @@ import pandas as pd
 from scipy import stats
 
 from rankstats._util.text import shorten, terminal
-from rankstats.core.rankings import MIN_SYSTEMS, Rankings, average_ranks
 from rankstats.core.scores import Scores
-from rankstats.errors import preview
-from rankstats.significance.blocks import Blocks, rank_blocks, require_variation
-from rankstats.significance.posthoc_tests import EFFECT_SIZES, PosthocResult, pairwise_effect_sizes
+from rankstats.significance.blocks import Blocks
+from rankstats.significance.effect_sizes import EFFECT_SIZES, pairwise_effect_sizes
+from rankstats.significance.groups import consecutive_groups
+from rankstats.significance.posthoc_result import PosthocResult
+from rankstats.significance.scored_blocks import _blocks_word, _check_blocks, score_blocks
 
 ERRORS = ("repeated", "independent")
-
-
-def score_blocks(
-    data: Scores | Blocks | pd.DataFrame,
-    level: str | None = None,
-    missing: str = "error",
-    min_coverage: float = 0.0,
-) -> Blocks:
-    """The complete blocks × systems table of a score table, *with its scores*.
-
-    A :class:`~rankstats.core.scores.Scores` or :class:`~rankstats.significance.blocks.Blocks` goes
-    through
-    :func:`~rankstats.significance.blocks.rank_blocks`; a DataFrame is read as blocks (rows) ×
-    systems (columns) of scores whose higher values are better (autorank's input), NaN = not
-    evaluated.
-
-    Raises
-    ------
-    TypeError
-        Rankings (or Blocks built from them): the parametric tests need the scores.
-    ValueError
-        A non-numeric or infinite score (the message names the system), an incomplete block with
-        ``missing="error"`` (named), fewer than two systems.
-    """
-    if isinstance(data, Rankings):
-        raise TypeError("the parametric tests need scores (Scores or a DataFrame), not Rankings")
-    if not isinstance(data, pd.DataFrame):
-        if not isinstance(data, Scores | Blocks):
-            raise TypeError(f"expected Scores, Blocks or a DataFrame, not {type(data).__name__}")
-        if missing not in ("error", "complete-case"):
-            raise ValueError(
-                f"the parametric tests need complete blocks of scores: missing must be 'error' or "
-                f"'complete-case', not {missing!r}"
-            )
-        blocks = rank_blocks(data, level=level, missing=missing, min_coverage=min_coverage)
-        if blocks.values is None:
-            raise TypeError("these blocks carry no scores (built from Rankings): pass the Scores")
-        if getattr(blocks, "imputed", False) or np.isnan(blocks.values).any():
-            raise ValueError(
-                "these blocks have missing scores (missing='imputed'): the parametric tests need "
-                "complete blocks; build them with missing='complete-case'"
-            )
-        return blocks
-    if missing not in ("error", "complete-case"):
-        raise ValueError(f"missing must be 'error' or 'complete-case', not {missing!r}")
-    if data.columns.duplicated().any():
-        dup = data.columns[data.columns.duplicated()]
-        raise ValueError(f"the DataFrame has duplicated system columns: {preview(map(str, dup))}")
-    columns = []
-    for name in data.columns:
-        column = pd.to_numeric(data[name], errors="coerce").to_numpy(dtype=np.float64)
-        bad = np.isnan(column) & data[name].notna().to_numpy()
-        if bad.any():
-            row = data.index[int(np.argmax(bad))]
-            raise ValueError(
-                f"system {str(name)!r} has a non-numeric score in block {row!r}: "
-                f"{data[name].iloc[int(np.argmax(bad))]!r}"
-            )
-        if np.isinf(column).any():
-            row = data.index[int(np.argmax(np.isinf(column)))]
-            raise ValueError(f"system {str(name)!r} has an infinite score in block {row!r}")
-        columns.append(column)
-    values = np.column_stack(columns) if columns else np.empty((len(data), 0))
-    systems = tuple(str(c) for c in data.columns)
-    if len(systems) < MIN_SYSTEMS:
-        raise ValueError(f"need at least {MIN_SYSTEMS} systems (columns), got {len(systems)}")
-    index = pd.Index(data.index)
-    incomplete = np.isnan(values).any(axis=1)
-    if incomplete.any() and missing == "error":
-        first = int(np.argmax(incomplete))
-        absent = [systems[j] for j in np.flatnonzero(np.isnan(values[first]))]
-        raise ValueError(
-            f"block {index[first]!r} has no score for {preview(absent, 3)} "
-            f"({int(incomplete.sum())} of {len(index)} blocks are incomplete): pass "
-            "missing='complete-case' (drops them and reports what was dropped)"
-        )
-    kept = values[~incomplete]
-    if len(kept) == 0:
-        raise ValueError(f"no complete block is left: all {len(index)} blocks miss a score")
-    require_variation(kept)
-    return Blocks(
-        ranks=average_ranks(kept),
-        systems=systems,
-        blocks=index[~incomplete],
-        level="block",
-        values=kept,
-        missing=missing,
-        dropped_blocks=index[incomplete],
-        n_input_blocks=len(index),
-    )
-
-
-def _blocks_word(blocks: Blocks) -> str:
-    """``"task blocks"``, ``"instance blocks"``, or ``"blocks"`` for a DataFrame's rows."""
-    return "blocks" if blocks.level == "block" else f"{blocks.level} blocks"
-
-
-def _check_blocks(blocks: Blocks, what: str) -> tuple[np.ndarray, int, int]:
-    x = np.asarray(blocks.values, dtype=np.float64)
-    n, k = x.shape
-    if n < 2:
-        raise ValueError(f"{what} needs at least 2 complete blocks, not {n}")
-    if k < MIN_SYSTEMS:
-        raise ValueError(f"{what} needs at least {MIN_SYSTEMS} systems, not {k}")
-    return x, n, k
 
 
 def anova_sums(values: np.ndarray) -> dict[str, float]:
@@ -383,32 +279,11 @@ def repeated_measures_anova(
     )
 
 
-def consecutive_groups(order: list[str], significant: np.ndarray) -> list[tuple[str, ...]]:
-    """Maximal runs of systems, consecutive in ``order``, in which no pair is significant
-    (``significant`` is the square boolean matrix in that order); the rule of
-    :meth:`PosthocResult.groups`, for any order."""
-    k = len(order)
-    later = np.triu(significant, 1)
-    first = np.where(later.any(axis=1), np.argmax(later, axis=1), k)
-    groups = []
-    last_end = -1
-    for start in range(k):
-        end = start
-        bound = first[start]
-        while end + 1 < min(bound, k):
-            end += 1
-            bound = min(bound, first[end])
-        if end > last_end:
-            groups.append(tuple(order[start : end + 1]))
-            last_end = end
-    return groups
-
-
 @dataclass(frozen=True, eq=False, repr=False)
 class TukeyResult(PosthocResult):
     r"""Tukey's HSD for every pair of systems: the result of :func:`tukey_hsd`.
 
-    A :class:`~rankstats.significance.posthoc_tests.PosthocResult` (``method="tukey"``,
+    A :class:`~rankstats.significance.posthoc_result.PosthocResult` (``method="tukey"``,
     ``adjust="single-step"``, the same :attr:`table` columns, :meth:`matrix`, :meth:`groups`,
     :meth:`plot`) whose comparisons are of **mean scores**, not mean ranks: in :attr:`table`
     ``system_a`` has the higher mean, ``statistic`` is the studentized range ``q``, and the columns
@@ -449,19 +324,10 @@ class TukeyResult(PosthocResult):
 
     def matrix(self, value: str = "p_adjusted") -> pd.DataFrame:
         """Symmetric square matrix of one column of :attr:`table`, systems by mean (highest
-        first; diagonal NaN, or False for ``"significant"``)."""
+        first; diagonal NaN, or False for ``"significant"``): the inherited matrix, in the order
+        of :attr:`means` instead of the average ranks."""
         order = list(self.means.index)
-        pos = {s: i for i, s in enumerate(order)}
-        i = self.table["system_a"].map(pos).to_numpy()
-        j = self.table["system_b"].map(pos).to_numpy()
-        column = self.table[value].to_numpy()
-        if value == "significant":
-            out = np.zeros((len(order), len(order)), dtype=bool)
-        else:
-            out = np.full((len(order), len(order)), np.nan)
-        out[i, j] = column
-        out[j, i] = column
-        return pd.DataFrame(out, index=order, columns=order)
+        return super().matrix(value).loc[order, order]
 
     def groups(self) -> list[tuple[str, ...]]:
         """Maximal groups of systems, consecutive by mean score, in which no pair differs
@@ -535,7 +401,7 @@ def tukey_hsd(
         As in :func:`rankstats.significance.friedman_test.friedman`.
     effect_sizes : bool
         Add Cliff's δ, Cohen's d and Akinshin's γ
-        (:func:`~rankstats.significance.posthoc_tests.pairwise_effect_sizes`).
+        (:func:`~rankstats.significance.effect_sizes.pairwise_effect_sizes`).
 
     Returns
     -------

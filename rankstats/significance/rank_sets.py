@@ -75,7 +75,8 @@ from rankstats._util.text import shorten, terminal
 from rankstats.core.rankings import MIN_SYSTEMS, Rankings
 from rankstats.core.scores import Scores
 from rankstats.errors import preview
-from rankstats.significance.blocks import Blocks, rank_blocks, require_variation
+from rankstats.significance.block_variation import require_variation
+from rankstats.significance.blocks import Blocks, rank_blocks
 from rankstats.significance.rank_sets_bootstrap import (
     Studentized,
     marginal_families,
@@ -400,7 +401,7 @@ def rank_confidence_sets(
         Bad arguments, fewer resamples than :func:`minimum_boot`, incomplete blocks with
         ``missing="error"``, ``of="score"`` on imputed blocks, fewer than two systems or two
         blocks, no block with two different scores
-        (:class:`~rankstats.significance.blocks.NoVariationError`).
+        (:class:`~rankstats.significance.block_variation.NoVariationError`).
 
     Warns
     -----

@@ -14,8 +14,8 @@ studentized, or bootstrap-t, statistic; Hall 1992, Sec. 3.10; Romano and Wolf 20
 their step-down). Keeping the full-sample :math:`\hat\sigma_{jk}` in every resample instead
 (the "basic" max-t bootstrap) under-covers when systems are close: with all means equal, 8
 systems × 30 / 50 blocks gave joint coverage 0.884 / 0.917 at nominal 0.95, 16 × 100 gave
-0.914; the studentized statistic gives 0.957–0.962 (``tests/test_rank_sets.py`` checks the
-worst case, all means equal, at 30, 50 and 100 blocks).  A resample whose blocks all have the
+0.914; the studentized statistic gives 0.957–0.962 (``tests/significance/test_rank_sets.py`` checks
+the worst case, all means equal, at 30, 50 and 100 blocks).  A resample whose blocks all have the
 same difference (:math:`\hat\sigma^* = 0`) uses :math:`\hat\sigma_{jk}`.
 
 Every resample's variance of the paired differences, :math:`\frac1N \sum_i c_{bi} d_{i,jk}^2 -

@@ -71,20 +71,12 @@ from scipy import stats
 from rankstats._util.text import shorten, terminal
 from rankstats.core.scores import Scores
 from rankstats.significance.blocks import Blocks
+from rankstats.significance.effect_sizes import MAD_SCALE, pairwise_effect_sizes
 from rankstats.significance.friedman_test import FriedmanResult, friedman
-from rankstats.significance.parametric import (
-    AnovaResult,
-    _blocks_word,
-    repeated_measures_anova,
-    score_blocks,
-    tukey_hsd,
-)
-from rankstats.significance.posthoc_tests import (
-    MAD_SCALE,
-    PosthocResult,
-    pairwise_effect_sizes,
-    posthoc,
-)
+from rankstats.significance.parametric import AnovaResult, repeated_measures_anova, tukey_hsd
+from rankstats.significance.posthoc_result import PosthocResult
+from rankstats.significance.posthoc_tests import posthoc
+from rankstats.significance.scored_blocks import _blocks_word, score_blocks
 
 #: autorank refuses fewer paired samples than this.
 MIN_BLOCKS = 5

@@ -23,10 +23,18 @@ Every timing starts from a pandas DataFrame, as a user's script does:
   the same long table (the same effect sizes; the time with every pair's effect sizes is printed
   too).
 
+The paper path (issue 24, item 9; ``--paper`` runs it alone): ``rs.friedman`` + ``rs.posthoc``
+with every default (Nemenyi, effect sizes on) + the critical difference and the groups, from a
+long DataFrame (validation included), against scipy's ``friedmanchisquare`` +
+scikit-posthocs' ``posthoc_nemenyi_friedman`` + the CD from ``scipy.stats.studentized_range``
+(after the pivot) and against autorank, on 15 × 10, 105 × 14 and 100 × 10,000 tables (systems ×
+blocks, :data:`PAPER_SHAPES`); one warm-up run each, then the best of ``--repeat``; the ratios
+and ``uptime`` are printed. Goal: ratios ≥ 1.
+
 Data: (a) the bundled benchmarks (``rs.load_dataset``: leaderboards at task level, the NLG data at
 instance level with one task), (b) 100 systems × 10,000 blocks (goal: the CD analysis under 1 s),
-and the four seeded frames of tests/test_test_choice.py (the decisions compared live).  The
-p-values are compared while timing (largest absolute difference printed).  Finally
+and the four seeded frames of tests/significance/test_test_choice.py (the decisions compared live).
+The p-values are compared while timing (largest absolute difference printed).  Finally
 ``rs.rank_confidence_sets`` with 1,000 resamples on 20 systems × 5,000 blocks (goal: seconds) and
 its peak memory (tracemalloc) on 100 systems.
 
@@ -165,9 +173,9 @@ def compare(name: str, frame: pd.DataFrame, instance: bool, repeat: int) -> None
 
 
 def seeded_frames() -> None:
-    from test_test_choice import frames
+    from significance.test_test_choice import frames
 
-    print("\n== the seeded frames of tests/test_test_choice.py: autorank live ==")
+    print("\n== the seeded frames of tests/significance/test_test_choice.py: autorank live ==")
     for name, table in frames().items():
         ref = run_autorank(table)
         mine = choose_test(table)
@@ -199,6 +207,56 @@ def big_frame(n_systems: int, n_blocks: int, seed: int = 0) -> pd.DataFrame:
             "score": scores.ravel(),
         }
     )
+
+
+def paper_path_ours(frame: pd.DataFrame):
+    """The paper path with every default: validation, Friedman, Nemenyi (effect sizes on), the
+    critical difference and the groups of the CD diagram."""
+    scores = rs.Scores.from_long(frame, instance="instance")
+    fr = rs.friedman(scores, level="instance")
+    post = rs.posthoc(scores, level="instance")
+    return fr, post, post.critical_difference, post.groups()
+
+
+def paper_path_theirs(frame: pd.DataFrame):
+    """scipy + scikit-posthocs: pivot, ``friedmanchisquare``, ``posthoc_nemenyi_friedman`` and
+    the critical difference from ``scipy.stats.studentized_range``."""
+    import scikit_posthocs as sp  # reference tool: benchmark environment only
+
+    table = wide(frame, True)
+    n, k = table.shape
+    p = stats.friedmanchisquare(*table.to_numpy().T).pvalue
+    matrix = sp.posthoc_nemenyi_friedman(table)
+    q = stats.studentized_range.ppf(0.95, k, np.inf) / np.sqrt(2.0)
+    return p, matrix, q * np.sqrt(k * (k + 1) / (6.0 * n))
+
+
+#: The shapes of the paper path (issue 24, item 9): systems × blocks.
+PAPER_SHAPES = ((15, 10), (105, 14), (100, 10_000))
+
+
+def paper_path(repeat: int) -> None:
+    """``rs.friedman`` + ``rs.posthoc`` + the CD from a DataFrame against scipy +
+    scikit-posthocs and autorank, on the three shapes of :data:`PAPER_SHAPES`."""
+    print("\n== the paper path from a DataFrame (validation, Friedman, Nemenyi, CD, groups) ==")
+    print("   uptime:", uptime())
+    for k, n in PAPER_SHAPES:
+        frame = big_frame(k, n)
+        reps = repeat
+        paper_path_ours(frame)  # warm: first-call costs (imports, caches) are not the shape's
+        paper_path_theirs(frame)
+        t_ours, (fr, post, cd, _) = timed(lambda f=frame: paper_path_ours(f), reps)
+        t_ref, (p_ref, matrix, cd_ref) = timed(lambda f=frame: paper_path_theirs(f), reps)
+        t_auto, auto = timed(lambda f=frame: run_autorank(wide(f, True)), 1)  # slow: once
+        diff = p_difference(post, matrix, "p_value")
+        print(
+            f"   {k:3d} × {n:6,d}: rankstats {t_ours:7.3f} s | scipy + scikit-posthocs "
+            f"{t_ref:7.3f} s (ratio {t_ref / t_ours:5.2f}) | autorank {t_auto:7.3f} s (ratio "
+            f"{t_auto / t_ours:5.2f}) | Friedman |Δp| = {abs(fr.p_value - p_ref):.1e}, max |Δp| "
+            f"pairs = {diff:.1e}, |ΔCD| = {abs(cd - cd_ref):.1e}"
+            + ("" if auto.cd is None else f", autorank |ΔCD| = {abs(cd - auto.cd):.1e}")
+        )
+    print("   uptime:", uptime())
 
 
 def rank_sets_speed(repeat: int) -> None:
@@ -237,7 +295,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", action="store_true", help="bundled data only")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--paper", action="store_true", help="the paper path only")
     args = parser.parse_args()
+    if args.paper:
+        warnings.simplefilter("ignore")
+        paper_path(args.repeat)
+        return
     print("uptime before:", uptime())
     print(
         "versions: "
@@ -260,6 +323,7 @@ def main() -> None:
         frame, instance = long_table(scores, task)
         compare(f"{name}{'' if task is None else ' / ' + task}", frame, instance, args.repeat)
     seeded_frames()
+    paper_path(args.repeat)
     if not args.small:
         frame = big_frame(100, 10_000)
         compare("synthetic Beta scores", frame, True, 1)

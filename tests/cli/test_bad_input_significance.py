@@ -60,7 +60,8 @@ def tied(tmp_path: Path) -> Path:
 )
 def test_blocks_without_variation_one_answer_on_every_path(tmp_path, capsys, tied, extra):
     """Was: χ² = nan and "NOT significant (p = nan)", a ZeroDivisionError (exit 1), "rejected
-    the null (p = nan)". Now one message from rankstats.significance.blocks.require_variation."""
+    the null (p = nan)". Now one message from
+    rankstats.significance.block_variation.require_variation."""
     _refused(
         capsys,
         [str(tied), *extra],

@@ -131,7 +131,7 @@ def test_short_mallows_fit_warns_in_cli_terms_and_summarises_at_the_end(tmp_path
 
 def test_time_estimate_is_printed_up_front(tmp_path, capsys, monkeypatch):
     from rankstats.cli import main
-    from rankstats.models import _timing
+    from rankstats.models import timing as _timing
 
     monkeypatch.setattr(_timing, "ANNOUNCE_FROM", 0.0)
     args = ["fit", "--rankings", "potato_visual", "--model", "mallows", "--no-figures"]

@@ -33,3 +33,19 @@ def test_top_level_help_names_the_exit_codes(capsys):
         main(["--help"])
     text = capsys.readouterr().out
     assert "2 usage or input error" in text and "130 interrupted" in text
+
+
+def test_the_method_choices_name_every_aggregator():
+    # The options list the methods from rankstats.aggregation.choices (light); every method
+    # that aggregate() knows must be among them, and every built-in one defined.
+    from rankstats.aggregation.aggregators import AGGREGATORS
+    from rankstats.aggregation.choices import BUILTIN_METHODS, METHODS
+
+    assert set(BUILTIN_METHODS) <= set(AGGREGATORS) <= set(METHODS)
+
+
+def test_only_the_command_run_has_its_options_built():
+    parser = build_parser(["rank"])
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert "--method" in action.choices["rank"]._option_string_actions
+    assert "--posthoc" not in action.choices["significance"]._option_string_actions

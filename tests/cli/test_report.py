@@ -49,11 +49,11 @@ def test_report_with_paired_section(tmp_path, capsys):
 
 def test_model_fits_are_announced_with_the_fit_estimate(capsys, monkeypatch):
     """`report --models` announces each sampled fit with the same estimate `rankstats fit`
-    prints (one function, models._timing.fit_estimate); optimum fits are never announced."""
+    prints (one function, models.timing.fit_estimate); optimum fits are never announced."""
     import argparse
 
     from rankstats.cli.report import _announce_models
-    from rankstats.models import _timing
+    from rankstats.models import timing as _timing
     from rankstats.models.mallows import DRAWS, TUNE
 
     scores = rs.load_dataset("dialogue_tc")

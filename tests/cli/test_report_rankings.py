@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from cli_run import one_error_line, run
-from test_report_rankings import assert_pairs_equal, write_soi
+from reporting.test_report_rankings import assert_pairs_equal, write_soi
 
 import rankstats as rs
 

@@ -212,8 +212,8 @@ def _instance_table(tmp_path, n_tasks: int = 3, n_instances: int = 6):
 
 
 def test_hierarchical_is_wired_to_the_adjacent_pairs(tmp_path, capsys, monkeypatch):
-    """The CLI part only (the model is tested in tests/test_bayes_hierarchical.py): the pairs,
-    the options passed, the CSV, the printed table and verdicts, the JSON summary."""
+    """The CLI part only (the model is tested in tests/significance/test_bayes_hierarchical.py): the
+    pairs, the options passed, the CSV, the printed table and verdicts, the JSON summary."""
     from types import SimpleNamespace
 
     module = importlib.import_module("rankstats.significance.bayesian_hierarchical")

@@ -1,0 +1,269 @@
+"""What every path of ``rankstats fit`` shares (one model, ``--compare``, Mallows): the input
+(``FILE``, ``--rankings``, ``--paired``), the time estimate printed before a long fit, the fit
+itself with its errors in the command's words, the convergence verdict and its advice, number
+columns, and the output directory of one fitted model."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from rankstats._util.atomic import output_dir
+from rankstats._util.text import write_csv
+from rankstats.cli._common import (
+    file_done,
+    file_format,
+    level_of,
+    load_input,
+    load_rankings_file,
+    write_json,
+    written,
+)
+from rankstats.cli._fit_words import in_cli_words
+from rankstats.cli.usage import UsageError
+from rankstats.core.rankings import Rankings
+from rankstats.datasets import load_paired, load_rankings
+
+
+def fit_input(args: argparse.Namespace) -> tuple[object, str, str]:
+    given = sum(bool(x) for x in (args.file, args.dataset, args.rankings, args.paired))
+    if given != 1:
+        raise UsageError("give exactly one of FILE, --dataset, --rankings, --paired")
+    chosen = file_format(args)
+    if args.rankings:
+        return load_rankings(args.rankings), args.rankings, "rankings"
+    if args.paired:
+        if args.model != "bt":
+            raise UsageError("--paired data need --model bt")
+        return load_paired(args.paired), args.paired, "paired comparisons"
+    if chosen != "scores":
+        if chosen == "pairwise" and (args.compare or args.model != "bt"):
+            raise UsageError(
+                "--format pairwise data are paired comparisons, fitted by --model bt only"
+                + (" (nothing to compare)" if args.compare else "")
+            )
+        data, what = load_rankings_file(args, chosen)
+        return data, Path(args.file).name.split(".")[0], what
+    scores = load_input(args)
+    level = level_of(args, scores)
+    name = args.dataset or Path(args.file).stem
+    return Rankings.from_scores(scores, by=level), name, f"{level}-level rankings"
+
+
+def fitting(fit_call, args: argparse.Namespace):
+    """Run ``fit_call()`` with the library's ConvergenceWarning (worded in Python arguments)
+    silenced: the command words the problems in its own options (:func:`warn_verdict`)."""
+    from rankstats.models import ConvergenceWarning
+
+    with in_cli_words(args.__dict__.setdefault("data_notes", [])), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=ConvergenceWarning)
+        return fit_call()
+
+
+def advice_text(args: argparse.Namespace, verdict, fit) -> str:
+    """What to rerun with, in the command's options."""
+    draws = fit.info.get("draws", args.draws) if args.model == "mallows" else args.draws
+    if verdict.min_ess_bulk and verdict.min_ess_bulk > 0:
+        factor = max(2.0, 1.2 * 400 / verdict.min_ess_bulk)
+    else:
+        factor = 4.0
+    suggest = int(math.ceil(draws * factor / 500) * 500)
+    if args.model == "mallows":
+        if fit.info.get("cap_reached"):
+            return (
+                f"the chains reached the cap of --max-draws {fit.info['max_draws']} sweeps: rerun "
+                f"with --max-draws {max(suggest, 2 * fit.info['max_draws'])} (or longer --draws, "
+                "--tune)"
+            )
+        return f"rerun with --draws {suggest} (longer chains), a longer --tune or more --chains"
+    if verdict.divergences:
+        return (
+            "divergent transitions: a stronger prior (smaller --prior-scale) helps when systems "
+            "never win or never lose; or --method map"
+        )
+    return f"rerun with --draws {suggest} --tune {max(args.tune, 1000)} or more --chains"
+
+
+def warn_verdict(verdict, advice: str) -> None:
+    if verdict.sampled and verdict.problems:
+        warnings.warn(
+            "MCMC did not converge reliably: "
+            + "; ".join(verdict.problems)
+            + f". Do not report these numbers as they are: {advice} (summary at the end).",
+            UserWarning,
+            stacklevel=2,
+        )
+
+
+def print_convergence(verdict, advice: str, fit, args: argparse.Namespace) -> dict:
+    """Print the convergence summary (the last lines of the output); return it for the JSON."""
+    record = {
+        **dataclasses.asdict(verdict),
+        "converged": verdict.converged,
+        "rule": "R-hat ≤ 1.01, bulk ESS ≥ 400, no divergent transitions",
+    }
+    if args.model == "mallows" and args.method == "mcmc":
+        record.update(
+            {k: fit.info.get(k) for k in ("draws", "max_draws", "extensions", "cap_reached")}
+        )
+    lines = ["", "convergence summary"]
+    if not verdict.sampled:
+        lines.append(
+            f"  {args.method}: an optimum, no MCMC diagnostics"
+            + (f"; {'; '.join(verdict.problems)}" if verdict.problems else "")
+        )
+    else:
+        r_hat = "-" if verdict.max_r_hat is None else f"{verdict.max_r_hat:.3f}"
+        ess = "-" if verdict.min_ess_bulk is None else f"{verdict.min_ess_bulk:.0f}"
+        lines.append(
+            f"  max R-hat {r_hat} (≤ 1.01), min bulk ESS {ess} (≥ 400), "
+            f"divergences {verdict.divergences}"
+        )
+        if args.model == "mallows" and fit.info.get("extensions"):
+            lines.append(
+                f"  chains extended {fit.info['extensions']} time(s) in blocks of --draws "
+                f"{args.draws} sweeps to {fit.info['draws']} sweeps per chain"
+                + (
+                    f"; the cap --max-draws {fit.info['max_draws']} was reached"
+                    if fit.info.get("cap_reached")
+                    else " (the cap --max-draws was not reached)"
+                )
+            )
+        if verdict.converged:
+            lines.append("  verdict: converged")
+        else:
+            lines.append(f"  verdict: NOT converged ({'; '.join(verdict.problems)})")
+            lines.append(f"  {advice}")
+    record["verdict"] = "converged" if verdict.converged else "not converged"
+    record["advice"] = None if verdict.converged else advice
+    if verdict.sampled or verdict.problems:  # an optimum without problems: nothing to say
+        print("\n".join(lines))
+    return record
+
+
+def print_estimate(args: argparse.Namespace, data: object) -> None:
+    """One line, before the fit, when it should take more than a few seconds."""
+    from rankstats.models.timing import fit_estimate
+
+    line = fit_estimate(
+        args.model,
+        data,
+        args.method,
+        args.draws,
+        args.tune,
+        args.chains,
+        getattr(args, "max_draws", None),
+        getattr(args, "kind", None),
+        getattr(args, "backend", "auto"),
+    )
+    if line:
+        print(f"  {line}", flush=True)
+
+
+def formatted(values, spec: str) -> list[str]:
+    """One number format for a whole column; NaN as ``-``."""
+    return ["-" if v is None or not np.isfinite(v) else format(float(v), spec) for v in values]
+
+
+def fit_model(model: object, data: object, args: argparse.Namespace, **extra: object) -> object:
+    """``model.fit`` with the options every model shares (``extra``: the model's own), under
+    :func:`fitting` (interruption and sampler errors in CLI terms)."""
+    return fitting(
+        lambda: model.fit(
+            data,
+            method=args.method,
+            draws=args.draws,
+            tune=args.tune,
+            chains=args.chains,
+            seed=args.seed,
+            progressbar=not args.no_progress,
+            **extra,
+        ),
+        args,
+    )
+
+
+def described(model: object, args: argparse.Namespace) -> str:
+    """The model and its settings in the command's flags."""
+    from rankstats._util.method_names import model_name
+
+    key = getattr(model, "name", "mallows")
+    if key == "mallows":
+        return f"{model_name(key)} (--prior {args.prior}), --method {args.method}"
+    return (
+        f"{model_name(key)} (--prior-scale {args.prior_scale:g}, --kind {args.kind}), "
+        f"--method {args.method}"
+    )
+
+
+def write_outputs(
+    args: argparse.Namespace,
+    fit: object,
+    name: str,
+    table: pd.DataFrame,
+    table_name: str,
+    pairs: pd.DataFrame,
+    forest: bool = False,
+    extra: dict | None = None,
+    verdict=None,
+    advice: str = "",
+) -> int:
+    """The significant-pair count, then ``<model>_<table_name>.csv``, ``<model>_pairwise.csv``,
+    the forest plot, the stored fit (``--save``) and ``<model>_fit.json``; last, the convergence
+    summary (also in the JSON)."""
+    import io
+    from contextlib import redirect_stdout
+
+    from rankstats import models
+
+    n = len(fit.order)
+    n_sig = int(pairs["significant"].sum() // 2)
+    print(f"\n{n_sig} of {n * (n - 1) // 2} pairs have a {args.prob:.0%} interval excluding ½.")
+    from rankstats.models.information import caveat
+
+    if caveat(fit):
+        text = caveat(fit).replace(f"the {fit.method} fit", f"the --method {fit.method} fit")
+        print(f"warning: {text} (see the warning above).")
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        record = print_convergence(verdict, advice, fit, args)
+    out = Path(args.out)
+    with output_dir(out) as tmp:
+        files = [tmp / f"{args.model}_{table_name}.csv", tmp / f"{args.model}_pairwise.csv"]
+        write_csv(table, files[0])
+        file_done()
+        write_csv(pairs, files[1])
+        file_done()
+        if forest:
+            from rankstats.cli._top import figures_key_file
+            from rankstats.models.plots import forest_plot
+            from rankstats.plotting.saving import save_figure
+
+            files += save_figure(forest_plot(fit, args.prob), tmp / f"{args.model}_forest")
+            files += figures_key_file({f"{args.model}_forest": fit.order}, tmp)
+            file_done()
+        info = {
+            "data": name,
+            "model": args.model,
+            "method": args.method,
+            **(extra or {}),
+            "info": fit.info,
+            "parameters": fit.parameters,
+            "log_likelihood": fit.log_likelihood,
+            "convergence": record,
+            "warnings": list(getattr(args, "data_notes", [])),
+        }
+        files.append(write_json(tmp / f"{args.model}_fit.json", info))
+    print(written(tmp, out, files))
+    if args.save:
+        print(f"wrote {models.save(fit, name, args.save, keep=args.keep)}")
+    sys.stdout.write(buffer.getvalue())
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,82 @@
+"""The options of ``rankstats battles`` (its implementation: :mod:`rankstats.cli.battles`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from rankstats.cli.options.shared import add_output_argument, at_least, finite, probability
+
+HELP = "Bradley–Terry ratings of pairwise battles (model_a, model_b, winner), with intervals"
+EXAMPLE = "rankstats battles battles.parquet --bootstrap 1000 --anchor gpt-4-0613 --out arena-out"
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="battle log: CSV, TSV, Parquet, JSON (lines)")
+    parser.add_argument("--model-a", default="model_a", metavar="COL", help="model shown first")
+    parser.add_argument("--model-b", default="model_b", metavar="COL", help="model shown second")
+    parser.add_argument(
+        "--winner",
+        default="winner",
+        metavar="COL",
+        help="winner column: a / model_a, b / model_b, tie, both-bad / tie (bothbad)",
+    )
+    parser.add_argument("--sep", default=None, help="delimiter of a text file (default: sniffed)")
+    parser.add_argument("--encoding", default="utf-8", help="encoding of a text file")
+    parser.add_argument(
+        "--both-bad",
+        choices=["tie", "drop"],
+        default="tie",
+        help="'both bad' battles: count as ties (default) or leave out",
+    )
+    parser.add_argument(
+        "--ties",
+        choices=["davidson", "half"],
+        default="davidson",
+        help="Davidson's tie parameter (default) or a tie as half a win each way",
+    )
+    order = parser.add_mutually_exclusive_group()
+    order.add_argument(
+        "--order-effect",
+        dest="order_effect",
+        action="store_const",
+        const=True,
+        default=None,
+        help="estimate the advantage of the model shown first, and refuse a design that cannot "
+        "identify it (default: estimate it when the design identifies it; a star design, every "
+        "battle against one baseline, does not: it is then left out with a warning)",
+    )
+    order.add_argument(
+        "--no-order-effect",
+        dest="order_effect",
+        action="store_const",
+        const=False,
+        help="do not estimate the advantage of the model shown first",
+    )
+    parser.add_argument(
+        "--cluster",
+        default=None,
+        metavar="COL",
+        help="column grouping battles that are not independent (e.g. question_id when each "
+        "question is judged several times): the bootstrap resamples clusters, not battles",
+    )
+    parser.add_argument(
+        "--bootstrap", type=at_least(0), default=1000, help="bootstrap replicates (default 1000)"
+    )
+    parser.add_argument(
+        "--posterior", action="store_true", help="also sample the posterior (PyMC NUTS; slower)"
+    )
+    parser.add_argument(
+        "--draws", type=at_least(1), default=1000, help="--posterior: draws per chain (1000)"
+    )
+    parser.add_argument(
+        "--tune", type=at_least(0), default=1000, help="--posterior: tuning steps per chain (1000)"
+    )
+    parser.add_argument("--chains", type=at_least(1), default=4, help="--posterior: chains (4)")
+    parser.add_argument("--confidence", type=probability, default=0.95, help="level (default 0.95)")
+    parser.add_argument("--anchor", default=None, metavar="MODEL", help="model fixed at --rating")
+    parser.add_argument(
+        "--rating", type=finite, default=1000.0, help="rating of --anchor, or the mean (1000)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_output_argument(parser, "battles-out", "ratings.csv/.tex, the figures, win_probability.csv")
+    parser.add_argument("--no-figures", action="store_true", help="skip the figures")

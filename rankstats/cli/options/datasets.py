@@ -1,0 +1,12 @@
+"""The options of ``rankstats datasets`` (its implementation: :mod:`rankstats.cli.datasets`)."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "list the bundled data sets"
+EXAMPLE = "rankstats datasets"
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    pass

@@ -1,0 +1,136 @@
+"""The options of ``rankstats fit`` (its implementation: :mod:`rankstats.cli.fit`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from rankstats.cli.options.shared import (
+    add_input_arguments,
+    add_output_argument,
+    add_rankings_file_arguments,
+    at_least,
+    positive,
+    probability,
+)
+from rankstats.datasets import PAIRED, RANKINGS
+
+HELP = "fit a Plackett–Luce, Bradley–Terry or Mallows model (MLE, MAP, NUTS or Gibbs)"
+EXAMPLE = (
+    "rankstats fit --dataset glue --model pl --method map\n  "
+    "rankstats fit --rankings nascar --model mallows\n  "
+    "rankstats fit --rankings sushi --model pl bt mallows --compare"
+)
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser, level=True)
+    add_rankings_file_arguments(parser)
+    parser.add_argument(
+        "--rankings", choices=sorted(RANKINGS), help="a bundled classic ranking data set instead"
+    )
+    parser.add_argument(
+        "--paired", choices=sorted(PAIRED), help="a bundled paired-comparison data set (bt only)"
+    )
+    parser.add_argument(
+        "--model",
+        choices=["pl", "bt", "mallows"],
+        nargs="+",
+        default=["pl"],
+        help="default: pl; several (e.g. --model pl bt mallows) only with --compare",
+    )
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="fit every --model by its sampler (nuts for pl/bt, mcmc for mallows) and compare "
+        "them by their expected log predictive density of a new ranking (PSIS-LOO or WAIC, "
+        "--ic); prints the table and writes model_comparison.csv",
+    )
+    parser.add_argument(
+        "--ic",
+        choices=["loo", "waic"],
+        default="loo",
+        help="with --compare: PSIS-LOO with its Pareto k diagnostic (default) or WAIC",
+    )
+    parser.add_argument(
+        "--kfold",
+        type=at_least(2),
+        default=None,
+        metavar="K",
+        help="with --compare: K-fold cross-validation instead of PSIS-LOO / WAIC (every model "
+        "refitted K times on the same seeded folds, --seed); with --method map or mle the "
+        "refits are point fits (fast; a plug-in estimate), else by the samplers (K × slower)",
+    )
+    parser.add_argument(
+        "--method",
+        choices=["nuts", "mle", "map", "mcmc"],
+        default=None,
+        help="pl/bt: nuts (default), mle or map; mallows: mcmc (Gibbs, default) or map "
+        "(Kemeny consensus + ML dispersion, complete rankings)",
+    )
+    parser.add_argument(
+        "--prior",
+        choices=["gamma", "bayesmallows"],
+        default="gamma",
+        help="mallows: θ ~ Gamma(1, 0.1) (default) or BayesMallows' α = nθ ~ Exp(0.001)",
+    )
+    parser.add_argument(
+        "--kind",
+        choices=["subset", "top_k"],
+        default="subset",
+        help="partial rankings are "
+        "sub-rankings (default) or top-k lists (ranked systems beat all unranked ones)",
+    )
+    parser.add_argument(
+        "--prior-scale",
+        type=positive,
+        default=1.0,
+        help="pl/bt: σ of the ZeroSumNormal prior on the log-worths (default 1)",
+    )
+    parser.add_argument(
+        "--draws",
+        type=at_least(1),
+        default=1000,
+        help="draws (NUTS) or sweeps (Mallows Gibbs) kept per chain (default 1000)",
+    )
+    parser.add_argument(
+        "--tune",
+        type=at_least(0),
+        default=1000,
+        help="tuning steps (NUTS) or discarded sweeps (Mallows) per chain (default 1000)",
+    )
+    parser.add_argument(
+        "--chains", type=at_least(1), default=4, help="independent chains (default 4)"
+    )
+    parser.add_argument(
+        "--max-draws",
+        type=at_least(1),
+        default=None,
+        help="mallows: while R-hat > 1.01 or bulk ESS < 400, the chains continue in blocks of "
+        "--draws sweeps up to this many kept sweeps per chain (default 20 × --draws; "
+        "= --draws: no extension)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--sampler",
+        choices=["auto", "pymc", "nutpie"],
+        default="auto",
+        help="NUTS implementation: auto (default: nutpie when installed, else pymc), pymc, or "
+        "nutpie (needs rankstats[fast])",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=["auto", "numpy", "numba"],
+        default="auto",
+        help="mallows: where the Gibbs sweeps run, the same draws either way: numba (about 10× "
+        "faster, needs rankstats[fast]), numpy, or auto (default: numba when installed)",
+    )
+    parser.add_argument(
+        "--prob", type=probability, default=0.95, help="interval probability (default 0.95)"
+    )
+    add_output_argument(parser, "rankstats-out", "the tables, the forest plot and the JSON")
+    parser.add_argument("--save", metavar="DIR", help="also store the fit as DIR/<data>_<model>.nc")
+    parser.add_argument(
+        "--keep", type=at_least(1), default=100, help="draws per chain kept by --save"
+    )
+    parser.add_argument("--no-figures", action="store_true", help="skip the forest plot")
+    parser.add_argument("--no-progress", action="store_true", help="no sampling progress bar")

@@ -1,0 +1,230 @@
+"""The options of ``rankstats significance`` (its implementation:
+:mod:`rankstats.cli.significance`)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from rankstats.cli.options.shared import (
+    add_input_arguments,
+    add_output_argument,
+    at_least,
+    coverage,
+    probability,
+)
+
+HELP = (
+    "Friedman's test, Nemenyi / Conover / Wilcoxon-Holm post-hoc tests, the critical-difference "
+    "diagram and confidence sets for the ranks (complete blocks, or imputed expected ranks)"
+)
+EXAMPLE = (
+    "rankstats significance --dataset glue\n  "
+    "rankstats significance scores.csv --posthoc wilcoxon-holm --alpha 0.05 --rope 0.01 "
+    "--out sig/"
+)
+
+
+POSTHOC = ("nemenyi", "conover", "wilcoxon-holm")
+ADJUST = ("holm", "bonferroni", "none")
+
+
+def _posthoc_method(text: str) -> str:
+    """``--posthoc``: one of :data:`POSTHOC`; ``holm`` (an adjustment, not a test) is refused
+    with the two spellings it may have meant."""
+    if text in POSTHOC:
+        return text
+    if text.lower() in ADJUST:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is a p-value adjustment, not a test: use --posthoc wilcoxon-holm "
+            f"(Wilcoxon signed-rank tests, Holm-adjusted) or --posthoc conover --adjust {text}"
+        )
+    raise argparse.ArgumentTypeError(f"expected one of {', '.join(POSTHOC)}, not {text!r}")
+
+
+_posthoc_method.__name__ = "post-hoc test"
+
+
+def _rope(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number ≥ 0, not {text!r}")
+    return value
+
+
+_rope.__name__ = "ROPE half-width"
+
+
+def _correlation(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), not {text!r}")
+    return value
+
+
+_correlation.__name__ = "correlation"
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    # The names of --missing are the keys of the library's table of treatments, which lives
+    # with SciPy's rank tests: imported only when this command's options are built.
+    from rankstats.significance.blocks import MISSING
+
+    add_input_arguments(parser, level=True)
+    tests = parser.add_argument_group("tests")
+    tests.add_argument(
+        "--posthoc",
+        type=_posthoc_method,
+        default="nemenyi",
+        metavar="{nemenyi,conover,wilcoxon-holm}",
+        help="post-hoc test of every pair (default: nemenyi, with its critical difference); "
+        "conover and wilcoxon-holm are Holm-adjusted unless --adjust says otherwise",
+    )
+    tests.add_argument(
+        "--adjust",
+        choices=ADJUST,
+        default=None,
+        help="multiplicity adjustment of the conover / wilcoxon-holm p-values (default: holm; "
+        "Nemenyi's p-values are single-step family-wise and take none, except with --missing "
+        "imputed, where holm / bonferroni / none replace the single-step max-|z| p-values)",
+    )
+    tests.add_argument(
+        "--alpha",
+        type=probability,
+        default=0.05,
+        help="family-wise error level of the tests, the CD and the rank sets, in (0, 1) "
+        "(default 0.05)",
+    )
+    tests.add_argument(
+        "--missing",
+        choices=list(MISSING),
+        default="error",
+        help="incomplete blocks: refuse them, naming the first (default), or keep only the "
+        "complete blocks and report what was dropped (see docs/user-guide/significance.md "
+        "for every choice)",
+    )
+    tests.add_argument(
+        "--min-coverage",
+        type=coverage,
+        default=0.0,
+        metavar="FRACTION",
+        help="with --missing complete-case or imputed: first drop the systems evaluated in "
+        "fewer than this fraction of the blocks (default 0: only systems evaluated nowhere)",
+    )
+    tests.add_argument(
+        "--choose",
+        action="store_true",
+        help="also make the automatic choice autorank makes (Shapiro–Wilk normality, Bartlett / "
+        "Levene homoscedasticity → repeated-measures ANOVA + Tukey HSD, or Friedman + Nemenyi), "
+        "print its explanation and write choice.json, choice_summary.csv and the chosen "
+        "post-hoc pairs (complete blocks only)",
+    )
+    sets = parser.add_argument_group("confidence sets for the ranks (Mogstad et al. 2024)")
+    sets.add_argument(
+        "--rank-sets",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="bootstrap confidence sets for the ranks of the mean scores (default: on)",
+    )
+    kind = sets.add_mutually_exclusive_group()
+    kind.add_argument(
+        "--simultaneous",
+        dest="simultaneous",
+        action="store_true",
+        default=True,
+        help="sets covering the ranks of all systems at once (default)",
+    )
+    kind.add_argument(
+        "--marginal",
+        dest="simultaneous",
+        action="store_false",
+        help="sets each covering the rank of its own system (narrower)",
+    )
+    sets.add_argument(
+        "--boot",
+        type=at_least(100),
+        default=1000,
+        metavar="N",
+        help="bootstrap resamples of the blocks, ≥ 100 (default 1000)",
+    )
+    sets.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the bootstrap and of the Bayesian posterior draws (default 0)",
+    )
+    bayes = parser.add_argument_group("Bayesian signed-rank test (Benavoli et al. 2017)")
+    bayes.add_argument(
+        "--rope",
+        type=_rope,
+        default=None,
+        metavar="R",
+        help="half-width of the region of practical equivalence, in score units (≥ 0): test "
+        "every adjacent pair of the average-rank order and report P(a better), P(rope), "
+        "P(b better) (default: not run)",
+    )
+    bayes.add_argument(
+        "--pair",
+        nargs=2,
+        default=None,
+        metavar=("A", "B"),
+        help="test this pair of systems (with --rope, and --hierarchical) instead of every "
+        "adjacent pair of the average-rank order",
+    )
+    bayes.add_argument(
+        "--samples",
+        type=at_least(1000),
+        default=50_000,
+        metavar="N",
+        help="posterior draws per pair of the Bayesian test (default 50000)",
+    )
+    hier = parser.add_argument_group(
+        "Bayesian hierarchical test across tasks (Corani et al. 2017; needs instance-level scores)"
+    )
+    hier.add_argument(
+        "--hierarchical",
+        action="store_true",
+        help="also run the hierarchical model (PyMC NUTS) on the same adjacent pairs as --rope: "
+        "P(a better), P(rope), P(b better) on a new task, written to hierarchical.csv "
+        "(needs --rope R)",
+    )
+    hier.add_argument(
+        "--rho",
+        type=_correlation,
+        default=0.0,
+        metavar="RHO",
+        help="correlation of two instances of one task, in [0, 1): 0 for independent instances "
+        "(default), 1/k for the folds of k-fold cross-validation",
+    )
+    hier.add_argument(
+        "--draws",
+        type=at_least(100),
+        default=2000,
+        metavar="N",
+        help="NUTS draws per chain of the hierarchical test, ≥ 100 (default 2000)",
+    )
+    hier.add_argument(
+        "--tune",
+        type=at_least(100),
+        default=2000,
+        metavar="N",
+        help="NUTS tuning steps per chain of the hierarchical test, ≥ 100 (default 2000)",
+    )
+    hier.add_argument(
+        "--chains",
+        type=at_least(1),
+        default=4,
+        metavar="N",
+        help="NUTS chains of the hierarchical test (default 4)",
+    )
+    add_output_argument(
+        parser,
+        "significance-out",
+        "friedman.json, the CSV tables, the CD diagram and its LaTeX table",
+    )

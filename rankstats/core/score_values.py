@@ -1,0 +1,68 @@
+"""Score cells of an in-memory long table as floats, and the rows named in errors.
+
+Booleans, text that is not a number and infinities are refused (a blank text cell is a missing
+score, "not evaluated"); each error shows up to five offending rows, named by the caller's
+``where`` (DataFrame index labels, or a file's lines).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from rankstats.errors import InvalidScoresError
+
+Where = Callable[[np.ndarray], Sequence["str | None"]]
+
+
+def row_report(
+    df: pd.DataFrame,
+    mask: np.ndarray,
+    columns: list[str],
+    limit: int = 5,
+    where: Where | None = None,
+) -> str:
+    """Up to ``limit`` offending rows, each named by ``where(positions)`` (default: the
+    DataFrame's index labels; a file reader names file lines) and shown with ``columns``."""
+    positions = np.flatnonzero(mask)[:limit]
+    labels = where(positions) if where else [f"row {df.index[p]}" for p in positions]
+    rows = df.iloc[positions]
+    lines = [
+        (f"{label}: " if label else "") + ", ".join(f"{c}={row[c]!r}" for c in columns)
+        for label, (_, row) in zip(labels, rows.iterrows(), strict=True)
+    ]
+    extra = int(mask.sum()) - len(rows)
+    if extra > 0:
+        lines.append(f"... and {extra} more rows")
+    return "\n  " + "\n  ".join(lines)
+
+
+def numeric_scores(
+    df: pd.DataFrame, score: str, keys: list[str], where: Where | None = None
+) -> np.ndarray:
+    raw = df[score]
+    if pd.api.types.is_bool_dtype(raw):
+        raise InvalidScoresError(f"score column {score!r} is boolean; scores must be numbers")
+    if pd.api.types.is_numeric_dtype(raw):
+        values = raw.to_numpy(dtype=np.float64, na_value=np.nan)
+    else:
+        coerced = pd.to_numeric(raw, errors="coerce")
+        bad = (coerced.isna() & raw.notna()).to_numpy()
+        # An empty or blank string in a text column is a missing score, not a malformed one.
+        blank = raw.astype("string").str.strip().eq("").fillna(False).to_numpy(dtype=bool)
+        bad = bad & ~blank
+        if bad.any():
+            raise InvalidScoresError(
+                f"non-numeric scores in column {score!r}:"
+                + row_report(df, bad, [*keys, score], where=where)
+            )
+        values = coerced.to_numpy(dtype=np.float64, na_value=np.nan)
+    inf = np.isinf(values)
+    if inf.any():
+        raise InvalidScoresError(
+            f"infinite scores in column {score!r} (use NaN for 'not evaluated'):"
+            + row_report(df, inf, [*keys, score], where=where)
+        )
+    return values

@@ -1,0 +1,229 @@
+r"""The Gumbel benchmark generator: scores with a known true ranking.
+
+``gumbel`` follows Colombo et al. (2022, Sec. 4.1): the score of system :math:`n = 1..N` on every
+(task, instance) is drawn i.i.d. from :math:`\mathrm{Gumbel}(\text{loc} = \varphi n,
+\text{scale})`, so each instance ranking is Plackett–Luce with log-worths
+:math:`\varphi n / \text{scale}` (Gumbel-max), and system ``N`` is the best.  Corruptions
+(combinable, each recorded in ``parameters``):
+
+- ``adversarial_tasks=k``: ``k`` tasks drawn with location :math:`-n` instead (the manipulation of
+  Colombo et al. 2022, Fig. 2): they rank the systems in reverse, with a strong signal;
+- ``rescale={task: λ}``: multiply a task's scores by λ (scaling robustness; affects the mean only);
+- ``missing=η``, ``missing_pattern="cell"`` (each score independently) or ``"block"`` (a whole
+  (system, task) removed, as in Himmi et al. 2023);
+- ``outliers=(ρ, m)``: a share ρ of the scores moved by ``± m · scale`` (random sign);
+- ``instance_types=(K, s)``: instances fall into ``K`` types and each (system, type) gets an offset
+  drawn from :math:`N(0, s^2 \text{scale}^2)` (systems specialised on some kinds of inputs,
+  after Peyrard et al. 2021, Sec. 4);
+- ``round_to=d``: round scores to ``d`` decimals, creating ties.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from rankstats.core.scores import Scores
+from rankstats.simulate.argument_checks import check_generator, require
+from rankstats.simulate.labels import system_names, task_names
+from rankstats.simulate.simulated_scores import SimulatedScores
+
+
+def gumbel_cube(
+    n_systems: int,
+    n_tasks: int,
+    n_instances: int | None = 1,
+    phi: float = 0.5,
+    scale: float = 1.0,
+    rng: np.random.Generator | int | np.random.SeedSequence | None = None,
+    adversarial_tasks: int = 0,
+    rescale: Mapping[int, float] | None = None,
+    missing: float = 0.0,
+    missing_pattern: str = "cell",
+    outliers: tuple[float, float] | None = None,
+    instance_types: tuple[int, float] | None = None,
+    round_to: int | None = None,
+    *,
+    rescale_by_name: bool = False,
+) -> np.ndarray:
+    """Scores as an ``(N, T, K)`` array (NaN = removed); the engine of :func:`gumbel`.
+
+    Tasks ``0 .. adversarial_tasks − 1`` are the adversarial ones; ``rescale`` is keyed by task
+    index, or by task name (``task01 ..``) with ``rescale_by_name`` (as :func:`gumbel` does).
+    ``rng`` may also be a seed (``numpy.random.default_rng`` returns a ``Generator`` unchanged),
+    and ``n_instances=None`` means one score per (system, task).
+
+    Raises
+    ------
+    ValueError
+        An argument out of its range (named in the message), before anything is drawn.
+    """
+    check_generator(
+        n_systems,
+        n_tasks,
+        n_instances,
+        phi,
+        scale,
+        adversarial_tasks,
+        missing,
+        missing_pattern,
+        outliers,
+        instance_types,
+        round_to,
+        rescale,
+    )
+    rng = np.random.default_rng(rng)
+    n_instances = 1 if n_instances is None else n_instances
+    if rescale_by_name:
+        tasks = task_names(n_tasks)
+        unknown = [t for t in (rescale or {}) if t not in tasks]
+        require(not unknown, f"rescale names unknown tasks {unknown}; tasks are {tasks[0]}..")
+        rescale = {tasks.index(t): f for t, f in (rescale or {}).items()}
+    bad = [t for t in (rescale or {}) if not 0 <= t < n_tasks]
+    require(not bad, f"rescale task indices must be in [0, n_tasks), got {bad}")
+    n = np.arange(1, n_systems + 1, dtype=np.float64)
+    loc = np.broadcast_to((phi * n)[:, None, None], (n_systems, n_tasks, 1)).copy()
+    loc[:, :adversarial_tasks, 0] = -n[:, None]
+    cube = rng.gumbel(loc=loc, scale=scale, size=(n_systems, n_tasks, n_instances))
+    if instance_types is not None:
+        n_types, spread = instance_types
+        kind = rng.integers(0, n_types, size=(n_tasks, n_instances))
+        offset = rng.normal(0.0, spread * scale, size=(n_systems, n_types))
+        cube += offset[:, kind]
+    if outliers is not None:
+        share, magnitude = outliers
+        hit = rng.random(cube.shape) < share
+        cube += hit * rng.choice([-1.0, 1.0], size=cube.shape) * magnitude * scale
+    for task, factor in (rescale or {}).items():
+        cube[:, task, :] *= factor
+    if round_to is not None:
+        cube = np.round(cube, round_to)
+    if missing > 0:
+        if missing_pattern == "cell":
+            cube[rng.random(cube.shape) < missing] = np.nan
+        else:
+            cube[rng.random((n_systems, n_tasks)) < missing, :] = np.nan
+    return cube
+
+
+def cube_to_scores(
+    cube: np.ndarray, systems: Sequence[str], tasks: Sequence[str], instances: bool
+) -> pd.DataFrame:
+    """The long table (system, task, [instance], score) of an ``(N, T, K)`` cube, NaN kept."""
+    n_sys, n_tasks, n_inst = cube.shape
+    s, t, k = np.meshgrid(np.arange(n_sys), np.arange(n_tasks), np.arange(n_inst), indexing="ij")
+    frame = pd.DataFrame(
+        {
+            "system": pd.Categorical.from_codes(s.ravel(), categories=list(systems)),
+            "task": pd.Categorical.from_codes(t.ravel(), categories=list(tasks)),
+            "score": cube.ravel(),
+        }
+    )
+    if instances:
+        frame.insert(2, "instance", k.ravel())
+    return frame
+
+
+def gumbel(
+    n_systems: int = 20,
+    n_tasks: int = 20,
+    n_instances: int | None = None,
+    phi: float = 0.5,
+    scale: float = 1.0,
+    seed: int | np.random.SeedSequence | None = 0,
+    adversarial_tasks: int = 0,
+    rescale: Mapping[str, float] | None = None,
+    missing: float = 0.0,
+    missing_pattern: str = "cell",
+    outliers: tuple[float, float] | None = None,
+    instance_types: tuple[int, float] | None = None,
+    round_to: int | None = None,
+) -> SimulatedScores:
+    r"""A synthetic benchmark with known truth (Colombo et al. 2022, Sec. 4.1).
+
+    Parameters
+    ----------
+    n_systems, n_tasks : int
+        Systems ``sys01 .. sysNN`` (``sysNN`` best) and tasks ``task01 ..``.
+    n_instances : int, optional
+        Instances per task; ``None`` gives task-level scores (one draw per system and task).
+    phi : float
+        Location step: system ``n`` has location ``φ n``; larger = easier to rank.
+    scale : float
+        Gumbel scale; instance rankings are Plackett–Luce with log-worths ``φ n / scale``.
+    seed : int or SeedSequence
+        Same seed, same benchmark.
+    adversarial_tasks, rescale, missing, missing_pattern, outliers, instance_types, round_to
+        Corruptions, see the module docstring. ``rescale`` maps task names to factors.
+
+    Returns
+    -------
+    SimulatedScores
+        ``Scores`` with ``.truth`` (best first) and ``.parameters``.
+
+    Raises
+    ------
+    ValueError
+        An argument out of its range, named in the message: ``n_systems ≥ 2``, ``n_tasks ≥ 1``,
+        ``n_instances ≥ 1``, finite ``phi > 0``, ``scale > 0``, ``adversarial_tasks`` in
+        ``[0, n_tasks]``, ``missing`` in ``[0, 1)``, ``round_to ≥ 0``, ...
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> sim = rs.simulate.gumbel(n_systems=5, n_tasks=3, n_instances=10, phi=2.0, seed=0)
+    >>> sim.truth[0], rs.aggregate(sim, method="borda").order[0]
+    ('sys05', 'sys05')
+    """
+    # Checked (before anything is drawn) in gumbel_cube, which also draws from the seed.
+    cube = gumbel_cube(
+        n_systems,
+        n_tasks,
+        n_instances,
+        phi,
+        scale,
+        seed,
+        adversarial_tasks,
+        rescale,
+        missing,
+        missing_pattern,
+        outliers,
+        instance_types,
+        round_to,
+        rescale_by_name=True,
+    )
+    tasks = task_names(n_tasks)
+    systems = system_names(n_systems)
+    frame = cube_to_scores(cube, systems, tasks, n_instances is not None)
+    base = Scores.from_long(
+        frame, instance="instance" if n_instances is not None else None, name="gumbel"
+    )
+    parameters = {
+        "generator": "gumbel",
+        "n_systems": n_systems,
+        "n_tasks": n_tasks,
+        "n_instances": n_instances,
+        "phi": phi,
+        "scale": scale,
+        "seed": seed if isinstance(seed, int | None) else str(seed),
+        "adversarial_tasks": tasks[:adversarial_tasks],
+        "rescale": dict(rescale or {}),
+        "missing": missing,
+        "missing_pattern": missing_pattern,
+        "outliers": outliers,
+        "instance_types": instance_types,
+        "round_to": round_to,
+    }
+    return SimulatedScores(
+        data=base.data,
+        systems=base.systems,
+        tasks=base.tasks,
+        higher_is_better=base.higher_is_better,
+        skipped_tasks=base.skipped_tasks,
+        skipped_instances=base.skipped_instances,
+        name="gumbel",
+        truth=tuple(reversed(systems)),
+        parameters=parameters,
+    )
