@@ -1,13 +1,97 @@
+import json
+import os
+from pathlib import Path
+
 import matplotlib
+import pytest
 
 matplotlib.use("Agg")
 
 # --- models (PyMC): one PyTensor compile cache for every test run, here and across runs -------
 # Set before PyMC / PyTensor are imported.  An existing PYTENSOR_FLAGS wins.
-import os
-from pathlib import Path
-
 os.environ.setdefault(
     "PYTENSOR_FLAGS",
     f"base_compiledir={Path(__file__).resolve().parents[1] / '.pytest_cache' / 'pytensor'}",
 )
+
+
+# --- pytest-xdist: which tests run together, and in which order ------------------------------
+# A work unit is a test file (its module fixtures are built once), except that every page of the
+# documentation runner is a unit of its own (a page's blocks share a directory and variables, so
+# they stay together and in order): one file would put every docs block on one worker. Units go
+# out longest first (tests/durations.json, the seconds each unit took; refreshed with
+# ``pytest --record-durations``), so that no long unit starts last and leaves a core idle.
+DURATIONS = Path(__file__).with_name("durations.json")
+DOCS_RUNNER = "tests/test_docs_snippets.py::test_docs_block["
+
+
+def recorded(config) -> dict[str, float]:
+    """The recorded seconds of each unit in runs with this ``-m`` (default and slow runs differ)."""
+    runs = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+    return runs.get(config.option.markexpr, {})
+
+
+def work_unit(nodeid: str) -> str:
+    """The file of a test, or file::page for a block of the documentation runner."""
+    if nodeid.startswith(DOCS_RUNNER):
+        page = nodeid[len(DOCS_RUNNER) :].rsplit(":", 1)[0]  # [page:line]
+        return f"tests/test_docs_snippets.py::{page}"
+    return nodeid.split("::", 1)[0]
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--record-durations",
+        action="store_true",
+        help=f"add the seconds each work unit took to {DURATIONS.name} (xdist's order)",
+    )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.option.dist != "loadfile":  # another --dist asked for on the command line
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    known = recorded(config)
+
+    class LongestFirst(LoadScopeScheduling):
+        ordered = False
+
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            if not self.ordered:  # the first assignment: the queue is complete
+                units = sorted(self.workqueue.items(), key=lambda u: -known.get(u[0], 1.0))
+                self.workqueue.clear()
+                self.workqueue.update(units)
+                self.ordered = True
+            super()._assign_work_unit(node)
+
+    return LongestFirst(config, log)
+
+
+class _Recorder:
+    """Adds up the seconds of each work unit (setup + call + teardown) over the run."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report) -> None:
+        unit = work_unit(report.nodeid)
+        self.seconds[unit] = self.seconds.get(unit, 0.0) + report.duration
+
+    def pytest_sessionfinish(self, session) -> None:
+        if hasattr(session.config, "workerinput"):  # an xdist worker: the controller records
+            return
+        runs = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+        mark = session.config.option.markexpr
+        runs[mark] = {**runs.get(mark, {}), **{u: round(s, 1) for u, s in self.seconds.items()}}
+        runs[mark] = dict(sorted(runs[mark].items()))
+        DURATIONS.write_text(json.dumps(runs, indent=1) + "\n")
+
+
+def pytest_configure(config):
+    if config.getoption("--record-durations", default=False):
+        config.pluginmanager.register(_Recorder(), "record-durations")

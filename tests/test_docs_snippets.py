@@ -5,11 +5,13 @@ Collected: fenced ``bash``, ``console`` and ``python`` blocks; each is one test 
 temporary directory (``examples/`` and ``tests/`` are linked into it, so ``python examples/x.py``
 works), with ``MPLBACKEND=Agg``:
 
-- ``python`` blocks run in one Python process per page, in order, sharing their variables as the
-  page is written (``rs`` is ``import rankstats as rs``, as everywhere in the guide);
+- ``python`` blocks run in order, sharing their variables as the page is written (``rs`` is
+  ``import rankstats as rs``, as everywhere in the guide): one namespace per page, in one Python
+  process that serves every page (:data:`WORKER`);
 - ``bash`` blocks: every command line runs (continuation lines joined, ``&&`` chains split,
-  ``# comments`` dropped); ``rankstats`` (also ``.venv/bin/rankstats``) is this environment's entry
-  point and ``python`` this interpreter; ``console`` blocks: only the ``$ `` lines run, the rest is
+  ``# comments`` dropped); ``rankstats`` (also ``.venv/bin/rankstats``) is this environment's
+  ``rankstats.cli.main``, called in that same process, and ``python`` this interpreter in a new
+  one; ``console`` blocks: only the ``$ `` lines run, the rest is
   printed output. Installing commands (``python3 -m venv``, ``pip install``) and the test suite
   itself (``python -m pytest``) are not re-run: tests/test_wheel.py installs the built wheel and
   runs the README's command, and CI step 1 is the README's install + test command. They are
@@ -54,7 +56,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*.md"))]
 PAGES = [p for p in PAGES if not p.startswith("docs/_build")]
-RANKSTATS = Path(sys.executable).parent / "rankstats"
 TIMEOUT = 600  # seconds for one command or one Python block
 
 FENCE = re.compile(r"^```(bash|console|python)\s*$")
@@ -178,34 +179,67 @@ def substituted(block: Block) -> str:
 
 
 # ------------------------------------------------------------------------------ running
+# One Python process per pytest process runs every page's ``python`` blocks (one namespace per
+# page, in the page's directory) and its ``rankstats`` commands (``rankstats.cli.main`` in the
+# process, as tests/cli_run.py does): an interpreter start and the imports of pandas,
+# matplotlib and rankstats are paid once, not once per page and per command (≈ 1.5 s each).
+# ``python examples/x.py`` still runs in a process of its own.
 WORKER = r"""
-import json, os, sys, traceback
+import contextlib, io, json, os, sys, traceback
+protocol_in = os.fdopen(os.dup(0), "r")
 protocol = os.fdopen(os.dup(1), "w")
+null = os.open(os.devnull, os.O_RDONLY)
+os.dup2(null, 0)  # a command reading standard input must not read the protocol
 os.dup2(2, 1)  # what the blocks print goes to the log, not to the protocol
 sys.stdout = sys.stderr
 import matplotlib
 matplotlib.use("Agg")
 import re, warnings
 NOT_CONVERGED = re.compile(NOT_CONVERGED_PATTERN)
-namespace = {"__name__": "__main__"}
-exec("import rankstats as rs", namespace)
-for request in sys.stdin:
+RC = dict(matplotlib.rcParams)
+namespaces = {}
+
+
+def python(request):
+    if request["page"] not in namespaces:
+        matplotlib.rcParams.update(RC)  # a page starts as in a fresh process
+        namespaces[request["page"]] = {"__name__": "__main__"}
+        exec("import rankstats as rs", namespaces[request["page"]])
+    namespace = namespaces[request["page"]]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exec(compile(request["source"], request["name"], "exec"), namespace)
+    for w in caught:
+        print(f"{w.category.__name__}: {w.message}", file=sys.stderr)
+    bad = [
+        f"{w.category.__name__}: {w.message}" for w in caught
+        if w.category.__name__ == "ConvergenceWarning" or NOT_CONVERGED.search(str(w.message))
+    ]
+    return {"ok": not bad, "error": "did not converge: " + " | ".join(bad)}
+
+
+def cli(request):
+    from rankstats.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")  # every warning shown, as in a fresh process
+            try:
+                code = main(request["argv"])
+            except SystemExit as exit_:  # argparse's own errors
+                code = exit_.code if isinstance(exit_.code, int) else 1
+    return {"ok": True, "code": code, "out": out.getvalue(), "err": err.getvalue()}
+
+
+for request in protocol_in:
     request = json.loads(request)
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            exec(compile(request["source"], request["name"], "exec"), namespace)
-        for w in caught:
-            print(f"{w.category.__name__}: {w.message}", file=sys.stderr)
-        bad = [
-            f"{w.category.__name__}: {w.message}" for w in caught
-            if w.category.__name__ == "ConvergenceWarning" or NOT_CONVERGED.search(str(w.message))
-        ]
-        import matplotlib.pyplot as plt
-        plt.close("all")
-        answer = {"ok": not bad, "error": "did not converge: " + " | ".join(bad)}
+        os.chdir(request["cwd"])
+        answer = python(request) if request["op"] == "python" else cli(request)
     except BaseException:
         answer = {"ok": False, "error": traceback.format_exc()}
+    import matplotlib.pyplot as plt
+    plt.close("all")
     protocol.write(json.dumps(answer) + "\n")
     protocol.flush()
 """
@@ -221,56 +255,73 @@ def _env() -> dict[str, str]:
     return env
 
 
-class Page:
-    """The working directory and the Python process of one page."""
+class Worker:
+    """The Python process that runs the blocks (started on first use, restarted if it dies)."""
 
-    def __init__(self, where: Path) -> None:
-        self.where = where
-        where.mkdir(parents=True, exist_ok=True)
-        for name in ("examples", "tests"):
-            (where / name).symlink_to(ROOT / name, target_is_directory=True)
-        self.log = where / ".python.log"
-        self.worker: subprocess.Popen | None = None
+    def __init__(self, log: Path) -> None:
+        self.log = log
+        self.process: subprocess.Popen | None = None
 
-    def python(self, block: Block, source: str) -> None:
-        if self.worker is None or self.worker.poll() is not None:
-            self.worker = subprocess.Popen(
+    def ask(self, block: Block, request: dict) -> dict:
+        if self.process is None or self.process.poll() is not None:
+            self.process = subprocess.Popen(
                 [
                     sys.executable,
                     "-c",
                     WORKER.replace("NOT_CONVERGED_PATTERN", repr(NOT_CONVERGED)),
                 ],
-                cwd=self.where,
                 env=_env(),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self.log.open("a"),
                 text=True,
             )
-        # Blank lines first: a traceback names the line of the page.
-        request = {"source": "\n" * block.line + source, "name": str(ROOT / block.page)}
-        self.worker.stdin.write(json.dumps(request) + "\n")
-        self.worker.stdin.flush()
-        ready, _, _ = select.select([self.worker.stdout], [], [], TIMEOUT)
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        ready, _, _ = select.select([self.process.stdout], [], [], TIMEOUT)
         if not ready:
             self.close()
             pytest.fail(f"{block.id}: no answer within {TIMEOUT} s")
-        answer = self.worker.stdout.readline()
+        answer = self.process.stdout.readline()
         if not answer:
             self.close()
-            pytest.fail(f"{block.id}: the Python process died\n{self._tail()}")
-        answer = json.loads(answer)
-        if not answer["ok"]:
-            pytest.fail(f"{block.id} failed:\n{answer['error']}\n{self._tail()}", pytrace=False)
+            pytest.fail(f"{block.id}: the Python process died\n{self.tail()}")
+        return json.loads(answer)
 
-    def _tail(self, n: int = 3000) -> str:
+    def tail(self, n: int = 3000) -> str:
         return self.log.read_text(errors="replace")[-n:] if self.log.exists() else ""
 
     def close(self) -> None:
-        if self.worker is not None:
-            self.worker.kill()
-            self.worker.wait()
-            self.worker = None
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+
+class Page:
+    """The working directory of one page, and the worker that runs its blocks."""
+
+    def __init__(self, where: Path, worker: Worker) -> None:
+        self.where = where
+        self.worker = worker
+        where.mkdir(parents=True, exist_ok=True)
+        for name in ("examples", "tests"):
+            (where / name).symlink_to(ROOT / name, target_is_directory=True)
+
+    def python(self, block: Block, source: str) -> None:
+        # Blank lines first: a traceback names the line of the page.
+        request = {
+            "op": "python",
+            "page": block.page,
+            "cwd": str(self.where),
+            "source": "\n" * block.line + source,
+            "name": str(ROOT / block.page),
+        }
+        answer = self.worker.ask(block, request)
+        if not answer["ok"]:
+            pytest.fail(
+                f"{block.id} failed:\n{answer['error']}\n{self.worker.tail()}", pytrace=False
+            )
 
 
 def commands(block: Block, source: str) -> list[list[str]]:
@@ -307,28 +358,38 @@ def not_rerun(words: list[str]) -> str | None:
     return None
 
 
-def run_command(block: Block, words: list[str], where: Path) -> None:
+def run_command(block: Block, words: list[str], page: Page) -> None:
+    """One command line: ``rankstats`` in the page's worker, ``python`` in a new process."""
     program = Path(words[0]).name
+    start = time.perf_counter()
     if program == "rankstats":
-        argv = [str(RANKSTATS), *words[1:]]
+        request = {"op": "cli", "argv": words[1:], "cwd": str(page.where)}
+        answer = page.worker.ask(block, request)
+        if not answer["ok"]:
+            pytest.fail(f"{block.id}: `{shlex.join(words)}` raised\n{answer['error']}")
+        code, out, err = answer["code"], answer["out"], answer["err"]
     elif program in ("python", "python3"):
-        argv = [sys.executable, *words[1:]]
+        done = subprocess.run(
+            [sys.executable, *words[1:]],
+            cwd=page.where,
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+        code, out, err = done.returncode, done.stdout, done.stderr
     else:
         pytest.fail(f"{block.id}: the runner does not know how to run {words[0]!r}")
-    start = time.perf_counter()
-    done = subprocess.run(
-        argv, cwd=where, env=_env(), capture_output=True, text=True, timeout=TIMEOUT, check=False
-    )
-    if re.search(NOT_CONVERGED, done.stdout + done.stderr):
+    if re.search(NOT_CONVERGED, out + err):
         pytest.fail(
-            f"{block.id}: `{shlex.join(words)}` did not converge\n{done.stdout[-3000:]}\n"
-            f"{done.stderr[-3000:]}",
+            f"{block.id}: `{shlex.join(words)}` did not converge\n{out[-3000:]}\n{err[-3000:]}",
             pytrace=False,
         )
-    if done.returncode != 0:
+    if code != 0:
         pytest.fail(
-            f"{block.id}: `{shlex.join(words)}` exited {done.returncode} after "
-            f"{time.perf_counter() - start:.1f} s\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}",
+            f"{block.id}: `{shlex.join(words)}` exited {code} after "
+            f"{time.perf_counter() - start:.1f} s\n{out[-3000:]}\n{err[-3000:]}",
             pytrace=False,
         )
 
@@ -337,15 +398,15 @@ def run_command(block: Block, words: list[str], where: Path) -> None:
 def pages(tmp_path_factory):
     opened: dict[str, Page] = {}
     base = tmp_path_factory.mktemp("docs")
+    worker = Worker(base / ".worker.log")
 
     def page(name: str) -> Page:
         if name not in opened:
-            opened[name] = Page(base / name.replace("/", "__"))
+            opened[name] = Page(base / name.replace("/", "__"), worker)
         return opened[name]
 
     yield page
-    for p in opened.values():
-        p.close()
+    worker.close()
 
 
 @pytest.mark.parametrize("block", [_param(b) for b in BLOCKS])
@@ -360,7 +421,7 @@ def test_docs_block(block: Block, pages):
     ran = 0
     for words in commands(block, source):
         if not_rerun(words) is None:
-            run_command(block, words, page.where)
+            run_command(block, words, page)
             ran += 1
     if ran == 0:
         pytest.skip(
@@ -401,7 +462,8 @@ def test_the_runner_reads_commands_and_markers(tmp_path):
 
 
 def test_a_failing_block_fails(tmp_path):
-    page = Page(tmp_path / "page")
+    worker = Worker(tmp_path / "worker.log")
+    page = Page(tmp_path / "page", worker)
     try:
         page.python(Block("x.md", 1, "python", "x = 1"), "x = 1")
         with pytest.raises(pytest.fail.Exception, match="ZeroDivisionError"):
@@ -412,7 +474,28 @@ def test_a_failing_block_fails(tmp_path):
                 "import warnings\nclass ConvergenceWarning(UserWarning): pass\n"
                 "warnings.warn('R-hat 1.2', ConvergenceWarning)",  # matched by its name
             )
+        with pytest.raises(pytest.fail.Exception, match="exited 2"):
+            run_command(Block("x.md", 1, "bash", ""), ["rankstats", "rank", "missing.csv"], page)
+        with pytest.raises(pytest.fail.Exception, match="exited 1"):
+            run_command(Block("x.md", 1, "bash", ""), ["python", "-c", "raise SystemExit(1)"], page)
+        # A page's variables are its own; the worker is shared.
+        other = Page(tmp_path / "other", worker)
+        with pytest.raises(pytest.fail.Exception, match="NameError"):
+            other.python(Block("y.md", 1, "python", "x"), "x")
     finally:
-        page.close()
-    with pytest.raises(pytest.fail.Exception, match="exited 2"):
-        run_command(Block("x.md", 1, "bash", ""), ["rankstats", "rank", "missing.csv"], tmp_path)
+        worker.close()
+
+
+def test_each_page_is_a_work_unit_of_its_own():
+    """tests/conftest.py gives xdist one unit per page (its blocks stay together and in order)."""
+    from conftest import work_unit
+
+    assert work_unit("tests/test_docs_snippets.py::test_docs_block[docs/user-guide/cli.md:71]") == (
+        "tests/test_docs_snippets.py::docs/user-guide/cli.md"
+    )
+    assert work_unit("tests/test_docs_snippets.py::test_docs_block[README.md:15]") == (
+        "tests/test_docs_snippets.py::README.md"
+    )
+    assert work_unit("tests/core/test_scores.py::test_x[a::b]") == "tests/core/test_scores.py"
+    units = {work_unit(f"tests/test_docs_snippets.py::test_docs_block[{b.id}]") for b in BLOCKS}
+    assert len(units) == len(PAGES) - sum(not collect(p) for p in PAGES)

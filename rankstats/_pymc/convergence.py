@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from rankstats._pymc import compat as _compat
+from rankstats._util.advice import Advice, Spelled, escape
 
 # Methods whose idata holds a posterior sample (point estimates are posterior means).
 SAMPLED = ("nuts", "mcmc")
@@ -55,22 +56,37 @@ def check_convergence(idata: Any, variables: Sequence[str]) -> list[str]:
 
 
 PL_BT_HINT = (
-    "run longer chains (draws=, tune=), more chains, or a stronger prior (smaller prior_scale) "
-    "if systems are never beaten / never win"
+    "run longer chains ({draws}, {tune}), more chains, or a stronger prior (smaller "
+    "{prior_scale}) if systems are never beaten / never win"
 )
+
+
+class AdviceConvergenceWarning(Advice, ConvergenceWarning):
+    """A :class:`ConvergenceWarning` whose advice names options (:mod:`rankstats._util.advice`:
+    ``draws=`` in Python, ``--draws`` on the command line)."""
 
 
 def warn_convergence(
     problems: list[str],
     stacklevel: int = 3,
     hint: str = PL_BT_HINT,
-    inspect: str = "fit.summary() and arviz trace plots",
+    inspect: str | Spelled = "fit.summary() and arviz trace plots",
+    **options: object,
 ) -> None:
+    """Warn when ``problems``; ``hint`` is a template whose fields are options named alone
+    (``{draws}``) or given in ``options``; ``inspect``: where to look (Spelled when it differs
+    on the command line)."""
     if problems:
+        fields = {k: None for k in ("draws", "tune", "max_draws", "prior_scale", "chains")}
+        fields = {k: v for k, v in fields.items() if "{" + k + "}" in hint}
         warnings.warn(
-            "MCMC did not converge reliably: "
-            + "; ".join(problems)
-            + f". Do not report these numbers as they are: {hint}; inspect {inspect}.",
-            ConvergenceWarning,
+            AdviceConvergenceWarning(
+                escape("MCMC did not converge reliably: " + "; ".join(problems))
+                + ". Do not report these numbers as they are: "
+                + hint
+                + "; inspect {inspect}.",
+                inspect=inspect if isinstance(inspect, Spelled) else Spelled(inspect, inspect),
+                **{**fields, **options},
+            ),
             stacklevel=stacklevel,
         )

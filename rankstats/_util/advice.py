@@ -17,13 +17,26 @@ Examples
 'raise min_coverage'
 >>> AdviceError("or {other}", other=("missing", "imputed")).cli()
 'or --missing imputed'
->>> AdviceError("pass {m}", m=Spelled("missing='drop'", "--missing complete-case")).cli()
-'pass --missing complete-case'
+>>> AdviceError("pass {m}", m=Spelled("method='conover'", "--posthoc conover")).cli()
+'pass --posthoc conover'
+>>> AdviceError("pass {na_values}", na_values=["NA", "n/a"]).cli()
+'pass --na-values NA n/a'
+
+This is the one mechanism: the library raises the template, the command line prints
+``err.cli()`` (:func:`rankstats.cli.main`); no module of :mod:`rankstats.cli` rewrites a message.
 """
 
 from __future__ import annotations
 
-from rankstats.errors import DataWarning
+import re
+
+from rankstats.errors import (
+    DataWarning,
+    InvalidRankingsError,
+    InvalidScoresError,
+    ResourceError,
+    UnreadableFileError,
+)
 
 #: Options whose flag is not ``--`` + the argument name with dashes.
 FLAGS = {"n_boot": "--boot", "simultaneous": "--marginal"}
@@ -35,14 +48,26 @@ def python_spelling(name: str, value: object = None) -> str:
 
 
 def cli_spelling(name: str, value: object = None) -> str:
-    """``--name value`` (``--name`` alone when ``value`` is None)."""
+    """``--name value`` (``--name`` alone when ``value`` is None; a list as the words of a
+    many-valued flag)."""
     flag = FLAGS.get(name, "--" + name.replace("_", "-"))
+    if isinstance(value, list):
+        value = " ".join(map(shell_word, value))
+    elif isinstance(value, str):
+        value = shell_word(value)
     return flag if value is None else f"{flag} {value}"
 
 
+def shell_word(name: object) -> str:
+    """A value as one word of a shell command line (quoted when it needs to be)."""
+    text = str(name)
+    return repr(text) if re.search(r"[\s'\"$`\\;&|<>()*?#~]", text) or not text else text
+
+
 class Spelled:
-    """An option whose two spellings differ beyond the rule (``missing='drop'`` in the library
-    is ``--missing complete-case`` on the command line)."""
+    """An option whose two spellings differ beyond the rule (``method='conover'`` of
+    :func:`~rankstats.significance.posthoc_tests.posthoc` is ``--posthoc conover`` on the command
+    line)."""
 
     def __init__(self, python: str, cli: str):
         self.python, self.cli = python, cli
@@ -54,10 +79,17 @@ def escape(text: object) -> str:
 
 
 class Advice:
-    """A message template with options (mixed into an exception or a warning)."""
+    """A message template with options (mixed into an exception or a warning, before it:
+    ``class X(Advice, ValueError)``)."""
 
     template: str
     options: dict
+
+    def __init__(self, template: str, **options: object):
+        super().__init__(self._init(template, options))
+
+    def __reduce__(self):  # pickled (worker processes) with its template, not its text
+        return _rebuild, (type(self), self.template, self.options)
 
     def _init(self, template: str, options: dict) -> str:
         self.template = template
@@ -80,15 +112,29 @@ class Advice:
         return self.spell(cli_spelling)
 
 
+def _rebuild(cls: type, template: str, options: dict) -> Advice:
+    return cls(template, **options)
+
+
 class AdviceError(Advice, ValueError):
     """A ``ValueError`` whose remedy names options (see :mod:`rankstats._util.advice`)."""
 
-    def __init__(self, template: str, **options: object):
-        super().__init__(self._init(template, options))
+
+class AdviceScoresError(Advice, InvalidScoresError):
+    """An :class:`~rankstats.errors.InvalidScoresError` whose remedy names options."""
+
+
+class AdviceRankingsError(Advice, InvalidRankingsError):
+    """An :class:`~rankstats.errors.InvalidRankingsError` whose remedy names options."""
+
+
+class AdviceFileError(Advice, UnreadableFileError):
+    """An :class:`~rankstats.errors.UnreadableFileError` whose remedy names options."""
+
+
+class AdviceResourceError(Advice, ResourceError):
+    """A :class:`~rankstats.errors.ResourceError` whose remedy names options."""
 
 
 class AdviceWarning(Advice, DataWarning):
     """A :class:`~rankstats.errors.DataWarning` whose advice names options."""
-
-    def __init__(self, template: str, **options: object):
-        super().__init__(self._init(template, options))

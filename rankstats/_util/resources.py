@@ -29,7 +29,7 @@ import functools
 import os
 from pathlib import Path
 
-from rankstats.errors import ResourceError
+from rankstats._util.advice import AdviceResourceError, Spelled, escape
 
 #: Environment variable that turns the check off (the CLI's ``--ignore-memory-check`` sets it).
 IGNORE_ENV = "RANKSTATS_IGNORE_MEMORY"
@@ -336,8 +336,11 @@ def require_memory(
     if n_rankings is not None:
         shape.append(f"{n_rankings:,} rankings")
     detail = f" ({', '.join(shape)})" if shape else ""
-    raise ResourceError(
-        f"{what} needs about {_gib(nbytes)}{detail} but this machine has {_gib(available)} "
-        f"available; use fewer systems, or set {IGNORE_ENV}=1 (CLI: --ignore-memory-check) to "
-        "try anyway"
+    raise AdviceResourceError(
+        escape(
+            f"{what} needs about {_gib(nbytes)}{detail} but this machine has {_gib(available)} "
+            "available; use fewer systems, or "
+        )
+        + "{ignore} to try anyway",
+        ignore=Spelled(f"set {IGNORE_ENV}=1", "pass --ignore-memory-check"),
     )

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from rankstats._util.advice import Spelled
 from rankstats.core.bradley_terry_mle import Pairs
 
 
@@ -72,8 +73,11 @@ def sample_posterior(
     warn_convergence(
         problems,
         stacklevel=4,
-        hint="run longer chains (draws=, tune=) or more chains",
-        inspect="fit.info['posterior_problems'] and the draws in fit.posterior",
+        hint="run longer chains ({draws}, {tune}) or more chains ({chains})",
+        inspect=Spelled(
+            "fit.info['posterior_problems'] and the draws in fit.posterior",
+            "posterior_problems in summary.json",
+        ),
     )
     posterior = _compat.group(idata)
     out: dict[str, Any] = {}

@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from rankstats._util.advice import AdviceError, AdviceWarning, Spelled, escape
 from rankstats.battles.bootstrap import (  # noqa: F401 - re-exported (API reference, tests)
     PoissonTable,
     bootstrap_battles,
@@ -60,7 +61,8 @@ from rankstats.battles.bootstrap import (  # noqa: F401 - re-exported (API refer
 )
 from rankstats.battles.design import order_design, unidentified_reason
 from rankstats.battles.figures import plot_intervals, plot_win_probability
-from rankstats.battles.log import Battles, InvalidBattlesError
+from rankstats.battles.log import Battles
+from rankstats.battles.log_files import AdviceBattlesError
 from rankstats.core.bradley_terry_mle import ConvergenceError, MLEDoesNotExistError, Pairs, fit_bt
 from rankstats.errors import DataWarning
 
@@ -69,9 +71,11 @@ ELO_SCALE = 400.0 / math.log(10.0)
 ELO_START = 1000.0
 METHODS = ("fisher", "bootstrap", "posterior")
 
-BATTLES_HINT = (
+BATTLES_HINT = Spelled(
     "Add battles that connect these models, or fit the connected part only (the posterior, "
-    "posterior=True, stays finite thanks to its prior)."
+    "posterior=True, stays finite thanks to its prior).",
+    "Add battles that connect these models, or fit the connected part only (the posterior, "
+    "--posterior, stays finite thanks to its prior).",
 )
 
 
@@ -391,22 +395,20 @@ def fit_battles(
     _check_settings(confidence, bootstrap, anchor_rating, order_effect)
     pairs = battles.pairs(both_bad)
     if len(pairs.item1) == 0:
-        raise InvalidBattlesError(
-            f"{battles.source}: no battles to fit"
-            + (
-                " once the both-bad battles are left out (both_bad='drop')"
-                if battles.n_battles
-                else ""
-            )
+        raise AdviceBattlesError(
+            escape(f"{battles.source}: no battles to fit")
+            + (" once the both-bad battles are left out ({both_bad})" if battles.n_battles else ""),
+            both_bad=("both_bad", "drop"),
         )
     if ties is None:
         ties = bool(pairs.ties.sum() > 0)
     fit_pairs = pairs if ties else _half_wins(pairs)
     models = battles.models
     if anchor is not None and anchor not in models:
-        raise ValueError(
-            f"anchor {anchor!r} is not a model of the battles; models are "
-            f"{', '.join(map(repr, models[:20]))}"
+        raise AdviceError(
+            "{anchor} is not a model of the battles; models are "
+            + escape(", ".join(map(repr, models[:20]))),
+            anchor=Spelled(f"anchor {anchor!r}", f"--anchor {anchor!r}"),
         )
     order_effect, dropped = _decide_order_effect(pairs, models, order_effect)
     try:
@@ -415,9 +417,11 @@ def fit_battles(
         )
     except ConvergenceError as err:
         raise MLEDoesNotExistError(
-            f"the Bradley–Terry MLE of the battles could not be found ({err}): a parameter runs "
-            "off to infinity (e.g. no ties, only ties, or the model shown first always wins); "
-            "fit with ties=False or order_effect=False"
+            escape(f"the Bradley–Terry MLE of the battles could not be found ({err})")
+            + ": a parameter runs off to infinity (e.g. no ties, only ties, or the model shown "
+            "first always wins); fit with {ties} or {order_effect}",
+            ties=Spelled("ties=False", "--ties half"),
+            order_effect=Spelled("order_effect=False", "--no-order-effect"),
         ) from None
     clusters = battles.cluster_cells(both_bad) if bootstrap else None
     info: dict[str, Any] = {
@@ -434,18 +438,21 @@ def fit_battles(
     if battles.cluster is not None:
         info["n_clusters"] = battles.n_clusters
 
-    def note(message: str) -> None:  # a warning that the fit also keeps (info["warnings"])
-        info["warnings"].append(message)
-        warnings.warn(message, DataWarning, stacklevel=3)
+    def note(warning: str | AdviceWarning) -> None:  # a warning the fit keeps (info["warnings"])
+        info["warnings"].append(str(warning))
+        warnings.warn(warning, DataWarning, stacklevel=3)
 
     if dropped:
-        info["order_effect_dropped"] = dropped
+        info["order_effect_dropped"] = str(dropped)
         note(dropped)
     if battles.cluster is not None and not bootstrap:
         note(
-            f"the clusters ({battles.cluster}) are used by the bootstrap only, and bootstrap=0: "
-            "the Fisher intervals treat every battle as independent and are too narrow when "
-            "the battles of a cluster are correlated"
+            AdviceWarning(
+                escape(f"the clusters ({battles.cluster}) are used by the bootstrap only, and ")
+                + "{bootstrap}: the Fisher intervals treat every battle as independent and are "
+                "too narrow when the battles of a cluster are correlated",
+                bootstrap=0,
+            )
         )
     boot = None
     if bootstrap:
@@ -502,32 +509,54 @@ def _check_settings(
     if isinstance(bootstrap, bool) or not isinstance(bootstrap, (int, np.integer)) or bootstrap < 0:
         raise ValueError(f"bootstrap must be an integer >= 0, not {bootstrap!r}")
     if not (isinstance(anchor_rating, (int, float)) and math.isfinite(anchor_rating)):
-        raise ValueError(f"anchor_rating must be a finite number, not {anchor_rating!r}")
+        raise AdviceError(
+            "{anchor_rating} must be a finite number, not " + escape(repr(anchor_rating)),
+            anchor_rating=Spelled("anchor_rating", "--rating"),
+        )
     if order_effect not in (None, True, False):
         raise ValueError(f"order_effect must be None, True or False, not {order_effect!r}")
 
 
 def _decide_order_effect(
     pairs: Pairs, models: Sequence[str], order_effect: bool | None
-) -> tuple[bool, str | None]:
+) -> tuple[bool, AdviceWarning | None]:
     """Estimate the order effect?  Decided from the design (:mod:`rankstats.battles.design`):
     ``(estimate, warning)``; ``order_effect=True`` on a design that cannot identify it is an
     error."""
     if order_effect is False:
         return False, None
+    if _both_orders(len(models), pairs.item1, pairs.item2):
+        return True, None  # φ_a − φ_b = 1 = φ_b − φ_a has no solution: identified
     design = order_design(len(models), pairs.item1, pairs.item2)
     if design.identified:
         return True, None
     reason = unidentified_reason(design, models)
     if order_effect is True:
-        raise InvalidBattlesError(
-            f"the order effect cannot be estimated from these battles: {reason}; fit with "
-            "order_effect=False (or leave order_effect=None: it is then left out with a warning)"
+        raise AdviceBattlesError(
+            escape(f"the order effect cannot be estimated from these battles: {reason}")
+            + "; fit with {off} (or {auto}: it is then left out with a warning)",
+            off=_NO_ORDER_EFFECT,
+            auto=Spelled("leave order_effect=None", "leave out --order-effect"),
         )
-    return False, (
-        f"the order effect is left out: {reason}; the ratings are fitted without it "
-        "(order_effect=False says so and silences this warning)"
+    return False, AdviceWarning(
+        escape(f"the order effect is left out: {reason}")
+        + "; the ratings are fitted without it ({off} says so and silences this warning)",
+        off=_NO_ORDER_EFFECT,
     )
+
+
+_NO_ORDER_EFFECT = Spelled("order_effect=False", "--no-order-effect")
+
+
+def _both_orders(n: int, item1: np.ndarray, item2: np.ndarray) -> bool:
+    """Some pair is played in both orders (which identifies the order effect at once)."""
+    key = np.asarray(item1, dtype=np.int64) * n + item2
+    reverse = np.asarray(item2, dtype=np.int64) * n + item1
+    if n * n <= max(4 * len(key), 1 << 20):
+        seen = np.zeros(n * n, dtype=bool)
+        seen[key] = True
+        return bool(seen[reverse].any())
+    return bool(np.isin(reverse, key).any())
 
 
 def _half_wins(pairs: Pairs) -> Pairs:

@@ -175,7 +175,7 @@ class Battles:
             f"Battles({self.n_battles:,} battles, {self.n_models} models, "
             f"{len(self.item_a):,} ordered pairs from {self.source}; first-shown wins "
             f"{share[0] / n:.1%}, second-shown wins {share[1] / n:.1%}, ties {share[2] / n:.1%}, "
-            f"both-bad {share[3] / n:.1%} (both-bad counted as ties unless both_bad='drop'); "
+            f"both-bad {share[3] / n:.1%} (both-bad counted as ties unless dropped); "
             + (
                 f"{self.n_clusters:,} clusters ({self.cluster}); "
                 if self.by_cluster is not None
@@ -262,7 +262,7 @@ def read_battles(
 
     factors = {role: factorize(frame[name]) for role, name in columns.items()}
     for role, (codes, values) in factors.items():
-        blank = pd.Index(values, dtype=object).astype(str).str.strip().to_numpy() == ""
+        blank = np.array([str(v).strip() == "" for v in values], dtype=bool)
         missing = np.flatnonzero((codes < 0) | (blank[codes] if len(values) else False))
         if len(missing):
             raise InvalidBattlesError(
@@ -310,9 +310,8 @@ def _count(
     n = len(models)
     pair = ia.astype(np.int64) * n + ib
     if n * n <= 4_000_000:
-        counts = np.bincount(pair * 4 + outcome, minlength=n * n * 4).reshape(n * n, 4)
-        keys = np.flatnonzero(counts.sum(axis=1))
-        counts = counts[keys]
+        keys = np.flatnonzero(np.bincount(pair, minlength=n * n))
+        counts = np.bincount(pair * 4 + outcome, minlength=n * n * 4).reshape(n * n, 4)[keys]
         inverse = None
     else:
         keys, inverse = np.unique(pair, return_inverse=True)

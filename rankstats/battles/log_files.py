@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rankstats._util.advice import Advice, escape
 from rankstats.errors import InvalidScoresError, preview
 
 JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
@@ -37,6 +38,11 @@ class InvalidBattlesError(InvalidScoresError):
     """A battle log cannot be used as given (unknown winner, missing cell, self-play)."""
 
 
+class AdviceBattlesError(Advice, InvalidBattlesError):
+    """An :class:`InvalidBattlesError` whose remedy names options (:mod:`rankstats._util.advice`:
+    ``model_a=`` in Python, ``--model-a`` on the command line)."""
+
+
 def check_columns(present: list[Any], columns: dict[str, str], what: str) -> None:
     """Refuse a log without the named columns (listing the columns it has)."""
     roles = {"model_a": "model shown first", "model_b": "model shown second"}
@@ -44,10 +50,16 @@ def check_columns(present: list[Any], columns: dict[str, str], what: str) -> Non
         f"{name!r} ({roles.get(key, key)})" for key, name in columns.items() if name not in present
     ]
     if missing:
-        raise InvalidBattlesError(
-            f"{what} has no column {', '.join(missing)}; its columns are "
-            f"{preview(map(repr, present))} (name them with model_a=, model_b=, winner=, "
-            "cluster=; CLI: --model-a, --model-b, --winner, --cluster)"
+        raise AdviceBattlesError(
+            escape(
+                f"{what} has no column {', '.join(missing)}; its columns are "
+                f"{preview(map(repr, present))}"
+            )
+            + " (name them with {model_a}, {model_b}, {winner}, {cluster})",
+            model_a=None,
+            model_b=None,
+            winner=None,
+            cluster=None,
         )
 
 

@@ -8,7 +8,9 @@ runs. Only the options of the subcommand named on the command line are built.
 
 Errors follow one convention (see :mod:`rankstats.cli.usage`): a user error is one line
 ``rankstats <command>: error: …`` and exit code 2, a failure while computing exit code 1, an
-interruption exit code 130; ``--debug`` (or ``RANKSTATS_DEBUG=1``) shows the traceback.  A reader
+interruption exit code 130; a library error or warning whose advice names options
+(:mod:`rankstats._util.advice`) is printed with ``err.cli()``, its flags, and no message is
+reworded otherwise; ``--debug`` (or ``RANKSTATS_DEBUG=1``) shows the traceback.  A reader
 that closes the output pipe early (``rankstats rank … | head``) ends the command quietly with the
 shell's code for SIGPIPE, 141, as ``ls | head`` does.
 """
@@ -31,6 +33,7 @@ from rankstats.cli.usage import (
     Parser,
     UsageError,
     check_out,
+    spoken,
 )
 
 #: ``--quiet``, accepted before and after the subcommand.
@@ -186,7 +189,9 @@ def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentP
 
 
 def _one_line(err: BaseException) -> str:
-    text = str(err).strip() or type(err).__name__
+    """The one line of an error or warning, :func:`~rankstats.cli.usage.spoken`: a library
+    message whose advice names options with its flags (``--missing complete-case``)."""
+    text = spoken(err).strip() or type(err).__name__
     if isinstance(err, KeyError) and len(err.args) == 1 and isinstance(err.args[0], str):
         text = err.args[0]
     return " ".join(part.strip() for part in text.splitlines() if part.strip())

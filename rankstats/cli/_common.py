@@ -1,6 +1,7 @@
 """What the subcommands share when they run: reading the input (``FILE`` or ``--dataset``,
-rankings files), the library's advice in the spelling of the command line, escaping of names on
-the terminal, JSON helpers and the atomic output directory.
+rankings files), escaping of names on the terminal, JSON helpers and the atomic output
+directory. The library's errors pass through unchanged: those whose advice names options are
+printed with their flags by :func:`rankstats.cli.main` (:mod:`rankstats._util.advice`).
 
 The options themselves are declared in :mod:`rankstats.cli.options`; the exit codes and
 :class:`~rankstats.cli.usage.UsageError` in :mod:`rankstats.cli.usage`.
@@ -9,11 +10,8 @@ The options themselves are declared in :mod:`rankstats.cli.options`; the exit co
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import math
-import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -23,28 +21,8 @@ from rankstats._util.text import shorten, terminal
 from rankstats.cli.usage import UsageError
 
 
-@contextlib.contextmanager
-def flag_names() -> Iterator[None]:
-    """Errors about ``higher_is_better`` name the flag the CLI user typed (--lower-is-better)."""
-    from rankstats.errors import InvalidScoresError
-
-    try:
-        yield
-    except InvalidScoresError as err:
-        text = str(err)
-        if text.startswith("higher_is_better "):
-            raise UsageError("--lower-is-better" + text[len("higher_is_better") :]) from None
-        if hasattr(err, "for_cli"):  # worded for the command line by its own class
-            raise
-        spelled = _cli_words(text)
-        if spelled != text:
-            raise UsageError(spelled) from None
-        raise
-
-
 def load_input(args: argparse.Namespace):
     """Scores from ``FILE`` or ``--dataset`` (exactly one), read with the library's one reader."""
-    from rankstats.core.wide_columns import NotTaskColumnsError
     from rankstats.datasets import load_dataset
     from rankstats.io.score_files import read_scores
 
@@ -72,20 +50,16 @@ def load_input(args: argparse.Namespace):
         for key in ("sep", "na_values", "tasks", "drop_columns", "encoding")
         if getattr(args, key, None) is not None
     }
-    try:
-        with flag_names():
-            return read_scores(
-                path,
-                system=args.system,
-                task=args.task,
-                instance=args.instance,
-                score=args.score,
-                higher_is_better=directions,
-                layout=args.layout,
-                **options,
-            )
-    except NotTaskColumnsError as err:  # the same refusal, in the words of the CLI
-        raise err.for_cli() from None
+    return read_scores(
+        path,
+        system=args.system,
+        task=args.task,
+        instance=args.instance,
+        score=args.score,
+        higher_is_better=directions,
+        layout=args.layout,
+        **options,
+    )
 
 
 _SCORE_OPTIONS = {
@@ -159,57 +133,15 @@ def load_rankings_file(args: argparse.Namespace, chosen: str):
     from rankstats.io.ranking_files import read_paired_comparisons, read_rankings
 
     options = {"sep": args.sep, "encoding": args.encoding}
-    try:
-        if chosen == "pairwise":
-            data = read_paired_comparisons(
-                args.file, args.preferred or "preferred", args.other or "other", **options
-            )
-            return data, "paired comparisons"
-        extra = {"ranker": args.ranker} if chosen in ("rank-matrix", "orderings") else {}
-        if chosen == "rank-matrix":
-            extra["na_values"] = args.na_values
-        return read_rankings(args.file, chosen, **options, **extra), f"{chosen} rankings"
-    except ValueError as err:
-        raise UsageError(_cli_words(str(err))) from None
-
-
-#: The reader's advice ``option=value (CLI: --flag value)`` and its variants, and what the
-#: command line shows instead: the flag alone.
-_CLI_RULES = (
-    (
-        re.compile(
-            r"format='rank-matrix' \(([^)]*)\) or format='orderings' \(([^)]*)\) "
-            r"\(CLI: --format rank-matrix / orderings\)"
-        ),
-        r"--format rank-matrix (\1) or --format orderings (\2)",
-    ),
-    (re.compile(r"\w+= and \w+= \(CLI: ([^)]*)\)"), r"\1"),
-    (re.compile(r"\w+= or \w+= \(CLI: ([^)]*)\)"), r"\1"),
-    (re.compile(r"\w+=(?:'[^']*'|\[[^\]]*\]|[^\s,;()]+)? \(CLI: (--[^)]*)\)"), r"\1"),
-)
-
-
-def _cli_words(text: str) -> str:
-    """A reader's advice ``option='x' (CLI: --flag x)`` as the flag alone.
-
-    >>> _cli_words("pass na_values=['NA'] (CLI: --na-values NA), or leave the cells empty")
-    'pass --na-values NA, or leave the cells empty'
-    """
-    text = _ABSENT_COLUMNS.sub(
-        lambda m: (
-            "no column named as "
-            + _OPTION.sub(lambda k: f"--{k[1].replace('_', '-')} {k[2]}", m[1])
-            + " asks"
-        ),
-        text,
-    )
-    for pattern, replacement in _CLI_RULES:
-        text = pattern.sub(replacement, text)
-    return text
-
-
-_ABSENT_COLUMNS = re.compile(r"no column named as (.+?) asks \(CLI: [^)]*\)")
-_OPTION = re.compile(r"(\w+)=('[^']*'|\[[^\]]*\])")
+    if chosen == "pairwise":
+        data = read_paired_comparisons(
+            args.file, args.preferred or "preferred", args.other or "other", **options
+        )
+        return data, "paired comparisons"
+    extra = {"ranker": args.ranker} if chosen in ("rank-matrix", "orderings") else {}
+    if chosen == "rank-matrix":
+        extra["na_values"] = args.na_values
+    return read_rankings(args.file, chosen, **options, **extra), f"{chosen} rankings"
 
 
 def level_of(args: argparse.Namespace, scores) -> str:
@@ -222,17 +154,6 @@ def level_of(args: argparse.Namespace, scores) -> str:
             "--level instance needs an instance column: name it with --instance COLUMN"
         )
     return level
-
-
-def cli_spelling(err: ValueError) -> ValueError:
-    """The library's advice on incomplete blocks (``missing='complete-case'``,
-    ``min_coverage``) in the spelling of the CLI; other errors unchanged."""
-    text = str(err)
-    if "missing='complete-case'" not in text and "raise min_coverage" not in text:
-        return err
-    text = text.replace("pass missing='complete-case'", "pass --missing complete-case")
-    text = text.replace("or missing='imputed' (", "or --missing imputed (")
-    return UsageError(text.replace("raise min_coverage", "raise --min-coverage"))
 
 
 # ---------------------------------------------------------------------------- outputs

@@ -1,15 +1,17 @@
 """What every path of ``rankstats fit`` shares (one model, ``--compare``, Mallows): the input
 (``FILE``, ``--rankings``, ``--paired``), the time estimate printed before a long fit, the fit
-itself with its errors in the command's words, the convergence verdict and its advice, number
+itself with the data warnings it keeps for the JSON, the convergence verdict and its advice, number
 columns, and the output directory of one fitted model."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import math
 import sys
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -26,8 +28,7 @@ from rankstats.cli._common import (
     write_json,
     written,
 )
-from rankstats.cli._fit_words import in_cli_words
-from rankstats.cli.usage import UsageError
+from rankstats.cli.usage import UsageError, spoken
 from rankstats.core.rankings import Rankings
 from rankstats.datasets import load_paired, load_rankings
 
@@ -57,12 +58,34 @@ def fit_input(args: argparse.Namespace) -> tuple[object, str, str]:
     return Rankings.from_scores(scores, by=level), name, f"{level}-level rankings"
 
 
+@contextlib.contextmanager
+def noted(notes: list[str]) -> Iterator[None]:
+    """Every :class:`~rankstats.errors.DataWarning` of the block is kept in ``notes`` (for the
+    JSON) as the command line prints it (:func:`~rankstats.cli.usage.spoken`: flags) and shown
+    when the block ends, before its error if any; errors pass to the command's handler."""
+    from rankstats.errors import DataWarning
+
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as recorded:
+            warnings.simplefilter("always", DataWarning)
+            try:
+                yield
+            finally:
+                caught = list(recorded)
+    finally:
+        for w in caught:
+            if issubclass(w.category, DataWarning):
+                notes.append(spoken(w.message))
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
 def fitting(fit_call, args: argparse.Namespace):
     """Run ``fit_call()`` with the library's ConvergenceWarning (worded in Python arguments)
     silenced: the command words the problems in its own options (:func:`warn_verdict`)."""
     from rankstats.models import ConvergenceWarning
 
-    with in_cli_words(args.__dict__.setdefault("data_notes", [])), warnings.catch_warnings():
+    with noted(args.__dict__.setdefault("data_notes", [])), warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=ConvergenceWarning)
         return fit_call()
 
@@ -228,8 +251,8 @@ def write_outputs(
     print(f"\n{n_sig} of {n * (n - 1) // 2} pairs have a {args.prob:.0%} interval excluding ½.")
     from rankstats.models.information import caveat
 
-    if caveat(fit):
-        text = caveat(fit).replace(f"the {fit.method} fit", f"the --method {fit.method} fit")
+    text = caveat(fit)
+    if text:  # the library's sentence, as it is
         print(f"warning: {text} (see the warning above).")
     buffer = io.StringIO()
     with redirect_stdout(buffer):

@@ -20,9 +20,8 @@ import numpy as np
 from rankstats._util.atomic import output_dir
 from rankstats._util.text import write_csv
 from rankstats.cli._common import file_done, written
-from rankstats.cli._fit_common import described, fit_input, fit_model, print_estimate
-from rankstats.cli._fit_words import cli_words, in_cli_words
-from rankstats.cli.usage import UsageError
+from rankstats.cli._fit_common import described, fit_input, fit_model, noted, print_estimate
+from rankstats.cli.usage import UsageError, spoken
 
 
 def check_methods(args: argparse.Namespace, chosen: list[str]) -> None:
@@ -132,12 +131,12 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
         print(f"  K-fold: refitting every model {kfold} times{refits}", flush=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LOOWarning)
-        with in_cli_words(args.__dict__.setdefault("data_notes", [])):
+        with noted(args.__dict__.setdefault("data_notes", [])):
             if kfold is None:
                 result = models.compare_fits(fits, ic=args.ic)
             else:
                 result = models.compare_fits(fits, ic="kfold", data=data, k=kfold, seed=args.seed)
-    notes = [str(w.message) for w in caught if issubclass(w.category, LOOWarning)]
+    notes = [spoken(w.message) for w in caught if issubclass(w.category, LOOWarning)]
     if kfold is not None:  # what the estimates are (notes that are no warnings)
         notes = [n for n in result.notes if n.startswith("K-fold")] + notes
     _print_table(result, args, kfold, print_frame)
@@ -145,15 +144,7 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
         if note.startswith("K-fold"):
             print(f"  {note}")
             continue
-        if note.startswith("Pareto k"):
-            note = note.replace(
-                "check with K-fold cross-validation (ic='kfold'), or longer chains",
-                "rerun with more --draws, or compare by K-fold cross-validation (--kfold 10); "
-                "the WAIC (--ic waic) fails in the same cases",
-            )
-        elif "composite" in note:
-            note += " (compare bt with pl on --paired data, or read the bt row with that in mind)"
-        print(f"rankstats fit: warning: {cli_words(note)}", file=sys.stderr)
+        print(f"rankstats fit: warning: {note}", file=sys.stderr)
     for model_name, text in problems.items():
         print(
             f"rankstats fit: warning: {model_name} did not converge ({text}); its elpd is not "

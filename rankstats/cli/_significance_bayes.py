@@ -10,10 +10,9 @@ import warnings
 
 import pandas as pd
 
-from rankstats._util.advice import AdviceError
 from rankstats.cli._common import clean, short
 from rankstats.cli._console import NAME_WIDTH, print_frame
-from rankstats.cli.usage import UsageError
+from rankstats.cli.usage import UsageError, spoken
 from rankstats.errors import preview
 
 
@@ -66,7 +65,7 @@ def bayes_table(blocks, ph, args: argparse.Namespace, chosen) -> pd.DataFrame:
     frame = pd.DataFrame(blocks.values, columns=list(blocks.systems))
     # On imputed ranks the scores of a block may be missing: each pair uses the blocks where
     # both systems were scored (n_blocks says how many); scores are never imputed.
-    missing = "complete-case" if blocks.imputed else "refuse"
+    missing = "complete-case" if blocks.imputed else "error"
     rows = []
     for a, b in chosen:
         res = bayes_signed_rank(
@@ -101,14 +100,13 @@ def hierarchical_table(scores, ph, args: argparse.Namespace, chosen) -> pd.DataF
                     tune=args.tune,
                     chains=args.chains,
                     seed=args.seed,
-                    missing="drop" if args.missing == "complete-case" else "refuse",
+                    # Tasks with fewer than 2 shared instances: dropped with --missing
+                    # complete-case, else refused (scores are never imputed).
+                    missing="complete-case" if args.missing == "complete-case" else "error",
                 )
-        except AdviceError as err:
-            raise UsageError(
-                f"--hierarchical, {short(a, 40)} vs {short(b, 40)}: {err.cli()}"
-            ) from None
-        except ValueError as err:
-            raise UsageError(f"--hierarchical, {short(a, 40)} vs {short(b, 40)}: {err}") from None
+        except ValueError as err:  # the library's message as the command prints it, located
+            where = f"--hierarchical, {short(a, 40)} vs {short(b, 40)}"
+            raise UsageError(f"{where}: {spoken(err)}") from None
         d = res.diagnostics
         delta0 = res.task_table().set_index("task").loc["(population mean δ0)"]
         rows.append(

@@ -13,7 +13,7 @@ from rankstats._util.atomic import output_dir
 from rankstats._util.text import latex_escape, terminal, write_csv
 from rankstats.cli._common import clean, file_done, write_json, written
 from rankstats.cli._console import print_frame
-from rankstats.cli.usage import UsageError
+from rankstats.cli.usage import UsageError, spoken
 from rankstats.errors import DataWarning
 
 
@@ -35,53 +35,18 @@ def latex_table(table: pd.DataFrame, methods: list[str], confidence: float) -> s
     return "\n".join(lines)
 
 
-#: The library's words for its options, and the flags a CLI user types instead.
-CLI_WORDS = (
-    ("order_effect=False", "--no-order-effect"),
-    ("order_effect=True", "--order-effect"),
-    ("leave order_effect=None", "leave out --order-effect"),
-    ("ties=False", "--ties half"),
-    ("both_bad='drop'", "--both-bad drop"),
-    ("posterior=True", "--posterior"),
-    (
-        "run longer chains (draws=, tune=) or more chains",
-        "run longer chains (--draws, --tune) or more chains (--chains)",
-    ),
-    (
-        "fit.info['posterior_problems'] and the draws in fit.posterior",
-        "posterior_problems in summary.json",
-    ),
-    ("bootstrap=0", "--bootstrap 0"),
-    ("model_a=, model_b=, winner=, cluster=; CLI: ", ""),
-    ("anchor_rating", "--rating"),
-    ("anchor ", "--anchor "),
-)
-
-
-def cli_words(text: str) -> str:
-    """A library message in the CLI's language (flags instead of Python arguments)."""
-    for python, flag in CLI_WORDS:
-        text = text.replace(python, flag)
-    return text
-
-
 def run(args: argparse.Namespace) -> int:
-    from rankstats.errors import InvalidRankingsError, InvalidScoresError
-
+    # The library's errors pass through (the command's handler prints them with their flags).
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DataWarning)
-        try:
-            battles, fit = _fit(args)
-        except (InvalidScoresError, InvalidRankingsError, ValueError) as err:
-            raise UsageError(cli_words(str(err))) from None
+        battles, fit = _fit(args)
     notes = []
     for item in caught:
         if issubclass(item.category, DataWarning) or item.category.__name__ == "ConvergenceWarning":
-            notes.append(cli_words(str(item.message)))
+            notes.append(spoken(item.message))
             print(f"rankstats battles: warning: {notes[-1]}", file=sys.stderr)
         else:
-            message = cli_words(str(item.message))
-            warnings.warn_explicit(message, item.category, item.filename, item.lineno)
+            warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
     table = fit.table()
     parameters = fit.parameters()
     print(f"\nratings (Elo scale, {args.confidence:.0%} intervals: {', '.join(fit.methods)}):")
@@ -112,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         files.append(tmp / "ratings.tex")
         info = {k: v for k, v in fit.info.items() if k not in ("warnings", "order_effect_dropped")}
         summary = {
-            "battles": cli_words(repr(battles)),
+            "battles": repr(battles),
             "info": info,
             "warnings": notes,
             "parameters": clean(parameters.to_dict("records")),
@@ -167,7 +132,7 @@ def _fit(args: argparse.Namespace):
             f"--anchor {args.anchor!r} is not a model of the battles; models are "
             f"{', '.join(map(repr, battles.models[:20]))}"
         )
-    print(terminal(cli_words(repr(battles))))
+    print(terminal(repr(battles)))
     fit = fit_battles(
         battles,
         # Davidson's ν only when ties remain after --both-bad (decided on the counts fitted).

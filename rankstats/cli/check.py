@@ -42,8 +42,8 @@ def load_checked(args: argparse.Namespace):
 
 def before_analysis(args: argparse.Namespace, scores):
     """The check that ``rank`` and ``report`` run on the scores they read: each warning
-    printed (in the CLI's spelling), ``--placeholders missing`` applied. Returns
-    ``(scores, DataCheck)``; the findings go into the command's outputs."""
+    printed (the command's handler spells its remedy with flags), ``--placeholders missing``
+    applied. Returns ``(scores, DataCheck)``; the findings go into the command's outputs."""
     from rankstats.datacheck import DataCheck, drop_placeholders, run_detectors
 
     instance = None if args.dataset else args.instance
@@ -51,7 +51,7 @@ def before_analysis(args: argparse.Namespace, scores):
     found = check.of_kind("placeholder")
     if getattr(args, "placeholders", "keep") == "missing" and found:
         scores = drop_placeholders(scores)
-        check.warn(cli=True, skip=("placeholder",))
+        check.warn(skip=("placeholder",))
         cells = ", ".join(f"{f.count} in {f.subject[0]}" for f in found)
         warnings.warn(
             f"data check: read the placeholder scores ({cells}) as not evaluated, as "
@@ -60,7 +60,7 @@ def before_analysis(args: argparse.Namespace, scores):
             stacklevel=2,
         )
     else:
-        check.warn(cli=True)
+        check.warn()
     return scores, check
 
 

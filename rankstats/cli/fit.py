@@ -28,7 +28,6 @@ from rankstats.cli._fit_common import (
 )
 from rankstats.cli._fit_compare import compare
 from rankstats.cli._fit_mallows import mallows
-from rankstats.cli._fit_words import in_cli_words
 from rankstats.cli.usage import UsageError, check_out
 
 
@@ -78,9 +77,9 @@ def _models(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``rankstats fit``; every error and warning of the library in the command's words."""
-    with in_cli_words(record=False):
-        return _run(args)
+    """``rankstats fit``; the library's errors and warnings pass to the command's handler, which
+    prints those whose advice names options with the flags (:mod:`rankstats._util.advice`)."""
+    return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -22,7 +22,6 @@ from rankstats.aggregation.hoeffding_intervals import HoeffdingResult, hoeffding
 from rankstats.cli._common import (
     clean,
     file_done,
-    flag_names,
     level_of,
     load_input,
     short,
@@ -77,7 +76,6 @@ def connect(address: str):
 
 def _streamed(args: argparse.Namespace) -> int:
     """``rank --stream``: the statistics of rs.scan_scores, then the same table and files."""
-    from rankstats.cli._scan_words import stream_words
     from rankstats.scan import scan_scores
 
     if args.dataset or not args.file:
@@ -111,22 +109,21 @@ def _streamed(args: argparse.Namespace) -> int:
         if getattr(args, k) is not None
     }
     try:
-        with stream_words(), flag_names():
-            scanned = scan_scores(
-                paths,
-                system=args.system,
-                task=args.task,
-                instance=args.instance or "instance",
-                score=args.score,
-                higher_is_better=directions,
-                batch_rows=args.batch_rows,
-                client=client,
-                workers=args.workers,
-                order=args.order,
-                **options,
-            )
-            # A bar on a terminal; --progress: lines off a terminal; --quiet: none (cli main).
-            st = scanned.statistics(progress=True)
+        scanned = scan_scores(
+            paths,
+            system=args.system,
+            task=args.task,
+            instance=args.instance or "instance",
+            score=args.score,
+            higher_is_better=directions,
+            batch_rows=args.batch_rows,
+            client=client,
+            workers=args.workers,
+            order=args.order,
+            **options,
+        )
+        # A bar on a terminal; --progress: lines off a terminal; --quiet: none (cli main).
+        st = scanned.statistics(progress=True)
     finally:
         if client is not None:
             client.close()
@@ -179,10 +176,11 @@ def run(args: argparse.Namespace) -> int:
     pw = pairwise(rankings)
     data["rankings"] = pw.n_rankings
     with warnings.catch_warnings():
-        # A Kemeny consensus not proved optimal is stated with its gap below the table.
-        from rankstats.aggregation.kemeny_search import NotProvedOptimalWarning
+        if args.method == "kemeny":  # the search (and SciPy) are imported for Kemeny alone
+            # A Kemeny consensus not proved optimal is stated with its gap below the table.
+            from rankstats.aggregation.kemeny_search import NotProvedOptimalWarning
 
-        warnings.simplefilter("ignore", NotProvedOptimalWarning)
+            warnings.simplefilter("ignore", NotProvedOptimalWarning)
         results = aggregate_many([args.method, "mean"], scores, rankings, pw, level)
     return _output(args, repr(scores), data, results[args.method], results["mean"], pw)
 
@@ -358,11 +356,13 @@ def _print_matrix(ci: pd.DataFrame, order: list[str]) -> None:
         "\npairwise significance in ranked order (row vs column): + above, - below, . not "
         "significant"
     )
-    matrix = ci.pivot(index="system_a", columns="system_b", values="winner")
+    # One dict of the winners: a pandas look-up per cell costs more than the whole table.
+    pairs = zip(ci["system_a"], ci["system_b"], strict=True)
+    winners = dict(zip(pairs, ci["winner"], strict=True))
 
     def cell(i: int, j: int) -> str:
         a, b = order[i], order[j]
-        winner = matrix.loc[a, b]
+        winner = winners.get((a, b))
         return "+" if winner == a else ("-" if winner == b else ".")
 
     print_matrix(order, cell)

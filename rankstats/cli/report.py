@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from rankstats._util.text import terminal
-from rankstats.cli._common import cli_spelling, file_format, load_input, load_rankings_file
+from rankstats.cli._common import file_format, load_input, load_rankings_file
 from rankstats.cli.check import before_analysis
 from rankstats.cli.usage import UsageError
 from rankstats.core.rankings import Rankings, as_rankings
@@ -78,10 +78,7 @@ def _rankings_file(args: argparse.Namespace):
 def _report(args: argparse.Namespace, data, significance: dict | bool):
     from rankstats.reporting import report
 
-    try:
-        return report(data, **_options(args, data, significance))
-    except ValueError as err:
-        raise cli_spelling(err) from None
+    return report(data, **_options(args, data, significance))
 
 
 def _options(args: argparse.Namespace, data, significance: dict | bool) -> dict:
@@ -104,22 +101,24 @@ def _options(args: argparse.Namespace, data, significance: dict | bool) -> dict:
 
 
 def _significance_options(args: argparse.Namespace) -> dict | bool:
-    """The ``significance=`` argument of :func:`rankstats.reporting.report`; the section's options
-    without ``--significance`` are refused (they would be silently ignored)."""
+    """The ``significance=`` argument of :func:`rankstats.reporting.report`, checked by the
+    post-hoc test's own check before the data is read; the section's options without
+    ``--significance`` are refused (they would be silently ignored)."""
+    from rankstats.significance.posthoc_tests import check_posthoc
+
     given = {
-        "method": args.posthoc,
-        "alpha": args.alpha,
-        "missing": args.missing,
-        "min_coverage": args.min_coverage,
+        "--posthoc": ("method", args.posthoc),
+        "--alpha": ("alpha", args.alpha),
+        "--missing": ("missing", args.missing),
+        "--min-coverage": ("min_coverage", args.min_coverage),
     }
-    given = {k: v for k, v in given.items() if v is not None}
-    flags = {"method": "--posthoc", "alpha": "--alpha", "missing": "--missing"}
-    flags["min_coverage"] = "--min-coverage"
+    given = {flag: kv for flag, kv in given.items() if kv[1] is not None}
     if given and not args.significance:
-        raise UsageError(f"{', '.join(flags[k] for k in given)}: only with --significance")
-    if "min_coverage" in given and given.get("missing") not in ("complete-case", "imputed"):
-        raise UsageError("--min-coverage applies with --missing complete-case or imputed")
-    return given or args.significance
+        raise UsageError(f"{', '.join(given)}: only with --significance")
+    options = dict(given.values())
+    if options:
+        check_posthoc(**{"method": "nemenyi", **options})
+    return options or args.significance
 
 
 def _announce_models(args: argparse.Namespace, data) -> None:

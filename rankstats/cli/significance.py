@@ -4,9 +4,10 @@ signed-rank test of adjacent systems (or of the pair ``--pair A B``): Demšar's 
 complete blocks. With ``--hierarchical`` the same pairs also get the hierarchical model across
 tasks of Corani et al. (2017) on the instance-level scores (``hierarchical.csv``).
 
-Library errors and warnings whose advice names an option (:mod:`rankstats._util.advice`) are printed
-with the flag (``--missing complete-case``), never the Python argument; the warnings are also
-written to ``friedman.json`` (``"warnings"``)."""
+The options are passed to the library as they are and checked by it (before the data is read, in
+:func:`check`); its errors and warnings name the flags (``--missing complete-case``) when
+printed (:mod:`rankstats._util.advice`); the warnings are also written to ``friedman.json``
+(``"warnings"``)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rankstats._util.advice import AdviceError, AdviceWarning
 from rankstats._util.atomic import output_dir
 from rankstats._util.resources import require_memory
 from rankstats._util.text import write_csv
@@ -35,7 +35,7 @@ from rankstats.cli._significance_bayes import (
 )
 from rankstats.cli._significance_choice import choose, print_choice, write_choice
 from rankstats.cli._significance_text import finite, p_text, summary_record
-from rankstats.cli.usage import UsageError, check_out
+from rankstats.cli.usage import UsageError, check_out, spoken
 
 #: Above this many systems the Hoeffding rank ranges (N² pairs) are not computed.
 HOEFFDING_LIMIT = 500
@@ -56,24 +56,18 @@ def memory_needed(n_systems: int) -> int:
 
 
 def check(args: argparse.Namespace) -> None:
-    """Every argument is checked here, before the data is read."""
-    if args.adjust is not None and args.posthoc == "nemenyi" and args.missing != "imputed":
-        raise UsageError(
-            "--adjust applies to --posthoc conover and wilcoxon-holm (and to nemenyi with "
-            "--missing imputed); Nemenyi's p-values are single-step family-wise already"
-        )
-    if args.missing == "imputed" and args.posthoc != "nemenyi":
-        raise UsageError(
-            f"--posthoc {args.posthoc} needs complete blocks: with --missing imputed use "
-            "--posthoc nemenyi (z tests on the imputed ranks, single-step or --adjust holm)"
-        )
-    if args.choose and args.missing == "imputed":
-        raise UsageError(
-            "--choose needs complete blocks (its ANOVA and normality checks read the scores): "
-            "use --missing complete-case"
-        )
-    if args.min_coverage > 0 and args.missing not in ("complete-case", "imputed"):
-        raise UsageError("--min-coverage applies with --missing complete-case or imputed")
+    """Every argument is checked here, before the data is read: the options passed to the
+    library by the library's own checks (their errors name the flags: :mod:`rankstats.cli`),
+    the combinations of flags that exist only on the command line here."""
+    from rankstats.significance.posthoc_tests import check_posthoc
+    from rankstats.significance.rank_sets import check_rank_sets
+    from rankstats.significance.scored_blocks import check_missing_scores
+
+    check_posthoc(args.posthoc, args.alpha, args.adjust, args.missing, args.min_coverage)
+    if args.choose:
+        check_missing_scores(args.missing, args.min_coverage)
+    if args.rank_sets:
+        check_rank_sets(args.alpha, args.boot, args.missing, of="rank")
     if args.rope is None and args.samples != 50_000:
         raise UsageError("--samples applies with --rope R")
     if args.hierarchical and args.rope is None:
@@ -83,16 +77,6 @@ def check(args: argparse.Namespace) -> None:
             raise UsageError("--pair applies with --rope R (the Bayesian tests of one pair)")
         if args.pair[0] == args.pair[1]:
             raise UsageError(f"--pair: give two different systems, not {args.pair[0]!r} twice")
-    if args.rank_sets:
-        from rankstats.significance.rank_sets import minimum_boot
-
-        smallest = minimum_boot(args.alpha)
-        if args.boot < smallest:
-            raise UsageError(
-                f"--boot {args.boot} is too few resamples for rank sets at --alpha "
-                f"{args.alpha:g}: at least {smallest} (10 / alpha, so that ten draws lie beyond "
-                "the quantile that sets the critical value), or --no-rank-sets"
-            )
     changed = [k for k, v in HIERARCHICAL_DEFAULTS.items() if getattr(args, k) != v]
     if changed and not args.hierarchical:
         raise UsageError(
@@ -120,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         n_systems=len(scores.systems),
     )
     level = level_of(args, scores)
-    with _in_cli_language() as said:
+    with _warnings_kept() as said:
         fr = friedman(scores, level=level, missing=args.missing, min_coverage=args.min_coverage)
         blocks = fr.blocks
         chosen = pairs(scores, blocks, None, args) if args.pair is not None else None
@@ -205,11 +189,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 @contextlib.contextmanager
-def _in_cli_language() -> Iterator[list[str]]:
-    """Errors and warnings of the computation in the CLI's language: an
-    :class:`~rankstats._util.advice.AdviceError` becomes a usage error spelled with flags, every
-    :class:`~rankstats.errors.DataWarning` is shown (flags, not arguments) and its text kept in
-    the list yielded (for friedman.json)."""
+def _warnings_kept() -> Iterator[list[str]]:
+    """Every :class:`~rankstats.errors.DataWarning` of the computation is shown as it is (the
+    command's handler spells an :class:`~rankstats._util.advice.AdviceWarning` with flags) and
+    its text, so spelled, kept in the list yielded (for friedman.json)."""
     from rankstats.errors import DataWarning
 
     said: list[str] = []
@@ -217,16 +200,11 @@ def _in_cli_language() -> Iterator[list[str]]:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DataWarning)
             yield said
-    except AdviceError as err:
-        raise UsageError(err.cli()) from None
     finally:
         for w in caught:
             if isinstance(w.message, DataWarning):
-                text = w.message.cli() if isinstance(w.message, AdviceWarning) else str(w.message)
-                said.append(text)
-                warnings.warn(DataWarning(text), stacklevel=1)
-            else:
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+                said.append(spoken(w.message))
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _hoeffding(scores, level: str, blocks, sets) -> pd.DataFrame | None:

@@ -28,6 +28,15 @@ class UsageError(Exception):
     """A user error found by the CLI itself (printed as one line, exit code 2)."""
 
 
+def spoken(message: object) -> str:
+    """The text of a library error or warning as the command line prints it: an
+    :class:`~rankstats._util.advice.Advice` names its options as flags (``err.cli()``), any
+    other message is printed as it is. The one translation the command line makes."""
+    from rankstats._util.advice import Advice
+
+    return message.cli() if isinstance(message, Advice) else str(message)
+
+
 class Parser(argparse.ArgumentParser):
     """``argparse`` with the one-line error format of every rankstats error."""
 

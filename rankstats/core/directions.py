@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from rankstats._util.advice import AdviceScoresError, Spelled, escape
 from rankstats.errors import InvalidScoresError, preview
 
 Direction = bool | Mapping[str, bool | str]
@@ -48,9 +49,11 @@ def parse_directions(tasks: Sequence[str], higher_is_better: Direction) -> dict[
     if isinstance(higher_is_better, Mapping):
         unknown = [t for t in higher_is_better if t not in set(tasks)]
         if unknown:
-            raise InvalidScoresError(
-                f"higher_is_better names tasks that are not in the table: {preview(unknown)}; "
-                f"tasks are: {preview(tasks)}"
+            raise AdviceScoresError(
+                "{direction} names tasks that are not in the table: "
+                + escape(f"{preview(unknown)}; tasks are: {preview(tasks)}"),
+                # On the command line the tasks named are those of --lower-is-better.
+                direction=Spelled("higher_is_better", "--lower-is-better"),
             )
         return {t: _parse_direction(higher_is_better.get(t, True), t) for t in tasks}
     direction = _parse_direction(higher_is_better, "<all tasks>")

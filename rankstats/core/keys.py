@@ -19,6 +19,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from rankstats._util.advice import AdviceScoresError, Spelled, escape
 from rankstats.errors import InvalidScoresError, preview
 
 #: The separator of the parts of a key made of several columns.
@@ -99,10 +100,22 @@ def join_keys(
     return joined
 
 
+#: Up to this many names, :func:`whitespace_groups` of plain strings runs in Python.
+_FEW_NAMES = 10_000
+
+
 def whitespace_groups(names: Sequence[str]) -> list[list[str]]:
     """Groups of distinct names that are equal once surrounding whitespace is stripped, in order
     of first appearance (empty when there are none)."""
-    unique = pd.Series(pd.unique(pd.Series(list(names), dtype=object)), dtype=object)
+    names = list(names)
+    if len(names) <= _FEW_NAMES and all(type(name) is str for name in names):
+        # A few plain strings (the systems, tasks or models of a table): one pass in Python,
+        # the same groups as below without building four pandas objects.
+        by_key: dict[str, list[str]] = {}
+        for name in dict.fromkeys(names):
+            by_key.setdefault(name.strip(), []).append(name)
+        return [group for group in by_key.values() if len(group) > 1]
+    unique = pd.Series(pd.unique(pd.Series(names, dtype=object)), dtype=object)
     if unique.empty:
         return []
     stripped = unique.astype(str).str.strip()
@@ -212,11 +225,13 @@ def refuse_repeated_systems(
     tasks: Sequence[object] | None = None,
     prefix: str = "",
     long_hint: str = "",
+    **hint_options: object,
 ) -> None:
     """Refuse a wide table in which a system is on several rows, naming the system and its rows,
     and the key columns that would make the rows unique when ``table`` has them (``keys``: the
     system column(s) given). ``long_hint``: the advice when the table looks like a long one
-    (fewer than two numeric columns, or no key columns to suggest)."""
+    (fewer than two numeric columns, or no key columns to suggest), a template whose options
+    are ``hint_options`` (:mod:`rankstats._util.advice`)."""
     repeated = names.duplicated(keep=False).to_numpy()
     if not repeated.any():
         return
@@ -227,20 +242,21 @@ def refuse_repeated_systems(
         shown.append(f"{value!r} on {len(at)} rows ({', '.join(where(at[:5]))})")
     n = len(pd.unique(values[repeated]))
     more = f" and {n - 3} more repeated systems" if n > 3 else ""
-    text = f"{prefix}a system is repeated in this wide table: {'; '.join(shown)}{more}"
+    text = escape(f"{prefix}a system is repeated in this wide table: {'; '.join(shown)}{more}")
     suggestion = unique_key_suggestion(table, keys, exclude=list(tasks or ()))
     named = text_columns(table, keys)
     if long_hint and (suggestion is None or len(table.columns) - len(keys) - len(named) < 2):
-        raise InvalidScoresError(f"{text}; {long_hint}")
+        raise AdviceScoresError(f"{text}; {long_hint}", **hint_options)
     if suggestion:
-        listed = ", ".join(map(repr, suggestion))
-        raise InvalidScoresError(
-            f"{text}; the columns {listed} together identify every row: pass "
-            f"system=[{listed}] (CLI: --system {' '.join(map(str, suggestion))})"
+        listed = escape(", ".join(map(repr, suggestion)))
+        raise AdviceScoresError(
+            f"{text}; the columns {listed} together identify every row: pass {{system}}",
+            system=list(map(str, suggestion)),
         )
-    raise InvalidScoresError(
+    raise AdviceScoresError(
         f"{text}; each system must be on one row: remove the repeated rows, or name the key "
-        "columns that identify a row with system=[...] (CLI: --system COLUMN COLUMN)"
+        "columns that identify a row with {system}",
+        system=Spelled("system=[...]", "--system COLUMN COLUMN"),
     )
 
 

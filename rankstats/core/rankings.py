@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from rankstats.core.codes import dense_codes, sorted_codes
 from rankstats.core.derived import DerivedOnce
@@ -48,6 +47,8 @@ def informative(values: np.ndarray) -> np.ndarray:
 def group_sum(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
     """Row sums of ``values`` per group code (e.g. the task of each ranking): one sparse
     ``(n_groups, L)`` indicator matrix product, shape ``(n_groups, N)``."""
+    from scipy import sparse  # here, not at import: ``rankstats rank`` starts without SciPy
+
     indicator = sparse.csr_matrix(
         (np.ones(len(groups)), (groups, np.arange(len(groups)))), shape=(n_groups, len(groups))
     )
@@ -158,8 +159,14 @@ def instance_score_matrix(scores: Scores) -> tuple[np.ndarray, np.ndarray, np.nd
     instance, as ``pd.factorize(..., sort=True)`` numbers them.
 
     Returns ``(matrix, keys, instance_labels)``: row ``r`` is task ``keys[r] // n`` and instance
-    ``instance_labels[keys[r] % n]``, with ``n = max(len(instance_labels), 1)``.
+    ``instance_labels[keys[r] % n]``, with ``n = max(len(instance_labels), 1)``.  Built once per
+    table (:meth:`Scores.cached`: the rankings and the score-based blocks both read it) and
+    read-only.
     """
+    return scores.cached("instance_score_matrix", lambda: _instance_score_matrix(scores))
+
+
+def _instance_score_matrix(scores: Scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     data = scores.data
     task_code = data["task"].cat.codes.to_numpy(np.int64)
     # Sorted codes of the instances (a compact integer column is its own code), then of the
@@ -169,6 +176,9 @@ def instance_score_matrix(scores: Scores) -> tuple[np.ndarray, np.ndarray, np.nd
     row, keys = dense_codes(task_code * n_inst + inst_code, len(scores.tasks) * n_inst)
     matrix = np.full((len(keys), len(scores.systems)), np.nan)
     matrix[row, data["system"].cat.codes.to_numpy(np.int64)] = data["score"].to_numpy()
+    for array in (matrix, keys, inst_labels):
+        if isinstance(array, np.ndarray):
+            array.setflags(write=False)
     return matrix, keys, inst_labels
 
 

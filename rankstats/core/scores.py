@@ -9,6 +9,7 @@ evaluated": they are removed from :attr:`Scores.data` but the system stays in
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -196,8 +197,13 @@ class Scores(DerivedOnce):
         }
         if instance:
             # A copy of the caller's column, its dtype inferred from all its rows (as before the
-            # unevaluated rows are dropped: an object column stays object).
-            column = pd.Series(df[instance].to_numpy(), copy=True)
+            # unevaluated rows are dropped).  A column of the default text dtype infers that
+            # dtype again: it is copied as it is (no round trip through Python strings).
+            source = df[instance]
+            if len(source) and source.dtype == _inferred_text_dtype():
+                column = source.copy()
+            else:
+                column = pd.Series(source.to_numpy(), copy=True)
             if not every:
                 column = column[evaluated].reset_index(drop=True)
             columns_out["instance"] = column
@@ -332,9 +338,11 @@ class Scores(DerivedOnce):
 
         ``codes``: ``(system, task, ranking, n_rankings)`` codes of the rows of ``data``, as
         :meth:`from_long` computed them (``ranking``: the (task, instance) pair, ``None``
-        at task level); recomputed from ``data`` when not given.
+        at task level); recomputed from ``data`` when not given.  With ``codes``, ``data`` is
+        :meth:`from_long`'s own frame: what would not change it is not copied.
         """
         has_instances = "instance" in data.columns
+        own = codes is not None
         if codes is None:
             codes = row_codes(data)
         system_code, task_code, ranking, n_rankings = codes
@@ -355,7 +363,8 @@ class Scores(DerivedOnce):
             data, system_code, task_code = data[rows], system_code[rows], task_code[rows]
             ranking = ranking[rows] if ranking is not None else None
         tasks = tuple(t for t in all_tasks if t not in skipped)
-        data = data.assign(task=data["task"].cat.set_categories(list(tasks)))
+        if not own or tuple(data["task"].cat.categories) != tasks:
+            data = data.assign(task=data["task"].cat.set_categories(list(tasks)))
 
         skipped_instances = pd.DataFrame(columns=["task", "instance"])
         if has_instances and len(data):
@@ -399,7 +408,9 @@ class Scores(DerivedOnce):
                 DataWarning,
                 stacklevel=user_stacklevel(),
             )
-        data = data.reset_index(drop=True)
+        index = data.index
+        if not (own and isinstance(index, pd.RangeIndex) and (index.start, index.step) == (0, 1)):
+            data = data.reset_index(drop=True)  # (from_long's frame has an unnamed RangeIndex)
         return cls(
             data=data,
             systems=systems,
@@ -505,3 +516,9 @@ class Scores(DerivedOnce):
         if self.unevaluated_systems:
             parts.append(f"never evaluated: {preview(self.unevaluated_systems, 4)}")
         return "; ".join(parts) + ")"
+
+
+@functools.cache
+def _inferred_text_dtype() -> object:
+    """The dtype pandas infers for a column of Python strings (``str`` with pandas 3)."""
+    return pd.Series(np.array(["a"], dtype=object)).dtype

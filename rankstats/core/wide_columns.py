@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rankstats._util.advice import Advice, AdviceScoresError, Spelled, escape, shell_word
 from rankstats.errors import InvalidScoresError, preview
 
 #: Whole names (after stripping spaces, any case) that aggregate the other columns.
@@ -272,20 +273,23 @@ def find(
     return findings
 
 
-class NotTaskColumnsError(InvalidScoresError):
+class NotTaskColumnsError(Advice, InvalidScoresError):
     """Columns of a wide table that look like aggregates or metadata, not tasks.
 
-    ``findings`` holds one :class:`ColumnFinding` per column; :meth:`for_cli` is the same error
-    in the command line's words (``--drop-columns``, ``--tasks``).
+    ``findings`` holds one :class:`ColumnFinding` per column; the message names the options
+    (:mod:`rankstats._util.advice`: ``drop_columns=[...]``, ``--drop-columns`` by ``.cli()``).
     """
 
-    def __init__(self, message: str, findings: Sequence[ColumnFinding], cli: str = "") -> None:
-        super().__init__(message)
+    def __init__(self, template: str, findings: Sequence[ColumnFinding] = (), **options: object):
+        super().__init__(template, **options)
         self.findings = tuple(findings)
-        self.cli = cli or message
 
-    def for_cli(self) -> NotTaskColumnsError:
-        return NotTaskColumnsError(self.cli, self.findings)
+    def __reduce__(self):
+        return _rebuild_not_tasks, (self.template, self.findings, self.options)
+
+
+def _rebuild_not_tasks(template: str, findings: tuple, options: dict) -> NotTaskColumnsError:
+    return NotTaskColumnsError(template, findings, **options)
 
 
 def refuse(
@@ -298,28 +302,21 @@ def refuse(
     names = [f.column for f in findings]
     why = "; ".join(f"{f.column!r} {f.reason}" for f in findings)
     kept = [str(c) for c in columns if str(c) not in names]
-    shown = " ".join(map(shell_word, names))
     tasks_flag = " ".join(map(shell_word, kept[:4])) + (
         f" ... ({len(kept) - 4} more)" if len(kept) > 4 else ""
     )
-    head = (
-        f"{where}column(s) {', '.join(map(repr, names))} of the wide table look like an "
-        f"aggregate of the other tasks or metadata, not tasks ({why}): ranking them as tasks "
-        "would count the other tasks twice or rank systems by size; leave them out with "
-    )
     raise NotTaskColumnsError(
-        f"{head}drop_columns={names!r} (CLI: --drop-columns {shown}), or choose the task "
-        f"columns with tasks=[{preview(map(repr, kept), 4)}] (CLI: --tasks ...) and list a "
-        "column there to rank it as a task",
+        escape(
+            f"{where}column(s) {', '.join(map(repr, names))} of the wide table look like an "
+            f"aggregate of the other tasks or metadata, not tasks ({why}): ranking them as tasks "
+            "would count the other tasks twice or rank systems by size; leave them out with "
+        )
+        + "{drop_columns}, or choose the task columns with {tasks} and list a column there to "
+        "rank it as a task",
         findings,
-        cli=f"{head}--drop-columns {shown}, or choose the task columns with --tasks "
-        f"{tasks_flag} and list a column there to rank it as a task",
+        drop_columns=names,
+        tasks=Spelled(f"tasks=[{preview(map(repr, kept), 4)}]", f"--tasks {tasks_flag}"),
     )
-
-
-def shell_word(name: str) -> str:
-    """A column name as one word of a shell command line (quoted when it needs to be)."""
-    return repr(name) if re.search(r"[\s'\"$`\\;&|<>()*?#~]", name) or not name else name
 
 
 def drop(columns: Sequence[object], dropped: Sequence[str] | None, where: str = "") -> list:
@@ -328,9 +325,13 @@ def drop(columns: Sequence[object], dropped: Sequence[str] | None, where: str = 
         return list(columns)
     absent = [d for d in dropped if d not in columns]
     if absent:
-        raise InvalidScoresError(
-            f"{where}drop_columns (CLI: --drop-columns) names column(s) "
-            f"{preview(map(repr, absent))} that the wide table does not have; its columns are: "
-            f"{preview(map(repr, columns), 20)}"
+        raise AdviceScoresError(
+            escape(where)
+            + "{drop_columns} names column(s) "
+            + escape(
+                f"{preview(map(repr, absent))} that the wide table does not have; its columns "
+                f"are: {preview(map(repr, columns), 20)}"
+            ),
+            drop_columns=None,
         )
     return [c for c in columns if c not in set(dropped)]

@@ -85,15 +85,20 @@ class DataCheck:
         """The findings as JSON-ready dicts."""
         return [f.record() for f in self.findings]
 
-    def warn(self, cli: bool = False, stacklevel: int = 2, skip: Sequence[str] = ()) -> None:
-        """Issue each warning and error as a :class:`~rankstats.errors.DataWarning` (notes are
-        not issued), with the option that acts on it in the CLI's spelling (``cli=True``) or in
-        Python's; ``skip``: kinds already acted on."""
-        from rankstats.errors import DataWarning
+    def warn(self, stacklevel: int = 2, skip: Sequence[str] = ()) -> None:
+        """Issue each warning and error as a :class:`~rankstats._util.advice.AdviceWarning` (a
+        :class:`~rankstats.errors.DataWarning`; notes are not issued) whose remedy is spelled
+        for the reader: in Python (``str``) or as flags (``.cli()``, what the command line
+        prints); ``skip``: kinds already acted on."""
+        from rankstats._util.advice import AdviceWarning, Spelled, escape
 
         for f in self.findings:
             if f.severity != "note" and f.kind not in skip:
-                warnings.warn(f"data check: {f.text(cli)}", DataWarning, stacklevel=stacklevel)
+                warning = AdviceWarning(
+                    escape(f"data check: {f.message}") + " (what to do: {remedy})",
+                    remedy=Spelled(f.api, f.option),
+                )
+                warnings.warn(warning, stacklevel=stacklevel)
 
     def __repr__(self) -> str:
         counts = {s: sum(f.severity == s for f in self.findings) for s in SEVERITIES}

@@ -297,11 +297,12 @@ def collisions(scores: Scores) -> list[Finding]:
     """Names that become equal after folding case and collapsing whitespace."""
     found = []
     for kind, names in (("system", scores.systems), ("task", scores.tasks)):
-        spelled = pd.Series(list(names), dtype=object).astype(str)
-        key = spelled.str.casefold().str.split().str.join(" ")
-        groups = spelled.groupby(key.to_numpy()).agg(list)
-        groups = groups[groups.map(len) > 1]
-        if groups.empty:
+        # One pass over the names (not the rows): a dict, no pandas group-by to set up.
+        by_key: dict[str, list[str]] = {}
+        for name in map(str, names):
+            by_key.setdefault(" ".join(name.casefold().split()), []).append(name)
+        groups = [by_key[key] for key in sorted(by_key) if len(by_key[key]) > 1]
+        if not groups:
             continue
         examples = tuple(" = ".join(repr(terminal(n)) for n in g) for g in groups[:_SHOWN])
         found.append(

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from rankstats._util.advice import AdviceScoresError, escape
 from rankstats.errors import InvalidScoresError, preview
 from rankstats.io.file_bytes import first_line
 from rankstats.io.sources import Source
@@ -193,14 +194,18 @@ def score_column(
     na_values: Sequence[str] | None,
     offset: int = 0,
     where: Callable[[np.ndarray], list[str]] | None = None,
-    choose: str = "; choose the score column with score= (CLI: --score)",
+    choose: str = "; choose the score column with {score}",
 ) -> tuple[np.ndarray, int]:
     """:func:`scores_as_float` of a file's column, with the errors of both readers: a type that
     cannot hold scores, and bad cells named by their lines (``offset``: rows of the file before
-    this batch; ``where`` overrides the naming, e.g. to add the system of a wide table)."""
+    this batch; ``where`` overrides the naming, e.g. to add the system of a wide table).
+    ``choose``: the remedy, a template whose fields are options named alone
+    (:mod:`rankstats._util.advice`)."""
+    alone = {key: None for key in ("score", "tasks") if "{" + key + "}" in choose}
     problem = score_type_problem(column.type)
     if problem:
-        raise InvalidScoresError(f"{source.path}: column {name!r} is {problem}{choose}")
+        head = escape(f"{source.path}: column {name!r} is {problem}")
+        raise AdviceScoresError(head + choose, **alone)
     try:
         return scores_as_float(column, na_values)
     except BadCells as bad:
@@ -209,10 +214,10 @@ def score_column(
             def where(rows: np.ndarray) -> list[str]:
                 return locate(source, rows + offset)
 
-        hint = choose if "tasks=" in choose else ""
-        raise InvalidScoresError(
-            f"{source.path}: {cells_message(bad, name, where, hint)}"
-        ) from None
+        hint = choose if "{tasks}" in choose else ""
+        template, options = cells_message(bad, name, where, hint)
+        options.update(alone if hint else {})
+        raise AdviceScoresError(escape(f"{source.path}: ") + template, **options) from None
 
 
 def cell_kind(value: str) -> str:
@@ -227,9 +232,11 @@ def cell_kind(value: str) -> str:
 
 def cells_message(
     bad: BadCells, column: str, where: Callable[[np.ndarray], list[str]], hint: str = ""
-) -> str:
+) -> tuple[str, dict]:
     """One line per kind of bad cell (missing-value words, text, infinities): count, up to five
-    examples named by ``where`` (e.g. file lines), what to do."""
+    examples named by ``where`` (e.g. file lines), what to do; as ``(template, options)`` of an
+    :class:`~rankstats._util.advice.AdviceScoresError` (``hint``: a template too)."""
+    options: dict = {}
     kinds = np.array([cell_kind(v) for v in bad.values])
     parts = []
     for kind in ("missing", "text", "infinite"):
@@ -244,24 +251,30 @@ def cells_message(
             examples += f", ... ({len(picked) - 5} more)"
         n = len(picked)
         if kind == "missing":
-            words = list(dict.fromkeys(bad.values[k].strip() for k in picked))
+            options["na_values"] = list(dict.fromkeys(bad.values[k].strip() for k in picked))
             parts.append(
-                f"{n} score cell(s) of column {column!r} hold missing-value words, refused by "
-                f"default ({examples}); to read them as 'not evaluated' pass "
-                f"na_values={words!r} (CLI: --na-values {' '.join(words)}), or leave the cells "
-                "empty"
+                escape(
+                    f"{n} score cell(s) of column {column!r} hold missing-value words, refused by "
+                    f"default ({examples}); to read them as 'not evaluated' pass "
+                )
+                + "{na_values}, or leave the cells empty"
             )
         elif kind == "text":
             parts.append(
-                f"{n} non-numeric score(s) in column {column!r} ({examples}): scores must be "
-                f"plain numbers with a decimal point{hint}"
+                escape(
+                    f"{n} non-numeric score(s) in column {column!r} ({examples}): scores must be "
+                    "plain numbers with a decimal point"
+                )
+                + hint
             )
         else:
             parts.append(
-                f"{n} infinite score(s) in column {column!r} ({examples}): use an empty cell "
-                "for 'not evaluated'"
+                escape(
+                    f"{n} infinite score(s) in column {column!r} ({examples}): use an empty cell "
+                    "for 'not evaluated'"
+                )
             )
-    return "; ".join(parts)
+    return "; ".join(parts), options
 
 
 def na_warning(path: str, count: int, na_values: Sequence[str]) -> str:

@@ -11,6 +11,7 @@ import codecs
 import io
 from pathlib import Path
 
+from rankstats._util.advice import AdviceFileError, escape
 from rankstats.errors import UnreadableFileError
 
 HEAD_BYTES = 1 << 16  # bytes decoded up front: header, first row, encoding and binary checks
@@ -65,9 +66,10 @@ def decode_head(path: Path, head: bytes, enc: str, complete: bool) -> str:
     are not valid in ``enc`` are refused (``complete``: ``head`` is the whole file)."""
     utf16 = head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
     if utf16 and not enc.startswith(("utf-16", "utf_16")):
-        raise UnreadableFileError(
-            f"{path} is UTF-16 text (it begins with a UTF-16 byte-order mark): pass "
-            "encoding='utf-16' (CLI: --encoding utf-16), or save it as UTF-8"
+        raise AdviceFileError(
+            escape(f"{path} is UTF-16 text (it begins with a UTF-16 byte-order mark): pass ")
+            + "{encoding}, or save it as UTF-8",
+            encoding="utf-16",
         )
     if b"\x00" in head and not enc.startswith(("utf-16", "utf_16", "utf-32", "utf_32")):
         raise UnreadableFileError(
@@ -80,17 +82,19 @@ def decode_head(path: Path, head: bytes, enc: str, complete: bool) -> str:
     except UnicodeDecodeError as err:
         line = head[: err.start].count(b"\n") + 1
         byte = head[err.start : err.start + 1]
-        raise UnreadableFileError(encoding_problem(path, enc, err.start, line, byte)) from None
+        raise encoding_problem(path, enc, err.start, line, byte) from None
 
 
-def encoding_problem(path: str | Path, enc: str, offset: int, line: int, byte: bytes) -> str:
-    """The message for a byte that is not valid in the encoding, at ``offset`` (``line``)."""
+def encoding_problem(
+    path: str | Path, enc: str, offset: int, line: int, byte: bytes
+) -> UnreadableFileError:
+    """The error for a byte that is not valid in the encoding, at ``offset`` (``line``)."""
     label = "UTF-8" if enc == "utf8" else enc
     shown = f" is 0x{byte[0]:02x}" if byte else ""
-    return (
-        f"{path} is not valid {label} text: byte {offset} (line {line}){shown}; pass the "
-        "file's encoding, e.g. encoding='latin-1' (CLI: --encoding latin-1), or save the file "
-        "as UTF-8"
+    return AdviceFileError(
+        escape(f"{path} is not valid {label} text: byte {offset} (line {line}){shown}; ")
+        + "pass the file's encoding, e.g. {encoding}, or save the file as UTF-8",
+        encoding="latin-1",
     )
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from rankstats._util.advice import AdviceError, AdviceRankingsError, escape
 from rankstats._util.resources import rankings_bytes, require_memory
 from rankstats.core import keys as _keys
 from rankstats.core.rankings import Rankings
@@ -45,9 +46,8 @@ from rankstats.io import tables as _tables
 #: ``format=`` values of :func:`read_rankings` (``preflib``: the type from the file).
 FORMATS = ("auto", "preflib", *_preflib.TYPES, "rank-matrix", "orderings")
 _CSV_ADVICE = (
-    "format='rank-matrix' (one row per ranker, one column per system, cells = ranks) or "
-    "format='orderings' (one ranking per row, best first, cells = system names) "
-    "(CLI: --format rank-matrix / orderings)"
+    "{matrix} (one row per ranker, one column per system, cells = ranks) or {orderings} (one "
+    "ranking per row, best first, cells = system names)"
 )
 
 
@@ -72,9 +72,12 @@ def rankings_format(path: str | Path, format: str = "auto") -> str:
     found = _preflib.suffix_type(path, _read.COMPRESSED_SUFFIXES)
     if found:
         return found
-    raise ValueError(
-        f"{path}: the name does not say how this file holds rankings (PrefLib files end in .soc, "
-        f".soi, .toc or .toi); for a CSV pass {_CSV_ADVICE}"
+    raise AdviceError(
+        escape(f"{path}: ")
+        + "the name does not say how this file holds rankings (PrefLib files end in .soc, "
+        ".soi, .toc or .toi); for a CSV pass " + _CSV_ADVICE,
+        matrix=("format", "rank-matrix"),
+        orderings=("format", "orderings"),
     )
 
 
@@ -184,14 +187,22 @@ def read_paired_comparisons(
     """
     source = _read.inspect(path, sep=sep, encoding=encoding)
     absent = [
-        f"no column {column!r} for {option}={column!r} (CLI: --{option} {column})"
+        (option, column)
         for option, column in (("preferred", preferred), ("other", other))
         if column not in source.columns
     ]
     if absent:
-        raise InvalidRankingsError(
-            f"{source.path}: {'; '.join(absent)}; the columns are: "
-            f"{preview(map(repr, source.columns), 20)}: name the two columns of a preference"
+        raise AdviceRankingsError(
+            escape(f"{source.path}: ")
+            + "; ".join(
+                escape(f"no column {column!r} for ") + "{" + option + "}"
+                for option, column in absent
+            )
+            + escape(
+                f"; the columns are: {preview(map(repr, source.columns), 20)}: name the two "
+                "columns of a preference"
+            ),
+            **{option: (option, column) for option, column in absent},
         )
     table = _tables.read_table(source, [preferred, other], keys=[preferred, other])
     _refuse_no_rows(source, table)
@@ -288,9 +299,11 @@ def _refuse_variants(
 
 def _ranker(source: _read.Source, ranker: str | None) -> str | None:
     if ranker is not None and ranker not in source.columns:
-        raise InvalidRankingsError(
-            f"{source.path}: no column {ranker!r} for ranker={ranker!r} (CLI: --ranker {ranker}); "
-            f"the columns are: {preview(map(repr, source.columns), 20)}"
+        raise AdviceRankingsError(
+            escape(f"{source.path}: no column {ranker!r} for ")
+            + "{ranker}"
+            + escape(f"; the columns are: {preview(map(repr, source.columns), 20)}"),
+            ranker=ranker,
         )
     return ranker if ranker is not None else ("ranker" if "ranker" in source.columns else None)
 
@@ -336,33 +349,36 @@ def _read_rank_matrix(
             matrix[:, k], _ = _cells.scores_as_float(table.column(column), na_values)
         except _cells.BadCells as bad:
             first = k == 0 and label is None
-            raise InvalidRankingsError(_not_ranks(source, column, bad, first)) from None
+            raise _not_ranks(source, column, bad, first) from None
     labels = _labels(source, table, label, table.num_rows)
     return Rankings.from_rank_matrix(pd.DataFrame(matrix, index=labels, columns=systems))
 
 
-def _not_ranks(source: _read.Source, column: str, bad: _cells.BadCells, first: bool) -> str:
+def _not_ranks(
+    source: _read.Source, column: str, bad: _cells.BadCells, first: bool
+) -> InvalidRankingsError:
     shown = ", ".join(
         f"{line}: {value!r}"
         for line, value in zip(_tables.locate(source, bad.rows[:5]), bad.values[:5], strict=True)
     )
     more = f", ... ({len(bad.rows) - 5} more)" if len(bad.rows) > 5 else ""
-    hint = ""
+    hint, options = "", {}
     if first:
-        hint = (
-            f"; if column {column!r} labels the rankers, pass ranker={column!r} "
-            f"(CLI: --ranker {column})"
-        )
+        hint = escape(f"; if column {column!r} labels the rankers, pass ") + "{ranker}"
+        options["ranker"] = column
     words = list(dict.fromkeys(v.strip() for v in bad.values if _cells.cell_kind(v) == "missing"))
     if words:
-        hint += (
-            f"; to read {preview(map(repr, words), 3)} as 'not ranked' pass na_values={words!r} "
-            f"(CLI: --na-values {' '.join(words)})"
+        hint += escape(f"; to read {preview(map(repr, words), 3)} as 'not ranked' pass ")
+        hint += "{na_values}"
+        options["na_values"] = words
+    return AdviceRankingsError(
+        escape(
+            f"{source.path}: {len(bad.rows)} cell(s) of column {column!r} are not ranks ({shown}"
+            f"{more}): a cell of a rank matrix holds a rank (a number, 1 = best) or is empty (not "
+            "ranked)"
         )
-    return (
-        f"{source.path}: {len(bad.rows)} cell(s) of column {column!r} are not ranks ({shown}"
-        f"{more}): a cell of a rank matrix holds a rank (a number, 1 = best) or is empty (not "
-        f"ranked){hint}"
+        + hint,
+        **options,
     )
 
 

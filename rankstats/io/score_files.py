@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from rankstats._util.advice import AdviceError, AdviceScoresError, Spelled, escape
 from rankstats.core import keys as _keys
 from rankstats.core import wide_columns as _columns
 from rankstats.core.directions import Direction
@@ -125,23 +126,27 @@ def read_scores(
         raise ValueError(f"layout must be 'auto', 'long' or 'wide', not {layout!r}")
     source = _read.inspect(path, sep=sep, encoding=encoding)
     present = set(source.columns)
-    absent = []
+    absent: list[tuple[str, object]] = []  # (option, value) naming an absent column
     system_columns = _keys.key_columns(system)
     if any(c not in present for c in system_columns):
-        absent.append(f"system={system!r}")
+        absent.append(("system", system))
     for option, column, default in (("task", task, "task"), ("score", score, "score")):
         # A default name that is absent only means "not a long table"; a chosen one is a typo.
         if column is not None and column != default and column not in present:
-            absent.append(f"{option}={column!r}")
+            absent.append((option, column))
     if isinstance(instance, str) and instance not in present:
-        absent.append(f"instance={instance!r}")
-    absent += [f"tasks=[{t!r}]" for t in tasks or () if t not in present]
-    absent += [f"drop_columns=[{t!r}]" for t in drop_columns or () if t not in present]
+        absent.append(("instance", instance))
+    absent += [("tasks", [t]) for t in tasks or () if t not in present]
+    absent += [("drop_columns", [t]) for t in drop_columns or () if t not in present]
     if absent:
-        raise InvalidScoresError(
-            f"{source.path}: no column named as {', '.join(absent)} asks (CLI: --system, --task, "
-            f"--score, --instance, --tasks, --drop-columns); the columns are: "
-            f"{preview(map(repr, source.columns), 20)}{_single_column_hint(source)}"
+        fields = ", ".join(f"{{absent{k}}}" for k in range(len(absent)))
+        raise AdviceScoresError(
+            escape(f"{source.path}: ")
+            + f"no column named as {fields} asks; the columns are: "
+            + escape(preview(map(repr, source.columns), 20))
+            + _single_column_hint(source),
+            sep=None,
+            **{f"absent{k}": pair for k, pair in enumerate(absent)},
         )
     chosen = layout
     if layout == "auto":
@@ -151,16 +156,17 @@ def read_scores(
         if isinstance(instance, str):
             raise ValueError("instance= applies to long tables (one row per score)")
         if tasks is not None and drop_columns:
-            raise ValueError(
-                "give tasks= or drop_columns= (CLI: --tasks or --drop-columns), not both"
+            raise AdviceError(
+                "give {tasks} or {drop_columns}, not both", tasks=None, drop_columns=None
             )
         return _read_wide(
             source, system, higher_is_better, tasks, na_values, name, layout, drop_columns
         )
     if drop_columns:
-        raise ValueError(
-            "drop_columns= (CLI: --drop-columns) leaves columns out of a wide table; select "
-            "tasks of a long table with Scores.select"
+        raise AdviceError(
+            "{drop_columns} leaves columns out of a wide table; select tasks of a long table "
+            "with Scores.select",
+            drop_columns=None,
         )
     if tasks is not None:
         raise ValueError(
@@ -169,10 +175,14 @@ def read_scores(
         )
     needed = [c for c in (task, score) if c is not None and c not in present]
     if needed:
-        raise InvalidScoresError(
-            f"{source.path}: a long table needs the column(s) {preview(map(repr, needed))}; the "
-            f"columns are: {preview(map(repr, source.columns), 20)} (name them with task= and "
-            "score=, CLI: --task / --score)"
+        raise AdviceScoresError(
+            escape(
+                f"{source.path}: a long table needs the column(s) {preview(map(repr, needed))}; "
+                f"the columns are: {preview(map(repr, source.columns), 20)}"
+            )
+            + " (name them with {task} and {score})",
+            task=None,
+            score=None,
         )
     if instance is None:
         instance = "instance" if "instance" in present else None
@@ -182,10 +192,11 @@ def read_scores(
 
 
 def _single_column_hint(source: _read.Source) -> str:
+    """A template (its field ``{sep}`` is given by the caller)."""
     if source.kind == "csv" and len(source.columns) == 1:
         return (
             f" (the header has no {_dialect.delimiter_name(source.delimiter)}: if the file is "
-            "separated by another character, pass sep=, CLI: --sep)"
+            "separated by another character, pass {sep})"
         )
     return ""
 
@@ -221,7 +232,7 @@ def _text_keys(source: _read.Source, table: object, key: str) -> pd.Series:
     return pd.Series(column.to_pandas(), name=key)
 
 
-_NOT_A_TASK = "; if it is not a task, choose the task columns with tasks= (CLI: --tasks)"
+_NOT_A_TASK = "; if it is not a task, choose the task columns with {tasks}"
 
 
 def _warn_na(source: _read.Source, count: int, na_values: Sequence[str] | None) -> None:
@@ -285,9 +296,13 @@ def _read_wide(
     )
     unnamed = [k for k, c in enumerate(source.columns, 1) if c in task_cols and not c.strip()]
     if unnamed:
-        raise InvalidScoresError(
-            f"{source.path}: column(s) {preview(unnamed)} have no name in the header of this wide "
-            "table: name them, or choose the task columns with tasks= (CLI: --tasks)"
+        raise AdviceScoresError(
+            escape(
+                f"{source.path}: column(s) {preview(unnamed)} have no name in the header of this "
+                "wide table: name them, or choose the task columns with "
+            )
+            + "{tasks}",
+            tasks=None,
         )
     _keys.refuse_whitespace_variants(
         "task",
@@ -306,10 +321,12 @@ def _read_wide(
     if names.duplicated().any():
         full = _tables.read_table(source).to_pandas()
         long_hint = (
-            f"if this is not a wide table (one row per system) but a long one whose task and "
-            f"score columns are not named 'task' and 'score' (the columns are: "
-            f"{preview(map(repr, source.columns), 20)}), name them with task= and score= "
-            "(CLI: --task NAME --score NAME)"
+            escape(
+                f"if this is not a wide table (one row per system) but a long one whose task and "
+                f"score columns are not named 'task' and 'score' (the columns are: "
+                f"{preview(map(repr, source.columns), 20)}), name them with "
+            )
+            + "{long_columns}"
         )
         _keys.refuse_repeated_systems(
             full,
@@ -319,6 +336,7 @@ def _read_wide(
             tasks,
             prefix=f"{source.path}: ",
             long_hint=long_hint if layout == "auto" else "",
+            long_columns=Spelled("task= and score=", "--task NAME --score NAME"),
         )
     _keys.refuse_whitespace_variants(
         "system", names, _keys.first_rows_of(names, _where(source)), prefix=f"{source.path}: "

@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rankstats._util.advice import AdviceFileError, Spelled, escape
 from rankstats.errors import UnreadableFileError
 from rankstats.io.csv_dialect import parse_sep, sniff_delimiter
 from rankstats.io.file_bytes import (
@@ -94,9 +95,10 @@ def inspect(path: str | Path, sep: str | None = None, encoding: str = "utf-8") -
     if not path.exists():
         raise FileNotFoundError(f"no such score file: {path}")
     if path.is_dir():
-        raise UnreadableFileError(
-            f"{path} is a directory, not a score file: give a file, or stream the files of a "
-            "directory with rs.scan_scores (CLI: rankstats rank DIR --stream)"
+        raise AdviceFileError(
+            escape(f"{path} is a directory, not a score file: give a file, or stream the files ")
+            + "of a directory with {stream}",
+            stream=Spelled("rs.scan_scores", "rankstats rank DIR --stream"),
         )
     start = _first_bytes(path)
     if not start:

@@ -111,7 +111,7 @@ def _read_failure(source: Source, err: BaseException) -> UnreadableFileError:
     if "UTF8" in text or "UTF-8" in text or isinstance(err, UnicodeDecodeError):
         found = _find_bad_byte(source)
         if found is not None:
-            return UnreadableFileError(found)
+            return found
     if source.compression and (isinstance(err, OSError | EOFError) or "ompress" in text):
         return UnreadableFileError(compression_problem(source.path, source.compression, err))
     return UnreadableFileError(
@@ -120,8 +120,8 @@ def _read_failure(source: Source, err: BaseException) -> UnreadableFileError:
     )
 
 
-def _find_bad_byte(source: Source) -> str | None:
-    """Error path: the first byte that is not valid in the encoding, as a message."""
+def _find_bad_byte(source: Source) -> UnreadableFileError | None:
+    """Error path: the first byte that is not valid in the encoding, as an error."""
     decoder = codecs.getincrementaldecoder(python_encoding(source.encoding))()
     position = lines = 0  # bytes and newlines before the chunk
     with open_bytes(source.path, source.compression) as fh:

@@ -24,9 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rankstats._util.advice import AdviceRankingsError, Spelled, escape
 from rankstats.core.rankings import Rankings, default_level
 from rankstats.core.scores import Scores
-from rankstats.errors import DataWarning, InvalidRankingsError, preview
+from rankstats.errors import DataWarning, preview
 from rankstats.models.information import no_rankings
 
 KINDS = ("subset", "top_k")
@@ -98,10 +99,17 @@ def check_systems_ranked(rk: Rankings) -> None:
     never = np.flatnonzero(~(~np.isnan(rk.ranks)).any(axis=0))
     if len(never):
         names = [rk.systems[i] for i in never]
-        raise InvalidRankingsError(
-            f"system(s) ranked by no ranking, about which the data say nothing: {preview(names)}. "
-            "Remove them (e.g. Rankings.from_orderings(..., systems=[...]) without them); "
-            "aggregate(..., method='pl'|'bt') does this for you and reports them as NaN."
+        raise AdviceRankingsError(
+            escape(
+                "system(s) ranked by no ranking, about which the data say nothing: "
+                f"{preview(names)}. "
+            )
+            + "{remedy}",
+            remedy=Spelled(
+                "Remove them (e.g. Rankings.from_orderings(..., systems=[...]) without them); "
+                "aggregate(..., method='pl'|'bt') does this for you and reports them as NaN.",
+                "Remove their rows from the input (or give them scores).",
+            ),
         )
 
 

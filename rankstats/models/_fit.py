@@ -26,6 +26,7 @@ from scipy import special, stats
 
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import SAMPLED, flat_draws
+from rankstats._util.advice import AdviceError, escape
 from rankstats.models.ppc_result import PPCResult
 from rankstats.models.predictive_checks import ppc
 from rankstats.models.rank_posteriors import RankPosterior, rank_posterior, rank_probabilities
@@ -269,13 +270,16 @@ class Fit:
         values = self.draws()[self.variable]
         if values.shape[0] < 2:
             hint = (
-                "fit the Mallows model with method='mcmc'"
+                "fit the Mallows model with {mcmc}"
                 if self.model == "mallows"
                 else "refit to get posterior or approximate draws"
             )
-            raise ValueError(
-                f"this {self.model!r} fit (method={self.method!r}) holds a single point "
-                f"estimate, not a distribution over rankings: no rank posterior; {hint}"
+            raise AdviceError(
+                escape(f"this {self.model!r} fit (")
+                + "{method}) holds a single point estimate, not a distribution over rankings: "
+                "no rank posterior; " + hint,
+                method=("method", self.method),
+                mcmc=("method", "mcmc"),
             )
         approximation = None
         if self.method not in SAMPLED:

@@ -28,6 +28,7 @@ from scipy import optimize
 
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import ESS_MIN, RHAT_MAX, warn_convergence
+from rankstats._util.advice import AdviceError
 from rankstats._util.progress import meter
 from rankstats.core.mallows_kendall import log_z, mallows_expected_distance
 from rankstats.core.rankings import Rankings, default_level, tied_entries
@@ -386,12 +387,13 @@ class Mallows:
         warn_convergence(
             problems,
             hint=(
-                f"the chains were extended to max_draws={max_draws} sweeps and still fail the "
-                "check: raise max_draws= or tune=; "
+                "the chains were extended to {cap} sweeps and still fail the check: raise "
+                "{max_draws} or {tune}; "
                 if cap_reached
-                else "run longer chains (draws=, tune=, max_draws=) or more chains; "
+                else "run longer chains ({draws}, {tune}, {max_draws}) or more chains; "
             )
             + "items whose consensus positions swap freely (weak data) mix slowly",
+            cap=("max_draws", max_draws),
         )
         # The marginal likelihood of each observed ranking per draw (log_likelihood group).
         from rankstats.models import pointwise_likelihood as pointwise
@@ -466,9 +468,11 @@ class Mallows:
 
         observed = ~np.isnan(rk.ranks)
         if not observed.all() or tied_entries(rk.ranks).any():
-            raise ValueError(
-                "method='map' needs complete rankings without ties (the Kemeny consensus is the "
-                "MAP of σ only then); use method='mcmc' for partial or tied rankings"
+            raise AdviceError(
+                "{map} needs complete rankings without ties (the Kemeny consensus is the MAP of "
+                "σ only then); use {mcmc} for partial or tied rankings",
+                map=("method", "map"),
+                mcmc=("method", "mcmc"),
             )
         n, n_rankings = rk.n_systems, rk.n_rankings
         result = kemeny(rk, method="auto", time_limit=60)

@@ -33,6 +33,7 @@ from scipy.optimize import Bounds, LinearConstraint, minimize
 
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import SAMPLED
+from rankstats._util.advice import Advice, AdviceError, Spelled, escape
 from rankstats.models import pointwise_likelihood as pointwise
 from rankstats.models._fit import Fit
 
@@ -43,6 +44,20 @@ PARETO_K_MAX = 0.7
 
 class LOOWarning(UserWarning):
     """The model comparison has a caveat: unreliable PSIS-LOO terms or a composite likelihood."""
+
+
+class AdviceLOOWarning(Advice, LOOWarning):
+    """A :class:`LOOWarning` whose advice names options (:mod:`rankstats._util.advice`)."""
+
+
+def _issue(notes: list, stacklevel: int) -> tuple[str, ...]:
+    """Warn each caveat of ``notes`` (texts, or :class:`AdviceLOOWarning`; those starting with
+    "K-fold" say what the estimate is and are no warnings); their texts, for the result."""
+    for note in notes:
+        if not str(note).startswith("K-fold"):
+            warning = note if isinstance(note, Warning) else LOOWarning(note)
+            warnings.warn(warning, stacklevel=stacklevel + 1)
+    return tuple(str(note) for note in notes)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -126,7 +141,10 @@ def _check(fits: Mapping[str, Fit]) -> dict[str, dict]:
         if not isinstance(fit, Fit):
             raise TypeError(f"fit {name!r} is a {type(fit).__name__}, not a rankstats Fit")
         if fit.method not in SAMPLED or not _compat.has_group(fit.idata, pointwise.GROUP):
-            raise ValueError(f"cannot compare fit {name!r}: {pointwise.missing_reason(fit)}")
+            reason = pointwise.missing_advice(fit)
+            raise AdviceError(
+                escape(f"cannot compare fit {name!r}: ") + reason.template, **reason.options
+            )
         attrs[name] = dict(_compat.group(fit.idata, pointwise.GROUP).attrs)
     units = {name: a.get("unit") for name, a in attrs.items()}
     if len(set(units.values())) > 1:
@@ -332,7 +350,10 @@ def compare_fits(
     if ic == "kfold":
         return _compare_kfold(fits, data, k, seed)
     if data is not None:
-        raise ValueError("data is a K-fold option (ic='kfold'): LOO / WAIC use the fits alone")
+        raise AdviceError(
+            "data is a K-fold option ({kfold}): LOO / WAIC use the fits alone",
+            kfold=Spelled("ic='kfold'", "--kfold K"),
+        )
     attrs = _check(fits)
     names = list(fits)
     first = _compat.group(fits[names[0]].idata, pointwise.GROUP)
@@ -353,14 +374,22 @@ def compare_fits(
         bad = {n: c for n, c in high.items() if c}
         if bad:
             notes.append(
-                f"Pareto k > {PARETO_K_MAX} for "
-                + ", ".join(f"{c} {unit}(s) of {n}" for n, c in bad.items())
-                + ": the PSIS-LOO estimate of those fits is unreliable (one held-out "
-                f"{unit} changes the posterior too much); check with K-fold cross-validation "
-                "(ic='kfold'), or longer chains"
+                AdviceLOOWarning(
+                    escape(
+                        f"Pareto k > {PARETO_K_MAX} for "
+                        + ", ".join(f"{c} {unit}(s) of {n}" for n, c in bad.items())
+                        + ": the PSIS-LOO estimate of those fits is unreliable (one held-out "
+                        f"{unit} changes the posterior too much); "
+                    )
+                    + "{remedy}",
+                    remedy=Spelled(
+                        "check with K-fold cross-validation (ic='kfold'), or longer chains",
+                        "rerun with more --draws, or compare by K-fold cross-validation "
+                        "(--kfold 10); the WAIC (--ic waic) fails in the same cases",
+                    ),
+                )
             )
-    for note in notes:
-        warnings.warn(note, LOOWarning, stacklevel=2)
+    texts = _issue(notes, stacklevel=2)
     pareto = (
         pd.DataFrame({n: results[n]["pareto_k"] for n in order}, index=units)
         if ic == "loo"
@@ -373,18 +402,27 @@ def compare_fits(
         n_units=len(units),
         pointwise=pd.DataFrame(elpd_i, index=units, columns=order),
         pareto_k=pareto,
-        notes=tuple(notes),
+        notes=texts,
     )
 
 
-def _composite_note(names: list[str], composite: list[str]) -> list[str]:
+def _composite_note(names: list[str], composite: list[str]) -> list:
     if not composite or len(composite) == len(names):
         return []
     return [
-        f"{', '.join(composite)}: Bradley–Terry's per-ranking log-likelihood of rankings of "
-        "more than two systems is a composite (the sum over the ranking's pairs), not the "
-        "log-probability of the ranking; it is biased low against the proper likelihoods of "
-        f"{', '.join(n for n in names if n not in composite)}"
+        AdviceLOOWarning(
+            escape(
+                f"{', '.join(composite)}: Bradley–Terry's per-ranking log-likelihood of rankings "
+                "of more than two systems is a composite (the sum over the ranking's pairs), not "
+                "the log-probability of the ranking; it is biased low against the proper "
+                f"likelihoods of {', '.join(n for n in names if n not in composite)}"
+            )
+            + "{remedy}",
+            remedy=Spelled(
+                "",
+                " (compare bt with pl on --paired data, or read the bt row with that in mind)",
+            ),
+        )
     ]
 
 
@@ -475,9 +513,7 @@ def _compare_kfold(fits: Mapping[str, Fit], data: Any, k: int, seed: int | None)
     for n, c in cv.items():
         notes += [f"{n}: {note}" for note in c.notes]
     table, order, elpd_i = _table(fits, results)
-    for note in notes:
-        if not note.startswith("K-fold"):
-            warnings.warn(note, LOOWarning, stacklevel=3)
+    texts = _issue(notes, stacklevel=3)
     return ModelComparison(
         table=table,
         ic="kfold",
@@ -485,6 +521,6 @@ def _compare_kfold(fits: Mapping[str, Fit], data: Any, k: int, seed: int | None)
         n_units=len(units),
         pointwise=pd.DataFrame(elpd_i, index=units, columns=order),
         pareto_k=None,
-        notes=tuple(notes),
+        notes=texts,
         kfold=cv,
     )

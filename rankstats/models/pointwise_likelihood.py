@@ -31,6 +31,7 @@ import pandas as pd
 from scipy import sparse
 
 from rankstats._pymc import compat as _compat
+from rankstats._util.advice import Advice, AdviceError, Spelled, escape
 from rankstats.core.mallows_kendall import pair_probability
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
@@ -43,8 +44,9 @@ UNAVAILABLE = "pointwise_unavailable"
 _CELLS = 4_000_000  # draws × entries per block
 
 
-class PointwiseUnavailable(ValueError):
-    """The pointwise log-likelihood of this fit cannot be computed (the reason is the message)."""
+class PointwiseUnavailable(Advice, ValueError):
+    """The pointwise log-likelihood of this fit cannot be computed (the reason is the message, a
+    template whose options are spelled for the reader: :mod:`rankstats._util.advice`)."""
 
 
 # ---------------------------------------------------------------------------- units and hashes
@@ -226,10 +228,12 @@ def mallows_rankings(ranks: np.ndarray, position: np.ndarray, theta: np.ndarray)
     bad = ~observed.all(axis=1) & ~pairs
     if bad.any():
         raise PointwiseUnavailable(
-            f"{int(bad.sum())} ranking(s) leave systems unranked and rank more than two: the "
-            "Mallows (Kendall) marginal likelihood of such a sub-ranking (a sum over the "
-            "positions of its unranked systems) has no closed form, and the likelihood of a "
-            "sampled completion is not that of the data"
+            escape(
+                f"{int(bad.sum())} ranking(s) leave systems unranked and rank more than two: the "
+                "Mallows (Kendall) marginal likelihood of such a sub-ranking (a sum over the "
+                "positions of its unranked systems) has no closed form, and the likelihood of a "
+                "sampled completion is not that of the data"
+            )
         )
     partial = ~observed.all(axis=1)  # here: rankings of two of more than two systems
     if partial.any():
@@ -340,8 +344,8 @@ def _nuts_values(model: Any, data: Any, prepared: Any, draws: dict[str, np.ndarr
     if model.name == "pl":
         if rk is None:
             raise PointwiseUnavailable(
-                "fitted to prepared arrays, not Rankings / Scores: no rankings to evaluate "
-                "one by one"
+                "fitted to prepared arrays, not Rankings / Scores: no rankings to evaluate one "
+                "by one"
             )
         keep = informative(rk.ranks, model.kind)
         names, attrs = _ranking_attrs(rk, keep, model.kind)
@@ -397,25 +401,35 @@ def add_to_mallows_fit(rk: Any, idata: Any) -> None:
 def pointwise(fit: Any) -> Any:
     """The ``log_likelihood`` group of a fit as an ``xarray.DataArray`` (chain, draw, unit)."""
     if not _compat.has_group(fit.idata, GROUP):
-        raise PointwiseUnavailable(missing_reason(fit))
+        reason = missing_advice(fit)
+        raise PointwiseUnavailable(reason.template, **reason.options)
     return _compat.group(fit.idata, GROUP)[VARIABLE]
 
 
 def missing_reason(fit: Any) -> str:
     """Why ``fit`` holds no pointwise log-likelihood, as a sentence ending in what to do."""
+    return str(missing_advice(fit))
+
+
+def missing_advice(fit: Any) -> AdviceError:
+    """:func:`missing_reason` as an error whose advice names options (``method='nuts'``,
+    ``--method nuts`` on the command line: :mod:`rankstats._util.advice`)."""
     from rankstats._pymc.convergence import SAMPLED
 
-    refit = "method='mcmc'" if fit.model == "mallows" else "method='nuts'"
+    refit = ("method", "mcmc" if fit.model == "mallows" else "nuts")
     if fit.method not in SAMPLED:
-        return (
-            f"method={fit.method!r} holds an optimum and its normal approximation, not posterior "
-            f"draws: no LOO / WAIC; refit with {refit}, or compare by K-fold cross-validation "
-            "(compare_fits(..., ic='kfold', data=...))"
+        return AdviceError(
+            "{method} holds an optimum and its normal approximation, not posterior draws: no "
+            "LOO / WAIC; refit with {refit}, or compare by K-fold cross-validation ({kfold})",
+            method=("method", fit.method),
+            refit=refit,
+            kfold=Spelled("compare_fits(..., ic='kfold', data=...)", "--kfold K"),
         )
     reason = _compat.attrs(fit.idata).get(UNAVAILABLE)
     if reason:
-        return f"no pointwise log-likelihood: {reason}"
-    return (
+        return AdviceError(escape(f"no pointwise log-likelihood: {reason}"))
+    return AdviceError(
         "no pointwise log-likelihood (the fit was saved without one, e.g. a model-zoo fit or a "
-        f"fit made by an older rankstats): refit it with {refit}"
+        "fit made by an older rankstats): refit it with {refit}",
+        refit=refit,
     )

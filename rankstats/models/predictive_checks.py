@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 
 from rankstats._pymc.convergence import SAMPLED
+from rankstats._util.advice import AdviceError
 from rankstats.core.rankings import Rankings, default_level
 from rankstats.core.scores import Scores
 from rankstats.models._data import KINDS
@@ -238,7 +239,9 @@ def ppc_draws(
     n = len(systems)
     observed = ~np.isnan(rk.ranks)
     if model == "mallows" and kind != "subset":
-        raise ValueError("the Mallows model treats unranked systems as latent: kind='subset'")
+        raise AdviceError(
+            "the Mallows model treats unranked systems as latent: {kind}", kind="subset"
+        )
     keep = observed.sum(axis=1) >= (2 if kind == "subset" else 1)
     if not keep.all():
         notes.append(
@@ -462,11 +465,13 @@ def ppc(
     parameters = fit.draws()
     available = next(iter(parameters.values())).shape[0]
     if fit.model == "mallows" and (fit.method not in SAMPLED or available < 2):
-        raise ValueError(
-            f"this Mallows fit (method={fit.method!r}) holds a single point estimate (the Kemeny "
-            "consensus and the ML dispersion), not a posterior: a check against it would ignore "
-            "the uncertainty of σ and θ. Fit with method='mcmc' (or call "
-            "rankstats.models.predictive_checks.ppc_draws with fit.point() for a plug-in check)."
+        raise AdviceError(
+            "this Mallows fit ({method}) holds a single point estimate (the Kemeny consensus and "
+            "the ML dispersion), not a posterior: a check against it would ignore the "
+            "uncertainty of σ and θ. Fit with {mcmc} (or call "
+            "rankstats.models.predictive_checks.ppc_draws with fit.point() for a plug-in check).",
+            method=("method", fit.method),
+            mcmc=("method", "mcmc"),
         )
     approximation = None
     if fit.method not in SAMPLED:

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
+from rankstats._util.advice import escape
 from rankstats._util.progress import Meter, displayed, meter
 from rankstats.core.reduction import BenchmarkStatistics
 from rankstats.scan.reader import (
@@ -170,9 +171,13 @@ def _not_contiguous(
     where = [(units[i], key) for i, found in enumerate(hits) for key in found]
     task, instance = where[0][1] if where else ("?", "?")
     return NotGroupedError(
-        f"the rows of (task, instance) ({task!r}, {instance!r}) are not contiguous: they "
-        f"occur in {', '.join(_describe(u) for u, _ in where[:3])} ({UNGROUPED_HINT})",
+        escape(
+            f"the rows of (task, instance) ({task!r}, {instance!r}) are not contiguous: they "
+            f"occur in {', '.join(_describe(u) for u, _ in where[:3])}"
+        )
+        + " ({hint})",
         (task, instance),
+        hint=UNGROUPED_HINT,
     )
 
 

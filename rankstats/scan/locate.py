@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from rankstats._util.advice import escape
 from rankstats.errors import InvalidScoresError
 from rankstats.io import tables as _tables
 from rankstats.scan.reader import (
@@ -114,7 +115,11 @@ def not_grouped_error(units: Sequence[Unit], spec: Spec, err: NotGroupedError) -
     if rows is None:
         return err
     return NotGroupedError(
-        f"the rows of (task, instance) ({task!r}, {instance!r}) are not contiguous: "
-        f"{rows[0]}, and again {rows[1]} after other rows ({UNGROUPED_HINT})",
+        escape(
+            f"the rows of (task, instance) ({task!r}, {instance!r}) are not contiguous: "
+            f"{rows[0]}, and again {rows[1]} after other rows"
+        )
+        + " ({hint})",
         err.key,
+        hint=UNGROUPED_HINT,
     )

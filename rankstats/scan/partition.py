@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
+from rankstats._util.advice import AdviceResourceError, escape
 from rankstats._util.progress import meter
 from rankstats.core.reduction import BenchmarkStatistics
-from rankstats.errors import ResourceError
 from rankstats.scan.drivers import group_statistics, process_pool, scan_meter
 from rankstats.scan.reader import Spec, Unit, batches, hash_keys, normalise_batch
 
@@ -60,11 +60,15 @@ def _check_space(directory: str, rows: int) -> None:
     free = shutil.disk_usage(directory).free
     need = rows * (_ROW_BYTES + 8)
     if need > free:
-        raise ResourceError(
-            f"order='any' spills the rows to disk by (task, instance): about "
-            f"{need / 2**30:.1f} GiB for {rows:,} rows, but {directory} has "
-            f"{free / 2**30:.1f} GiB free; set TMPDIR to a larger disk, or sort the input by "
-            "task and instance (order='grouped' reads it without spilling)"
+        raise AdviceResourceError(
+            "{any} spills the rows to disk by (task, instance): about "
+            + escape(
+                f"{need / 2**30:.1f} GiB for {rows:,} rows, but {directory} has "
+                f"{free / 2**30:.1f} GiB free; set TMPDIR to a larger disk, or sort the input by "
+            )
+            + "task and instance ({grouped} reads it without spilling)",
+            any=("order", "any"),
+            grouped=("order", "grouped"),
         )
 
 

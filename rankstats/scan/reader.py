@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rankstats._util.advice import Advice, AdviceScoresError, Spelled, escape
 from rankstats.core.reduction import BenchmarkStatistics, reduce_scores
 from rankstats.errors import InvalidScoresError
 from rankstats.io import cells as _cells
@@ -31,24 +32,36 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant that spreads the 
 
 _READAHEAD = 1  # record batches decoded ahead of the one being reduced
 
-UNGROUPED_HINT = (
+#: The remedy for rows of one instance that are apart, the option ``{hint}`` of a
+#: :class:`NotGroupedError` (:mod:`rankstats._util.advice`): in Python and on the command line.
+UNGROUPED_HINT = Spelled(
     "scan it with order='any' (rankstats partitions the rows by (task, instance) on disk), sort "
     "the input by task and instance (rankstats simulate writes it so), or scan it as a dask "
     "DataFrame, rs.scan_scores(dask.dataframe.read_parquet(...)), which shuffles the rows by "
-    "(task, instance) first"
+    "(task, instance) first",
+    "rerun with --order any (rankstats partitions the rows by (task, instance) on disk), or "
+    "sort the input by task and instance (rankstats simulate writes it so)",
 )
 
 
-class NotGroupedError(InvalidScoresError):
+class NotGroupedError(Advice, InvalidScoresError):
     """The rows of one (task, instance) are not contiguous in the input (``order="grouped"``);
-    ``order="auto"`` catches it and partitions the rows instead. ``key``: (task, instance)."""
+    ``order="auto"`` catches it and partitions the rows instead. ``key``: (task, instance); the
+    message is a template whose ``{hint}`` is :data:`UNGROUPED_HINT`."""
 
-    def __init__(self, message: str, key: tuple[object, object] | None = None) -> None:
-        super().__init__(message)
+    def __init__(
+        self, template: str, key: tuple[object, object] | None = None, **options: object
+    ) -> None:
+        super().__init__(template, **options)
         self.key = key
 
-    def __reduce__(self) -> tuple[Any, tuple[str, tuple[object, object] | None]]:
-        return (type(self), (str(self), self.key))  # raised in a worker process: keep the key
+    def __reduce__(self) -> tuple[Any, tuple[object, ...]]:
+        # Raised in a worker process: keep the key and the template.
+        return (_not_grouped, (self.template, self.key, self.options))
+
+
+def _not_grouped(template: str, key: tuple[object, object] | None, options: dict):
+    return NotGroupedError(template, key, **options)
 
 
 class DuplicateKeyError(InvalidScoresError):
@@ -164,10 +177,10 @@ def _batch_scores(column: Any, spec: Spec) -> np.ndarray:
     try:
         return _cells.scores_as_float(column, spec.na_values)[0]
     except _cells.BadCells as bad:  # refused with file lines by the scan_scores pass already
-        message = _cells.cells_message(
+        template, options = _cells.cells_message(
             bad, spec.columns["score"], lambda rows: [f"batch row {r + 1}" for r in rows]
         )
-        raise InvalidScoresError(message) from None
+        raise AdviceScoresError(template, **options) from None
 
 
 def normalise_batch(batch: Any, spec: Spec) -> pd.DataFrame:
@@ -264,9 +277,10 @@ class Stream:
     def _refuse(self, task_code: int, instance: object) -> NotGroupedError:
         key = (self.spec.tasks[task_code], plain(instance))
         return NotGroupedError(
-            f"the rows of (task, instance) ({key[0]!r}, {key[1]!r}) are not contiguous: "
-            f"{UNGROUPED_HINT}",
+            escape(f"the rows of (task, instance) ({key[0]!r}, {key[1]!r}) are not contiguous: ")
+            + "{hint}",
             key,
+            hint=UNGROUPED_HINT,
         )
 
     def _close(self, hashes: np.ndarray, task: np.ndarray, instance: pd.Series) -> None:

@@ -17,6 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from rankstats._util.advice import (
+    AdviceError,
+    AdviceFileError,
+    AdviceScoresError,
+    AdviceWarning,
+    Spelled,
+    escape,
+)
 from rankstats.aggregation.aggregators import Aggregate, aggregate_source
 from rankstats.core.directions import Direction, parse_directions
 from rankstats.core.keys import refuse_whitespace_variants
@@ -164,9 +172,13 @@ class ScannedScores(StatisticsSource):
             except OSError:
                 now = None
             if now is None or (now.st_size, now.st_mtime_ns) != (size, mtime):
-                raise UnreadableFileError(
-                    f"{path} changed (or was removed) since rs.scan_scores read it; scan the "
-                    "files again (its systems, tasks and rows may have changed)"
+                raise AdviceFileError(
+                    escape(f"{path} changed (or was removed) ") + "{again} (its systems, tasks "
+                    "and rows may have changed)",
+                    again=Spelled(
+                        "since rs.scan_scores read it; scan the files again",
+                        "while rankstats read it; run the command again",
+                    ),
                 )
 
     def _pass(self, client: Any, progress: bool) -> BenchmarkStatistics:
@@ -177,7 +189,7 @@ class ScannedScores(StatisticsSource):
         units = self._units()
         if client is not None:
             if self.order == "any":
-                raise ValueError(CLUSTER_ANY)
+                raise AdviceError("{message}", message=CLUSTER_ANY)
             return cluster_statistics(units, self._spec(), client, progress)
         if self.order == "any":
             return self._partitioned(units, progress)
@@ -192,10 +204,15 @@ class ScannedScores(StatisticsSource):
         # Outside the except block: the traceback (and the batch it holds) is released first.
         task, instance = key or ("?", "?")
         warnings.warn(
-            "the rows of the score files are not grouped by (task, instance) (the rows of "
-            f"({task!r}, {instance!r}) are apart): rankstats partitions them by (task, "
-            "instance) on disk and reads them again; order='any' skips this first attempt",
-            DataWarning,
+            AdviceWarning(
+                escape(
+                    "the rows of the score files are not grouped by (task, instance) (the rows "
+                    f"of ({task!r}, {instance!r}) are apart): rankstats partitions them by "
+                    "(task, instance) on disk and reads them again; "
+                )
+                + "{any} skips this first attempt",
+                any=("order", "any"),
+            ),
             stacklevel=3,
         )
         return self._partitioned(units, progress)
@@ -341,7 +358,7 @@ def scan_scores(
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(map(repr, ORDERS))}, not {order!r}")
     if order == "any" and client is not None:
-        raise ValueError(CLUSTER_ANY)
+        raise AdviceError("{message}", message=CLUSTER_ANY)
     columns = {"system": system, "task": task, "instance": instance, "score": score}
     if is_dask_frame(paths):
         return _scan_frame(paths, columns, higher_is_better, batch_rows, client)
@@ -395,10 +412,13 @@ def scan_scores(
 
 
 ORDERS = ("auto", "grouped", "any")
-CLUSTER_ANY = (
+#: Why ``order="any"`` has no cluster, in Python and on the command line.
+CLUSTER_ANY = Spelled(
     "order='any' partitions the rows on this machine's disk, not on a cluster: scan the files "
     "as a dask DataFrame, rs.scan_scores(dask.dataframe.read_parquet(...), client=client), "
-    "which shuffles the rows by (task, instance), or sort them by task and instance"
+    "which shuffles the rows by (task, instance), or sort them by task and instance",
+    "--order any partitions the rows on this machine's disk, not on a Dask cluster: leave out "
+    "--scheduler, or sort the files by task and instance and use --order grouped",
 )
 
 
@@ -463,10 +483,16 @@ def _check_columns(sources: list[_read.Source], columns: dict) -> dict[str, Any]
     for source in sources:
         missing = [c for c in dict.fromkeys(columns.values()) if c not in source.columns]
         if missing:
-            raise InvalidScoresError(
-                f"{source.path}: column(s) {preview(map(repr, missing))} not found; its columns "
-                f"are: {preview(map(repr, source.columns), 20)} (name them with system=, task=, "
-                "instance=, score=; CLI: --system, --task, --instance, --score)"
+            raise AdviceScoresError(
+                escape(
+                    f"{source.path}: column(s) {preview(map(repr, missing))} not found; its "
+                    f"columns are: {preview(map(repr, source.columns), 20)}"
+                )
+                + " (name them with {system}, {task}, {instance}, {score})",
+                system=None,
+                task=None,
+                instance=None,
+                score=None,
             )
         if source.kind == "parquet":
             schema = pq.read_schema(source.path)
@@ -474,9 +500,10 @@ def _check_columns(sources: list[_read.Source], columns: dict) -> dict[str, Any]
             schema = pa.schema([(c, pa.string()) for c in source.columns])
         problem = _cells.score_type_problem(schema.field(columns["score"]).type)
         if problem:
-            raise InvalidScoresError(
-                f"{source.path}: column {columns['score']!r} is {problem}; choose the score "
-                "column with score= (CLI: --score)"
+            raise AdviceScoresError(
+                escape(f"{source.path}: column {columns['score']!r} is {problem}")
+                + "; choose the score column with {score}",
+                score=None,
             )
         schemas[source.path] = schema
     return schemas

@@ -100,7 +100,7 @@ import pandas as pd
 from scipy import stats
 
 from rankstats._util import progress as _progress
-from rankstats._util.advice import AdviceError, Spelled, escape
+from rankstats._util.advice import AdviceError, escape
 from rankstats._util.text import shorten, terminal
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidScoresError, preview
@@ -115,6 +115,7 @@ from rankstats.significance.hierarchical_model import (
     initial_values,
     set_data,
 )
+from rankstats.significance.missing_words import COMPLETE, check_missing
 from rankstats.significance.simplex_plot import simplex_figure
 from rankstats.significance.three_regions import (
     OUTCOMES,
@@ -128,7 +129,9 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 SAMPLERS = ("pymc", "nutpie", "numpyro", "blackjax")
-MISSING = ("refuse", "drop")
+#: The treatments of a task where the pair shares fewer than 2 instances (the one vocabulary of
+#: :mod:`rankstats.significance.missing_words`; scores are never imputed).
+MISSING = COMPLETE
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -146,7 +149,7 @@ class BayesHierarchical(ThreeRegions):
     differences : pandas.DataFrame
         ``task``, ``instance``, ``difference``: the data used (instances where both were scored).
     dropped : pandas.DataFrame
-        ``task``, ``n_shared``: tasks left out with ``missing="drop"`` (fewer than 2 shared
+        ``task``, ``n_shared``: tasks left out with ``missing="complete-case"`` (fewer than 2 shared
         instances); empty otherwise.
     samples : numpy.ndarray
         ``(S, 3)`` posterior draws of :math:`(\theta_a, \theta_\text{rope}, \theta_b)`, the
@@ -353,7 +356,7 @@ def bayes_hierarchical(
     sampler: str = "pymc",
     target_accept: float = 0.95,
     parameterization: str = "auto",
-    missing: str = "refuse",
+    missing: str = "error",
     threshold: float = 0.95,
     progressbar: bool = False,
 ) -> BayesHierarchical:
@@ -407,9 +410,11 @@ def bayes_hierarchical(
         every task has enough instances to pin its mean down), ``"noncentered"`` as
         :math:`\delta_0 + \sigma_0 z_i` (best when the tasks are alike and noisy,
         :math:`\sigma_0` near 0). The other one is the first remedy for divergent transitions.
-    missing : {"refuse", "drop"}
-        Tasks where the pair shares fewer than 2 instances are refused (all named) or dropped
-        and listed in :attr:`BayesHierarchical.dropped`.
+    missing : {"error", "complete-case"}
+        Tasks where the pair shares fewer than 2 instances are refused (default; all named) or
+        dropped and listed in :attr:`BayesHierarchical.dropped` (the one vocabulary of
+        :mod:`rankstats.significance.missing_words`; scores are never imputed, so ``"imputed"``
+        is refused).
     threshold : float
         Posterior probability needed to claim an outcome.
     progressbar : bool
@@ -427,7 +432,7 @@ def bayes_hierarchical(
     ------
     ValueError
         Unknown system or task, a task with fewer than 2 shared instances (with
-        ``missing="refuse"``), fewer than 2 tasks, ``rope < 0``, ``rho`` outside ``[0, 1)``.
+        ``missing="error"``), fewer than 2 tasks, ``rope < 0``, ``rho`` outside ``[0, 1)``.
 
     Examples
     --------
@@ -454,8 +459,9 @@ def bayes_hierarchical(
         raise ValueError(f"rho (the correlation of the instances) must be in [0, 1), got {rho!r}")
     if sampler not in SAMPLERS:
         raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
-    if missing not in MISSING:
-        raise ValueError(f"missing must be one of {MISSING}, not {missing!r}")
+    missing = check_missing(
+        missing, MISSING, what="the hierarchical test (it reads the scores, never imputed)"
+    )
     if parameterization not in ("auto", *PARAMETERIZATIONS):
         raise ValueError(
             f"parameterization must be 'auto' or one of {PARAMETERIZATIONS}, not "
@@ -467,7 +473,7 @@ def bayes_hierarchical(
     check_threshold(threshold)
     diff, shared = pair_differences(scores, a, b, task)
     short = shared[shared["n_shared"] < 2]
-    if len(short) and missing == "refuse":
+    if len(short) and missing == "error":
         listed = preview(
             f"{t!r} ({k})" for t, k in zip(short["task"], short["n_shared"], strict=True)
         )
@@ -475,7 +481,7 @@ def bayes_hierarchical(
             f"{escape(repr(a))} and {escape(repr(b))} share fewer than 2 scored instances on "
             f"{len(short)} task(s): {escape(listed)}; pass {{missing}} to leave them out "
             "(listed in .dropped)",
-            missing=Spelled("missing='drop'", "--missing complete-case"),
+            missing="complete-case",
         )
     diff = diff[~diff["task"].isin(short["task"])].reset_index(drop=True)
     n_tasks = diff["task"].nunique()
@@ -546,7 +552,7 @@ def bayes_hierarchical(
         rope=float(rope),
         rho=float(rho),
         differences=diff,
-        dropped=short.reset_index(drop=True) if missing == "drop" else short.iloc[:0],
+        dropped=short.reset_index(drop=True) if missing == "complete-case" else short.iloc[:0],
         samples=samples,
         probabilities=region_shares(samples),
         predictive=predictive,

@@ -56,11 +56,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from rankstats._util.advice import AdviceScoresError, escape
 from rankstats._util.text import shorten, terminal
 from rankstats.core.rankings import default_level
 from rankstats.core.scores import Scores
 from rankstats.core.task_choice import only_task
 from rankstats.errors import InvalidScoresError, preview
+from rankstats.significance.missing_words import COMPLETE, check_missing
 from rankstats.significance.simplex_plot import simplex_figure
 from rankstats.significance.three_regions import (
     OUTCOMES,
@@ -75,7 +77,10 @@ if TYPE_CHECKING:  # matplotlib loads with the first figure, not with the test
 
 #: baycomp's default strength of the pseudo-observation z0 = 0 (``SignedRankTest.sample``).
 DEFAULT_PRIOR = 0.5
-MISSING = ("refuse", "complete-case")
+#: The treatments of a block missing a score of ``a`` or ``b`` (the one vocabulary of
+#: :mod:`rankstats.significance.missing_words`; scores are never imputed).
+MISSING = COMPLETE
+_NOT_IMPUTED = "the Bayesian signed-rank test (it reads the scores, which are never imputed)"
 _CELLS = 1 << 21  # weights per block of draws (draws × (n + 1)); ~4 arrays of 16 MB
 _BOUNDARY = 1e-9  # relative tolerance of "on the ROPE's boundary"
 
@@ -257,16 +262,17 @@ def _differences(frame: pd.DataFrame, missing: str) -> tuple[pd.Series, pd.DataF
     label = np.where(lost_a & lost_b, "both", np.where(lost_a, "a", "b")).astype(object)
     label[aside] = "a or b"  # set aside by Scores: which one was evaluated is not kept
     dropped["missing"] = label[lost]
-    if lost.any() and missing == "refuse":
+    if lost.any() and missing == "error":
         first = dropped.iloc[0]
         where = ", ".join(
             f"{k}={first[k].item() if isinstance(first[k], np.generic) else first[k]!r}"
             for k in keys
         )
-        raise InvalidScoresError(
+        raise AdviceScoresError(
             f"{int(lost.sum())} block(s) lack a score of one of the two systems, the first "
-            f"{where} (missing: {first['missing']}); pass missing='complete-case' to drop them "
-            "(recorded in .dropped)"
+            f"{escape(where)} (missing: {first['missing']}); pass {{missing}} to drop them "
+            "(recorded in .dropped)",
+            missing="complete-case",
         )
     kept = frame.loc[~lost]
     index = pd.MultiIndex.from_frame(kept[keys]) if len(keys) > 1 else pd.Index(kept[keys[0]])
@@ -361,7 +367,7 @@ def bayes_signed_rank(
     prior: float = DEFAULT_PRIOR,
     samples: int = 50_000,
     seed: int | None = 0,
-    missing: str = "refuse",
+    missing: str = "error",
     threshold: float = 0.95,
     names: tuple[str, str] | None = None,
 ) -> BayesSignedRank:
@@ -396,9 +402,11 @@ def bayes_signed_rank(
         Posterior draws (Monte Carlo error of a probability ≤ ``0.5 / √samples``).
     seed : int
         Seed of ``numpy.random.default_rng``.
-    missing : {"refuse", "complete-case"}
-        A block where ``a`` or ``b`` has no score is refused (the message names the first), or
-        dropped and recorded in :attr:`BayesSignedRank.dropped`.
+    missing : {"error", "complete-case"}
+        A block where ``a`` or ``b`` has no score is refused (default; the message names the
+        first), or dropped and recorded in :attr:`BayesSignedRank.dropped` (the one vocabulary
+        of :mod:`rankstats.significance.missing_words`; scores are never imputed, so
+        ``"imputed"`` is refused).
     threshold : float
         Posterior probability needed to claim an outcome.
     names : (str, str), optional
@@ -419,8 +427,7 @@ def bayes_signed_rank(
     >>> res.decision, round(res.p_a, 2)
     ('a', 1.0)
     """
-    if missing not in MISSING:
-        raise ValueError(f"missing must be one of {MISSING}, not {missing!r}")
+    missing = check_missing(missing, MISSING, what=_NOT_IMPUTED)
     check_rope(rope)
     if not (math.isfinite(prior) and prior > 0):
         raise ValueError(f"prior (the pseudo-observation's strength) must be > 0, got {prior!r}")

@@ -62,6 +62,7 @@ from rankstats.core.scores import Scores
 from rankstats.errors import preview
 from rankstats.significance.block_variation import require_variation
 from rankstats.significance.imputed_ranks import imputed_expected_ranks
+from rankstats.significance.missing_words import check_missing
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -355,6 +356,14 @@ MISSING: dict[str, Callable[..., Blocks]] = {
 }
 
 
+def check_missing_blocks(missing: str, min_coverage: float = 0.0) -> str:
+    """``missing`` and ``min_coverage`` of the rank tests, checked before any computing: the
+    word in the one vocabulary (:func:`~rankstats.significance.missing_words.check_missing`)."""
+    if not 0.0 <= min_coverage <= 1.0:
+        raise ValueError(f"min_coverage must be in [0, 1], not {min_coverage!r}")
+    return check_missing(missing, tuple(MISSING), min_coverage=min_coverage)
+
+
 def rank_blocks(
     data: Scores | Rankings | Blocks,
     level: str | None = None,
@@ -373,7 +382,8 @@ def rank_blocks(
         :func:`~rankstats.core.rankings.default_level`.
     missing : {"error", "complete-case", "imputed"}
         Refuse incomplete blocks (default), drop them and report what was dropped, or keep
-        them with imputed expected ranks (see :mod:`rankstats.significance.blocks`).
+        them with imputed expected ranks (see :mod:`rankstats.significance.blocks`; the one
+        vocabulary of :mod:`rankstats.significance.missing_words`).
     min_coverage : float
         With ``missing="complete-case"`` or ``"imputed"``: first drop the systems evaluated in
         fewer than this fraction of the blocks (systems evaluated in none are always dropped).
@@ -400,10 +410,7 @@ def rank_blocks(
     if isinstance(data, Blocks):
         require_variation(data.ranks, data.level)
         return data
-    if missing not in MISSING:
-        raise ValueError(f"missing must be one of {', '.join(map(repr, MISSING))}, not {missing!r}")
-    if not 0.0 <= min_coverage <= 1.0:
-        raise ValueError(f"min_coverage must be in [0, 1], not {min_coverage!r}")
+    missing = check_missing_blocks(missing, min_coverage)
     if isinstance(data, Scores):
         lvl = default_level(data, level)
         # Once per table: Friedman, the post-hoc test and the automatic choice of one script all

@@ -48,7 +48,12 @@ from scipy import stats
 from rankstats._util.text import shorten, terminal
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
-from rankstats.significance.blocks import Blocks, DroppedFromBlocks, rank_blocks
+from rankstats.significance.blocks import (
+    Blocks,
+    DroppedFromBlocks,
+    check_missing_blocks,
+    rank_blocks,
+)
 from rankstats.significance.imputed_ranks import imputed_rank_test
 
 
@@ -201,12 +206,13 @@ def friedman(
     level : {"task", "instance"}, optional
         One block per task (scores averaged over instances) or per (task, instance).
     missing : {"error", "complete-case", "imputed"}
-        Incomplete blocks: refuse them (default), drop them and report what was dropped, or
-        keep them with imputed expected ranks and test with their exact permutation covariance
+        Incomplete blocks (the one vocabulary of :mod:`rankstats.significance.missing_words`):
+        refuse them (default), drop them and report what was dropped, or keep them with
+        imputed expected ranks and test with their exact permutation covariance
         (:mod:`rankstats.significance.imputed_ranks`).
     min_coverage : float
         With ``"complete-case"`` or ``"imputed"``: first drop systems evaluated in fewer than
-        this fraction of the blocks.
+        this fraction of the blocks (refused above 0 with ``"error"``).
     tie_correction : bool
         Divide by the tie correction ``C``, as ``scipy.stats.friedmanchisquare`` does (default);
         False gives the textbook formula (Demšar, 2006). ``missing="imputed"`` always accounts
@@ -224,6 +230,7 @@ def friedman(
     >>> res.p_value < 1e-10
     True
     """
+    missing = check_missing_blocks(missing, min_coverage)
     blocks = rank_blocks(data, level=level, missing=missing, min_coverage=min_coverage)
     n, k = blocks.ranks.shape
     if blocks.imputed:

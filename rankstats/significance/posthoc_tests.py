@@ -68,10 +68,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from rankstats._util.advice import AdviceError, Spelled
 from rankstats.aggregation.hoeffding_intervals import holm_adjust
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
-from rankstats.significance.blocks import Blocks, rank_blocks
+from rankstats.significance.blocks import Blocks, check_missing_blocks, rank_blocks
 from rankstats.significance.critical_difference import cd_diagram
 from rankstats.significance.effect_sizes import EFFECT_SIZES, pairwise_effect_sizes
 from rankstats.significance.imputed_ranks import imputed_rank_test, max_abs_z
@@ -185,6 +186,59 @@ _TESTS = {"nemenyi": _nemenyi, "conover": _conover, "wilcoxon-holm": _wilcoxon}
 _DEFAULT_ADJUST = {"nemenyi": "single-step", "conover": "holm", "wilcoxon-holm": "holm"}
 
 
+def check_posthoc(
+    method: str,
+    alpha: float = 0.05,
+    adjust: str | None = None,
+    missing: str = "error",
+    min_coverage: float = 0.0,
+    imputed: bool = False,
+) -> tuple[str, str]:
+    """The arguments of :func:`posthoc` checked before any computing (``imputed``: the blocks
+    given are imputed already): ``(missing, adjust)``, the word in the one vocabulary and the
+    adjustment used. Each combination is refused here once, in the words of the caller
+    (:mod:`rankstats._util.advice`)."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, not {method!r}")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), not {alpha!r}")
+    missing = check_missing_blocks(missing, min_coverage)
+    imputed = imputed or missing == "imputed"
+    if imputed and method != "nemenyi":
+        raise AdviceError(
+            "{method} needs complete blocks: with {imputed} use {nemenyi} (z tests on the "
+            "imputed ranks, single-step or {holm}; Conover's pooled t and Wilcoxon's paired "
+            "score differences have no counterpart on imputed ranks), or {complete}",
+            method=Spelled(f"method={method!r}", f"--posthoc {method}"),
+            imputed=("missing", "imputed"),
+            nemenyi=Spelled("method='nemenyi'", "--posthoc nemenyi"),
+            holm=("adjust", "holm"),
+            complete=("missing", "complete-case"),
+        )
+    if method == "nemenyi":
+        if imputed:
+            adjust = adjust or "single-step"
+            if adjust not in ("single-step", *ADJUSTMENTS):
+                raise ValueError(
+                    f"adjust must be one of 'single-step', {', '.join(map(repr, ADJUSTMENTS))}"
+                )
+        elif adjust not in (None, "single-step"):
+            raise AdviceError(
+                "{adjust} applies to {conover} and wilcoxon-holm (and to nemenyi with "
+                "{imputed}); Nemenyi's p-values are single-step family-wise already",
+                adjust=None,
+                conover=Spelled("method='conover'", "--posthoc conover"),
+                imputed=("missing", "imputed"),
+            )
+        else:
+            adjust = "single-step"
+    elif adjust is None:
+        adjust = _DEFAULT_ADJUST[method]
+    elif adjust not in ADJUSTMENTS:
+        raise ValueError(f"adjust must be one of {', '.join(map(repr, ADJUSTMENTS))}")
+    return missing, adjust
+
+
 def posthoc(
     data: Scores | Rankings | Blocks,
     method: str = "nemenyi",
@@ -237,33 +291,8 @@ def posthoc(
     >>> res.adjust, res.n_pairs
     ('holm', 5460)
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, not {method!r}")
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), not {alpha!r}")
-    imputed = missing == "imputed" or (isinstance(data, Blocks) and data.imputed)
-    if imputed and method != "nemenyi":
-        raise ValueError(
-            f"method={method!r} is not available with missing='imputed': Conover's pooled t and "
-            "Wilcoxon's paired score differences have no counterpart on imputed ranks; use "
-            "method='nemenyi' (single-step max |z|, or adjust='holm'), or "
-            "missing='complete-case'"
-        )
-    if method == "nemenyi":
-        if imputed:
-            adjust = adjust or "single-step"
-            if adjust not in ("single-step", *ADJUSTMENTS):
-                raise ValueError(
-                    f"adjust must be one of 'single-step', {', '.join(map(repr, ADJUSTMENTS))}"
-                )
-        elif adjust not in (None, "single-step"):
-            raise ValueError("Nemenyi's p-values are single-step family-wise: leave adjust unset")
-        else:
-            adjust = "single-step"
-    elif adjust is None:
-        adjust = _DEFAULT_ADJUST[method]
-    elif adjust not in ADJUSTMENTS:
-        raise ValueError(f"adjust must be one of {', '.join(map(repr, ADJUSTMENTS))}")
+    imputed = isinstance(data, Blocks) and data.imputed
+    missing, adjust = check_posthoc(method, alpha, adjust, missing, min_coverage, imputed)
     blocks = rank_blocks(data, level=level, missing=missing, min_coverage=min_coverage)
     n, k = blocks.ranks.shape
     if n < 2:

@@ -70,13 +70,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from rankstats._util.advice import AdviceError, AdviceWarning
+from rankstats._util.advice import AdviceError, AdviceWarning, escape
 from rankstats._util.text import shorten, terminal
 from rankstats.core.rankings import MIN_SYSTEMS, Rankings
 from rankstats.core.scores import Scores
 from rankstats.errors import preview
 from rankstats.significance.block_variation import require_variation
-from rankstats.significance.blocks import Blocks, rank_blocks
+from rankstats.significance.blocks import Blocks, check_missing_blocks, rank_blocks
+from rankstats.significance.missing_words import COMPLETE, check_missing
 from rankstats.significance.rank_sets_bootstrap import (
     Studentized,
     marginal_families,
@@ -275,8 +276,6 @@ def _values(
     or with ``of="rank"`` the negated ranks within each block (imputed expected ranks for
     blocks built with ``missing="imputed"``)."""
     if isinstance(data, pd.DataFrame):
-        if missing not in ("error", "complete-case"):
-            raise ValueError(f"missing must be 'error' or 'complete-case', not {missing!r}")
         try:
             values = data.to_numpy(dtype=np.float64)
         except (TypeError, ValueError) as error:
@@ -288,10 +287,11 @@ def _values(
         if incomplete.any():
             if missing == "error":
                 first = data.index[int(np.argmax(incomplete))]
-                raise ValueError(
-                    f"block {first!r} has a missing score ({int(incomplete.sum())} of "
-                    f"{len(data)} blocks are incomplete): pass missing='complete-case' (drops "
-                    "them and reports what was dropped)"
+                raise AdviceError(
+                    f"block {escape(repr(first))} has a missing score ({int(incomplete.sum())} "
+                    f"of {len(data)} blocks are incomplete): pass {{missing}} (drops them and "
+                    "reports what was dropped)",
+                    missing="complete-case",
                 )
             dropped = (
                 f"{int(incomplete.sum())} of {len(data)} blocks dropped (incomplete): "
@@ -315,14 +315,46 @@ def _values(
         # (complete by construction) of blocks with missing scores.
         return -blocks.ranks, blocks.systems, blocks.level, blocks.dropped()
     if blocks.imputed:
-        raise ValueError(
-            "the expected score needs complete blocks (these have missing scores, "
-            "missing='imputed'): pass of='rank' (the expected imputed rank) or "
-            "missing='complete-case'"
+        raise AdviceError(
+            "the expected score needs complete blocks (these have missing scores, {imputed}): "
+            "pass {of} (the expected imputed rank) or {complete}",
+            imputed=("missing", "imputed"),
+            of="rank",
+            complete=("missing", "complete-case"),
         )
     if blocks.values is None:
         raise TypeError("these blocks carry no scores (built from Rankings): pass the Scores")
     return blocks.values, blocks.systems, blocks.level, blocks.dropped()
+
+
+def check_rank_sets(
+    alpha: float = 0.05,
+    n_boot: int = 1000,
+    missing: str = "error",
+    of: str = "score",
+    frame: bool = False,
+) -> str:
+    """The arguments of :func:`rank_confidence_sets` checked before any computing (``frame``: the
+    data is a DataFrame, whose blocks are never imputed); the word of ``missing`` in the one
+    vocabulary."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    if not isinstance(n_boot, int | np.integer) or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
+    if n_boot < minimum_boot(alpha):
+        raise AdviceError(
+            f"{{n_boot}} of {n_boot} resamples is too few for {1 - alpha:.4g} confidence sets: "
+            f"the critical value is the {1 - alpha:.4g} quantile of the draws, and at least "
+            f"{MIN_TAIL_DRAWS} draws must lie beyond it; use at least {minimum_boot(alpha)} "
+            f"resamples at {{alpha}} ({MIN_TAIL_DRAWS} / α)",
+            n_boot=None,
+            alpha=alpha,
+        )
+    if of not in ("score", "rank"):
+        raise ValueError(f"of must be 'score' or 'rank', not {of!r}")
+    if frame:
+        return check_missing(missing, COMPLETE, what="a DataFrame (its blocks are not imputed)")
+    return check_missing_blocks(missing)
 
 
 def minimum_boot(alpha: float) -> int:
@@ -422,21 +454,7 @@ def rank_confidence_sets(
     1      b     2         2          3
     2      a     3         2          3
     """
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    if not isinstance(n_boot, int | np.integer) or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
-    if n_boot < minimum_boot(alpha):
-        raise AdviceError(
-            f"{{n_boot}} of {n_boot} resamples is too few for {1 - alpha:.4g} confidence sets: "
-            f"the critical value is the {1 - alpha:.4g} quantile of the draws, and at least "
-            f"{MIN_TAIL_DRAWS} draws must lie beyond it; use at least {minimum_boot(alpha)} "
-            f"resamples ({MIN_TAIL_DRAWS} / {{alpha}})",
-            n_boot=None,
-            alpha=None,
-        )
-    if of not in ("score", "rank"):
-        raise ValueError(f"of must be 'score' or 'rank', not {of!r}")
+    missing = check_rank_sets(alpha, n_boot, missing, of, isinstance(data, pd.DataFrame))
     if memory is None:
         memory = MEMORY
     if not isinstance(memory, int | np.integer) or memory < 1:

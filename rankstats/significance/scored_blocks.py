@@ -14,11 +14,25 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rankstats._util.advice import AdviceError, escape
 from rankstats.core.rankings import MIN_SYSTEMS, Rankings, average_ranks
 from rankstats.core.scores import Scores
 from rankstats.errors import preview
 from rankstats.significance.block_variation import require_variation
 from rankstats.significance.blocks import Blocks, rank_blocks
+from rankstats.significance.missing_words import COMPLETE, check_missing
+
+#: What cannot take ``missing="imputed"``, for its message.
+_SCORE_TESTS = (
+    "the tests on scores (the repeated-measures ANOVA, Tukey's HSD and the automatic choice of "
+    "test read complete blocks of scores)"
+)
+
+
+def check_missing_scores(missing: str, min_coverage: float = 0.0) -> str:
+    """``missing`` of the tests on scores, checked before any computing: ``"error"`` or
+    ``"complete-case"`` (the one vocabulary of :mod:`rankstats.significance.missing_words`)."""
+    return check_missing(missing, COMPLETE, what=_SCORE_TESTS, min_coverage=min_coverage)
 
 
 def score_blocks(
@@ -43,27 +57,23 @@ def score_blocks(
         A non-numeric or infinite score (the message names the system), an incomplete block with
         ``missing="error"`` (named), fewer than two systems.
     """
+    missing = check_missing_scores(missing, min_coverage)
     if isinstance(data, Rankings):
         raise TypeError("the parametric tests need scores (Scores or a DataFrame), not Rankings")
     if not isinstance(data, pd.DataFrame):
         if not isinstance(data, Scores | Blocks):
             raise TypeError(f"expected Scores, Blocks or a DataFrame, not {type(data).__name__}")
-        if missing not in ("error", "complete-case"):
-            raise ValueError(
-                f"the parametric tests need complete blocks of scores: missing must be 'error' or "
-                f"'complete-case', not {missing!r}"
-            )
         blocks = rank_blocks(data, level=level, missing=missing, min_coverage=min_coverage)
         if blocks.values is None:
             raise TypeError("these blocks carry no scores (built from Rankings): pass the Scores")
         if getattr(blocks, "imputed", False) or np.isnan(blocks.values).any():
-            raise ValueError(
-                "these blocks have missing scores (missing='imputed'): the parametric tests need "
-                "complete blocks; build them with missing='complete-case'"
+            raise AdviceError(
+                "these blocks have missing scores ({imputed}): the parametric tests need "
+                "complete blocks; build them with {complete}",
+                imputed=("missing", "imputed"),
+                complete=("missing", "complete-case"),
             )
         return blocks
-    if missing not in ("error", "complete-case"):
-        raise ValueError(f"missing must be 'error' or 'complete-case', not {missing!r}")
     if data.columns.duplicated().any():
         dup = data.columns[data.columns.duplicated()]
         raise ValueError(f"the DataFrame has duplicated system columns: {preview(map(str, dup))}")
@@ -90,10 +100,11 @@ def score_blocks(
     if incomplete.any() and missing == "error":
         first = int(np.argmax(incomplete))
         absent = [systems[j] for j in np.flatnonzero(np.isnan(values[first]))]
-        raise ValueError(
-            f"block {index[first]!r} has no score for {preview(absent, 3)} "
+        raise AdviceError(
+            f"block {escape(repr(index[first]))} has no score for {escape(preview(absent, 3))} "
             f"({int(incomplete.sum())} of {len(index)} blocks are incomplete): pass "
-            "missing='complete-case' (drops them and reports what was dropped)"
+            "{missing} (drops them and reports what was dropped)",
+            missing="complete-case",
         )
     kept = values[~incomplete]
     if len(kept) == 0:

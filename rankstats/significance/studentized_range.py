@@ -76,17 +76,35 @@ def _range_sf(q: np.ndarray, k: int, x: np.ndarray, w: np.ndarray) -> np.ndarray
     The integrand is evaluated once per distinct value (differences of average ranks repeat:
     they lie on a grid of ``1/2N``) and spread back to every row before the one product with
     the weights, so each row of that product, and every result, is what it was row by row.
+    The integrand is computed :data:`_INTEGRAND_CELLS` cells at a time into one array: its
+    temporaries stay in the cache (each cell is computed alone, so the values are the same).
     """
     distinct, row = np.unique(q, return_inverse=True)
     lo = -8.5
     half = (np.maximum(8.5, distinct / 2.0 + 8.5) - lo) / 2.0
+    integrand = np.empty((len(distinct), len(x)))
+    step = max(1, _INTEGRAND_CELLS // max(len(x), 1))
+    for start in range(0, len(distinct), step):
+        part = slice(start, start + step)
+        integrand[part] = _integrand(distinct[part], half[part], k, x)
+    return k * half[row] * (integrand[row] @ w)
+
+
+#: Cells of the integrand of :func:`_range_sf` computed at once (its temporaries: 128 KiB each).
+_INTEGRAND_CELLS = 16_384
+
+
+def _integrand(distinct: np.ndarray, half: np.ndarray, k: int, x: np.ndarray) -> np.ndarray:
+    """The integrand of :func:`studentized_range_sf` for each value of ``distinct`` (rows) at
+    the nodes ``x`` mapped onto ``[−8.5, −8.5 + 2 · half]`` (columns)."""
+    lo = -8.5
     z = lo + half[:, None] * (x[None, :] + 1.0)
     above, below = special.ndtr(z), special.ndtr(z - distinct[:, None])
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.minimum(np.where(above > 0, below / above, 1.0), 1.0)
         inner = -np.expm1((k - 1) * np.log1p(-ratio))
         density = np.exp((k - 1) * np.log(above) - 0.5 * z**2) / np.sqrt(2.0 * np.pi)
-    return k * half[row] * ((density * inner)[row] @ w)
+    return density * inner
 
 
 @functools.lru_cache(maxsize=256)

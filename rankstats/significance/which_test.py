@@ -76,7 +76,7 @@ from rankstats.significance.friedman_test import FriedmanResult, friedman
 from rankstats.significance.parametric import AnovaResult, repeated_measures_anova, tukey_hsd
 from rankstats.significance.posthoc_result import PosthocResult
 from rankstats.significance.posthoc_tests import posthoc
-from rankstats.significance.scored_blocks import _blocks_word, score_blocks
+from rankstats.significance.scored_blocks import _blocks_word, check_missing_scores, score_blocks
 
 #: autorank refuses fewer paired samples than this.
 MIN_BLOCKS = 5
@@ -475,6 +475,7 @@ def choose_test(
                 f"effect_size must be one of {', '.join(map(repr, MAGNITUDES))}, not "
                 f"{effect_size!r}"
             )
+    missing = check_missing_scores(missing, min_coverage)  # before any computing
     blocks = score_blocks(data, level=level, missing=missing, min_coverage=min_coverage)
     values = np.asarray(blocks.values, dtype=np.float64)
     n, k = values.shape

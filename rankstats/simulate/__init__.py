@@ -7,22 +7,10 @@ This package face re-exports the generators (``rs.simulate.gumbel``, ...); the c
 :mod:`~rankstats.simulate.simulated_scores` (:class:`SimulatedScores`) and
 :mod:`~rankstats.simulate.argument_checks`.
 
-``gumbel`` follows Colombo et al. (2022, Sec. 4.1): the score of system :math:`n = 1..N` on every
-(task, instance) is drawn i.i.d. from :math:`\mathrm{Gumbel}(\text{loc} = \varphi n,
-\text{scale})`, so each instance ranking is Plackett–Luce with log-worths
-:math:`\varphi n / \text{scale}` (Gumbel-max), and system ``N`` is the best.  Corruptions
-(combinable, each recorded in ``parameters``):
-
-- ``adversarial_tasks=k``: ``k`` tasks drawn with location :math:`-n` instead (the manipulation of
-  Colombo et al. 2022, Fig. 2): they rank the systems in reverse, with a strong signal;
-- ``rescale={task: λ}``: multiply a task's scores by λ (scaling robustness; affects the mean only);
-- ``missing=η``, ``missing_pattern="cell"`` (each score independently) or ``"block"`` (a whole
-  (system, task) removed, as in Himmi et al. 2023);
-- ``outliers=(ρ, m)``: a share ρ of the scores moved by ``± m · scale`` (random sign);
-- ``instance_types=(K, s)``: instances fall into ``K`` types and each (system, type) gets an offset
-  drawn from :math:`N(0, s^2 \text{scale}^2)` (systems specialised on some kinds of inputs,
-  after Peyrard et al. 2021, Sec. 4);
-- ``round_to=d``: round scores to ``d`` decimals, creating ties.
+``gumbel`` follows Colombo et al. (2022, Sec. 4.1): Gumbel scores whose instance rankings are
+Plackett–Luce, with combinable corruptions (adversarial tasks, rescaled tasks, missing scores,
+outliers, instance types, rounding); :mod:`~rankstats.simulate.gumbel_benchmark` states the model
+and each corruption.
 
 ``plackett_luce`` (Gumbel-max) and ``mallows`` (repeated insertion, Kendall distance) sample
 rankings directly; both are vectorised over rankings.

@@ -164,7 +164,7 @@ def test_score_reader_advice_is_worded_in_flags(tmp_path, capsys):
     path.write_text("system,t1,t2\na,1,NA\nb,2,3\n")
     for argv, needle in (
         ([str(path)], "pass --na-values NA"),
-        ([str(path), "--system", "model"], "no column named as --system 'model'"),
+        ([str(path), "--system", "model"], "no column named as --system model asks"),
     ):
         code, _, err = _run(["rank", *argv], capsys)
         assert code == 2

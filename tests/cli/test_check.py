@@ -83,7 +83,7 @@ def test_check_automl_failed_runs_and_folds(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("argv", "words"),
     [
-        (["--drop-columns", "nope"], "'nope'"),
+        (["--drop-columns", "nope"], "no column named as --system system, --drop-columns nope"),
         (["--dataset", "glue", "--drop-columns", "x"], "--drop-columns applies to FILE input"),
     ],
 )

@@ -120,7 +120,8 @@ def test_refusal_names_each_column_and_the_options():
         rs.Scores.from_wide(df)
     message = str(err.value)
     assert "'params (M)' is named like metadata" in message
-    assert "drop_columns=['params (M)']" in message and "--drop-columns 'params (M)'" in message
+    assert "drop_columns=['params (M)']" in message  # and as the CLI prints it:
+    assert "--drop-columns 'params (M)'" in err.value.cli()
     assert rs.Scores.from_wide(df, tasks=["t0", "t1", "params (M)"]).n_tasks == 3  # chosen
     with pytest.raises(InvalidScoresError, match="'nope'"):
         rs.Scores.from_wide(df, drop_columns=["nope"])
@@ -275,10 +276,12 @@ def test_findings_table_records_and_warnings():
     assert check.records()[1]["subject"] == ["t0"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        check.warn(cli=True)
-    assert [w.category for w in caught] == [rs.DataWarning] * 2
-    assert "--drop-columns Average" in str(caught[0].message)
-    assert "--placeholders missing" in str(caught[1].message)
+        check.warn()
+    assert all(issubclass(w.category, rs.DataWarning) for w in caught) and len(caught) == 2
+    # Spelled for the reader: as flags by the command line (.cli()), as arguments in Python.
+    assert "--drop-columns Average" in caught[0].message.cli()
+    assert "drop_columns=['Average']" in str(caught[0].message)
+    assert "--placeholders missing" in caught[1].message.cli()
     assert "DataCheck(" in repr(check)
 
 

@@ -223,7 +223,7 @@ def test_missing_words_refused_with_count_lines_and_option(corpus):
     message = str(err.value)
     assert "2 score cell(s)" in message and "missing-value words" in message
     assert "line 3: 'n/a'" in message and "line 5: 'NA'" in message
-    assert "na_values=['n/a', 'NA']" in message and "--na-values n/a NA" in message
+    assert "na_values=['n/a', 'NA']" in message and "--na-values n/a NA" in err.value.cli()
     # Only the listed words are accepted.
     with pytest.raises(InvalidScoresError, match="line 5: 'NA'"):
         rs.read_scores(corpus["na_words"], na_values=["n/a"])
@@ -241,7 +241,8 @@ def test_wide_errors_name_the_system_and_the_task(corpus):
         rs.read_scores(corpus["wide_text"])
     message = str(err.value)
     assert "column 'url'" in message and "line 2 (system 'a')" in message
-    assert "tasks=" in message
+    assert message.endswith("choose the task columns with tasks")
+    assert err.value.cli().endswith("choose the task columns with --tasks")
     scores = rs.read_scores(corpus["wide_text"], tasks=["t1"])
     assert scores.tasks == ("t1",)
     # The DataFrame API: system and task, not the row of a melted table.
@@ -305,7 +306,8 @@ def test_long_table_without_task_and_score_names(corpus):
         rs.read_scores(corpus["long_as_wide"], system="model")
     message = str(err.value)
     assert "a system is repeated" in message and "'metric'" in message and "'value'" in message
-    assert "--task" in message and "--score" in message
+    assert message.endswith("name them with task= and score=")
+    assert err.value.cli().endswith("name them with --task NAME --score NAME")
     scores = rs.read_scores(corpus["long_as_wide"], system="model", task="metric", score="value")
     assert _score(scores, "b", "t2") == 4.0
 
@@ -433,8 +435,9 @@ def test_stream_refuses_missing_words_like_memory(tmp_path):
     path = tmp_path / "na.csv"
     path.write_text("system,task,instance,score\na,t,1,1\nb,t,1,n/a\nc,t,1,3\na,t,2,2\nb,t,2,1\n")
     for read in (rs.read_scores, rs.scan_scores):
-        with pytest.raises(InvalidScoresError, match=r"line 3: 'n/a'.*--na-values n/a"):
+        with pytest.raises(InvalidScoresError, match=r"line 3: 'n/a'.*na_values=\['n/a'\]") as err:
             read(path)
+        assert "pass --na-values n/a, or leave" in err.value.cli()
     with pytest.warns(DataWarning, match=r"read 1 score cell"):
         scanned = rs.scan_scores(path, na_values=["n/a"])
     with pytest.warns(DataWarning, match=r"read 1 score cell"):

@@ -71,7 +71,8 @@ def test_identical_chains_nascar_short():
 
 @pytest.mark.slow
 def test_identical_chains_nascar_a_few_hundred_sweeps():
-    assert_same_chains(rs.load_rankings("nascar").ranks, 300, seed=7, step=100)
+    # 200 sweeps (2 blocks) of the NumPy reference: the cost is the reference, not numba
+    assert_same_chains(rs.load_rankings("nascar").ranks, 200, seed=7, step=100)
 
 
 def test_numba_chain_in_blocks_equals_one_run():

@@ -123,14 +123,21 @@ def test_a_fold_holding_every_ranking_of_a_system_is_refused():
         rs.models.kfold(rs.models.PlackettLuce(), rk, k=4, method="map")
 
 
-@pytest.mark.slow  # NUTS: 10 refits, then 2 fits + 2 × 3 refits: 7 min at load 7 on 2 cores
-@pytest.mark.filterwarnings("ignore::rankstats._pymc.convergence.ConvergenceWarning")  # 300 draws
+@pytest.mark.slow  # NUTS: 1 fit + 10 refits, then 2 fits + 2 × 3 refits
+@pytest.mark.filterwarnings("ignore::rankstats._pymc.convergence.ConvergenceWarning")  # 150 draws
 def test_nuts_kfold_agrees_with_psis_loo():
+    """Sized (issue 24): both elpd_i estimates are log-mean-exps over 2 x 500 draws of held-out
+    likelihoods whose coefficient of variation over the posterior is 0.4-1.05: an MC error of
+    0.013-0.033 each, so atol 0.1 is 2-5 SD of their difference (measured: +0.03 to +0.06, a
+    small PSIS-against-refit bias).  The refits' convergence is checked (no K-fold note).  The
+    PL-against-BT ordering differs by far more than its dse (BT's composite likelihood) and
+    needs few draws: 2 x 150."""
     from rankstats._pymc import compat as _compat
     from rankstats.models import pointwise_likelihood as pointwise
 
     settings = {"draws": 500, "tune": 500, "chains": 2, "sampler": "pymc", "progressbar": False}
-    one_process = {"cores": 1}  # refits: no process start-up per fit
+    settings["cores"] = 1  # every fit and refit: no process start-up per fit
+    one_process = {"cores": 1}
     # Leave-one-out by refitting (K = n) against PSIS-LOO of the full fit, where every Pareto
     # k is below 0.7 (the importance-sampling estimate is reliable there).
     rk = rs.Rankings.from_orderings(_sample_pl(10, np.array([3.0, 2.0, 1.0, 0.7]), seed=2))
@@ -139,11 +146,12 @@ def test_nuts_kfold_agrees_with_psis_loo():
     assert np.all(np.asarray(loo["pareto_k"]) < 0.7)
     cv = rs.models.kfold(fit, rk, k=rk.n_rankings, seed=0, **one_process)
     assert cv.estimate == "posterior"
+    assert not any("did not converge" in note for note in cv.notes), cv.notes
     np.testing.assert_allclose(cv.elpd_i.to_numpy(), np.asarray(loo["elpd_i"]), atol=0.1)
     assert cv.elpd == pytest.approx(float(loo["elpd"]), abs=0.3)
     # PL against BT on a bundled data set: K-fold orders them as PSIS-LOO does.
     salad = rs.load_rankings("salad")
-    settings.update(draws=300, tune=300)
+    settings.update(draws=150, tune=200)
     fits = {
         "pl": rs.models.PlackettLuce().fit(salad, **settings),
         "bt": rs.models.BradleyTerry().fit(salad, **settings),

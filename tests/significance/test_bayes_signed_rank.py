@@ -227,8 +227,8 @@ def test_missing_blocks_refused_or_dropped_and_reported():
     assert "2 dropped" in repr(res)
     with pytest.raises(InvalidScoresError, match="block=1"):
         bayes_signed_rank(np.array([0.1, np.nan, 0.2]))
-    with pytest.raises(ValueError, match="missing must be"):
-        bayes_signed_rank(scores, "A", "B", missing="drop")
+    with pytest.raises(ValueError, match="missing must be one of 'error', 'complete-case'"):
+        bayes_signed_rank(scores, "A", "B", missing="dropped")
 
 
 def test_arguments_are_checked():

@@ -134,7 +134,8 @@ def test_refuses_up_front_with_a_clear_message(monkeypatch):
     assert message.startswith("rs.pairwise needs about 0.")
     assert "1,000 systems" in message and "2 rankings" in message
     assert "0.0098 GiB available" in message
-    assert "RANKSTATS_IGNORE_MEMORY=1" in message and "--ignore-memory-check" in message
+    assert "set RANKSTATS_IGNORE_MEMORY=1 to try anyway" in message
+    assert "pass --ignore-memory-check to try anyway" in info.value.cli()  # as the CLI says it
     # Through aggregate, and with Scores input (checked before ranking).
     with pytest.raises(ResourceError, match="1,000 systems"):
         rs.aggregate(rk, method="borda")
