@@ -398,9 +398,9 @@ def test_sigint_during_partitioned_simulation(tmp_path):
         "--tasks",
         "20",
         "--instances",
-        "20000",
+        "100000",  # 400 small parts: ≈ 8 s after the first one, a margin for a loaded machine
         "--partitions",
-        "40",
+        "400",
         "--out",
         str(target),
     ]
