@@ -31,7 +31,11 @@ Markers, an HTML comment on the line(s) just before the fence (invisible on GitH
   ``columns=system,task,instance,score`` (the names of the four roles), ``tasks=A,B``,
   ``wide`` (one row per instance, one column per system);
 - ``<!-- docs-test: replace "OLD" with "NEW" -->``: runs a smaller version of a command whose full
-  size takes many minutes (the 132 M-score simulation): the same code path on less data.
+  size takes many minutes (the 132 M-score simulation): the same code path on less data;
+- ``<!-- docs-test: same "COMMAND" as PAGE -->``: a command line that another page runs word for
+  word (the README's tour repeats the guide's commands) is run there only; the runner checks that
+  PAGE has a block that runs it, with no skip marker and in the same stage (not slow when this
+  block is not).
 
 Several markers may share one comment, separated by ``;``.
 """
@@ -176,6 +180,38 @@ def substituted(block: Block) -> str:
         assert old in source, f"{block.id}: {old!r} is not in the block"
         source = source.replace(old, new)
     return source
+
+
+def run_elsewhere(block: Block) -> dict[tuple[str, ...], str]:
+    """The command lines of a ``same`` marker (as word tuples) and the page that runs each."""
+    out = {}
+    for spec in block.marker("same"):
+        found = re.fullmatch(r'"(.*)"\s+as\s+(\S+)', spec)
+        assert found, f'{block.id}: same marker is `same "COMMAND" as PAGE`, not {spec!r}'
+        out[tuple(shlex.split(found.group(1)))] = found.group(2)
+    return out
+
+
+def check_run_elsewhere(block: Block) -> None:
+    """Each ``same`` command is in this block and runs, word for word, on the page it names."""
+    if not block.marker("same"):
+        return
+    assert block.kind in ("bash", "console"), f"{block.id}: a same marker needs a command block"
+    mine = {tuple(w) for w in commands(block, substituted(block))}
+    for words, page in run_elsewhere(block).items():
+        assert words in mine, f"{block.id}: `{shlex.join(words)}` is not a command of the block"
+        assert page != block.page and page in PAGES, f"{block.id}: no other page {page!r}"
+        runs = [
+            b
+            for b in BLOCKS
+            if b.page == page
+            and b.kind in ("bash", "console")
+            and not b.marker("skip")
+            and not run_elsewhere(b)
+            and (block.marker("slow") or not b.marker("slow"))
+            and words in {tuple(w) for w in commands(b, substituted(b))}
+        ]
+        assert runs, f"{block.id}: no block of {page} runs `{shlex.join(words)}` in this stage"
 
 
 # ------------------------------------------------------------------------------ running
@@ -418,9 +454,11 @@ def test_docs_block(block: Block, pages):
     if block.kind == "python":
         page.python(block, source)
         return
+    check_run_elsewhere(block)
+    elsewhere = run_elsewhere(block)
     ran = 0
     for words in commands(block, source):
-        if not_rerun(words) is None:
+        if not_rerun(words) is None and tuple(words) not in elsewhere:
             run_command(block, words, page)
             ran += 1
     if ran == 0:
@@ -436,7 +474,11 @@ def test_the_runner_finds_the_blocks():
     assert "README.md:15" in ids and len(set(ids)) == len(ids)
     for b in BLOCKS:
         for m in b.markers:
-            assert m.split()[0].rstrip(":") in ("slow", "skip", "data", "replace"), (b.id, m)
+            assert m.split()[0].rstrip(":") in ("slow", "skip", "data", "replace", "same"), (
+                b.id,
+                m,
+            )
+        check_run_elsewhere(b)
 
 
 def test_the_runner_reads_commands_and_markers(tmp_path):
@@ -455,6 +497,16 @@ def test_the_runner_reads_commands_and_markers(tmp_path):
     assert not_rerun(["rankstats", "rank"]) is None
     marked = Block("x.md", 3, "bash", "big --instances 9", ['replace "9" with "1"', "skip (why)"])
     assert substituted(marked) == "big --instances 1" and marked.marker("skip") == ["(why)"]
+    again = Block("README.md", 3, "bash", "rankstats robustness --x 1\nrankstats rank a.csv")
+    again.markers = ['same "rankstats robustness --x 1" as docs/user-guide/simulate.md']
+    assert run_elsewhere(again) == {
+        ("rankstats", "robustness", "--x", "1"): "docs/user-guide/simulate.md"
+    }
+    with pytest.raises(AssertionError, match=r"no block of docs/user-guide/simulate\.md runs"):
+        check_run_elsewhere(again)  # simulate.md has no such command
+    again.markers = ['same "rankstats rank b.csv" as docs/user-guide/simulate.md']
+    with pytest.raises(AssertionError, match="is not a command of the block"):
+        check_run_elsewhere(again)
     write_data("s.csv columns=model,metric,example,value tasks=BLEU,loss", tmp_path)
     frame = pd.read_csv(tmp_path / "s.csv")
     assert list(frame.columns) == ["model", "metric", "example", "value"]

@@ -398,9 +398,9 @@ def test_sigint_during_partitioned_simulation(tmp_path):
         "--tasks",
         "20",
         "--instances",
-        "100000",  # 400 small parts: ≈ 8 s after the first one, a margin for a loaded machine
-        "--partitions",
-        "400",
+        "100000",  # 4,000 parts of 25 instances: ≈ 80 s after the first one when the signal is
+        "--partitions",  # lost, a margin no load reaches (400 parts, ≈ 8 s, once finished first)
+        "4000",
         "--out",
         str(target),
     ]
