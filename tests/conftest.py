@@ -95,3 +95,27 @@ class _Recorder:
 def pytest_configure(config):
     if config.getoption("--record-durations", default=False):
         config.pluginmanager.register(_Recorder(), "record-durations")
+
+
+def _sigint_ignored_by_the_os() -> bool | None:
+    """Whether SIGINT is ignored at the OS level (a C library may set it behind Python's back)."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return None
+    mask = next(line.split()[1] for line in status.splitlines() if line.startswith("SigIgn:"))
+    return bool(int(mask, 16) & (1 << (2 - 1)))  # bit of signal 2
+
+
+@pytest.fixture(autouse=True)
+def _interrupt_handler_kept():
+    """A test must leave Ctrl-C as it found it: a SIGINT ignored in this process is inherited by
+    every command a later test starts (tests/cli/test_bad_input.py interrupts one)."""
+    import signal
+
+    before = signal.getsignal(signal.SIGINT), _sigint_ignored_by_the_os()
+    yield
+    after = signal.getsignal(signal.SIGINT), _sigint_ignored_by_the_os()
+    if after != before:
+        signal.signal(signal.SIGINT, before[0])
+        pytest.fail(f"the test changed the SIGINT handling of the process: {before!r} -> {after!r}")

@@ -67,12 +67,15 @@ def sample_nuts(
     progressbar: bool,
     target_accept: float,
     n_parameters: int | None = None,
+    coords: dict | None = None,
 ):
     """Sample a PyMC model with NUTS, the one way every rank model does it: the sampler resolved
     and named explicitly (pymc 6 switches to nutpie silently otherwise), PyMC's log lines and
     bar under the rules of the one progress display, convergence checked by the caller (in its
     own terms). ``n_parameters``, the size of the model, decides ``sampler="auto"``
-    (:func:`resolve_sampler`). Returns ``(idata, sampler used)``."""
+    (:func:`resolve_sampler`). ``coords`` name the output's coordinates when they differ from
+    the model's (a shared model, :mod:`rankstats._pymc.shared`, keeps the names of the fit
+    that built it). Returns ``(idata, sampler used)``."""
     sampler = resolve_sampler(sampler, n_parameters)
     cores = cores or min(chains, os.cpu_count() or 1)
     # --quiet / RANKSTATS_QUIET also silence PyMC's log lines ("Initializing NUTS…",
@@ -95,6 +98,7 @@ def sample_nuts(
             progressbar=_progress.show(progressbar),
             target_accept=target_accept,
             compute_convergence_checks=False,
+            **({"idata_kwargs": {"coords": coords}} if coords else {}),
         )
     except KeyboardInterrupt:
         print("rankstats: sampling interrupted; no fit returned", file=sys.stderr)

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from rankstats._pymc import compat as _compat
+from rankstats._pymc import shared
 from rankstats._pymc.convergence import check_convergence, warn_convergence
 from rankstats._pymc.nuts import SAMPLERS, sample_nuts
 from rankstats.core.bradley_terry_mle import check_strongly_connected, newton
@@ -170,19 +171,22 @@ class RankModel:
     ) -> Fit:
         import pandas as pd
 
-        model = self._pymc_model(prepared)
-        idata, sampler = sample_nuts(
-            model,
-            sampler,
-            draws=draws,
-            tune=tune,
-            chains=chains,
-            cores=cores,
-            seed=seed,
-            progressbar=progressbar,
-            target_accept=target_accept,
-            n_parameters=len(prepared.systems) + len(extra),
-        )
+        # One model per structure and process, its data set for this fit; held until sampled.
+        with shared.LOCK:
+            model = self._pymc_model(prepared)
+            idata, sampler = sample_nuts(
+                model,
+                sampler,
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                cores=cores,
+                seed=seed,
+                progressbar=progressbar,
+                target_accept=target_accept,
+                n_parameters=len(prepared.systems) + len(extra),
+                coords={"system": list(prepared.systems)},
+            )
         variables = [self.variable, *extra]
         problems = check_convergence(idata, variables)
         warn_convergence(problems, stacklevel=4)

@@ -35,6 +35,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from rankstats._pymc import compat as _compat
+from rankstats._pymc.shared import shared_model
 from rankstats.core import bradley_terry_mle as bt_mle
 from rankstats.core.bradley_terry_mle import Pairs
 from rankstats.core.rankings import Rankings
@@ -166,7 +167,13 @@ class BradleyTerry(RankModel):
         return bt_mle.bt_loglik(counts, params, ties)
 
     def _pymc_model(self, prepared: Pairs) -> Any:
-        return pymc_model(prepared, self.prior_scale, self._uses_ties(prepared))
+        ties = self._uses_ties(prepared)
+        key = ("bt", len(prepared.systems), float(self.prior_scale), ties, False)
+        return shared_model(
+            key,
+            lambda data: build_model(prepared.systems, self.prior_scale, ties, False, data),
+            graph_data(prepared, ties),
+        )
 
 
 def pymc_model(counts: Pairs, prior_scale: float, ties: bool, order: bool = False) -> Any:
@@ -177,19 +184,39 @@ def pymc_model(counts: Pairs, prior_scale: float, ties: bool, order: bool = Fals
     probability (:func:`rankstats.core.bradley_terry_mle.bt_terms`; used by
     :mod:`rankstats.battles.bayes`).
     """
-    pm, pt = _compat.pymc()
+    return build_model(counts.systems, prior_scale, ties, order, graph_data(counts, ties))
 
-    with pm.Model(coords={"system": list(counts.systems)}) as model:
-        i = pm.Data("item1", counts.item1)
-        j = pm.Data("item2", counts.item2)
-        w1 = pm.Data("wins1", counts.wins1)
-        w2 = pm.Data("wins2", counts.wins2)
+
+def graph_data(counts: Pairs, ties: bool) -> dict[str, np.ndarray]:
+    """The values of the ``pm.Data`` of :func:`pymc_model`."""
+    values = {
+        "item1": counts.item1,
+        "item2": counts.item2,
+        "wins1": counts.wins1,
+        "wins2": counts.wins2,
+    }
+    if ties:
+        values["ties"] = counts.ties
+    return values
+
+
+def build_model(
+    systems: Any, prior_scale: float, ties: bool, order: bool, values: dict[str, np.ndarray]
+) -> Any:
+    """The model of :func:`pymc_model` holding ``values`` (:func:`graph_data`); another data set
+    with the same systems count, ``ties`` and ``order`` enters with ``pm.set_data``."""
+    pm, pt = _compat.pymc()
+    with pm.Model(coords={"system": list(systems)}) as model:
+        i = pm.Data("item1", values["item1"])
+        j = pm.Data("item2", values["item2"])
+        w1 = pm.Data("wins1", values["wins1"])
+        w2 = pm.Data("wins2", values["wins2"])
         theta = pm.ZeroSumNormal("log_worth", sigma=prior_scale, dims="system")
         ti, tj = theta[i], theta[j]
         if order:
             ti = ti + pm.Normal("log_order", 0.0, TIE_PRIOR_SCALE)
         if ties:
-            t = pm.Data("ties", counts.ties)
+            t = pm.Data("ties", values["ties"])
             log_tie = pm.Normal("log_tie", 0.0, TIE_PRIOR_SCALE)
             tie = log_tie + 0.5 * (ti + tj)
             log_d = pt.logsumexp(pt.stack([ti, tj, tie]), axis=0)

@@ -34,6 +34,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from rankstats._pymc import compat as _compat
+from rankstats._pymc.shared import shared_model
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
 from rankstats.models import _mle
@@ -133,7 +134,13 @@ class PlackettLuce(RankModel):
         return _mle.pl_loglik(self._prepare(data), np.asarray(log_worth, dtype=np.float64))
 
     def _pymc_model(self, prepared: PLData) -> Any:
-        return pymc_model(prepared, self.prior_scale)
+        structure, values = graph_data(prepared)
+        key = ("pl", prepared.n_systems, float(self.prior_scale), structure)
+        return shared_model(
+            key,
+            lambda data: build_model(prepared.systems, self.prior_scale, structure, data),
+            values,
+        )
 
 
 LAYOUTS = ("auto", "sets", "rankings")
@@ -169,35 +176,65 @@ def pymc_model(data: PLData, prior_scale: float, layout: str = "auto") -> Any:
     (same padded width ``K``): ``index`` (flattened), ``choice_start``, ``choice_end``,
     ``choice_fraction``, ``chosen``.
     """
+    structure, values = graph_data(data, layout)
+    return build_model(data.systems, prior_scale, structure, values)
+
+
+def graph_data(data: PLData, layout: str = "auto") -> tuple[tuple, dict[str, np.ndarray]]:
+    """What the graph of :func:`pymc_model` holds as constants, ``(layout, padded width)``, and
+    the values of its ``pm.Data`` (layout ``"auto"`` resolved as :func:`pymc_model` says)."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {LAYOUTS}, not {layout!r}")
-    pm, pt = _compat.pymc()
     n = data.n_systems
-    chosen_count = np.bincount(data.index[data.term], minlength=n + 1)[:n].astype(np.float64)
+    chosen = np.bincount(data.index[data.term], minlength=n + 1)[:n].astype(np.float64)
     sets = None
     if layout == "auto":
         sets = choice_sets(data, max_entries=SETS_PER_RANKING_ENTRY * data.index.size)
         layout = "rankings" if sets is None else "sets"
     elif layout == "sets":
         sets = choice_sets(data)
-    with pm.Model(coords={"system": list(data.systems)}) as model:
-        chosen = pm.Data("chosen", chosen_count)
+    if layout == "sets":
+        values = {
+            "chosen": chosen,
+            "weights_t": np.ascontiguousarray(sets.weights.T),
+            "set_count": sets.count,
+        }
+        return ("sets", 0), values
+    width = data.shape[1]
+    r, p = np.nonzero(data.term)
+    stride = width + 1
+    values = {
+        "chosen": chosen,
+        "index": data.index.ravel(),
+        "choice_start": r * stride + data.group_start[r, p],
+        "choice_end": r * stride + data.group_end[r, p],
+        "choice_fraction": data.fraction[r, p],
+    }
+    return ("rankings", width), values
+
+
+def build_model(
+    systems: Any, prior_scale: float, structure: tuple, values: dict[str, np.ndarray]
+) -> Any:
+    """The model of :func:`pymc_model` from :func:`graph_data`'s output (``systems`` name the
+    coordinates; another data set of the same structure enters with ``pm.set_data``)."""
+    pm, pt = _compat.pymc()
+    layout, width = structure
+    with pm.Model(coords={"system": list(systems)}) as model:
+        chosen = pm.Data("chosen", values["chosen"])
         theta = pm.ZeroSumNormal("log_worth", sigma=prior_scale, dims="system")
         shift = pt.max(theta)
         worth = pt.exp(theta - shift)
         if layout == "sets":
-            weights_t = pm.Data("weights_t", np.ascontiguousarray(sets.weights.T))
-            count = pm.Data("set_count", sets.count)
+            weights_t = pm.Data("weights_t", values["weights_t"])
+            count = pm.Data("set_count", values["set_count"])
             log_total = pt.dot(count, pt.log(pt.dot(worth, weights_t)))
             n_choices = pt.sum(count)
         else:
-            width = data.shape[1]
-            r, p = np.nonzero(data.term)
-            stride = width + 1
-            index = pm.Data("index", data.index.ravel())
-            start = pm.Data("choice_start", r * stride + data.group_start[r, p])
-            end = pm.Data("choice_end", r * stride + data.group_end[r, p])
-            fraction = pm.Data("choice_fraction", data.fraction[r, p])
+            index = pm.Data("index", values["index"])
+            start = pm.Data("choice_start", values["choice_start"])
+            end = pm.Data("choice_end", values["choice_end"])
+            fraction = pm.Data("choice_fraction", values["choice_fraction"])
             a = pt.concatenate([worth, pt.zeros(1)])[index].reshape((-1, width))
             tail = pt.cumsum(a[:, ::-1], axis=1)[:, ::-1]
             tail = pt.concatenate([tail, pt.zeros((a.shape[0], 1))], axis=1).ravel()

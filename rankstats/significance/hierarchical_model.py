@@ -93,10 +93,13 @@ def build_model(q: int, parameterization: str = "centered") -> Any:
 
 def compiled_model(q: int, parameterization: str = "centered") -> Any:
     """The model of :func:`build_model` for ``q`` tasks, built once per process and
-    parameterization (PyTensor compiles it on the first sample; later pairs only set data)."""
+    parameterization, compiled on its first sample only (:func:`rankstats._pymc.shared.
+    compile_once`); later pairs set its data."""
     with _LOCK:
         if (q, parameterization) not in _MODELS:
-            _MODELS[q, parameterization] = build_model(q, parameterization)
+            from rankstats._pymc.shared import compile_once
+
+            _MODELS[q, parameterization] = compile_once(build_model(q, parameterization))
         return _MODELS[q, parameterization]
 
 

@@ -398,13 +398,20 @@ def test_sigint_during_partitioned_simulation(tmp_path):
         "--tasks",
         "20",
         "--instances",
-        "100000",  # 4,000 parts of 25 instances: ≈ 80 s after the first one when the signal is
-        "--partitions",  # lost, a margin no load reaches (400 parts, ≈ 8 s, once finished first)
-        "4000",
+        "100000",  # 400 small parts: ≈ 8 s after the first one, a margin for a loaded machine
+        "--partitions",
+        "400",
         "--out",
         str(target),
     ]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C as a terminal delivers it: the default disposition, whatever this worker inherited.
+    proc = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         partial = [p for d in tmp_path.glob(".parts.partial-*") for p in d.glob("part-*")]
