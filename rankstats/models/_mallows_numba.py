@@ -6,6 +6,9 @@ counts, :func:`~rankstats.models._mallows_sampler.update_consensus` and
 :func:`~rankstats.models._mallows_sampler.total_distance`), written as plain loops: the NumPy
 versions spend most of their time in the Python overhead of many small array operations
 (one round per latent item, one re-insertion per item of σ), which a compiled loop does not pay.
+:func:`sweep_steps` runs both steps of a sweep, scan orders included, in one call from Python
+(dialogue_tc, 1,140 tied rankings: 0.37 against 0.44 ms per sweep with one call per step and the
+scan orders sorted in NumPy; its default fit 29.6 against 41.7 s, the same draws).
 
 They give the same draws as the reference, bit for bit (tested): they receive the same uniforms
 and the same weight table from the driver (:meth:`~rankstats.models._mallows_sampler.Chain._sweep`),
@@ -208,3 +211,42 @@ def total_distance(counts, sigma_order):  # pragma: no cover
         for b in range(a):
             total += counts[below, sigma_order[b]]
     return total
+
+
+@numba.njit(
+    "Tuple((int64[::1], float64))(int64[:, ::1], float64[:, ::1], int64[:, ::1], int64[::1], "
+    "int64[::1], float64[::1], float64[::1], float64[:, ::1], int64[::1])",
+    **_OPTIONS,
+)
+def sweep_steps(
+    positions, ranks, latent, n_latent, sigma_pos, table, u, counts, sigma_order
+):  # pragma: no cover
+    """Steps 1 and 2 of a sweep in one call; arguments and result as
+    :func:`rankstats.models._mallows_sampler.sweep_steps`.  The scan orders are the same
+    ``argsort`` of the same uniform keys (an insertion sort within each ranking: its few latent
+    items; the keys are distinct, so every sort gives the one order), and the moves are
+    :func:`update_completions`, :func:`update_consensus` and :func:`total_distance`."""
+    n_rows, n = positions.shape
+    m = latent.shape[1]
+    if m:
+        scan = np.empty((n_rows, m), dtype=np.int64)
+        keys = np.empty(m)
+        for row in range(n_rows):
+            k = n_latent[row]
+            for t in range(k):
+                key = u[row * m + t]
+                item = latent[row, t]
+                p = t
+                while p > 0 and keys[p - 1] > key:
+                    keys[p] = keys[p - 1]
+                    scan[row, p] = scan[row, p - 1]
+                    p -= 1
+                keys[p] = key
+                scan[row, p] = item
+            for t in range(k, m):
+                scan[row, t] = -1
+        draws = u[n_rows * m : 2 * n_rows * m].reshape((n_rows, m))
+        update_completions(positions, ranks, scan, n_latent, sigma_pos, table, draws, counts)
+    rest = u[2 * n_rows * m :]
+    order = update_consensus(sigma_order, counts, np.argsort(rest[:n]), table, rest[n:])
+    return order, total_distance(counts, order)

@@ -280,14 +280,46 @@ def resolve_backend(backend: str = "auto") -> str:
     return "numba"
 
 
-def _kernels(backend: str):
-    """``(update_completions, update_consensus, distance)`` of a resolved backend;
-    ``distance(counts, sigma_order)`` is :func:`total_distance` from σ's order."""
-    if backend == "numba":
-        from rankstats.models import _mallows_numba as k
+def sweep_steps(
+    positions: np.ndarray,
+    ranks: np.ndarray,
+    latent: np.ndarray,
+    n_latent: np.ndarray,
+    sigma_pos: np.ndarray,
+    table: np.ndarray,
+    u: np.ndarray,
+    counts: np.ndarray,
+    sigma_order: np.ndarray,
+) -> tuple[np.ndarray, float]:
+    """Steps 1 and 2 of a sweep (NumPy reference): re-insert the latent items of every ranking,
+    then every item of σ; return σ's new order (items best first) and the total distance.
 
-        return k.update_completions, k.update_consensus, k.total_distance
-    return update_completions, update_consensus, _distance_of_order
+    ``u`` holds every uniform of the two steps, in this order: the scan keys of the completions
+    (``L × m``, ``m`` = ``latent.shape[1]``; within a ranking, its latent items are updated in
+    the order of their keys), their draws (``L × m``), the scan keys of σ (``n``) and its draws
+    (``n``).  ``positions`` and ``counts`` are updated in place.
+    """
+    n_rows, n = positions.shape
+    m = latent.shape[1]
+    if m:
+        keys = u[: n_rows * m].reshape(n_rows, m)
+        # Random scan order within each ranking; padding (-1) sorts last.
+        keys = np.where(latent >= 0, keys, 2.0)
+        scan = np.take_along_axis(latent, np.argsort(keys, axis=1), axis=1)
+        draws = u[n_rows * m : 2 * n_rows * m].reshape(n_rows, m)
+        update_completions(positions, ranks, scan, n_latent, sigma_pos, table, draws, counts)
+    rest = u[2 * n_rows * m :]
+    order = update_consensus(sigma_order, counts, np.argsort(rest[:n]), table, rest[n:])
+    return order, _distance_of_order(counts, order)
+
+
+def _steps(backend: str) -> Callable[..., tuple[np.ndarray, float]]:
+    """:func:`sweep_steps` of a resolved backend."""
+    if backend == "numba":
+        from rankstats.models import _mallows_numba
+
+        return _mallows_numba.sweep_steps
+    return sweep_steps
 
 
 def _distance_of_order(counts: np.ndarray, sigma_order: np.ndarray) -> float:
@@ -340,27 +372,25 @@ class Chain:
     def _sweep(self) -> np.ndarray:
         """One sweep; returns σ's positions (0 = best)."""
         n, n_rows = self.n, self.n_rows
-        completions, consensus, distance_of = _kernels(self.backend)
         m = self.latent.shape[1]
-        # Every uniform of steps 1 and 2, in one call: scan keys and draws of the completions,
-        # scan keys and draws of the consensus.
+        # Every uniform of steps 1 and 2, in one call (their roles: sweep_steps).
         u = self.rng.random(2 * n_rows * m + 2 * n)
         # Consensus costs range over L (n − 1) values, completion costs over n − 1.
         table = powers(self.theta, max(n_rows, 1) * (n - 1))
         sigma_pos = np.empty(n, dtype=np.int64)
         sigma_pos[self.order] = np.arange(n)
-        if m:
-            keys = u[: n_rows * m].reshape(n_rows, m)
-            # Random scan order within each ranking; padding (-1) sorts last.
-            keys = np.where(self.latent >= 0, keys, 2.0)
-            scan = np.take_along_axis(self.latent, np.argsort(keys, axis=1), axis=1)
-            draws = u[n_rows * m : 2 * n_rows * m].reshape(n_rows, m)
-            positions, counts = self.positions, self.counts  # updated in place
-            completions(positions, self.ranks, scan, self.n_latent, sigma_pos, table, draws, counts)
-        rest = u[2 * n_rows * m :]
-        scan = np.argsort(rest[:n])
-        self.order = consensus(self.order, self.counts, scan, table, rest[n:])
-        distance = distance_of(self.counts, self.order)
+        steps = _steps(self.backend)
+        self.order, distance = steps(
+            self.positions,
+            self.ranks,
+            self.latent,
+            self.n_latent,
+            sigma_pos,
+            table,
+            u,
+            self.counts,
+            self.order,
+        )
         sigma_pos[self.order] = np.arange(n)
         self.theta = slice_theta(self.theta, lambda t, d=distance: self._log_post(t, d), self.rng)
         self.sweeps += 1
