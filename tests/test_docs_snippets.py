@@ -24,6 +24,8 @@ converged", "did not converge"): the documentation must not silently stop conver
 Markers, an HTML comment on the line(s) just before the fence (invisible on GitHub and in Sphinx):
 
 - ``<!-- docs-test: slow -->``: run only with ``pytest -m slow`` (NUTS compiles, long samplers);
+- ``<!-- docs-test: long -->``: run only with ``pytest -m long`` (commands of several seconds:
+  CI runs them, on both stacks; the README's default run leaves them out);
 - ``<!-- docs-test: skip (reason) -->``: never run; the reason is required and the list is kept
   short (``pytest -rs`` prints it);
 - ``<!-- docs-test: data NAME key=value ... -->``: writes the example input a block names as the
@@ -34,8 +36,8 @@ Markers, an HTML comment on the line(s) just before the fence (invisible on GitH
   size takes many minutes (the 132 M-score simulation): the same code path on less data;
 - ``<!-- docs-test: same "COMMAND" as PAGE -->``: a command line that another page runs word for
   word (the README's tour repeats the guide's commands) is run there only; the runner checks that
-  PAGE has a block that runs it, with no skip marker and in the same stage (not slow when this
-  block is not).
+  PAGE has a block that runs it, with no skip marker and wherever this block runs (not slow
+  when this block is not, in the default run when this block is).
 
 Several markers may share one comment, separated by ``;``.
 """
@@ -132,6 +134,8 @@ def _param(block: Block):
         marks.append(pytest.mark.skip(reason=f"docs-test skip: {reason}"))
     if block.marker("slow"):
         marks.append(pytest.mark.slow)
+    elif block.marker("long"):
+        marks.append(pytest.mark.long)
     return pytest.param(block, id=block.id, marks=marks)
 
 
@@ -192,6 +196,12 @@ def run_elsewhere(block: Block) -> dict[tuple[str, ...], str]:
     return out
 
 
+def tier(block: Block) -> int:
+    """0: the default run; 1: ``long`` (CI, both stacks); 2: ``slow`` (CI, first stack): a block
+    runs wherever every block of a higher tier runs."""
+    return 2 if block.marker("slow") else 1 if block.marker("long") else 0
+
+
 def check_run_elsewhere(block: Block) -> None:
     """Each ``same`` command is in this block and runs, word for word, on the page it names."""
     if not block.marker("same"):
@@ -208,7 +218,7 @@ def check_run_elsewhere(block: Block) -> None:
             and b.kind in ("bash", "console")
             and not b.marker("skip")
             and not run_elsewhere(b)
-            and (block.marker("slow") or not b.marker("slow"))
+            and tier(b) <= tier(block)
             and words in {tuple(w) for w in commands(b, substituted(b))}
         ]
         assert runs, f"{block.id}: no block of {page} runs `{shlex.join(words)}` in this stage"
@@ -474,7 +484,14 @@ def test_the_runner_finds_the_blocks():
     assert "README.md:15" in ids and len(set(ids)) == len(ids)
     for b in BLOCKS:
         for m in b.markers:
-            assert m.split()[0].rstrip(":") in ("slow", "skip", "data", "replace", "same"), (
+            assert m.split()[0].rstrip(":") in (
+                "slow",
+                "long",
+                "skip",
+                "data",
+                "replace",
+                "same",
+            ), (
                 b.id,
                 m,
             )

@@ -15,11 +15,16 @@ the same model (:func:`shared_model`).  :func:`compile_once` makes the model kee
 shared variables read by the compiled function at every call, so the function of the first fit
 computes the second fit's density exactly as a new compilation would (the same graph, the same
 rewrites): the draws are identical, bit for bit (tests/models/test_shared_graphs.py).
+
+At most :data:`MAX_MODELS` structures are kept, the least recently used evicted first: a
+simulation over many numbers of systems would otherwise hold every compiled model it ever built
+(a few MB each).  An evicted structure is built and compiled again when it returns.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -28,7 +33,9 @@ import numpy as np
 #: The lock a caller holds from :func:`shared_model` until its sampling is done: two threads
 #: must not put different data into one model at the same time.
 LOCK = threading.RLock()
-_MODELS: dict[tuple, Any] = {}
+#: How many model structures one process keeps (least recently used evicted first).
+MAX_MODELS = 16
+_MODELS: OrderedDict[tuple, Any] = OrderedDict()
 
 
 def compile_once(model: Any) -> Any:
@@ -82,7 +89,10 @@ def shared_model(
     if model is None:
         model = compile_once(build(data))
         _MODELS[key] = model
+        while len(_MODELS) > MAX_MODELS:
+            _MODELS.popitem(last=False)
         return model
+    _MODELS.move_to_end(key)
     pm, _ = _compat.pymc()
     names = {var.name for var in model.data_vars}
     if names != set(data):

@@ -110,10 +110,9 @@ from rankstats.significance.hierarchical_model import (
     BETA_BOUNDS,
     PARAMETERIZATIONS,
     choose_parameterization,
-    compiled_model,
     diagnose,
     initial_values,
-    set_data,
+    shared_model,
 )
 from rankstats.significance.missing_words import COMPLETE, check_missing
 from rankstats.significance.simplex_plot import simplex_figure
@@ -495,10 +494,10 @@ def bayes_hierarchical(
     prep = prepare(diff, float(rope), seed)
     if parameterization == "auto":
         parameterization = choose_parameterization(prep, float(rho))
-    model = compiled_model(len(prep.tasks), parameterization)
-    set_data(model, prep, float(rho))
-
     from rankstats._pymc import compat as _compat
+    from rankstats._pymc import shared
+
+    _compat.pymc()  # imported before its logger's level is read: the import sets it
 
     kwargs: dict[str, Any] = {
         "draws": int(draws),
@@ -521,7 +520,9 @@ def bayes_hierarchical(
     if _progress.quiet():
         log.setLevel(logging.ERROR)
     try:
-        idata = _compat.sample(model, **kwargs)
+        with shared.LOCK:  # another thread must not put its pair into the model meanwhile
+            model = shared_model(prep, float(rho), parameterization)
+            idata = _compat.sample(model, **kwargs)
     finally:
         log.setLevel(level)
 

@@ -6,8 +6,8 @@ closed-form compound-symmetry likelihood are written out there): the differences
 enter as sufficient statistics (instances :math:`n_i`, rescaled task means :math:`\bar x_i`,
 within-task sums of squares :math:`W_i`) in ``pm.Data``, so one compiled graph per ``q`` and
 parameterization (``"centered"`` :math:`\delta_i`, or ``"noncentered"``
-:math:`\delta_i = \delta_0 + \sigma_0 z_i`) serves every pair: :func:`compiled_model` keeps it,
-:func:`set_data` fills it, :func:`initial_values` starts NUTS inside the bulk and
+:math:`\delta_i = \delta_0 + \sigma_0 z_i`) serves every pair: :func:`shared_model` keeps it
+and puts a pair's :func:`data` in, :func:`initial_values` starts NUTS inside the bulk and
 :func:`diagnose` checks R-hat, bulk ESS and divergences.  PyMC is imported when a model is built,
 not with this module.
 
@@ -19,7 +19,6 @@ comparison of classifiers through Bayesian hierarchical modelling. *Machine Lear
 from __future__ import annotations
 
 import math
-import threading
 from typing import Any
 
 import numpy as np
@@ -37,10 +36,7 @@ ESS_MIN = 400
 FREE = ("delta0_std", "sigma0_std", "gamma_alpha", "gamma_beta", "nu_minus_one", "sigma_std")
 
 
-# One PyMC model per number of tasks: pairs with the same q reuse it (its data are pm.Data).
-_MODELS: dict[tuple[int, str], Any] = {}
 PARAMETERIZATIONS = ("centered", "noncentered")
-_LOCK = threading.Lock()
 
 
 def log_likelihood(pt: Any, n, mean, ss, delta, sigma, rho):
@@ -91,16 +87,24 @@ def build_model(q: int, parameterization: str = "centered") -> Any:
     return model
 
 
-def compiled_model(q: int, parameterization: str = "centered") -> Any:
-    """The model of :func:`build_model` for ``q`` tasks, built once per process and
-    parameterization, compiled on its first sample only (:func:`rankstats._pymc.shared.
-    compile_once`); later pairs set its data."""
-    with _LOCK:
-        if (q, parameterization) not in _MODELS:
-            from rankstats._pymc.shared import compile_once
+def shared_model(prep: Prepared, rho: float, parameterization: str = "centered") -> Any:
+    """The model of :func:`build_model` for the pair's number of tasks, holding the pair's data
+    (:func:`data`): built and compiled once per process, number of tasks and parameterization
+    (:func:`rankstats._pymc.shared.shared_model`); later pairs put their data in.  Hold
+    :data:`rankstats._pymc.shared.LOCK` from this call until the sampling ends."""
+    from rankstats._pymc import shared
 
-            _MODELS[q, parameterization] = compile_once(build_model(q, parameterization))
-        return _MODELS[q, parameterization]
+    q = len(prep.tasks)
+
+    def build(values: dict[str, Any]) -> Any:
+        from rankstats._pymc import compat as _compat
+
+        pm, _ = _compat.pymc()
+        model = build_model(q, parameterization)
+        pm.set_data(values, model=model)
+        return model
+
+    return shared.shared_model(("hierarchical", q, parameterization), build, data(prep, rho))
 
 
 def choose_parameterization(prep: Prepared, rho: float) -> str:
@@ -114,24 +118,18 @@ def choose_parameterization(prep: Prepared, rho: float) -> str:
     return "centered" if np.median(se) < 0.5 * float(prep.mean.std()) else "noncentered"
 
 
-def set_data(model: Any, prep: Prepared, rho: float) -> None:
-    """Put one pair's rescaled statistics and prior bounds into the ``pm.Data`` of ``model``."""
-    from rankstats._pymc import compat as _compat
-
-    pm, _ = _compat.pymc()
-    with model:
-        pm.set_data(
-            {
-                "n_instances": prep.n,
-                "task_mean": prep.mean,
-                "within_ss": prep.ss,
-                "rho": float(rho),
-                "scale": prep.scale,
-                "delta_bound": prep.delta_bound,
-                "sigma_upper": prep.sigma_upper,
-                "sigma0_upper": prep.sigma0_upper,
-            }
-        )
+def data(prep: Prepared, rho: float) -> dict[str, Any]:
+    """One pair's rescaled statistics and prior bounds, by the name of their ``pm.Data``."""
+    return {
+        "n_instances": prep.n,
+        "task_mean": prep.mean,
+        "within_ss": prep.ss,
+        "rho": float(rho),
+        "scale": prep.scale,
+        "delta_bound": prep.delta_bound,
+        "sigma_upper": prep.sigma_upper,
+        "sigma0_upper": prep.sigma0_upper,
+    }
 
 
 def initial_values(prep: Prepared, parameterization: str) -> dict[str, Any]:

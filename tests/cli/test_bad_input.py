@@ -336,6 +336,7 @@ def test_rank_interrupted_while_writing(kind, at, corpus, tmp_path, capsys, monk
     assert _order(out)[0] == "b"
 
 
+@pytest.mark.long
 def test_no_traceback_in_a_real_process(corpus, tmp_path):
     env = {**os.environ, "RANKSTATS_FAIL_AT": "cli-file:1", "MPLBACKEND": "Agg"}
     argv = [
@@ -459,6 +460,7 @@ def test_outputs_have_ordinary_permissions(corpus, tmp_path, capsys):
     assert sim.stat().st_mode & 0o777 == 0o666 & ~mask
 
 
+@pytest.mark.long
 def test_memory_checked_before_computing(tmp_path, capsys, monkeypatch):
     """The N² statistics are estimated from the shape and refused up front (override: flag)."""
     import rankstats._util.resources as resources

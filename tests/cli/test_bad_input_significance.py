@@ -156,6 +156,7 @@ def test_memory_is_checked_up_front_and_names_a_real_flag(tmp_path, capsys, monk
     assert "--ignore-memory-check" in line and "--stream" not in line
 
 
+@pytest.mark.long
 def test_studentized_range_tail_memory_is_bounded():
     """The tail of a million pairs at once took 2.14 GiB; now a chunk at a time (tracemalloc),
     with the same values as the unchunked integral (scipy, independently, at a few points)."""

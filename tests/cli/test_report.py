@@ -6,6 +6,8 @@ import pytest
 
 import rankstats as rs
 
+pytestmark = pytest.mark.long
+
 
 def test_cli_report(tmp_path, capsys):
     from rankstats.cli import main

@@ -26,6 +26,8 @@ from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
+pytestmark = pytest.mark.long
+
 # Hypothesis caches data in .hypothesis/ of the working directory: keep it with pytest's cache
 # (ignored by git) instead.
 set_hypothesis_home_dir(str(Path(__file__).resolve().parents[2] / ".pytest_cache" / "hypothesis"))

@@ -159,6 +159,7 @@ def test_graph_gradient_equals_old_graph(datasets):
             np.testing.assert_allclose(got, expected, rtol=1e-9)
 
 
+@pytest.mark.long
 def test_graph_is_stable_for_large_log_worths(datasets):
     data = datasets[("salad", "subset")]
     theta = np.array([720.0, 700.0, 715.0, 705.0])  # e^720 overflows without the max-shift

@@ -369,6 +369,7 @@ def salad_nuts():
         )
 
 
+@pytest.mark.long
 def test_nuts_fit_path(salad_nuts):
     rk = rs.load_rankings("salad")
     res = ppc(salad_nuts, rk, draws=100, seed=1)

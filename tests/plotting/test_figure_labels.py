@@ -20,7 +20,7 @@ import rankstats as rs
 from rankstats._util.text import abbreviations, mpl_text
 from rankstats.plotting.names import NAME_WIDTH, SHORTENED_NOTE, name_key
 
-pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+pytestmark = [pytest.mark.long, pytest.mark.filterwarnings("ignore::UserWarning")]
 
 _PREFIXES = (
     "openai/clip-vit-large-patch14-336 / laion2b_s32b_b82k_v",

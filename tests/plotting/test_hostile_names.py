@@ -24,6 +24,8 @@ from rankstats.aggregation.hoeffding_figure import significance_heatmap
 from rankstats.errors import DataWarning, OutputError
 from rankstats.models.plots import forest_plot
 
+pytestmark = pytest.mark.long
+
 HOSTILE = [
     "$\\alpha$",
     "$\\notacommand$",  # mathtext would raise on this one

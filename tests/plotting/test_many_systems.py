@@ -27,6 +27,8 @@ from rankstats.plotting.names import MIN_NAME_FONT, labels
 from rankstats.significance.critical_difference import cd_diagram, cd_table, group_letters
 from rankstats.significance.posthoc_tests import posthoc
 
+pytestmark = pytest.mark.long
+
 OPENCLIP = data_path("openclip_results.csv")  # bundled: open_clip's file, byte for byte
 
 PREFIXED = {

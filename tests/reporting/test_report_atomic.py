@@ -12,6 +12,8 @@ import rankstats as rs
 import rankstats._util.atomic as atomic
 from rankstats.errors import OutputError
 
+pytestmark = pytest.mark.long
+
 STANDARD = {
     "report.html",
     "ranking.csv",

@@ -11,7 +11,10 @@ import rankstats as rs
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary (CI installs it)")
+pytestmark = [
+    pytest.mark.long,
+    pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary (CI installs it)"),
+]
 
 
 def test_report_in_headless_chromium(tmp_path):

@@ -13,6 +13,8 @@ from scipy import stats
 
 import rankstats as rs
 
+pytestmark = pytest.mark.long
+
 
 def _scores(names: list[str], n_tasks: int = 8, seed: int = 3) -> rs.Scores:
     rng = np.random.default_rng(seed)

@@ -16,6 +16,8 @@ import pytest
 
 import rankstats as rs
 
+pytestmark = pytest.mark.long
+
 #: 7 voters, 4 alternatives, strict orders of incomplete lists (PrefLib .soi).
 SOI = """\
 # FILE NAME: small.soi

@@ -115,6 +115,7 @@ def test_client_needs_the_dask_extra(tmp_path, monkeypatch):
         rs.scan_scores(path).statistics(client=True)
 
 
+@pytest.mark.long
 def test_local_worker_processes_equal_one_process(tmp_path):
     """workers=2: row groups reduced in two processes, the instances cut by row-group and file
     boundaries merged by the driver; equal to the one-process scan (itself equal to the in-memory

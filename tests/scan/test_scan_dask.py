@@ -12,6 +12,8 @@ import pytest
 
 import rankstats as rs
 
+pytestmark = pytest.mark.long
+
 distributed = pytest.importorskip("distributed")
 dd = pytest.importorskip("dask.dataframe")
 

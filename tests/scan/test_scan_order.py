@@ -14,6 +14,8 @@ import rankstats as rs
 from rankstats.errors import UnreadableFileError
 from rankstats.scan import partition, scanned
 
+pytestmark = pytest.mark.long
+
 ARRAYS = ("task_borda", "task_seen", "instance_sum", "instance_count")
 PAIRWISE = ("wins", "wins_observed", "compared")
 

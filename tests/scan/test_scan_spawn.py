@@ -15,6 +15,8 @@ import pytest
 
 import rankstats as rs
 
+pytestmark = pytest.mark.long
+
 SCRIPT = """
 import rankstats as rs
 print("SCRIPT RAN", flush=True)

@@ -169,14 +169,21 @@ def test_plot_is_the_simplex(fit):
 
 @pytest.mark.slow  # shares one NUTS fit (a 25–45 s first compile)
 def test_a_second_pair_reuses_the_compiled_model(fit, monkeypatch):
-    _, res = fit
-    module = importlib.import_module("rankstats.significance.hierarchical_model")
+    from rankstats._pymc import shared
+    from rankstats.significance.hierarchical_data import pair_differences
 
+    scores, res = fit
+    module = importlib.import_module("rankstats.significance.hierarchical_model")
     built = []
-    monkeypatch.setattr(module, "build_model", lambda q: built.append(q))
+    monkeypatch.setattr(module, "build_model", lambda *args: built.append(args))
     kind = res.parameters["parameterization"]
     assert kind in ("centered", "noncentered")
-    assert module.compiled_model(6, kind) is module.compiled_model(6, kind)
+    # Another pair of the same data set (b against a): its statistics go into the same model.
+    prep = prepare(pair_differences(scores, "b", "a", None)[0], rope=ROPE, seed=0)
+    with shared.LOCK:
+        model = module.shared_model(prep, 0.1, kind)
+        assert module.shared_model(prep, 0.1, kind) is model
+        assert model["task_mean"].get_value() == pytest.approx(prep.mean)
     assert built == []  # the shared fit's model, not a new one
 
 

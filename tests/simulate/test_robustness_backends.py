@@ -11,6 +11,8 @@ import pytest
 import rankstats as rs
 from rankstats.aggregation.aggregators import AGGREGATORS, register
 
+pytestmark = pytest.mark.long
+
 KWARGS = dict(
     aggregators=["mean", "borda", "borda2", "copeland"],
     grid={"phi": [0.2, 1.0], "adversarial_tasks": [0, 2]},

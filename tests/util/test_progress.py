@@ -231,6 +231,7 @@ def test_cli_progress_writes_lines_off_a_terminal_and_quiet_wins(tmp_path, capsy
     assert "rows read" not in capsys.readouterr().err
 
 
+@pytest.mark.long
 def test_cli_on_a_real_pseudo_terminal(tmp_path):
     pty = pytest.importorskip("pty")
     argv = [sys.executable, "-m", "rankstats", "simulate", "--systems", "4", "--tasks", "3"]
