@@ -52,146 +52,27 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 # ------------------------------------------------------------------------------ the docs' blocks
-# As in tests/test_docs_snippets.py (copied, not imported: each tree has its own runner).
-FENCE = re.compile(r"^```(bash|console|python)\s*$")
-MARKER = re.compile(r"^\s*<!--\s*docs-test:\s*(.*?)\s*-->\s*$")
-NOT_RERUN = {
-    ("python3", "-m", "venv"),
-    ("python", "-m", "venv"),
-    ("pip", "install"),
-    ("python", "-m", "pytest"),
-}
+# The documentation runner's own parser (tests/docs_blocks.py of this checkout) reads both trees.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from docs_blocks import (
+    Block,
+    collect,
+    commands,
+    not_rerun,
+    page_names,
+    replacements,
+    write_data,
+)
+
 OUT_OPTIONS = {"--out", "--dir", "--output", "-o", "--save", "--to", "--write"}
 BINARY = {
     ".png", ".pdf", ".svg", ".jpg", ".jpeg", ".gif", ".eps", ".ps", ".nc", ".npz", ".npy",
     ".pkl", ".pickle", ".zip", ".gz", ".feather", ".arrow", ".woff", ".woff2", ".ico",
 }  # fmt: skip
 DIFF_LINES = 30
-
-
-@dataclass
-class Block:
-    page: str
-    line: int
-    kind: str
-    source: str
-    markers: list[str] = field(default_factory=list)
-
-    def marker(self, name: str) -> list[str]:
-        out = []
-        for m in self.markers:
-            word, _, rest = m.partition(" ")
-            if word.rstrip(":") == name:
-                out.append(rest.strip())
-        return out
-
-
-def pages(tree: Path) -> list[str]:
-    docs = sorted(str(p.relative_to(tree)) for p in (tree / "docs").rglob("*.md"))
-    return ["README.md", *[p for p in docs if not p.startswith("docs/_build")]]
-
-
-def collect(tree: Path, page: str) -> list[Block]:
-    lines = (tree / page).read_text(encoding="utf-8").splitlines()
-    blocks, i = [], 0
-    while i < len(lines):
-        fence = FENCE.match(lines[i])
-        if fence is None:
-            if lines[i].startswith("```"):
-                i += 1
-                while i < len(lines) and not lines[i].startswith("```"):
-                    i += 1
-            i += 1
-            continue
-        markers, k = [], i - 1
-        while k >= 0 and (found := MARKER.match(lines[k])):
-            markers[:0] = [m.strip() for m in found.group(1).split(";") if m.strip()]
-            k -= 1
-        end = i + 1
-        while end < len(lines) and not lines[end].startswith("```"):
-            end += 1
-        blocks.append(Block(page, i + 1, fence.group(1), "\n".join(lines[i + 1 : end]), markers))
-        i = end + 1
-    return blocks
-
-
-def command_lines(block: Block) -> list[list[str]]:
-    """The command lines of a bash / console block (continuations joined, ``&&`` split)."""
-    lines = block.source.splitlines()
-    if block.kind == "console":
-        lines = [line[2:] for line in lines if line.startswith("$ ")]
-    joined, buffer = [], ""
-    for line in lines:
-        buffer += line
-        if buffer.endswith("\\"):
-            buffer = buffer[:-1] + " "
-            continue
-        if buffer.strip():
-            joined.append(buffer)
-        buffer = ""
-    out = []
-    for line in joined:
-        words = shlex.split(line, comments=True)
-        while words:
-            cut = words.index("&&") if "&&" in words else len(words)
-            out.append(words[:cut])
-            words = words[cut + 1 :]
-    return out
-
-
-def replacements(block: Block) -> list[tuple[str, str]]:
-    out = []
-    for spec in block.marker("replace"):
-        found = re.fullmatch(r'"(.*)"\s+with\s+"(.*)"', spec)
-        if found:
-            out.append((found.group(1), found.group(2)))
-    return out
-
-
-def not_rerun(words: list[str]) -> bool:
-    name = [Path(words[0]).name, *words[1:]]
-    if name[0] in ("python3", "python") and name[1:3] == ["-m", "pip"]:
-        name = ["pip", *name[3:]]
-    return any(tuple(name[: len(p)]) == p for p in NOT_RERUN)
-
-
-def write_data(spec: str, where: Path) -> None:
-    """The example input of a ``data`` marker (tests/test_docs_snippets.py's ``write_data``)."""
-    name, *options = shlex.split(spec)
-    opts = dict(o.split("=", 1) if "=" in o else (o, "1") for o in options)
-    system, task, instance, score = opts.get("columns", "system,task,instance,score").split(",")
-    tasks = opts.get("tasks", "BLEU,ROUGE").split(",")
-    rng = np.random.default_rng(0)
-    systems = [f"M{k}" for k in range(6)]
-    quality = np.linspace(1, 0, len(systems))
-    n_instances = 30
-    if "wide" in opts:
-        frame = pd.DataFrame(
-            {s: q + rng.normal(0, 0.5, n_instances) for s, q in zip(systems, quality, strict=True)}
-        )
-    else:
-        rows = [
-            (s, t, f"ex{i}", q + rng.normal(0, 0.5))
-            for t in tasks
-            for i in range(n_instances)
-            for s, q in zip(systems, quality, strict=True)
-        ]
-        frame = pd.DataFrame(rows, columns=[system, task, instance, score])
-        frame.loc[rng.random(len(frame)) < 0.05, score] = np.nan
-    target = where / name
-    if "*" in name or name.endswith("/"):
-        folder = target.parent if "*" in name else target
-        folder.mkdir(parents=True, exist_ok=True)
-        pattern = target.name if "*" in name else "part-*.parquet"
-        for k, part in enumerate(np.array_split(np.arange(len(frame)), 2)):
-            frame.iloc[part].to_parquet(folder / pattern.replace("*", f"{k:05d}"), index=False)
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(target, index=False)
 
 
 # ------------------------------------------------------------------------------ the commands
@@ -225,14 +106,14 @@ class DocCommand:
 def doc_commands(tree: Path) -> dict[str, list[DocCommand]]:
     """Per page, its runnable command lines in page order (skip-marked blocks left out)."""
     out: dict[str, list[DocCommand]] = {}
-    for page in pages(tree):
+    for page in page_names(tree):
         found: list[DocCommand] = []
         for block in collect(tree, page):
             if block.kind == "python" and not block.marker("skip") and not block.marker("slow"):
                 PYTHON_BLOCKS.setdefault((str(tree), page), []).append(block)
             if block.kind not in ("bash", "console") or block.marker("skip"):
                 continue
-            for words in command_lines(block):
+            for words in commands(block, block.source):
                 if words and not not_rerun(words):
                     found.append(DocCommand(words, block, len(found)))
         out[page] = found

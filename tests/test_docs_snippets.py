@@ -52,77 +52,28 @@ import shlex
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
+from docs_blocks import (  # the parsing, shared with .ci/snapshot_outputs.py
+    Block,
+    collect,
+    commands,
+    not_rerun,
+    page_names,
+    run_elsewhere,
+    substituted,
+    tier,
+    write_data,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*.md"))]
-PAGES = [p for p in PAGES if not p.startswith("docs/_build")]
+PAGES = page_names(ROOT)
 TIMEOUT = 600  # seconds for one command or one Python block
 
-FENCE = re.compile(r"^```(bash|console|python)\s*$")
-MARKER = re.compile(r"^\s*<!--\s*docs-test:\s*(.*?)\s*-->\s*$")
 
-# Commands that are not re-run here, and why (a prefix of the command's words).
-NOT_RERUN = {
-    ("python3", "-m", "venv"): "creates the environment: tests/test_wheel.py and CI step 1",
-    ("python", "-m", "venv"): "creates the environment: tests/test_wheel.py and CI step 1",
-    ("pip", "install"): "installs: tests/test_wheel.py (wheel) and CI step 1 (editable)",
-    ("python", "-m", "pytest"): "the test suite itself: CI step 1",
-}
-
-
-@dataclass
-class Block:
-    page: str
-    line: int  # 1-based line of the opening fence
-    kind: str
-    source: str
-    markers: list[str] = field(default_factory=list)
-
-    @property
-    def id(self) -> str:
-        return f"{self.page}:{self.line}"
-
-    def marker(self, name: str) -> list[str]:
-        """The arguments of every marker ``name`` (``""`` when it has none)."""
-        out = []
-        for m in self.markers:
-            word, _, rest = m.partition(" ")
-            if word.rstrip(":") == name:
-                out.append(rest.strip())
-        return out
-
-
-def collect(page: str) -> list[Block]:
-    lines = (ROOT / page).read_text(encoding="utf-8").splitlines()
-    blocks, i = [], 0
-    while i < len(lines):
-        fence = FENCE.match(lines[i])
-        if fence is None:
-            if lines[i].startswith("```"):  # another fence (text, eval-rst, ...): skip its body
-                i += 1
-                while i < len(lines) and not lines[i].startswith("```"):
-                    i += 1
-            i += 1
-            continue
-        markers, k = [], i - 1
-        while k >= 0 and (found := MARKER.match(lines[k])):
-            markers[:0] = [m.strip() for m in found.group(1).split(";") if m.strip()]
-            k -= 1
-        end = i + 1
-        while not lines[end].startswith("```"):
-            end += 1
-        blocks.append(Block(page, i + 1, fence.group(1), "\n".join(lines[i + 1 : end]), markers))
-        i = end + 1
-    return blocks
-
-
-BLOCKS = [b for page in PAGES for b in collect(page)]
+BLOCKS = [b for page in PAGES for b in collect(ROOT, page)]
 
 
 def _param(block: Block):
@@ -139,69 +90,7 @@ def _param(block: Block):
     return pytest.param(block, id=block.id, marks=marks)
 
 
-# ------------------------------------------------------------------------------ example inputs
-def write_data(spec: str, where: Path) -> None:
-    """The example input of a ``data`` marker: a small long (or wide) score table."""
-    name, *options = shlex.split(spec)
-    opts = dict(o.split("=", 1) if "=" in o else (o, "1") for o in options)
-    system, task, instance, score = opts.get("columns", "system,task,instance,score").split(",")
-    tasks = opts.get("tasks", "BLEU,ROUGE").split(",")
-    rng = np.random.default_rng(0)
-    systems = [f"M{k}" for k in range(6)]
-    quality = np.linspace(1, 0, len(systems))
-    n_instances = 30
-    if "wide" in opts:
-        frame = pd.DataFrame(
-            {s: q + rng.normal(0, 0.5, n_instances) for s, q in zip(systems, quality, strict=True)}
-        )
-    else:
-        rows = [
-            (s, t, f"ex{i}", q + rng.normal(0, 0.5))
-            for t in tasks
-            for i in range(n_instances)
-            for s, q in zip(systems, quality, strict=True)
-        ]
-        frame = pd.DataFrame(rows, columns=[system, task, instance, score])
-        frame.loc[rng.random(len(frame)) < 0.05, score] = np.nan  # a few not evaluated
-    target = where / name
-    if "*" in name or name.endswith("/"):
-        folder = target.parent if "*" in name else target
-        folder.mkdir(parents=True, exist_ok=True)
-        pattern = target.name if "*" in name else "part-*.parquet"
-        for k, part in enumerate(np.array_split(np.arange(len(frame)), 2)):
-            frame.iloc[part].to_parquet(folder / pattern.replace("*", f"{k:05d}"), index=False)
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(target, index=False)
-
-
-def substituted(block: Block) -> str:
-    source = block.source
-    for spec in block.marker("replace"):
-        found = re.fullmatch(r'"(.*)"\s+with\s+"(.*)"', spec)
-        assert found, f'{block.id}: replace marker is `replace "OLD" with "NEW"`, not {spec!r}'
-        old, new = found.groups()
-        assert old in source, f"{block.id}: {old!r} is not in the block"
-        source = source.replace(old, new)
-    return source
-
-
-def run_elsewhere(block: Block) -> dict[tuple[str, ...], str]:
-    """The command lines of a ``same`` marker (as word tuples) and the page that runs each."""
-    out = {}
-    for spec in block.marker("same"):
-        found = re.fullmatch(r'"(.*)"\s+as\s+(\S+)', spec)
-        assert found, f'{block.id}: same marker is `same "COMMAND" as PAGE`, not {spec!r}'
-        out[tuple(shlex.split(found.group(1)))] = found.group(2)
-    return out
-
-
-def tier(block: Block) -> int:
-    """0: the default run; 1: ``long`` (CI, both stacks); 2: ``slow`` (CI, first stack): a block
-    runs wherever every block of a higher tier runs."""
-    return 2 if block.marker("slow") else 1 if block.marker("long") else 0
-
-
+# ------------------------------------------------------------------------------ markers
 def check_run_elsewhere(block: Block) -> None:
     """Each ``same`` command is in this block and runs, word for word, on the page it names."""
     if not block.marker("same"):
@@ -370,40 +259,6 @@ class Page:
             )
 
 
-def commands(block: Block, source: str) -> list[list[str]]:
-    """The command lines of a bash / console block, as argument lists."""
-    lines = source.splitlines()
-    if block.kind == "console":
-        lines = [line[2:] for line in lines if line.startswith("$ ")]
-    joined, buffer = [], ""
-    for line in lines:
-        buffer += line
-        if buffer.endswith("\\"):
-            buffer = buffer[:-1] + " "
-            continue
-        if buffer.strip():
-            joined.append(buffer)
-        buffer = ""
-    out = []
-    for line in joined:
-        words = shlex.split(line, comments=True)
-        while words:
-            cut = words.index("&&") if "&&" in words else len(words)
-            out.append(words[:cut])
-            words = words[cut + 1 :]
-    return out
-
-
-def not_rerun(words: list[str]) -> str | None:
-    name = [Path(words[0]).name, *words[1:]]
-    if name[0] in ("python3", "python") and name[1:3] == ["-m", "pip"]:
-        name = ["pip", *name[3:]]
-    for prefix, why in NOT_RERUN.items():
-        if tuple(name[: len(prefix)]) == prefix:
-            return why
-    return None
-
-
 def run_command(block: Block, words: list[str], page: Page) -> None:
     """One command line: ``rankstats`` in the page's worker, ``python`` in a new process."""
     program = Path(words[0]).name
@@ -567,4 +422,4 @@ def test_each_page_is_a_work_unit_of_its_own():
     )
     assert work_unit("tests/core/test_scores.py::test_x[a::b]") == "tests/core/test_scores.py"
     units = {work_unit(f"tests/test_docs_snippets.py::test_docs_block[{b.id}]") for b in BLOCKS}
-    assert len(units) == len(PAGES) - sum(not collect(p) for p in PAGES)
+    assert len(units) == len(PAGES) - sum(not collect(ROOT, p) for p in PAGES)
