@@ -159,6 +159,7 @@ QUICK_START = [
 ]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(
     "argv", QUICK_START, ids=[(a.values[0] if hasattr(a, "values") else a)[0] for a in QUICK_START]
 )

@@ -50,6 +50,7 @@ def _pairs_equal(written: pd.DataFrame, expected: pd.DataFrame) -> None:
         np.testing.assert_allclose(written[column], expected[column], rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.long
 def test_glue_writes_every_file_and_the_numbers_match(tmp_path, capsys):
     out = tmp_path / "sig"
     argv = ["significance", "--dataset", "glue", "--rope", "0.5", "--samples", "2000"]

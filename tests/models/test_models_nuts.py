@@ -39,6 +39,7 @@ def _potential(model, name, value):
     return pytensor.function([x], graph)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("layout", ["sets", "rankings"])
 @pytest.mark.parametrize("kind", ["subset", "top_k"])
 def test_pytensor_pl_likelihood_equals_numpy(kind, layout):
@@ -64,6 +65,7 @@ def test_pytensor_pl_likelihood_equals_numpy(kind, layout):
         assert float(f(theta)) == pytest.approx(expected, rel=1e-10)
 
 
+@pytest.mark.long
 def test_pytensor_bt_likelihood_equals_numpy():
     model_np = rs.models.BradleyTerry()
     counts = model_np.counts(rs.load_paired("pudding"))

@@ -215,6 +215,7 @@ def test_resolve_sampler(monkeypatch):
         rs.models.PlackettLuce().fit(rs.load_rankings("salad"), sampler="stan")
 
 
+@pytest.mark.long
 @pytest.mark.parametrize(("installed", "large"), [(False, True), (True, False), (True, True)])
 def test_fit_passes_the_resolved_sampler(monkeypatch, installed, large):
     """The fit resolves ``auto`` by its number of parameters and names the result to PyMC."""

@@ -33,6 +33,8 @@ from rankstats.reporting.model_comparison import (
     verdicts,
 )
 
+pytestmark = pytest.mark.long
+
 HOSTILE = ["<b>bold</b>", "$x$", "A & B", r"c\textbf{y}", "plain"]
 
 

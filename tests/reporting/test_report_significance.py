@@ -11,6 +11,8 @@ import pytest
 import rankstats as rs
 from rankstats.reporting.significance import options
 
+pytestmark = pytest.mark.long
+
 
 def test_section_files_and_methods(tmp_path):
     scores = rs.load_dataset("xtreme")

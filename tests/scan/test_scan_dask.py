@@ -167,5 +167,8 @@ def test_cli_scheduler(client, tmp_path, capsys):
     assert main([*argv, "--out", str(tmp_path / "memory")]) == 0
     memory = capsys.readouterr().out.splitlines()[2:-1]
     address = client.scheduler.address
-    assert main([*argv, "--stream", "--scheduler", address, "--out", str(tmp_path / "c")]) == 0
+    # --debug: a failure shows its traceback (this call once failed on an AssertionError
+    # raised outside rankstats, which has no assert statement in its code)
+    streamed = ["--debug", *argv, "--stream", "--scheduler", address]
+    assert main([*streamed, "--out", str(tmp_path / "c")]) == 0
     assert capsys.readouterr().out.splitlines()[2:-1] == memory
