@@ -132,6 +132,7 @@ def test_nuts_fit_tables(pl_nuts, tmp_path):
     assert path.stat().st_size < 200_000
 
 
+@pytest.mark.long  # the first NUTS compile of a fresh checkout: about 30 s
 def test_convergence_warning():
     with pytest.warns(ConvergenceWarning, match="bulk ESS"):
         fit = rs.models.PlackettLuce().fit(
