@@ -264,7 +264,10 @@ def cluster_statistics(
             shown.rows(rows)
             shown.unit()
     del results
-    edge_part = client.scatter([_edge_core([edges[i] for i in range(len(units))], spec)])[0]
+    # Computed on a worker from the (small) edge list, not scattered from here: the scatter RPC
+    # failed in CI on Python 3.12 (a tornado write-buffer assertion) with a second client in
+    # the process; a task argument travels with the ordinary submit.
+    edge_part = client.submit(_edge_core, [edges[i] for i in range(len(units))], spec, pure=False)
     root = tree_reduce(
         [edge_part, *cores], lambda a, b: client.submit(_merge_cores, a, b, pure=False)
     )
