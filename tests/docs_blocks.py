@@ -151,9 +151,20 @@ def not_rerun(words: list[str]) -> str | None:
 
 
 def write_data(spec: str, where: Path) -> None:
-    """The example input of a ``data`` marker: a small long (or wide) score table."""
+    """The example input of a ``data`` marker: a small long (or wide) score table, or the first
+    tasks of a bundled data set (``from=NAME first=K``)."""
     name, *options = shlex.split(spec)
     opts = dict(o.split("=", 1) if "=" in o else (o, "1") for o in options)
+    if "from" in opts:
+        import rankstats as rs
+
+        scores = rs.load_dataset(opts["from"])
+        subset = scores.select(scores.tasks[: int(opts["first"])])
+        # The file is read back with the reader's default: every task higher-is-better.
+        assert all(subset.higher_is_better.values()), f"{name}: a task is lower-is-better"
+        (where / name).parent.mkdir(parents=True, exist_ok=True)
+        subset.data.to_csv(where / name, index=False)
+        return
     system, task, instance, score = opts.get("columns", "system,task,instance,score").split(",")
     tasks = opts.get("tasks", "BLEU,ROUGE").split(",")
     rng = np.random.default_rng(0)

@@ -31,9 +31,12 @@ Markers, an HTML comment on the line(s) just before the fence (invisible on GitH
 - ``<!-- docs-test: data NAME key=value ... -->``: writes the example input a block names as the
   reader's own file (``scores.csv``, ``scores/part-*.parquet``, ``wide.csv``) before it runs:
   ``columns=system,task,instance,score`` (the names of the four roles), ``tasks=A,B``,
-  ``wide`` (one row per instance, one column per system);
-- ``<!-- docs-test: replace "OLD" with "NEW" -->``: runs a smaller version of a command whose full
-  size takes many minutes (the 132 M-score simulation): the same code path on less data;
+  ``wide`` (one row per instance, one column per system); or ``from=NAME first=K``: the first
+  ``K`` tasks of a bundled data set as a long CSV (a smaller input for the heaviest blocks);
+- ``<!-- docs-test: replace "OLD" with "NEW" -->``: runs a smaller version of a command or block
+  whose full size takes minutes (the 132 M-score simulation; fits of every model to all 1,140
+  rankings of dialogue_tc): the same code path on less data, and it must converge as the full
+  size does. The page's numbers come from the full size, as the page says;
 - ``<!-- docs-test: same "COMMAND" as PAGE -->``: a command line that another page runs word for
   word (the README's tour repeats the guide's commands) is run there only; the runner checks that
   PAGE has a block that runs it, with no skip marker and wherever this block runs (not slow
