@@ -10,6 +10,7 @@ that :meth:`Fit.from_idata` rebuilds a :class:`MallowsFit`.
 from __future__ import annotations
 
 import json
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,13 +18,50 @@ import numpy as np
 from rankstats.core.mallows_kendall import pair_probability
 from rankstats.models._fit import Fit, register_model
 
+#: The last table of :func:`gap_table`: (a weak reference to its θ draws, n, the table).
+_LAST_TABLE: tuple[weakref.ref, int, np.ndarray] | None = None
+
+
+def gap_table(theta: np.ndarray, n: int) -> np.ndarray:
+    """``table[s, d − 1]`` = :func:`~rankstats.core.mallows_kendall.pair_probability` ``(d, θ_s)``
+    for every draw ``s`` and gap ``d = 1 … n − 1``.
+
+    The gap between two consensus positions is an integer, so the closed form takes only
+    ``n − 1`` values per draw; :func:`mallows_pairs` looks them up instead of evaluating it for
+    every (draw, pair): the same numbers, elementwise, at a fraction of the cost (NASCAR, 87
+    systems × 40,000 draws: 0.30 G evaluations against 3.4 M).  The table of the last θ array is
+    kept, as :meth:`Fit.pairwise` asks for the rows of one fit in blocks.
+    """
+    global _LAST_TABLE
+    last = _LAST_TABLE
+    if last is not None and last[0]() is theta and last[1] == n:
+        return last[2]
+    gaps = np.arange(1, n, dtype=np.float64)
+    table = pair_probability(gaps[None, :], theta.reshape(-1, 1))
+    _LAST_TABLE = (weakref.ref(theta, _forget), n, table)
+    return table
+
+
+def _forget(ref: weakref.ref) -> None:
+    """The θ draws of the last table are gone: so is the table (no memory held after a fit)."""
+    global _LAST_TABLE
+    if _LAST_TABLE is not None and _LAST_TABLE[0] is ref:
+        _LAST_TABLE = None
+
 
 def mallows_pairs(draws: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
     """``P(row item above column item)`` for every draw of (σ positions, θ)."""
     pos = draws["position"]
-    theta = draws["theta"].reshape(-1, 1, 1)
+    theta = draws["theta"]
     gap = pos[:, None, :] - pos[:, rows, None]  # > 0: the row item is above in σ
-    p = pair_probability(np.maximum(np.abs(gap), 1), theta)
+    n = pos.shape[1]
+    if n < 2:
+        return np.full(gap.shape, 0.5)
+    table = gap_table(theta, n)
+    # Row s of the table, at column |gap| − 1 (a gap of 0 is the item itself: ½ below).
+    cell = np.maximum(np.abs(gap), 1).astype(np.intp) - 1
+    cell += (np.arange(len(table), dtype=np.intp) * (n - 1))[:, None, None]
+    p = table.ravel()[cell]
     return np.where(gap > 0, p, np.where(gap < 0, 1 - p, 0.5))
 
 

@@ -190,7 +190,7 @@ def _reff(fit: Fit) -> float:
         return 1.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ess = _compat.diagnostics(posterior)["ess_bulk"]
+        ess = _compat.diagnostics(posterior, which=("ess_bulk",))["ess_bulk"]
     values = np.concatenate([np.ravel(ess[v].to_numpy()) for v in ess.data_vars])
     values = values[np.isfinite(values)]
     return float(values.mean() / n) if len(values) else 1.0
