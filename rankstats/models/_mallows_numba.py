@@ -23,7 +23,8 @@ or loading the kernels (numba itself may be loaded anyway: ArviZ uses it when it
 The kernels are compiled eagerly for the one signature the driver uses (C-contiguous int64 /
 float64 arrays; another layout raises instead of compiling again) and cached on disk
 (``cache=True``: the first import compiles them, 6.5 s with an empty cache on the 2-core test
-machine; later ones load the machine code in about 0.05 s); importing before the chains' worker processes fork lets the workers inherit them.
+machine; later ones load the machine code in about 0.05 s); importing before the chains' worker
+processes fork lets the workers inherit them.
 """
 
 from __future__ import annotations

@@ -57,6 +57,10 @@ def mallows_pairs(draws: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
     n = pos.shape[1]
     if n < 2:
         return np.full(gap.shape, 0.5)
+    if not np.array_equal(pos, np.rint(pos)):
+        # Not positions of a ranking (e.g. posterior means): the closed form at each gap.
+        p = pair_probability(np.maximum(np.abs(gap), 1), theta.reshape(-1, 1, 1))
+        return np.where(gap > 0, p, np.where(gap < 0, 1 - p, 0.5))
     table = gap_table(theta, n)
     # Row s of the table, at column |gap| − 1 (a gap of 0 is the item itself: ½ below).
     cell = np.maximum(np.abs(gap), 1).astype(np.intp) - 1

@@ -36,6 +36,15 @@ def test_lookup_equals_the_closed_form_per_draw_and_pair(n, rows):
     assert np.array_equal(got, expected)  # bit for bit: the same arithmetic per cell
 
 
+def test_positions_that_are_not_integers_get_the_closed_form_at_their_gaps():
+    draws = _draws(40, 6, seed=3)
+    draws["position"] = draws["position"] + np.linspace(0, 0.4, 6)  # e.g. posterior means
+    got = mallows_fit.mallows_pairs(draws, np.arange(6))
+    gap = draws["position"][:, None, :] - draws["position"][:, :, None]
+    p = pair_probability(np.maximum(np.abs(gap), 1), draws["theta"][:, None, None])
+    assert np.array_equal(got, np.where(gap > 0, p, np.where(gap < 0, 1 - p, 0.5)))
+
+
 def test_the_table_is_not_kept_after_its_draws():
     import gc
 
