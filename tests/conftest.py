@@ -2,8 +2,19 @@ import json
 import os
 from pathlib import Path
 
-import matplotlib
-import pytest
+# --- one BLAS thread per process ---------------------------------------------------------------
+# The test processes already fill every core (xdist's -n auto; PyMC runs chains in processes of
+# their own, the docs runner and the CLI tests start commands): OpenBLAS's threads on top only
+# spin against them.  Measured on the 2-core machine (three slow-tier files, 2 workers): 72.6 s
+# wall and 131 s CPU with OpenBLAS's default threads, 60.8 s and 109 s with one.  Set before
+# NumPy is loaded, and inherited by every worker and command a test starts; an existing setting
+# wins.  (rankstats limits the pairwise kernel to one thread itself: _util/blas_threads.py.)
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+
+import matplotlib  # noqa: E402  (after the BLAS setting: it loads NumPy)
+import pytest  # noqa: E402
 
 matplotlib.use("Agg")
 

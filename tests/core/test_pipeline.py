@@ -172,11 +172,23 @@ def test_borda2_details_are_the_two_levels():
 
 
 def test_the_kernel_runs_on_one_blas_thread_and_restores_the_setting():
-    from threadpoolctl import threadpool_info
+    from threadpoolctl import threadpool_info, threadpool_limits
 
     from rankstats._util import blas_threads
 
-    before = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    # Two threads to start from (tests/conftest.py runs the tests on one): a kernel that left
+    # its limit of one behind would go unseen otherwise.
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+        inside, after = _blas_threads_inside_and_after(blas_threads)
+    assert set(before) == {2}, before
+    assert set(inside) <= {1}
+    assert after == before
+
+
+def _blas_threads_inside_and_after(blas_threads) -> tuple[list[int], list[int]]:
+    from threadpoolctl import threadpool_info
+
     inside = []
     with blas_threads.one_blas_thread():
         inside += [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
@@ -191,8 +203,7 @@ def test_the_kernel_runs_on_one_blas_thread_and_restores_the_setting():
             t.join()
         inside += [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
     after = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
-    assert set(inside) <= {1}
-    assert after == before
+    return inside, after
 
 
 def test_the_scan_package_keeps_its_names():
