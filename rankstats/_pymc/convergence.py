@@ -38,7 +38,7 @@ def flat_draws(posterior: Any, name: str) -> np.ndarray:
 def check_convergence(idata: Any, variables: Sequence[str]) -> list[str]:
     """Problems found by R-hat (> 1.01), bulk ESS (< 400) and divergences, as sentences."""
     posterior = _compat.group(idata)[list(variables)]
-    diag = _compat.diagnostics(posterior, which=("r_hat", "ess_bulk"))
+    diag = _compat.diagnostics(posterior, which=_compat.CONVERGENCE_DIAGNOSTICS)
     problems = []
     rhat = max(float(diag["r_hat"][v].max()) for v in variables)
     ess = min(float(diag["ess_bulk"][v].min()) for v in variables)

@@ -78,7 +78,7 @@ def _convergence(theta: np.ndarray, pos: np.ndarray) -> list[str]:
             "position": (("chain", "draw", "item"), pos[:, :, varying]),
         }
     )
-    diag = _compat.diagnostics(data, which=("r_hat", "ess_bulk"))
+    diag = _compat.diagnostics(data, which=_compat.CONVERGENCE_DIAGNOSTICS)
     problems = []
     names = ["theta"] + (["position"] if varying.any() else [])
     rhat = max(float(np.nanmax(diag["r_hat"][v].to_numpy())) for v in names)

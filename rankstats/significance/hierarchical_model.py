@@ -159,7 +159,7 @@ def diagnose(idata: Any) -> dict:
 
     posterior = _compat.group(idata)
     free = [*FREE, "delta_std" if "delta_std" in posterior else "z"]
-    diag = _compat.diagnostics(posterior[free], which=("r_hat", "ess_bulk"))
+    diag = _compat.diagnostics(posterior[free], which=_compat.CONVERGENCE_DIAGNOSTICS)
     rhat = max(float(diag["r_hat"][v].max()) for v in free)
     ess = min(float(diag["ess_bulk"][v].min()) for v in free)
     divergences = 0

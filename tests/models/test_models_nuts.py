@@ -132,6 +132,26 @@ def test_nuts_fit_tables(pl_nuts, tmp_path):
     assert path.stat().st_size < 200_000
 
 
+@pytest.mark.long
+def test_run_chain_samples_the_posterior_and_is_seeded():
+    """``compat.run_chain`` (the SBC's loop, on either PyMC stack): a N(1, 0.5²) target, mean and
+    sd within Monte Carlo error; the same seed gives the same draws, another seed others."""
+    pm, _ = _compat.pymc()
+    with _compat.quiet_pytensor(), pm.Model() as model:
+        pm.Normal("x", 1.0, 0.5)
+        step = pm.NUTS()
+    start = model.initial_point()
+    draws = np.array([p["x"] for p in _compat.run_chain(step, start, tune=300, draws=1000, seed=5)])
+    again = np.array([p["x"] for p in _compat.run_chain(step, start, tune=300, draws=1000, seed=5)])
+    other = np.array([p["x"] for p in _compat.run_chain(step, start, tune=300, draws=1000, seed=6)])
+    np.testing.assert_array_equal(draws, again)
+    assert not np.array_equal(draws, other)
+    assert not step.tune  # the draws after the tuning steps come from a fixed step size
+    # NUTS draws of a 1-d Gaussian are nearly independent: 5 standard errors of 1,000 draws
+    assert abs(draws.mean() - 1.0) < 5 * 0.5 / np.sqrt(1000)
+    assert abs(draws.std() - 0.5) < 5 * 0.5 / np.sqrt(2 * 1000)
+
+
 @pytest.mark.long  # the first NUTS compile of a fresh checkout: about 30 s
 def test_convergence_warning():
     with pytest.warns(ConvergenceWarning, match="bulk ESS"):
@@ -183,17 +203,18 @@ def test_sushi_posterior_mean_equals_mle_within_monte_carlo_error():
 # mean rank of each system (z-test, Bonferroni over 4), 0.92 for a 0.65 sd shift.  The pooled
 # histogram is blind to shifts that cancel across systems (zero-sum worths): hence the second.
 # NUTS draws of this 3-dimensional posterior are nearly independent: 98 draws thinned by 2.
-# Checked once on draws rescaled or shifted after sampling: sd x 0.7 (PL), sd x 1.4 (BT) and a
-# 0.65 sd shift of one system (both) each fail; shifts of +-0.4 sd that cancel pass the pooled
-# chi-square alone.
+# Checked on draws rescaled or shifted after sampling (again with compat.run_chain, 2026-11-26):
+# sd x 0.7 (both: p = 1e-5, 6e-7), sd x 1.4 (BT: p = 5e-5) and a 0.65 sd shift of one system
+# (both) each fail; shifts of +-0.4 sd that cancel pass the pooled chi-square alone.
 SBC_SIMS, SBC_DRAWS, SBC_THIN, SBC_TUNE = 72, 98, 2, 200
 
 
 def _sbc(model_name: str, n_sims: int = SBC_SIMS, seed: int = 0) -> np.ndarray:
     """Simulation-based calibration (Talts et al. 2018): rank of the true value among
     ``SBC_DRAWS / SBC_THIN`` = 49 thinned posterior draws, per simulation and system.  One model
-    graph and one NUTS step (compiled once; ``pm.sample`` resets its adaptation on every call),
-    new data through ``pm.set_data``."""
+    graph and one NUTS step, compiled once and run chain by chain (``compat.run_chain`` resets
+    the adaptation per chain as ``pm.sample`` does, without its per-call compiles), new data
+    through ``pm.set_data``."""
     import pymc as pm
 
     rng = np.random.default_rng(seed)
@@ -248,18 +269,13 @@ def _sbc(model_name: str, n_sims: int = SBC_SIMS, seed: int = 0) -> np.ndarray:
         if step is None:
             with _compat.quiet_pytensor(), model:
                 step = pm.NUTS()
-        trace = _compat.sample(
-            model,
-            step=step,
-            draws=SBC_DRAWS,
-            tune=SBC_TUNE,
-            chains=1,
-            progressbar=False,
-            random_seed=int(rng.integers(2**31)),
-            compute_convergence_checks=False,
-            return_inferencedata=False,
+                start = model.initial_point()  # pm.sample's start with a step given: no jitter
+                (value,) = model.replace_rvs_by_values([model["log_worth"]])
+                worth = model.compile_fn(value, inputs=model.value_vars)
+        points = _compat.run_chain(
+            step, start, tune=SBC_TUNE, draws=SBC_DRAWS, seed=int(rng.integers(2**31))
         )
-        post = trace.get_values("log_worth")[::SBC_THIN]
+        post = np.array([worth(p) for p in points[::SBC_THIN]])
         ranks.append((post < theta).sum(axis=0))
     return np.array(ranks)
 
