@@ -197,11 +197,17 @@ def _one_line(err: BaseException) -> str:
     return " ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
+def _leading_option(word: str) -> bool:
+    """``word`` is ``--debug`` or ``--quiet``, or a prefix of one that argparse accepts."""
+    return len(word) > 2 and any(name.startswith(word) for name in ("--debug", "--quiet"))
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    # Options of the command itself (--debug, --quiet) may come before the subcommand.
+    # Options of the command itself (--debug, --quiet) may come before the subcommand, spelled
+    # out or shortened as argparse allows (--qui).
     lead = 0
-    while lead < len(argv) and argv[lead] in ("--debug", "--quiet"):
+    while lead < len(argv) and _leading_option(argv[lead]):
         lead += 1
     parser = build_parser(argv[lead : lead + 1])
     args = parser.parse_args([*argv[:lead], *_rescue_file(argv[lead:], parser)])

@@ -33,9 +33,9 @@ def register_figure(draw: Callable[..., Figure]) -> None:
     """Make ``draw(result, **kwargs)`` the figure of :meth:`PosthocResult.plot`.
 
     The critical-difference diagram imports this module for the result type it draws; the
-    result reaches its figure through this registration instead of importing the figure back
-    (:mod:`rankstats.significance.posthoc_tests` registers it, so every result of
-    :func:`~rankstats.significance.posthoc_tests.posthoc` can plot itself).
+    result reaches its figure through this registration instead of importing the figure back.
+    The package's ``__init__`` registers it, and every import of this module passes there first:
+    every result can plot itself, one unpickled in a new process too.
     """
     _FIGURE[:] = [draw]
 
@@ -138,9 +138,8 @@ class PosthocResult(DroppedFromBlocks):
         passed on)."""
         if not _FIGURE:
             raise RuntimeError(
-                "no figure is registered for PosthocResult: import "
-                "rankstats.significance.posthoc_tests (rs.posthoc), which registers the "
-                "critical-difference diagram"
+                "no figure is registered for PosthocResult (rankstats.significance registers "
+                "the critical-difference diagram when it is imported)"
             )
         return _FIGURE[0](self, **kwargs)
 

@@ -73,15 +73,10 @@ from rankstats.aggregation.hoeffding_intervals import holm_adjust
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
 from rankstats.significance.blocks import Blocks, check_missing_blocks, rank_blocks
-from rankstats.significance.critical_difference import cd_diagram
 from rankstats.significance.effect_sizes import EFFECT_SIZES, pairwise_effect_sizes
 from rankstats.significance.imputed_ranks import imputed_rank_test, max_abs_z
-from rankstats.significance.posthoc_result import PosthocResult, register_figure
+from rankstats.significance.posthoc_result import PosthocResult
 from rankstats.significance.studentized_range import q_alpha, studentized_range_sf
-
-# Every result of posthoc() draws its critical-difference diagram with .plot(); the figure
-# module imports the result type, so the result reaches the figure by this registration.
-register_figure(cd_diagram)
 
 METHODS = ("nemenyi", "conover", "wilcoxon-holm")
 ADJUSTMENTS = ("holm", "bonferroni", "none")

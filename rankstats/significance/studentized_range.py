@@ -107,7 +107,6 @@ def _integrand(distinct: np.ndarray, half: np.ndarray, k: int, x: np.ndarray) ->
     return density * inner
 
 
-@functools.lru_cache(maxsize=256)
 def q_alpha(alpha: float, n_systems: int) -> float:
     r"""Demšar's (2006) :math:`q_\alpha`: the ``1 − α`` quantile of the studentized range of
     ``k`` means with infinite degrees of freedom, over :math:`\sqrt 2`.
@@ -120,4 +119,9 @@ def q_alpha(alpha: float, n_systems: int) -> float:
     scipy inverts a numerical integral for it (tens of milliseconds), and the critical difference,
     the result and the CD diagram all ask for the same ``(α, k)``: each value is computed once.
     """
+    return _q_alpha(float(alpha), int(n_systems))  # a 0-d array or NumPy scalar: one cache key
+
+
+@functools.lru_cache(maxsize=256)
+def _q_alpha(alpha: float, n_systems: int) -> float:
     return float(stats.studentized_range.ppf(1.0 - alpha, n_systems, np.inf) / np.sqrt(2.0))

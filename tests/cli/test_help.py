@@ -49,3 +49,12 @@ def test_only_the_command_run_has_its_options_built():
     action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     assert "--method" in action.choices["rank"]._option_string_actions
     assert "--posthoc" not in action.choices["significance"]._option_string_actions
+
+
+@pytest.mark.parametrize("lead", [["--quiet"], ["--qui"], ["--deb"], ["--d", "--q"]])
+def test_command_options_before_the_subcommand_as_argparse_spells_them(lead, tmp_path, capsys):
+    """``--debug`` / ``--quiet`` before the subcommand, whole or shortened as argparse allows:
+    the subcommand still gets its own options (only its options are built)."""
+    out = tmp_path / "o"
+    assert main([*lead, "rank", "--dataset", "xtreme", "--out", str(out)]) == 0
+    assert (out / "ranking.csv").exists()

@@ -215,6 +215,17 @@ def test_resolve_sampler(monkeypatch):
         rs.models.PlackettLuce().fit(rs.load_rankings("salad"), sampler="stan")
 
 
+def test_the_cli_help_states_the_auto_rule():
+    """``rankstats fit --help`` says what ``auto`` picks, with the threshold the code uses."""
+    from rankstats.cli import build_parser
+
+    parser = build_parser(["fit"])
+    fit = next(a for a in parser._actions if a.dest == "command").choices["fit"]
+    text = next(a.help for a in fit._actions if a.dest == "sampler")
+    assert f"below {nuts.NUTPIE_FROM_PARAMETERS} parameters" in text
+    assert f"nutpie from {nuts.NUTPIE_FROM_PARAMETERS} when installed" in text
+
+
 @pytest.mark.long
 @pytest.mark.parametrize(("installed", "large"), [(False, True), (True, False), (True, True)])
 def test_fit_passes_the_resolved_sampler(monkeypatch, installed, large):

@@ -349,3 +349,36 @@ def test_cliffs_delta_identical_on_a_large_table_with_ties():
     rng = np.random.default_rng(5)
     values = np.round(rng.beta(2.0, 3.0, size=(3000, 30)), 2)  # 101 values: long runs
     np.testing.assert_array_equal(_cliffs_delta(values), _cliffs_delta_one_system_at_a_time(values))
+
+
+def test_alpha_as_a_numpy_scalar_or_0d_array_gives_the_same_result():
+    # q_alpha is cached: an unhashable 0-d array must reach the cache as a float
+    xt = rs.load_dataset("xtreme")
+    plain = posthoc(xt, alpha=0.05)
+    for alpha in (np.float64(0.05), np.array(0.05)):
+        other = posthoc(xt, alpha=alpha)
+        assert other.critical_difference == plain.critical_difference
+        pd.testing.assert_frame_equal(other.table, plain.table)
+    assert q_alpha(np.array(0.05), np.int64(4)) == q_alpha(0.05, 4)
+
+
+@pytest.mark.long
+def test_a_result_unpickled_in_a_new_process_plots_itself(tmp_path):
+    """The figure is registered when rankstats.significance is imported, which unpickling the
+    result does: no import of the post-hoc module is needed to plot."""
+    import pickle
+    import subprocess
+    import sys
+
+    path = tmp_path / "result.pkl"
+    path.write_bytes(pickle.dumps(posthoc(rs.load_dataset("xtreme"))))
+    code = (
+        "import pickle, sys; r = pickle.load(open(sys.argv[1], 'rb')); "
+        "assert 'rankstats.significance.posthoc_tests' not in sys.modules; "
+        "print(type(r.plot()).__name__)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Figure"

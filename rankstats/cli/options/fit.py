@@ -114,8 +114,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "--sampler",
         choices=["auto", "pymc", "nutpie"],
         default="auto",
-        help="NUTS implementation: auto (default: nutpie when installed, else pymc), pymc, or "
-        "nutpie (needs rankstats[fast])",
+        help="NUTS implementation: auto (default: the faster for the model's size: PyMC's own "
+        "below 50 parameters, nutpie from 50 when installed), pymc, or nutpie (needs "
+        "rankstats[fast])",
     )
     parser.add_argument(
         "--backend",
