@@ -278,37 +278,44 @@ def test_constant_loglik_units_get_pareto_k_zero():
 
 @pytest.mark.slow
 def test_cli_report_with_sampled_models(tmp_path):
-    """`rankstats report --models pl bt mallows --model-method nuts` (NUTS compiles: slow)."""
-    out = tmp_path / "rep"
+    """The command of docs/user-guide/report.md that samples every model (``rankstats report
+    ... --models pl bt mallows --model-method nuts``), read from the page with its data and
+    replace markers and run here instead of by the docs runner (the page's block is skipped
+    there): the same run, and its files checked. NUTS compiles: slow."""
+    from pathlib import Path
+
+    from docs_blocks import collect, commands, substituted, write_data
+
+    root = Path(__file__).resolve().parents[2]
+    (block,) = [
+        b
+        for b in collect(root, "docs/user-guide/report.md")
+        if b.kind == "bash" and "--model-method nuts" in b.source
+    ]
+    assert block.marker("skip") and "test_cli_report_with_sampled_models" in block.marker("skip")[0]
+    for spec in block.marker("data"):
+        write_data(spec, tmp_path)
+    (words,) = commands(block, substituted(block))
+    assert words[:2] == ["rankstats", "report"] and "--model-method" in words
     run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "rankstats",
-            "report",
-            "--dataset",
-            "dialogue_pc",
-            "--level",
-            "task",
-            "--models",
-            "pl",
-            "bt",
-            "mallows",
-            "--model-method",
-            "nuts",
-            "--out",
-            str(out),
-        ],
+        [sys.executable, "-m", "rankstats", *words[1:]],
         capture_output=True,
         text=True,
+        cwd=tmp_path,
         timeout=900,
     )
     assert run.returncode == 0, run.stderr
+    # what the docs runner checks of every block: no sampler that did not converge
+    said = run.stdout + run.stderr
+    assert not re.search(r"(?i)\bnot converged\b|did not converge|ConvergenceWarning", said), said
+    out = tmp_path / words[words.index("--out") + 1]
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "<h2 id='model-comparison'>Model comparison</h2>" in page
     table = pd.read_csv(out / "model_comparison.csv")
     assert set(table["fit"]) == {"pl", "bt", "mallows"}
-    assert (out / "ppc_pl.csv").exists() and (out / "model_comparison.tex").exists()
+    for model in ("pl", "bt", "mallows"):
+        assert (out / f"ppc_{model}.csv").exists()
+    assert (out / "model_comparison.tex").exists()
 
 
 def test_tie_caveat_counts_ties_above_the_last_place():
