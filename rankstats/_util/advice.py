@@ -73,6 +73,18 @@ class Spelled:
         self.python, self.cli = python, cli
 
 
+def keywords(*names: str) -> dict[str, Spelled]:
+    """Options named as keyword arguments to pass (``model_a=`` in Python, ``--model-a`` on the
+    command line), for a template's ``{name}`` fields.
+
+    >>> AdviceError("name them with {a_b}", **keywords("a_b")).cli()
+    'name them with --a-b'
+    >>> str(AdviceError("name them with {a_b}", **keywords("a_b")))
+    'name them with a_b='
+    """
+    return {name: Spelled(f"{name}=", cli_spelling(name)) for name in names}
+
+
 def escape(text: object) -> str:
     """Text (a user's name) safe inside a template: braces doubled."""
     return str(text).replace("{", "{{").replace("}", "}}")

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rankstats._util.advice import Advice, escape
+from rankstats._util.advice import Advice, escape, keywords
 from rankstats.errors import InvalidScoresError, preview
 
 JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
@@ -56,11 +56,9 @@ def check_columns(present: list[Any], columns: dict[str, str], what: str) -> Non
                 f"{preview(map(repr, present))}"
             )
             + " (name them with {model_a}, {model_b}, {winner}, {cluster})",
-            model_a=None,
-            model_b=None,
-            winner=None,
-            cluster=None,
+            **keywords("model_a", "model_b", "winner", "cluster"),
         )
+
 
 
 def read_file(

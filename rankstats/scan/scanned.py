@@ -24,6 +24,7 @@ from rankstats._util.advice import (
     AdviceWarning,
     Spelled,
     escape,
+    keywords,
 )
 from rankstats.aggregation.aggregators import Aggregate, aggregate_source
 from rankstats.core.directions import Direction, parse_directions
@@ -489,10 +490,7 @@ def _check_columns(sources: list[_read.Source], columns: dict) -> dict[str, Any]
                     f"columns are: {preview(map(repr, source.columns), 20)}"
                 )
                 + " (name them with {system}, {task}, {instance}, {score})",
-                system=None,
-                task=None,
-                instance=None,
-                score=None,
+                **keywords("system", "task", "instance", "score"),
             )
         if source.kind == "parquet":
             schema = pq.read_schema(source.path)
@@ -503,7 +501,7 @@ def _check_columns(sources: list[_read.Source], columns: dict) -> dict[str, Any]
             raise AdviceScoresError(
                 escape(f"{source.path}: column {columns['score']!r} is {problem}")
                 + "; choose the score column with {score}",
-                score=None,
+                **keywords("score"),
             )
         schemas[source.path] = schema
     return schemas

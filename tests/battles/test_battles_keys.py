@@ -114,3 +114,13 @@ def test_anchor_rating_must_be_a_finite_number(rating):
         fit_battles(read_battles(frame), bootstrap=0, anchor_rating=rating)
     fit = fit_battles(read_battles(frame), bootstrap=0, order_effect=False, anchor_rating=1200)
     assert np.isclose(fit.ratings().mean(), 1200.0)
+
+
+def test_a_missing_column_names_the_columns_and_how_to_name_them():
+    frame = pd.DataFrame({"a": ["x"], "model_b": ["y"], "winner": ["model_b"]})
+    with pytest.raises(InvalidBattlesError, match="no column 'model_a'") as err:
+        read_battles(frame)
+    text = str(err.value)
+    assert "its columns are 'a', 'model_b', 'winner'" in text
+    assert text.endswith("(name them with model_a=, model_b=, winner=, cluster=)")
+    assert err.value.cli().endswith("(name them with --model-a, --model-b, --winner, --cluster)")

@@ -74,8 +74,11 @@ def test_bad_values_and_columns(tmp_path):
     df.to_parquet(path)
     with pytest.raises(rs.InvalidScoresError, match="infinite"):
         rs.scan_scores(path).statistics()
-    with pytest.raises(rs.InvalidScoresError, match="not found"):
+    with pytest.raises(rs.InvalidScoresError, match="not found") as err:
         rs.scan_scores(path, score="value")
+    # the remedy as the reader passes it: keyword arguments in Python, flags on the command line
+    assert str(err.value).endswith("(name them with system=, task=, instance=, score=)")
+    assert err.value.cli().endswith("(name them with --system, --task, --instance, --score)")
     with pytest.raises(FileNotFoundError):
         rs.scan_scores(tmp_path / "nope.parquet")
 
