@@ -73,9 +73,10 @@ def sample_nuts(
     and named explicitly (pymc 6 switches to nutpie silently otherwise), PyMC's log lines and
     bar under the rules of the one progress display, convergence checked by the caller (in its
     own terms). ``n_parameters``, the size of the model, decides ``sampler="auto"``
-    (:func:`resolve_sampler`). ``coords`` name the output's coordinates when they differ from
-    the model's (a shared model, :mod:`rankstats._pymc.shared`, keeps the names of the fit
-    that built it). Returns ``(idata, sampler used)``."""
+    (:func:`resolve_sampler`). ``coords`` name the output's coordinates (PyMC's sampler reads
+    them; nutpie ignores them and reads the model's, which a shared model,
+    :mod:`rankstats._pymc.shared`, sets to each fit's names). Returns ``(idata, sampler
+    used)``."""
     sampler = resolve_sampler(sampler, n_parameters)
     cores = cores or min(chains, os.cpu_count() or 1)
     # --quiet / RANKSTATS_QUIET also silence PyMC's log lines ("Initializing NUTS…",

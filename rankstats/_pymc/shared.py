@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -73,15 +73,21 @@ def compile_once(model: Any) -> Any:
 
 
 def shared_model(
-    key: tuple, build: Callable[[Mapping[str, np.ndarray]], Any], data: Mapping[str, np.ndarray]
+    key: tuple,
+    build: Callable[[Mapping[str, np.ndarray]], Any],
+    data: Mapping[str, np.ndarray],
+    coords: Mapping[str, Sequence[Any]] | None = None,
 ) -> Any:
     """The model of structure ``key`` holding ``data``: built by ``build(data)`` on the first
     call in this process (and made to compile once, :func:`compile_once`), given ``data`` with
     ``pm.set_data`` on later calls.
 
     ``data`` must name every ``pm.Data`` of the model: a value left over from an earlier fit
-    would silently enter this one, so a missing or unknown name raises.  Hold :data:`LOCK`
-    from this call until the sampling ends.
+    would silently enter this one, so a missing or unknown name raises.  ``coords``: the
+    coordinate values of this fit (the system names), put into the model on later calls, as
+    the key fixes their number only: the draws are labelled from the model's coordinates
+    wherever PyMC reads them (nutpie ignores ``idata_kwargs``).  Hold :data:`LOCK` from this
+    call until the sampling ends.
     """
     from rankstats._pymc import compat as _compat
 
@@ -101,6 +107,14 @@ def shared_model(
             f"{sorted(names)}, the fit gives {sorted(data)}"
         )
     pm.set_data(dict(data), model=model)
+    for dim, values in (coords or {}).items():
+        values = tuple(values)
+        if len(values) != len(model.coords[dim]):
+            raise ValueError(
+                f"the shared model of {key} has {len(model.coords[dim])} {dim!r} coordinates, "
+                f"the fit gives {len(values)}"
+            )
+        model.coords[dim] = values  # Model.coords is the model's own dict
     return model
 
 

@@ -67,6 +67,7 @@ def sample_posterior(
         seed=seed,
         progressbar=progressbar,
         target_accept=target_accept,
+        n_parameters=len(models) + int(ties) + int(order),  # decides sampler="auto"
     )
     variables = ["log_worth"] + (["log_tie"] if ties else []) + (["log_order"] if order else [])
     problems = check_convergence(idata, variables)

@@ -38,7 +38,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rankstats._util.advice import Advice, AdviceScoresError, Spelled, escape, shell_word
+from rankstats._util.advice import (
+    Advice,
+    AdviceScoresError,
+    Spelled,
+    escape,
+    keywords,
+    shell_word,
+)
 from rankstats.errors import InvalidScoresError, preview
 
 #: Whole names (after stripping spaces, any case) that aggregate the other columns.
@@ -332,6 +339,6 @@ def drop(columns: Sequence[object], dropped: Sequence[str] | None, where: str = 
                 f"{preview(map(repr, absent))} that the wide table does not have; its columns "
                 f"are: {preview(map(repr, columns), 20)}"
             ),
-            drop_columns=None,
+            **keywords("drop_columns"),
         )
     return [c for c in columns if c not in set(dropped)]

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from rankstats._util.advice import AdviceScoresError, escape
+from rankstats._util.advice import AdviceScoresError, escape, keywords
 from rankstats.errors import InvalidScoresError, preview
 from rankstats.io.file_bytes import first_line
 from rankstats.io.sources import Source
@@ -201,7 +201,7 @@ def score_column(
     this batch; ``where`` overrides the naming, e.g. to add the system of a wide table).
     ``choose``: the remedy, a template whose fields are options named alone
     (:mod:`rankstats._util.advice`)."""
-    alone = {key: None for key in ("score", "tasks") if "{" + key + "}" in choose}
+    alone = keywords(*(key for key in ("score", "tasks") if "{" + key + "}" in choose))
     problem = score_type_problem(column.type)
     if problem:
         head = escape(f"{source.path}: column {name!r} is {problem}")

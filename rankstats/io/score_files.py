@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rankstats._util.advice import AdviceError, AdviceScoresError, Spelled, escape
+from rankstats._util.advice import AdviceError, AdviceScoresError, Spelled, escape, keywords
 from rankstats.core import keys as _keys
 from rankstats.core import wide_columns as _columns
 from rankstats.core.directions import Direction
@@ -145,7 +145,7 @@ def read_scores(
             + f"no column named as {fields} asks; the columns are: "
             + escape(preview(map(repr, source.columns), 20))
             + _single_column_hint(source),
-            sep=None,
+            **keywords("sep"),
             **{f"absent{k}": pair for k, pair in enumerate(absent)},
         )
     chosen = layout
@@ -157,7 +157,7 @@ def read_scores(
             raise ValueError("instance= applies to long tables (one row per score)")
         if tasks is not None and drop_columns:
             raise AdviceError(
-                "give {tasks} or {drop_columns}, not both", tasks=None, drop_columns=None
+                "give {tasks} or {drop_columns}, not both", **keywords("tasks", "drop_columns")
             )
         return _read_wide(
             source, system, higher_is_better, tasks, na_values, name, layout, drop_columns
@@ -166,7 +166,7 @@ def read_scores(
         raise AdviceError(
             "{drop_columns} leaves columns out of a wide table; select tasks of a long table "
             "with Scores.select",
-            drop_columns=None,
+            **keywords("drop_columns"),
         )
     if tasks is not None:
         raise ValueError(
@@ -181,8 +181,7 @@ def read_scores(
                 f"the columns are: {preview(map(repr, source.columns), 20)}"
             )
             + " (name them with {task} and {score})",
-            task=None,
-            score=None,
+            **keywords("task", "score"),
         )
     if instance is None:
         instance = "instance" if "instance" in present else None
@@ -195,8 +194,9 @@ def _single_column_hint(source: _read.Source) -> str:
     """A template (its field ``{sep}`` is given by the caller)."""
     if source.kind == "csv" and len(source.columns) == 1:
         return (
-            f" (the header has no {_dialect.delimiter_name(source.delimiter)}: if the file is "
-            "separated by another character, pass {sep})"
+            " (the header has no "
+            + escape(_dialect.delimiter_name(source.delimiter))
+            + ": if the file is separated by another character, pass {sep})"
         )
     return ""
 
@@ -302,7 +302,7 @@ def _read_wide(
                 "wide table: name them, or choose the task columns with "
             )
             + "{tasks}",
-            tasks=None,
+            **keywords("tasks"),
         )
     _keys.refuse_whitespace_variants(
         "task",

@@ -173,6 +173,7 @@ class BradleyTerry(RankModel):
             key,
             lambda data: build_model(prepared.systems, self.prior_scale, ties, False, data),
             graph_data(prepared, ties),
+            coords={"system": prepared.systems},
         )
 
 

@@ -50,11 +50,12 @@ class AdviceLOOWarning(Advice, LOOWarning):
     """A :class:`LOOWarning` whose advice names options (:mod:`rankstats._util.advice`)."""
 
 
-def _issue(notes: list, stacklevel: int) -> tuple[str, ...]:
-    """Warn each caveat of ``notes`` (texts, or :class:`AdviceLOOWarning`; those starting with
-    "K-fold" say what the estimate is and are no warnings); their texts, for the result."""
+def _issue(notes: list, stacklevel: int, described: tuple = ()) -> tuple[str, ...]:
+    """Warn each caveat of ``notes`` (texts, or :class:`AdviceLOOWarning`) but those in
+    ``described`` (K-fold's notes of what each estimate is: no warnings); their texts, for the
+    result."""
     for note in notes:
-        if not str(note).startswith("K-fold"):
+        if not any(note is d for d in described):
             warning = note if isinstance(note, Warning) else LOOWarning(note)
             warnings.warn(warning, stacklevel=stacklevel + 1)
     return tuple(str(note) for note in notes)
@@ -498,12 +499,14 @@ def _compare_kfold(fits: Mapping[str, Fit], data: Any, k: int, seed: int | None)
     }
     notes = _composite_note(names, [n for n in names if cv[n].composite])
     estimates = {n: c.estimate for n, c in cv.items()}
+    described = []
     for estimate in dict.fromkeys(estimates.values()):
         which = [n for n in names if estimates[n] == estimate]
-        notes.append(
+        described.append(
             f"K-fold ({cv[names[0]].k} folds, seed {seed}) of {', '.join(which)}: "
             + ESTIMATES[estimate]
         )
+    notes += described
     if len(set(estimates.values())) > 1:
         notes.append(
             "plug-in and posterior estimates are compared: the plug-in ones ignore the "
@@ -513,7 +516,7 @@ def _compare_kfold(fits: Mapping[str, Fit], data: Any, k: int, seed: int | None)
     for n, c in cv.items():
         notes += [f"{n}: {note}" for note in c.notes]
     table, order, elpd_i = _table(fits, results)
-    texts = _issue(notes, stacklevel=3)
+    texts = _issue(notes, stacklevel=3, described=tuple(described))
     return ModelComparison(
         table=table,
         ic="kfold",

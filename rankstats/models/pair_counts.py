@@ -147,6 +147,11 @@ def comparison_counts(data: Any, kind: str = "subset", ignore_ties: bool = False
         A system is in no comparison.
     """
     if isinstance(data, Pairs):
+        if len(data.systems) != data.n_systems:  # the bootstrap's and pairs_from_matrices'
+            raise TypeError(
+                f"BradleyTerry.fit takes pair counts with system names (Pairs.named); these "
+                f"Pairs of {data.n_systems} systems have none"
+            )
         counts = data
     elif isinstance(data, pd.DataFrame):
         counts = counts_from_frame(data)

@@ -140,6 +140,7 @@ class PlackettLuce(RankModel):
             key,
             lambda data: build_model(prepared.systems, self.prior_scale, structure, data),
             values,
+            coords={"system": prepared.systems},
         )
 
 

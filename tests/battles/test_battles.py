@@ -327,6 +327,29 @@ def test_posterior_agrees_with_the_mle():
     assert row["posterior_low"] < row["estimate"] < row["posterior_high"]
 
 
+@pytest.mark.parametrize(("ties", "order"), [(True, True), (False, False)])
+def test_the_posterior_gives_the_sampler_choice_its_size(monkeypatch, ties, order):
+    """``sampler="auto"`` decides by the model's size (nutpie from 50 parameters when
+    installed): the battles' posterior must pass it, as the rank models do."""
+    from rankstats._pymc import nuts
+
+    class Stop(Exception):
+        pass
+
+    seen = {}
+
+    def fake(model, sampler, **kwargs):
+        seen.update(kwargs, sampler=sampler)
+        raise Stop
+
+    monkeypatch.setattr(nuts, "sample_nuts", fake)
+    frame, _ = simulate_battles(6, 400, order_effect=0.2, seed=3)
+    with pytest.raises(Stop):
+        fit_battles(read_battles(frame), ties=ties, order_effect=order, bootstrap=0, posterior=True)
+    assert seen["sampler"] == "auto"
+    assert seen["n_parameters"] == 6 + int(ties) + int(order)
+
+
 # ---------------------------------------------------------------------------- CLI
 def test_cli_writes_files_and_keeps_names_as_data(tmp_path, capsys):
     from rankstats.cli import main

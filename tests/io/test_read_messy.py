@@ -241,7 +241,7 @@ def test_wide_errors_name_the_system_and_the_task(corpus):
         rs.read_scores(corpus["wide_text"])
     message = str(err.value)
     assert "column 'url'" in message and "line 2 (system 'a')" in message
-    assert message.endswith("choose the task columns with tasks")
+    assert message.endswith("choose the task columns with tasks=")
     assert err.value.cli().endswith("choose the task columns with --tasks")
     scores = rs.read_scores(corpus["wide_text"], tasks=["t1"])
     assert scores.tasks == ("t1",)
@@ -517,3 +517,23 @@ def test_simulate_partitions_pass_the_completeness_check(tmp_path):
     rs.simulate.gumbel_files(tmp_path / "p", 4, 2, 30, partitions=3, seed=0)
     assert (tmp_path / "p" / "rankstats-manifest.json").exists()
     assert rs.pairwise(rs.scan_scores(tmp_path / "p")).n_rankings == 60
+
+
+@pytest.mark.parametrize("sep", ["{", "}", "#"])
+def test_a_header_without_an_unusual_separator_is_refused_with_its_columns(sep, tmp_path):
+    """The separator's name is text in the message template (a brace is not a field)."""
+    path = tmp_path / "scores.csv"
+    path.write_text("system,task,score\na,t,1\nb,t,2\n", encoding="utf-8")
+    with pytest.raises(rs.InvalidScoresError, match="the columns are") as err:
+        rs.read_scores(path, sep=sep)
+    assert repr(sep) in str(err.value) and str(err.value).endswith("pass sep=)")
+    assert err.value.cli().endswith("pass --sep)")
+
+
+def test_option_names_in_reader_messages_are_keyword_arguments(tmp_path):
+    path = tmp_path / "wide.csv"
+    path.write_text("system,A,B\na,1,2\nb,2,1\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"give tasks= or drop_columns=, not both"):
+        rs.read_scores(path, tasks=["A"], drop_columns=["B"])
+    with pytest.raises(rs.InvalidScoresError, match=r"no column named as drop_columns=\['C'\]"):
+        rs.read_scores(path, drop_columns=["C"])

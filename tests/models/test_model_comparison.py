@@ -382,3 +382,16 @@ def test_loo_prefers_the_family_that_generated_the_data(seed):
         result = rs.models.compare_fits(_fit_all(rk, which, seed))
         assert result.best == truth, (truth, result)
         assert result.table["elpd_diff"].iloc[1] > result.table["dse"].iloc[1], (truth, result)
+
+
+def test_only_the_kfold_descriptions_are_kept_from_warning():
+    """A caveat is warned whatever its text (a fit may be named "K-fold ..."); the notes that
+    describe K-fold's estimates are named by the caller, not recognised by their first word."""
+    from rankstats.models.model_comparison import LOOWarning, _issue
+
+    caveat = "K-fold bt: a composite likelihood (Bradley–Terry on rank-broken pairs)"
+    described = "K-fold (5 folds, seed 0) of pl: the log-mean-exp over the refit's draws"
+    with pytest.warns(LOOWarning) as caught:
+        texts = _issue([caveat, described], stacklevel=1, described=(described,))
+    assert [str(w.message) for w in caught] == [caveat]
+    assert texts == (caveat, described)

@@ -374,3 +374,18 @@ def test_doctests_of_the_models_package():
     ):
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.failed == 0, module.__name__
+
+
+def test_bradley_terry_refuses_pair_counts_without_system_names():
+    """Unnamed counts (the bootstrap's, pairs_from_matrices') cannot be reported by system:
+    refused by type, as before they shared the one Pairs type with named counts."""
+    from rankstats.core.bradley_terry_mle import pairs_from_matrices
+
+    wins = np.array([[0, 3, 2], [1, 0, 4], [2, 1, 0]], dtype=float)
+    for method in ("mle", "map"):
+        with pytest.raises(TypeError, match=r"with system names.*3 systems have none"):
+            rs.models.BradleyTerry().fit(pairs_from_matrices(wins), method=method)
+    named = pairs_from_matrices(wins)
+    named = type(named).named(["a", "b", "c"], named.item1, named.item2, named.wins1,
+                              named.wins2, named.ties)  # fmt: skip
+    assert list(rs.models.BradleyTerry().fit(named, method="mle").worth.index) == ["a", "b", "c"]

@@ -62,6 +62,8 @@ def test_a_shared_model_gives_the_draws_of_a_fresh_one(family, salad, monkeypatc
             reused.idata.posterior[name].to_numpy(), fresh.idata.posterior[name].to_numpy()
         )
     assert list(reused.idata.posterior["log_worth"].coords["system"].values) == list("wxyz")
+    (shared_one,) = shared._MODELS.values()
+    assert shared_one.coords["system"] == tuple("wxyz")  # what nutpie would label its draws by
     assert list(reused.worth.index) == list("wxyz")
     np.testing.assert_array_equal(
         reused.idata.log_likelihood["loglik"].to_numpy(),
@@ -100,4 +102,38 @@ def test_data_must_name_every_data_variable():
     )
     with pytest.raises(ValueError, match="wins2"):
         shared.shared_model(key, None, {k: v for k, v in values.items() if k != "wins2"})
+    shared.clear()
+
+
+def test_a_later_fit_puts_its_names_into_the_shared_model():
+    """The structure key fixes the number of systems, not their names: a later fit's names
+    replace the first fit's in the model, where every sampler reads them (nutpie ignores
+    ``idata_kwargs`` and labels its draws from the model's coordinates)."""
+    from pymc.backends.arviz import coords_and_dims_for_inferencedata
+
+    from rankstats.core.bradley_terry_mle import Pairs
+    from rankstats.models.bradley_terry import build_model, graph_data
+
+    def pairs(names):
+        i, j = np.array([0, 0, 1]), np.array([1, 2, 2])
+        return Pairs(3, i, j, np.array([3.0, 2.0, 1.0]), np.array([1.0, 2.0, 2.0]),
+                     np.zeros(3), tuple(names))  # fmt: skip
+
+    shared.clear()
+    key = ("test-names", 3)
+    first, second = pairs("abc"), pairs("zyx")
+    model = shared.shared_model(
+        key,
+        lambda data: build_model(first.systems, 1.0, False, False, data),
+        graph_data(first, ties=False),
+        coords={"system": first.systems},
+    )
+    again = shared.shared_model(
+        key, None, graph_data(second, ties=False), coords={"system": second.systems}
+    )
+    assert again is model
+    assert model.coords["system"] == ("z", "y", "x")
+    assert list(coords_and_dims_for_inferencedata(model)[0]["system"]) == ["z", "y", "x"]
+    with pytest.raises(ValueError, match="3 'system' coordinates, the fit gives 2"):
+        shared.shared_model(key, None, graph_data(second, ties=False), coords={"system": "ab"})
     shared.clear()
