@@ -29,6 +29,7 @@ This is the one mechanism: the library raises the template, the command line pri
 from __future__ import annotations
 
 import re
+import shlex
 
 from rankstats.errors import (
     DataWarning,
@@ -59,9 +60,35 @@ def cli_spelling(name: str, value: object = None) -> str:
 
 
 def shell_word(name: object) -> str:
-    """A value as one word of a shell command line (quoted when it needs to be)."""
+    r"""A value as one word of a shell command line, safe to paste as printed.
+
+    Quoted by :func:`shlex.quote` when it holds a character the shell reads (a space, a quote,
+    ``$``, a backtick, a glob or brace, ...), so that nothing in a name is run or expanded;
+    written as bash's ``$'...'`` with escapes when it holds a character that cannot be shown (a
+    newline, a terminal escape, a direction override), so that the message shows none of them.
+
+    >>> shell_word("bert-base"), shell_word("a'$(id)"), shell_word("a\nb")
+    ('bert-base', '\'a\'"\'"\'$(id)\'', "$'a\\nb'")
+    """
     text = str(name)
-    return repr(text) if re.search(r"[\s'\"$`\\;&|<>()*?#~]", text) or not text else text
+    if not text.isprintable():
+        return "$'" + "".join(_escaped(char) for char in text) + "'"
+    if not text or re.search(r"[\s'\"$`\\;&|<>()*?#~!{}\[\]]", text):
+        return shlex.quote(text)
+    return text
+
+
+def _escaped(char: str) -> str:
+    """One character inside bash's ``$'...'``."""
+    named = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+    if char in named:
+        return named[char]
+    if char.isprintable():
+        return char
+    code = ord(char)
+    if code < 0x80:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 class Spelled:

@@ -85,11 +85,11 @@ class DataCheck:
         """The findings as JSON-ready dicts."""
         return [f.record() for f in self.findings]
 
-    def warn(self, stacklevel: int = 2, skip: Sequence[str] = ()) -> None:
+    def warn(self, cli: bool = False, stacklevel: int = 2, skip: Sequence[str] = ()) -> None:
         """Issue each warning and error as a :class:`~rankstats._util.advice.AdviceWarning` (a
         :class:`~rankstats.errors.DataWarning`; notes are not issued) whose remedy is spelled
         for the reader: in Python (``str``) or as flags (``.cli()``, what the command line
-        prints); ``skip``: kinds already acted on."""
+        prints); ``cli=True`` issues the flags' text itself; ``skip``: kinds already acted on."""
         from rankstats._util.advice import AdviceWarning, Spelled, escape
 
         for f in self.findings:
@@ -98,6 +98,8 @@ class DataCheck:
                     escape(f"data check: {f.message}") + " (what to do: {remedy})",
                     remedy=Spelled(f.api, f.option),
                 )
+                if cli:
+                    warning = AdviceWarning(escape(warning.cli()))
                 warnings.warn(warning, stacklevel=stacklevel)
 
     def __repr__(self) -> str:

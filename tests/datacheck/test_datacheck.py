@@ -310,3 +310,13 @@ def test_automl_failed_runs_and_folds():
     assert set(missing.subject) == set(per_system.index)
     (folds,) = check.of_kind("folds")
     assert folds.count == raw[["task", "fold"]].drop_duplicates().shape[0] == 390
+
+
+def test_warn_spells_the_remedy_for_python_or_the_command_line():
+    check = rs.check_data(rs.load_dataset("glue"))
+    for cli, spelling in ((False, "drop_placeholders(scores)"), (True, "--placeholders missing")):
+        with pytest.warns(rs.DataWarning) as caught:
+            check.warn(cli=cli)
+        texts = [str(w.message) for w in caught]
+        assert texts and all(t.startswith("data check: ") for t in texts)
+        assert any(spelling in t for t in texts), texts
