@@ -74,7 +74,7 @@ from scipy import stats
 from rankstats._util.text import shorten, terminal
 from rankstats.core.scores import Scores
 from rankstats.significance.blocks import Blocks
-from rankstats.significance.effect_sizes import EFFECT_SIZES, pairwise_effect_sizes
+from rankstats.significance.effect_sizes import EFFECT_SIZES, effect_sizes_alongside
 from rankstats.significance.groups import consecutive_groups
 from rankstats.significance.posthoc_result import PosthocResult
 from rankstats.significance.scored_blocks import _blocks_word, _check_blocks, score_blocks
@@ -432,6 +432,8 @@ def tukey_hsd(
     i, j = np.triu_indices(k, 1)
     a, b = order[i], order[j]
     difference = mean[a] - mean[b]
+    # Cliff's δ is counted meanwhile on a second thread (the costly effect size).
+    sizes_of = effect_sizes_alongside(x, a, b) if effect_sizes else None
     with np.errstate(divide="ignore", invalid="ignore"):
         q = np.abs(difference) / se
     q = np.where(np.isnan(q), 0.0, q)  # no error and no difference
@@ -455,8 +457,8 @@ def tukey_hsd(
             "significant": np.abs(difference) > q_crit * se if se > 0 else difference != 0,
         }
     )
-    if effect_sizes:
-        sizes = pairwise_effect_sizes(x, a, b)
+    if sizes_of is not None:
+        sizes = sizes_of()
     else:
         sizes = pd.DataFrame(np.nan, index=range(len(a)), columns=EFFECT_SIZES)
     table = pd.concat([table, sizes.set_axis(table.index)], axis=1)

@@ -73,7 +73,7 @@ from rankstats.aggregation.hoeffding_intervals import holm_adjust
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
 from rankstats.significance.blocks import Blocks, check_missing_blocks, rank_blocks
-from rankstats.significance.effect_sizes import EFFECT_SIZES, pairwise_effect_sizes
+from rankstats.significance.effect_sizes import EFFECT_SIZES, effect_sizes_alongside
 from rankstats.significance.imputed_ranks import imputed_rank_test, max_abs_z
 from rankstats.significance.posthoc_result import PosthocResult
 from rankstats.significance.studentized_range import q_alpha, studentized_range_sf
@@ -297,6 +297,10 @@ def posthoc(
     i, j = np.triu_indices(k, 1)
     a, b = order[i], order[j]  # a ranked better on average than b
     details = ""
+    sizes_of = None
+    if effect_sizes and blocks.values is not None and not blocks.imputed:
+        # Cliff's δ is counted meanwhile on a second thread (the costly effect size).
+        sizes_of = effect_sizes_alongside(blocks.values, a, b)
     if blocks.imputed:
         statistic, p, p_adjusted, cd, q, details = _imputed_pairs(
             blocks, a, b, alpha, adjust, seed, draws
@@ -322,8 +326,8 @@ def posthoc(
             "significant": p_adjusted < alpha,
         }
     )
-    if effect_sizes and blocks.values is not None and not blocks.imputed:
-        sizes = pairwise_effect_sizes(blocks.values, a, b)
+    if sizes_of is not None:
+        sizes = sizes_of()
     else:
         sizes = pd.DataFrame(np.nan, index=range(len(a)), columns=EFFECT_SIZES)
     table = pd.concat([table, sizes.set_axis(table.index)], axis=1)

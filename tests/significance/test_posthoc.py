@@ -4,6 +4,7 @@ scipy and definitions written here."""
 from __future__ import annotations
 
 import itertools
+import threading
 
 import numpy as np
 import pandas as pd
@@ -322,13 +323,16 @@ def _cliffs_delta_one_system_at_a_time(values: np.ndarray) -> np.ndarray:
     return delta
 
 
+@pytest.mark.parametrize("threads", [False, True], ids=["one-thread", "second-thread"])
 @pytest.mark.parametrize("chunk", [1, 2, 3, 7, 32])
-def test_chunked_cliffs_delta_is_identical_to_one_count_per_system(monkeypatch, chunk):
+def test_chunked_cliffs_delta_is_identical_to_one_count_per_system(monkeypatch, chunk, threads):
     """Exactly equal (not approximately) on random tables with ties: few distinct values (runs
-    across many chunks), rounded normals, continuous values, and one or two blocks."""
+    across many chunks), rounded normals, continuous values, and one or two blocks; with the
+    pairs inside the chunks counted on a second thread too (as on large tables)."""
     from rankstats.significance import effect_sizes
 
     monkeypatch.setattr(effect_sizes, "_CHUNK", chunk)
+    monkeypatch.setattr(effect_sizes, "THREAD_CELLS", 1 if threads else 10**12)
     rng = np.random.default_rng(chunk)
     for trial in range(60):
         n, k = int(rng.integers(1, 40)), int(rng.integers(2, 9))
@@ -382,3 +386,41 @@ def test_a_result_unpickled_in_a_new_process_plots_itself(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Figure"
+
+
+def test_effect_sizes_counted_alongside_equal_the_sequential_table(monkeypatch):
+    """A large table's Cliff's δ is counted on a second thread while the test runs: the post-hoc
+    and Tukey tables are identical to those computed on one thread, and an error of the count
+    reaches the caller."""
+    from rankstats.significance import effect_sizes
+
+    rng = np.random.default_rng(11)
+    n, k = 2_000, 60  # 120,000 scores: above THREAD_CELLS
+    assert n * k >= effect_sizes.THREAD_CELLS
+    values = np.round(rng.beta(2.0, 3.0, size=(n, k)), 3)  # ties too
+    frame = pd.DataFrame(
+        {
+            "system": np.tile([f"s{j}" for j in range(k)], n),
+            "task": np.repeat([f"t{i}" for i in range(n)], k),
+            "score": values.ravel(),
+        }
+    )
+    scores = rs.Scores.from_long(frame)
+    alongside = rs.posthoc(scores), rs.tukey_hsd(scores)
+    monkeypatch.setattr(effect_sizes, "THREAD_CELLS", 10**12)
+    sequential = rs.posthoc(scores), rs.tukey_hsd(scores)
+    for threaded, alone in zip(alongside, sequential, strict=True):
+        assert threaded.table["cliffs_delta"].notna().all()
+        pd.testing.assert_frame_equal(threaded.table, alone.table, check_exact=True)
+
+    counted_on = []
+
+    def broken(values):
+        counted_on.append(threading.current_thread().name)
+        raise MemoryError("counting failed")
+
+    monkeypatch.setattr(effect_sizes, "THREAD_CELLS", 1)
+    monkeypatch.setattr(effect_sizes, "_cliffs_delta", broken)
+    with pytest.raises(MemoryError, match="counting failed"):
+        rs.posthoc(scores)
+    assert counted_on == ["rankstats-effect-sizes"]  # not on the caller's thread
