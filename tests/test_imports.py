@@ -124,6 +124,7 @@ PUBLIC = (
     "tukey_hsd",
 )
 MODELS_PUBLIC = (
+    "DISTANCES",
     "BradleyTerry",
     "ConvergenceError",
     "ConvergenceWarning",
@@ -135,13 +136,16 @@ MODELS_PUBLIC = (
     "MallowsFit",
     "ModelComparison",
     "PPCResult",
+    "PartitionFunction",
     "PlackettLuce",
     "RankPosterior",
     "compare_fits",
     "kfold",
     "load",
+    "partition_function",
     "ppc",
     "ppc_draws",
+    "rank_distance",
     "register_model",
     "save",
 )

@@ -10,6 +10,8 @@ See :class:`Fit` for what a fit offers, and the user guide (``docs/user-guide/mo
 
 from rankstats._pymc.convergence import ConvergenceWarning
 from rankstats.core.bradley_terry_mle import ConvergenceError, MLEDoesNotExistError
+from rankstats.core.mallows_partition import PartitionFunction, partition_function
+from rankstats.core.permutation_distances import DISTANCES, rank_distance
 from rankstats.models._fit import Fit, register_model
 from rankstats.models.bradley_terry import BradleyTerry
 from rankstats.models.cross_validation import KFoldResult, kfold
@@ -23,6 +25,7 @@ from rankstats.models.rank_posteriors import RankPosterior
 from rankstats.models.zoo import load, save
 
 __all__ = [
+    "DISTANCES",
     "BradleyTerry",
     "ConvergenceError",
     "ConvergenceWarning",
@@ -34,13 +37,16 @@ __all__ = [
     "MallowsFit",
     "ModelComparison",
     "PPCResult",
+    "PartitionFunction",
     "PlackettLuce",
     "RankPosterior",
     "compare_fits",
     "kfold",
     "load",
+    "partition_function",
     "ppc",
     "ppc_draws",
+    "rank_distance",
     "register_model",
     "save",
 ]

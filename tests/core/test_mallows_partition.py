@@ -1,0 +1,151 @@
+"""Mallows partition functions and expected distances: exhaustive enumeration (n ≤ 8),
+BayesMallows' published values, the Kendall closed form of core/mallows_kendall, and the
+importance-sampling estimate against the exact values within its own standard error."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from rankstats.core.mallows_kendall import log_z as kendall_log_z
+from rankstats.core.mallows_kendall import mallows_expected_distance
+from rankstats.core.mallows_partition import EXACT_MAX, partition_function
+from rankstats.core.permutation_distances import DISTANCES
+
+ALPHAS = np.array([0.0, 0.05, 0.7, 3.0, 12.0, 60.0])
+
+
+def _enumerated(n: int, distance: str) -> np.ndarray:
+    """The distance of every permutation of ``n`` items to the identity, from Python loops."""
+    out = []
+    for perm in itertools.permutations(range(n)):
+        if distance == "footrule":
+            out.append(sum(abs(p - i) for i, p in enumerate(perm)))
+        elif distance == "spearman":
+            out.append(sum((p - i) ** 2 for i, p in enumerate(perm)))
+        elif distance == "kendall":
+            out.append(sum(perm[i] > perm[j] for i, j in itertools.combinations(range(n), 2)))
+        elif distance == "cayley":
+            seen, cycles = set(), 0
+            for start in range(n):
+                if start not in seen:
+                    cycles += 1
+                    while start not in seen:
+                        seen.add(start)
+                        start = perm[start]
+            out.append(n - cycles)
+        elif distance == "hamming":
+            out.append(sum(p != i for i, p in enumerate(perm)))
+        else:  # ulam: n − the longest increasing subsequence (quadratic dynamic programme)
+            best = [1] * n
+            for j in range(n):
+                for i in range(j):
+                    if perm[i] < perm[j]:
+                        best[j] = max(best[j], best[i] + 1)
+            out.append(n - max(best, default=0))
+    return np.array(out, dtype=np.float64)
+
+
+@pytest.mark.parametrize("distance", DISTANCES)
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8])
+def test_partition_function_and_expected_distance_equal_enumeration(distance, n):
+    d = _enumerated(n, distance)
+    pf = partition_function(n, distance)
+    for alpha in ALPHAS:
+        weight = np.exp(-alpha / n * d)
+        assert pf.log_z(alpha) == pytest.approx(math.log(weight.sum()), rel=1e-12, abs=1e-12)
+        expected = float((d * weight).sum() / weight.sum())
+        assert pf.expected_distance(alpha) == pytest.approx(expected, rel=1e-10, abs=1e-13)
+    np.testing.assert_allclose(
+        pf.log_z(ALPHAS), [pf.log_z(a) for a in ALPHAS], rtol=0, atol=0
+    )  # vectorised as one by one
+    if pf.log_counts is not None:  # the counts themselves, exactly
+        counts = np.bincount(d.astype(int), minlength=len(pf.log_counts))
+        with np.errstate(divide="ignore"):
+            np.testing.assert_allclose(pf.log_counts, np.log(counts), rtol=1e-12, atol=1e-12)
+
+
+def test_bayesmallows_published_values():
+    """BayesMallows' tests: compute_exact_partition_function(alpha = 3, n_items = 10) and
+    expected_dist(alpha, n_items, metric) (ocbe-uio/BayesMallows, tests/testthat)."""
+    for distance, value in [
+        ("cayley", 13.0481794289176),
+        ("hamming", 12.4542713806513),
+        ("kendall", 9.69641008390133),
+    ]:
+        assert partition_function(10, distance).log_z(3.0) == pytest.approx(value, abs=1e-12)
+    published = [
+        (5.0, 5, "kendall", 1.749137),
+        (12.0, 6, "cayley", 1.375779),
+        (1.5 * 7, 7, "hamming", 2.69246),
+        (5.0 * 30, 30, "ulam", 4.133538),
+        (3.5 * 45, 45, "footrule", 0.080459),
+        (4.0 * 10, 10, "spearman", 0.006033),
+    ]
+    for alpha, n, distance, value in published:
+        got = float(partition_function(n, distance).expected_distance(alpha))
+        assert round(got, 6) == pytest.approx(value, abs=1e-12), distance
+
+
+def test_kendall_equals_the_closed_forms_of_the_kendall_model():
+    pf = partition_function(40, "kendall")
+    for theta in (0.01, 0.3, 1.0, 4.0):
+        assert pf.log_z(theta * 40) == pytest.approx(float(kendall_log_z(40, theta)), rel=1e-13)
+        assert pf.expected_distance(theta * 40) == pytest.approx(
+            mallows_expected_distance(40, theta), rel=1e-12
+        )
+    assert pf.log_z(0.0) == pytest.approx(math.lgamma(41), rel=1e-14)
+    assert pf.expected_distance(0.0) == pytest.approx(40 * 39 / 4)
+
+
+def test_large_n_counts_sum_to_n_factorial():
+    """Every permutation is counted once: Σ_d N(d) = n! at the largest exact sizes."""
+    for distance in ("footrule", "spearman", "ulam", "hamming"):
+        n = EXACT_MAX.get(distance, 300)
+        pf = partition_function(n, distance)
+        assert pf.log_z(0.0) == pytest.approx(math.lgamma(n + 1), rel=1e-12), distance
+
+
+@pytest.mark.parametrize(("n", "distance"), [(9, "spearman"), (14, "spearman"), (12, "footrule")])
+def test_importance_sampling_agrees_with_the_exact_value_within_its_error(n, distance):
+    """The estimate at every α of its grid is within 4 of its standard errors of the exact
+    log Z (41 points: P(some |z| > 4) ≈ 0.003 if the errors are right), its expected distance
+    within 25 %, and the same seed gives the same estimate."""
+    est = partition_function(n, distance, method="importance sampling", draws=1_000, seed=1)
+    exact = partition_function(n, distance)
+    grid = est.alpha_grid
+    assert est.log_z(0.0) == pytest.approx(math.lgamma(n + 1), rel=1e-14)  # uniform proposal
+    assert est.standard_error(grid).max() > 0
+    inside = est.log_z_se > 0
+    z = (est.log_z_grid - exact.log_z(grid))[inside] / est.log_z_se[inside]
+    assert np.max(np.abs(z)) < 4.0
+    rel = np.abs(est.expected_grid - exact.expected_distance(grid)) / exact.expected_distance(grid)
+    assert np.max(rel[grid <= 2 * n]) < 0.25
+    again = partition_function(n, distance, method="importance sampling", draws=1_000, seed=1)
+    assert again is est  # computed once
+    other = partition_function(n, distance, method="importance sampling", draws=1_000, seed=2)
+    assert not np.array_equal(other.log_z_grid, est.log_z_grid)
+
+
+def test_importance_sampling_refuses_to_extrapolate_and_bad_arguments_are_named():
+    est = partition_function(15, "spearman", draws=200)
+    assert est.method == "importance sampling"
+    assert "alpha in [0, 60]" in repr(est)
+    est.log_z(60.0)
+    with pytest.raises(ValueError, match="alpha = 61 is beyond the importance-sampling estimate"):
+        est.log_z(61.0)
+    with pytest.raises(ValueError, match="exact up to 40 items and has no importance-sampling"):
+        partition_function(41, "ulam")
+    with pytest.raises(ValueError, match="exact for every n"):
+        partition_function(5, "kendall", method="importance sampling")
+    with pytest.raises(ValueError, match="no exact spearman partition function for n = 15"):
+        partition_function(15, "spearman", method="exact")
+    with pytest.raises(ValueError, match="n must be a whole number of items"):
+        partition_function(0, "footrule")
+    with pytest.raises(ValueError, match="alpha must be finite and ≥ 0"):
+        partition_function(5, "footrule").log_z(-1.0)
+    with pytest.raises(ValueError, match="distance must be one of"):
+        partition_function(5, "manhattan")
