@@ -99,6 +99,12 @@ def rank_distance(r: np.ndarray, rho: np.ndarray, distance: str) -> np.ndarray:
     return out[0] if one else out
 
 
+def total_distance(r: np.ndarray, rho: np.ndarray, distance: str) -> int:
+    """``Σ_rows d(r_row, ρ)`` for an ``(m, n)`` int64 matrix ``r`` of permutations already
+    checked (a sampler's inner loop: :func:`rank_distance` checks every call)."""
+    return int(_KERNELS[distance](r, np.broadcast_to(rho, r.shape)).sum())
+
+
 def _permutations(x: np.ndarray, name: str) -> np.ndarray:
     """``x`` as an ``(m, n)`` int64 matrix whose rows are permutations of ``1 … n``."""
     x = np.asarray(x)

@@ -1,0 +1,136 @@
+"""The Metropolis–Hastings sampler of the Mallows model with any distance: its proposal against
+the enumeration of every move, and its draws against the exact posterior (every consensus of
+4 items, α on a fine grid)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from rankstats.core.mallows_partition import partition_function
+from rankstats.core.permutation_distances import DISTANCES, rank_distance
+from rankstats.models._mallows_metropolis import (
+    leap_and_shift,
+    leap_and_shift_log_q,
+    run_chain,
+)
+
+
+@pytest.mark.parametrize(("n", "leap"), [(5, 1), (5, 2), (6, 3), (6, 5)])
+def test_proposal_probabilities_equal_the_enumerated_moves(n, leap):
+    """Every (item, rank) move of leap-and-shift from every ρ, each with probability
+    1 / (n × its choices): the distribution of the proposed ρ* is what log_q says."""
+    for rho in itertools.permutations(range(1, n + 1)):
+        rho = np.array(rho)
+        reached: dict[tuple[int, ...], float] = {}
+        for item in range(n):
+            ranks = [
+                r
+                for r in range(max(1, rho[item] - leap), min(n, rho[item] + leap) + 1)
+                if r != rho[item]
+            ]
+            for r in ranks:
+                key = tuple(leap_and_shift(rho, item, r))
+                reached[key] = reached.get(key, 0.0) + 1.0 / (n * len(ranks))
+        assert sum(reached.values()) == pytest.approx(1.0)
+        for key, probability in reached.items():
+            new = np.array(key)
+            assert sorted(key) == list(range(1, n + 1))
+            assert math.exp(leap_and_shift_log_q(rho, new, leap)) == pytest.approx(probability)
+        far = rho[::-1].copy()
+        if tuple(far) not in reached:
+            assert leap_and_shift_log_q(rho, far, leap) == -math.inf
+
+
+RANKINGS = np.array(  # 6 assessors, 4 items, no consensus that all share
+    [[1, 2, 3, 4], [2, 1, 3, 4], [1, 3, 2, 4], [1, 2, 4, 3], [3, 1, 2, 4], [2, 1, 4, 3]]
+)
+ALPHA_RATE = 0.05
+
+
+def _exact_posterior(distance: str) -> tuple[dict[tuple[int, ...], float], float]:
+    """P(ρ | R) of every consensus and E[α | R], by summing over the 24 consensuses and
+    integrating α on a grid of 20,000 points up to 200 (the tail beyond is below 1e-12)."""
+    n = RANKINGS.shape[1]
+    consensuses = [np.array(p) for p in itertools.permutations(range(1, n + 1))]
+    grid = np.linspace(0.0, 200.0, 20_001)
+    log_z = partition_function(n, distance).log_z(grid)
+    log_joint = []
+    for rho in consensuses:
+        total = rank_distance(RANKINGS, rho, distance).sum()
+        log_joint.append(-grid / n * total - len(RANKINGS) * log_z - ALPHA_RATE * grid)
+    log_joint = np.array(log_joint)
+    weight = np.exp(log_joint - log_joint.max())
+    mass = np.trapezoid(weight, grid, axis=1)
+    marginal = {tuple(rho): m / mass.sum() for rho, m in zip(consensuses, mass, strict=True)}
+    mean_alpha = np.trapezoid(weight * grid, grid, axis=1).sum() / mass.sum()
+    return marginal, float(mean_alpha)
+
+
+def _batch_se(x: np.ndarray, batches: int = 40) -> float:
+    means = x[: len(x) // batches * batches].reshape(batches, -1).mean(axis=1)
+    return float(means.std(ddof=1) / math.sqrt(batches))
+
+
+def _check_against_exact(distance: str, draws: int, seed: int, leap: int) -> None:
+    marginal, mean_alpha = _exact_posterior(distance)
+    chain = run_chain(
+        RANKINGS,
+        distance,
+        draws,
+        np.random.default_rng(seed),
+        leap=leap,
+        alpha_sd=0.5,
+        alpha_rate=ALPHA_RATE,
+    )
+    burn = draws // 10
+    rho, alpha = chain.rho[burn:], chain.alpha[burn:]
+    assert 0.05 < chain.acceptance_rho < 0.95 and 0.05 < chain.acceptance_alpha < 0.95
+    # every consensus's frequency against its exact probability (4 batch s.e. + 0.01)
+    codes = np.array([hash(tuple(r)) for r in rho])
+    for key, probability in marginal.items():
+        hit = (codes == hash(key)).astype(float)
+        assert abs(hit.mean() - probability) < 4 * _batch_se(hit) + 0.01, (distance, key)
+    assert abs(alpha.mean() - mean_alpha) < 4 * _batch_se(alpha) + 0.02 * mean_alpha, distance
+
+
+def test_draws_follow_the_exact_posterior_footrule():
+    """Leap size 1 (BayesMallows' default): adjacent swaps, one choice at either end."""
+    _check_against_exact("footrule", 30_000, seed=1, leap=1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("distance", [d for d in DISTANCES if d != "footrule"])
+def test_draws_follow_the_exact_posterior(distance):
+    _check_against_exact(distance, 60_000, seed=2, leap=2)
+
+
+def test_a_defective_sampler_fails_the_check(monkeypatch):
+    """The check can fail: a sampler that forgets the power ``N`` of the normalising constant
+    (one ranking's ``log Z`` instead of ``N`` of them) draws α from another posterior."""
+    from rankstats.models import _mallows_metropolis as sampler
+
+    class OneRanking:  # log Z / N: what the ratio would use without the factor N
+        def __init__(self, pf):
+            self.pf = pf
+
+        def log_z(self, alpha):
+            return self.pf.log_z(alpha) / len(RANKINGS)
+
+    real = sampler.partition_function
+    monkeypatch.setattr(sampler, "partition_function", lambda n, d: OneRanking(real(n, d)))
+    with pytest.raises(AssertionError):
+        _check_against_exact("footrule", 30_000, seed=1, leap=1)
+
+
+def test_bad_arguments_are_named():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="row 1 of r is not a permutation"):
+        run_chain(np.array([[1, 2, 3], [1, 1, 2]]), "footrule", 10, rng)
+    with pytest.raises(ValueError, match="leap must be between 1 and n − 1 = 2"):
+        run_chain(RANKINGS[:, :3] * 0 + np.array([1, 2, 3]), "footrule", 10, rng, leap=3)
+    with pytest.raises(ValueError, match="distance must be one of"):
+        run_chain(RANKINGS, "chebyshev", 10, rng)
