@@ -95,14 +95,14 @@ def rank_distance(r: np.ndarray, rho: np.ndarray, distance: str) -> np.ndarray:
         raise ValueError(
             f"rho has {rho.shape[0]} rows; give one, or one per row of r ({r.shape[0]})"
         )
-    out = _KERNELS[distance](r, np.broadcast_to(rho, r.shape))
+    out = _KERNELS[distance](r, rho)  # rho: one row (broadcast) or one per row of r
     return out[0] if one else out
 
 
 def total_distance(r: np.ndarray, rho: np.ndarray, distance: str) -> int:
     """``Σ_rows d(r_row, ρ)`` for an ``(m, n)`` int64 matrix ``r`` of permutations already
     checked (a sampler's inner loop: :func:`rank_distance` checks every call)."""
-    return int(_KERNELS[distance](r, np.broadcast_to(rho, r.shape)).sum())
+    return int(_KERNELS[distance](r, np.asarray(rho).reshape(-1, r.shape[1])).sum())
 
 
 def _permutations(x: np.ndarray, name: str) -> np.ndarray:
@@ -135,8 +135,21 @@ def _spearman(r: np.ndarray, rho: np.ndarray) -> np.ndarray:
     return ((r - rho) ** 2).sum(axis=1)
 
 
+#: Up to this many items Kendall's distance between permutations counts the inverted pairs of
+#: π directly (``m n²`` comparisons, 1 ms for 5,000 × 10); beyond, Knight's merge count.
+_PAIRWISE_KENDALL = 48
+
+
 def _kendall(r: np.ndarray, rho: np.ndarray) -> np.ndarray:
-    return np.rint(kendall_rows(r, rho)).astype(np.int64)  # no ties: whole numbers
+    n = r.shape[1]
+    if n > _PAIRWISE_KENDALL:
+        rho = np.broadcast_to(rho, r.shape)
+        return np.rint(kendall_rows(r, rho)).astype(np.int64)  # no ties: whole numbers
+    pi = relative_permutation(r, rho)
+    out = np.zeros(len(pi), dtype=np.int64)
+    for i in range(n - 1):  # n − 1 vectorised steps: the pairs (i, j > i) of every row
+        out += (pi[:, i + 1 :] < pi[:, i : i + 1]).sum(axis=1)
+    return out
 
 
 def _hamming(r: np.ndarray, rho: np.ndarray) -> np.ndarray:
@@ -148,6 +161,8 @@ def relative_permutation(r: np.ndarray, rho: np.ndarray) -> np.ndarray:
     item ranked ``j + 1`` in ``ρ`` (minus one). ``d(r, ρ) = d(π, identity)`` for every distance
     here."""
     by_rho = np.argsort(rho, axis=1)  # the item at each rank of ρ
+    if len(by_rho) == 1:  # one ρ for every row: one sort, one gather
+        return r[:, by_rho[0]] - 1
     return np.take_along_axis(r, by_rho, axis=1) - 1
 
 
