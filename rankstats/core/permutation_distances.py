@@ -99,10 +99,16 @@ def rank_distance(r: np.ndarray, rho: np.ndarray, distance: str) -> np.ndarray:
     return out[0] if one else out
 
 
+def row_distances(r: np.ndarray, rho: np.ndarray, distance: str) -> np.ndarray:
+    """:func:`rank_distance` of an ``(m, n)`` int64 matrix ``r`` of permutations already
+    checked, against one ``ρ`` (a sampler's inner loop: :func:`rank_distance` checks its
+    arguments at every call)."""
+    return _KERNELS[distance](r, np.asarray(rho).reshape(-1, r.shape[1]))
+
+
 def total_distance(r: np.ndarray, rho: np.ndarray, distance: str) -> int:
-    """``Σ_rows d(r_row, ρ)`` for an ``(m, n)`` int64 matrix ``r`` of permutations already
-    checked (a sampler's inner loop: :func:`rank_distance` checks every call)."""
-    return int(_KERNELS[distance](r, np.asarray(rho).reshape(-1, r.shape[1])).sum())
+    """``Σ_rows d(r_row, ρ)``: :func:`row_distances` summed."""
+    return int(row_distances(r, rho, distance).sum())
 
 
 def _permutations(x: np.ndarray, name: str) -> np.ndarray:

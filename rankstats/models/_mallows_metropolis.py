@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rankstats.core.mallows_partition import PartitionFunction, partition_function
-from rankstats.core.permutation_distances import check_distance, rank_distance, total_distance
+from rankstats.core.permutation_distances import check_distance, row_distances, total_distance
 
 #: BayesMallows' defaults: the rate of α's exponential prior, the leap size, the standard
 #: deviation of the log-normal proposal of α, and α's starting value.
@@ -104,6 +104,7 @@ def run_chain(
     draws: int,
     rng: np.random.Generator,
     *,
+    kind: str = "subset",
     leap: int = LEAP,
     alpha_sd: float = ALPHA_SD,
     alpha_rate: float = ALPHA_RATE,
@@ -116,30 +117,35 @@ def run_chain(
     Parameters
     ----------
     rankings : ndarray, shape (N, n)
-        Complete rank vectors (1 = best), checked here.
+        Rank vectors (1 = best): complete, or partial — NaN for an unranked item, equal ranks
+        for tied items. A partial ranking is completed by latent ranks (:class:`Augmentation`)
+        whose compatible completions depend on ``kind``.
     distance : str
         One of :data:`rankstats.core.permutation_distances.DISTANCES`.
     draws : int
     rng : numpy.random.Generator
+    kind : {"subset", "top_k"}
+        ``"subset"``: only the order of the ranked items is observed (an unranked item may be
+        anywhere); ``"top_k"``: the unranked items are below every ranked one.
     leap, alpha_sd, alpha_rate, alpha_start
         Leap size (1 … n − 1), the log-scale standard deviation of α's proposal, the rate of
         α's exponential prior and α's starting value.
     rho_start : ndarray, optional
-        Starting consensus (default: the ranks of the mean ranks).
+        Starting consensus (default: the ranks of the mean ranks of the completions).
     partition : PartitionFunction, optional
         Default :func:`partition_function` ``(n, distance)``.
     """
     check_distance(distance)
-    rankings = np.asarray(rankings)
-    if rankings.ndim != 2 or rankings.shape[0] < 1 or rankings.shape[1] < 2:
-        raise ValueError("rankings must be an (N, n) matrix of complete rankings, n ≥ 2")
-    rank_distance(rankings, rankings[0], distance)  # checks every row: permutations of 1 … n
-    rankings = np.ascontiguousarray(rankings, dtype=np.int64)
-    n_rankings, n = rankings.shape
+    observed = np.asarray(rankings, dtype=np.float64)
+    if observed.ndim != 2 or observed.shape[0] < 1 or observed.shape[1] < 2:
+        raise ValueError("rankings must be an (N, n) matrix of rank vectors, n ≥ 2")
+    n_rankings, n = observed.shape
     if not 1 <= leap <= n - 1:
         raise ValueError(f"leap must be between 1 and n − 1 = {n - 1}, not {leap!r}")
     if not (alpha_sd > 0 and alpha_rate > 0 and alpha_start > 0):
         raise ValueError("alpha_sd, alpha_rate and alpha_start must be > 0")
+    augmentation = Augmentation(observed, kind, distance, rng)
+    rankings = augmentation.completions
     pf = partition if partition is not None else partition_function(n, distance)
     if rho_start is None:
         rho = np.argsort(np.argsort(rankings.mean(axis=0), kind="stable"), kind="stable") + 1
@@ -151,13 +157,16 @@ def run_chain(
     total = total_distance(rankings, rho, distance)
     log_z = float(pf.log_z(alpha))
     accepted_rho = accepted_alpha = 0
-    # All random numbers of the chain at once: item, rank offset, two acceptance uniforms and
-    # α's normal step per iteration.
+    # All random numbers of the moves of ρ and α at once: item, rank offset, two acceptance
+    # uniforms and α's normal step per iteration.
     items = rng.integers(0, n, size=draws)
     offsets = rng.random(draws)
     log_u = np.log(rng.random((draws, 2)))
     steps = rng.standard_normal(draws)
     for t in range(draws):  # a Markov chain: one iteration after the other
+        # --- the latent ranks of the partial rankings
+        if augmentation.active:
+            total += augmentation.update(rho, alpha / n)
         # --- ρ: leap and shift
         item = int(items[t])
         position = int(rho[item])
@@ -191,3 +200,90 @@ def run_chain(
     return MetropolisDraws(
         rho_draws, alpha_draws, accepted_rho / max(draws, 1), accepted_alpha / max(draws, 1)
     )
+
+
+#: How a partial ranking is completed (:class:`Augmentation`).
+KINDS = ("subset", "top_k")
+
+
+class Augmentation:
+    r"""The latent complete rankings of partial rankings, and their Metropolis update.
+
+    A completion is compatible with a partial ranking when it keeps every observed strict
+    preference (``r_a < r_b`` whenever ``a`` is ranked above ``b``); tied items may take either
+    order; with ``kind="top_k"`` every ranked item is also above every unranked one (the
+    unranked items' observed rank is taken as ``n + 1``). One update proposes, for every
+    partial ranking at once, to swap the ranks of a latent item ``u`` (unranked or tied, chosen
+    uniformly) and of another item ``v`` (uniformly among the rest): the probability of
+    proposing the pair ``{u, v}`` is the same from every completion, so the move is symmetric;
+    an incompatible swap is rejected, a compatible one accepted with probability
+    :math:`\min(1, e^{-(\alpha/n)\,[d(\tilde R^*, \rho) - d(\tilde R, \rho)]})`. Swaps of
+    adjacent ranks connect every compatible completion (the linear extensions of a partial
+    order), so the chain reaches them all (Vitelli et al. 2018, Sec. 4 use their own proposal
+    for the same conditional).
+    """
+
+    def __init__(self, observed: np.ndarray, kind: str, distance: str, rng: np.random.Generator):
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+        n = observed.shape[1]
+        finite = observed[~np.isnan(observed)]
+        if np.any(finite < 1) or np.any(finite > n):
+            raise ValueError(f"ranks must lie in 1 … {n} (NaN: unranked)")
+        self.distance, self.rng = distance, rng
+        # The order that constrains a completion: the observed rank, unranked items last for
+        # top-k (n + 1) and free for sub-rankings (NaN: no constraint).
+        self.key = np.where(np.isnan(observed), n + 1.0, observed) if kind == "top_k" else observed
+        tied = np.zeros_like(observed, dtype=bool)
+        for j in range(n):  # n vectorised steps: is item j tied with another item of its row?
+            same = observed == observed[:, j : j + 1]
+            tied[:, j] = same.sum(axis=1) > 1
+        self.latent = np.isnan(observed) | (tied & ~np.isnan(observed))
+        counts = (~np.isnan(observed)).sum(axis=1)
+        short = np.flatnonzero(counts < 1)
+        if len(short):
+            raise ValueError(f"ranking {int(short[0])} ranks no item")
+        # A compatible start: by the key, ties and unranked items in a random order.
+        noise = rng.random(observed.shape)
+        start_key = np.where(np.isnan(self.key), n + 1.0, self.key) + noise * 1e-3
+        self.completions = np.argsort(np.argsort(start_key, axis=1), axis=1).astype(np.int64) + 1
+        self.rows = np.flatnonzero(self.latent.any(axis=1))
+        self.active = len(self.rows) > 0
+        self.accepted = 0
+        self.proposed = 0
+
+    def update(self, rho: np.ndarray, c: float) -> int:
+        """One swap proposal per partial ranking (in place); the change of the total distance
+        to ``rho``."""
+        rows = self.rows
+        comp = self.completions[rows]
+        latent = self.latent[rows]
+        m, n = comp.shape
+        rng = self.rng
+        # u: a latent item of the row, uniformly; v: another item, uniformly.
+        n_latent = latent.sum(axis=1)
+        pick = (rng.random(m) * n_latent).astype(np.int64)
+        u = np.argmax(np.cumsum(latent, axis=1) > pick[:, None], axis=1)
+        v = (u + 1 + (rng.random(m) * (n - 1)).astype(np.int64)) % n
+        index = np.arange(m)
+        proposal = comp.copy()
+        proposal[index, u], proposal[index, v] = comp[index, v], comp[index, u]
+        ok = self._compatible(rows, proposal, u) & self._compatible(rows, proposal, v)
+        before = row_distances(comp, rho, self.distance)
+        after = row_distances(proposal, rho, self.distance)
+        accept = ok & (np.log(rng.random(m)) < -c * (after - before))
+        self.completions[rows[accept]] = proposal[accept]
+        self.proposed += m
+        self.accepted += int(accept.sum())
+        return int((after - before)[accept].sum())
+
+    def _compatible(self, rows: np.ndarray, proposal: np.ndarray, item: np.ndarray) -> np.ndarray:
+        """Whether ``item`` of each row keeps its observed strict preferences in ``proposal``."""
+        key = self.key[rows]
+        index = np.arange(len(rows))
+        mine = key[index, item][:, None]
+        rank = proposal[index, item][:, None]
+        with np.errstate(invalid="ignore"):  # NaN keys (unranked sub-ranking items): no order
+            above = (mine < key) & (rank > proposal)
+            below = (mine > key) & (rank < proposal)
+        return ~(above | below).any(axis=1)
