@@ -37,6 +37,7 @@ import numpy as np
 
 from rankstats.core.mallows_partition import PartitionFunction, partition_function
 from rankstats.core.permutation_distances import check_distance, row_distances, total_distance
+from rankstats.core.preferences import AssessorPreferences
 
 #: BayesMallows' defaults: the rate of α's exponential prior, the leap size, the standard
 #: deviation of the log-normal proposal of α, and α's starting value.
@@ -99,7 +100,7 @@ def leap_and_shift_log_q(rho: np.ndarray, new: np.ndarray, leap: int) -> float:
 
 
 def run_chain(
-    rankings: np.ndarray,
+    rankings: np.ndarray | AssessorPreferences,
     distance: str,
     draws: int,
     rng: np.random.Generator,
@@ -116,10 +117,12 @@ def run_chain(
 
     Parameters
     ----------
-    rankings : ndarray, shape (N, n)
+    rankings : ndarray, shape (N, n), or AssessorPreferences
         Rank vectors (1 = best): complete, or partial — NaN for an unranked item, equal ranks
         for tied items. A partial ranking is completed by latent ranks (:class:`Augmentation`)
-        whose compatible completions depend on ``kind``.
+        whose compatible completions depend on ``kind``. Or each assessor's pairwise
+        preferences (:class:`~rankstats.core.preferences.AssessorPreferences`): a complete
+        latent ranking per assessor that respects their transitive closure.
     distance : str
         One of :data:`rankstats.core.permutation_distances.DISTANCES`.
     draws : int
@@ -136,7 +139,12 @@ def run_chain(
         Default :func:`partition_function` ``(n, distance)``.
     """
     check_distance(distance)
-    observed = np.asarray(rankings, dtype=np.float64)
+    if isinstance(rankings, AssessorPreferences):
+        above = rankings.above
+        observed = np.full(above.shape[:2], np.nan)
+    else:
+        above = None
+        observed = np.asarray(rankings, dtype=np.float64)
     if observed.ndim != 2 or observed.shape[0] < 1 or observed.shape[1] < 2:
         raise ValueError("rankings must be an (N, n) matrix of rank vectors, n ≥ 2")
     n_rankings, n = observed.shape
@@ -144,7 +152,7 @@ def run_chain(
         raise ValueError(f"leap must be between 1 and n − 1 = {n - 1}, not {leap!r}")
     if not (alpha_sd > 0 and alpha_rate > 0 and alpha_start > 0):
         raise ValueError("alpha_sd, alpha_rate and alpha_start must be > 0")
-    augmentation = Augmentation(observed, kind, distance, rng)
+    augmentation = Augmentation(observed, kind, distance, rng, above=above)
     rankings = augmentation.completions
     pf = partition if partition is not None else partition_function(n, distance)
     if rho_start is None:
@@ -223,9 +231,27 @@ class Augmentation:
     for the same conditional).
     """
 
-    def __init__(self, observed: np.ndarray, kind: str, distance: str, rng: np.random.Generator):
+    def __init__(
+        self,
+        observed: np.ndarray,
+        kind: str,
+        distance: str,
+        rng: np.random.Generator,
+        above: np.ndarray | None = None,
+    ):
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+        self.above = above
+        if above is not None:  # preferences: every item's rank is latent
+            self.distance, self.rng = distance, rng
+            self.latent = np.ones(above.shape[:2], dtype=bool)
+            # A compatible start: by the number of items each is preferred to (a ≻ b implies
+            # a is preferred to more items than b in a transitive relation), ties at random.
+            wins = above.sum(axis=2) + rng.random(above.shape[:2]) * 0.5
+            self.completions = np.argsort(np.argsort(-wins, axis=1), axis=1).astype(np.int64) + 1
+            self.rows = np.arange(above.shape[0])
+            self.active, self.accepted, self.proposed = True, 0, 0
+            return
         n = observed.shape[1]
         finite = observed[~np.isnan(observed)]
         if np.any(finite < 1) or np.any(finite > n):
@@ -279,8 +305,13 @@ class Augmentation:
 
     def _compatible(self, rows: np.ndarray, proposal: np.ndarray, item: np.ndarray) -> np.ndarray:
         """Whether ``item`` of each row keeps its observed strict preferences in ``proposal``."""
-        key = self.key[rows]
         index = np.arange(len(rows))
+        if self.above is not None:
+            rank = proposal[index, item][:, None]
+            over = self.above[rows, item]  # the items this one is preferred to
+            under = self.above[rows, :, item]  # the items preferred to this one
+            return ~((over & (rank > proposal)) | (under & (rank < proposal))).any(axis=1)
+        key = self.key[rows]
         mine = key[index, item][:, None]
         rank = proposal[index, item][:, None]
         with np.errstate(invalid="ignore"):  # NaN keys (unranked sub-ranking items): no order

@@ -235,6 +235,69 @@ def test_partial_rankings_follow_the_exact_posterior_for_every_distance(distance
     assert abs(alpha.mean() - mean_alpha) < 4 * _batch_se(alpha) + 0.02 * mean_alpha
 
 
+def test_pairwise_preferences_follow_the_exact_posterior():
+    """Each assessor's stated preferences (closed under transitivity) constrain a latent
+    complete ranking: the draws match the posterior whose likelihood sums over every ranking
+    of 4 items that respects the assessor's stated preferences (footrule)."""
+    import pandas as pd
+
+    from rankstats.core.preferences import AssessorPreferences
+
+    stated = {
+        "p1": [("a", "b"), ("b", "c")],
+        "p2": [("b", "a")],
+        "p3": [("a", "d"), ("c", "d"), ("a", "c")],
+        "p4": [("a", "b"), ("c", "d")],
+        "p5": [("d", "b")],
+        "p6": [("a", "c"), ("b", "d"), ("a", "d")],
+    }
+    table = pd.DataFrame(
+        [(who, x, y) for who, pairs in stated.items() for x, y in pairs],
+        columns=["assessor", "preferred", "other"],
+    )
+    prefs = AssessorPreferences.from_table(table)
+    index = {name: i for i, name in enumerate(prefs.systems)}
+    n = len(index)
+    completions = [
+        np.array(
+            [
+                p
+                for p in itertools.permutations(range(1, n + 1))
+                if all(p[index[x]] < p[index[y]] for x, y in pairs)
+            ]
+        )
+        for pairs in stated.values()
+    ]
+    consensuses = [np.array(p) for p in itertools.permutations(range(1, n + 1))]
+    grid = np.linspace(0.0, 200.0, 20_001)
+    log_z = partition_function(n, "footrule").log_z(grid)
+    log_joint = []
+    for rho in consensuses:
+        total = -ALPHA_RATE * grid - len(completions) * log_z
+        for options in completions:
+            d = rank_distance(options, rho, "footrule")
+            total = total + logsumexp(-grid[:, None] / n * d[None, :], axis=1)
+        log_joint.append(total)
+    weight = np.exp(np.array(log_joint) - np.max(log_joint))
+    mass = np.trapezoid(weight, grid, axis=1)
+    mean_alpha = np.trapezoid(weight * grid, grid, axis=1).sum() / mass.sum()
+    chain = run_chain(
+        prefs,
+        "footrule",
+        30_000,
+        np.random.default_rng(7),
+        leap=2,
+        alpha_sd=0.5,
+        alpha_rate=ALPHA_RATE,
+    )
+    rho, alpha = chain.rho[3_000:], chain.alpha[3_000:]
+    codes = np.array([hash(tuple(r)) for r in rho])
+    for consensus, m in zip(consensuses, mass, strict=True):
+        hit = (codes == hash(tuple(consensus))).astype(float)
+        assert abs(hit.mean() - m / mass.sum()) < 4 * _batch_se(hit) + 0.01, consensus
+    assert abs(alpha.mean() - mean_alpha) < 4 * _batch_se(alpha) + 0.02 * mean_alpha
+
+
 @pytest.mark.slow
 def test_kendall_draws_agree_with_the_exact_gibbs_sampler_on_potato_visual():
     """A second algorithm: on potato_visual (12 × 20), the Metropolis chain with Kendall's
