@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats.core.mallows_kendall import mallows_expected_distance  # noqa: F401  (re-exported)
+from rankstats.core.mallows_sampling import insertion_ranks
 from rankstats.core.rankings import Rankings
 from rankstats.simulate.argument_checks import check_count, is_real, require
 from rankstats.simulate.labels import system_names
@@ -107,17 +108,5 @@ def mallows(
     )
     items = list(center) if center is not None else system_names(n)
     require(len(items) == n, "center must list n items")
-    rng = np.random.default_rng(seed)
-    q = np.exp(-theta)
-    j = np.arange(1, n + 1)
-    u = rng.random((size, n))
-    # Inverse CDF of the truncated geometric on 0..j-1: P(V ≤ v) = (1 - q^(v+1)) / (1 - q^j).
-    v = np.floor(np.log1p(-u * (1 - q**j)) / np.log(q)).astype(np.int64)
-    v = np.clip(v, 0, j - 1)
-    position = np.zeros((size, n), dtype=np.int64)
-    for step in range(1, n):
-        slot = step - v[:, step]  # v of the earlier items end up after the new one
-        before = position[:, :step]
-        before += before >= slot[:, None]
-        position[:, step] = slot
+    position = insertion_ranks(n, theta, size, np.random.default_rng(seed))
     return Rankings(position + 1.0, tuple(str(s) for s in items), pd.RangeIndex(size))
