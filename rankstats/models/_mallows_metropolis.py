@@ -104,16 +104,16 @@ def run_chain(
     distance: str,
     draws: int,
     rng: np.random.Generator,
-    *,
-    kind: str = "subset",
-    leap: int = LEAP,
-    alpha_sd: float = ALPHA_SD,
-    alpha_rate: float = ALPHA_RATE,
-    alpha_start: float = ALPHA_START,
-    rho_start: np.ndarray | None = None,
-    partition: PartitionFunction | None = None,
+    **options,
 ) -> MetropolisDraws:
-    """``draws`` iterations of the sampler (every one kept: the caller discards the tuning).
+    """``draws`` iterations of a new :class:`MetropolisChain` (every one kept: the caller
+    discards the tuning); ``options`` as :class:`MetropolisChain`."""
+    return MetropolisChain(rankings, distance, rng, **options).run(draws)
+
+
+class MetropolisChain:
+    """One chain of the sampler; :meth:`run` continues where the last call stopped (a chain
+    run in blocks draws what one run draws: each iteration takes its random numbers in turn).
 
     Parameters
     ----------
@@ -125,7 +125,6 @@ def run_chain(
         latent ranking per assessor that respects their transitive closure.
     distance : str
         One of :data:`rankstats.core.permutation_distances.DISTANCES`.
-    draws : int
     rng : numpy.random.Generator
     kind : {"subset", "top_k"}
         ``"subset"``: only the order of the ranked items is observed (an unranked item may be
@@ -138,76 +137,99 @@ def run_chain(
     partition : PartitionFunction, optional
         Default :func:`partition_function` ``(n, distance)``.
     """
-    check_distance(distance)
-    if isinstance(rankings, AssessorPreferences):
-        above = rankings.above
-        observed = np.full(above.shape[:2], np.nan)
-    else:
-        above = None
-        observed = np.asarray(rankings, dtype=np.float64)
-    if observed.ndim != 2 or observed.shape[0] < 1 or observed.shape[1] < 2:
-        raise ValueError("rankings must be an (N, n) matrix of rank vectors, n ≥ 2")
-    n_rankings, n = observed.shape
-    if not 1 <= leap <= n - 1:
-        raise ValueError(f"leap must be between 1 and n − 1 = {n - 1}, not {leap!r}")
-    if not (alpha_sd > 0 and alpha_rate > 0 and alpha_start > 0):
-        raise ValueError("alpha_sd, alpha_rate and alpha_start must be > 0")
-    augmentation = Augmentation(observed, kind, distance, rng, above=above)
-    rankings = augmentation.completions
-    pf = partition if partition is not None else partition_function(n, distance)
-    if rho_start is None:
-        rho = np.argsort(np.argsort(rankings.mean(axis=0), kind="stable"), kind="stable") + 1
-    else:
-        rho = np.asarray(rho_start, dtype=np.int64).copy()
-    rho_draws = np.empty((draws, n), dtype=np.int64)
-    alpha_draws = np.empty(draws)
-    alpha = float(alpha_start)
-    total = total_distance(rankings, rho, distance)
-    log_z = float(pf.log_z(alpha))
-    accepted_rho = accepted_alpha = 0
-    # All random numbers of the moves of ρ and α at once: item, rank offset, two acceptance
-    # uniforms and α's normal step per iteration.
-    items = rng.integers(0, n, size=draws)
-    offsets = rng.random(draws)
-    log_u = np.log(rng.random((draws, 2)))
-    steps = rng.standard_normal(draws)
-    for t in range(draws):  # a Markov chain: one iteration after the other
-        # --- the latent ranks of the partial rankings
-        if augmentation.active:
-            total += augmentation.update(rho, alpha / n)
-        # --- ρ: leap and shift
-        item = int(items[t])
-        position = int(rho[item])
-        low, high = max(1, position - leap), min(n, position + leap)
-        choice = low + int(offsets[t] * (high - low))  # uniform on the high − low other ranks
-        rank = choice + 1 if choice >= position else choice
-        proposal = leap_and_shift(rho, item, rank)
-        new_total = total_distance(rankings, proposal, distance)
-        log_ratio = (
-            -alpha / n * (new_total - total)
-            + leap_and_shift_log_q(proposal, rho, leap)
-            - leap_and_shift_log_q(rho, proposal, leap)
+
+    def __init__(
+        self,
+        rankings: np.ndarray | AssessorPreferences,
+        distance: str,
+        rng: np.random.Generator,
+        *,
+        kind: str = "subset",
+        leap: int = LEAP,
+        alpha_sd: float = ALPHA_SD,
+        alpha_rate: float = ALPHA_RATE,
+        alpha_start: float = ALPHA_START,
+        rho_start: np.ndarray | None = None,
+        partition: PartitionFunction | None = None,
+    ) -> None:
+        check_distance(distance)
+        if isinstance(rankings, AssessorPreferences):
+            above = rankings.above
+            observed = np.full(above.shape[:2], np.nan)
+        else:
+            above = None
+            observed = np.asarray(rankings, dtype=np.float64)
+        if observed.ndim != 2 or observed.shape[0] < 1 or observed.shape[1] < 2:
+            raise ValueError("rankings must be an (N, n) matrix of rank vectors, n ≥ 2")
+        n_rankings, n = observed.shape
+        if not 1 <= leap <= n - 1:
+            raise ValueError(f"leap must be between 1 and n − 1 = {n - 1}, not {leap!r}")
+        if not (alpha_sd > 0 and alpha_rate > 0 and alpha_start > 0):
+            raise ValueError("alpha_sd, alpha_rate and alpha_start must be > 0")
+        self.distance, self.rng, self.n, self.n_rankings = distance, rng, n, n_rankings
+        self.leap, self.alpha_sd, self.alpha_rate = leap, alpha_sd, alpha_rate
+        self.augmentation = Augmentation(observed, kind, distance, rng, above=above)
+        self.pf = partition if partition is not None else partition_function(n, distance)
+        completions = self.augmentation.completions
+        if rho_start is None:
+            order = np.argsort(completions.mean(axis=0), kind="stable")
+            self.rho = np.argsort(order, kind="stable") + 1
+        else:
+            self.rho = np.asarray(rho_start, dtype=np.int64).copy()
+        self.alpha = float(alpha_start)
+        self.total = total_distance(completions, self.rho, distance)
+        self.log_z = float(self.pf.log_z(self.alpha))
+        self.accepted_rho = self.accepted_alpha = self.iterations = 0
+
+    def run(self, iterations: int) -> MetropolisDraws:
+        """``iterations`` more iterations; their draws and the acceptance rates so far."""
+        n, leap, rng, distance = self.n, self.leap, self.rng, self.distance
+        rankings = self.augmentation.completions  # updated in place by the augmentation
+        rho_draws = np.empty((iterations, n), dtype=np.int64)
+        alpha_draws = np.empty(iterations)
+        rho, alpha, total, log_z = self.rho, self.alpha, self.total, self.log_z
+        for t in range(iterations):  # a Markov chain: one iteration after the other
+            u = rng.random(4)  # item, rank offset, the two acceptance uniforms
+            step = rng.standard_normal()
+            # --- the latent ranks of the partial rankings
+            if self.augmentation.active:
+                total += self.augmentation.update(rho, alpha / n)
+            # --- ρ: leap and shift
+            item = int(u[0] * n)
+            position = int(rho[item])
+            low, high = max(1, position - leap), min(n, position + leap)
+            choice = low + int(u[1] * (high - low))  # uniform on the high − low other ranks
+            rank = choice + 1 if choice >= position else choice
+            proposal = leap_and_shift(rho, item, rank)
+            new_total = total_distance(rankings, proposal, distance)
+            log_ratio = (
+                -alpha / n * (new_total - total)
+                + leap_and_shift_log_q(proposal, rho, leap)
+                - leap_and_shift_log_q(rho, proposal, leap)
+            )
+            if math.log(u[2]) < log_ratio:
+                rho, total = proposal, new_total
+                self.accepted_rho += 1
+            # --- α: log-normal random walk
+            new_alpha = alpha * math.exp(self.alpha_sd * step)
+            new_log_z = float(self.pf.log_z(new_alpha))
+            log_ratio = (
+                -(new_alpha - alpha) / n * total
+                - self.n_rankings * (new_log_z - log_z)
+                - self.alpha_rate * (new_alpha - alpha)
+                + math.log(new_alpha / alpha)
+            )
+            if math.log(u[3]) < log_ratio:
+                alpha, log_z = new_alpha, new_log_z
+                self.accepted_alpha += 1
+            rho_draws[t] = rho
+            alpha_draws[t] = alpha
+        self.rho, self.alpha, self.total, self.log_z = rho, alpha, total, log_z
+        self.iterations += iterations
+        done = max(self.iterations, 1)
+        return MetropolisDraws(
+            rho_draws, alpha_draws, self.accepted_rho / done, self.accepted_alpha / done
         )
-        if log_u[t, 0] < log_ratio:
-            rho, total = proposal, new_total
-            accepted_rho += 1
-        # --- α: log-normal random walk
-        new_alpha = alpha * math.exp(alpha_sd * steps[t])
-        new_log_z = float(pf.log_z(new_alpha))
-        log_ratio = (
-            -(new_alpha - alpha) / n * total
-            - n_rankings * (new_log_z - log_z)
-            - alpha_rate * (new_alpha - alpha)
-            + math.log(new_alpha / alpha)
-        )
-        if log_u[t, 1] < log_ratio:
-            alpha, log_z = new_alpha, new_log_z
-            accepted_alpha += 1
-        rho_draws[t] = rho
-        alpha_draws[t] = alpha
-    return MetropolisDraws(
-        rho_draws, alpha_draws, accepted_rho / max(draws, 1), accepted_alpha / max(draws, 1)
-    )
 
 
 #: How a partial ranking is completed (:class:`Augmentation`).

@@ -323,3 +323,14 @@ def test_kendall_draws_agree_with_the_exact_gibbs_sampler_on_potato_visual():
     se = math.hypot(_batch_se(alpha), _batch_se(gibbs_alpha))
     assert abs(alpha.mean() - gibbs_alpha.mean()) < 5 * se
     np.testing.assert_allclose(rank, gibbs_rank, atol=0.1)
+
+
+def test_a_chain_run_in_blocks_draws_what_one_run_draws():
+    from rankstats.models._mallows_metropolis import MetropolisChain
+
+    one = MetropolisChain(PARTIAL, "cayley", np.random.default_rng(9), leap=2).run(900)
+    chain = MetropolisChain(PARTIAL, "cayley", np.random.default_rng(9), leap=2)
+    blocks = [chain.run(300) for _ in range(3)]
+    np.testing.assert_array_equal(np.concatenate([b.rho for b in blocks]), one.rho)
+    np.testing.assert_array_equal(np.concatenate([b.alpha for b in blocks]), one.alpha)
+    assert blocks[-1].acceptance_rho == one.acceptance_rho
