@@ -1,8 +1,10 @@
 r"""Metropolis–Hastings sampler of the Bayesian Mallows model with any distance of
-:mod:`rankstats.core.permutation_distances`, on complete rankings (Vitelli et al., 2018, Sec. 3).
+:mod:`rankstats.core.permutation_distances` (Vitelli et al., 2018, Sec. 3–4), on complete
+rankings, on partial rankings (unranked and tied items) and on each assessor's pairwise
+preferences; the last two through latent complete rankings (:class:`Augmentation`).
 
-Target, in BayesMallows' parametrisation, for ``N`` complete rankings :math:`R_1, …, R_N` of
-``n`` items:
+Target, in BayesMallows' parametrisation, for ``N`` complete (or latent complete) rankings
+:math:`R_1, …, R_N` of ``n`` items:
 
 .. math::
 
@@ -21,8 +23,9 @@ Target, in BayesMallows' parametrisation, for ``N`` complete rankings :math:`R_1
    the Jacobian :math:`\alpha^* / \alpha` in the ratio and :math:`\log Z_n` from
    :func:`rankstats.core.mallows_partition.partition_function`.
 
-The rankings enter only through :math:`D(\rho) = \sum_j d(R_j, \rho)`, evaluated for all of them
-at once (:func:`rankstats.core.permutation_distances.total_distance`).
+Given the latent rankings, the data enter only through :math:`D(\rho) = \sum_j d(R_j, \rho)`,
+evaluated for all of them at once (:func:`rankstats.core.permutation_distances.total_distance`);
+each iteration first updates the latent rankings (:meth:`Augmentation.update`), then ρ, then α.
 
 Vitelli, V., Sørensen, Ø., Crispino, M., Frigessi, A. and Arjas, E. (2018). Probabilistic
 preference learning with the Mallows rank model. *JMLR* 18(158), 1–49.
