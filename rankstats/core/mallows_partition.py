@@ -199,8 +199,17 @@ def partition_function(
         raise ValueError(f"alpha_max must be a positive number, not {alpha_max!r}")
     if not isinstance(draws, (int, np.integer)) or draws < 2:
         raise ValueError(f"draws must be a whole number ≥ 2, not {draws!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(
+            f"seed must be a whole number (the estimate is cached by it), not {seed!r}"
+        )
     return _partition_function(
-        int(n), distance, method, None if alpha_max is None else float(alpha_max), int(draws), seed
+        int(n),
+        distance,
+        method,
+        None if alpha_max is None else float(alpha_max),
+        int(draws),
+        int(seed),
     )
 
 

@@ -99,6 +99,10 @@ def sample_mallows(
         raise ValueError(f"rho must be a permutation of 1 … {n}, not {rho.tolist()}")
     if not (math.isfinite(alpha) and alpha >= 0):
         raise ValueError(f"alpha must be finite and ≥ 0, not {alpha!r}")
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
+        raise ValueError(f"size must be a whole number ≥ 1, not {size!r}")
+    if steps is not None and (not isinstance(steps, (int, np.integer)) or steps < 1):
+        raise ValueError(f"steps must be a whole number ≥ 1, not {steps!r}")
     if method not in ("auto", "exact", "metropolis"):
         raise ValueError(f"method must be 'auto', 'exact' or 'metropolis', not {method!r}")
     exact = distance == "kendall" or n <= ENUMERATED

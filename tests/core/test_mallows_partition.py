@@ -149,3 +149,5 @@ def test_importance_sampling_refuses_to_extrapolate_and_bad_arguments_are_named(
         partition_function(5, "footrule").log_z(-1.0)
     with pytest.raises(ValueError, match="distance must be one of"):
         partition_function(5, "manhattan")
+    with pytest.raises(ValueError, match="seed must be a whole number"):
+        partition_function(20, "spearman", seed=np.random.default_rng(0))

@@ -70,5 +70,9 @@ def test_large_alpha_draws_the_consensus_and_bad_arguments_are_named():
         sample_mallows(
             np.arange(1, 10), 1.0, "footrule", 5, np.random.default_rng(0), method="exact"
         )
+    with pytest.raises(ValueError, match="size must be a whole number ≥ 1, not 0"):
+        sample_mallows(rho, 1.0, "footrule", 0, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="steps must be a whole number ≥ 1"):
+        sample_mallows(rho, 1.0, "footrule", 5, np.random.default_rng(0), steps=0)
     with pytest.raises(ValueError, match="alpha must be finite and ≥ 0"):
         sample_mallows(rho, -1.0, "footrule", 5, np.random.default_rng(0))
