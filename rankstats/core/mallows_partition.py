@@ -109,21 +109,21 @@ class PartitionFunction:
 
     def log_z(self, alpha: float | np.ndarray) -> np.ndarray:
         r""":math:`\log Z_n(\alpha)` (vectorised over ``alpha ≥ 0``)."""
-        alpha = self._alpha(alpha)
-        if self.method == "closed form":
-            return _CLOSED_LOG_Z[self.distance](self.n, alpha / max(self.n, 1))
-        if self.method == "exact counts":
-            return _counts_log_z(self.log_counts, alpha / max(self.n, 1))
-        return self._interpolate(self.log_z_grid, alpha)
+        return self._evaluate(alpha, _CLOSED_LOG_Z, _counts_log_z, self.log_z_grid)
 
     def expected_distance(self, alpha: float | np.ndarray) -> np.ndarray:
         r""":math:`E_\alpha[d(r, \rho)]` under the model (vectorised over ``alpha ≥ 0``)."""
+        return self._evaluate(alpha, _CLOSED_EXPECTED, _counts_expected, self.expected_grid)
+
+    def _evaluate(self, alpha, closed: dict, from_counts, grid: np.ndarray | None) -> np.ndarray:
+        """One quantity by this function's method: its closed form, the exact counts, or the
+        interpolated importance-sampling grid."""
         alpha = self._alpha(alpha)
         if self.method == "closed form":
-            return _CLOSED_EXPECTED[self.distance](self.n, alpha / max(self.n, 1))
+            return closed[self.distance](self.n, alpha / max(self.n, 1))
         if self.method == "exact counts":
-            return _counts_expected(self.log_counts, alpha / max(self.n, 1))
-        return self._interpolate(self.expected_grid, alpha)
+            return from_counts(self.log_counts, alpha / max(self.n, 1))
+        return self._interpolate(grid, alpha)
 
     def standard_error(self, alpha: float | np.ndarray) -> np.ndarray:
         """Monte Carlo standard error of :meth:`log_z` (0 where it is exact)."""
