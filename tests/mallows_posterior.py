@@ -19,16 +19,19 @@ ALPHA_RATE = 0.05
 
 
 def exact_posterior(
-    completions: list[np.ndarray], n: int, distance: str
+    completions: list[np.ndarray], n: int, distance: str, alpha_shape: float = 1.0
 ) -> tuple[dict[tuple[int, ...], float], float]:
-    """P(ρ | data) of every consensus and E[α | data]; ``completions[j]``: the complete rankings
-    compatible with assessor ``j`` (one row for a complete ranking)."""
+    """P(ρ | data) of every consensus and E[α | data] under α ~ Gamma(``alpha_shape``,
+    :data:`ALPHA_RATE`); ``completions[j]``: the complete rankings compatible with assessor
+    ``j`` (one row for a complete ranking)."""
     consensuses = [np.array(p) for p in itertools.permutations(range(1, n + 1))]
     grid = np.linspace(0.0, 200.0, 20_001)
     log_z = partition_function(n, distance).log_z(grid)
+    with np.errstate(divide="ignore"):
+        log_prior = (alpha_shape - 1) * np.log(grid) if alpha_shape != 1 else 0.0
     log_joint = []
     for rho in consensuses:
-        total = -ALPHA_RATE * grid - len(completions) * log_z
+        total = log_prior - ALPHA_RATE * grid - len(completions) * log_z
         for options in completions:
             d = rank_distance(np.atleast_2d(options), rho, distance)
             total = total + logsumexp(-grid[:, None] / n * d[None, :], axis=1)

@@ -125,6 +125,7 @@ PUBLIC = (
 )
 MODELS_PUBLIC = (
     "DISTANCES",
+    "AssessorPreferences",
     "BradleyTerry",
     "ConvergenceError",
     "ConvergenceWarning",

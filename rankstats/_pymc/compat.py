@@ -122,9 +122,7 @@ DIAGNOSTICS = ("r_hat", "ess_bulk", "ess_tail", "mcse_mean")
 CONVERGENCE_DIAGNOSTICS = ("r_hat", "ess_bulk")
 
 
-def diagnostics(
-    posterior: xr.Dataset, which: Sequence[str] = DIAGNOSTICS
-) -> dict[str, xr.Dataset]:
+def diagnostics(posterior: xr.Dataset, which: Sequence[str] = DIAGNOSTICS) -> dict[str, xr.Dataset]:
     """Rank-normalised split R-hat, bulk and tail ESS and MCSE of the mean (Vehtari et al. 2021).
 
     ``which``: the ones computed (a subset of :data:`DIAGNOSTICS`); each is a pass over every

@@ -60,7 +60,6 @@ def check_columns(present: list[Any], columns: dict[str, str], what: str) -> Non
         )
 
 
-
 def read_file(
     path: Path, columns: dict[str, str], sep: str | None, encoding: str
 ) -> tuple[pd.DataFrame, Where]:

@@ -185,6 +185,8 @@ def print_estimate(args: argparse.Namespace, data: object) -> None:
         getattr(args, "max_draws", None),
         getattr(args, "kind", None),
         getattr(args, "backend", "auto"),
+        getattr(args, "distance", "kendall"),
+        getattr(args, "thin", None),
     )
     if line:
         print(f"  {line}", flush=True)
@@ -193,6 +195,22 @@ def print_estimate(args: argparse.Namespace, data: object) -> None:
 def formatted(values, spec: str) -> list[str]:
     """One number format for a whole column; NaN as ``-``."""
     return ["-" if v is None or not np.isfinite(v) else format(float(v), spec) for v in values]
+
+
+def metropolis(args: argparse.Namespace) -> bool:
+    """Whether ``--model mallows`` runs Metropolis–Hastings (any distance but Kendall, or top-k
+    lists), not the exact Gibbs sampler (:meth:`rankstats.models.Mallows.fit`'s ``auto``)."""
+    return args.model == "mallows" and (args.distance != "kendall" or args.kind == "top_k")
+
+
+def tune_for(args: argparse.Namespace, given: int | None) -> int:
+    """``--tune`` as given, else the default of the sampler that runs: 5,000 iterations for
+    Metropolis–Hastings, 1,000 sweeps or steps for the Gibbs sampler and NUTS."""
+    if given is not None:
+        return given
+    from rankstats.cli.options.fit import METROPOLIS_TUNE
+
+    return METROPOLIS_TUNE if metropolis(args) else 1000
 
 
 def fit_model(model: object, data: object, args: argparse.Namespace, **extra: object) -> object:
@@ -219,7 +237,10 @@ def described(model: object, args: argparse.Namespace) -> str:
 
     key = getattr(model, "name", "mallows")
     if key == "mallows":
-        return f"{model_name(key)} (--prior {args.prior}), --method {args.method}"
+        return (
+            f"{model_name(key)} (--distance {args.distance}, --kind {args.kind}, --prior "
+            f"{args.prior}), --method {args.method}"
+        )
     return (
         f"{model_name(key)} (--prior-scale {args.prior_scale:g}, --kind {args.kind}), "
         f"--method {args.method}"

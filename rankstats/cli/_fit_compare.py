@@ -20,7 +20,14 @@ import numpy as np
 from rankstats._util.atomic import output_dir
 from rankstats._util.text import write_csv
 from rankstats.cli._common import file_done, written
-from rankstats.cli._fit_common import described, fit_input, fit_model, noted, print_estimate
+from rankstats.cli._fit_common import (
+    described,
+    fit_input,
+    fit_model,
+    noted,
+    print_estimate,
+    tune_for,
+)
 from rankstats.cli.usage import UsageError, spoken
 
 
@@ -65,8 +72,14 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
             "--paired data are fitted by bt only: nothing to compare (--compare compares models "
             "of the same rankings)"
         )
-    if args.max_draws is not None and "mallows" not in chosen:
-        raise UsageError("--max-draws is a Mallows option (--model mallows)")
+    if "mallows" not in chosen:
+        for flag, given in (
+            ("--max-draws", args.max_draws is not None),
+            ("--distance", args.distance != "kendall"),
+            ("--thin", args.thin is not None),
+        ):
+            if given:
+                raise UsageError(f"{flag} is a Mallows option (--model mallows)")
     check_methods(args, chosen)
     kfold = args.kfold
     args.model = chosen[0]
@@ -101,18 +114,20 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
     )
     fits: dict[str, object] = {}
     problems: dict[str, str] = {}
+    tune = args.tune
     for model_name in chosen:
         args.model = model_name
         args.method = _method(args, model_name)
+        args.tune = tune_for(args, tune)
         if model_name == "mallows":
-            model = models.Mallows(prior=args.prior)
+            model = models.Mallows(prior=args.prior, distance=args.distance)
             extra = (
-                {"max_draws": args.max_draws, "backend": args.backend}
+                {"max_draws": args.max_draws, "backend": args.backend, "thin": args.thin}
                 if args.method == "mcmc"
                 else {}
             )
             if args.method == "mcmc":
-                print_estimate(args, models.Mallows._prepare(data))
+                print_estimate(args, model._prepare(data))
         else:
             cls = models.PlackettLuce if model_name == "pl" else models.BradleyTerry
             model = cls(prior_scale=args.prior_scale, kind=args.kind)

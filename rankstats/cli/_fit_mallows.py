@@ -15,6 +15,7 @@ from rankstats.cli._fit_common import (
     described,
     fit_model,
     formatted,
+    metropolis,
     print_estimate,
     warn_verdict,
     write_outputs,
@@ -32,23 +33,35 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
         raise UsageError("the Mallows model takes rankings, not paired comparisons")
     if args.max_draws is not None and args.max_draws < args.draws:
         raise UsageError(f"--max-draws {args.max_draws} is below --draws {args.draws}")
-    model = models.Mallows(prior=args.prior)
+    model = models.Mallows(prior=args.prior, distance=args.distance, kind=args.kind)
     sampled = args.method == "mcmc"
+    hastings = metropolis(args)
+    if args.thin is not None and not hastings:
+        raise UsageError(
+            "--thin applies to the Metropolis–Hastings sampler (--distance other than kendall, "
+            "or --kind top_k); the Gibbs sampler keeps every sweep"
+        )
     print(f"rankstats fit: {name} ({what}), {described(model, args)}", flush=True)
     if sampled:
-        print_estimate(args, models.Mallows._prepare(data))
+        print_estimate(args, model._prepare(data))
     cap = args.max_draws or models.mallows.EXTEND_FACTOR * args.draws
+    unit = "draws" if hastings else "sweeps"
 
     def extending(done: int, block: int, problems: list[str]) -> None:
         print(
-            f"rankstats fit: after {done} sweeps per chain: {'; '.join(problems)}; continuing "
+            f"rankstats fit: after {done} {unit} per chain: {'; '.join(problems)}; continuing "
             f"for {block} more (automatic extension, cap --max-draws {cap})",
             file=sys.stderr,
             flush=True,
         )
 
     extra = (
-        {"max_draws": args.max_draws, "on_extend": extending, "backend": args.backend}
+        {
+            "max_draws": args.max_draws,
+            "on_extend": extending,
+            "backend": args.backend,
+            "thin": args.thin,
+        }
         if sampled
         else {}
     )
@@ -59,19 +72,29 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
     summary = fit.summary(args.prob)
     if sampled:
         extended = (
-            f", extended {fit.info['extensions']} time(s) to {fit.info['draws']} sweeps"
+            f", extended {fit.info['extensions']} time(s) to {fit.info['draws']} {unit}"
             if fit.info.get("extensions")
             else ""
         )
+        if hastings:
+            print(
+                f"  Metropolis–Hastings: {fit.info['chains']} chains × {args.draws} draws, one "
+                f"every {fit.info['thin']} iterations, after {fit.info['tune']} discarded"
+                f"{extended}, seed {args.seed}; acceptance ρ {fit.info['acceptance_rho']:.2f}, "
+                f"α {fit.info['acceptance_alpha']:.2f}"
+            )
+        else:
+            print(
+                f"  Gibbs sampler: {fit.info['chains']} chains × {args.draws} sweeps after "
+                f"{args.tune} discarded{extended}, seed {args.seed}, backend "
+                f"{fit.info.get('backend', 'numpy')}"
+            )
+        parameter = "alpha" if hastings else "theta"
+        t = summary.loc[parameter]
         print(
-            f"  Gibbs sampler: {fit.info['chains']} chains × {args.draws} sweeps after "
-            f"{args.tune} discarded{extended}, seed {args.seed}, backend "
-            f"{fit.info.get('backend', 'numpy')}"
-        )
-        t = summary.loc["theta"]
-        print(
-            f"  theta = {t['mean']:.4g} (sd {t['sd']:.3g}; {args.prob:.0%} interval "
+            f"  {parameter} = {t['mean']:.4g} (sd {t['sd']:.3g}; {args.prob:.0%} interval "
             f"[{t['low']:.4g}, {t['high']:.4g}])"
+            + (f"; θ = α/n = {t['mean'] / len(fit.systems):.4g}" if hastings else "")
         )
     else:
         print(
@@ -114,8 +137,8 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
     print_table(
         columns,
         list(zip(*cells, strict=True)),
-        title="consensus (the ranking closest in expected Kendall distance to the posterior "
-        "draws)"
+        title=f"consensus (the ranking closest in expected {args.distance} distance to the "
+        "posterior draws)"
         + (
             f"; posterior position of each system in σ, {args.prob:.0%} interval" if sampled else ""
         ),
@@ -130,7 +153,7 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
         table,
         "consensus",
         fit.pairwise(args.prob),
-        extra={"prior": args.prior},
+        extra={"prior": args.prior, "distance": args.distance, "kind": args.kind},
         verdict=verdict,
         advice=advice,
     )

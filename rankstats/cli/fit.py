@@ -23,6 +23,7 @@ from rankstats.cli._fit_common import (
     fit_model,
     formatted,
     print_estimate,
+    tune_for,
     warn_verdict,
     write_outputs,
 )
@@ -88,15 +89,16 @@ def _run(args: argparse.Namespace) -> int:
     chosen = _models(args)
     if args.compare:
         return compare(args, chosen)
+    if args.model != "mallows":
+        for flag, given in (("--distance", args.distance != "kendall"), ("--thin", args.thin)):
+            if given:
+                raise UsageError(f"{flag} is a Mallows option (--model mallows)")
+    args.tune = tune_for(args, args.tune)
     data, name, what = fit_input(args)
     if args.model == "mallows":
         args.method = args.method or "mcmc"
         if args.method not in ("mcmc", "map"):
             raise UsageError("--model mallows takes --method mcmc or map")
-        if args.kind != "subset":
-            raise UsageError(
-                "--kind top_k is not a Mallows option (unranked items are latent anywhere)"
-            )
         return mallows(args, data, name, what)
     args.method = args.method or "nuts"
     if args.method == "mcmc":

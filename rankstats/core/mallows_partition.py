@@ -28,9 +28,15 @@ How :math:`Z_n` is computed (:func:`partition_function`; each ``(distance, n)`` 
 - **importance sampling** beyond those sizes (footrule, Spearman): the pseudo-likelihood
   proposal of Vitelli et al. (2018, Sec. 4.1) — the items in a random order, each given one of
   the ranks left with probability :math:`\propto e^{-\alpha |r - \rho_i|^p / n}` (``p`` = 2 for
-  Spearman, 1 otherwise) — on a grid of α, with the Monte Carlo standard error of each
-  :math:`\log \hat Z` (delta method); between the grid's points :math:`\log Z` and ``E[d]`` are
-  interpolated monotonically (PCHIP), and an α beyond the grid is refused, never extrapolated.
+  Spearman, 1 otherwise) — on a grid of α denser at small α (quadratic spacing), where it
+  estimates :math:`E_\alpha[d]` (the self-normalised weighted mean, 20,000 draws per point) and
+  :math:`\log \hat Z` with its Monte Carlo standard error (delta method). ``E[d]`` is
+  interpolated monotonically (PCHIP) and :math:`\log Z` is its integral, by thermodynamic
+  integration: :math:`\log Z(\alpha) = \log n! - \frac1n \int_0^\alpha E_a[d]\, da`, so the
+  slope of :math:`\log Z` — what the posterior of α depends on — is exactly ``−E[d]/n``
+  (interpolating the direct estimates of :math:`\log Z` instead left slopes 10 % off between
+  grid points, and α's posterior mean 4 % off on potato_visual). An α beyond the grid is
+  refused, never extrapolated.
   Ulam beyond :data:`EXACT_MAX` is refused: the item-wise proposal is far from the Ulam model,
   and on 20 items its estimate missed the exact value by 90 of its own standard errors.
 
@@ -61,8 +67,10 @@ EXACT_MAX = {"footrule": 200, "spearman": 14, "ulam": 40}
 #: proposal matches the distance, and the estimate agrees with the exact counts within its
 #: standard error (tests/core/test_mallows_partition.py).
 IS_DISTANCES = ("footrule", "spearman")
-#: Draws per grid point of the importance-sampling estimate.
-IS_DRAWS = 2_000
+#: Draws per grid point of the importance-sampling estimate (20,000: ``E[d]`` within 0.2 % of
+#: a long Metropolis run on 20 items at α = 2–4, and within 3 % of the exact value on 14 items
+#: wherever α ≤ 2n; 2,000 left it 3–16 % off).
+IS_DRAWS = 20_000
 #: Grid of α of the importance-sampling estimate: ``IS_POINTS`` points on ``[0, alpha_max]``.
 IS_POINTS = 41
 
@@ -82,8 +90,9 @@ class PartitionFunction:
         ``log N_n(d)`` for ``d = 0 … max`` (``-inf`` where no permutation is at ``d``); exact
         counts only.
     alpha_grid, log_z_grid, log_z_se, expected_grid : ndarray or None
-        Importance sampling only: the grid of α, :math:`\log \hat Z` there, its Monte Carlo
-        standard error, and the estimated ``E[d]``.
+        Importance sampling only: the grid of α, :math:`\log Z` there (the integral of ``E[d]``),
+        the Monte Carlo standard error of the direct estimate of :math:`\log Z` at each point,
+        and the estimated ``E[d]``.
     draws : int
         Importance sampling: draws per grid point (0 otherwise).
     """
@@ -116,13 +125,16 @@ class PartitionFunction:
         return self._evaluate(alpha, _CLOSED_EXPECTED, _counts_expected, self.expected_grid)
 
     def _evaluate(self, alpha, closed: dict, from_counts, grid: np.ndarray | None) -> np.ndarray:
-        """One quantity by this function's method: its closed form, the exact counts, or the
-        interpolated importance-sampling grid."""
+        r"""One quantity by this function's method: its closed form, the exact counts, or the
+        importance-sampling grid (``E[d]`` interpolated, :math:`\log Z` its integral)."""
         alpha = self._alpha(alpha)
         if self.method == "closed form":
             return closed[self.distance](self.n, alpha / max(self.n, 1))
         if self.method == "exact counts":
             return from_counts(self.log_counts, alpha / max(self.n, 1))
+        if grid is self.log_z_grid:
+            integral = _antiderivative(self.alpha_grid, self.expected_grid)(alpha)
+            return np.asarray(math.lgamma(self.n + 1) - integral / self.n)
         return self._interpolate(grid, alpha)
 
     def standard_error(self, alpha: float | np.ndarray) -> np.ndarray:
@@ -236,8 +248,9 @@ def _partition_function(
                 )
             )
         top = alpha_max if alpha_max is not None else 4.0 * n
-        grid = np.linspace(0.0, top, IS_POINTS)
-        log_z, se, expected = _importance_sampling(n, distance, grid, draws, seed)
+        grid = top * np.linspace(0.0, 1.0, IS_POINTS) ** 2  # E[d] bends most at small α
+        _, se, expected = _importance_sampling(n, distance, grid, draws, seed)
+        log_z = math.lgamma(n + 1) - _antiderivative(grid, expected)(grid) / n
         return PartitionFunction(
             distance, n, "importance sampling", None, grid, log_z, se, expected, draws
         )
@@ -416,6 +429,13 @@ _LOG_COUNTS = {
 
 
 # ---------------------------------------------------------------------------- importance sampling
+def _antiderivative(grid: np.ndarray, expected: np.ndarray):
+    """The integral from 0 of the monotone (PCHIP) interpolation of ``E[d]`` on ``grid``."""
+    from scipy.interpolate import PchipInterpolator
+
+    return PchipInterpolator(grid, expected).antiderivative()
+
+
 def _importance_sampling(
     n: int, distance: str, grid: np.ndarray, draws: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -122,7 +122,8 @@ def sample_mallows(
 
 
 @functools.lru_cache(maxsize=16)
-def _all_permutations(n: int) -> np.ndarray:
+def all_permutations(n: int) -> np.ndarray:
+    """Every permutation of ``1 … n`` as rows, in lexicographic order (cached, read-only)."""
     out = np.array(list(itertools.permutations(range(1, n + 1))), dtype=np.int64)
     out.setflags(write=False)
     return out
@@ -131,7 +132,7 @@ def _all_permutations(n: int) -> np.ndarray:
 def _enumerated(
     n: int, alpha: float, distance: str, size: int, rng: np.random.Generator
 ) -> np.ndarray:
-    perms = _all_permutations(n)
+    perms = all_permutations(n)
     d = row_distances(perms, np.arange(1, n + 1), distance).astype(np.float64)
     weight = np.exp(-alpha / n * (d - d.min()))
     cumulative = np.cumsum(weight)
@@ -142,7 +143,12 @@ def _enumerated(
 def _metropolis(
     n: int, alpha: float, distance: str, size: int, rng: np.random.Generator, steps: int
 ) -> np.ndarray:
-    """``size`` chains of adjacent swaps around the identity, advanced together."""
+    """``size`` chains of adjacent swaps around the identity, advanced together.
+
+    For the footrule, Spearman and Hamming distances a swap changes only the two items' terms of
+    the distance, so its change is computed from them (O(1) per chain and step); for the others
+    the proposal's distance is computed whole. Both give the same integers, so the same chains.
+    """
     identity = np.arange(1, n + 1)
     state = np.broadcast_to(identity, (size, n)).copy()  # state[c, item] = its rank
     # items_at[c, r]: the item at rank r + 1 of chain c (the inverse of state)
@@ -150,19 +156,37 @@ def _metropolis(
     current = row_distances(state, identity, distance)
     rows = np.arange(size)
     c = alpha / n
+    local = _SWAP_TERM.get(distance)
     for _ in range(steps):  # a Markov chain per row: the steps run one after the other
         rank = rng.integers(0, n - 1, size=size)  # swap the items at ranks rank + 1, rank + 2
         a, b = items_at[rows, rank], items_at[rows, rank + 1]
-        proposal = state.copy()
-        proposal[rows, a] += 1
-        proposal[rows, b] -= 1
-        new = row_distances(proposal, identity, distance)
-        accept = np.log(rng.random(size)) < -c * (new - current)
-        state[accept] = proposal[accept]
-        current = np.where(accept, new, current)
-        swap = rows[accept]
-        items_at[swap, rank[accept]], items_at[swap, rank[accept] + 1] = (
+        if local is not None:
+            # a moves from rank + 1 to rank + 2, b the other way; their own ranks are a + 1, b + 1
+            change = local(rank + 1 - a) + local(rank - b) - local(rank - a) - local(rank + 1 - b)
+            accept = np.log(rng.random(size)) < -c * change
+            moved = rows[accept]
+            state[moved, a[accept]] += 1
+            state[moved, b[accept]] -= 1
+        else:
+            proposal = state.copy()
+            proposal[rows, a] += 1
+            proposal[rows, b] -= 1
+            new = row_distances(proposal, identity, distance)
+            accept = np.log(rng.random(size)) < -c * (new - current)
+            state[accept] = proposal[accept]
+            current = np.where(accept, new, current)
+            moved = rows[accept]
+        items_at[moved, rank[accept]], items_at[moved, rank[accept] + 1] = (
             b[accept],
             a[accept],
         )
     return state
+
+
+#: The term of one item in the distances that are sums over items, as a function of the gap
+#: between its rank and its reference rank.
+_SWAP_TERM = {
+    "footrule": np.abs,
+    "spearman": np.square,
+    "hamming": lambda gap: (gap != 0).astype(np.int64),
+}

@@ -225,3 +225,35 @@ def max_distance(n: int, distance: str) -> int:
         "hamming": n if n > 1 else 0,
         "ulam": max(n - 1, 0),
     }[distance]
+
+
+#: The distances that are sums of one term per item, ``Σ_i f(r_i − ρ_i)``: the ranking closest
+#: to a set of rankings is an assignment problem (:func:`central_ranking`).
+ITEMWISE = ("footrule", "spearman", "hamming")
+
+
+def central_ranking(r: np.ndarray, distance: str) -> np.ndarray:
+    """The rank vector ρ that minimises :math:`\\sum_j d(r_j, \\rho)` over the rows of ``r``
+    (rank vectors, ``(m, n)``), for a distance of :data:`ITEMWISE`.
+
+    The sum is :math:`\\sum_i \\sum_j f(r_{ji} - \\rho_i)`, a cost per (item, rank): the best ρ
+    is the assignment of items to ranks of least total cost (Hungarian method,
+    :func:`scipy.optimize.linear_sum_assignment`), exact. The cost matrix comes from the counts
+    of each item at each rank, so the work is :math:`O(m n + n^3)`. (For footrule this is the
+    footrule median of Diaconis & Graham 1977.)
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    if distance not in ITEMWISE:
+        raise ValueError(f"central_ranking applies to {', '.join(ITEMWISE)}, not {distance!r}")
+    r = np.asarray(r, dtype=np.int64)
+    m, n = r.shape
+    counts = np.zeros((n, n))  # counts[i, k]: rows that give item i the rank k + 1
+    np.add.at(counts, (np.tile(np.arange(n), m), r.ravel() - 1), 1.0)
+    ranks = np.arange(1, n + 1)
+    gap = ranks[:, None] - ranks[None, :]  # [observed rank, assigned rank]
+    term = {"footrule": np.abs(gap), "spearman": gap**2, "hamming": (gap != 0)}[distance]
+    items, assigned = linear_sum_assignment(counts @ term)
+    rho = np.empty(n, dtype=np.int64)
+    rho[items] = assigned + 1
+    return rho

@@ -12,6 +12,7 @@ from rankstats._pymc.convergence import ConvergenceWarning
 from rankstats.core.bradley_terry_mle import ConvergenceError, MLEDoesNotExistError
 from rankstats.core.mallows_partition import PartitionFunction, partition_function
 from rankstats.core.permutation_distances import DISTANCES, rank_distance
+from rankstats.core.preferences import AssessorPreferences
 from rankstats.models._fit import Fit, register_model
 from rankstats.models.bradley_terry import BradleyTerry
 from rankstats.models.cross_validation import KFoldResult, kfold
@@ -26,6 +27,7 @@ from rankstats.models.zoo import load, save
 
 __all__ = [
     "DISTANCES",
+    "AssessorPreferences",
     "BradleyTerry",
     "ConvergenceError",
     "ConvergenceWarning",

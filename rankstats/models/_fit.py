@@ -158,7 +158,7 @@ class Fit:
         """
         if not 0 < prob < 1:
             raise ValueError(f"prob must be in (0, 1), got {prob}")
-        function = PAIR_FUNCTIONS[self.model]
+        function = self._pair_function()
         systems = list(self.systems)
         index = {s: i for i, s in enumerate(systems)}
         order = list(order) if order is not None else self.order
@@ -207,6 +207,10 @@ class Fit:
             {"model": self.model, "fit_method": self.method, "prob": prob, "order": order}
         )
         return out
+
+    def _pair_function(self) -> PairFunction:
+        """How this fit's draws give ``P(a above b)`` (the model's registered function)."""
+        return PAIR_FUNCTIONS[self.model]
 
     def pairwise_matrix(self, prob: float = 0.95) -> pd.DataFrame:
         """Estimated ``P(row above column)`` as a square DataFrame in :attr:`order`."""

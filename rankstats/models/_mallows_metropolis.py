@@ -11,14 +11,17 @@ Target, in BayesMallows' parametrisation, for ``N`` complete (or latent complete
     p(\rho, \alpha \mid R) \propto
     \frac{e^{-\frac{\alpha}{n} \sum_j d(R_j, \rho)}}{Z_n(\alpha)^N}\; e^{-\lambda \alpha},
 
-ρ uniform a priori and α ~ Exponential(λ) (BayesMallows' default λ = 0.001). One iteration:
+ρ uniform a priori and α ~ Gamma(a, λ) — with ``a = 1`` the Exponential(λ) of BayesMallows
+(default λ = 0.001). One iteration:
 
 1. **ρ by leap-and-shift** (Vitelli et al. 2018, Sec. 3.1): an item ``u`` uniformly, a new rank
-   ``r`` uniformly among the ranks within ``L`` of :math:`\rho_u` (``L`` the leap size), and the
-   items between the old and the new rank shifted by one towards the old. The move is not
-   symmetric near the ends and for ``|r − ρ_u| = 1`` (an adjacent swap, reached from either of
-   the two items), so the acceptance ratio carries the proposal probabilities of
-   :func:`leap_and_shift_log_q`;
+   ``r`` uniformly among the ranks within ``L`` of :math:`\rho_u`, and the items between the
+   old and the new rank shifted by one towards the old. The move is not symmetric near the ends
+   and for ``|r − ρ_u| = 1`` (an adjacent swap, reached from either of the two items), so the
+   acceptance ratio carries the proposal probabilities of :func:`leap_and_shift_log_q`. ``L``
+   is drawn uniformly from ``1 … leap`` at every iteration, independently of the state: a
+   mixture of leap-and-shift kernels, each reversible, hence reversible (``leap = 1``:
+   BayesMallows' kernel);
 2. **α by a log-normal random walk**: :math:`\log \alpha^* = \log \alpha + \sigma_\alpha z`, with
    the Jacobian :math:`\alpha^* / \alpha` in the ratio and :math:`\log Z_n` from
    :func:`rankstats.core.mallows_partition.partition_function`.
@@ -39,7 +42,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rankstats.core.mallows_partition import PartitionFunction, partition_function
-from rankstats.core.permutation_distances import check_distance, row_distances, total_distance
+from rankstats.core.permutation_distances import (
+    ITEMWISE,
+    central_ranking,
+    check_distance,
+    row_distances,
+    total_distance,
+)
 from rankstats.core.preferences import AssessorPreferences
 
 #: BayesMallows' defaults: the rate of α's exponential prior, the leap size, the standard
@@ -48,6 +57,10 @@ ALPHA_RATE = 0.001
 LEAP = 1
 ALPHA_SD = 0.1
 ALPHA_START = 1.0
+#: Proposals of α between two adaptations of its proposal's scale (:meth:`MetropolisChain.run`).
+ADAPT_WINDOW = 50
+#: Tuning iterations between two jumps of ρ to the conditional mode (:meth:`MetropolisChain.run`).
+MODE_EVERY = 250
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,9 +145,10 @@ class MetropolisChain:
     kind : {"subset", "top_k"}
         ``"subset"``: only the order of the ranked items is observed (an unranked item may be
         anywhere); ``"top_k"``: the unranked items are below every ranked one.
-    leap, alpha_sd, alpha_rate, alpha_start
-        Leap size (1 … n − 1), the log-scale standard deviation of α's proposal, the rate of
-        α's exponential prior and α's starting value.
+    leap, alpha_sd, alpha_shape, alpha_rate, alpha_start
+        Largest leap size (1 … n − 1), the log-scale standard deviation of α's proposal (its
+        start: it adapts while tuning), the shape and rate of α's Gamma prior (shape 1:
+        exponential) and α's starting value.
     rho_start : ndarray, optional
         Starting consensus (default: the ranks of the mean ranks of the completions).
     partition : PartitionFunction, optional
@@ -150,6 +164,7 @@ class MetropolisChain:
         kind: str = "subset",
         leap: int = LEAP,
         alpha_sd: float = ALPHA_SD,
+        alpha_shape: float = 1.0,
         alpha_rate: float = ALPHA_RATE,
         alpha_start: float = ALPHA_START,
         rho_start: np.ndarray | None = None,
@@ -167,10 +182,11 @@ class MetropolisChain:
         n_rankings, n = observed.shape
         if not 1 <= leap <= n - 1:
             raise ValueError(f"leap must be between 1 and n − 1 = {n - 1}, not {leap!r}")
-        if not (alpha_sd > 0 and alpha_rate > 0 and alpha_start > 0):
-            raise ValueError("alpha_sd, alpha_rate and alpha_start must be > 0")
+        if not (alpha_sd > 0 and alpha_shape > 0 and alpha_rate > 0 and alpha_start > 0):
+            raise ValueError("alpha_sd, alpha_shape, alpha_rate and alpha_start must be > 0")
         self.distance, self.rng, self.n, self.n_rankings = distance, rng, n, n_rankings
-        self.leap, self.alpha_sd, self.alpha_rate = leap, alpha_sd, alpha_rate
+        self.leap, self.alpha_sd = leap, alpha_sd
+        self.alpha_shape, self.alpha_rate = alpha_shape, alpha_rate
         self.augmentation = Augmentation(observed, kind, distance, rng, above=above)
         self.pf = partition if partition is not None else partition_function(n, distance)
         completions = self.augmentation.completions
@@ -183,32 +199,63 @@ class MetropolisChain:
         self.total = total_distance(completions, self.rho, distance)
         self.log_z = float(self.pf.log_z(self.alpha))
         self.accepted_rho = self.accepted_alpha = self.iterations = 0
+        self.window = self.window_accepted = 0  # the adaptation of alpha_sd (run(adapt=True))
 
-    def run(self, iterations: int) -> MetropolisDraws:
-        """``iterations`` more iterations; their draws and the acceptance rates so far."""
+    def _toward_mode(self, rho: np.ndarray, total: int) -> tuple[np.ndarray, int]:
+        """Tuning only: ρ replaced by the ranking closest to the current (latent) complete
+        rankings — exact for the distances of
+        :data:`~rankstats.core.permutation_distances.ITEMWISE`, the footrule's for the others —
+        when that lowers their total distance (the conditional mode of ρ, whatever α). With
+        many assessors the posterior of ρ is so peaked that leap-and-shift moves from a
+        ranking a few swaps from the mode are almost never accepted: a chain started there
+        would stay (BayesMallows' published sushi consensus is such a ranking)."""
+        rankings = self.augmentation.completions
+        target = self.distance if self.distance in ITEMWISE else "footrule"
+        candidate = central_ranking(rankings, target)
+        new_total = total_distance(rankings, candidate, self.distance)
+        if new_total < total:
+            return candidate, new_total
+        return rho, total
+
+    def run(self, iterations: int, thin: int = 1, adapt: bool = False) -> MetropolisDraws:
+        """``iterations`` more iterations; the draws of every ``thin``-th of them (counted from
+        the chain's first iteration) and the acceptance rates so far.
+
+        ``adapt`` (tuning only: the chain is not Markov while it adapts): every
+        :data:`ADAPT_WINDOW` proposals of α, its proposal's standard deviation is multiplied by
+        :math:`e^{a - 0.44}`, ``a`` the window's acceptance rate (0.44: the optimal rate of a
+        one-dimensional random walk, Roberts & Rosenthal 2001), within [0.01, 5]; windows are
+        counted by the chain, so blocks of any size adapt alike. Every :data:`MODE_EVERY`
+        tuning iterations ρ also jumps to the conditional mode when that is better
+        (:meth:`_toward_mode`)."""
         n, leap, rng, distance = self.n, self.leap, self.rng, self.distance
         rankings = self.augmentation.completions  # updated in place by the augmentation
-        rho_draws = np.empty((iterations, n), dtype=np.int64)
-        alpha_draws = np.empty(iterations)
+        kept = (self.iterations + iterations) // thin - self.iterations // thin
+        rho_draws = np.empty((kept, n), dtype=np.int64)
+        alpha_draws = np.empty(kept)
+        slot = 0
         rho, alpha, total, log_z = self.rho, self.alpha, self.total, self.log_z
         for t in range(iterations):  # a Markov chain: one iteration after the other
-            u = rng.random(4)  # item, rank offset, the two acceptance uniforms
+            u = rng.random(5)  # item, rank offset, the two acceptance uniforms, the leap
             step = rng.standard_normal()
+            if adapt and (self.iterations + t) % MODE_EVERY == 0:
+                rho, total = self._toward_mode(rho, total)
             # --- the latent ranks of the partial rankings
             if self.augmentation.active:
                 total += self.augmentation.update(rho, alpha / n)
             # --- ρ: leap and shift
             item = int(u[0] * n)
             position = int(rho[item])
-            low, high = max(1, position - leap), min(n, position + leap)
+            size = 1 + int(u[4] * leap)  # this iteration's leap: uniform on 1 … leap
+            low, high = max(1, position - size), min(n, position + size)
             choice = low + int(u[1] * (high - low))  # uniform on the high − low other ranks
             rank = choice + 1 if choice >= position else choice
             proposal = leap_and_shift(rho, item, rank)
             new_total = total_distance(rankings, proposal, distance)
             log_ratio = (
                 -alpha / n * (new_total - total)
-                + leap_and_shift_log_q(proposal, rho, leap)
-                - leap_and_shift_log_q(rho, proposal, leap)
+                + leap_and_shift_log_q(proposal, rho, size)
+                - leap_and_shift_log_q(rho, proposal, size)
             )
             if math.log(u[2]) < log_ratio:
                 rho, total = proposal, new_total
@@ -220,13 +267,22 @@ class MetropolisChain:
                 -(new_alpha - alpha) / n * total
                 - self.n_rankings * (new_log_z - log_z)
                 - self.alpha_rate * (new_alpha - alpha)
-                + math.log(new_alpha / alpha)
+                + self.alpha_shape * math.log(new_alpha / alpha)  # prior and Jacobian
             )
             if math.log(u[3]) < log_ratio:
                 alpha, log_z = new_alpha, new_log_z
                 self.accepted_alpha += 1
-            rho_draws[t] = rho
-            alpha_draws[t] = alpha
+                self.window_accepted += adapt
+            if adapt:
+                self.window += 1
+                if self.window == ADAPT_WINDOW:
+                    rate = self.window_accepted / ADAPT_WINDOW
+                    self.alpha_sd = min(5.0, max(0.01, self.alpha_sd * math.exp(rate - 0.44)))
+                    self.window = self.window_accepted = 0
+            if (self.iterations + t + 1) % thin == 0:
+                rho_draws[slot] = rho
+                alpha_draws[slot] = alpha
+                slot += 1
         self.rho, self.alpha, self.total, self.log_z = rho, alpha, total, log_z
         self.iterations += iterations
         done = max(self.iterations, 1)

@@ -459,10 +459,3 @@ def advance(chain: Chain, n_sweeps: int, keep: bool) -> tuple[Chain, np.ndarray,
     """Run ``chain`` for ``n_sweeps`` more sweeps in a worker process; return it with its draws."""
     thetas, positions = chain.run(n_sweeps, keep=keep)
     return chain, thetas, positions
-
-
-def ignore_interrupt() -> None:
-    """Worker initializer: Ctrl-C stops the parent, which keeps the draws made so far."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)

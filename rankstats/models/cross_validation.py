@@ -127,7 +127,11 @@ def _model_of(fit: Fit) -> Any:
             info.get("prior_scale", 1.0), ties=ties, kind=info.get("kind", "subset")
         )
     if fit.model == "mallows":
-        return models.Mallows(prior=info.get("prior", "gamma"))
+        return models.Mallows(
+            prior=info.get("prior", "gamma"),
+            distance=info.get("distance", "kendall"),
+            kind=info.get("kind", "subset"),
+        )
     raise ValueError(f"no K-fold cross-validation for model {fit.model!r}")
 
 
@@ -141,6 +145,8 @@ def _settings(fit: Fit) -> dict[str, Any]:
         for key in ("sampler", "target_accept"):
             if key in fit.info:
                 out[key] = fit.info[key]
+    elif fit.info.get("sampler") == "metropolis":
+        out.update({key: fit.info[key] for key in ("sampler", "thin", "leap") if key in fit.info})
     return out
 
 
@@ -162,6 +168,10 @@ def _heldout(model: str, kind: str, ranks: np.ndarray, fit: Fit, plug_in: bool) 
     if model == "bt":
         tie = values.get("log_tie")
         return pointwise.bt_rankings(ranks, kind, values["log_worth"], tie)
+    distance = fit.info.get("distance", "kendall")
+    if distance != "kendall":
+        rho = np.rint(values["position"]).astype(np.int64)
+        return pointwise.distance_rankings(ranks, rho, values["alpha"], distance)
     return pointwise.mallows_rankings(ranks, values["position"], values["theta"])
 
 
@@ -243,7 +253,15 @@ def kfold(
     keep = pointwise.informative(ranks, kind)
     rk = _subset(data, keep) if not keep.all() else data
     n = rk.n_rankings
-    if name == "mallows":
+    distance = getattr(model, "distance", "kendall")
+    if name == "mallows" and distance != "kendall":
+        if np.isnan(rk.ranks).any() or pointwise.tied_rows(rk.ranks).any():
+            raise InvalidRankingsError(
+                f"rankings with unranked or tied systems: the Mallows ({distance}) likelihood "
+                "of such a held-out ranking (a sum over its compatible complete rankings) is "
+                "not computed, so K-fold cross-validation cannot score it"
+            )
+    elif name == "mallows":
         observed = ~np.isnan(rk.ranks)
         bad = ~observed.all(axis=1) & (observed.sum(axis=1) > 2)
         if bad.any():

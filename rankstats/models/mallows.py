@@ -19,7 +19,6 @@ with the Mallows rank model*, JMLR 18 (BayesMallows).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -27,13 +26,22 @@ import pandas as pd
 from scipy import optimize
 
 from rankstats._pymc import compat as _compat
-from rankstats._pymc.convergence import ESS_MIN, RHAT_MAX, warn_convergence
+from rankstats._pymc.convergence import warn_convergence
 from rankstats._util.advice import AdviceError
 from rankstats._util.progress import meter
 from rankstats.core.mallows_kendall import log_z, mallows_expected_distance
+from rankstats.core.permutation_distances import check_distance
+from rankstats.core.preferences import AssessorPreferences
 from rankstats.core.rankings import Rankings, default_level, tied_entries
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidRankingsError
+from rankstats.models._mallows_chains import (
+    fork_pool,
+    kemeny_consensus,
+    parallel_block,
+    sample_until_converged,
+)
+from rankstats.models._mallows_metropolis import KINDS
 from rankstats.models._mallows_sampler import (
     BACKENDS,
     DRAWS,
@@ -42,107 +50,38 @@ from rankstats.models._mallows_sampler import (
     Chain,
     LogPrior,
     advance,
-    ignore_interrupt,
     pair_counts,
     resolve_backend,
     total_distance,
 )
 from rankstats.models.information import require_order
 from rankstats.models.mallows_fit import MallowsFit, persisted_attributes
+from rankstats.models.mallows_metropolis_fit import THIN as METROPOLIS_THIN
+from rankstats.models.mallows_metropolis_fit import TUNE as METROPOLIS_TUNE
+from rankstats.models.mallows_metropolis_fit import fit_metropolis
 from rankstats.models.timing import chain_workers
 
 PRIORS = ("gamma", "bayesmallows")
-
-
-def _consensus_of_draws(positions: np.ndarray, systems: tuple[str, ...]) -> list[str]:
-    from rankstats.aggregation.kemeny_search import kemeny
-    from rankstats.core.pair_probabilities import Pairwise
-
-    wins = np.count_nonzero(positions[:, :, None] < positions[:, None, :], axis=0).astype(float)
-    n = len(systems)
-    compared = np.full((n, n), float(len(positions)))
-    np.fill_diagonal(compared, 0.0)
-    pw = Pairwise(wins, wins, compared, len(positions), systems, np.full(n, float(len(positions))))
-    return list(kemeny(pw, method="auto", time_limit=60).order)
-
-
-def _convergence(theta: np.ndarray, pos: np.ndarray) -> list[str]:
-    """R-hat / ESS problems of θ and of the consensus positions that vary at all (a position
-    that is the same in every draw is certain, not unconverged: its R-hat is undefined)."""
-    import xarray as xr
-
-    varying = pos.reshape(-1, pos.shape[-1]).std(axis=0) > 0
-    data = xr.Dataset(
-        {
-            "theta": (("chain", "draw"), theta),
-            "position": (("chain", "draw", "item"), pos[:, :, varying]),
-        }
-    )
-    diag = _compat.diagnostics(data, which=_compat.CONVERGENCE_DIAGNOSTICS)
-    problems = []
-    names = ["theta"] + (["position"] if varying.any() else [])
-    rhat = max(float(np.nanmax(diag["r_hat"][v].to_numpy())) for v in names)
-    ess = min(float(np.nanmin(diag["ess_bulk"][v].to_numpy())) for v in names)
-    if not np.isfinite(rhat) or rhat > RHAT_MAX:
-        problems.append(f"max R-hat = {rhat:.3f} > {RHAT_MAX}")
-    if not np.isfinite(ess) or ess < ESS_MIN:
-        problems.append(f"min bulk ESS = {ess:.0f} < {ESS_MIN}")
-    return problems
-
-
-def _fork_pool(workers: int):
-    """A pool of ``workers`` forked processes, started now: before any progress display starts
-    its refresh thread.  Python ≥ 3.12 warns about fork() in a process with threads; the only
-    threads here are the idle workers of NumPy's OpenBLAS (as for PyMC's chains), and the
-    workers run NumPy code of this module only."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    with _compat.quiet_pytensor():  # also silences exactly the fork() DeprecationWarning
-        pool = ProcessPoolExecutor(workers, multiprocessing.get_context("fork"), ignore_interrupt)
-        pool.submit(int).result()  # forks every worker now
-    return pool
-
-
-def _parallel_block(pool, samplers, thetas, positions, n_tune, n_keep, label, progressbar) -> None:
-    """Run every chain ``n_tune`` discarded and ``n_keep`` kept sweeps in the worker processes,
-    in chunks (the progress display advances per chunk; the draws do not depend on them)."""
-    from concurrent.futures import FIRST_COMPLETED, wait
-
-    chunk = max(25, (n_tune + n_keep) // 20)
-    plan = {}
-    for c in range(len(samplers)):
-        steps = [(min(chunk, n_tune - k), False) for k in range(0, n_tune, chunk)]
-        steps += [(min(chunk, n_keep - k), True) for k in range(0, n_keep, chunk)]
-        plan[c] = steps
-    total = len(samplers) * (n_tune + n_keep)
-    with meter(label, total=total, unit="sweeps", enabled=progressbar) as bar:
-        running = {}
-
-        def submit(c: int) -> None:
-            if plan[c]:
-                n_sweeps, keep = plan[c].pop(0)
-                running[pool.submit(advance, samplers[c], n_sweeps, keep)] = (c, n_sweeps)
-
-        for c in range(len(samplers)):
-            submit(c)
-        while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                c, n_sweeps = running.pop(future)
-                samplers[c], t, p = future.result()
-                if len(t):
-                    thetas[c].append(t)
-                    positions[c].append(p)
-                bar.advance(n_sweeps)
-                submit(c)
+SAMPLERS = ("auto", "gibbs", "metropolis")
 
 
 class Mallows:
-    """Bayesian Mallows (Kendall) model.
+    """Bayesian Mallows model, with any of six distances.
 
     Parameters
     ----------
+    distance : str
+        One of :data:`~rankstats.models.DISTANCES`: ``"kendall"`` (default), ``"footrule"``
+        (BayesMallows' default), ``"spearman"``, ``"cayley"``, ``"hamming"``, ``"ulam"``.
+        Kendall's fit runs the exact Gibbs sampler below; every distance (Kendall too, with
+        ``sampler="metropolis"``) runs the Metropolis–Hastings sampler of Vitelli et al. (2018)
+        (:mod:`rankstats.models.mallows_metropolis_fit`), in BayesMallows' parametrisation
+        :math:`P(r) \\propto e^{-\alpha d(r, \rho)/n}`, α = n θ.
+    kind : {"subset", "top_k"}
+        What an unranked system (NaN) means: ``"subset"`` (default) — it was not compared, it
+        may be anywhere in the ranking (a system not run on a task); ``"top_k"`` — it is below
+        every ranked system (a top-k list). Ties are a latent order either way. ``"top_k"``
+        runs the Metropolis–Hastings sampler.
     prior : {"gamma", "bayesmallows"}
         ``"gamma"`` (default): θ ~ Gamma(shape, rate), default shape 1, rate 0.1 (an exponential
         with mean 10: weak, since rankings of benchmark tasks typically give θ between 0.05 and
@@ -162,7 +101,18 @@ class Mallows:
     True
     """
 
-    def __init__(self, prior: str = "gamma", shape: float = 1.0, rate: float = 0.1) -> None:
+    def __init__(
+        self,
+        prior: str = "gamma",
+        shape: float = 1.0,
+        rate: float = 0.1,
+        distance: str = "kendall",
+        kind: str = "subset",
+    ) -> None:
+        check_distance(distance)
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+        self.distance, self.kind = distance, kind
         if prior not in PRIORS:
             raise ValueError(f"prior must be one of {PRIORS}, not {prior!r}")
         if shape <= 0 or rate <= 0:
@@ -174,12 +124,29 @@ class Mallows:
             return LogPrior(1.0, 0.001 * n, gamma=False)
         return LogPrior(self.shape, self.rate)
 
-    @staticmethod
-    def _prepare(data: Rankings | Scores) -> Rankings:
+    def _alpha_prior(self, n: int) -> tuple[float, float]:
+        """(shape, rate) of α = n θ's Gamma prior: θ ~ Gamma(a, b) is α ~ Gamma(a, b / n)."""
+        if self.prior == "bayesmallows":
+            return 1.0, 0.001
+        return self.shape, self.rate / n
+
+    def _prepare(self, data: Rankings | Scores | AssessorPreferences):
+        if isinstance(data, AssessorPreferences):
+            stated = data.above.any(axis=(0, 1)) | data.above.any(axis=(0, 2))
+            never = [s for s, seen in zip(data.systems, stated, strict=True) if not seen]
+            if never:
+                raise InvalidRankingsError(
+                    f"system(s) {never[:5]} appear in no preference: their consensus position "
+                    "is determined by the prior only; remove them"
+                )
+            return data
         if isinstance(data, Scores):
             data = Rankings.from_scores(data, by=default_level(data))
         if not isinstance(data, Rankings):
-            raise TypeError(f"Mallows.fit takes Rankings or Scores, not {type(data).__name__}")
+            raise TypeError(
+                "Mallows.fit takes Rankings, Scores or AssessorPreferences, not "
+                f"{type(data).__name__}"
+            )
         require_order(data)
         counts = (~np.isnan(data.ranks)).sum(axis=1)
         short = np.flatnonzero(counts < 2)
@@ -193,7 +160,7 @@ class Mallows:
             for s, c in zip(data.systems, (~np.isnan(data.ranks)).sum(axis=0), strict=True)
             if c == 0
         ]
-        if never:
+        if never and self.kind == "subset":  # top-k: below every ranked system, informative
             raise InvalidRankingsError(
                 f"system(s) {never[:5]} appear in no ranking: their consensus position is "
                 "determined by the prior only; remove them"
@@ -202,10 +169,10 @@ class Mallows:
 
     def fit(
         self,
-        data: Rankings | Scores,
+        data: Rankings | Scores | AssessorPreferences,
         method: str = "mcmc",
         draws: int = DRAWS,
-        tune: int = TUNE,
+        tune: int | None = None,
         chains: int = 4,
         seed: int | None = 0,
         progressbar: bool = True,
@@ -213,19 +180,36 @@ class Mallows:
         cores: int | None = None,
         on_extend: Callable[[int, int, list[str]], None] | None = None,
         backend: str = "auto",
+        sampler: str = "auto",
+        thin: int | None = None,
+        leap: int = 1,
     ) -> MallowsFit:
-        """Fit by MCMC (Gibbs + slice sampling) or MAP (Kemeny consensus + ML dispersion).
+        """Fit by MCMC (Gibbs + slice sampling for Kendall, Metropolis–Hastings for every
+        distance) or MAP (Kendall: Kemeny consensus + ML dispersion).
 
         Parameters
         ----------
-        data : Rankings or Scores
-            Partial rankings (NaN = unranked; ties allowed).
+        data : Rankings, Scores or AssessorPreferences
+            Partial rankings (NaN = unranked, read as the model's ``kind`` says; ties
+            allowed), or each assessor's pairwise preferences
+            (:class:`~rankstats.core.preferences.AssessorPreferences`, Metropolis–Hastings).
         method : {"mcmc", "map"}
             ``map``: σ = the exact Kemeny consensus and θ solving the maximum-likelihood
-            equation :math:`E_\\theta[d] = \\bar d` (complete rankings only: with unranked items
-            the marginal likelihood is not that of a Kemeny problem — use ``mcmc``).
+            equation :math:`E_\\theta[d] = \\bar d` (Kendall, complete rankings only: with
+            unranked items the marginal likelihood is not that of a Kemeny problem — use
+            ``mcmc``).
         draws, tune, chains : int
-            Kept sweeps per chain, discarded sweeps, number of chains.
+            Kept draws per chain, discarded iterations at the start, number of chains. Gibbs:
+            a draw is a sweep, ``tune`` defaults to 1,000. Metropolis–Hastings: a draw is kept
+            every ``thin`` iterations (default 10), ``tune`` defaults to 5,000 iterations.
+        sampler : {"auto", "gibbs", "metropolis"}
+            ``"auto"`` (default): the exact Gibbs sampler where it applies (Kendall distance,
+            rankings with ``kind="subset"``), else Metropolis–Hastings (leap-and-shift for
+            ρ, a log-normal walk for α, swaps for the latent ranks; BayesMallows' algorithm).
+            ``fit.info["sampler"]`` says which ran.
+        thin, leap : int
+            Metropolis–Hastings: iterations per kept draw, and the leap size of the
+            leap-and-shift proposal (1 … n − 1; BayesMallows' default 1).
         seed : int
             Chains are seeded by ``SeedSequence(seed).spawn(chains)``.
         progressbar : bool
@@ -266,11 +250,60 @@ class Mallows:
             unranked the marginal has no closed form: the group is absent and
             :func:`~rankstats.models.compare_fits` says why.
         """
-        rk = self._prepare(data)
-        if method == "map":
-            return self._fit_map(rk)
-        if method != "mcmc":
+        if method not in ("mcmc", "map"):
             raise ValueError(f"method must be 'mcmc' or 'map', not {method!r}")
+        if sampler not in SAMPLERS:
+            raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
+        rk = self._prepare(data)
+        gibbs_applies = (
+            self.distance == "kendall"
+            and self.kind == "subset"
+            and not isinstance(rk, AssessorPreferences)
+        )
+        if method == "map":
+            if self.distance != "kendall" or isinstance(rk, AssessorPreferences):
+                raise ValueError(
+                    "method='map' is the Kendall model's Kemeny consensus on rankings; use "
+                    f"method='mcmc' for the {self.distance} distance or for preferences"
+                )
+            return self._fit_map(rk)
+        if sampler == "gibbs" and not gibbs_applies:
+            raise ValueError(
+                "the Gibbs sampler applies to the Kendall distance on rankings with "
+                "kind='subset'; use sampler='metropolis' (or 'auto')"
+            )
+        if sampler == "metropolis" or not gibbs_applies:
+            if backend not in BACKENDS:
+                raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
+            tune = METROPOLIS_TUNE if tune is None else tune
+            thin = METROPOLIS_THIN if thin is None else thin
+            if draws < 1 or tune < 0 or chains < 1:
+                raise ValueError("need draws ≥ 1, tune ≥ 0, chains ≥ 1")
+            shape, rate = self._alpha_prior(len(rk.systems))
+            return fit_metropolis(
+                rk,
+                self.distance,
+                kind=self.kind,
+                alpha_shape=shape,
+                alpha_rate=rate,
+                prior={"name": self.prior, "alpha_shape": shape, "alpha_rate": rate},
+                draws=draws,
+                tune=tune,
+                thin=thin,
+                chains=chains,
+                seed=seed,
+                progressbar=progressbar,
+                max_draws=max_draws,
+                cores=cores,
+                on_extend=on_extend,
+                leap=leap,
+            )
+        if thin is not None:
+            raise ValueError(
+                "thin applies to the Metropolis–Hastings sampler (a Gibbs sweep "
+                "moves every item: keep every draw)"
+            )
+        tune = TUNE if tune is None else tune
         if draws < 1 or tune < 0 or chains < 1:
             raise ValueError("need draws ≥ 1, tune ≥ 0, chains ≥ 1")
         max_draws = EXTEND_FACTOR * draws if max_draws is None else max_draws
@@ -291,20 +324,21 @@ class Mallows:
         ]
         thetas: list[list[np.ndarray]] = [[] for _ in range(chains)]
         positions: list[list[np.ndarray]] = [[] for _ in range(chains)]
-        interrupted = False
-        extensions = 0
-
         workers = chain_workers(rk.ranks, tune + draws, chains, cores)
         parallel = workers > 1
         pool = None
+
+        def store(c: int, draws: tuple[np.ndarray, np.ndarray]) -> None:
+            thetas[c].append(draws[0])
+            positions[c].append(draws[1])
 
         def block(n_tune: int, n_keep: int, label: str) -> None:
             nonlocal pool
             if parallel:
                 if pool is None:
-                    pool = _fork_pool(workers)
-                return _parallel_block(
-                    pool, samplers, thetas, positions, n_tune, n_keep, label, progressbar
+                    pool = fork_pool(workers)
+                return parallel_block(
+                    pool, samplers, store, advance, n_tune, n_keep, label, progressbar
                 )
             with meter(
                 label, total=chains * (n_tune + n_keep), unit="sweeps", enabled=progressbar
@@ -327,39 +361,17 @@ class Mallows:
             return theta_c, pos_c
 
         try:
-            block(tune, draws, "Mallows Gibbs sampler")
-            theta_c, pos_c = stacked()
-            theta, pos = np.stack(theta_c), np.stack(pos_c)
-            problems = _convergence(theta, pos) if chains > 1 else []
-            while problems and theta.shape[1] < max_draws:
-                size = min(draws, max_draws - theta.shape[1])
-                extensions += 1
-                if on_extend is not None:
-                    on_extend(theta.shape[1], size, problems)
-                block(0, size, f"Mallows Gibbs sampler, extension {extensions}")
-                theta_c, pos_c = stacked()
-                theta, pos = np.stack(theta_c), np.stack(pos_c)
-                problems = _convergence(theta, pos)
-        except KeyboardInterrupt:
-            interrupted = True
-            theta_c, pos_c = stacked()
-            lengths = [len(t) for t in theta_c]
-            # The chains that finished the first block (all of them once it is done), truncated
-            # to a common length; before that, the chains that kept more than one draw (the
-            # interrupted one when the chains run one after the other).
-            keep = [c for c in range(chains) if lengths[c] >= draws]
-            if not keep:
-                keep = [c for c in range(chains) if lengths[c] > 1]
-            if not keep:
-                raise KeyboardInterrupt("interrupted before any draw was kept") from None
-            length = min(lengths[c] for c in keep)
-            theta = np.stack([theta_c[c][:length] for c in keep])
-            pos = np.stack([pos_c[c][:length] for c in keep])
-            problems = _convergence(theta, pos) if len(keep) > 1 else []
-            warnings.warn(
-                "sampling interrupted: the fit holds the chains finished so far",
-                RuntimeWarning,
-                stacklevel=2,
+            theta, pos, problems, extensions, interrupted = sample_until_converged(
+                block,
+                stacked,
+                tune=tune,
+                draws=draws,
+                max_draws=max_draws,
+                chains=chains,
+                on_extend=on_extend,
+                label="Mallows Gibbs sampler",
+                name="theta",
+                stacklevel=3,  # the caller of Mallows.fit
             )
         finally:
             if pool is not None:
@@ -400,7 +412,7 @@ class Mallows:
 
         pointwise.add_to_mallows_fit(rk, idata)
         flat_pos = pos.reshape(-1, n)
-        consensus = _consensus_of_draws(flat_pos, rk.systems)
+        consensus = kemeny_consensus(flat_pos, rk.systems)
         _compat.set_attrs(
             idata,
             {
@@ -432,6 +444,9 @@ class Mallows:
                 "cap_reached": cap_reached,
                 "workers": workers if parallel else 1,
                 "backend": backend,
+                "distance": "kendall",
+                "kind": "subset",
+                "sampler": "gibbs",
             },
         )
 
@@ -446,7 +461,15 @@ class Mallows:
         Without ties, the Mallows log-probability of the rankings.  Computed from the pairwise
         counts (the sampler's :func:`total_distance`), not ranking by ranking.
         """
+        if self.distance != "kendall":
+            raise ValueError(
+                "log_likelihood(position, theta) is the Kendall model's; the "
+                f"{self.distance} model's pointwise likelihood is in its fit's log_likelihood "
+                "group"
+            )
         rk = self._prepare(data)
+        if isinstance(rk, AssessorPreferences):
+            raise TypeError("log_likelihood takes rankings, not preferences")
         ranks = rk.ranks
         if np.isnan(ranks).any():
             raise ValueError(
@@ -524,5 +547,7 @@ class Mallows:
 
     def __repr__(self) -> str:
         if self.prior == "bayesmallows":
-            return "Mallows(prior='bayesmallows': α = nθ ~ Exp(0.001))"
-        return f"Mallows(prior=Gamma(shape={self.shape}, rate={self.rate}))"
+            prior = "prior='bayesmallows': α = nθ ~ Exp(0.001)"
+        else:
+            prior = f"prior=Gamma(shape={self.shape}, rate={self.rate}) on θ = α/n"
+        return f"Mallows(distance={self.distance!r}, kind={self.kind!r}, {prior})"

@@ -9,6 +9,7 @@ that :meth:`Fit.from_idata` rebuilds a :class:`MallowsFit`.
 
 from __future__ import annotations
 
+import functools
 import json
 import weakref
 from dataclasses import dataclass
@@ -16,7 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from rankstats.core.mallows_kendall import pair_probability
+from rankstats.core.mallows_pair_table import PairTable, pair_table
 from rankstats.models._fit import Fit, register_model
+
+#: Values of α at which a non-Kendall fit's pair table is computed (:attr:`MallowsFit.pair_table`).
+ALPHA_GRID = 5
 
 #: The last table of :func:`gap_table`: (a weak reference to its θ draws, n, the table).
 _LAST_TABLE: tuple[weakref.ref, int, np.ndarray] | None = None
@@ -85,6 +90,42 @@ class MallowsFit(Fit):
     def point(self) -> dict[str, np.ndarray]:
         theta = self.theta if np.isfinite(self.theta) else 50.0
         return {"position": self.worth.to_numpy()[None, :], "theta": np.array([theta])}
+
+    @property
+    def distance(self) -> str:
+        """The distance of the model (``"kendall"`` for every fit that does not say)."""
+        return str(self.info.get("distance", "kendall"))
+
+    def _pair_function(self):
+        if self.distance == "kendall":
+            return mallows_pairs
+        return self._distance_pairs
+
+    @functools.cached_property
+    def pair_table(self) -> PairTable:
+        """:math:`T_\\alpha` (:mod:`rankstats.core.mallows_pair_table`) on a grid of α over the
+        posterior: its 0.5 % and 99.5 % quantiles and :data:`ALPHA_GRID` points between (the
+        draws' tables are interpolated linearly in α). Exact for Kendall and up to 8 systems;
+        beyond, Monte Carlo with ``pair_table.standard_error`` (``pairwise()`` records it).
+        Computed once per fit."""
+        alpha = self.draws()["alpha"]
+        grid = np.quantile(alpha, np.linspace(0.005, 0.995, ALPHA_GRID))
+        return pair_table(len(self.systems), grid, self.distance)
+
+    def _distance_pairs(self, draws: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
+        """``P(row item above column item)`` per draw: the table at the draw's α, read at the
+        consensus ranks of the two items."""
+        rank = np.rint(draws["position"]).astype(np.intp) - 1
+        return self.pair_table.at(draws["alpha"], rank[:, rows][:, :, None], rank[:, None, :])
+
+    def pairwise(self, prob: float = 0.95, order=None):
+        table = super().pairwise(prob, order)
+        if self.distance != "kendall":
+            pt = self.pair_table
+            table.attrs.update(
+                {"pair_table": pt.method, "pair_table_standard_error": pt.standard_error}
+            )
+        return table
 
     @property
     def theta(self) -> float:

@@ -382,19 +382,93 @@ def add_to_mallows_fit(rk: Any, idata: Any) -> None:
     posterior = _compat.group(idata)
     position = posterior["position"].to_numpy().reshape(-1, rk.n_systems)
     theta = posterior["theta"].to_numpy().ravel()
+    _attach_rankings(
+        rk, idata, lambda: mallows_rankings(rk.ranks, position, theta), {"likelihood": "marginal"}
+    )
+
+
+def _attach_rankings(rk: Any, idata: Any, values_of, extra: dict[str, Any]) -> None:
+    """Attach ``values_of()`` (``(S, L)``, one column per ranking) as the ``log_likelihood``
+    group of a Mallows fit, or record why it is unavailable."""
     try:
-        values = mallows_rankings(rk.ranks, position, theta)
+        values = values_of()
     except PointwiseUnavailable as err:
         _compat.set_attrs(idata, {UNAVAILABLE: str(err)})
         return
-    keep = np.ones(rk.n_rankings, dtype=bool)
-    names, attrs = _ranking_attrs(rk, keep, "subset")
-    attach(
+    names, attrs = _ranking_attrs(rk, np.ones(rk.n_rankings, dtype=bool), "subset")
+    attach(idata, values, "ranking", names, {"model": "mallows", **attrs, "composite": 0, **extra})
+
+
+def distance_rankings(
+    ranks: np.ndarray, rho: np.ndarray, alpha: np.ndarray, distance: str
+) -> np.ndarray:
+    r"""Mallows log-likelihood of every observed complete ranking under ``distance``, ``(S, L)``:
+    :math:`-\alpha\, d(y, \rho)/n - \log Z_n(\alpha)` (BayesMallows' parametrisation), for
+    draws ``rho`` ``(S, n)`` (rank vectors) and ``alpha`` ``(S,)``.
+
+    Rankings with unranked or tied systems are refused (:class:`PointwiseUnavailable`): their
+    marginal likelihood sums over their compatible complete rankings, which is not computed for
+    distances other than Kendall's (whose tie groups have a closed form), and the likelihood of a
+    sampled completion is not that of the data. The distances are computed once per distinct
+    consensus among the draws.
+    """
+    from rankstats.core.mallows_partition import partition_function
+    from rankstats.core.permutation_distances import row_distances
+
+    if np.isnan(ranks).any() or tied_rows(ranks).any():
+        raise PointwiseUnavailable(
+            escape(
+                f"rankings with unranked or tied systems: their Mallows ({distance}) marginal "
+                "likelihood is a sum over their compatible complete rankings, computed in "
+                "closed form for the Kendall distance only, and the likelihood of a sampled "
+                "completion is not that of the data"
+            )
+        )
+    observed = ranks.astype(np.int64)
+    n_rankings, n = observed.shape
+    unique, inverse = np.unique(rho, axis=0, return_inverse=True)
+    d = np.empty((len(unique), n_rankings))
+    step = max(1, 2_000_000 // (n_rankings * n))  # consensuses per block: ~16 MB of pairs
+    for lo in range(0, len(unique), step):
+        block = unique[lo : lo + step]
+        pairs = np.repeat(block, n_rankings, axis=0)
+        d[lo : lo + len(block)] = row_distances(
+            np.tile(observed, (len(block), 1)), pairs, distance
+        ).reshape(len(block), n_rankings)
+    log_z = partition_function(n, distance).log_z(alpha)
+    return -(alpha / n)[:, None] * d[inverse.ravel()] - np.asarray(log_z)[:, None]
+
+
+def tied_rows(ranks: np.ndarray) -> np.ndarray:
+    """Whether each ranking has two systems with the same rank."""
+    ordered = np.sort(ranks, axis=1)
+    return (np.diff(ordered, axis=1) == 0).any(axis=1)
+
+
+def add_to_distance_fit(data: Any, idata: Any, distance: str) -> None:
+    """:func:`add_to_mallows_fit` for a fit by Metropolis–Hastings with any distance: the
+    Kendall model's marginal likelihood (θ = α/n) for Kendall, :func:`distance_rankings` for
+    the others; preferences get the reason why none is computed."""
+    if distance == "kendall" and isinstance(data, Rankings):
+        add_to_mallows_fit(data, idata)
+        return
+    if not isinstance(data, Rankings):
+        _compat.set_attrs(
+            idata,
+            {
+                UNAVAILABLE: "fitted to pairwise preferences: the likelihood of an assessor's "
+                "preferences is a sum over every ranking that respects them, not computed"
+            },
+        )
+        return
+    posterior = _compat.group(idata)
+    rho = np.rint(posterior["position"].to_numpy().reshape(-1, data.n_systems)).astype(np.int64)
+    alpha = posterior["alpha"].to_numpy().ravel()
+    _attach_rankings(
+        data,
         idata,
-        values,
-        "ranking",
-        names,
-        {"model": "mallows", **attrs, "composite": 0, "likelihood": "marginal"},
+        lambda: distance_rankings(data.ranks, rho, alpha, distance),
+        {"distance": distance},
     )
 
 

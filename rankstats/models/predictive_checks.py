@@ -462,6 +462,13 @@ def ppc(
     if fit.model not in MODELS:
         raise ValueError(f"no posterior predictive check for model {fit.model!r}")
     _check_arguments(draws, threshold, prob, kind or "subset")
+    distance = fit.info.get("distance", "kendall") if fit.model == "mallows" else None
+    if distance not in (None, "kendall"):
+        raise ValueError(
+            "posterior predictive checks of a Mallows fit replicate rankings with the Kendall "
+            f"distance's exact sampler; this fit uses the {distance} distance, for which they "
+            "are not available yet"
+        )
     parameters = fit.draws()
     available = next(iter(parameters.values())).shape[0]
     if fit.model == "mallows" and (fit.method not in SAMPLED or available < 2):

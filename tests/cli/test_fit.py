@@ -200,3 +200,57 @@ def test_cli_fit_compare(tmp_path, capsys):
     nascar = ["fit", "--rankings", "nascar", "--out", str(out), "--model", "pl", "mallows"]
     assert main([*nascar, "--compare"]) == 2
     assert "leave systems unranked" in capsys.readouterr().err
+
+
+def test_cli_fit_mallows_with_another_distance(tmp_path, capsys):
+    """--distance footrule: Metropolis–Hastings, α printed with θ = α/n, the consensus by the
+    footrule, the same numbers as the library with the same settings."""
+    import warnings
+
+    from rankstats.cli import main
+
+    out = tmp_path / "out"
+    settings = ["--draws", "100", "--tune", "300", "--chains", "2", "--max-draws", "100"]
+    args = ["fit", "--rankings", "salad", "--model", "mallows", "--out", str(out)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = main([*args, "--distance", "footrule", "--no-progress", *settings])
+        fit = rs.models.Mallows(distance="footrule").fit(
+            rs.load_rankings("salad"),
+            draws=100,
+            tune=300,
+            chains=2,
+            max_draws=100,
+            progressbar=False,
+        )
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "Metropolis–Hastings: 2 chains × 100 draws, one every 10 iterations" in text
+    assert "--distance footrule" in text and "expected footrule distance" in text
+    alpha = fit.summary().loc["alpha", "mean"]
+    assert f"alpha = {alpha:.4g}" in text
+    table = pd.read_csv(out / "mallows_consensus.csv")
+    assert table["system"].tolist() == fit.order
+
+
+def test_cli_mallows_options_are_refused_elsewhere(capsys):
+    from rankstats.cli import main
+
+    base = ["fit", "--rankings", "salad", "--method", "mle", "--no-figures"]
+    assert main([*base, "--distance", "footrule"]) == 2
+    assert "--distance is a Mallows option" in capsys.readouterr().err
+    assert main([*base, "--thin", "5"]) == 2
+    assert "--thin is a Mallows option" in capsys.readouterr().err
+    gibbs = ["fit", "--rankings", "salad", "--model", "mallows", "--thin", "5"]
+    assert main(gibbs) == 2
+    assert "--thin applies to the Metropolis" in capsys.readouterr().err
+
+
+def test_cli_constants_are_the_library_s():
+    """The option module keeps the light copies ``rankstats --help`` needs."""
+    from rankstats.cli.options import fit as options
+    from rankstats.models import mallows_metropolis_fit, timing
+
+    assert sorted(options.MALLOWS_DISTANCES) == sorted(rs.models.DISTANCES)
+    assert options.METROPOLIS_TUNE == mallows_metropolis_fit.TUNE
+    assert timing.METROPOLIS_THIN == mallows_metropolis_fit.THIN

@@ -109,22 +109,27 @@ def test_large_n_counts_sum_to_n_factorial():
         assert pf.log_z(0.0) == pytest.approx(math.lgamma(n + 1), rel=1e-12), distance
 
 
-@pytest.mark.parametrize(("n", "distance"), [(9, "spearman"), (14, "spearman"), (12, "footrule")])
-def test_importance_sampling_agrees_with_the_exact_value_within_its_error(n, distance):
-    """The estimate at every α of its grid is within 4 of its standard errors of the exact
-    log Z (41 points: P(some |z| > 4) ≈ 0.003 if the errors are right), its expected distance
-    within 25 %, and the same seed gives the same estimate."""
-    est = partition_function(n, distance, method="importance sampling", draws=1_000, seed=1)
+@pytest.mark.parametrize(
+    ("n", "distance"),
+    [(9, "spearman"), pytest.param(14, "spearman", marks=pytest.mark.slow), (12, "footrule")],
+)
+def test_importance_sampling_agrees_with_the_exact_value(n, distance):
+    """With the default draws, at every α up to 4n (300 points, between the grid's too): E[d]
+    within 3 % of the exact value wherever α ≤ 2n, log Z within 0.05, and the slope of log Z is
+    −E[d]/n (what α's posterior depends on); the same seed gives the same estimate."""
+    est = partition_function(n, distance, method="importance sampling", seed=1)
     exact = partition_function(n, distance)
-    grid = est.alpha_grid
+    alpha = np.linspace(0.0, 4 * n, 300)
     assert est.log_z(0.0) == pytest.approx(math.lgamma(n + 1), rel=1e-14)  # uniform proposal
-    assert est.standard_error(grid).max() > 0
-    inside = est.log_z_se > 0
-    z = (est.log_z_grid - exact.log_z(grid))[inside] / est.log_z_se[inside]
-    assert np.max(np.abs(z)) < 4.0
-    rel = np.abs(est.expected_grid - exact.expected_distance(grid)) / exact.expected_distance(grid)
-    assert np.max(rel[grid <= 2 * n]) < 0.25
-    again = partition_function(n, distance, method="importance sampling", draws=1_000, seed=1)
+    assert est.standard_error(est.alpha_grid).max() > 0
+    assert np.max(np.abs(est.log_z(alpha) - exact.log_z(alpha))) < 0.05
+    true = exact.expected_distance(alpha)
+    rel = np.abs(est.expected_distance(alpha) - true) / true
+    assert np.max(rel[alpha <= 2 * n]) < 0.03
+    h = 1e-4
+    slope = (est.log_z(alpha[1:-1] + h) - est.log_z(alpha[1:-1] - h)) / (2 * h)
+    np.testing.assert_allclose(-slope * n, est.expected_distance(alpha[1:-1]), rtol=1e-5)
+    again = partition_function(n, distance, method="importance sampling", seed=1)
     assert again is est  # computed once
     other = partition_function(n, distance, method="importance sampling", draws=1_000, seed=2)
     assert not np.array_equal(other.log_z_grid, est.log_z_grid)

@@ -94,3 +94,19 @@ def test_bad_rankings_are_named():
         rank_distance(np.array([1, 2]), np.array([1, 2]), "euclid")
     with pytest.raises(ValueError, match="r ranks 3 items, rho 2"):
         rank_distance(np.array([1, 2, 3]), np.array([1, 2]), "hamming")
+
+
+@pytest.mark.parametrize("distance", ["footrule", "spearman", "hamming"])
+def test_central_ranking_is_the_brute_force_minimum(distance):
+    """The assignment's ranking has the least summed distance of all 720 rankings of 6."""
+    from rankstats.core.permutation_distances import central_ranking
+
+    rng = np.random.default_rng(11)
+    r = np.array([rng.permutation(6) + 1 for _ in range(25)])
+    best = central_ranking(r, distance)
+    totals = [
+        rank_distance(r, np.array(p), distance).sum() for p in itertools.permutations(range(1, 7))
+    ]
+    assert rank_distance(r, best, distance).sum() == min(totals)
+    with pytest.raises(ValueError, match="applies to"):
+        central_ranking(r, "kendall")

@@ -14,6 +14,14 @@ from rankstats.cli.options.shared import (
 )
 from rankstats.datasets import PAIRED, RANKINGS
 
+#: :data:`rankstats.models.DISTANCES`, Kendall first (the default), written out: this module is
+#: imported by ``rankstats --help``, which loads no numerical library (tests/cli: the same
+#: names).
+MALLOWS_DISTANCES = ("kendall", "footrule", "spearman", "cayley", "hamming", "ulam")
+#: The Metropolis–Hastings fit's default ``tune``
+#: (:data:`rankstats.models.mallows_metropolis_fit.TUNE`; tests/cli: the same number).
+METROPOLIS_TUNE = 5000
+
 HELP = "fit a Plackett–Luce, Bradley–Terry or Mallows model (MLE, MAP, NUTS or Gibbs)"
 EXAMPLE = (
     "rankstats fit --dataset glue --model pl --method map\n  "
@@ -74,11 +82,25 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="mallows: θ ~ Gamma(1, 0.1) (default) or BayesMallows' α = nθ ~ Exp(0.001)",
     )
     parser.add_argument(
+        "--distance",
+        choices=MALLOWS_DISTANCES,
+        default="kendall",
+        help="mallows: the distance of the model (default kendall: the exact Gibbs sampler; the "
+        "others, BayesMallows' footrule among them, run Metropolis–Hastings)",
+    )
+    parser.add_argument(
+        "--thin",
+        type=at_least(1),
+        default=None,
+        help="mallows, Metropolis–Hastings: iterations per kept draw (default 10)",
+    )
+    parser.add_argument(
         "--kind",
         choices=["subset", "top_k"],
         default="subset",
         help="partial rankings are "
-        "sub-rankings (default) or top-k lists (ranked systems beat all unranked ones)",
+        "sub-rankings (default) or top-k lists (ranked systems beat all unranked ones; "
+        "mallows: Metropolis–Hastings)",
     )
     parser.add_argument(
         "--prior-scale",
@@ -95,8 +117,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tune",
         type=at_least(0),
-        default=1000,
-        help="tuning steps (NUTS) or discarded sweeps (Mallows) per chain (default 1000)",
+        default=None,
+        help="tuning steps (NUTS) or discarded sweeps (Mallows Gibbs) per chain (default 1000); "
+        "Mallows Metropolis–Hastings: discarded iterations (default 5000)",
     )
     parser.add_argument(
         "--chains", type=at_least(1), default=4, help="independent chains (default 4)"

@@ -1,0 +1,192 @@
+"""What the two Mallows samplers share around their chains: worker processes, blocks of
+iterations run in them, the convergence check and the consensus of the draws.
+
+The exact Kendall Gibbs sampler (:mod:`rankstats.models.mallows`) and the Metropolis–Hastings
+sampler of any distance (:mod:`rankstats.models.mallows_metropolis_fit`) differ in what one
+iteration does, not in how chains are run, extended and summarised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from rankstats._pymc import compat as _compat
+from rankstats._pymc.convergence import ESS_MIN, RHAT_MAX
+from rankstats._util.progress import meter
+
+
+def kemeny_consensus(positions: np.ndarray, systems: tuple[str, ...]) -> list[str]:
+    """The ranking that minimises the summed Kendall distance to the draws ``positions``
+    ``(S, n)`` (their Kemeny consensus, exact within 60 s, else the best heuristic)."""
+    from rankstats.aggregation.kemeny_search import kemeny
+    from rankstats.core.pair_probabilities import Pairwise
+
+    wins = np.count_nonzero(positions[:, :, None] < positions[:, None, :], axis=0).astype(float)
+    n = len(systems)
+    compared = np.full((n, n), float(len(positions)))
+    np.fill_diagonal(compared, 0.0)
+    pw = Pairwise(wins, wins, compared, len(positions), systems, np.full(n, float(len(positions))))
+    return list(kemeny(pw, method="auto", time_limit=60).order)
+
+
+def convergence_problems(scalar: np.ndarray, pos: np.ndarray, name: str = "theta") -> list[str]:
+    """R-hat / ESS problems of a scalar parameter ``(chains, draws)`` and of the consensus
+    positions ``(chains, draws, n)`` that vary at all (a position that is the same in every draw
+    is certain, not unconverged: its R-hat is undefined)."""
+    import xarray as xr
+
+    varying = pos.reshape(-1, pos.shape[-1]).std(axis=0) > 0
+    data = xr.Dataset(
+        {
+            name: (("chain", "draw"), scalar),
+            "position": (("chain", "draw", "item"), pos[:, :, varying]),
+        }
+    )
+    diag = _compat.diagnostics(data, which=_compat.CONVERGENCE_DIAGNOSTICS)
+    problems = []
+    names = [name] + (["position"] if varying.any() else [])
+    rhat = max(float(np.nanmax(diag["r_hat"][v].to_numpy())) for v in names)
+    ess = min(float(np.nanmin(diag["ess_bulk"][v].to_numpy())) for v in names)
+    if not np.isfinite(rhat) or rhat > RHAT_MAX:
+        problems.append(f"max R-hat = {rhat:.3f} > {RHAT_MAX}")
+    if not np.isfinite(ess) or ess < ESS_MIN:
+        problems.append(f"min bulk ESS = {ess:.0f} < {ESS_MIN}")
+    return problems
+
+
+def ignore_interrupt() -> None:
+    """Worker initializer: Ctrl-C stops the parent, which keeps the draws made so far."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def fork_pool(workers: int):
+    """A pool of ``workers`` forked processes, started now: before any progress display starts
+    its refresh thread.  Python ≥ 3.12 warns about fork() in a process with threads; the only
+    threads here are the idle workers of NumPy's OpenBLAS (as for PyMC's chains), and the
+    workers run NumPy code of the samplers only."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with _compat.quiet_pytensor():  # also silences exactly the fork() DeprecationWarning
+        pool = ProcessPoolExecutor(workers, multiprocessing.get_context("fork"), ignore_interrupt)
+        pool.submit(int).result()  # forks every worker now
+    return pool
+
+
+#: ``advance(chain, iterations, keep)`` → ``(chain, *draws)``: runs in a worker process and
+#: sends the chain back with the draws it kept (none when ``keep`` is False).
+Advance = Callable[[object, int, bool], tuple]
+
+
+def parallel_block(
+    pool,
+    chains: list,
+    store: Callable[[int, tuple], None],
+    advance: Advance,
+    n_tune: int,
+    n_keep: int,
+    label: str,
+    progressbar: bool,
+    unit: str = "sweeps",
+) -> None:
+    """Run every chain ``n_tune`` discarded and ``n_keep`` kept iterations in the worker
+    processes, in chunks (the progress display advances per chunk; the draws do not depend on
+    them: each chain carries its own random generator). ``store(c, draws)`` receives the draws
+    of chain ``c`` chunk by chunk, in order."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    chunk = max(25, (n_tune + n_keep) // 20)
+    plan: dict[int, list[tuple[int, bool]]] = {}
+    for c in range(len(chains)):
+        steps = [(min(chunk, n_tune - k), False) for k in range(0, n_tune, chunk)]
+        steps += [(min(chunk, n_keep - k), True) for k in range(0, n_keep, chunk)]
+        plan[c] = steps
+    total = len(chains) * (n_tune + n_keep)
+    with meter(label, total=total, unit=unit, enabled=progressbar) as bar:
+        running = {}
+
+        def submit(c: int) -> None:
+            if plan[c]:
+                n_steps, keep = plan[c].pop(0)
+                running[pool.submit(advance, chains[c], n_steps, keep)] = (c, n_steps, keep)
+
+        for c in range(len(chains)):
+            submit(c)
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                c, n_steps, keep = running.pop(future)
+                chains[c], *draws = future.result()
+                if keep:
+                    store(c, tuple(draws))
+                bar.advance(n_steps)
+                submit(c)
+
+
+def equal_length(lengths: Sequence[int], first_block: int) -> tuple[list[int], int]:
+    """After an interruption: the chains kept and their common length — those that finished
+    the first block (all of them once it is done), else those that kept more than one draw
+    (the interrupted one when the chains run one after the other); ``([], 0)`` when none."""
+    keep = [c for c, n in enumerate(lengths) if n >= first_block]
+    if not keep:
+        keep = [c for c, n in enumerate(lengths) if n > 1]
+    if not keep:
+        return [], 0
+    return keep, min(lengths[c] for c in keep)
+
+
+def sample_until_converged(
+    block: Callable[[int, int, str], None],
+    stacked: Callable[[], tuple[list[np.ndarray], list[np.ndarray]]],
+    *,
+    tune: int,
+    draws: int,
+    max_draws: int,
+    chains: int,
+    on_extend: Callable[[int, int, list[str]], None] | None,
+    label: str,
+    name: str,
+    stacklevel: int,
+) -> tuple[np.ndarray, np.ndarray, list[str], int, bool]:
+    """Run the first block, then extend every chain by blocks of ``draws`` while the
+    convergence check fails, up to ``max_draws``; on Ctrl-C keep the chains finished so far.
+
+    ``block(n_tune, n_keep, title)`` runs the chains; ``stacked()`` returns each chain's scalar
+    parameter and positions kept so far. Returns the scalar ``(chains, draws)``, the positions
+    ``(chains, draws, n)``, the problems left, the number of extensions and whether the
+    sampling was interrupted.
+    """
+    import warnings
+
+    interrupted, extensions = False, 0
+    try:
+        block(tune, draws, label)
+        scalar, pos = (np.stack(x) for x in stacked())
+        problems = convergence_problems(scalar, pos, name) if chains > 1 else []
+        while problems and scalar.shape[1] < max_draws:
+            size = min(draws, max_draws - scalar.shape[1])
+            extensions += 1
+            if on_extend is not None:
+                on_extend(scalar.shape[1], size, problems)
+            block(0, size, f"{label}, extension {extensions}")
+            scalar, pos = (np.stack(x) for x in stacked())
+            problems = convergence_problems(scalar, pos, name)
+    except KeyboardInterrupt:
+        interrupted = True
+        scalars, positions = stacked()
+        keep, length = equal_length([len(x) for x in scalars], draws)
+        if not keep:
+            raise KeyboardInterrupt("interrupted before any draw was kept") from None
+        scalar = np.stack([scalars[c][:length] for c in keep])
+        pos = np.stack([positions[c][:length] for c in keep])
+        problems = convergence_problems(scalar, pos, name) if len(keep) > 1 else []
+        warnings.warn(
+            "sampling interrupted: the fit holds the chains finished so far",
+            RuntimeWarning,
+            stacklevel=stacklevel,
+        )
+    return scalar, pos, problems, extensions, interrupted
