@@ -137,7 +137,7 @@ def _announce_models(args: argparse.Namespace, data) -> None:
             complete = complete_untied(rankings.ranks)
             method = "map" if args.model_method == "map" and complete else "mcmc"
             data, draws, tune = (
-                models.Mallows._prepare(rankings),
+                models.Mallows()._prepare(rankings),
                 models.mallows.DRAWS,
                 models.mallows.TUNE,
             )

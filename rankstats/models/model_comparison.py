@@ -441,7 +441,7 @@ def _table(fits: Mapping[str, Fit], results: dict) -> tuple[pd.DataFrame, list, 
             {
                 "fit": name,
                 "rank": k,
-                "model": fits[name].model,
+                "model": _model_label(fits[name]),
                 "elpd": r["elpd"],
                 "se": r["se"],
                 "p": r["p"],
@@ -527,3 +527,10 @@ def _compare_kfold(fits: Mapping[str, Fit], data: Any, k: int, seed: int | None)
         notes=texts,
         kfold=cv,
     )
+
+
+def _model_label(fit: Any) -> str:
+    """The family, with the distance of a Mallows model that is not Kendall's."""
+    distance = fit.info.get("distance", "kendall") if fit.model == "mallows" else "kendall"
+    return fit.model if distance == "kendall" else f"mallows ({distance})"
+

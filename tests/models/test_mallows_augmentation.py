@@ -132,3 +132,29 @@ def test_a_chain_run_in_blocks_draws_what_one_run_draws():
     np.testing.assert_array_equal(np.concatenate([b.rho for b in blocks]), one.rho)
     np.testing.assert_array_equal(np.concatenate([b.alpha for b in blocks]), one.alpha)
     assert blocks[-1].acceptance_rho == one.acceptance_rho
+
+
+@pytest.mark.parametrize("distance", ["footrule", "spearman", "hamming"])
+def test_rank_costs_give_the_chains_of_the_whole_distance(distance, monkeypatch):
+    """D(ρ) from the counts of each item at each rank (updated as latent ranks move) against
+    D(ρ) summed over the rankings: the same chains, draw for draw, for sub-rankings, top-k lists
+    and preferences, tuning included."""
+    from rankstats.models import _mallows_metropolis as mm
+
+    rng = np.random.default_rng(5)
+    ranks = np.array([rng.permutation(7) + 1.0 for _ in range(9)])
+    ranks[rng.random(ranks.shape) < 0.3] = np.nan
+    table = pd.DataFrame(
+        [(j, a, b) for j in range(4) for a, b in (("a", "b"), ("b", "c"), ("d", "c"))],
+        columns=["assessor", "preferred", "other"],
+    )
+    cases = [(ranks, "subset"), (ranks, "top_k"), (AssessorPreferences.from_table(table), "subset")]
+    for data, kind in cases:
+        draws = []
+        for sufficient in (True, False):
+            monkeypatch.setattr(mm, "SUFFICIENT", sufficient)
+            chain = mm.MetropolisChain(data, distance, np.random.default_rng(1), kind=kind)
+            tuned, kept = chain.run(300, adapt=True), chain.run(200)
+            draws.append((tuned.rho, tuned.alpha, kept.rho, kept.alpha))
+        for a, b in zip(*draws, strict=True):
+            np.testing.assert_array_equal(a, b)
