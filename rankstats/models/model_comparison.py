@@ -533,4 +533,3 @@ def _model_label(fit: Any) -> str:
     """The family, with the distance of a Mallows model that is not Kendall's."""
     distance = fit.info.get("distance", "kendall") if fit.model == "mallows" else "kendall"
     return fit.model if distance == "kendall" else f"mallows ({distance})"
-
