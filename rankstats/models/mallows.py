@@ -66,7 +66,7 @@ SAMPLERS = ("auto", "gibbs", "metropolis")
 
 
 class Mallows:
-    """Bayesian Mallows model, with any of six distances.
+    r"""Bayesian Mallows model, with any of six distances.
 
     Parameters
     ----------
@@ -76,7 +76,7 @@ class Mallows:
         Kendall's fit runs the exact Gibbs sampler below; every distance (Kendall too, with
         ``sampler="metropolis"``) runs the Metropolis–Hastings sampler of Vitelli et al. (2018)
         (:mod:`rankstats.models.mallows_metropolis_fit`), in BayesMallows' parametrisation
-        :math:`P(r) \\propto e^{-\alpha d(r, \rho)/n}`, α = n θ.
+        :math:`P(r) \propto e^{-\alpha d(r, \rho)/n}`, α = n θ.
     kind : {"subset", "top_k"}
         What an unranked system (NaN) means: ``"subset"`` (default) — it was not compared, it
         may be anywhere in the ranking (a system not run on a task); ``"top_k"`` — it is below
@@ -240,7 +240,8 @@ class Mallows:
         Returns
         -------
         MallowsFit
-            ``idata`` (posterior: ``theta`` and ``position`` of each system in σ), ``worth``
+            ``idata`` (posterior: ``theta`` — Gibbs — or ``alpha`` — Metropolis–Hastings, with
+            ``theta`` = α/n for Kendall — and ``position`` of each system in σ), ``worth``
             (posterior mean position), ``order``, ``pairwise()``, ``rank_distribution()``,
             ``summary()`` (R-hat, ESS, MCSE).  ``mcmc``: the ``log_likelihood`` group holds,
             per draw and per ranking, the *marginal* likelihood of the observed ranking (summed
@@ -248,7 +249,9 @@ class Mallows:
             likelihood of the sampled latent completion: LOO predicts the data, and the other
             families' likelihoods are of the data too.  For rankings that leave systems
             unranked the marginal has no closed form: the group is absent and
-            :func:`~rankstats.models.compare_fits` says why.
+            :func:`~rankstats.models.compare_fits` says why.  Other distances: the Mallows
+            probability of each complete ranking without ties; none for partial or tied
+            rankings and preferences (the fit records why).
         """
         if method not in ("mcmc", "map"):
             raise ValueError(f"method must be 'mcmc' or 'map', not {method!r}")

@@ -76,11 +76,14 @@ def mallows_pairs(draws: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class MallowsFit(Fit):
-    """A fitted Mallows model: :class:`~rankstats.models.Fit` with a Kemeny consensus summary.
+    """A fitted Mallows model: :class:`~rankstats.models.Fit` with a consensus summary.
 
     ``worth`` is the posterior mean consensus position (1 = best); ``order`` is the ranking that
-    minimises the expected Kendall distance to the posterior draws of σ (their Kemeny consensus,
-    solved exactly by :func:`rankstats.kemeny` within 60 s, else its best heuristic with a gap).
+    minimises the expected distance to the posterior draws of σ in the model's distance — for
+    Kendall their Kemeny consensus (solved exactly by :func:`rankstats.kemeny` within 60 s, else
+    its best heuristic with a gap), for the others see
+    :func:`rankstats.models.mallows_metropolis_fit.bayes_consensus`. ``distance`` names it;
+    ``parameters`` holds θ (and α = nθ for a Metropolis–Hastings fit).
     """
 
     @property
