@@ -36,7 +36,8 @@ SIZE = 2000
 class PairTable:
     """``values[k, a, b]`` = :math:`T_{\\alpha_k}[a, b]` (consensus ranks ``a, b`` 0-based) at
     every α of ``alpha``; ``standard_error`` its largest Monte Carlo standard error (0 when
-    exact); ``method``: ``"closed form"``, ``"enumeration"`` or ``"monte carlo"``."""
+    exact); ``method``: ``"closed form"``, ``"enumeration"`` or ``"monte carlo"``. The tables
+    of :func:`rank_table` have the same form (``b``: a rank)."""
 
     alpha: np.ndarray = field(repr=False)
     values: np.ndarray = field(repr=False)
@@ -107,3 +108,42 @@ def pair_table(
     values[:, ranks, ranks] = 0.5
     error = float(np.sqrt(values * (1.0 - values) / size).max())
     return PairTable(grid, values, error, "monte carlo")
+
+
+def rank_table(
+    n: int,
+    alpha: np.ndarray,
+    distance: str,
+    *,
+    size: int = SIZE,
+    rng: np.random.Generator | None = None,
+) -> PairTable:
+    """:math:`M_\\alpha[a, r]` = P(the item at consensus rank ``a + 1`` is ranked ``r + 1``)
+    under the Mallows model, at each α of ``alpha``: the rank marginals of a new ranking, by
+    right-invariance the same for every consensus (module docstring). Summed over all ``n!``
+    rankings up to :data:`~rankstats.core.mallows_sampling.ENUMERATED` items, else the shares
+    of ``size`` rankings drawn by :func:`~rankstats.core.mallows_sampling.sample_mallows`
+    (exactly, by repeated insertion, for Kendall; by Metropolis otherwise), with the binomial
+    standard error."""
+    check_distance(distance)
+    grid = np.unique(np.asarray(alpha, dtype=np.float64).ravel())
+    if n < 2 or len(grid) == 0 or not np.all(np.isfinite(grid)) or grid.min() < 0:
+        raise ValueError("need n ≥ 2 and finite values of alpha ≥ 0")
+    if n <= ENUMERATED:
+        perms = all_permutations(n)
+        d = row_distances(perms, np.arange(1, n + 1), distance).astype(np.float64)
+        weight = np.exp(-grid[:, None] / n * (d - d.min())[None, :])
+        onehot = np.zeros((len(perms), n, n))
+        np.put_along_axis(onehot, (perms - 1)[:, :, None], 1.0, axis=2)
+        values = (weight @ onehot.reshape(len(perms), -1)) / weight.sum(axis=1, keepdims=True)
+        return PairTable(grid, values.reshape(-1, n, n), 0.0, "enumeration")
+    rng = np.random.default_rng(0) if rng is None else rng
+    identity = np.arange(1, n + 1)
+    values = np.zeros((len(grid), n, n))
+    items = np.tile(np.arange(n), size)
+    for k, a in enumerate(grid):  # one sample per α (each vectorised over size)
+        pi = sample_mallows(identity, float(a), distance, size, rng)
+        np.add.at(values[k], (items, pi.ravel() - 1), 1.0 / size)
+    error = float(np.sqrt(values * (1.0 - values) / size).max())
+    return PairTable(grid, values, error, "monte carlo")
+

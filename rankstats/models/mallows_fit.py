@@ -15,9 +15,10 @@ import weakref
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from rankstats.core.mallows_kendall import pair_probability
-from rankstats.core.mallows_pair_table import PairTable, pair_table
+from rankstats.core.mallows_pair_table import PairTable, pair_table, rank_table
 from rankstats.models._fit import Fit, register_model
 
 #: Values of α at which a non-Kendall fit's pair table is computed (:attr:`MallowsFit.pair_table`).
@@ -120,6 +121,52 @@ class MallowsFit(Fit):
         consensus ranks of the two items."""
         rank = np.rint(draws["position"]).astype(np.intp) - 1
         return self.pair_table.at(draws["alpha"], rank[:, rows][:, :, None], rank[:, None, :])
+
+    def top_k(self, k: int, prob: float = 0.95) -> pd.DataFrame:
+        """Posterior predictive probability that a new ranking puts each system in its top
+        ``k``, with an equal-tailed interval over the posterior.
+
+        Per draw of (ρ, α): :math:`\\sum_{r \\le k} M_\\alpha[\\rho_i, r]`, the rank marginals
+        of the model (:func:`rankstats.core.mallows_pair_table.rank_table` on a grid of α over
+        the posterior, as :attr:`pair_table`, interpolated). Rows in :attr:`order`; ``attrs``
+        name the table's method and its Monte Carlo standard error. Works for fits of every
+        distance, the Gibbs sampler's included (α = nθ).
+        """
+        n = len(self.systems)
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
+            raise ValueError(f"k must be a whole number between 1 and {n}, not {k!r}")
+        if not 0 < prob < 1:
+            raise ValueError(f"prob must be in (0, 1), got {prob}")
+        draws = self.draws()
+        table = self._rank_table
+        rank = np.rint(draws["position"]).astype(np.intp) - 1
+        marginals = table.at(self._alpha_draws(draws), rank[:, :, None], np.arange(n)[None, None])
+        per_draw = marginals[:, :, :k].sum(axis=2)
+        low, high = np.quantile(per_draw, [(1 - prob) / 2, (1 + prob) / 2], axis=0)
+        out = pd.DataFrame(
+            {
+                "system": list(self.systems),
+                "probability": per_draw.mean(axis=0),
+                "low": low,
+                "high": high,
+            }
+        ).set_index("system").loc[self.order].reset_index()
+        out.attrs.update(
+            {"k": k, "prob": prob, "table": table.method, "standard_error": table.standard_error}
+        )
+        return out
+
+    def _alpha_draws(self, draws: dict[str, np.ndarray]) -> np.ndarray:
+        """α per draw (the Gibbs sampler's θ times n)."""
+        if "alpha" in draws:
+            return draws["alpha"]
+        return draws["theta"] * len(self.systems)
+
+    @functools.cached_property
+    def _rank_table(self) -> PairTable:
+        alpha = self._alpha_draws(self.draws())
+        grid = np.quantile(alpha, np.linspace(0.005, 0.995, ALPHA_GRID))
+        return rank_table(len(self.systems), grid, self.distance)
 
     def pairwise(self, prob: float = 0.95, order=None):
         table = super().pairwise(prob, order)
