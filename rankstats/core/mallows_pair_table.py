@@ -146,4 +146,3 @@ def rank_table(
         np.add.at(values[k], (items, pi.ravel() - 1), 1.0 / size)
     error = float(np.sqrt(values * (1.0 - values) / size).max())
     return PairTable(grid, values, error, "monte carlo")
-

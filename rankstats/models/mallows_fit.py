@@ -143,14 +143,19 @@ class MallowsFit(Fit):
         marginals = table.at(self._alpha_draws(draws), rank[:, :, None], np.arange(n)[None, None])
         per_draw = marginals[:, :, :k].sum(axis=2)
         low, high = np.quantile(per_draw, [(1 - prob) / 2, (1 + prob) / 2], axis=0)
-        out = pd.DataFrame(
-            {
-                "system": list(self.systems),
-                "probability": per_draw.mean(axis=0),
-                "low": low,
-                "high": high,
-            }
-        ).set_index("system").loc[self.order].reset_index()
+        out = (
+            pd.DataFrame(
+                {
+                    "system": list(self.systems),
+                    "probability": per_draw.mean(axis=0),
+                    "low": low,
+                    "high": high,
+                }
+            )
+            .set_index("system")
+            .loc[self.order]
+            .reset_index()
+        )
         out.attrs.update(
             {"k": k, "prob": prob, "table": table.method, "standard_error": table.standard_error}
         )
