@@ -258,10 +258,11 @@ def write_outputs(
     extra: dict | None = None,
     verdict=None,
     advice: str = "",
+    more: dict[str, pd.DataFrame] | None = None,
 ) -> int:
     """The significant-pair count, then ``<model>_<table_name>.csv``, ``<model>_pairwise.csv``,
-    the forest plot, the stored fit (``--save``) and ``<model>_fit.json``; last, the convergence
-    summary (also in the JSON)."""
+    ``<model>_<name>.csv`` for each table of ``more``, the forest plot, the stored fit
+    (``--save``) and ``<model>_fit.json``; last, the convergence summary (also in the JSON)."""
     import io
     from contextlib import redirect_stdout
 
@@ -285,6 +286,10 @@ def write_outputs(
         file_done()
         write_csv(pairs, files[1])
         file_done()
+        for more_name, more_table in (more or {}).items():
+            files.append(tmp / f"{args.model}_{more_name}.csv")
+            write_csv(more_table, files[-1])
+            file_done()
         if forest:
             from rankstats.cli._top import figures_key_file
             from rankstats.models.plots import forest_plot

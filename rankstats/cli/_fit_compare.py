@@ -72,6 +72,8 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
             "--paired data are fitted by bt only: nothing to compare (--compare compares models "
             "of the same rankings)"
         )
+    if args.top_k is not None:
+        raise UsageError("--top-k applies to one Mallows fit (--model mallows), not --compare")
     if "mallows" not in chosen:
         for flag, given in (
             ("--max-draws", args.max_draws is not None),

@@ -41,6 +41,8 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
             "--thin applies to the Metropolis–Hastings sampler (--distance other than kendall, "
             "or --kind top_k); the Gibbs sampler keeps every sweep"
         )
+    if args.top_k is not None and args.top_k > len(data.systems):
+        raise UsageError(f"--top-k {args.top_k} is more than the {len(data.systems)} systems")
     print(f"rankstats fit: {name} ({what}), {described(model, args)}", flush=True)
     if sampled:
         print_estimate(args, model._prepare(data))
@@ -146,6 +148,32 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
     )
     if sampled:
         print("(R-hat / ESS '-': the position is the same in every draw.)")
+    more = {}
+    if args.top_k is not None:
+        top = fit.top_k(args.top_k, args.prob)
+        more["top_k"] = top
+        print()
+        print_table(
+            [("system", "left"), ("P(top k)", "right"), ("low", "right"), ("high", "right")],
+            list(
+                zip(
+                    list(top["system"]),
+                    formatted(top["probability"], ".3f"),
+                    formatted(top["low"], ".3f"),
+                    formatted(top["high"], ".3f"),
+                    strict=True,
+                )
+            ),
+            title=f"probability that a new ranking puts the system in its top {args.top_k} "
+            f"(posterior predictive, {args.prob:.0%} interval; rank marginals by "
+            f"{top.attrs['table']}"
+            + (
+                f", Monte Carlo s.e. ≤ {top.attrs['standard_error']:.3f})"
+                if top.attrs["standard_error"]
+                else ")"
+            ),
+            max_width={0: 40},
+        )
     return write_outputs(
         args,
         fit,
@@ -156,4 +184,5 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
         extra={"prior": args.prior, "distance": args.distance, "kind": args.kind},
         verdict=verdict,
         advice=advice,
+        more=more,
     )

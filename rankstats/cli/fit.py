@@ -90,7 +90,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.compare:
         return compare(args, chosen)
     if args.model != "mallows":
-        for flag, given in (("--distance", args.distance != "kendall"), ("--thin", args.thin)):
+        for flag, given in (
+            ("--distance", args.distance != "kendall"),
+            ("--thin", args.thin),
+            ("--top-k", args.top_k),
+        ):
             if given:
                 raise UsageError(f"{flag} is a Mallows option (--model mallows)")
     args.tune = tune_for(args, args.tune)

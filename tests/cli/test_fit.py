@@ -214,7 +214,7 @@ def test_cli_fit_mallows_with_another_distance(tmp_path, capsys):
     args = ["fit", "--rankings", "salad", "--model", "mallows", "--out", str(out)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        code = main([*args, "--distance", "footrule", "--no-progress", *settings])
+        code = main([*args, "--distance", "footrule", "--no-progress", "--top-k", "2", *settings])
         fit = rs.models.Mallows(distance="footrule").fit(
             rs.load_rankings("salad"),
             draws=100,
@@ -231,6 +231,11 @@ def test_cli_fit_mallows_with_another_distance(tmp_path, capsys):
     assert f"alpha = {alpha:.4g}" in text
     table = pd.read_csv(out / "mallows_consensus.csv")
     assert table["system"].tolist() == fit.order
+    top = pd.read_csv(out / "mallows_top_k.csv")
+    assert "new ranking puts the system in its top 2" in text
+    pd.testing.assert_frame_equal(top, fit.top_k(2), check_exact=False, rtol=1e-9)
+    assert main([*args, "--distance", "footrule", "--top-k", "5", *settings]) == 2
+    assert "--top-k 5 is more than the 4 systems" in capsys.readouterr().err
 
 
 def test_cli_mallows_options_are_refused_elsewhere(capsys):
@@ -241,6 +246,11 @@ def test_cli_mallows_options_are_refused_elsewhere(capsys):
     assert "--distance is a Mallows option" in capsys.readouterr().err
     assert main([*base, "--thin", "5"]) == 2
     assert "--thin is a Mallows option" in capsys.readouterr().err
+    assert main([*base, "--top-k", "2"]) == 2
+    assert "--top-k is a Mallows option" in capsys.readouterr().err
+    compare = ["fit", "--rankings", "salad", "--model", "pl", "mallows", "--compare"]
+    assert main([*compare, "--top-k", "2"]) == 2
+    assert "--top-k applies to one Mallows fit" in capsys.readouterr().err
     gibbs = ["fit", "--rankings", "salad", "--model", "mallows", "--thin", "5"]
     assert main(gibbs) == 2
     assert "--thin applies to the Metropolis" in capsys.readouterr().err

@@ -89,6 +89,14 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "others, BayesMallows' footrule among them, run Metropolis–Hastings)",
     )
     parser.add_argument(
+        "--top-k",
+        type=at_least(1),
+        default=None,
+        metavar="K",
+        help="mallows: also the posterior predictive probability that a new ranking puts each "
+        "system in its top K (mallows_top_k.csv)",
+    )
+    parser.add_argument(
         "--thin",
         type=at_least(1),
         default=None,
