@@ -111,7 +111,11 @@ def test_large_n_counts_sum_to_n_factorial():
 
 @pytest.mark.parametrize(
     ("n", "distance"),
-    [(9, "spearman"), pytest.param(14, "spearman", marks=pytest.mark.slow), (12, "footrule")],
+    [
+        (9, "spearman"),
+        pytest.param(14, "spearman", marks=pytest.mark.slow),
+        pytest.param(12, "footrule", marks=pytest.mark.slow),
+    ],
 )
 def test_importance_sampling_agrees_with_the_exact_value(n, distance):
     """With the default draws, at every α up to 4n (300 points, between the grid's too): E[d]
