@@ -133,9 +133,21 @@ class PartitionFunction:
         if self.method == "exact counts":
             return from_counts(self.log_counts, alpha / max(self.n, 1))
         if grid is self.log_z_grid:
-            integral = _antiderivative(self.alpha_grid, self.expected_grid)(alpha)
+            integral = self._splines["log_z"](alpha)
             return np.asarray(math.lgamma(self.n + 1) - integral / self.n)
         return self._interpolate(grid, alpha)
+
+    @functools.cached_property
+    def _splines(self) -> dict:
+        """The interpolants of the importance-sampling grid, built once (a sampler evaluates
+        :math:`\\log Z` at every proposal of α)."""
+        from scipy.interpolate import PchipInterpolator  # the estimate alone needs SciPy
+
+        return {
+            "log_z": _antiderivative(self.alpha_grid, self.expected_grid),
+            "expected": PchipInterpolator(self.alpha_grid, self.expected_grid),
+            "se": PchipInterpolator(self.alpha_grid, self.log_z_se),
+        }
 
     def standard_error(self, alpha: float | np.ndarray) -> np.ndarray:
         """Monte Carlo standard error of :meth:`log_z` (0 where it is exact)."""
@@ -158,9 +170,8 @@ class PartitionFunction:
         return alpha
 
     def _interpolate(self, values: np.ndarray, alpha: np.ndarray) -> np.ndarray:
-        from scipy.interpolate import PchipInterpolator  # the estimate alone needs SciPy
-
-        return np.asarray(PchipInterpolator(self.alpha_grid, values)(alpha))
+        key = "expected" if values is self.expected_grid else "se"
+        return np.asarray(self._splines[key](alpha))
 
 
 def partition_function(

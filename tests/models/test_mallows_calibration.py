@@ -1,0 +1,79 @@
+"""Simulation-based calibration of the Mallows fit by Metropolis–Hastings (Talts et al. 2018).
+
+Draw (ρ, α) from the prior, rankings from the model, fit them, and take the rank of the true α
+(and of the true consensus position of one item) among the fit's draws: when the sampler and
+the likelihood are right, these ranks are uniform. The check (χ² over 10 bins of 120
+replications, p > 0.001) fails when the fit's prior differs from the one simulated from
+(tested), the way a wrong partition function, acceptance ratio or augmentation would fail it.
+The draws are thinned (one every 10 iterations) so that they are nearly independent.
+
+Talts, S., Betancourt, M., Simpson, D., Vehtari, A. and Gelman, A. (2018). Validating Bayesian
+inference algorithms with simulation-based calibration. arXiv:1804.06788.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import rankstats as rs
+from rankstats.core.mallows_sampling import sample_mallows
+
+pytestmark = pytest.mark.slow
+
+N_ITEMS, N_RANKINGS, REPLICATIONS, DRAWS, BINS = 5, 8, 120, 99, 10
+#: θ = α/n ~ Gamma(2, 4), mean 0.5: rankings of 5 items that agree, but not always.
+SHAPE, RATE = 2.0, 4.0
+
+
+def _ranks(model: rs.models.Mallows, shape: float, rate: float, distance: str) -> np.ndarray:
+    """(replications, 2) ranks of the true α and of the true consensus position of item 0
+    among DRAWS posterior draws (0 … DRAWS; ties broken at random)."""
+    rng = np.random.default_rng(2024)
+    out = np.empty((REPLICATIONS, 2), dtype=int)
+    items = tuple("abcde")
+    for rep in range(REPLICATIONS):
+        theta = rng.gamma(shape, 1.0 / rate)
+        alpha = theta * N_ITEMS
+        rho = rng.permutation(N_ITEMS) + 1
+        data = sample_mallows(rho, alpha, distance, N_RANKINGS, rng).astype(float)
+        rk = rs.Rankings(data, items, pd.Index([f"r{j}" for j in range(N_RANKINGS)]))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # one chain: no R-hat, no extension
+            fit = model.fit(
+                rk, draws=DRAWS, tune=300, thin=10, chains=1, seed=rep, progressbar=False,
+                sampler="metropolis",
+            )  # fmt: skip
+        posterior = fit.draws()
+        for k, (truth, draws) in enumerate(
+            ((alpha, posterior["alpha"]), (float(rho[0]), posterior["position"][:, 0]))
+        ):
+            below = np.count_nonzero(draws < truth)
+            ties = np.count_nonzero(draws == truth)
+            out[rep, k] = below + rng.integers(0, ties + 1)
+    return out
+
+
+def _uniform_p(ranks: np.ndarray) -> float:
+    counts = np.bincount(ranks * BINS // (DRAWS + 1), minlength=BINS)
+    return float(stats.chisquare(counts).pvalue)
+
+
+@pytest.mark.parametrize("distance", ["footrule", "cayley"])
+def test_ranks_of_the_truth_are_uniform(distance):
+    model = rs.models.Mallows(distance=distance, shape=SHAPE, rate=RATE)
+    ranks = _ranks(model, SHAPE, RATE, distance)
+    assert _uniform_p(ranks[:, 0]) > 0.001, "alpha"
+    assert _uniform_p(ranks[:, 1]) > 0.001, "position"
+
+
+def test_a_wrong_prior_fails_the_calibration():
+    """The fit's prior, θ ~ Gamma(20, 20) (mean 1, sd 0.22), is not the one the data are
+    simulated from (mean 0.5, sd 0.35)."""
+    model = rs.models.Mallows(distance="footrule", shape=20.0, rate=20.0)
+    ranks = _ranks(model, SHAPE, RATE, "footrule")
+    assert _uniform_p(ranks[:, 0]) < 0.001
