@@ -237,8 +237,9 @@ def described(model: object, args: argparse.Namespace) -> str:
 
     key = getattr(model, "name", "mallows")
     if key == "mallows":
+        label = model_name(key) if args.distance == "kendall" else f"Mallows ({args.distance})"
         return (
-            f"{model_name(key)} (--distance {args.distance}, --kind {args.kind}, --prior "
+            f"{label} (--distance {args.distance}, --kind {args.kind}, --prior "
             f"{args.prior}), --method {args.method}"
         )
     return (

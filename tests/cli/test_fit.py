@@ -226,7 +226,8 @@ def test_cli_fit_mallows_with_another_distance(tmp_path, capsys):
     assert code == 0
     text = capsys.readouterr().out
     assert "Metropolis–Hastings: 2 chains × 100 draws, one every 10 iterations" in text
-    assert "--distance footrule" in text and "expected footrule distance" in text
+    assert "Mallows (footrule) (--distance footrule" in text
+    assert "expected footrule distance" in text
     alpha = fit.summary().loc["alpha", "mean"]
     assert f"alpha = {alpha:.4g}" in text
     table = pd.read_csv(out / "mallows_consensus.csv")
