@@ -81,10 +81,7 @@ def pair_table(
     rng : numpy.random.Generator, optional
         For those draws (default: seeded 0, so a table is reproducible).
     """
-    check_distance(distance)
-    grid = np.unique(np.asarray(alpha, dtype=np.float64).ravel())
-    if n < 2 or len(grid) == 0 or not np.all(np.isfinite(grid)) or grid.min() < 0:
-        raise ValueError("need n ≥ 2 and finite values of alpha ≥ 0")
+    grid = _alpha_grid(n, alpha, distance)
     ranks = np.arange(n)
     gap = ranks[None, :] - ranks[:, None]  # b − a: > 0 when a is above b in the consensus
     if distance == "kendall":
@@ -92,10 +89,8 @@ def pair_table(
         values = np.where(gap > 0, p, np.where(gap < 0, 1.0 - p, 0.5))
         return PairTable(grid, values, 0.0, "closed form")
     if n <= ENUMERATED:
-        perms = all_permutations(n)  # perms[k, a]: the rank of the item at consensus rank a
-        d = row_distances(perms, np.arange(1, n + 1), distance).astype(np.float64)
+        perms, weight = _enumerated(n, grid, distance)
         above = (perms[:, :, None] < perms[:, None, :]).reshape(len(perms), -1).astype(float)
-        weight = np.exp(-grid[:, None] / n * (d - d.min())[None, :])
         values = (weight @ above / weight.sum(axis=1, keepdims=True)).reshape(-1, n, n)
         values[:, ranks, ranks] = 0.5
         return PairTable(grid, values, 0.0, "enumeration")
@@ -125,14 +120,9 @@ def rank_table(
     of ``size`` rankings drawn by :func:`~rankstats.core.mallows_sampling.sample_mallows`
     (exactly, by repeated insertion, for Kendall; by Metropolis otherwise), with the binomial
     standard error."""
-    check_distance(distance)
-    grid = np.unique(np.asarray(alpha, dtype=np.float64).ravel())
-    if n < 2 or len(grid) == 0 or not np.all(np.isfinite(grid)) or grid.min() < 0:
-        raise ValueError("need n ≥ 2 and finite values of alpha ≥ 0")
+    grid = _alpha_grid(n, alpha, distance)
     if n <= ENUMERATED:
-        perms = all_permutations(n)
-        d = row_distances(perms, np.arange(1, n + 1), distance).astype(np.float64)
-        weight = np.exp(-grid[:, None] / n * (d - d.min())[None, :])
+        perms, weight = _enumerated(n, grid, distance)
         onehot = np.zeros((len(perms), n, n))
         np.put_along_axis(onehot, (perms - 1)[:, :, None], 1.0, axis=2)
         values = (weight @ onehot.reshape(len(perms), -1)) / weight.sum(axis=1, keepdims=True)
@@ -146,3 +136,20 @@ def rank_table(
         np.add.at(values[k], (items, pi.ravel() - 1), 1.0 / size)
     error = float(np.sqrt(values * (1.0 - values) / size).max())
     return PairTable(grid, values, error, "monte carlo")
+
+
+def _alpha_grid(n: int, alpha: np.ndarray, distance: str) -> np.ndarray:
+    """The distinct values of ``alpha``, sorted, after the arguments are checked."""
+    check_distance(distance)
+    grid = np.unique(np.asarray(alpha, dtype=np.float64).ravel())
+    if n < 2 or len(grid) == 0 or not np.all(np.isfinite(grid)) or grid.min() < 0:
+        raise ValueError("need n ≥ 2 and finite values of alpha ≥ 0")
+    return grid
+
+
+def _enumerated(n: int, grid: np.ndarray, distance: str) -> tuple[np.ndarray, np.ndarray]:
+    """Every ranking of ``n`` items (``perms[k, a]``: the rank of the item at consensus rank
+    ``a + 1``) and its unnormalised Mallows weight at each α of ``grid``, ``(len(grid), n!)``."""
+    perms = all_permutations(n)
+    d = row_distances(perms, np.arange(1, n + 1), distance).astype(np.float64)
+    return perms, np.exp(-grid[:, None] / n * (d - d.min())[None, :])
