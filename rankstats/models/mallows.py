@@ -27,7 +27,7 @@ from scipy import optimize
 
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import warn_convergence
-from rankstats._util.advice import AdviceError
+from rankstats._util.advice import AdviceError, escape
 from rankstats._util.progress import meter
 from rankstats.core.mallows_kendall import log_z, mallows_expected_distance
 from rankstats.core.permutation_distances import check_distance
@@ -265,15 +265,19 @@ class Mallows:
         )
         if method == "map":
             if self.distance != "kendall" or isinstance(rk, AssessorPreferences):
-                raise ValueError(
-                    "method='map' is the Kendall model's Kemeny consensus on rankings; use "
-                    f"method='mcmc' for the {self.distance} distance or for preferences"
+                raise AdviceError(
+                    "{map} is the Kendall model's Kemeny consensus on rankings; use {mcmc} "
+                    f"for the {escape(self.distance)} distance or for preferences",
+                    map=("method", "map"),
+                    mcmc=("method", "mcmc"),
                 )
             return self._fit_map(rk)
         if sampler == "gibbs" and not gibbs_applies:
-            raise ValueError(
-                "the Gibbs sampler applies to the Kendall distance on rankings with "
-                "kind='subset'; use sampler='metropolis' (or 'auto')"
+            raise AdviceError(
+                "the Gibbs sampler applies to the Kendall distance on rankings with {kind}; use "
+                "{metropolis} (or 'auto')",
+                kind=("kind", "subset"),
+                metropolis=("sampler", "metropolis"),
             )
         if sampler == "metropolis" or not gibbs_applies:
             if backend not in BACKENDS:
