@@ -402,10 +402,15 @@ class Augmentation:
         self.accepted = 0
         self.proposed = 0
 
-    def update(self, rho: np.ndarray, c: float) -> int:
+    def update(self, rho: np.ndarray, c: float | np.ndarray) -> int:
         """One swap proposal per partial ranking (in place); the change of the total distance
-        to ``rho``."""
+        to ``rho``: one consensus ``(n,)`` with ``c = α / n``, or one per ranking ``(N, n)``
+        with ``c`` ``(N,)`` (a mixture: each ranking's cluster's)."""
         rows = self.rows
+        if np.ndim(rho) == 2:
+            rho = rho[rows]
+        if np.ndim(c) == 1:
+            c = c[rows]
         comp = self.completions[rows]
         latent = self.latent[rows]
         m, n = comp.shape
