@@ -47,6 +47,7 @@ _EXPORTS = {
     "list_datasets": "datasets",
     "load_dataset": "datasets",
     "load_paired": "datasets",
+    "load_preferences": "datasets",
     "load_rankings": "datasets",
     "Dispersion": "aggregation.dispersion_analysis",
     "dispersion": "aggregation.dispersion_analysis",
@@ -73,6 +74,7 @@ _EXPORTS = {
     "rank_confidence_sets": "significance.rank_sets",
     "Rankings": "core.rankings",
     "read_paired_comparisons": "io.ranking_files",
+    "read_preferences": "io.preference_files",
     "read_rankings": "io.ranking_files",
     "Report": "reporting",
     "report": "reporting",
@@ -109,8 +111,15 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
     from rankstats.core.rankings import Rankings
     from rankstats.core.scores import Scores
     from rankstats.datacheck import DataCheck, check_data
-    from rankstats.datasets import list_datasets, load_dataset, load_paired, load_rankings
+    from rankstats.datasets import (
+        list_datasets,
+        load_dataset,
+        load_paired,
+        load_preferences,
+        load_rankings,
+    )
     from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError
+    from rankstats.io.preference_files import read_preferences
     from rankstats.io.ranking_files import read_paired_comparisons, read_rankings
     from rankstats.io.score_files import read_scores
     from rankstats.paired_analysis.paired_tests import Paired, paired
@@ -200,6 +209,7 @@ __all__ = [
     "list_datasets",
     "load_dataset",
     "load_paired",
+    "load_preferences",
     "load_rankings",
     "models",
     "paired",
@@ -209,6 +219,7 @@ __all__ = [
     "rank_confidence_sets",
     "read_battles",
     "read_paired_comparisons",
+    "read_preferences",
     "read_rankings",
     "read_scores",
     "repeated_measures_anova",

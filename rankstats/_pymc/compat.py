@@ -167,7 +167,7 @@ def loo(data: Any, var_name: str, reff: float) -> dict[str, Any]:
 
 def thin(data: Any, every: int) -> Any:
     """Keep every ``every``-th draw of the posterior (and of ``sample_stats``' divergences and the
-    pointwise ``log_likelihood``); drop the other groups."""
+    pointwise ``log_likelihood``) and the groups of :data:`KEPT_WHOLE`; drop the other groups."""
     posterior = group(data).isel(draw=slice(None, None, every))
     keep = {"posterior": posterior}
     if has_group(data, "log_likelihood"):
@@ -176,9 +176,15 @@ def thin(data: Any, every: int) -> Any:
         keep["sample_stats"] = group(data, "sample_stats")[["diverging"]].isel(
             draw=slice(None, None, every)
         )
-    if DATATREE:
-        return xr.DataTree.from_dict(keep)
-    return az.InferenceData(**keep)
+    out = xr.DataTree.from_dict(keep) if DATATREE else az.InferenceData(**keep)
+    for name in KEPT_WHOLE:  # per-unit summaries without draws (a mixture's assignments)
+        if has_group(data, name):
+            add_group(out, name, group(data, name))
+    return out
+
+
+#: Groups :func:`thin` keeps as they are: they hold no draws.
+KEPT_WHOLE = ("cluster_assignment",)
 
 
 def to_netcdf(data: Any, path: str | Path) -> Path:

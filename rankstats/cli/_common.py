@@ -88,13 +88,15 @@ def file_format(args: argparse.Namespace) -> str:
     if chosen != "scores" and not args.file:
         raise UsageError(f"--format {args.format} applies to FILE input only")
     rankings_only = {
-        "--ranker": chosen in ("rank-matrix", "orderings"),
-        "--preferred": chosen == "pairwise",
-        "--other": chosen == "pairwise",
+        "--ranker": chosen in ("rank-matrix", "orderings", "preferences"),
+        "--preferred": chosen in ("pairwise", "preferences"),
+        "--other": chosen in ("pairwise", "preferences"),
     }
     for flag, allowed in rankings_only.items():
         if getattr(args, flag[2:], None) is not None and not allowed:
-            what = {"--ranker": "rank-matrix / orderings"}.get(flag, "pairwise")
+            what = {"--ranker": "rank-matrix / orderings / preferences"}.get(
+                flag, "pairwise / preferences"
+            )
             raise UsageError(f"{flag} applies to --format {what} files")
     if chosen != "scores":
         given = [
@@ -133,6 +135,17 @@ def load_rankings_file(args: argparse.Namespace, chosen: str):
     from rankstats.io.ranking_files import read_paired_comparisons, read_rankings
 
     options = {"sep": args.sep, "encoding": args.encoding}
+    if chosen == "preferences":
+        from rankstats.io.preference_files import read_preferences
+
+        data = read_preferences(
+            args.file,
+            args.ranker or "assessor",
+            args.preferred or "preferred",
+            args.other or "other",
+            **options,
+        )
+        return data, "assessors' preferences"
     if chosen == "pairwise":
         data = read_paired_comparisons(
             args.file, args.preferred or "preferred", args.other or "other", **options

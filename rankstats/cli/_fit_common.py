@@ -34,10 +34,22 @@ from rankstats.datasets import load_paired, load_rankings
 
 
 def fit_input(args: argparse.Namespace) -> tuple[object, str, str]:
-    given = sum(bool(x) for x in (args.file, args.dataset, args.rankings, args.paired))
+    given = sum(
+        bool(x) for x in (args.file, args.dataset, args.rankings, args.paired, args.preferences)
+    )
     if given != 1:
-        raise UsageError("give exactly one of FILE, --dataset, --rankings, --paired")
+        raise UsageError("give exactly one of FILE, --dataset, --rankings, --paired, --preferences")
     chosen = file_format(args)
+    if args.preferences or chosen == "preferences":
+        if args.compare or args.model != "mallows":
+            raise UsageError(
+                "assessors' preferences are fitted by --model mallows only"
+                + (" (nothing to compare)" if args.compare else "")
+            )
+        if args.preferences:
+            from rankstats.datasets import load_preferences
+
+            return load_preferences(args.preferences), args.preferences, "assessors' preferences"
     if args.rankings:
         return load_rankings(args.rankings), args.rankings, "rankings"
     if args.paired:
@@ -200,7 +212,13 @@ def formatted(values, spec: str) -> list[str]:
 def metropolis(args: argparse.Namespace) -> bool:
     """Whether ``--model mallows`` runs Metropolis–Hastings (any distance but Kendall, or top-k
     lists), not the exact Gibbs sampler (:meth:`rankstats.models.Mallows.fit`'s ``auto``)."""
-    return args.model == "mallows" and (args.distance != "kendall" or args.kind == "top_k")
+    preferences = getattr(args, "preferences", None) or getattr(args, "format", "") == "preferences"
+    return args.model == "mallows" and (
+        args.distance != "kendall"
+        or args.kind == "top_k"
+        or getattr(args, "clusters", 1) > 1
+        or bool(preferences)
+    )
 
 
 def tune_for(args: argparse.Namespace, given: int | None) -> int:
@@ -238,9 +256,13 @@ def described(model: object, args: argparse.Namespace) -> str:
     key = getattr(model, "name", "mallows")
     if key == "mallows":
         label = model_name(key) if args.distance == "kendall" else f"Mallows ({args.distance})"
+        clusters = getattr(args, "clusters", 1)
+        mixture = f", --clusters {clusters}" if clusters > 1 else ""
+        if clusters > 1:
+            label = f"Mallows ({args.distance}) mixture of {clusters}"
         return (
             f"{label} (--distance {args.distance}, --kind {args.kind}, --prior "
-            f"{args.prior}), --method {args.method}"
+            f"{args.prior}{mixture}), --method {args.method}"
         )
     return (
         f"{model_name(key)} (--prior-scale {args.prior_scale:g}, --kind {args.kind}), "

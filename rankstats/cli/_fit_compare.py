@@ -74,6 +74,11 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
         )
     if args.top_k is not None:
         raise UsageError("--top-k applies to one Mallows fit (--model mallows), not --compare")
+    if args.clusters > 1:
+        raise UsageError(
+            "--clusters applies to one Mallows fit (--model mallows), not --compare; compare "
+            "numbers of clusters with rankstats.models.choose_clusters"
+        )
     if "mallows" not in chosen:
         for flag, given in (
             ("--max-draws", args.max_draws is not None),

@@ -27,12 +27,20 @@ from rankstats.core.rankings import Rankings
 def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int:
     """``rankstats fit --model mallows``: consensus positions, θ and pairwise probabilities."""
     from rankstats import models
+    from rankstats.core.preferences import AssessorPreferences
     from rankstats.reporting.diagnostics import convergence
 
-    if not isinstance(data, Rankings):
+    preferences = isinstance(data, AssessorPreferences)
+    if not isinstance(data, Rankings) and not preferences:
         raise UsageError("the Mallows model takes rankings, not paired comparisons")
+    if preferences and args.method == "map":
+        raise UsageError("assessors' preferences are fitted by --method mcmc only")
     if args.max_draws is not None and args.max_draws < args.draws:
         raise UsageError(f"--max-draws {args.max_draws} is below --draws {args.draws}")
+    if args.clusters > 1:
+        from rankstats.cli._fit_mixture import mixture
+
+        return mixture(args, data, name, what)
     model = models.Mallows(prior=args.prior, distance=args.distance, kind=args.kind)
     sampled = args.method == "mcmc"
     hastings = metropolis(args)
@@ -44,7 +52,7 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
     if args.top_k is not None and args.top_k > len(data.systems):
         raise UsageError(f"--top-k {args.top_k} is more than the {len(data.systems)} systems")
     print(f"rankstats fit: {name} ({what}), {described(model, args)}", flush=True)
-    if sampled:
+    if sampled and not preferences:
         print_estimate(args, model._prepare(data))
     cap = args.max_draws or models.mallows.EXTEND_FACTOR * args.draws
     unit = "draws" if hastings else "sweeps"

@@ -94,6 +94,7 @@ def _run(args: argparse.Namespace) -> int:
             ("--distance", args.distance != "kendall"),
             ("--thin", args.thin),
             ("--top-k", args.top_k),
+            ("--clusters", args.clusters > 1),
         ):
             if given:
                 raise UsageError(f"{flag} is a Mallows option (--model mallows)")

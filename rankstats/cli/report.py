@@ -59,6 +59,11 @@ def _rankings_file(args: argparse.Namespace):
             "--format pairwise: paired comparisons are not rankings; fit them with rankstats "
             "fit FILE --format pairwise --model bt"
         )
+    if chosen == "preferences":
+        raise UsageError(
+            "--format preferences: assessors' preferences are not rankings; fit them with "
+            "rankstats fit FILE --format preferences --model mallows"
+        )
     rankings, _ = load_rankings_file(args, chosen)
     what = f"{args.file} holds rankings, not scores"
     if args.paired:

@@ -265,6 +265,37 @@ def load_rankings(name: str):
     return Rankings.from_rank_matrix(df)
 
 
+#: Bundled assessors' pairwise preferences (:func:`load_preferences`).
+PREFERENCES = {
+    "beach": "60 assessors' pairwise preferences over 15 beaches (Vitelli et al. 2018; "
+    "BayesMallows' beach_preferences)",
+}
+
+
+def load_preferences(name: str):
+    """Load a bundled set of assessors' pairwise preferences as
+    :class:`~rankstats.models.AssessorPreferences` (each assessor's transitive closure): the
+    input of ``rs.models.Mallows().fit``.
+
+    ``beach``: 60 assessors, 1,442 stated preferences over 15 beaches (BayesMallows'
+    ``beach_preferences``; beaches named by their number).
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> rs.load_preferences("beach")
+    AssessorPreferences(60 assessors, 15 systems, 1,442 stated preferences, 1,479 implied)
+    """
+    from rankstats.io.preference_files import read_preferences
+
+    key = name.lower()
+    if key not in PREFERENCES:
+        raise KeyError(f"unknown preference data set {name!r}; available: {', '.join(PREFERENCES)}")
+    return read_preferences(
+        data_path("rankings/beach_preferences.csv"), preferred="top_item", other="bottom_item"
+    )
+
+
 def load_paired(name: str) -> pd.DataFrame:
     """Load classic paired-comparison data as ``item1, item2, wins1, wins2[, ties]``.
 

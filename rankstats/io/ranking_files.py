@@ -185,34 +185,9 @@ def read_paired_comparisons(
     0     a     b      2      1
     1     b     c      1      0
     """
-    source = _read.inspect(path, sep=sep, encoding=encoding)
-    absent = [
-        (option, column)
-        for option, column in (("preferred", preferred), ("other", other))
-        if column not in source.columns
-    ]
-    if absent:
-        raise AdviceRankingsError(
-            escape(f"{source.path}: ")
-            + "; ".join(
-                escape(f"no column {column!r} for ") + "{" + option + "}"
-                for option, column in absent
-            )
-            + escape(
-                f"; the columns are: {preview(map(repr, source.columns), 20)}: name the two "
-                "columns of a preference"
-            ),
-            **{option: (option, column) for option, column in absent},
-        )
-    table = _tables.read_table(source, [preferred, other], keys=[preferred, other])
-    _refuse_no_rows(source, table)
-    a, b = (_names(source, table, column) for column in (preferred, other))
-    same = np.flatnonzero(a.to_numpy() == b.to_numpy())
-    if len(same):
-        raise InvalidRankingsError(
-            f"{source.path}: {len(same)} row(s) prefer a system to itself "
-            f"({_at(source, same, a)}): a comparison needs two different systems"
-        )
+    source, (a, b) = stated_preferences(
+        path, {"preferred": preferred, "other": other}, sep=sep, encoding=encoding
+    )
     both = pd.concat([a, b], ignore_index=True)
     codes, systems = pd.factorize(both)
     _refuse_variants(list(systems), codes, np.tile(np.arange(len(a)), 2), source)
@@ -230,6 +205,48 @@ def read_paired_comparisons(
             "wins2": total - wins1,
         }
     )
+
+
+def stated_preferences(
+    path: str | Path,
+    columns: dict[str, str],
+    *,
+    sep: str | None = None,
+    encoding: str = "utf-8",
+) -> tuple[_read.Source, list[pd.Series]]:
+    """The columns of a file of stated preferences (``columns``: option → column name, the
+    preferred and the other system last), as text, after the refusals every such file shares:
+    a missing column (named with its option), no rows, an empty name, a system preferred to
+    itself (each naming the lines)."""
+    source = _read.inspect(path, sep=sep, encoding=encoding)
+    absent = [
+        (option, column) for option, column in columns.items() if column not in source.columns
+    ]
+    if absent:
+        raise AdviceRankingsError(
+            escape(f"{source.path}: ")
+            + "; ".join(
+                escape(f"no column {column!r} for ") + "{" + option + "}"
+                for option, column in absent
+            )
+            + escape(
+                f"; the columns are: {preview(map(repr, source.columns), 20)}: name the "
+                "columns of a preference"
+            ),
+            **{option: (option, column) for option, column in absent},
+        )
+    names = list(columns.values())
+    table = _tables.read_table(source, names, keys=names)
+    _refuse_no_rows(source, table)
+    values = [_names(source, table, column) for column in names]
+    a, b = values[-2:]
+    same = np.flatnonzero(a.to_numpy() == b.to_numpy())
+    if len(same):
+        raise InvalidRankingsError(
+            f"{source.path}: {len(same)} row(s) prefer a system to itself "
+            f"({_at(source, same, a)}): a comparison needs two different systems"
+        )
+    return source, values
 
 
 # ---------------------------------------------------------------------------- PrefLib

@@ -15,9 +15,11 @@ from rankstats.core.permutation_distances import DISTANCES, rank_distance
 from rankstats.core.preferences import AssessorPreferences
 from rankstats.models._fit import Fit, register_model
 from rankstats.models.bradley_terry import BradleyTerry
+from rankstats.models.cluster_choice import ClusterChoice, choose_clusters
 from rankstats.models.cross_validation import KFoldResult, kfold
 from rankstats.models.mallows import Mallows
 from rankstats.models.mallows_fit import MallowsFit
+from rankstats.models.mallows_mixture_fit import MallowsMixtureFit
 from rankstats.models.model_comparison import LOOWarning, ModelComparison, compare_fits
 from rankstats.models.plackett_luce import PlackettLuce
 from rankstats.models.ppc_result import PPCResult
@@ -29,6 +31,7 @@ __all__ = [
     "DISTANCES",
     "AssessorPreferences",
     "BradleyTerry",
+    "ClusterChoice",
     "ConvergenceError",
     "ConvergenceWarning",
     "Fit",
@@ -37,11 +40,13 @@ __all__ = [
     "MLEDoesNotExistError",
     "Mallows",
     "MallowsFit",
+    "MallowsMixtureFit",
     "ModelComparison",
     "PPCResult",
     "PartitionFunction",
     "PlackettLuce",
     "RankPosterior",
+    "choose_clusters",
     "compare_fits",
     "kfold",
     "load",

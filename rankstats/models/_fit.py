@@ -15,6 +15,7 @@ probabilities and rank distributions are computed the same way for every method.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -318,11 +319,13 @@ class Fit:
             diag = _compat.diagnostics(posterior)
             for name in posterior.data_vars:
                 values = flat_draws(posterior, name)
-                labels = (
-                    [f"{name}[{s}]" for s in posterior[name].coords[posterior[name].dims[2]].values]
-                    if values.ndim == 2
-                    else [name]
+                # One row per cell: name[system], or name[cluster,system] for a mixture's.
+                cells = itertools.product(
+                    *(posterior[name].coords[d].values for d in posterior[name].dims[2:])
                 )
+                labels = [
+                    f"{name}[{','.join(str(c) for c in cell)}]" if cell else name for cell in cells
+                ]
                 values = values.reshape(values.shape[0], -1)
                 lo, hi = np.quantile(values, q, axis=0)
                 for k, label in enumerate(labels):

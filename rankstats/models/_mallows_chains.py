@@ -34,13 +34,17 @@ def kemeny_consensus(positions: np.ndarray, systems: tuple[str, ...]) -> list[st
 def convergence_problems(scalar: np.ndarray, pos: np.ndarray, name: str = "theta") -> list[str]:
     """R-hat / ESS problems of a scalar parameter ``(chains, draws)`` and of the consensus
     positions ``(chains, draws, n)`` that vary at all (a position that is the same in every draw
-    is certain, not unconverged: its R-hat is undefined)."""
+    is certain, not unconverged: its R-hat is undefined). A mixture passes one scalar per
+    cluster ``(chains, draws, K)`` and positions ``(chains, draws, K, n)``."""
     import xarray as xr
 
+    chains, draws = scalar.shape[:2]
+    scalar = scalar.reshape(chains, draws, -1)
+    pos = pos.reshape(chains, draws, -1)
     varying = pos.reshape(-1, pos.shape[-1]).std(axis=0) > 0
     data = xr.Dataset(
         {
-            name: (("chain", "draw"), scalar),
+            name: (("chain", "draw", "component"), scalar),
             "position": (("chain", "draw", "item"), pos[:, :, varying]),
         }
     )
@@ -190,3 +194,98 @@ def sample_until_converged(
             stacklevel=stacklevel,
         )
     return scalar, pos, problems, extensions, interrupted
+
+
+def pieces(n_tune: int, n_keep: int, thin: int) -> list[tuple[int, bool]]:
+    """The iterations of one chain in pieces of about a twentieth (``(iterations, keep)``; kept
+    pieces a multiple of ``thin``), so that the progress display moves and Ctrl-C keeps the
+    pieces finished."""
+    piece = max(thin, (n_tune + n_keep) // 20 // thin * thin)
+    out = [(min(piece, n_tune - k), False) for k in range(0, n_tune, piece)]
+    return out + [(min(piece, n_keep - k), True) for k in range(0, n_keep, piece)]
+
+
+class ChainRunner:
+    """Runs a Metropolis–Hastings fit's chains block by block: one after the other, or in
+    worker processes once a block is expected to take ``parallel_from`` seconds one chain after
+    the other (``extension_from`` for an extension: a fit extended once is usually extended
+    again); once there, the chains stay there. The draws are the same either way: each chain
+    carries its own random generator.
+
+    ``step(chain, iterations, keep)`` → ``(chain, draws)`` runs one piece (picklable: it runs in
+    the workers); ``store(c, draws)`` receives chain ``c``'s kept draws in order;
+    ``after_tune()``, when given, runs between a block's tuning and its kept iterations (a
+    mixture sets its chains' pivot there). Call :meth:`close` at the end.
+    """
+
+    def __init__(
+        self,
+        chains: list,
+        step: Callable,
+        store: Callable[[int, tuple], None],
+        *,
+        thin: int,
+        per_iteration: float,
+        workers: int,
+        can_fork: bool,
+        label: str,
+        progressbar: bool,
+        parallel_from: float,
+        extension_from: float,
+        after_tune: Callable[[], None] | None = None,
+    ) -> None:
+        self.chains, self.step, self.store, self.thin = chains, step, store, thin
+        self.per_iteration, self.workers, self.can_fork = per_iteration, workers, can_fork
+        self.label, self.progressbar = label, progressbar
+        self.parallel_from, self.extension_from = parallel_from, extension_from
+        self.after_tune = after_tune
+        self.parallel = False
+        self.pool = None
+
+    def __call__(self, n_tune: int, n_keep: int, title: str) -> None:
+        """``n_tune`` discarded and ``n_keep`` kept draws (``n_keep × thin`` iterations) of
+        every chain."""
+        chains = len(self.chains)
+        expected = self.per_iteration * chains * (n_tune + self.thin * n_keep)
+        least = self.extension_from if title != self.label else self.parallel_from
+        self.parallel = self.parallel or (self.can_fork and self.workers > 1 and expected >= least)
+        parts = [(n_tune, 0), (0, n_keep)] if self.after_tune and n_tune else [(n_tune, n_keep)]
+        for tune, keep in parts:
+            if tune == 0 and keep == 0:
+                continue
+            self._run(tune, keep, title)
+            if tune and self.after_tune is not None:
+                self.after_tune()
+
+    def _run(self, n_tune: int, n_keep: int, title: str) -> None:
+        if self.parallel:
+            if self.pool is None:
+                self.pool = fork_pool(self.workers)
+
+            def store(c: int, out: tuple) -> None:
+                self.store(c, out[0])
+
+            parallel_block(
+                self.pool,
+                self.chains,
+                store,
+                self.step,
+                n_tune,
+                n_keep * self.thin,
+                title,
+                self.progressbar,
+                unit="iterations",
+            )
+            return
+        total = len(self.chains) * (n_tune + n_keep * self.thin)
+        with meter(title, total=total, unit="iterations", enabled=self.progressbar) as bar:
+            for c in range(len(self.chains)):
+                for iterations, keep in pieces(n_tune, n_keep * self.thin, self.thin):
+                    self.chains[c], draws = self.step(self.chains[c], iterations, keep)
+                    if keep:
+                        self.store(c, draws)
+                    bar.advance(iterations)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)

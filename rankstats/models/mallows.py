@@ -23,16 +23,15 @@ from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
-from scipy import optimize
 
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import warn_convergence
 from rankstats._util.advice import AdviceError, escape
 from rankstats._util.progress import meter
-from rankstats.core.mallows_kendall import log_z, mallows_expected_distance
+from rankstats.core.mallows_kendall import log_z
 from rankstats.core.permutation_distances import check_distance
 from rankstats.core.preferences import AssessorPreferences
-from rankstats.core.rankings import Rankings, default_level, tied_entries
+from rankstats.core.rankings import Rankings, default_level
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidRankingsError
 from rankstats.models._mallows_chains import (
@@ -42,6 +41,7 @@ from rankstats.models._mallows_chains import (
     sample_until_converged,
 )
 from rankstats.models._mallows_metropolis import KINDS
+from rankstats.models._mallows_mixture import PSI
 from rankstats.models._mallows_sampler import (
     BACKENDS,
     DRAWS,
@@ -50,15 +50,16 @@ from rankstats.models._mallows_sampler import (
     Chain,
     LogPrior,
     advance,
-    pair_counts,
     resolve_backend,
     total_distance,
 )
 from rankstats.models.information import require_order
 from rankstats.models.mallows_fit import MallowsFit, persisted_attributes
+from rankstats.models.mallows_map import fit_map
 from rankstats.models.mallows_metropolis_fit import THIN as METROPOLIS_THIN
 from rankstats.models.mallows_metropolis_fit import TUNE as METROPOLIS_TUNE
 from rankstats.models.mallows_metropolis_fit import fit_metropolis
+from rankstats.models.mallows_mixture_fit import fit_model_mixture
 from rankstats.models.timing import chain_workers
 
 PRIORS = ("gamma", "bayesmallows")
@@ -89,6 +90,15 @@ class Mallows:
         α ~ Exponential(rate 0.001), i.e. θ ~ Exponential(rate 0.001 n).
     shape, rate : float
         Gamma prior parameters (``prior="gamma"``).
+    clusters : int
+        ``1`` (default): one population. ``K > 1``: a mixture of ``K`` Mallows models, each
+        cluster of assessors with its own consensus and dispersion, weights
+        τ ~ Dirichlet(ψ, …, ψ) (Vitelli et al. 2018, Sec. 4.3; BayesMallows' ``n_clusters``),
+        fitted by Metropolis–Hastings (:mod:`rankstats.models.mallows_mixture_fit`); the fit is
+        a :class:`~rankstats.models.MallowsMixtureFit`. Choose ``K`` with
+        :func:`~rankstats.models.choose_clusters`.
+    psi : float
+        The Dirichlet concentration ψ of a mixture's weights (BayesMallows' default 10).
 
     Examples
     --------
@@ -108,8 +118,19 @@ class Mallows:
         rate: float = 0.1,
         distance: str = "kendall",
         kind: str = "subset",
+        clusters: int = 1,
+        psi: float = PSI,
     ) -> None:
         check_distance(distance)
+        if (
+            isinstance(clusters, bool)
+            or not isinstance(clusters, (int, np.integer))
+            or clusters < 1
+        ):
+            raise ValueError(f"clusters must be a whole number ≥ 1, not {clusters!r}")
+        if not (isinstance(psi, (int, float)) and psi > 0):
+            raise ValueError(f"psi must be > 0, not {psi!r}")
+        self.clusters, self.psi = int(clusters), float(psi)
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
         self.distance, self.kind = distance, kind
@@ -264,6 +285,12 @@ class Mallows:
             and not isinstance(rk, AssessorPreferences)
         )
         if method == "map":
+            if self.clusters > 1:
+                raise AdviceError(
+                    "a mixture ({clusters}) is fitted by {mcmc} only",
+                    clusters=("clusters", self.clusters),
+                    mcmc=("method", "mcmc"),
+                )
             if self.distance != "kendall" or isinstance(rk, AssessorPreferences):
                 raise AdviceError(
                     "{map} is the Kendall model's Kemeny consensus on rankings; use {mcmc} "
@@ -271,7 +298,29 @@ class Mallows:
                     map=("method", "map"),
                     mcmc=("method", "mcmc"),
                 )
-            return self._fit_map(rk)
+            return fit_map(rk)
+        if self.clusters > 1:
+            if sampler == "gibbs":
+                raise AdviceError(
+                    "a mixture ({clusters}) runs the Metropolis–Hastings sampler; use "
+                    "{metropolis} (or 'auto')",
+                    clusters=("clusters", self.clusters),
+                    metropolis=("sampler", "metropolis"),
+                )
+            return fit_model_mixture(
+                self,
+                rk,
+                draws=draws,
+                tune=tune,
+                chains=chains,
+                seed=seed,
+                progressbar=progressbar,
+                max_draws=max_draws,
+                cores=cores,
+                on_extend=on_extend,
+                thin=thin,
+                leap=leap,
+            )
         if sampler == "gibbs" and not gibbs_applies:
             raise AdviceError(
                 "the Gibbs sampler applies to the Kendall distance on rankings with {kind}; use "
@@ -492,65 +541,6 @@ class Mallows:
         sizes, items = np.unique(size, return_counts=True)  # a group of m members: m items
         ties = sum(c / m * float(log_z(int(m), theta)) for m, c in zip(sizes, items, strict=True))
         return -theta * distance - rk.n_rankings * float(log_z(n, theta)) + ties
-
-    def _fit_map(self, rk: Rankings) -> MallowsFit:
-        from rankstats.aggregation.kemeny_search import kemeny
-
-        observed = ~np.isnan(rk.ranks)
-        if not observed.all() or tied_entries(rk.ranks).any():
-            raise AdviceError(
-                "{map} needs complete rankings without ties (the Kemeny consensus is the MAP of "
-                "σ only then); use {mcmc} for partial or tied rankings",
-                map=("method", "map"),
-                mcmc=("method", "mcmc"),
-            )
-        n, n_rankings = rk.n_systems, rk.n_rankings
-        result = kemeny(rk, method="auto", time_limit=60)
-        index = {s: i for i, s in enumerate(rk.systems)}
-        sigma_pos = np.empty(n, dtype=np.int64)
-        sigma_pos[[index[s] for s in result.order]] = np.arange(n)
-        positions = (rk.ranks - 1).astype(np.int64)
-        mean_d = total_distance(pair_counts(positions), sigma_pos) / n_rankings
-
-        max_d = n * (n - 1) / 4  # E[d] at θ → 0
-        if mean_d <= 0:
-            theta = np.inf
-        elif mean_d >= max_d:
-            theta = 0.0
-        else:
-            theta = optimize.brentq(lambda t: mallows_expected_distance(n, t) - mean_d, 1e-9, 50.0)
-        finite = theta if np.isfinite(theta) else 50.0
-        idata = _compat.from_dict(
-            {"theta": np.full((1, 1), finite), "position": (sigma_pos + 1.0)[None, None, :]},
-            coords={"system": list(rk.systems)},
-            dims={"position": ["system"]},
-            attrs={"rankstats_model": "mallows", "rankstats_method": "map"},
-        )
-        loglik = -finite * mean_d * n_rankings - n_rankings * float(log_z(n, finite))
-        _compat.set_attrs(
-            idata,
-            {
-                **persisted_attributes(float(theta), list(result.order), n_rankings, []),
-                "log_likelihood": loglik,
-                "info_kemeny_optimal": int(bool(result.optimal)),
-                "info_mean_distance": mean_d,
-            },
-        )
-        return MallowsFit(
-            model="mallows",
-            method="map",
-            systems=rk.systems,
-            idata=idata,
-            worth=pd.Series(sigma_pos + 1.0, index=list(rk.systems), name="position"),
-            log_likelihood=loglik,
-            parameters={"theta": float(theta)},
-            info={
-                "n_rankings": n_rankings,
-                "consensus": list(result.order),
-                "kemeny_optimal": bool(result.optimal),
-                "mean_distance": mean_d,
-            },
-        )
 
     def __repr__(self) -> str:
         if self.prior == "bayesmallows":

@@ -37,8 +37,23 @@ def path_for(dataset: str, model: str, directory: str | Path | None = None) -> P
     return Path(directory or default_directory()) / f"{dataset}_{model}.nc"
 
 
+def zoo_name(fit: Fit) -> str:
+    """The model part of a stored fit's file name: ``pl``, ``bt``, ``mallows`` (Kendall), else
+    ``mallows_<distance>`` and, for a mixture, ``mallows_<distance>_<K>clusters`` — so that
+    fits of one data set with different distances or numbers of clusters do not overwrite each
+    other."""
+    if fit.model not in ("mallows", "mallows_mixture"):
+        return fit.model
+    distance = str(fit.info.get("distance", "kendall"))
+    name = "mallows" if distance == "kendall" else f"mallows_{distance}"
+    if fit.model == "mallows_mixture":
+        name = f"mallows_{distance}_{int(fit.info['clusters'])}clusters"
+    return name
+
+
 def save(fit: Fit, dataset: str, directory: str | Path | None = None, keep: int = 100) -> Path:
-    """Write ``fit`` as ``<directory>/<dataset>_<model>.nc``, thinned to ``keep`` draws per chain.
+    """Write ``fit`` as ``<directory>/<dataset>_<model>.nc`` (``<model>``: :func:`zoo_name`),
+    thinned to ``keep`` draws per chain.
 
     Diagnostics (R-hat, bulk ESS, divergences) are recorded in the attributes first, on the full
     sample.
@@ -72,7 +87,7 @@ def save(fit: Fit, dataset: str, directory: str | Path | None = None, keep: int 
                 "info_dataset": dataset,
             },
         )
-        if fit.model == "mallows":
+        if fit.model in ("mallows", "mallows_mixture"):
             _compat.set_attrs(idata, {"info_convergence_problems": json.dumps(problems)})
     else:
         _compat.set_attrs(idata, {"info_dataset": dataset})
@@ -80,7 +95,7 @@ def save(fit: Fit, dataset: str, directory: str | Path | None = None, keep: int 
     every = max(1, n_draws // keep)
     thinned = _compat.thin(idata, every)
     _compat.set_attrs(thinned, {**_compat.attrs(idata), "info_thinned_every": every})
-    return _compat.to_netcdf(thinned, path_for(dataset, fit.model, directory))
+    return _compat.to_netcdf(thinned, path_for(dataset, zoo_name(fit), directory))
 
 
 def load(dataset: str, model: str, directory: str | Path | None = None) -> Fit:
@@ -90,7 +105,9 @@ def load(dataset: str, model: str, directory: str | Path | None = None) -> Fit:
     ----------
     dataset : str
         A bundled data set (``glue``, ``superglue``, ``xtreme``, ``tac08``).
-    model : {"pl", "bt", "mallows"}
+    model : str
+        ``"pl"``, ``"bt"``, ``"mallows"`` (Kendall), ``"mallows_<distance>"``, or a mixture's
+        ``"mallows_<distance>_<K>clusters"`` (:func:`zoo_name`).
     directory : path, optional
         Default: ``$RANKSTATS_MODELS``, else the fits installed with the package.
     """

@@ -77,3 +77,53 @@ def test_a_wrong_prior_fails_the_calibration():
     model = rs.models.Mallows(distance="footrule", shape=20.0, rate=20.0)
     ranks = _ranks(model, SHAPE, RATE, "footrule")
     assert _uniform_p(ranks[:, 0]) < 0.001
+
+
+# ---------------------------------------------------------------------------- mixtures
+MIX_ITEMS, MIX_RANKINGS, MIX_PSI = 5, 12, 2.0
+
+
+def _mixture_ranks(psi_fit: float) -> np.ndarray:
+    """(replications, 2) ranks of the true max α and max τ (label-invariant: the relabelling
+    does not change them) among DRAWS posterior draws of a 2-cluster mixture, the data simulated
+    from the mixture's prior with ψ = MIX_PSI and fitted with ψ = ``psi_fit``."""
+    from rankstats.models._mallows_mixture import MixtureChain
+
+    rng = np.random.default_rng(7)
+    out = np.empty((REPLICATIONS, 2), dtype=int)
+    alpha_rate = RATE / MIX_ITEMS  # θ ~ Gamma(SHAPE, RATE) is α ~ Gamma(SHAPE, RATE / n)
+    for rep in range(REPLICATIONS):
+        weight = rng.dirichlet([MIX_PSI, MIX_PSI])
+        alpha = rng.gamma(SHAPE, 1.0 / alpha_rate, size=2)
+        rho = [rng.permutation(MIX_ITEMS) + 1 for _ in range(2)]
+        z = rng.choice(2, size=MIX_RANKINGS, p=weight)
+        data = np.empty((MIX_RANKINGS, MIX_ITEMS))
+        for k in range(2):
+            if (z == k).any():
+                data[z == k] = sample_mallows(
+                    rho[k], alpha[k], "footrule", int((z == k).sum()), rng
+                )
+        chain = MixtureChain(
+            data, "footrule", np.random.default_rng(rep), 2, alpha_shape=SHAPE,
+            alpha_rate=alpha_rate, psi=psi_fit, alpha_sd=0.5,
+        )  # fmt: skip
+        chain.run(300, adapt=True)
+        chain.set_pivot(chain.rho)
+        draws = chain.run(DRAWS * 10, thin=10)
+        for k, (truth, values) in enumerate(
+            ((alpha.max(), draws.alpha.max(axis=1)), (weight.max(), draws.weight.max(axis=1)))
+        ):
+            out[rep, k] = np.count_nonzero(values < truth)
+    return out
+
+
+def test_a_two_cluster_mixture_is_calibrated():
+    ranks = _mixture_ranks(MIX_PSI)
+    assert _uniform_p(ranks[:, 0]) > 0.001, "max alpha"
+    assert _uniform_p(ranks[:, 1]) > 0.001, "max weight"
+
+
+def test_a_mixture_with_the_wrong_weight_prior_fails_the_calibration():
+    """Fitted with ψ = 50 (weights near ½) to data simulated with ψ = 2."""
+    ranks = _mixture_ranks(50.0)
+    assert _uniform_p(ranks[:, 1]) < 0.001

@@ -12,7 +12,7 @@ from rankstats.cli.options.shared import (
     positive,
     probability,
 )
-from rankstats.datasets import PAIRED, RANKINGS
+from rankstats.datasets import PAIRED, PREFERENCES, RANKINGS
 
 #: :data:`rankstats.models.DISTANCES`, Kendall first (the default), written out: this module is
 #: imported by ``rankstats --help``, which loads no numerical library (tests/cli: the same
@@ -38,6 +38,11 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--paired", choices=sorted(PAIRED), help="a bundled paired-comparison data set (bt only)"
+    )
+    parser.add_argument(
+        "--preferences",
+        choices=sorted(PREFERENCES),
+        help="a bundled set of assessors' pairwise preferences (mallows only)",
     )
     parser.add_argument(
         "--model",
@@ -95,6 +100,15 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         metavar="K",
         help="mallows: also the posterior predictive probability that a new ranking puts each "
         "system in its top K (mallows_top_k.csv)",
+    )
+    parser.add_argument(
+        "--clusters",
+        type=at_least(1),
+        default=1,
+        metavar="K",
+        help="mallows: a mixture of K Mallows models, clusters of assessors each with its own "
+        "consensus and dispersion (default 1; Metropolis–Hastings; mallows_clusters.csv, "
+        "mallows_assignments.csv)",
     )
     parser.add_argument(
         "--thin",

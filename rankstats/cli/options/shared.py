@@ -177,6 +177,7 @@ FILE_FORMATS = (
     "rank-matrix",
     "orderings",
     "pairwise",
+    "preferences",
 )
 
 
@@ -189,26 +190,29 @@ def add_rankings_file_arguments(parser: argparse.ArgumentParser) -> None:
         help="what FILE holds: auto (default: PrefLib rankings for .soc / .soi / .toc / .toi, "
         "else a score table), scores, preflib, soc, soi, toc, toi, rank-matrix (one row per "
         "ranker, one column per system, cells = ranks), orderings (one ranking per row, best "
-        "first) or pairwise (one stated preference per row; --model bt)",
+        "first), pairwise (one stated preference per row; --model bt) or preferences (each "
+        "assessor's stated preferences, one per row: assessor, preferred, other; --model "
+        "mallows)",
     )
     parser.add_argument(
         "--ranker",
         default=None,
         metavar="COLUMN",
         help="rank-matrix / orderings: the column labelling the rows (default: one named "
-        "'ranker', if any)",
+        "'ranker', if any); preferences: the assessor column (default: assessor)",
     )
     parser.add_argument(
         "--preferred",
         default=None,
         metavar="COLUMN",
-        help="pairwise: the column of the preferred system (default: preferred)",
+        help="pairwise / preferences: the column of the preferred system (default: preferred)",
     )
     parser.add_argument(
         "--other",
         default=None,
         metavar="COLUMN",
-        help="pairwise: the column of the system it was preferred to (default: other)",
+        help="pairwise / preferences: the column of the system it was preferred to (default: "
+        "other)",
     )
 
 

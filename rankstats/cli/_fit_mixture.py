@@ -1,0 +1,176 @@
+"""``rankstats fit --model mallows --clusters K``: a mixture of Mallows models — each cluster's
+weight, dispersion and consensus, each assessor's cluster, and the population's pairwise
+probabilities — printed and written by the outputs of :mod:`rankstats.cli.fit`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pandas as pd
+
+from rankstats.cli._console import print_table
+from rankstats.cli._fit_common import (
+    advice_text,
+    described,
+    fit_model,
+    formatted,
+    warn_verdict,
+    write_outputs,
+)
+from rankstats.cli.usage import UsageError
+
+
+def mixture(args: argparse.Namespace, data, name: str, what: str) -> int:
+    """The mixture's fit, tables and files (``mallows_clusters.csv``,
+    ``mallows_assignments.csv``, ``mallows_consensus.csv``, ``mallows_pairwise.csv``)."""
+    from rankstats import models
+    from rankstats.reporting.diagnostics import convergence
+
+    if args.method != "mcmc":
+        raise UsageError(f"--clusters {args.clusters} is fitted by --method mcmc only")
+    n_assessors = len(data.assessors) if hasattr(data, "assessors") else data.n_rankings
+    if args.clusters > n_assessors:
+        raise UsageError(
+            f"--clusters {args.clusters} is more than the {n_assessors} assessors of {name}"
+        )
+    if args.top_k is not None and args.top_k > len(data.systems):
+        raise UsageError(f"--top-k {args.top_k} is more than the {len(data.systems)} systems")
+    if args.max_draws is not None and args.max_draws < args.draws:
+        raise UsageError(f"--max-draws {args.max_draws} is below --draws {args.draws}")
+    model = models.Mallows(
+        prior=args.prior, distance=args.distance, kind=args.kind, clusters=args.clusters
+    )
+    print(f"rankstats fit: {name} ({what}), {described(model, args)}", flush=True)
+    cap = args.max_draws or 20 * args.draws
+
+    def extending(done: int, block: int, problems: list[str]) -> None:
+        print(
+            f"rankstats fit: after {done} draws per chain: {'; '.join(problems)}; continuing "
+            f"for {block} more (automatic extension, cap --max-draws {cap})",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    fit = fit_model(
+        model, data, args, max_draws=args.max_draws, on_extend=extending, thin=args.thin
+    )
+    verdict = convergence(fit)
+    advice = advice_text(args, verdict, fit)
+    warn_verdict(verdict, advice)
+    extended = (
+        f", extended {fit.info['extensions']} time(s) to {fit.info['draws']} draws"
+        if fit.info.get("extensions")
+        else ""
+    )
+    print(
+        f"  Metropolis–Hastings: {fit.info['chains']} chains × {args.draws} draws, one every "
+        f"{fit.info['thin']} iterations, after {fit.info['tune']} discarded{extended}, seed "
+        f"{args.seed}; clusters numbered by {fit.info['label_switching']}"
+    )
+    summary = fit.summary(args.prob)
+    weights = fit.weights(args.prob)
+    k = fit.n_clusters
+    alpha = summary.loc[[f"alpha[{c + 1}]" for c in range(k)]]
+    clusters = pd.DataFrame(
+        {
+            "cluster": range(1, k + 1),
+            "weight": weights["weight"].to_numpy(),
+            "weight_low": weights["low"].to_numpy(),
+            "weight_high": weights["high"].to_numpy(),
+            "assessors": weights["assessors"].to_numpy(),
+            "alpha": alpha["mean"].to_numpy(),
+            "alpha_low": alpha["low"].to_numpy(),
+            "alpha_high": alpha["high"].to_numpy(),
+            "alpha_r_hat": alpha["r_hat"].to_numpy(),
+            "top": [", ".join(order[:3]) for order in fit.info["consensus"]],
+        }
+    )
+    print()
+    print_table(
+        [
+            ("cluster", "right"),
+            ("weight", "right"),
+            ("low", "right"),
+            ("high", "right"),
+            ("assessors", "right"),
+            ("alpha", "right"),
+            ("low", "right"),
+            ("high", "right"),
+            ("R-hat", "right"),
+            ("consensus, top 3", "left"),
+        ],
+        list(
+            zip(
+                [str(c) for c in clusters["cluster"]],
+                formatted(clusters["weight"], ".3f"),
+                formatted(clusters["weight_low"], ".3f"),
+                formatted(clusters["weight_high"], ".3f"),
+                [str(a) for a in clusters["assessors"]],
+                formatted(clusters["alpha"], ".3g"),
+                formatted(clusters["alpha_low"], ".3g"),
+                formatted(clusters["alpha_high"], ".3g"),
+                formatted(clusters["alpha_r_hat"], ".3f"),
+                list(clusters["top"]),
+                strict=True,
+            )
+        ),
+        title=f"clusters (posterior mean, {args.prob:.0%} interval; assessors: those whose "
+        "most probable cluster it is)",
+        max_width={9: 60},
+    )
+    consensus = pd.DataFrame(
+        {f"cluster {c + 1}": fit.info["consensus"][c] for c in range(k)},
+        index=pd.Index(range(1, len(fit.systems) + 1), name="rank"),
+    ).reset_index()
+    print()
+    print_table(
+        [("rank", "right")] + [(f"cluster {c + 1}", "left") for c in range(k)],
+        [[str(r), *row] for r, *row in consensus.itertuples(index=False)],
+        title=f"each cluster's consensus (the ranking closest in expected {args.distance} "
+        "distance to its draws)",
+        max_width={c + 1: 30 for c in range(k)},
+    )
+    assignments = fit.assignments().reset_index()
+    uncertain = int((assignments["probability"] < 0.9).sum())
+    print(
+        f"\n{len(assignments)} assessors; {uncertain} with a most probable cluster below 0.9 "
+        "(mallows_assignments.csv)."
+    )
+    more = {"clusters": clusters, "assignments": assignments}
+    if args.top_k is not None:
+        top = fit.top_k(args.top_k, args.prob)
+        more["top_k"] = top
+        print()
+        print_table(
+            [("system", "left"), ("P(top k)", "right"), ("low", "right"), ("high", "right")],
+            list(
+                zip(
+                    list(top["system"]),
+                    formatted(top["probability"], ".3f"),
+                    formatted(top["low"], ".3f"),
+                    formatted(top["high"], ".3f"),
+                    strict=True,
+                )
+            ),
+            title=f"probability that a new assessor (cluster unknown) puts the system in the "
+            f"top {args.top_k} ({args.prob:.0%} interval)",
+            max_width={0: 40},
+        )
+    return write_outputs(
+        args,
+        fit,
+        name,
+        consensus,
+        "consensus",
+        fit.pairwise(args.prob),
+        extra={
+            "prior": args.prior,
+            "distance": args.distance,
+            "kind": args.kind,
+            "clusters": args.clusters,
+        },
+        verdict=verdict,
+        advice=advice,
+        more=more,
+    )

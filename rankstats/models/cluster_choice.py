@@ -1,0 +1,199 @@
+r"""How many clusters of assessors? Mallows mixtures with ``K = 1, 2, …`` compared by PSIS-LOO
+(or WAIC), next to BayesMallows' elbow of the within-cluster distance.
+
+Each ``K`` is fitted with the same sampler (:mod:`rankstats.models.mallows_mixture_fit`; ``K =
+1`` is the one-cluster mixture, the plain Mallows model), and the fits are compared by
+:func:`~rankstats.models.compare_fits` on each ranking's mixture likelihood
+:math:`\log \sum_k \tau_k P(R_j \mid \rho_k, \alpha_k)` — the expected log predictive density
+of a new assessor's ranking, the criterion of Vehtari, Gelman & Gabry (2017). The *elbow*
+(Vitelli et al. 2018, Sec. 4.3; BayesMallows' ``plot_elbow``) is the posterior mean of the
+within-cluster distance :math:`\sum_j d(R_j, \rho_{z_j})`: it always falls as ``K`` grows, and
+the ``K`` after which it stops falling fast is its choice — a judgement by eye, which the LOO
+table turns into a number with a standard error.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from rankstats.core.preferences import AssessorPreferences
+from rankstats.core.rankings import Rankings
+from rankstats.core.scores import Scores
+
+
+@dataclass(frozen=True, eq=False)
+class ClusterChoice:
+    """Mixtures with several numbers of clusters, compared.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per ``K`` (index ``clusters``): ``elpd`` and its ``se`` (LOO or WAIC),
+        ``elpd_diff`` and ``dse`` (to the best ``K``), ``p`` (effective number of parameters),
+        ``within`` and ``within_sd`` (posterior mean and sd of the within-cluster distance, the
+        elbow), ``converged`` (R-hat ≤ 1.01 and ESS ≥ 400).
+    best : int or None
+        The ``K`` of highest ``elpd`` (None for the elbow alone: that choice is the reader's).
+    fits : dict
+        ``{K: fit}`` (a :class:`~rankstats.models.MallowsMixtureFit` each).
+    ic : str
+        ``"loo"`` or ``"waic"``.
+    notes : list of str
+        The comparison's warnings (Pareto k, unconverged fits).
+    """
+
+    table: pd.DataFrame
+    best: int | None
+    fits: dict = field(repr=False)
+    ic: str = "loo"
+    notes: list = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        shown = self.table.copy()
+        for c in ("elpd", "se", "elpd_diff", "dse", "p", "within", "within_sd"):
+            shown[c] = [format(v, ".2f") for v in shown[c]]
+        lines = [
+            f"ClusterChoice({self.ic.upper()}: best K = {self.best}; the elbow: `within`)"
+            if self.best is not None
+            else "ClusterChoice(the elbow: `within`; no information criterion)",
+            shown.to_string(),
+        ]
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def plot(self):
+        """Two panels against ``K``: the elpd with ±1 se bars (higher is better), and the
+        elbow — the posterior mean within-cluster distance with ±1 sd."""
+        from matplotlib.figure import Figure
+
+        k = self.table.index.to_numpy()
+        fig = Figure(figsize=(8.0, 3.4))
+        left, right = fig.subplots(1, 2)
+        left.errorbar(k, self.table["elpd"], yerr=self.table["se"], marker="o", capsize=3)
+        if self.best is not None:
+            left.axvline(self.best, color="0.7", linestyle="--", linewidth=1)
+        left.set_xlabel("clusters K")
+        left.set_ylabel(f"elpd ({self.ic.upper()})")
+        left.set_title("predictive accuracy (higher is better)", fontsize=10)
+        right.errorbar(k, self.table["within"], yerr=self.table["within_sd"], marker="o", capsize=3)
+        right.set_xlabel("clusters K")
+        right.set_ylabel("within-cluster distance")
+        right.set_title("elbow", fontsize=10)
+        for ax in (left, right):
+            ax.set_xticks(k)
+        fig.tight_layout()
+        return fig
+
+
+#: What :func:`choose_clusters` passes to every fit.
+FIT_OPTIONS = (
+    "draws",
+    "tune",
+    "thin",
+    "chains",
+    "seed",
+    "progressbar",
+    "max_draws",
+    "cores",
+    "leap",
+)
+
+
+def choose_clusters(
+    data: Rankings | Scores | AssessorPreferences,
+    clusters: Iterable[int] = range(1, 6),
+    *,
+    distance: str = "footrule",
+    ic: str = "loo",
+    prior: str = "bayesmallows",
+    psi: float = 10.0,
+    kind: str = "subset",
+    **fit_options: Any,
+) -> ClusterChoice:
+    """Fit a Mallows mixture for every ``K`` in ``clusters`` and compare them.
+
+    Parameters
+    ----------
+    data : Rankings, Scores or AssessorPreferences
+        As :meth:`rankstats.models.Mallows.fit`. LOO / WAIC need each ranking's likelihood:
+        complete rankings (their marginal for partial data where
+        :mod:`rankstats.models.pointwise_likelihood` computes it); otherwise use the elbow
+        alone (``ic=None``).
+    clusters : iterable of int
+        The numbers of clusters (each ≥ 1, at most the number of rankings).
+    distance, prior, psi, kind
+        As :class:`rankstats.models.Mallows` (default: BayesMallows' footrule and priors).
+    ic : {"loo", "waic", None}
+        The criterion; ``None``: the elbow only.
+    **fit_options
+        Passed to every fit (``draws``, ``tune``, ``thin``, ``chains``, ``seed``,
+        ``progressbar``, ``max_draws``, ``cores``).
+
+    Returns
+    -------
+    ClusterChoice
+    """
+    from rankstats.models.mallows import Mallows
+    from rankstats.models.mallows_mixture_fit import fit_model_mixture
+    from rankstats.models.model_comparison import compare_fits
+
+    ks = sorted({int(k) for k in clusters})
+    if not ks or ks[0] < 1:
+        raise ValueError(f"clusters must be whole numbers ≥ 1, not {list(clusters)!r}")
+    if ic not in ("loo", "waic", None):
+        raise ValueError(f"ic must be 'loo', 'waic' or None, not {ic!r}")
+    unknown = set(fit_options) - set(FIT_OPTIONS)
+    if unknown:
+        raise TypeError(f"unknown fit options {sorted(unknown)}; use {', '.join(FIT_OPTIONS)}")
+    fits = {}
+    notes: list[str] = []
+    for k in ks:
+        # K = 1 too through the mixture sampler: the one-cluster mixture records `within`.
+        model = Mallows(distance=distance, kind=kind, prior=prior, clusters=k, psi=psi)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fits[k] = fit_model_mixture(
+                model,
+                model._prepare(data),
+                draws=fit_options.get("draws", 1000),
+                tune=fit_options.get("tune"),
+                chains=fit_options.get("chains", 4),
+                seed=fit_options.get("seed", 0),
+                progressbar=fit_options.get("progressbar", True),
+                max_draws=fit_options.get("max_draws"),
+                cores=fit_options.get("cores"),
+                thin=fit_options.get("thin"),
+                leap=fit_options.get("leap", 1),
+            )
+        for w in caught:  # recorded in the notes, and still shown
+            notes.append(f"K = {k}: {w.message}")
+            warnings.warn(w.message, w.category, stacklevel=2)
+    rows = {}
+    for k, fit in fits.items():
+        within = fit.draws()["within"]
+        rows[k] = {
+            "within": float(within.mean()),
+            "within_sd": float(within.std(ddof=1)) if len(within) > 1 else 0.0,
+            "converged": not fit.info["convergence_problems"],
+        }
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    best = None
+    if ic is not None and len(fits) >= 2:
+        comparison = compare_fits({f"K={k}": fit for k, fit in fits.items()}, ic=ic)
+        ranked = comparison.table.rename(index=lambda name: int(name.split("=")[1]))
+        for column in ("elpd", "se", "elpd_diff", "dse", "p"):
+            table[column] = ranked[column].reindex(table.index)
+        notes += list(comparison.notes)
+        best = int(ranked.index[0])
+    else:
+        for column in ("elpd", "se", "elpd_diff", "dse", "p"):
+            table[column] = np.nan
+    table = table[["elpd", "se", "elpd_diff", "dse", "p", "within", "within_sd", "converged"]]
+    table.index.name = "clusters"
+    return ClusterChoice(table=table, best=best, fits=fits, ic=ic or "elbow", notes=notes)

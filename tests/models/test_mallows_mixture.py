@@ -1,0 +1,262 @@
+"""Mixtures of Mallows models (issue 25, item 4): the sampler against the exact posterior, the
+recovery of simulated clusters, label switching, the fit's outputs and its refusals."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import integrate, special, stats
+
+import rankstats as rs
+from rankstats.core.mallows_partition import partition_function
+from rankstats.core.mallows_sampling import sample_mallows
+from rankstats.models._mallows_mixture import MixtureChain, pivot_permutation
+
+# A small data set with two unequal groups: 3 items, 5 assessors.
+SMALL = np.array([[1, 2, 3], [1, 2, 3], [1, 3, 2], [3, 2, 1], [2, 3, 1]])
+PIVOT = np.array([[1, 2, 3], [3, 2, 1]])
+SHAPE, RATE, PSI = 3.0, 1.0, 2.0
+
+
+def _footrule(r, rho):
+    return int(np.abs(np.asarray(r) - np.asarray(rho)).sum())
+
+
+def _exact_relabelled_posterior(data, distance_of, log_z, n, clusters=2):
+    """Posterior expectations of the relabelled α, τ, assignments and within-cluster distance,
+    by enumerating every (ρ_1, ρ_2, z) and integrating α_k (quadrature) and τ (Beta) out —
+    written from the model's definition, independently of the sampler."""
+    perms = [np.array(p) + 1 for p in itertools.permutations(range(n))]
+    m = len(data)
+    integrals: dict[tuple[int, int], tuple[float, float]] = {}
+
+    def alpha_integrals(total: int, members: int) -> tuple[float, float]:
+        # ∫ Gamma(α; a, b) e^{−α D / n} Z(α)^{−N_k} dα and the same times α.
+        key = (total, members)
+        if key not in integrals:
+
+            def f(a, power):
+                return (
+                    a**power
+                    * stats.gamma.pdf(a, SHAPE, scale=1 / RATE)
+                    * math.exp(-a * total / n - members * float(log_z(a)))
+                )
+
+            i0 = integrate.quad(f, 0, 80, args=(0,), limit=200)[0]
+            i1 = integrate.quad(f, 0, 80, args=(1,), limit=200)[0]
+            integrals[key] = (i0, i1)
+        return integrals[key]
+
+    weight_sum = 0.0
+    e_alpha = np.zeros(clusters)
+    e_weight = np.zeros(clusters)
+    e_assign = np.zeros((m, clusters))
+    e_within = 0.0
+    for rhos in itertools.product(perms, repeat=clusters):
+        rho = np.stack(rhos)
+        new = pivot_permutation(rho, PIVOT)
+        d = np.array([[distance_of(r, rho[k]) for k in range(clusters)] for r in data])
+        for z in itertools.product(range(clusters), repeat=m):
+            z = np.array(z)
+            counts = np.bincount(z, minlength=clusters)
+            totals = np.array([d[z == k, k].sum() for k in range(clusters)])
+            ints = [alpha_integrals(int(totals[k]), int(counts[k])) for k in range(clusters)]
+            # Dirichlet(ψ) integrated against τ^counts: B(ψ + counts) / B(ψ).
+            w = math.exp(
+                special.gammaln(PSI + counts).sum() - special.gammaln(clusters * PSI + m)
+            ) * np.prod([i[0] for i in ints])
+            weight_sum += w
+            mean_alpha = np.array([i[1] / i[0] for i in ints])
+            mean_weight = (PSI + counts) / (clusters * PSI + m)
+            e_alpha[new] += w * mean_alpha
+            e_weight[new] += w * mean_weight
+            e_assign[np.arange(m), new[z]] += w
+            e_within += w * totals.sum()
+    return (
+        e_alpha / weight_sum,
+        e_weight / weight_sum,
+        e_assign / weight_sum,
+        e_within / weight_sum,
+    )
+
+
+def _batch_se(x: np.ndarray, batches: int = 40) -> np.ndarray:
+    """Monte Carlo standard error of the mean of ``x`` (draws first) by batch means."""
+    b = np.array_split(x, batches)
+    means = np.stack([c.mean(axis=0) for c in b])
+    return means.std(axis=0, ddof=1) / math.sqrt(batches)
+
+
+def test_the_sampler_reproduces_the_exact_relabelled_posterior():
+    n = 3
+    pf = partition_function(n, "footrule")
+    exact_alpha, exact_weight, exact_assign, exact_within = _exact_relabelled_posterior(
+        SMALL, _footrule, pf.log_z, n
+    )
+    chain = MixtureChain(
+        SMALL.astype(float),
+        "footrule",
+        np.random.default_rng(3),
+        2,
+        alpha_shape=SHAPE,
+        alpha_rate=RATE,
+        psi=PSI,
+        alpha_sd=0.5,
+    )
+    chain.run(2000, adapt=True)
+    chain.set_pivot(PIVOT)
+    draws = chain.run(60_000, thin=2)
+    est = {
+        "alpha": (draws.alpha.mean(axis=0), _batch_se(draws.alpha), exact_alpha),
+        "weight": (draws.weight.mean(axis=0), _batch_se(draws.weight), exact_weight),
+        "within": (draws.within.mean(), _batch_se(draws.within), exact_within),
+    }
+    for name, (value, se, exact) in est.items():
+        assert np.all(np.abs(value - exact) <= 4.5 * se + 1e-3), (name, value, exact, se)
+    assigned = draws.assigned / len(draws.alpha)
+    # The assignment shares: their MC error is at most that of a proportion over ~2,000
+    # effective draws (the chain mixes in a few iterations here).
+    assert np.abs(assigned - exact_assign).max() < 0.03, (assigned, exact_assign)
+
+
+def _simulated(seed: int = 0, n: int = 10, sizes=(60, 40), alphas=(6.0, 9.0)):
+    rng = np.random.default_rng(seed)
+    rhos = [np.arange(1, n + 1)] + [rng.permutation(n) + 1 for _ in sizes[1:]]
+    ranks = np.vstack(
+        [
+            sample_mallows(rho, a, "footrule", size, rng)
+            for rho, a, size in zip(rhos, alphas, sizes, strict=True)
+        ]
+    ).astype(float)
+    truth = np.repeat(np.arange(len(sizes)), sizes)
+    rk = rs.Rankings(
+        ranks,
+        tuple(f"item{i}" for i in range(n)),
+        pd.Index([f"a{j}" for j in range(len(ranks))]),
+    )
+    return rk, rhos, truth
+
+
+def test_simulated_clusters_are_recovered():
+    rk, rhos, truth = _simulated()
+    fit = rs.models.Mallows(distance="footrule", clusters=2, prior="bayesmallows").fit(
+        rk, draws=400, tune=1500, thin=5, progressbar=False
+    )
+    assert fit.info["convergence_problems"] == []
+    table = fit.assignments()
+    # Clusters are numbered by the pivot: match them to the truth by their consensus.
+    consensus = np.array(
+        [[c.order.index(s) + 1 for s in rk.systems] for c in fit.clusters], dtype=np.int64
+    )
+    new = pivot_permutation(np.stack(rhos), consensus)
+    assert (table["cluster"].to_numpy() - 1 == new[truth]).mean() >= 0.97
+    for k, rho in enumerate(rhos):
+        assert np.abs(consensus[new[k]] - rho).sum() <= 4  # the consensus, within two swaps
+    weights = fit.weights()
+    assert weights["low"].iloc[new[0]] < 0.6 < weights["high"].iloc[new[0]]
+    assert set(fit.summary().index) >= {"alpha[1]", "weight[2]", "position[1,item0]"}
+
+
+def test_every_chain_reports_the_same_numbering():
+    """Chains started from different seeds find the clusters under different numbers; the
+    relabelling to the shared pivot makes their draws agree (R-hat ≈ 1)."""
+    rk, _, _ = _simulated(seed=1)
+    fit = rs.models.Mallows(distance="footrule", clusters=2).fit(
+        rk, draws=300, tune=1500, thin=5, chains=3, progressbar=False, max_draws=300
+    )
+    summary = fit.summary()
+    assert summary.loc[["alpha[1]", "alpha[2]", "weight[1]"], "r_hat"].max() < 1.02
+
+
+def test_pairwise_and_top_k_of_a_new_assessor_mix_the_clusters():
+    rk, _, _ = _simulated(seed=2, n=6, sizes=(30, 30), alphas=(8.0, 8.0))
+    fit = rs.models.Mallows(distance="footrule", clusters=2).fit(
+        rk, draws=200, tune=1000, thin=5, chains=2, progressbar=False, max_draws=200
+    )
+    draws = fit.draws()
+    pairs = fit.pairwise()
+    one = pairs[(pairs.system_a == "item0") & (pairs.system_b == "item1")].estimate.iloc[0]
+    per_cluster = [
+        c.pairwise().set_index(["system_a", "system_b"]).loc[("item0", "item1"), "estimate"]
+        for c in fit.clusters
+    ]
+    # E[Σ τ_k P_k] is not Σ E[τ_k] E[P_k] in general; both are close when τ is concentrated.
+    approx = float(np.dot(draws["weight"].mean(axis=0), per_cluster))
+    assert abs(one - approx) < 0.02
+    top = fit.top_k(3)
+    assert top["probability"].sum() == pytest.approx(3.0, abs=1e-6)  # 3 places to fill
+
+
+def test_loo_prefers_two_clusters_on_two_cluster_data():
+    rk, _, _ = _simulated(seed=4, n=8, sizes=(40, 40), alphas=(10.0, 10.0))
+    fits = {
+        f"K={k}": rs.models.Mallows(distance="footrule", clusters=k).fit(
+            rk, draws=300, tune=1000, thin=5, chains=2, progressbar=False, max_draws=300
+        )
+        for k in (1, 2)
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        comparison = rs.models.compare_fits(fits)
+    assert comparison.table.index[0] == "K=2"
+
+
+def test_bad_arguments_are_refused():
+    rk, _, _ = _simulated(n=5, sizes=(5, 5))
+    with pytest.raises(ValueError, match="clusters"):
+        rs.models.Mallows(clusters=0)
+    with pytest.raises(ValueError, match="psi"):
+        rs.models.Mallows(clusters=2, psi=0)
+    with pytest.raises(ValueError, match="the number of rankings"):
+        rs.models.Mallows(distance="footrule", clusters=11).fit(rk, progressbar=False)
+    with pytest.raises(ValueError, match="mcmc"):
+        rs.models.Mallows(clusters=2).fit(rk, method="map")
+    with pytest.raises(ValueError, match="metropolis"):
+        rs.models.Mallows(clusters=2).fit(rk, sampler="gibbs")
+
+
+def test_a_mixture_round_trips_through_netcdf(tmp_path):
+    rk, _, _ = _simulated(seed=5, n=5, sizes=(10, 10))
+    fit = rs.models.Mallows(distance="footrule", clusters=2).fit(
+        rk, draws=50, tune=200, chains=2, progressbar=False, max_draws=50
+    )
+    path = fit.to_netcdf(tmp_path / "mix.nc")
+    back = rs.models.Fit.from_idata(_read(path))
+    assert isinstance(back, rs.models.MallowsMixtureFit)
+    assert back.info["consensus"] == fit.info["consensus"]
+    pd.testing.assert_frame_equal(back.assignments(), fit.assignments())
+    pd.testing.assert_frame_equal(back.weights(), fit.weights())
+
+
+def _read(path):
+    from rankstats._pymc import compat
+
+    return compat.from_netcdf(path)
+
+
+def test_fits_of_other_distances_and_mixtures_have_their_own_zoo_files(tmp_path):
+    rk, _, _ = _simulated(seed=6, n=5, sizes=(10, 10))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # short chains
+        mixture = rs.models.Mallows(distance="footrule", clusters=2).fit(
+            rk, draws=40, tune=200, chains=2, progressbar=False, max_draws=40
+        )
+        one = rs.models.Mallows(distance="footrule").fit(
+            rk, draws=40, tune=200, chains=2, progressbar=False, max_draws=40
+        )
+    paths = [rs.models.save(f, "groups", tmp_path, keep=20) for f in (mixture, one)]
+    assert [p.name for p in paths] == [
+        "groups_mallows_footrule_2clusters.nc",
+        "groups_mallows_footrule.nc",
+    ]
+    back = rs.models.load("groups", "mallows_footrule_2clusters", tmp_path)
+    assert isinstance(back, rs.models.MallowsMixtureFit)
+    assert back.info["consensus"] == mixture.info["consensus"]
+    pd.testing.assert_frame_equal(back.assignments(), mixture.assignments())
+    single = rs.models.load("groups", "mallows_footrule", tmp_path)
+    assert isinstance(single, rs.models.MallowsFit) and single.distance == "footrule"
