@@ -91,9 +91,34 @@ def method_name(method: str) -> str:
 
 
 def model_name(model: str) -> str:
-    """The human name of a rank model (the key itself when it has none).
+    """The human name of a rank model (the key itself when it has none); the keys of
+    :func:`fit_key` too.
 
-    >>> model_name("mallows")
-    'Mallows (Kendall)'
+    >>> model_name("mallows"), model_name("mallows_footrule")
+    ('Mallows (Kendall)', 'Mallows (footrule)')
+    >>> model_name("mallows_cayley_3clusters")
+    'Mallows (cayley), mixture of 3 clusters'
     """
-    return MODEL_NAMES.get(model, model)
+    if model in MODEL_NAMES:
+        return MODEL_NAMES[model]
+    parts = model.split("_")
+    if parts[0] == "mallows" and len(parts) in (2, 3):
+        name = f"Mallows ({parts[1]})"
+        if len(parts) == 3 and parts[2].endswith("clusters") and parts[2][:-8].isdigit():
+            return f"{name}, mixture of {parts[2][:-8]} clusters"
+        return name if len(parts) == 2 else model
+    return model
+
+
+def fit_key(fit: object) -> str:
+    """The key that names a fitted model in outputs, file names and tables: ``fit.model``
+    (``pl``, ``bt``, ``mallows`` — the Kendall model), else ``mallows_<distance>`` and, for a
+    mixture, ``mallows_<distance>_<K>clusters`` (:func:`model_name` spells them out)."""
+    model = str(getattr(fit, "model", type(fit).__name__)).lower()
+    if model not in ("mallows", "mallows_mixture"):
+        return model
+    info = getattr(fit, "info", {}) or {}
+    distance = str(info.get("distance", "kendall"))
+    if model == "mallows_mixture":
+        return f"mallows_{distance}_{int(info['clusters'])}clusters"
+    return "mallows" if distance == "kendall" else f"mallows_{distance}"

@@ -270,7 +270,9 @@ class Comparison:
 
 
 def _model_name(fit: Any) -> str:
-    return str(getattr(fit, "model", type(fit).__name__)).lower()
+    from rankstats._util.method_names import fit_key
+
+    return fit_key(fit)
 
 
 def _intervals(

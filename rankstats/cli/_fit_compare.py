@@ -91,22 +91,6 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
     kfold = args.kfold
     args.model = chosen[0]
     data, name, what = fit_input(args)
-    if "mallows" in chosen:
-        if args.kind != "subset":
-            raise UsageError(
-                "--kind top_k is not a Mallows option: the families would read the partial "
-                "rankings as different events; compare with --kind subset"
-            )
-        ranks = data.ranks
-        observed = ~np.isnan(ranks)
-        partial = ~observed.all(axis=1) & (observed.sum(axis=1) > 2)
-        if partial.any():
-            raise UsageError(
-                f"{int(partial.sum())} ranking(s) of {name} leave systems unranked: the Mallows "
-                "marginal likelihood of such a sub-ranking has no closed form, so neither "
-                "LOO / WAIC nor K-fold cross-validation (--kfold) can score it; drop mallows "
-                "from --model (pl and bt can be compared)"
-            )
     if kfold is not None:
         n_units = int(((~np.isnan(data.ranks)).sum(axis=1) >= 2).sum())
         if kfold > n_units:
@@ -127,7 +111,7 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
         args.method = _method(args, model_name)
         args.tune = tune_for(args, tune)
         if model_name == "mallows":
-            model = models.Mallows(prior=args.prior, distance=args.distance)
+            model = models.Mallows(prior=args.prior, distance=args.distance, kind=args.kind)
             extra = (
                 {"max_draws": args.max_draws, "backend": args.backend, "thin": args.thin}
                 if args.method == "mcmc"

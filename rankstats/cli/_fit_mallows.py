@@ -162,17 +162,25 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
         more["top_k"] = top
         print()
         print_table(
-            [("system", "left"), ("P(top k)", "right"), ("low", "right"), ("high", "right")],
+            [
+                ("system", "left"),
+                ("P(top k)", "right"),
+                ("low", "right"),
+                ("high", "right"),
+                ("P(ρ ≤ k)", "right"),
+            ],
             list(
                 zip(
                     list(top["system"]),
                     formatted(top["probability"], ".3f"),
                     formatted(top["low"], ".3f"),
                     formatted(top["high"], ".3f"),
+                    formatted(top["consensus"], ".3f"),
                     strict=True,
                 )
             ),
             title=f"probability that a new ranking puts the system in its top {args.top_k} "
+            "and that the consensus ρ does (P(ρ ≤ k)) "
             f"(posterior predictive, {args.prob:.0%} interval; rank marginals by "
             f"{top.attrs['table']}"
             + (

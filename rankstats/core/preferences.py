@@ -36,12 +36,20 @@ class AssessorPreferences:
         implied.
     n_stated : int
         Rows of the input (distinct stated preferences).
+    stated : ndarray of bool, shape (N, n, n)
+        ``stated[j, a, b]``: assessor ``j`` stated ``a ≻ b`` (not closed; what the Bernoulli
+        error model of a Mallows fit reads).
+    cyclic : tuple
+        The assessors whose preferences form a cycle — empty unless read with
+        ``cycles="keep"`` (their ``above`` is meaningless: only a model of errors can use them).
     """
 
     systems: tuple
     assessors: tuple
     above: np.ndarray = field(repr=False)
     n_stated: int
+    stated: np.ndarray | None = field(default=None, repr=False)
+    cyclic: tuple = ()
 
     @property
     def n_implied(self) -> int:
@@ -49,10 +57,13 @@ class AssessorPreferences:
         return int(self.above.sum()) - self.n_stated
 
     def __repr__(self) -> str:
-        return (
+        head = (
             f"AssessorPreferences({len(self.assessors)} assessors, {len(self.systems)} systems, "
-            f"{self.n_stated:,} stated preferences, {self.n_implied:,} implied)"
+            f"{self.n_stated:,} stated preferences, "
         )
+        if self.cyclic:  # their closure is not a partial order: no implied count
+            return head + f"{len(self.cyclic)} assessor(s) with a cycle)"
+        return head + f"{self.n_implied:,} implied)"
 
     @classmethod
     def from_table(
@@ -61,9 +72,15 @@ class AssessorPreferences:
         assessor: str = "assessor",
         preferred: str = "preferred",
         other: str = "other",
+        cycles: str = "refuse",
     ) -> AssessorPreferences:
         """One row per stated preference: ``preferred`` was preferred to ``other`` by
         ``assessor``.
+
+        ``cycles="refuse"`` (default): an assessor whose preferences form a cycle is refused
+        with the cycle named — no ranking respects them. ``cycles="keep"``: they are kept and
+        listed in :attr:`cyclic`, for a model that reads stated preferences as possibly
+        mistaken (the Bernoulli error model of a Mallows fit).
 
         Raises
         ------
@@ -82,6 +99,8 @@ class AssessorPreferences:
         >>> bool(prefs.above[0, 0, 2])  # assessor 1: a ≻ b ≻ c, so a ≻ c
         True
         """
+        if cycles not in ("refuse", "keep"):
+            raise ValueError(f"cycles must be 'refuse' or 'keep', not {cycles!r}")
         absent = [c for c in (assessor, preferred, other) if c not in table.columns]
         if absent:
             raise InvalidRankingsError(
@@ -111,6 +130,9 @@ class AssessorPreferences:
         stated = int(relation.sum())
         closure = _closure(relation)
         cyclic = np.flatnonzero(np.diagonal(closure, axis1=1, axis2=2).any(axis=1))
+        if len(cyclic) and cycles == "keep":
+            kept = tuple(assessors[j] for j in cyclic)
+            return cls(tuple(systems), tuple(assessors), closure, stated, relation, kept)
         if len(cyclic):
             j = int(cyclic[0])
             names = [systems[i] for i in _cycle(relation[j])]
@@ -119,7 +141,7 @@ class AssessorPreferences:
                 f"assessor {assessors[j]!r} states preferences with a cycle: {chain} "
                 f"({len(cyclic)} assessor(s) with a cycle); no ranking respects them"
             )
-        return cls(tuple(systems), tuple(assessors), closure, stated)
+        return cls(tuple(systems), tuple(assessors), closure, stated, relation)
 
 
 def _closure(relation: np.ndarray) -> np.ndarray:

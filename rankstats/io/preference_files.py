@@ -26,6 +26,7 @@ def read_preferences(
     preferred: str = "preferred",
     other: str = "other",
     *,
+    cycles: str = "refuse",
     sep: str | None = None,
     encoding: str = "utf-8",
 ) -> AssessorPreferences:
@@ -38,6 +39,9 @@ def read_preferences(
         A CSV (or TSV, compressed or not) with the three columns; other columns are ignored.
     assessor, preferred, other : str
         The column names (BayesMallows' files: ``preferred="top_item", other="bottom_item"``).
+    cycles : {"refuse", "keep"}
+        An assessor whose preferences form a cycle: refused (default), or kept for the
+        Bernoulli error model (:meth:`AssessorPreferences.from_table`).
     sep, encoding
         As :func:`rankstats.read_scores`.
 
@@ -71,6 +75,6 @@ def read_preferences(
     _refuse_variants(list(systems), codes, np.tile(np.arange(len(a)), 2), source)
     table = pd.DataFrame({"assessor": who, "preferred": a, "other": b})
     try:
-        return AssessorPreferences.from_table(table)
+        return AssessorPreferences.from_table(table, cycles=cycles)
     except InvalidRankingsError as err:  # the cycle, named: say in which file
         raise InvalidRankingsError(f"{source.path}: {err}") from None

@@ -91,6 +91,9 @@ class ClusterChoice:
         return fig
 
 
+#: :func:`choose_clusters`' default cap of each fit's automatic extension, in multiples of
+#: ``draws``.
+EXTEND = 4
 #: What :func:`choose_clusters` passes to every fit.
 FIT_OPTIONS = (
     "draws",
@@ -133,7 +136,10 @@ def choose_clusters(
         The criterion; ``None``: the elbow only.
     **fit_options
         Passed to every fit (``draws``, ``tune``, ``thin``, ``chains``, ``seed``,
-        ``progressbar``, ``max_draws``, ``cores``).
+        ``progressbar``, ``max_draws``, ``cores``, ``leap``). ``max_draws`` defaults to
+        :data:`EXTEND` × ``draws`` here, not 20 ×: a mixture with more clusters than the data
+        hold rarely converges (two clusters share a consensus, or one is empty), and would
+        otherwise run to the cap; it is reported as not converged, in the table and the notes.
 
     Returns
     -------
@@ -151,6 +157,7 @@ def choose_clusters(
     unknown = set(fit_options) - set(FIT_OPTIONS)
     if unknown:
         raise TypeError(f"unknown fit options {sorted(unknown)}; use {', '.join(FIT_OPTIONS)}")
+    draws = fit_options.get("draws", 1000)
     fits = {}
     notes: list[str] = []
     for k in ks:
@@ -161,12 +168,12 @@ def choose_clusters(
             fits[k] = fit_model_mixture(
                 model,
                 model._prepare(data),
-                draws=fit_options.get("draws", 1000),
+                draws=draws,
                 tune=fit_options.get("tune"),
                 chains=fit_options.get("chains", 4),
                 seed=fit_options.get("seed", 0),
                 progressbar=fit_options.get("progressbar", True),
-                max_draws=fit_options.get("max_draws"),
+                max_draws=fit_options.get("max_draws", EXTEND * draws),
                 cores=fit_options.get("cores"),
                 thin=fit_options.get("thin"),
                 leap=fit_options.get("leap", 1),

@@ -22,10 +22,10 @@ uncertainty of :math:`\hat\theta` (labelled so in :attr:`KFoldResult.estimate`).
 The unit is a ranking and the per-ranking likelihood is the one of
 :mod:`rankstats.models.pointwise_likelihood`: Plackett–Luce (Efron's ties), Bradley–Terry's
 composite likelihood of rankings (the sum over the ranking's pairs: biased low against proper
-likelihoods, and noted), Mallows' marginal likelihood of complete rankings (ties allowed) and
-of rankings of two systems.  A Mallows held-out sub-ranking of more than two systems
-has no closed-form likelihood (a sum over the interleavings of its unranked systems), so K-fold
-cannot score it either: refused, as by LOO, rather than replaced by something else.
+likelihoods, and noted), Mallows' marginal likelihood of the held-out ranking — every data
+pattern, every distance, a mixture's summed over its clusters
+(:func:`rankstats.core.mallows_marginal.marginal_likelihood`: closed form or enumeration where
+they apply, else an importance-sampling estimate, noted with its largest standard error).
 """
 
 from __future__ import annotations
@@ -126,11 +126,22 @@ def _model_of(fit: Fit) -> Any:
         return models.BradleyTerry(
             info.get("prior_scale", 1.0), ties=ties, kind=info.get("kind", "subset")
         )
-    if fit.model == "mallows":
+    if fit.model in ("mallows", "mallows_mixture"):
+        prior = info.get("prior", "gamma")
+        shape, rate = info.get("shape", 1.0), info.get("rate", 0.1)
+        if "alpha_prior" in info:  # Metropolis–Hastings: α = nθ's prior, back to θ's
+            shape = info["alpha_prior"]["shape"]
+            rate = info["alpha_prior"]["rate"] * len(fit.systems)
+        extra = {}
+        if fit.model == "mallows_mixture":
+            extra = {"clusters": int(info["clusters"]), "psi": float(info["psi"])}
         return models.Mallows(
-            prior=info.get("prior", "gamma"),
+            prior=prior,
+            shape=shape,
+            rate=rate,
             distance=info.get("distance", "kendall"),
             kind=info.get("kind", "subset"),
+            **extra,
         )
     raise ValueError(f"no K-fold cross-validation for model {fit.model!r}")
 
@@ -141,7 +152,7 @@ def _settings(fit: Fit) -> dict[str, Any]:
         return {"seed": fit.info.get("seed", 0)}
     keys = ("draws", "tune", "chains", "seed")
     out = {key: fit.info[key] for key in keys if key in fit.info}
-    if fit.model != "mallows":
+    if fit.model not in ("mallows", "mallows_mixture"):
         for key in ("sampler", "target_accept"):
             if key in fit.info:
                 out[key] = fit.info[key]
@@ -160,19 +171,31 @@ def _subset(rk: Rankings, keep: np.ndarray) -> Rankings:
     )
 
 
-def _heldout(model: str, kind: str, ranks: np.ndarray, fit: Fit, plug_in: bool) -> np.ndarray:
-    """``(S, L)`` log-likelihood of the held-out rankings at every draw (or the optimum)."""
+def _heldout(
+    model: str, kind: str, ranks: np.ndarray, fit: Fit, plug_in: bool
+) -> tuple[np.ndarray, float]:
+    """``(S, L)`` log-likelihood of the held-out rankings at every draw (or the optimum), and
+    the largest Monte Carlo standard error among them (0 when every value is exact)."""
     values = fit.point() if plug_in else fit.draws()
     if model == "pl":
-        return pointwise.pl_rankings(ranks, kind, values["log_worth"])
+        return pointwise.pl_rankings(ranks, kind, values["log_worth"]), 0.0
     if model == "bt":
         tie = values.get("log_tie")
-        return pointwise.bt_rankings(ranks, kind, values["log_worth"], tie)
+        return pointwise.bt_rankings(ranks, kind, values["log_worth"], tie), 0.0
+    from rankstats.core.mallows_marginal import marginal_likelihood
+    from rankstats.models.mallows_mixture_fit import mixture_marginal
+
+    n = ranks.shape[1]
     distance = fit.info.get("distance", "kendall")
-    if distance != "kendall":
+    alpha = values["alpha"] if "alpha" in values else values["theta"] * n
+    if fit.model == "mallows_mixture":
         rho = np.rint(values["position"]).astype(np.int64)
-        return pointwise.distance_rankings(ranks, rho, values["alpha"], distance)
-    return pointwise.mallows_rankings(ranks, values["position"], values["theta"])
+        found = mixture_marginal(ranks, alpha, values["weight"], rho, distance, kind)
+    else:  # the positions of a sampled or Kemeny consensus: whole numbers
+        rho = np.rint(values["position"]).astype(np.int64)
+        found = marginal_likelihood(ranks, rho, alpha, distance, kind=kind)
+    se = float(found.standard_error.max()) if found.estimated.any() else 0.0
+    return found.log_likelihood, se
 
 
 def _log_mean_exp(values: np.ndarray) -> np.ndarray:
@@ -253,24 +276,6 @@ def kfold(
     keep = pointwise.informative(ranks, kind)
     rk = _subset(data, keep) if not keep.all() else data
     n = rk.n_rankings
-    distance = getattr(model, "distance", "kendall")
-    if name == "mallows" and distance != "kendall":
-        if np.isnan(rk.ranks).any() or pointwise.tied_rows(rk.ranks).any():
-            raise InvalidRankingsError(
-                f"rankings with unranked or tied systems: the Mallows ({distance}) likelihood "
-                "of such a held-out ranking (a sum over its compatible complete rankings) is "
-                "not computed, so K-fold cross-validation cannot score it"
-            )
-    elif name == "mallows":
-        observed = ~np.isnan(rk.ranks)
-        bad = ~observed.all(axis=1) & (observed.sum(axis=1) > 2)
-        if bad.any():
-            raise InvalidRankingsError(
-                f"{int(bad.sum())} ranking(s) leave systems unranked and rank more than two: "
-                "the Mallows (Kendall) likelihood of such a held-out sub-ranking (a sum over the "
-                "positions of its unranked systems) has no closed form, so K-fold "
-                "cross-validation cannot score it any more than PSIS-LOO can"
-            )
     if folds is None:
         folds = fold_ids(n, k, seed)
     else:
@@ -283,6 +288,7 @@ def kfold(
     elpd_i = np.empty(n)
     observed = ~np.isnan(rk.ranks)
     disconnected = unconverged = 0
+    largest_se = 0.0
     for fold in range(k):
         test = folds == fold
         train = ~test
@@ -301,7 +307,8 @@ def kfold(
                 raise type(err)(f"refitted without fold {fold + 1} of {k}: {err}") from None
         disconnected += int(refit.info.get("n_groups", 1) or 1) > 1
         unconverged += any(issubclass(w.category, ConvergenceWarning) for w in caught)
-        values = _heldout(name, kind, rk.ranks[test], refit, plug_in)
+        values, se = _heldout(name, kind, rk.ranks[test], refit, plug_in)
+        largest_se = max(largest_se, se)
         elpd_i[test] = values[0] if plug_in else _log_mean_exp(values)
     notes = []
     if disconnected:
@@ -313,6 +320,13 @@ def kfold(
         notes.append(
             f"{unconverged} of the {k} refits did not converge (R-hat, ESS or divergences): "
             "their held-out terms are not reliable; refit with longer chains"
+        )
+    if largest_se > 0:
+        notes.append(
+            "some held-out Mallows likelihoods are importance-sampling estimates of a sum over "
+            f"compatible rankings (largest Monte Carlo standard error {largest_se:.3g} per "
+            "value): the elpd is an estimate of an estimate, biased low by about half the "
+            "variance"
         )
     if not keep.all():
         notes.append(

@@ -268,11 +268,14 @@ class Mallows:
             per draw and per ranking, the *marginal* likelihood of the observed ranking (summed
             over the orders of its tied systems, closed-form; :func:`log_likelihood`), not the
             likelihood of the sampled latent completion: LOO predicts the data, and the other
-            families' likelihoods are of the data too.  For rankings that leave systems
-            unranked the marginal has no closed form: the group is absent and
-            :func:`~rankstats.models.compare_fits` says why.  Other distances: the Mallows
-            probability of each complete ranking without ties; none for partial or tied
-            rankings and preferences (the fit records why).
+            families' likelihoods are of the data too.  Every data pattern and distance
+            (:func:`rankstats.core.mallows_marginal.marginal_likelihood`): closed form for
+            complete rankings with ties, top-k lists and pairs under Kendall, a sum over the
+            compatible rankings where they are few, else an importance-sampling estimate whose
+            Monte Carlo error the group's attributes record (and
+            :func:`~rankstats.models.compare_fits` notes).  ``clusters > 1``: a
+            :class:`~rankstats.models.MallowsMixtureFit`, whose group holds each ranking's
+            likelihood with its cluster summed out.
         """
         if method not in ("mcmc", "map"):
             raise ValueError(f"method must be 'mcmc' or 'map', not {method!r}")

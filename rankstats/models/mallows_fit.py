@@ -131,6 +131,11 @@ class MallowsFit(Fit):
         the posterior, as :attr:`pair_table`, interpolated). Rows in :attr:`order`; ``attrs``
         name the table's method and its Monte Carlo standard error. Works for fits of every
         distance, the Gibbs sampler's included (α = nθ).
+
+        The column ``consensus`` is the population's answer: the posterior probability that the
+        consensus ρ itself has the system in its top ``k``, :math:`P(\\rho_i \\le k \\mid
+        \\text{data})` (a new ranking varies around ρ, so ``probability`` is the flatter of the
+        two).
         """
         n = len(self.systems)
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
@@ -150,6 +155,7 @@ class MallowsFit(Fit):
                     "probability": per_draw.mean(axis=0),
                     "low": low,
                     "high": high,
+                    "consensus": (rank < k).mean(axis=0),
                 }
             )
             .set_index("system")

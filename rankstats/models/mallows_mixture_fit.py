@@ -315,7 +315,7 @@ def _result(
         clusters=None,
         stacklevel=5,
     )
-    _add_pointwise(data, idata, distance, alpha, weight, rho)
+    _add_pointwise(data, idata, distance, alpha, weight, rho, kind)
     flat_rho = rho.reshape(-1, clusters, n)
     flat_alpha = alpha.reshape(-1, clusters)
     flat_weight = weight.reshape(-1, clusters)
@@ -389,6 +389,44 @@ def _result(
     )
 
 
+def mixture_marginal(
+    observations,
+    alpha: np.ndarray,
+    weight: np.ndarray,
+    rho: np.ndarray,
+    distance: str,
+    kind: str,
+    samples: int | None = None,
+):
+    r"""Each observation's mixture log-likelihood per draw, :math:`\log \sum_k \tau_k
+    P(y_j \mid \rho_k, \alpha_k)`, from each cluster's marginal likelihood
+    (:func:`rankstats.core.mallows_marginal.marginal_likelihood`: closed form, enumeration or
+    importance sampling; draws ``alpha``, ``weight`` ``(S, K)``, ``rho`` ``(S, K, n)``). An
+    estimated value's standard error combines the clusters' by the delta method,
+    :math:`\sqrt{\sum_k (\tau_k p_k se_k)^2} / \sum_k \tau_k p_k`. Returns a
+    :class:`~rankstats.core.mallows_marginal.MarginalLikelihood`."""
+    from rankstats.core import mallows_marginal as marginal
+
+    clusters = alpha.shape[1]
+    parts = [
+        marginal.marginal_likelihood(
+            observations, rho[:, k], alpha[:, k], distance, kind=kind, samples=samples, seed=k
+        )
+        for k in range(clusters)
+    ]
+    log_terms = np.stack(
+        [np.log(weight[:, k])[:, None] + p.log_likelihood for k, p in enumerate(parts)]
+    )  # (K, S, N)
+    total = np.logaddexp.reduce(log_terms, axis=0)
+    share = np.exp(log_terms - total)  # τ_k p_k / Σ τ p
+    se = np.sqrt(np.sum((share * np.stack([p.standard_error for p in parts])) ** 2, axis=0))
+    method = parts[0].method.copy()
+    for p in parts[1:]:
+        method = np.where(p.estimated, p.method, method)
+    ess = np.min([p.ess for p in parts], axis=0)
+    return marginal.MarginalLikelihood(total, se, ess, method, parts[0].samples)
+
+
 def _add_pointwise(
     data: Rankings | AssessorPreferences,
     idata,
@@ -396,44 +434,38 @@ def _add_pointwise(
     alpha: np.ndarray,
     weight: np.ndarray,
     rho: np.ndarray,
+    kind: str,
 ) -> None:
-    r"""Attach each ranking's mixture log-likelihood per draw, :math:`\log \sum_k \tau_k
-    P(R_j \mid \rho_k, \alpha_k)` (the assessor's cluster summed out: LOO predicts a new
-    assessor's ranking), from the one-component likelihood of
-    :mod:`rankstats.models.pointwise_likelihood` — or record why there is none."""
+    """Attach each ranking's (or assessor's) mixture log-likelihood per draw
+    (:func:`mixture_marginal`: the assessor's cluster summed out, LOO predicts a new assessor),
+    or record why there is none (preferences with the Bernoulli error model)."""
     from rankstats.models import pointwise_likelihood as pointwise
 
-    if not isinstance(data, Rankings):
+    if getattr(data, "cyclic", ()) or getattr(data, "error_model", None):
         _compat.set_attrs(
             idata,
             {
-                pointwise.UNAVAILABLE: "fitted to pairwise preferences: the likelihood of an "
-                "assessor's preferences is a sum over every ranking that respects them, not "
-                "computed"
+                pointwise.UNAVAILABLE: "fitted with the Bernoulli error model: the likelihood "
+                "of an assessor's stated preferences sums over their latent rankings and the "
+                "errors, not computed"
             },
         )
         return
     clusters = alpha.shape[2]
-    flat_alpha = alpha.reshape(-1, clusters)
-    flat_weight = weight.reshape(-1, clusters)
-    flat_rho = rho.reshape(-1, clusters, rho.shape[-1])
-
-    def values() -> np.ndarray:
-        total = None
-        for k in range(clusters):
-            if distance == "kendall":
-                one = pointwise.mallows_rankings(
-                    data.ranks, flat_rho[:, k].astype(np.float64), flat_alpha[:, k] / data.n_systems
-                )
-            else:
-                one = pointwise.distance_rankings(
-                    data.ranks, flat_rho[:, k], flat_alpha[:, k], distance
-                )
-            term = np.log(flat_weight[:, k])[:, None] + one
-            total = term if total is None else np.logaddexp(total, term)
-        return total
-
-    pointwise._attach_rankings(data, idata, values, {"distance": distance, "clusters": clusters})
+    observations = data if isinstance(data, AssessorPreferences) else data.ranks
+    found = mixture_marginal(
+        observations,
+        alpha.reshape(-1, clusters),
+        weight.reshape(-1, clusters),
+        rho.reshape(-1, clusters, rho.shape[-1]),
+        distance,
+        kind,
+    )
+    extra = {"distance": distance, "clusters": clusters}
+    if isinstance(data, Rankings):
+        pointwise._attach_rankings(data, idata, lambda: found, extra, kind=kind)
+        return
+    pointwise.attach_preferences(data, idata, found, extra)
 
 
 def _assessors(data: Rankings | AssessorPreferences) -> list:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._pymc import compat as _compat
-from rankstats._util.advice import AdviceError
+from rankstats._util.advice import AdviceError, escape
 from rankstats.core.mallows_kendall import pair_probability
 from rankstats.core.mallows_pair_table import pair_table, rank_table
 from rankstats.models._fit import Fit, register_model
@@ -202,18 +202,19 @@ class MallowsMixtureFit(Fit):
         )
         return out
 
-    def _one_consensus(self, what: str):
+    def _one_consensus(self, what: str, method: str):
         raise AdviceError(
-            f"a mixture has one consensus per cluster: no single {what}; use "
-            "fit.clusters[k].{method}() for cluster k + 1",
-            method=None,
+            escape(
+                f"a mixture has one consensus per cluster: no single {what}; use "
+                f"fit.clusters[k].{method}() for cluster k + 1"
+            )
         )
 
     def rank_distribution(self) -> pd.DataFrame:
-        self._one_consensus("rank distribution")
+        self._one_consensus("rank distribution", "rank_distribution")
 
     def rank_posterior(self, prob: float = 0.95):
-        self._one_consensus("rank posterior")
+        self._one_consensus("rank posterior", "rank_posterior")
 
     def ppc(self, *args, **kwargs):
         raise AdviceError("posterior predictive checks of a mixture are not implemented")

@@ -319,7 +319,7 @@ def compare_fits(
     ------
     ValueError
         A MAP / MLE fit (no posterior draws), a fit without a pointwise log-likelihood (say why:
-        a zoo fit, a Mallows fit of rankings with unranked systems), fits whose units differ
+        a zoo fit, a fit made by an older rankstats), fits whose units differ
         (per ranking vs per pair-count row), fits of different data (other rankings, other
         systems) or reading partial rankings differently (``kind``).
 
@@ -328,15 +328,19 @@ def compare_fits(
     LOOWarning
         One warning naming the fits and the number of units with Pareto k > 0.7 (their
         PSIS-LOO terms are unreliable: K-fold cross-validation or moment matching would be
-        needed), and one when Bradley–Terry's composite likelihood of rankings of more than two
-        systems is compared with a proper likelihood (its elpd is biased low).
+        needed), one when Bradley–Terry's composite likelihood of rankings of more than two
+        systems is compared with a proper likelihood (its elpd is biased low), and one per fit
+        whose pointwise log-likelihood is an importance-sampling estimate (a Mallows fit of
+        sub-rankings: its Monte Carlo errors and the bias they give the elpd).
 
     Notes
     -----
     The unit is what is exchangeable: a ranking (Plackett–Luce; Mallows; Bradley–Terry fitted
     to rankings, whose per-ranking value is the sum over the ranking's pairs) or a pair-count row
     (Bradley–Terry fitted to paired counts).  Mallows contributes the marginal likelihood of
-    each observed ranking (see :func:`rankstats.models.pointwise_likelihood.mallows_rankings`).
+    each observed ranking (see :func:`rankstats.models.pointwise_likelihood.mallows_rankings`):
+    exact for complete rankings, ties, top-k lists and small sub-rankings, an
+    importance-sampling estimate for larger sub-rankings (the notes say how noisy).
 
     Examples
     --------
@@ -361,7 +365,7 @@ def compare_fits(
     unit = str(attrs[names[0]]["unit"])
     units = [str(u) for u in first[unit].values]
     composite = [n for n in names if int(attrs[n].get("composite", 0))]
-    notes = _composite_note(names, composite)
+    notes = _composite_note(names, composite) + _estimate_notes(names, attrs, unit)
     results = {}
     for name in names:
         values, _ = _ll(fits[name])
@@ -425,6 +429,32 @@ def _composite_note(names: list[str], composite: list[str]) -> list:
             ),
         )
     ]
+
+
+def _estimate_notes(names: list[str], attrs: dict[str, dict], unit: str) -> list[str]:
+    """The caveat of a fit whose pointwise log-likelihood is an importance-sampling estimate
+    (a Mallows fit of sub-rankings; the group's attributes of
+    :func:`~rankstats.models.pointwise_likelihood.estimate_attrs`), with its size: the values
+    are noisy, the log of an unbiased estimate is biased down by half its variance, and
+    PSIS-LOO / WAIC, which run on the values, inherit both — their elpd is low by about the sum
+    over the units of the mean squared standard error (the noise enters LOO's weights 1/p̂ and
+    WAIC's variance term)."""
+    notes = []
+    for name in names:
+        a = attrs[name]
+        if a.get("estimate") != "importance sampling":
+            continue
+        notes.append(
+            f"{name}: the pointwise log-likelihood of {int(a['is_units'])} {unit}(s) is an "
+            f"importance-sampling estimate ({int(a['is_samples'])} rankings per draw; Monte "
+            f"Carlo s.e. up to {float(a['is_se_max']):.2g}, mean {float(a['is_se_mean']):.2g}): "
+            "the log of an unbiased estimate is biased down by about half its variance, and "
+            "PSIS-LOO / WAIC run on the noisy values, so the elpd is low by about "
+            f"{float(a['is_bias']):.2g} (the sum over the {unit}s of the mean squared s.e.) and "
+            "the Pareto k carry the noise too; more samples shrink both "
+            "(pointwise_likelihood.add_to_fit)"
+        )
+    return notes
 
 
 def _table(fits: Mapping[str, Fit], results: dict) -> tuple[pd.DataFrame, list, np.ndarray]:
@@ -530,6 +560,12 @@ def _compare_kfold(fits: Mapping[str, Fit], data: Any, k: int, seed: int | None)
 
 
 def _model_label(fit: Any) -> str:
-    """The family, with the distance of a Mallows model that is not Kendall's."""
-    distance = fit.info.get("distance", "kendall") if fit.model == "mallows" else "kendall"
-    return fit.model if distance == "kendall" else f"mallows ({distance})"
+    """The family, with the distance of a Mallows model that is not Kendall's and a mixture's
+    clusters: ``mallows (footrule)``, ``mallows (footrule), 3 clusters``."""
+    from rankstats._util.method_names import fit_key
+
+    parts = fit_key(fit).split("_")
+    if parts[0] != "mallows" or len(parts) == 1:
+        return fit.model
+    label = f"mallows ({parts[1]})"
+    return label if len(parts) == 2 else f"{label}, {parts[2][: -len('clusters')]} clusters"

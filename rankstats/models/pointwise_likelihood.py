@@ -12,13 +12,18 @@ The *unit* is what is exchangeable in the data, the thing PSIS-LOO leaves out:
 ``"comparison"``
     Bradley–Terry fitted to paired counts: one row of the count table (all the comparisons of one
     pair of systems).
+``"assessor"``
+    Mallows fitted to pairwise preferences: the marginal likelihood of one assessor's stated
+    preferences (every complete ranking that respects them).
 
 Everything is computed in NumPy from the posterior draws after sampling (never inside the PyMC
 graph), vectorised over draws and units, from the un-collapsed rankings the fit was given, and
 stored as the variable ``loglik`` of the ArviZ ``log_likelihood`` group (dims ``chain, draw,
 <unit>``, the ranker labels as coordinates).  The group's attributes record the ``unit``, the
 ``model``, a ``data_hash`` of the units (so that :func:`~rankstats.models.compare_fits` refuses
-fits of different data) and whether the values are a ``composite`` likelihood.
+fits of different data), whether the values are a ``composite`` likelihood, and for Mallows
+whether they are exact or importance-sampling estimates with their Monte Carlo errors
+(:func:`estimate_attrs`).
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ from scipy import sparse
 
 from rankstats._pymc import compat as _compat
 from rankstats._util.advice import Advice, AdviceError, Spelled, escape
-from rankstats.core.mallows_kendall import pair_probability
+from rankstats.core import mallows_marginal as marginal
+from rankstats.core.preferences import AssessorPreferences
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
 from rankstats.models._data import as_rankings, pl_layout
@@ -190,95 +196,39 @@ def bt_rankings(
 
 
 # ---------------------------------------------------------------------------- Mallows
-def _log_q_factorials(theta: np.ndarray, n: int) -> np.ndarray:
-    """``F[j - 1, s] = log(1 − e^{−j θ_s}) − log(1 − e^{−θ_s})`` for ``j = 1 … n``: the terms of
-    :math:`\\log Z_m(\\theta) = \\sum_{j \\le m} F_j` (the Kendall normalising constant)."""
-    j = np.arange(1, n + 1, dtype=np.float64)[:, None]
-    t = np.asarray(theta, dtype=np.float64)[None, :]
-    return np.log(-np.expm1(-j * t)) - np.log(-np.expm1(-t))
+def mallows_rankings(
+    ranks: np.ndarray,
+    position: np.ndarray,
+    theta: np.ndarray,
+    kind: str = "subset",
+    *,
+    samples: int | None = None,
+    seed: int | None = 0,
+) -> np.ndarray:
+    r"""Mallows (Kendall) marginal log-likelihood of every observed ranking, ``(S, L)``: the
+    sum of the probabilities of its compatible complete rankings
+    (:func:`rankstats.core.mallows_marginal.kendall_marginal`).
 
-
-def mallows_rankings(ranks: np.ndarray, position: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    r"""Mallows (Kendall) marginal log-likelihood of every observed ranking, ``(S, L)``.
-
-    For a complete ranking :math:`y` with tie groups :math:`G` (the order inside a group is
-    latent, every order possible) the sum over its compatible complete rankings is closed-form:
+    Closed form for complete rankings with ties (the orders inside a tie group sum to a
+    q-factorial),
 
     .. math:: \log P(y \mid \sigma, \theta) = -\theta\, d_{\times}(y, \sigma) - \log Z_n(\theta)
               + \sum_{g \in G} \log Z_{|g|}(\theta),
 
-    :math:`d_\times` counting the discordant pairs that ``y`` orders (tied pairs excluded): a tie
-    group fills a block of consecutive positions, so its internal orders add the inversions of
-    all :math:`|g|!` permutations, whose generating function is :math:`Z_{|g|}` (the
-    q-factorial).  Without ties this is :math:`-\theta d(y, \sigma) - \log Z_n(\theta)`, the
-    Mallows probability itself.
-
-    A ranking of exactly two systems (paired comparisons as rankings) has the closed-form
-    marginal :math:`P(a \succ b) = \frac{d+1}{1-q^{d+1}} - \frac{d}{1-q^d}` (``d`` the gap of
-    the two in σ, :math:`q = e^{-\theta}`; 1 for a tie).  Other rankings with unranked systems
-    are refused (:class:`PointwiseUnavailable`): their marginal sums over the interleavings of
-    the unranked systems, which has no closed form for the Kendall distance in general (only in
-    special cases, e.g. when the ranked systems are a top block of σ), and the conditional
-    likelihood of the sampled completion would be the probability of a latent complete ranking,
-    not of the data, and not on the scale of the other families' likelihoods.
+    for top-k lists (``kind="top_k"``: the unranked systems are one more tie group, at the
+    bottom) and for rankings of two systems, :math:`P(a \succ b) = \frac{d+1}{1-q^{d+1}} -
+    \frac{d}{1-q^d}` (``d`` their gap in σ, :math:`q = e^{-\theta}`). Other sub-rankings:
+    summed over their compatible rankings when there are at most
+    :data:`~rankstats.core.mallows_marginal.EXACT_MAX`, else estimated by importance sampling
+    (``samples`` rankings per draw and ranking, by default as many as fit in a budget for the
+    whole fit: :func:`~rankstats.core.mallows_marginal.default_samples`; seeded by ``seed``;
+    the estimate's standard error is in
+    :func:`~rankstats.core.mallows_marginal.kendall_marginal`'s result). Not the
+    likelihood of a sampled latent completion: that would be the probability of a complete
+    ranking, not of the data, and not on the scale of the other families' likelihoods.
     """
-    observed = ~np.isnan(ranks)
-    n_obs = observed.sum(axis=1)
-    pairs = n_obs == 2
-    bad = ~observed.all(axis=1) & ~pairs
-    if bad.any():
-        raise PointwiseUnavailable(
-            escape(
-                f"{int(bad.sum())} ranking(s) leave systems unranked and rank more than two: the "
-                "Mallows (Kendall) marginal likelihood of such a sub-ranking (a sum over the "
-                "positions of its unranked systems) has no closed form, and the likelihood of a "
-                "sampled completion is not that of the data"
-            )
-        )
-    partial = ~observed.all(axis=1)  # here: rankings of two of more than two systems
-    if partial.any():
-        out = np.empty((len(position), ranks.shape[0]))
-        if not partial.all():
-            out[:, ~partial] = mallows_rankings(ranks[~partial], position, theta)
-        out[:, partial] = _mallows_pairs(ranks[partial], position, theta)
-        return out
-    n_rows, n = ranks.shape
-    i, j = np.nonzero(~np.eye(n, dtype=bool))
-    above = sparse.csr_matrix((ranks[:, i] < ranks[:, j]).astype(np.float64))  # y: i above j
-    # c[l, m - 1] = number of tie groups of ranking l with at least m members
-    size = (ranks[:, :, None] == ranks[:, None, :]).sum(axis=2)  # group size of each item
-    at_least = (size[:, :, None] >= np.arange(1, n + 1)[None, None, :]) / size[:, :, None]
-    groups = sparse.csr_matrix(at_least.sum(axis=1))  # (L, n)
-    pos = np.asarray(position, dtype=np.float64)
-    theta = np.asarray(theta, dtype=np.float64).ravel()
-    out = np.empty((pos.shape[0], n_rows))
-    for sl in _blocks(pos.shape[0], len(i) + n):
-        p = pos[sl]
-        below = (p[:, i] > p[:, j]).astype(np.float64)  # σ: i below j (discordant if y: above)
-        distance = (above @ below.T).T  # (s, L)
-        f = _log_q_factorials(theta[sl], n)  # (n, s)
-        out[sl] = -theta[sl, None] * distance - f.sum(axis=0)[:, None] + (groups @ f).T
-    return out
-
-
-def _mallows_pairs(ranks: np.ndarray, position: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """Rankings of exactly two systems: the Mallows marginal ``P(a above b)`` is closed-form
-    (:func:`rankstats.core.mallows_kendall.pair_probability`), 1 for a tie (either order)."""
-
-    observed = ~np.isnan(ranks)
-    order = np.argsort(~observed, axis=1, kind="stable")[:, :2]  # the two ranked systems
-    a, b = order[:, 0], order[:, 1]
-    rows = np.arange(len(ranks))
-    ra, rb = ranks[rows, a], ranks[rows, b]
-    first = np.where(ra <= rb, a, b)  # the one ranked above (either, when tied)
-    second = np.where(ra <= rb, b, a)
-    tied = ra == rb
-    pos = np.asarray(position, dtype=np.float64)
-    theta = np.asarray(theta, dtype=np.float64).reshape(-1, 1)
-    gap = pos[:, second] - pos[:, first]  # > 0: σ agrees with the ranking
-    p = pair_probability(np.maximum(np.abs(gap), 1), theta)
-    value = np.log(np.where(gap > 0, p, 1.0 - p))
-    return np.where(tied[None, :], 0.0, value)
+    found = marginal.kendall_marginal(ranks, position, theta, kind=kind, samples=samples, seed=seed)
+    return found.log_likelihood
 
 
 # ---------------------------------------------------------------------------- storage
@@ -376,67 +326,97 @@ def _nuts_values(model: Any, data: Any, prepared: Any, draws: dict[str, np.ndarr
     return values, "comparison", names, attrs
 
 
-def add_to_mallows_fit(rk: Any, idata: Any) -> None:
-    """Compute and attach the pointwise (marginal) log-likelihood of a Mallows MCMC fit, or
-    record in the posterior attributes why it is unavailable (rankings with unranked systems)."""
+def add_to_mallows_fit(
+    rk: Any, idata: Any, *, samples: int | None = None, seed: int | None = 0
+) -> None:
+    """Compute and attach the pointwise (marginal) log-likelihood of a Kendall Mallows MCMC
+    fit (θ and σ's positions in the posterior; its ``kind`` in the posterior attributes,
+    default ``"subset"``): :func:`mallows_rankings`."""
     posterior = _compat.group(idata)
     position = posterior["position"].to_numpy().reshape(-1, rk.n_systems)
     theta = posterior["theta"].to_numpy().ravel()
+    kind = str(_compat.attrs(idata).get("kind", "subset"))
     _attach_rankings(
-        rk, idata, lambda: mallows_rankings(rk.ranks, position, theta), {"likelihood": "marginal"}
+        rk,
+        idata,
+        lambda: marginal.kendall_marginal(
+            rk.ranks, position, theta, kind=kind, samples=samples, seed=seed
+        ),
+        {"likelihood": "marginal"},
+        kind=kind,
     )
 
 
-def _attach_rankings(rk: Any, idata: Any, values_of, extra: dict[str, Any]) -> None:
-    """Attach ``values_of()`` (``(S, L)``, one column per ranking) as the ``log_likelihood``
-    group of a Mallows fit, or record why it is unavailable."""
+def _attach_rankings(
+    rk: Any, idata: Any, values_of, extra: dict[str, Any], kind: str = "subset"
+) -> None:
+    """Attach ``values_of()`` (``(S, L)``, one column per ranking, or a
+    :class:`~rankstats.core.mallows_marginal.MarginalLikelihood`, whose Monte Carlo errors are
+    recorded: :func:`estimate_attrs`) as the ``log_likelihood`` group of a Mallows fit, or
+    record why it is unavailable."""
     try:
         values = values_of()
     except PointwiseUnavailable as err:
         _compat.set_attrs(idata, {UNAVAILABLE: str(err)})
         return
-    names, attrs = _ranking_attrs(rk, np.ones(rk.n_rankings, dtype=bool), "subset")
-    attach(idata, values, "ranking", names, {"model": "mallows", **attrs, "composite": 0, **extra})
+    found = {}
+    if isinstance(values, marginal.MarginalLikelihood):
+        values, found = values.log_likelihood, estimate_attrs(values)
+    names, attrs = _ranking_attrs(rk, np.ones(rk.n_rankings, dtype=bool), kind)
+    attach(
+        idata,
+        values,
+        "ranking",
+        names,
+        {"model": "mallows", **attrs, "composite": 0, **extra, **found},
+    )
+
+
+def estimate_attrs(found: Any) -> dict[str, Any]:
+    r"""The attributes that say whether a Mallows pointwise log-likelihood is exact or an
+    importance-sampling estimate, and how good: ``estimate`` (``"exact"`` or ``"importance
+    sampling"``) and for an estimate ``is_units`` (units estimated), ``is_samples`` (rankings
+    per draw and unit), ``is_se_max`` / ``is_se_mean`` (Monte Carlo standard errors of the
+    values), ``is_bias`` (:math:`\sum_i \overline{se_i^2}`: how far PSIS-LOO's and WAIC's elpd
+    fall below their value on the exact likelihood, to first order) and ``is_ess_min`` /
+    ``is_ess_median`` (effective sample sizes of the weights)."""
+    estimated = found.estimated
+    if not estimated.any():
+        return {"estimate": "exact"}
+    se = found.standard_error[:, estimated]
+    ess = found.ess[:, estimated]
+    return {
+        "estimate": "importance sampling",
+        "is_units": int(estimated.sum()),
+        "is_samples": int(found.samples),
+        "is_se_max": float(se.max()),
+        "is_se_mean": float(se.mean()),
+        "is_bias": float((se**2).mean(axis=0).sum()),
+        "is_ess_min": float(ess.min()),
+        "is_ess_median": float(np.median(ess)),
+    }
 
 
 def distance_rankings(
-    ranks: np.ndarray, rho: np.ndarray, alpha: np.ndarray, distance: str
+    ranks: np.ndarray,
+    rho: np.ndarray,
+    alpha: np.ndarray,
+    distance: str,
+    kind: str = "subset",
+    *,
+    samples: int | None = None,
+    seed: int | None = 0,
 ) -> np.ndarray:
-    r"""Mallows log-likelihood of every observed complete ranking under ``distance``, ``(S, L)``:
-    :math:`-\alpha\, d(y, \rho)/n - \log Z_n(\alpha)` (BayesMallows' parametrisation), for
-    draws ``rho`` ``(S, n)`` (rank vectors) and ``alpha`` ``(S,)``.
-
-    Rankings with unranked or tied systems are refused (:class:`PointwiseUnavailable`): their
-    marginal likelihood sums over their compatible complete rankings, which is not computed for
-    distances other than Kendall's (whose tie groups have a closed form), and the likelihood of a
-    sampled completion is not that of the data. The distances are computed once per distinct
-    consensus among the draws.
+    r"""Mallows marginal log-likelihood of every observed ranking under ``distance``, ``(S, L)``,
+    for draws ``rho`` ``(S, n)`` (rank vectors) and ``alpha`` ``(S,)``: for a complete ranking
+    without ties :math:`-\alpha\, d(y, \rho)/n - \log Z_n(\alpha)` (BayesMallows'
+    parametrisation), else the sum over its compatible complete rankings — enumerated, or
+    estimated by importance sampling (:func:`rankstats.core.mallows_marginal.marginal_likelihood`).
     """
-    from rankstats.core.mallows_partition import partition_function
-    from rankstats.core.permutation_distances import row_distances
-
-    if np.isnan(ranks).any() or tied_rows(ranks).any():
-        raise PointwiseUnavailable(
-            escape(
-                f"rankings with unranked or tied systems: their Mallows ({distance}) marginal "
-                "likelihood is a sum over their compatible complete rankings, computed in "
-                "closed form for the Kendall distance only, and the likelihood of a sampled "
-                "completion is not that of the data"
-            )
-        )
-    observed = ranks.astype(np.int64)
-    n_rankings, n = observed.shape
-    unique, inverse = np.unique(rho, axis=0, return_inverse=True)
-    d = np.empty((len(unique), n_rankings))
-    step = max(1, 2_000_000 // (n_rankings * n))  # consensuses per block: ~16 MB of pairs
-    for lo in range(0, len(unique), step):
-        block = unique[lo : lo + step]
-        pairs = np.repeat(block, n_rankings, axis=0)
-        d[lo : lo + len(block)] = row_distances(
-            np.tile(observed, (len(block), 1)), pairs, distance
-        ).reshape(len(block), n_rankings)
-    log_z = partition_function(n, distance).log_z(alpha)
-    return -(alpha / n)[:, None] * d[inverse.ravel()] - np.asarray(log_z)[:, None]
+    found = marginal.marginal_likelihood(
+        ranks, rho, alpha, distance, kind=kind, samples=samples, seed=seed
+    )
+    return found.log_likelihood
 
 
 def tied_rows(ranks: np.ndarray) -> np.ndarray:
@@ -445,31 +425,78 @@ def tied_rows(ranks: np.ndarray) -> np.ndarray:
     return (np.diff(ordered, axis=1) == 0).any(axis=1)
 
 
-def add_to_distance_fit(data: Any, idata: Any, distance: str) -> None:
+def add_to_distance_fit(
+    data: Any,
+    idata: Any,
+    distance: str,
+    *,
+    samples: int | None = None,
+    seed: int | None = 0,
+) -> None:
     """:func:`add_to_mallows_fit` for a fit by Metropolis–Hastings with any distance: the
-    Kendall model's marginal likelihood (θ = α/n) for Kendall, :func:`distance_rankings` for
-    the others; preferences get the reason why none is computed."""
+    Kendall model's marginal likelihood (θ = α/n) for Kendall rankings,
+    :func:`~rankstats.core.mallows_marginal.marginal_likelihood` for the others and for each
+    assessor's preferences (unit ``"assessor"``)."""
     if distance == "kendall" and isinstance(data, Rankings):
-        add_to_mallows_fit(data, idata)
+        add_to_mallows_fit(data, idata, samples=samples, seed=seed)
         return
-    if not isinstance(data, Rankings):
+    if getattr(data, "cyclic", ()):
         _compat.set_attrs(
             idata,
             {
-                UNAVAILABLE: "fitted to pairwise preferences: the likelihood of an assessor's "
-                "preferences is a sum over every ranking that respects them, not computed"
+                UNAVAILABLE: f"{len(data.cyclic)} assessor(s) state preferences with a cycle: "
+                "their likelihood is that of the model of errors, not computed"
             },
         )
         return
     posterior = _compat.group(idata)
-    rho = np.rint(posterior["position"].to_numpy().reshape(-1, data.n_systems)).astype(np.int64)
+    n = len(data.systems)
+    rho = np.rint(posterior["position"].to_numpy().reshape(-1, n)).astype(np.int64)
     alpha = posterior["alpha"].to_numpy().ravel()
-    _attach_rankings(
-        data,
-        idata,
-        lambda: distance_rankings(data.ranks, rho, alpha, distance),
-        {"distance": distance},
+    kind = str(_compat.attrs(idata).get("kind", "subset"))
+    observations = data if isinstance(data, AssessorPreferences) else data.ranks
+    found = marginal.marginal_likelihood(
+        observations, rho, alpha, distance, kind=kind, samples=samples, seed=seed
     )
+    if isinstance(data, Rankings):
+        _attach_rankings(data, idata, lambda: found, {"distance": distance}, kind=kind)
+        return
+    attach_preferences(data, idata, found, {"distance": distance})
+
+
+def attach_preferences(
+    data: AssessorPreferences, idata: Any, found: Any, extra: dict[str, Any]
+) -> None:
+    """Attach the marginal likelihood ``found`` of each assessor's preferences (a
+    :class:`~rankstats.core.mallows_marginal.MarginalLikelihood`) as the ``log_likelihood``
+    group, unit ``"assessor"``, with its Monte Carlo errors (:func:`estimate_attrs`)."""
+    names = labels(pd.Index(data.assessors))
+    attrs = {
+        "data_hash": data_hash(tuple(data.systems), names, data.above.reshape(len(names), -1)),
+        "kind": "preferences",
+    }
+    attach(
+        idata,
+        found.log_likelihood,
+        "assessor",
+        names,
+        {"model": "mallows", **attrs, "composite": 0, **extra, **estimate_attrs(found)},
+    )
+
+
+def add_to_fit(fit: Any, data: Any, *, samples: int, seed: int | None = 0) -> None:
+    """Recompute the pointwise log-likelihood of a Mallows MCMC ``fit`` of ``data`` (in place),
+    e.g. with more importance-sampling ``samples`` than the fit used (see the group's
+    ``is_se_max``); the group is replaced."""
+    if fit.model != "mallows" or not _compat.has_group(fit.idata, "posterior"):
+        raise ValueError("add_to_fit recomputes the pointwise likelihood of a Mallows MCMC fit")
+    if isinstance(data, Scores):
+        data = as_rankings(data)
+    distance = str(fit.info.get("distance", "kendall"))
+    if "alpha" in _compat.group(fit.idata):
+        add_to_distance_fit(data, fit.idata, distance, samples=samples, seed=seed)
+    else:
+        add_to_mallows_fit(data, fit.idata, samples=samples, seed=seed)
 
 
 def pointwise(fit: Any) -> Any:

@@ -38,17 +38,13 @@ def path_for(dataset: str, model: str, directory: str | Path | None = None) -> P
 
 
 def zoo_name(fit: Fit) -> str:
-    """The model part of a stored fit's file name: ``pl``, ``bt``, ``mallows`` (Kendall), else
-    ``mallows_<distance>`` and, for a mixture, ``mallows_<distance>_<K>clusters`` — so that
-    fits of one data set with different distances or numbers of clusters do not overwrite each
-    other."""
-    if fit.model not in ("mallows", "mallows_mixture"):
-        return fit.model
-    distance = str(fit.info.get("distance", "kendall"))
-    name = "mallows" if distance == "kendall" else f"mallows_{distance}"
-    if fit.model == "mallows_mixture":
-        name = f"mallows_{distance}_{int(fit.info['clusters'])}clusters"
-    return name
+    """The model part of a stored fit's file name
+    (:func:`~rankstats._util.method_names.fit_key`: ``pl``, ``bt``, ``mallows`` for Kendall,
+    else ``mallows_<distance>`` and ``mallows_<distance>_<K>clusters``), so that fits of one data
+    set with different distances or numbers of clusters do not overwrite each other."""
+    from rankstats._util.method_names import fit_key
+
+    return fit_key(fit)
 
 
 def save(fit: Fit, dataset: str, directory: str | Path | None = None, keep: int = 100) -> Path:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from rankstats._util.method_names import model_name
+from rankstats._util.method_names import fit_key, model_name
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,8 @@ class Convergence:
     Attributes
     ----------
     model, method : str
-        The fit's model (``"pl"``, ``"bt"``, ``"mallows"``) and fitting method.
+        The fit's key (:func:`~rankstats._util.method_names.fit_key`: ``"pl"``, ``"bt"``,
+        ``"mallows"``, ``"mallows_footrule"`` …) and fitting method.
     sampled : bool
         The fit is an MCMC sample (``nuts`` / ``mcmc``); R-hat, ESS and divergences apply.
     max_r_hat, min_ess_bulk : float or None
@@ -82,7 +83,7 @@ def convergence(fit: Any) -> Convergence:
     if info.get("kemeny_optimal") is False:
         problems.append("the Kemeny consensus was not proved optimal (time limit reached)")
     if fit.method not in SAMPLED:
-        return Convergence(fit.model, fit.method, False, problems=tuple(problems))
+        return Convergence(fit_key(fit), fit.method, False, problems=tuple(problems))
     summary = fit.summary()
     varying = summary["sd"].fillna(0.0) > 0
     r_hat = summary.loc[varying, "r_hat"].to_numpy(dtype=float)
@@ -107,5 +108,5 @@ def convergence(fit: Any) -> Convergence:
     if info.get("interrupted"):
         problems.append("sampling was interrupted (only the chains finished so far are used)")
     return Convergence(
-        fit.model, fit.method, True, max_r_hat, min_ess, divergences, tuple(problems)
+        fit_key(fit), fit.method, True, max_r_hat, min_ess, divergences, tuple(problems)
     )

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
-from rankstats._util.method_names import method_name, model_name
+from rankstats._util.method_names import fit_key, method_name, model_name
 from rankstats._util.text import terminal
 from rankstats.reporting.diagnostics import Convergence
 from rankstats.reporting.model_comparison import methods_sentence as model_comparison_sentence
@@ -152,19 +152,33 @@ def _models(data: ReportData) -> str:
 
 def _model_sentence(fit: Any, verdict: Convergence) -> str:
     info = getattr(fit, "info", {})
-    text = f"{model_name(fit.model)} fitted by {fit.method}"
+    text = f"{model_name(fit_key(fit))} fitted by {fit.method}"
     if "prior_scale" in info:
         text += f" (zero-sum normal prior on the log-worths, scale {info['prior_scale']})"
-    if fit.model == "mallows" and fit.method != "map":
+    if fit.model in ("mallows", "mallows_mixture") and fit.method != "map":
         from rankstats._pymc import compat as _compat
 
         a = _compat.attrs(fit.idata)
-        prior = (
-            "α = nθ ~ Exponential(0.001)"
-            if a.get("prior") == "bayesmallows"
-            else f"θ ~ Gamma({a.get('shape')}, rate {a.get('rate')})"
+        if "prior_alpha_rate" in a:  # Metropolis–Hastings: the prior is on α = nθ
+            shape, rate = float(a["prior_alpha_shape"]), float(a["prior_alpha_rate"])
+            prior = (
+                f"α = nθ ~ Exponential({rate:g})"
+                if shape == 1
+                else f"α = nθ ~ Gamma({shape:g}, rate {rate:g})"
+            )
+        elif a.get("prior") == "bayesmallows":
+            prior = "α = nθ ~ Exponential(0.001)"
+        else:
+            prior = f"θ ~ Gamma({a.get('shape')}, rate {a.get('rate')})"
+        consensus = (
+            "uniform priors on the consensuses"
+            if "clusters" in a
+            else ("uniform prior on the consensus")
         )
-        text += f" (uniform prior on the consensus, {prior})"
+        text += f" ({consensus}, {prior}"
+        if "clusters" in a:
+            text += f", cluster weights ~ Dirichlet({float(a['psi']):g})"
+        text += ")"
     if verdict.sampled:
         diagnostics = []
         if verdict.max_r_hat is not None:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rankstats._util.method_names import model_name
+from rankstats._util.method_names import fit_key, model_name
 from rankstats._util.text import latex_escape, write_csv
 from rankstats.plotting.saving import save_figure
 
@@ -104,9 +104,10 @@ class ModelComparisonFiles:
 def _keys(fits: Sequence[Any]) -> list[str]:
     keys: list[str] = []
     for fit in fits:
-        key, k = fit.model, 2
+        base = fit_key(fit)
+        key, k = base, 2
         while key in keys:
-            key, k = f"{fit.model} ({k})", k + 1
+            key, k = f"{base} ({k})", k + 1
         keys.append(key)
     return keys
 
@@ -179,7 +180,11 @@ def run_model_comparison(
                 (
                     key,
                     f"method={fit.method!r} holds an optimum, not posterior draws; refit with "
-                    + ("method='mcmc'" if fit.model == "mallows" else "method='nuts'"),
+                    + (
+                        "method='mcmc'"
+                        if fit.model in ("mallows", "mallows_mixture")
+                        else "method='nuts'"
+                    ),
                 )
             )
             continue

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rankstats._util.method_names import MODEL_NAMES
+from rankstats._util.method_names import MODEL_NAMES, fit_key
 from rankstats.aggregation.aggregators import Aggregate, aggregate_many
 from rankstats.aggregation.hoeffding_intervals import HoeffdingResult, hoeffding_test
 from rankstats.core.pair_probabilities import Pairwise, pairwise
@@ -119,7 +119,7 @@ class ReportData:
     def model_columns(self) -> list[str]:
         """``rank_<model>`` columns of :attr:`ranking`, in the order of :attr:`fits` (a model
         named like an aggregator shares its column)."""
-        columns = (f"rank_{fit.model}" for fit in self.fits if fit.model not in self.methods)
+        columns = (f"rank_{fit_key(fit)}" for fit in self.fits if fit.model not in self.methods)
         return list(dict.fromkeys(columns))
 
     def __repr__(self) -> str:
@@ -218,7 +218,7 @@ def compute(
 
         for fit in fits:
             rank = {s: i + 1.0 for i, s in enumerate(fit.order)}
-            ranking[f"rank_{fit.model}"] = ranking["system"].map(rank).to_numpy()
+            ranking[f"rank_{fit_key(fit)}"] = ranking["system"].map(rank).to_numpy()
         comparison = compare(intervals, fits)
     model_comparison = run_model_comparison(fits, rankings, seed=seed)
     return ReportData(

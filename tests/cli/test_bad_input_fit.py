@@ -105,7 +105,7 @@ CASES = [
             "--method",
             "map",
         ],
-        "K-fold",
+        "--method map needs complete rankings without ties",
     ),
     (
         [

@@ -162,7 +162,9 @@ def test_pairwise_reads_the_table_at_each_draw():
 
 
 def test_pointwise_likelihood_is_the_mallows_probability():
-    """-α d(y, ρ)/n − log Z_n(α), Z by summing over the 24 rankings, for every draw."""
+    """-α d(y, ρ)/n − log Z_n(α), Z by summing over the 24 rankings, for every draw; a tied
+    ranking's is the sum over its two orders (every pattern:
+    tests/core/test_mallows_marginal.py)."""
     rng = np.random.default_rng(0)
     rho = np.array([np.random.default_rng(s).permutation(4) + 1 for s in range(5)])
     alpha = rng.uniform(0.5, 8.0, 5)
@@ -172,8 +174,13 @@ def test_pointwise_likelihood_is_the_mallows_probability():
         log_z = logsumexp(-alpha[s] / 4 * (perms != rho[s]).sum(axis=1))
         expected = -alpha[s] / 4 * (RANKINGS != rho[s]).sum(axis=1) - log_z
         np.testing.assert_allclose(values[s], expected)
-    with pytest.raises(ValueError, match="unranked or tied"):
-        distance_rankings(np.array([[1.0, 1.0, 2.0, 3.0]]), rho, alpha, "hamming")
+    # a tie: either order, the sum of the two rankings' probabilities
+    tied = distance_rankings(np.array([[1.0, 1.0, 2.0, 3.0]]), rho, alpha, "hamming")
+    both = np.array([[1, 2, 3, 4], [2, 1, 3, 4]])
+    for s in range(5):
+        log_z = logsumexp(-alpha[s] / 4 * (perms != rho[s]).sum(axis=1))
+        expected = logsumexp(-alpha[s] / 4 * (both != rho[s]).sum(axis=1)) - log_z
+        assert tied[s, 0] == pytest.approx(expected, abs=1e-12)
 
 
 def test_chains_in_worker_processes_draw_the_same(monkeypatch):
@@ -199,7 +206,7 @@ def test_a_fit_round_trips_through_netcdf(tmp_path):
     pd.testing.assert_frame_equal(back.pairwise(), fit.pairwise(), check_like=True)
 
 
-def test_preferences_are_fitted_and_have_no_loo():
+def test_preferences_are_fitted_and_compared_by_loo():
     table = pd.DataFrame(
         [(j, a, b) for j in range(6) for a, b in (("a", "b"), ("b", "c"), ("c", "d"))]
         + [(6, "b", "a"), (7, "d", "c")],
@@ -211,8 +218,8 @@ def test_preferences_are_fitted_and_have_no_loo():
     )
     assert fit.order == ["a", "b", "c", "d"]
     assert fit.info["preferences"] == {"stated": prefs.n_stated, "implied": prefs.n_implied}
-    with pytest.raises(ValueError, match="preferences"):
-        rs.models.compare_fits({"one": fit, "two": fit})
+    result = rs.models.compare_fits({"one": fit, "two": fit})  # one value per assessor
+    assert result.unit == "assessor" and result.n_units == len(prefs.assessors)
 
 
 def test_kendall_by_metropolis_keeps_every_kendall_tool():

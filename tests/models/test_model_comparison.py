@@ -4,8 +4,9 @@
 Small fits in module-scoped fixtures (short chains); every test that needs them compiles PyMC
 models (about 35 s cold) and runs in the slow stage, as does the statistical check that LOO
 prefers the family that generated the data. The default run keeps the exact checks that need no
-NUTS fit (Mallows marginals, the refusals); tests/reporting/test_report_model_comparison.py compares
-the report's table with ``compare_fits`` on fits relabelled as sampled."""
+NUTS fit (Mallows marginals, the refusals); tests/models/test_pointwise_likelihood.py compares
+Mallows with Plackett–Luce on NASCAR's sub-rankings; tests/reporting/test_report_model_comparison.py
+compares the report's table with ``compare_fits`` on fits relabelled as sampled."""
 
 from __future__ import annotations
 
@@ -112,9 +113,10 @@ def test_mallows_complete_untied_rankings_give_the_mallows_probability_exactly(f
             assert values[s, row] == pytest.approx(expected, abs=1e-12)
 
 
-def test_mallows_marginal_over_ties_and_unranked_systems_of_pairs_is_exact():
+def test_mallows_marginal_over_ties_and_unranked_systems_is_exact():
     """Brute force: the sum of the Mallows probabilities of every compatible complete ranking
-    (the orders inside tie groups; the positions of the unranked systems of a pair)."""
+    (the orders inside tie groups; the positions of the unranked systems of a pair or of a
+    longer sub-ranking, these summed over by the enumeration of their compatible rankings)."""
     rk = rs.Rankings.from_orderings(
         [
             ["a", ("b", "c"), "d", "e"],
@@ -123,6 +125,8 @@ def test_mallows_marginal_over_ties_and_unranked_systems_of_pairs_is_exact():
             ["c", "a"],
             ["e", "b"],
             [("b", "d")],
+            ["d", "a", "c"],
+            [("b", "e"), "a"],
         ],
         systems=list("abcde"),
     )
@@ -264,16 +268,19 @@ def test_refuses_zoo_fits_without_the_group(fits):
         rs.models.compare_fits({"glue": zoo, "pl": fits["pl"]})
 
 
-def test_mallows_with_unranked_systems_says_why():
+def test_mallows_with_unranked_systems_is_compared():
+    """Sub-rankings (once refused): the fit holds their marginal likelihood (exact here: few
+    compatible rankings; tests/models/test_pointwise_likelihood.py checks the values and the
+    estimates of larger ones) and compare_fits takes it."""
     rk = rs.Rankings.from_orderings(
         [["a", "b", "c", "d"], ["b", "a", "c"], ["c", "a", "b", "d"], ["a", "c"]] * 3
     )
     fit = _quiet(
         lambda: rs.models.Mallows().fit(rk, draws=50, tune=10, chains=2, progressbar=False)
     )
-    assert not _compat.has_group(fit.idata, "log_likelihood")
-    with pytest.raises(ValueError, match=r"3 ranking.*unranked and rank more than two.*no closed"):
-        rs.models.compare_fits({"mallows": fit, "again": fit})
+    assert _compat.group(fit.idata, "log_likelihood").attrs["estimate"] == "exact"
+    result = rs.models.compare_fits({"mallows": fit, "again": fit})
+    assert result.table.loc["mallows", "elpd"] == pytest.approx(result.table.loc["again", "elpd"])
 
 
 @pytest.mark.slow
