@@ -40,6 +40,11 @@ def fit_input(args: argparse.Namespace) -> tuple[object, str, str]:
     if given != 1:
         raise UsageError("give exactly one of FILE, --dataset, --rankings, --paired, --preferences")
     chosen = file_format(args)
+    if getattr(args, "error_model", None) and not (args.preferences or chosen == "preferences"):
+        raise UsageError(
+            "--error-model models assessors' stated preferences (--format preferences or "
+            "--preferences NAME), not rankings"
+        )
     if args.preferences or chosen == "preferences":
         if args.compare or args.model != "mallows":
             raise UsageError(
@@ -258,6 +263,8 @@ def described(model: object, args: argparse.Namespace) -> str:
         label = model_name(key) if args.distance == "kendall" else f"Mallows ({args.distance})"
         clusters = getattr(args, "clusters", 1)
         mixture = f", --clusters {clusters}" if clusters > 1 else ""
+        if getattr(args, "error_model", None):
+            mixture += f", --error-model {args.error_model}"
         if clusters > 1:
             label = f"Mallows ({args.distance}) mixture of {clusters}"
         return (

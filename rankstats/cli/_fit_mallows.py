@@ -41,7 +41,9 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
         from rankstats.cli._fit_mixture import mixture
 
         return mixture(args, data, name, what)
-    model = models.Mallows(prior=args.prior, distance=args.distance, kind=args.kind)
+    model = models.Mallows(
+        prior=args.prior, distance=args.distance, kind=args.kind, error_model=args.error_model
+    )
     sampled = args.method == "mcmc"
     hastings = metropolis(args)
     if args.thin is not None and not hastings:
@@ -106,6 +108,13 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
             f"[{t['low']:.4g}, {t['high']:.4g}])"
             + (f"; θ = α/n = {t['mean'] / len(fit.systems):.4g}" if hastings else "")
         )
+        if "error_probability" in summary.index:
+            e = summary.loc["error_probability"]
+            print(
+                f"  error probability of a stated preference = {e['mean']:.4g} (sd "
+                f"{e['sd']:.3g}; {args.prob:.0%} interval [{e['low']:.4g}, {e['high']:.4g}]; "
+                "Bernoulli error model)"
+            )
     else:
         print(
             f"  theta = {fit.theta:.6g} (maximum likelihood), Kemeny consensus optimal: "

@@ -95,6 +95,7 @@ def _run(args: argparse.Namespace) -> int:
             ("--thin", args.thin),
             ("--top-k", args.top_k),
             ("--clusters", args.clusters > 1),
+            ("--error-model", args.error_model),
         ):
             if given:
                 raise UsageError(f"{flag} is a Mallows option (--model mallows)")

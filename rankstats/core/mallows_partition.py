@@ -173,6 +173,68 @@ class PartitionFunction:
         key = "expected" if values is self.expected_grid else "se"
         return np.asarray(self._splines[key](alpha))
 
+    def log_z_table(self) -> LogZTable:
+        r""":meth:`log_z` as plain numbers and arrays, for a compiled sampler that evaluates
+        :math:`\log Z_n(\alpha)` at every proposal of α
+        (:mod:`rankstats.models._mallows_metropolis_numba`): the closed form's name, the log-counts
+        of the exact counts, or the breakpoints and coefficients of the spline of the
+        importance-sampling estimate (:class:`LogZTable`)."""
+        empty = np.empty(0)
+        if self.method == "closed form":
+            return LogZTable(self.distance, self.n, empty, empty, np.empty((0, 0)), 0.0)
+        if self.method == "exact counts":
+            counts = np.ascontiguousarray(self.log_counts, dtype=np.float64)
+            return LogZTable("counts", self.n, counts, empty, np.empty((0, 0)), 0.0)
+        spline = self._splines["log_z"]
+        return LogZTable(
+            "spline",
+            self.n,
+            empty,
+            np.ascontiguousarray(spline.x, dtype=np.float64),
+            np.ascontiguousarray(spline.c, dtype=np.float64),
+            math.lgamma(self.n + 1),
+        )
+
+
+#: The forms of :class:`LogZTable`, in the order of their codes.
+LOG_Z_FORMS = ("kendall", "cayley", "counts", "spline")
+
+
+@dataclass(frozen=True, eq=False)
+class LogZTable:
+    r"""What it takes to evaluate :meth:`PartitionFunction.log_z` without Python objects.
+
+    Attributes
+    ----------
+    form : {"kendall", "cayley", "counts", "spline"}
+        The closed forms (:math:`\sum_{j=1}^{n} \log \frac{1 - q^j}{1 - q}` and
+        :math:`\sum_{j=1}^{n-1} \log(1 + j q)`, :math:`q = e^{-\alpha/n}`), the exact counts
+        (:math:`\log \sum_d N_n(d)\, q^d`) or the importance-sampling spline
+        (:math:`\log n! - \frac1n \int_0^\alpha E_a[d]\, da`, a piecewise quartic).
+    n : int
+    log_counts : ndarray
+        ``"counts"``: :math:`\log N_n(d)`, ``d = 0 … max`` (``-inf`` where none); else empty.
+    breaks, coefficients : ndarray
+        ``"spline"``: the breakpoints ``x`` (the grid of α; a larger α is refused) and the
+        coefficients ``c`` ``(k, len(x) − 1)`` of the integral, as
+        :class:`scipy.interpolate.PPoly` holds them (on ``[x_i, x_{i+1})`` the value is
+        :math:`\sum_m c_{m, i}\, (\alpha - x_i)^{k - 1 - m}`); else empty.
+    log_factorial : float
+        ``"spline"``: :math:`\log n!`; else 0.
+    """
+
+    form: str
+    n: int
+    log_counts: np.ndarray = field(repr=False)
+    breaks: np.ndarray = field(repr=False)
+    coefficients: np.ndarray = field(repr=False)
+    log_factorial: float
+
+    @property
+    def code(self) -> int:
+        """The index of :attr:`form` in :data:`LOG_Z_FORMS` (what a compiled kernel switches on)."""
+        return LOG_Z_FORMS.index(self.form)
+
 
 def partition_function(
     n: int,

@@ -30,6 +30,11 @@ Given the latent rankings, the data enter only through :math:`D(\rho) = \sum_j d
 evaluated for all of them at once (:func:`rankstats.core.permutation_distances.total_distance`);
 each iteration first updates the latent rankings (:meth:`Augmentation.update`), then ρ, then α.
 
+**Two backends, one chain** (:func:`resolve_backend`): the loop of :meth:`MetropolisChain.run`
+here is the reference; the kernels of :mod:`rankstats.models._mallows_metropolis_numba` run
+blocks of iterations from the same random numbers, drawn in the same order, and give the same
+draws (tested draw for draw; that module says how), 200–9,000 times faster per iteration.
+
 Vitelli, V., Sørensen, Ø., Crispino, M., Frigessi, A. and Arjas, E. (2018). Probabilistic
 preference learning with the Mallows rank model. *JMLR* 18(158), 1–49.
 """
@@ -43,13 +48,15 @@ import numpy as np
 
 from rankstats.core.mallows_partition import PartitionFunction, partition_function
 from rankstats.core.permutation_distances import (
+    DISTANCES,
     ITEMWISE,
     central_ranking,
     check_distance,
-    row_distances,
     total_distance,
 )
 from rankstats.core.preferences import AssessorPreferences
+from rankstats.models._mallows_augmentation import Augmentation
+from rankstats.models._mallows_sampler import resolve_backend as resolve_sampler_backend
 
 #: BayesMallows' defaults: the rate of α's exponential prior, the leap size, the standard
 #: deviation of the log-normal proposal of α, and α's starting value.
@@ -64,6 +71,9 @@ ADAPT_WINDOW = 50
 SUFFICIENT = True
 #: Tuning iterations between two jumps of ρ to the conditional mode (:meth:`MetropolisChain.run`).
 MODE_EVERY = 250
+#: The numba backend draws at most this many random numbers at a time (``6 + 3 m`` per
+#: iteration, ``m`` partial rankings; at least one iteration's): 8 MB, whatever the data.
+BLOCK_NUMBERS = 1 << 20
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,6 +85,8 @@ class MetropolisDraws:
     alpha: np.ndarray = field(repr=False)
     acceptance_rho: float
     acceptance_alpha: float
+    #: The Bernoulli error model's error probability per kept draw (None without it).
+    error: np.ndarray | None = field(default=None, repr=False)
 
 
 def leap_and_shift(rho: np.ndarray, item: int, rank: int) -> np.ndarray:
@@ -118,6 +130,12 @@ def leap_and_shift_log_q(rho: np.ndarray, new: np.ndarray, leap: int) -> float:
     return -math.log(n * _choices(int(rho[far[0]]), n, leap))
 
 
+def resolve_backend(backend: str = "auto") -> str:
+    """``"numpy"`` or ``"numba"``, as :func:`rankstats.models._mallows_sampler.resolve_backend`
+    for this sampler's kernels (:mod:`rankstats.models._mallows_metropolis_numba`)."""
+    return resolve_sampler_backend(backend, kernels="_mallows_metropolis_numba")
+
+
 def run_chain(
     rankings: np.ndarray | AssessorPreferences,
     distance: str,
@@ -156,6 +174,17 @@ class MetropolisChain:
         Starting consensus (default: the ranks of the mean ranks of the completions).
     partition : PartitionFunction, optional
         Default :func:`partition_function` ``(n, distance)``.
+    backend : {"auto", "numpy", "numba"}
+        Where the iterations run (:func:`resolve_backend`): the NumPy reference, or the numba
+        kernels of :mod:`rankstats.models._mallows_metropolis_numba` — the same draws for the
+        same generator, faster. Resolved here, before a fit's worker processes fork.
+    error_model : {None, "bernoulli"}
+        Preferences only: ``"bernoulli"`` reads each assessor's *stated* preferences as
+        possibly mistaken (:class:`~rankstats.models._mallows_bernoulli.BernoulliAugmentation`;
+        cycles allowed), its error probability updated every iteration after the latent
+        rankings; it runs the NumPy reference.
+    kappa : (float, float)
+        The Beta prior of the error probability.
     """
 
     def __init__(
@@ -172,8 +201,15 @@ class MetropolisChain:
         alpha_start: float = ALPHA_START,
         rho_start: np.ndarray | None = None,
         partition: PartitionFunction | None = None,
+        backend: str = "auto",
+        error_model: str | None = None,
+        kappa: tuple[float, float] = (1.0, 1.0),
     ) -> None:
         check_distance(distance)
+        if error_model not in (None, "bernoulli"):
+            raise ValueError(f"error_model must be None or 'bernoulli', not {error_model!r}")
+        if error_model and not isinstance(rankings, AssessorPreferences):
+            raise ValueError("the Bernoulli error model reads assessors' preferences")
         if isinstance(rankings, AssessorPreferences):
             above = rankings.above
             observed = np.full(above.shape[:2], np.nan)
@@ -190,7 +226,13 @@ class MetropolisChain:
         self.distance, self.rng, self.n, self.n_rankings = distance, rng, n, n_rankings
         self.leap, self.alpha_sd = leap, alpha_sd
         self.alpha_shape, self.alpha_rate = alpha_shape, alpha_rate
-        self.augmentation = Augmentation(observed, kind, distance, rng, above=above)
+        if error_model:
+            from rankstats.models._mallows_bernoulli import BernoulliAugmentation
+
+            self.augmentation = BernoulliAugmentation(rankings.stated, distance, rng, kappa)
+        else:
+            self.augmentation = Augmentation(observed, kind, distance, rng, above=above)
+        self.error_model = error_model
         self.pf = partition if partition is not None else partition_function(n, distance)
         completions = self.augmentation.completions
         if rho_start is None:
@@ -207,6 +249,8 @@ class MetropolisChain:
         self.log_z = float(self.pf.log_z(self.alpha))
         self.accepted_rho = self.accepted_alpha = self.iterations = 0
         self.window = self.window_accepted = 0  # the adaptation of alpha_sd (run(adapt=True))
+        self.backend = resolve_backend(backend)
+        self._fixed = self._pairs = None  # the numba backend's arrays (_kernel_arguments)
 
     def _total(self, rankings: np.ndarray, rho: np.ndarray) -> int:
         r""":math:`D(\rho) = \sum_j d(R_j, \rho)` over the current (latent) rankings."""
@@ -241,11 +285,38 @@ class MetropolisChain:
         counted by the chain, so blocks of any size adapt alike. Every :data:`MODE_EVERY`
         tuning iterations ρ also jumps to the conditional mode when that is better
         (:meth:`_toward_mode`)."""
+        kept = (self.iterations + iterations) // thin - self.iterations // thin
+        rho_draws = np.empty((kept, self.n), dtype=np.int64)
+        alpha_draws = np.empty(kept)
+        error_draws = np.empty(kept) if self.error_model else None
+        # The kernels know this module's Augmentation only: another (an error model's) runs
+        # the reference.
+        if self.backend == "numba" and type(self.augmentation) is Augmentation:
+            self._run_compiled(iterations, thin, adapt, rho_draws, alpha_draws)
+        else:
+            self._run_reference(iterations, thin, adapt, rho_draws, alpha_draws, error_draws)
+        self.iterations += iterations
+        done = max(self.iterations, 1)
+        return MetropolisDraws(
+            rho_draws,
+            alpha_draws,
+            self.accepted_rho / done,
+            self.accepted_alpha / done,
+            error_draws,
+        )
+
+    def _run_reference(
+        self,
+        iterations: int,
+        thin: int,
+        adapt: bool,
+        rho_draws: np.ndarray,
+        alpha_draws: np.ndarray,
+        error_draws: np.ndarray | None = None,
+    ) -> None:
+        """The iterations of :meth:`run` in NumPy (the reference)."""
         n, leap, rng = self.n, self.leap, self.rng
         rankings = self.augmentation.completions  # updated in place by the augmentation
-        kept = (self.iterations + iterations) // thin - self.iterations // thin
-        rho_draws = np.empty((kept, n), dtype=np.int64)
-        alpha_draws = np.empty(kept)
         slot = 0
         rho, alpha, total, log_z = self.rho, self.alpha, self.total, self.log_z
         for t in range(iterations):  # a Markov chain: one iteration after the other
@@ -258,6 +329,8 @@ class MetropolisChain:
                 total += self.augmentation.update(rho, alpha / n)
                 if self.costs is not None:
                     self.costs.move(*self.augmentation.moves)
+                if self.error_model:  # its error probability, given the latent rankings
+                    self.augmentation.update_error()
             # --- ρ: leap and shift
             item = int(u[0] * n)
             position = int(rho[item])
@@ -297,13 +370,85 @@ class MetropolisChain:
             if (self.iterations + t + 1) % thin == 0:
                 rho_draws[slot] = rho
                 alpha_draws[slot] = alpha
+                if error_draws is not None:
+                    error_draws[slot] = self.augmentation.theta
                 slot += 1
         self.rho, self.alpha, self.total, self.log_z = rho, alpha, total, log_z
-        self.iterations += iterations
-        done = max(self.iterations, 1)
-        return MetropolisDraws(
-            rho_draws, alpha_draws, self.accepted_rho / done, self.accepted_alpha / done
+
+    def _run_compiled(
+        self,
+        iterations: int,
+        thin: int,
+        adapt: bool,
+        rho_draws: np.ndarray,
+        alpha_draws: np.ndarray,
+    ) -> None:
+        """The iterations of :meth:`run` in the numba kernels: the random numbers of a block
+        of iterations drawn as the reference draws them (``draw_block``; at most
+        :data:`BLOCK_NUMBERS` at a time), the iterations run by ``run_block`` up to the next
+        jump to the conditional mode, which stays here (both in
+        :mod:`rankstats.models._mallows_metropolis_numba`)."""
+        from rankstats.models import _mallows_metropolis_numba as kernels
+
+        aug, costs = self.augmentation, self.costs
+        m = len(aug.rows) if aug.active else 0
+        fixed = self._kernel_arguments(kernels)
+        empty = np.empty((0, 0), dtype=np.int64)
+        mutable = (
+            aug.completions,
+            *fixed[:5],
+            costs.cost if costs is not None else empty,
+            costs.term if costs is not None else empty,
+            self._pairs if self._pairs is not None else empty,
+            *fixed[5:],
         )
+        rho = np.array(self.rho, dtype=np.int64)
+        state = np.array([self.alpha, self.log_z, self.alpha_sd, math.nan])
+        counters = np.array(
+            [self.total, self.accepted_rho, self.accepted_alpha, self.window,
+             self.window_accepted, self.iterations, 0, aug.accepted],
+            dtype=np.int64,
+        )  # fmt: skip
+        block = max(1, BLOCK_NUMBERS // (6 + 3 * m))
+        for first in range(0, iterations, block):
+            size = min(block, iterations - first)
+            u, z = np.empty((size, 5)), np.empty(size)
+            pick, other, accept = np.empty((size, m)), np.empty((size, m)), np.empty((size, m))
+            kernels.draw_block(self.rng, u, z, pick, other, accept)
+            np.log(accept, out=accept)  # NumPy's log, as the reference takes it
+            start = 0
+            while start < size:
+                stop, at = size, self.iterations + first + start
+                if adapt:  # the jumps to the conditional mode (tuning only) happen here
+                    if at % MODE_EVERY == 0:
+                        mode, counters[0] = self._toward_mode(rho, int(counters[0]))
+                        rho = np.array(mode, dtype=np.int64)
+                    stop = min(size, start + MODE_EVERY - at % MODE_EVERY)
+                done = kernels.run_block(
+                    DISTANCES.index(self.distance), rho, u[start:stop], z[start:stop],
+                    pick[start:stop], other[start:stop], accept[start:stop], *mutable,
+                    self.leap, thin, adapt, ADAPT_WINDOW, self.n_rankings, self.alpha_shape,
+                    self.alpha_rate, state, counters, rho_draws, alpha_draws,
+                )  # fmt: skip
+                if done < stop - start:  # α beyond the importance-sampling estimate: refused
+                    self.pf.log_z(state[3])
+                    raise RuntimeError(f"log Z refused alpha = {state[3]}")  # pragma: no cover
+                start = stop
+        self.rho = rho
+        self.alpha, self.log_z, self.alpha_sd = float(state[0]), float(state[1]), float(state[2])
+        self.total, self.accepted_rho, self.accepted_alpha = (int(x) for x in counters[:3])
+        self.window, self.window_accepted = int(counters[3]), int(counters[4])
+        aug.accepted = int(counters[7])
+        aug.proposed += m * iterations
+
+    def _kernel_arguments(self, kernels) -> tuple:
+        """:func:`~rankstats.models._mallows_metropolis_numba.fixed_arguments` (built at the
+        first run, with the Kendall pair counts, which the kernels keep up to date)."""
+        if self._fixed is None:
+            self._fixed = kernels.fixed_arguments(self.augmentation, self.pf.log_z_table())
+            if self.distance == "kendall" and SUFFICIENT:
+                self._pairs = kernels.pair_counts(self.augmentation.completions)
+        return self._fixed
 
 
 class RankCosts:
@@ -332,125 +477,3 @@ class RankCosts:
         """Items of some rankings moved from ranks ``old`` to ``new``."""
         if len(items):
             np.add.at(self.cost, items, self.term[new - 1] - self.term[old - 1])
-
-
-#: How a partial ranking is completed (:class:`Augmentation`).
-KINDS = ("subset", "top_k")
-
-
-class Augmentation:
-    r"""The latent complete rankings of partial rankings, and their Metropolis update.
-
-    A completion is compatible with a partial ranking when it keeps every observed strict
-    preference (``r_a < r_b`` whenever ``a`` is ranked above ``b``); tied items may take either
-    order; with ``kind="top_k"`` every ranked item is also above every unranked one (the
-    unranked items' observed rank is taken as ``n + 1``). One update proposes, for every
-    partial ranking at once, to swap the ranks of a latent item ``u`` (unranked or tied, chosen
-    uniformly) and of another item ``v`` (uniformly among the rest): the probability of
-    proposing the pair ``{u, v}`` is the same from every completion, so the move is symmetric;
-    an incompatible swap is rejected, a compatible one accepted with probability
-    :math:`\min(1, e^{-(\alpha/n)\,[d(\tilde R^*, \rho) - d(\tilde R, \rho)]})`. Swaps of
-    adjacent ranks connect every compatible completion (the linear extensions of a partial
-    order), so the chain reaches them all (Vitelli et al. 2018, Sec. 4 use their own proposal
-    for the same conditional).
-    """
-
-    def __init__(
-        self,
-        observed: np.ndarray,
-        kind: str,
-        distance: str,
-        rng: np.random.Generator,
-        above: np.ndarray | None = None,
-    ):
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
-        self.above = above
-        if above is not None:  # preferences: every item's rank is latent
-            self.distance, self.rng = distance, rng
-            self.latent = np.ones(above.shape[:2], dtype=bool)
-            # A compatible start: by the number of items each is preferred to (a ≻ b implies
-            # a is preferred to more items than b in a transitive relation), ties at random.
-            wins = above.sum(axis=2) + rng.random(above.shape[:2]) * 0.5
-            self.completions = np.argsort(np.argsort(-wins, axis=1), axis=1).astype(np.int64) + 1
-            self.rows = np.arange(above.shape[0])
-            self.active, self.accepted, self.proposed = True, 0, 0
-            return
-        n = observed.shape[1]
-        finite = observed[~np.isnan(observed)]
-        if np.any(finite < 1) or np.any(finite > n):
-            raise ValueError(f"ranks must lie in 1 … {n} (NaN: unranked)")
-        self.distance, self.rng = distance, rng
-        # The order that constrains a completion: the observed rank, unranked items last for
-        # top-k (n + 1) and free for sub-rankings (NaN: no constraint).
-        self.key = np.where(np.isnan(observed), n + 1.0, observed) if kind == "top_k" else observed
-        tied = np.zeros_like(observed, dtype=bool)
-        for j in range(n):  # n vectorised steps: is item j tied with another item of its row?
-            same = observed == observed[:, j : j + 1]
-            tied[:, j] = same.sum(axis=1) > 1
-        self.latent = np.isnan(observed) | (tied & ~np.isnan(observed))
-        counts = (~np.isnan(observed)).sum(axis=1)
-        short = np.flatnonzero(counts < 1)
-        if len(short):
-            raise ValueError(f"ranking {int(short[0])} ranks no item")
-        # A compatible start: by the key, ties and unranked items in a random order.
-        noise = rng.random(observed.shape)
-        start_key = np.where(np.isnan(self.key), n + 1.0, self.key) + noise * 1e-3
-        self.completions = np.argsort(np.argsort(start_key, axis=1), axis=1).astype(np.int64) + 1
-        self.rows = np.flatnonzero(self.latent.any(axis=1))
-        self.active = len(self.rows) > 0
-        self.accepted = 0
-        self.proposed = 0
-
-    def update(self, rho: np.ndarray, c: float | np.ndarray) -> int:
-        """One swap proposal per partial ranking (in place); the change of the total distance
-        to ``rho``: one consensus ``(n,)`` with ``c = α / n``, or one per ranking ``(N, n)``
-        with ``c`` ``(N,)`` (a mixture: each ranking's cluster's)."""
-        rows = self.rows
-        if np.ndim(rho) == 2:
-            rho = rho[rows]
-        if np.ndim(c) == 1:
-            c = c[rows]
-        comp = self.completions[rows]
-        latent = self.latent[rows]
-        m, n = comp.shape
-        rng = self.rng
-        # u: a latent item of the row, uniformly; v: another item, uniformly.
-        n_latent = latent.sum(axis=1)
-        pick = (rng.random(m) * n_latent).astype(np.int64)
-        u = np.argmax(np.cumsum(latent, axis=1) > pick[:, None], axis=1)
-        v = (u + 1 + (rng.random(m) * (n - 1)).astype(np.int64)) % n
-        index = np.arange(m)
-        proposal = comp.copy()
-        proposal[index, u], proposal[index, v] = comp[index, v], comp[index, u]
-        ok = self._compatible(rows, proposal, u) & self._compatible(rows, proposal, v)
-        before = row_distances(comp, rho, self.distance)
-        after = row_distances(proposal, rho, self.distance)
-        accept = ok & (np.log(rng.random(m)) < -c * (after - before))
-        kept = index[accept]
-        # The moves made: each accepted row's u and v, from their old ranks to their new ones.
-        self.moves = (
-            np.concatenate([u[kept], v[kept]]),
-            np.concatenate([comp[kept, u[kept]], comp[kept, v[kept]]]),
-            np.concatenate([comp[kept, v[kept]], comp[kept, u[kept]]]),
-        )
-        self.completions[rows[accept]] = proposal[accept]
-        self.proposed += m
-        self.accepted += int(accept.sum())
-        return int((after - before)[accept].sum())
-
-    def _compatible(self, rows: np.ndarray, proposal: np.ndarray, item: np.ndarray) -> np.ndarray:
-        """Whether ``item`` of each row keeps its observed strict preferences in ``proposal``."""
-        index = np.arange(len(rows))
-        if self.above is not None:
-            rank = proposal[index, item][:, None]
-            over = self.above[rows, item]  # the items this one is preferred to
-            under = self.above[rows, :, item]  # the items preferred to this one
-            return ~((over & (rank > proposal)) | (under & (rank < proposal))).any(axis=1)
-        key = self.key[rows]
-        mine = key[index, item][:, None]
-        rank = proposal[index, item][:, None]
-        with np.errstate(invalid="ignore"):  # NaN keys (unranked sub-ranking items): no order
-            above = (mine < key) & (rank > proposal)
-            below = (mine > key) & (rank < proposal)
-        return ~(above | below).any(axis=1)

@@ -59,6 +59,7 @@ from rankstats.core.permutation_distances import (
     total_distance,
 )
 from rankstats.core.preferences import AssessorPreferences
+from rankstats.models._mallows_augmentation import Augmentation
 from rankstats.models._mallows_metropolis import (
     ADAPT_WINDOW,
     ALPHA_RATE,
@@ -66,7 +67,6 @@ from rankstats.models._mallows_metropolis import (
     ALPHA_START,
     LEAP,
     MODE_EVERY,
-    Augmentation,
     leap_and_shift,
     leap_and_shift_log_q,
 )

@@ -259,17 +259,20 @@ def latent_structure(ranks: np.ndarray) -> np.ndarray:
     return np.where(np.take_along_axis(latent, order, axis=1), order, -1)
 
 
-def resolve_backend(backend: str = "auto") -> str:
-    """``"numpy"`` or ``"numba"``: ``"auto"`` is numba when it imports (and compiles the
-    kernels, or loads them from numba's disk cache), else NumPy; ``"numba"`` without numba
-    raises ImportError.  Called before any chain starts (and before worker processes fork, so
-    the workers inherit the compiled kernels)."""
+def resolve_backend(backend: str = "auto", kernels: str = "_mallows_numba") -> str:
+    """``"numpy"`` or ``"numba"``: ``"auto"`` is numba when the kernel module
+    ``rankstats.models.<kernels>`` imports (and compiles its kernels, or loads them from numba's
+    disk cache), else NumPy; ``"numba"`` without numba raises ImportError.  Called before any
+    chain starts (and before worker processes fork, so the workers inherit the compiled
+    kernels)."""
+    import importlib
+
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
     if backend == "numpy":
         return "numpy"
     try:
-        from rankstats.models import _mallows_numba  # noqa: F401
+        importlib.import_module(f"rankstats.models.{kernels}")
     except ImportError as err:
         if backend == "numba":
             raise ImportError(

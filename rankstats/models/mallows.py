@@ -34,13 +34,14 @@ from rankstats.core.preferences import AssessorPreferences
 from rankstats.core.rankings import Rankings, default_level
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidRankingsError
+from rankstats.models._mallows_augmentation import KINDS
+from rankstats.models._mallows_bernoulli import KAPPA
 from rankstats.models._mallows_chains import (
     fork_pool,
     kemeny_consensus,
     parallel_block,
     sample_until_converged,
 )
-from rankstats.models._mallows_metropolis import KINDS
 from rankstats.models._mallows_mixture import PSI
 from rankstats.models._mallows_sampler import (
     BACKENDS,
@@ -99,6 +100,16 @@ class Mallows:
         :func:`~rankstats.models.choose_clusters`.
     psi : float
         The Dirichlet concentration ψ of a mixture's weights (BayesMallows' default 10).
+    error_model : {None, "bernoulli"}
+        Preferences only. ``None`` (default): every stated preference holds in the assessor's
+        latent ranking (a cycle is refused). ``"bernoulli"``: each may be a mistake, with
+        probability θ_e ~ Beta(κ₁, κ₂) truncated to [0, ½] (Crispino et al. 2019; BayesMallows'
+        ``error_model = "bernoulli"``), so preferences with cycles can be fitted — read them
+        with ``cycles="keep"`` (:func:`rankstats.read_preferences`,
+        :meth:`AssessorPreferences.from_table`). The posterior of θ_e is the variable
+        ``error_probability``.
+    kappa : (float, float)
+        The Beta prior of the error probability (BayesMallows' default (1, 1)).
 
     Examples
     --------
@@ -120,6 +131,8 @@ class Mallows:
         kind: str = "subset",
         clusters: int = 1,
         psi: float = PSI,
+        error_model: str | None = None,
+        kappa: tuple[float, float] = KAPPA,
     ) -> None:
         check_distance(distance)
         if (
@@ -131,6 +144,13 @@ class Mallows:
         if not (isinstance(psi, (int, float)) and psi > 0):
             raise ValueError(f"psi must be > 0, not {psi!r}")
         self.clusters, self.psi = int(clusters), float(psi)
+        if error_model not in (None, "bernoulli"):
+            raise ValueError(f"error_model must be None or 'bernoulli', not {error_model!r}")
+        if not (len(kappa) == 2 and all(float(k) > 0 for k in kappa)):
+            raise ValueError(f"kappa must be two numbers > 0, not {kappa!r}")
+        if error_model is not None and self.clusters > 1:
+            raise ValueError("the Bernoulli error model of a mixture is not implemented")
+        self.error_model, self.kappa = error_model, (float(kappa[0]), float(kappa[1]))
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
         self.distance, self.kind = distance, kind
@@ -160,7 +180,22 @@ class Mallows:
                     f"system(s) {never[:5]} appear in no preference: their consensus position "
                     "is determined by the prior only; remove them"
                 )
+            if data.cyclic and self.error_model is None:
+                raise AdviceError(
+                    escape(
+                        f"{len(data.cyclic)} assessor(s) state preferences with a cycle (the "
+                        f"first: {data.cyclic[0]!r}): no ranking respects them; model mistaken "
+                        "preferences with "
+                    )
+                    + "{bernoulli}",
+                    bernoulli=("error_model", "bernoulli"),
+                )
             return data
+        if self.error_model is not None:
+            raise ValueError(
+                "error_model='bernoulli' models each assessor's stated preferences "
+                "(AssessorPreferences), not rankings"
+            )
         if isinstance(data, Scores):
             data = Rankings.from_scores(data, by=default_level(data))
         if not isinstance(data, Rankings):
@@ -356,6 +391,9 @@ class Mallows:
                 cores=cores,
                 on_extend=on_extend,
                 leap=leap,
+                backend=backend,
+                error_model=self.error_model,
+                kappa=self.kappa,
             )
         if thin is not None:
             raise ValueError(

@@ -59,11 +59,14 @@ CANDIDATES = 200
 
 def advance(chain: MetropolisChain, iterations: int, keep: bool, thin: int):
     """Run ``chain`` ``iterations`` more iterations (in a worker process); the chain and the
-    draws of every ``thin``-th (none when ``keep`` is False)."""
+    draws of every ``thin``-th (none when ``keep`` is False): α — with the Bernoulli error
+    model, α and the error probability side by side, ``(draws, 2)`` — and ρ."""
     if not keep:  # tuning: α's proposal scale adapts, nothing is kept
         draws = chain.run(iterations, thin=iterations + chain.iterations + 1, adapt=True)
     else:
         draws = chain.run(iterations, thin=thin)
+    if draws.error is not None:
+        return chain, np.stack([draws.alpha, draws.error], axis=1), draws.rho
     return chain, draws.alpha, draws.rho
 
 
@@ -123,6 +126,9 @@ def fit_metropolis(
     on_extend: Callable[[int, int, list[str]], None] | None = None,
     leap: int = 1,
     alpha_sd: float = 0.1,
+    backend: str = "auto",
+    error_model: str | None = None,
+    kappa: tuple[float, float] = (1.0, 1.0),
 ) -> MallowsFit:
     """Fit by Metropolis–Hastings (arguments as :meth:`rankstats.models.Mallows.fit`); the data
     are validated by the caller."""
@@ -161,6 +167,9 @@ def fit_metropolis(
             alpha_shape=alpha_shape,
             alpha_rate=alpha_rate,
             partition=pf,
+            backend=backend,
+            error_model=error_model,
+            kappa=kappa,
         )
         for seq, start in zip(seeds, starts, strict=True)
     ]
@@ -217,7 +226,8 @@ def fit_metropolis(
                     bar.advance(iterations)
 
     def stacked() -> tuple[list[np.ndarray], list[np.ndarray]]:
-        a = [np.concatenate(x) if x else np.empty(0) for x in alphas]
+        empty = np.empty((0, 2)) if error_model else np.empty(0)
+        a = [np.concatenate(x) if x else empty for x in alphas]
         r = [np.concatenate(x) if x else np.empty((0, n), dtype=np.int64) for x in rhos]
         return a, r
 
@@ -231,12 +241,15 @@ def fit_metropolis(
             chains=chains,
             on_extend=on_extend,
             label=label,
-            name="alpha",
+            name="alpha, error_probability" if error_model else "alpha",
             stacklevel=4,  # the caller of Mallows.fit
         )
     finally:
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+    error = None
+    if error_model:
+        alpha, error = alpha[:, :, 0], alpha[:, :, 1]
     return _result(
         data,
         systems,
@@ -259,6 +272,9 @@ def fit_metropolis(
             leap=leap,
             alpha_sd=alpha_sd,
             partition=pf.method,
+            error=error,
+            error_model=error_model,
+            kappa=kappa,
         ),
     )
 
@@ -282,6 +298,8 @@ def _result(
     max_draws = run["max_draws"]
     cap_reached = bool(problems) and kept >= max_draws and not run["interrupted"]
     variables = {"alpha": alpha, "position": rho.astype(np.float64)}
+    if run.get("error") is not None:  # the Bernoulli error model's θ_e
+        variables["error_probability"] = run["error"]
     if distance == "kendall":  # θ = α / n: what every Kendall tool of rankstats reads
         variables["theta"] = alpha / n
     n_rankings = len(data.assessors) if isinstance(data, AssessorPreferences) else data.n_rankings
@@ -301,6 +319,7 @@ def _result(
             "distance": distance,
             "kind": kind,
             "sampler": "metropolis",
+            "error_model": str(run.get("error_model") or "none"),
             **{f"prior_{k}": v for k, v in prior.items()},
             "draws": kept,
             "tune": run["tune"],
@@ -327,7 +346,17 @@ def _result(
     )
     from rankstats.models import pointwise_likelihood as pointwise
 
-    pointwise.add_to_distance_fit(data, idata, distance)
+    if run.get("error_model"):  # not the Mallows marginal: the model of errors'
+        _compat.set_attrs(
+            idata,
+            {
+                pointwise.UNAVAILABLE: "fitted with the Bernoulli error model: the likelihood "
+                "of an assessor's stated preferences sums over their latent rankings and the "
+                "errors, not computed"
+            },
+        )
+    else:
+        pointwise.add_to_distance_fit(data, idata, distance)
     flat = rho.reshape(-1, n)
     consensus = bayes_consensus(flat, systems, distance)
     theta_mean = float(alpha.mean()) / n
@@ -368,6 +397,15 @@ def _result(
     }
     if isinstance(data, AssessorPreferences):
         info["preferences"] = {"stated": data.n_stated, "implied": data.n_implied}
+        if run.get("error_model"):
+            error = run["error"]
+            info["error_model"] = {
+                "name": run["error_model"],
+                "kappa": list(run["kappa"]),
+                "error_probability": float(error.mean()),
+                "cyclic_assessors": len(data.cyclic),
+            }
+            del info["preferences"]["implied"]  # a cyclic closure implies nothing
     return MallowsFit(
         model="mallows",
         method="mcmc",

@@ -119,3 +119,23 @@ def test_preferences_are_refused_one_line(tmp_path, capsys):
     missing.write_text("assessor,top,other\n1,a,b\n")
     assert main(["fit", str(missing), "--format", "preferences", "--model", "mallows"]) == 2
     assert "no column 'preferred' for --preferred" in capsys.readouterr().err
+
+
+def test_mistaken_preferences_on_the_command_line(tmp_path, capsys):
+    path = tmp_path / "cycles.csv"
+    rows = [(j, "a", "b") for j in range(6)] + [(j, "b", "c") for j in range(6)]
+    rows += [(6, "c", "a"), (6, "a", "b"), (6, "b", "c")]
+    pd.DataFrame(rows, columns=["assessor", "preferred", "other"]).to_csv(path, index=False)
+    base = ["fit", str(path), "--format", "preferences", "--model", "mallows"]
+    assert main([*base, "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert "a ≻ b ≻ c ≻ a" in err and "--error-model bernoulli fits preferences" in err
+    out = tmp_path / "out"
+    options = ["--distance", "footrule", "--error-model", "bernoulli", "--no-progress"]
+    assert main([*base, *options, "--out", str(out), *SETTINGS]) == 0
+    text = capsys.readouterr().out
+    assert "error probability of a stated preference" in text and "--error-model bernoulli" in text
+    assert pd.read_csv(out / "mallows_consensus.csv")["system"].tolist() == ["a", "b", "c"]
+    assert main(["fit", "--rankings", "salad", "--model", "mallows", "--error-model",
+                 "bernoulli"]) == 2  # fmt: skip
+    assert "not rankings" in capsys.readouterr().err

@@ -102,6 +102,13 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "system in its top K (mallows_top_k.csv)",
     )
     parser.add_argument(
+        "--error-model",
+        choices=["bernoulli"],
+        default=None,
+        help="mallows, assessors' preferences: each stated preference may be a mistake "
+        "(BayesMallows' Bernoulli error model; preferences with cycles are then fitted)",
+    )
+    parser.add_argument(
         "--clusters",
         type=at_least(1),
         default=1,
