@@ -160,3 +160,21 @@ def test_importance_sampling_refuses_to_extrapolate_and_bad_arguments_are_named(
         partition_function(5, "manhattan")
     with pytest.raises(ValueError, match="seed must be a whole number"):
         partition_function(20, "spearman", seed=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("n", [100, EXACT_MAX["footrule"]])
+def test_the_footrule_counts_keep_the_small_distances_at_the_largest_sizes(n):
+    """N(0) = 1 (the identity), N(2) = n − 1 (adjacent transpositions) and N(4) = (n − 2)(n −
+    3)/2 + 3(n − 2) (two disjoint adjacent transpositions, a transposition two apart, the two
+    3-cycles of three neighbours; checked by enumeration for n ≤ 7) survive the rescaling of the
+    recursion, so that at α = 4n, where they dominate, log Z = log(1 + N(2) e^{−8} + N(4)
+    e^{−16}) up to O(n³ e^{−24}). Beyond about 170 items they underflowed to zero (log Z =
+    −296.5 at n = 200)."""
+    pf = partition_function(n, "footrule")
+    assert pf.method == "exact counts"
+    n4 = (n - 2) * (n - 3) / 2 + 3 * (n - 2)
+    assert pf.log_counts[0] == pytest.approx(0.0, abs=1e-9)
+    assert pf.log_counts[2] == pytest.approx(math.log(n - 1), rel=1e-9)
+    assert pf.log_counts[4] == pytest.approx(math.log(n4), rel=1e-9)
+    expected = math.log1p((n - 1) * math.exp(-8) + n4 * math.exp(-16))
+    assert float(pf.log_z(4.0 * n)) == pytest.approx(expected, rel=1e-3)
