@@ -5,7 +5,6 @@ the outputs of :mod:`rankstats.cli.fit`."""
 from __future__ import annotations
 
 import argparse
-import sys
 
 import pandas as pd
 
@@ -20,6 +19,7 @@ from rankstats.cli._fit_common import (
     warn_verdict,
     write_outputs,
 )
+from rankstats.cli._mallows_tables import extension_notice, print_top_k
 from rankstats.cli.usage import UsageError
 from rankstats.core.rankings import Rankings
 
@@ -37,6 +37,8 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
         raise UsageError("assessors' preferences are fitted by --method mcmc only")
     if args.max_draws is not None and args.max_draws < args.draws:
         raise UsageError(f"--max-draws {args.max_draws} is below --draws {args.draws}")
+    if args.top_k is not None and args.top_k > len(data.systems):
+        raise UsageError(f"--top-k {args.top_k} is more than the {len(data.systems)} systems")
     if args.clusters > 1:
         from rankstats.cli._fit_mixture import mixture
 
@@ -51,22 +53,11 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
             "--thin applies to the Metropolis–Hastings sampler (--distance other than kendall, "
             "or --kind top_k); the Gibbs sampler keeps every sweep"
         )
-    if args.top_k is not None and args.top_k > len(data.systems):
-        raise UsageError(f"--top-k {args.top_k} is more than the {len(data.systems)} systems")
     print(f"rankstats fit: {name} ({what}), {described(model, args)}", flush=True)
     if sampled and not preferences:
         print_estimate(args, model._prepare(data))
-    cap = args.max_draws or models.mallows.EXTEND_FACTOR * args.draws
     unit = "draws" if hastings else "sweeps"
-
-    def extending(done: int, block: int, problems: list[str]) -> None:
-        print(
-            f"rankstats fit: after {done} {unit} per chain: {'; '.join(problems)}; continuing "
-            f"for {block} more (automatic extension, cap --max-draws {cap})",
-            file=sys.stderr,
-            flush=True,
-        )
-
+    extending = extension_notice(args, unit)
     extra = (
         {
             "max_draws": args.max_draws,
@@ -167,38 +158,8 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
         print("(R-hat / ESS '-': the position is the same in every draw.)")
     more = {}
     if args.top_k is not None:
-        top = fit.top_k(args.top_k, args.prob)
-        more["top_k"] = top
-        print()
-        print_table(
-            [
-                ("system", "left"),
-                ("P(top k)", "right"),
-                ("low", "right"),
-                ("high", "right"),
-                ("P(ρ ≤ k)", "right"),
-            ],
-            list(
-                zip(
-                    list(top["system"]),
-                    formatted(top["probability"], ".3f"),
-                    formatted(top["low"], ".3f"),
-                    formatted(top["high"], ".3f"),
-                    formatted(top["consensus"], ".3f"),
-                    strict=True,
-                )
-            ),
-            title=f"probability that a new ranking puts the system in its top {args.top_k} "
-            "and that the consensus ρ does (P(ρ ≤ k)) "
-            f"(posterior predictive, {args.prob:.0%} interval; rank marginals by "
-            f"{top.attrs['table']}"
-            + (
-                f", Monte Carlo s.e. ≤ {top.attrs['standard_error']:.3f})"
-                if top.attrs["standard_error"]
-                else ")"
-            ),
-            max_width={0: 40},
-        )
+        more["top_k"] = fit.top_k(args.top_k, args.prob)
+        print_top_k(more["top_k"], args, "a new ranking puts the system in its")
     return write_outputs(
         args,
         fit,

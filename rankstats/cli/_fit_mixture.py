@@ -5,7 +5,6 @@ probabilities — printed and written by the outputs of :mod:`rankstats.cli.fit`
 from __future__ import annotations
 
 import argparse
-import sys
 
 import pandas as pd
 
@@ -18,6 +17,7 @@ from rankstats.cli._fit_common import (
     warn_verdict,
     write_outputs,
 )
+from rankstats.cli._mallows_tables import extension_notice, print_top_k
 from rankstats.cli.usage import UsageError
 
 
@@ -34,26 +34,17 @@ def mixture(args: argparse.Namespace, data, name: str, what: str) -> int:
         raise UsageError(
             f"--clusters {args.clusters} is more than the {n_assessors} assessors of {name}"
         )
-    if args.top_k is not None and args.top_k > len(data.systems):
-        raise UsageError(f"--top-k {args.top_k} is more than the {len(data.systems)} systems")
-    if args.max_draws is not None and args.max_draws < args.draws:
-        raise UsageError(f"--max-draws {args.max_draws} is below --draws {args.draws}")
     model = models.Mallows(
         prior=args.prior, distance=args.distance, kind=args.kind, clusters=args.clusters
     )
     print(f"rankstats fit: {name} ({what}), {described(model, args)}", flush=True)
-    cap = args.max_draws or 20 * args.draws
-
-    def extending(done: int, block: int, problems: list[str]) -> None:
-        print(
-            f"rankstats fit: after {done} draws per chain: {'; '.join(problems)}; continuing "
-            f"for {block} more (automatic extension, cap --max-draws {cap})",
-            file=sys.stderr,
-            flush=True,
-        )
-
     fit = fit_model(
-        model, data, args, max_draws=args.max_draws, on_extend=extending, thin=args.thin
+        model,
+        data,
+        args,
+        max_draws=args.max_draws,
+        on_extend=extension_notice(args),
+        thin=args.thin,
     )
     verdict = convergence(fit)
     advice = advice_text(args, verdict, fit)
@@ -139,24 +130,8 @@ def mixture(args: argparse.Namespace, data, name: str, what: str) -> int:
     )
     more = {"clusters": clusters, "assignments": assignments}
     if args.top_k is not None:
-        top = fit.top_k(args.top_k, args.prob)
-        more["top_k"] = top
-        print()
-        print_table(
-            [("system", "left"), ("P(top k)", "right"), ("low", "right"), ("high", "right")],
-            list(
-                zip(
-                    list(top["system"]),
-                    formatted(top["probability"], ".3f"),
-                    formatted(top["low"], ".3f"),
-                    formatted(top["high"], ".3f"),
-                    strict=True,
-                )
-            ),
-            title=f"probability that a new assessor (cluster unknown) puts the system in the "
-            f"top {args.top_k} ({args.prob:.0%} interval)",
-            max_width={0: 40},
-        )
+        more["top_k"] = fit.top_k(args.top_k, args.prob)
+        print_top_k(more["top_k"], args, "a new assessor (cluster unknown) puts the system in the")
     return write_outputs(
         args,
         fit,

@@ -289,3 +289,72 @@ class ChainRunner:
     def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def check_thin_leap(thin: int, leap: int, n: int) -> None:
+    """Refuse a ``thin`` or a leap-and-shift ``leap`` that is not a whole number in range
+    (``leap`` ≤ n − 1 for ``n`` items)."""
+    for name, value, least in (("thin", thin, 1), ("leap", leap, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+            raise ValueError(f"{name} must be a whole number ≥ {least}, not {value!r}")
+    if leap > n - 1:
+        raise ValueError(f"leap must be at most n − 1 = {n - 1} for {n} systems, not {leap}")
+
+
+def extension_cap(draws: int, max_draws: int | None, factor: int) -> int:
+    """The automatic extension's cap: ``max_draws``, by default ``factor × draws``."""
+    max_draws = factor * draws if max_draws is None else max_draws
+    if max_draws < draws:
+        raise ValueError(f"max_draws ({max_draws}) must be ≥ draws ({draws})")
+    return max_draws
+
+
+#: Tuning iterations of every chain timed before the rest of a Metropolis–Hastings fit.
+PILOT = 100
+#: Metropolis–Hastings chains run in worker processes when they are expected to take this long
+#: one after the other (seconds) ...
+PARALLEL_FROM = 10.0
+#: ... and an extension block this long (the fit is long already).
+EXTENSION_PARALLEL_FROM = 2.0
+
+
+def start_runner(
+    samplers: list,
+    step: Callable,
+    store: Callable[[int, tuple], None],
+    *,
+    tune: int,
+    thin: int,
+    cores: int | None,
+    label: str,
+    progressbar: bool,
+    after_tune: Callable[[], None] | None = None,
+) -> tuple[ChainRunner, int]:
+    """Run the first ``min(tune, PILOT)`` tuning iterations of every chain, timed: the time per
+    iteration decides whether the rest runs in worker processes (:class:`ChainRunner`).
+    Returns the runner and the number of tuning iterations already run."""
+    import os
+    import time
+
+    from rankstats.models.timing import CAN_FORK
+
+    pilot = min(tune, PILOT)
+    started = time.perf_counter()
+    for c, chain in enumerate(samplers):
+        samplers[c], _ = step(chain, pilot, False)
+    per_iteration = (time.perf_counter() - started) / max(pilot * len(samplers), 1)
+    runner = ChainRunner(
+        samplers,
+        step,
+        store,
+        thin=thin,
+        per_iteration=per_iteration,
+        workers=min(len(samplers), cores or os.cpu_count() or 1),
+        can_fork=CAN_FORK,
+        label=label,
+        progressbar=progressbar,
+        parallel_from=PARALLEL_FROM,
+        extension_from=EXTENSION_PARALLEL_FROM,
+        after_tune=after_tune,
+    )
+    return runner, pilot

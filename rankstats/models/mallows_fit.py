@@ -28,6 +28,37 @@ ALPHA_GRID = 5
 _LAST_TABLE: tuple[weakref.ref, int, np.ndarray] | None = None
 
 
+def table_on_posterior(build, alpha: np.ndarray, n: int, distance: str) -> PairTable:
+    """``build`` (:func:`pair_table` or :func:`rank_table`) on a grid of α spanning the
+    posterior draws ``alpha``: their 0.5 % and 99.5 % quantiles and :data:`ALPHA_GRID` points
+    between."""
+    grid = np.quantile(np.ravel(alpha), np.linspace(0.005, 0.995, ALPHA_GRID))
+    return build(n, grid, distance)
+
+
+def check_top_k(k: int, n: int, prob: float) -> None:
+    """Refuse a ``k`` outside ``1 … n`` and a ``prob`` outside (0, 1)."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
+        raise ValueError(f"k must be a whole number between 1 and {n}, not {k!r}")
+    if not 0 < prob < 1:
+        raise ValueError(f"prob must be in (0, 1), got {prob}")
+
+
+def top_k_frame(
+    fit: Fit, per_draw: np.ndarray, k: int, prob: float, table: PairTable, **columns
+) -> pd.DataFrame:
+    """The table of :meth:`MallowsFit.top_k` from the probability per draw and system
+    ``(S, n)``: mean, equal-tailed interval, ``columns`` (per system), rows in ``fit.order``."""
+    low, high = np.quantile(per_draw, [(1 - prob) / 2, (1 + prob) / 2], axis=0)
+    frame = {"system": list(fit.systems), "probability": per_draw.mean(axis=0), "low": low}
+    out = pd.DataFrame({**frame, "high": high, **columns}).set_index("system")
+    out = out.loc[fit.order].reset_index()
+    out.attrs.update(
+        {"k": k, "prob": prob, "table": table.method, "standard_error": table.standard_error}
+    )
+    return out
+
+
 def gap_table(theta: np.ndarray, n: int) -> np.ndarray:
     """``table[s, d − 1]`` = :func:`~rankstats.core.mallows_kendall.pair_probability` ``(d, θ_s)``
     for every draw ``s`` and gap ``d = 1 … n − 1``.
@@ -113,8 +144,7 @@ class MallowsFit(Fit):
         beyond, Monte Carlo with ``pair_table.standard_error`` (``pairwise()`` records it).
         Computed once per fit."""
         alpha = self.draws()["alpha"]
-        grid = np.quantile(alpha, np.linspace(0.005, 0.995, ALPHA_GRID))
-        return pair_table(len(self.systems), grid, self.distance)
+        return table_on_posterior(pair_table, alpha, len(self.systems), self.distance)
 
     def _distance_pairs(self, draws: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
         """``P(row item above column item)`` per draw: the table at the draw's α, read at the
@@ -138,34 +168,13 @@ class MallowsFit(Fit):
         two).
         """
         n = len(self.systems)
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
-            raise ValueError(f"k must be a whole number between 1 and {n}, not {k!r}")
-        if not 0 < prob < 1:
-            raise ValueError(f"prob must be in (0, 1), got {prob}")
+        check_top_k(k, n, prob)
         draws = self.draws()
         table = self._rank_table
         rank = np.rint(draws["position"]).astype(np.intp) - 1
         marginals = table.at(self._alpha_draws(draws), rank[:, :, None], np.arange(n)[None, None])
         per_draw = marginals[:, :, :k].sum(axis=2)
-        low, high = np.quantile(per_draw, [(1 - prob) / 2, (1 + prob) / 2], axis=0)
-        out = (
-            pd.DataFrame(
-                {
-                    "system": list(self.systems),
-                    "probability": per_draw.mean(axis=0),
-                    "low": low,
-                    "high": high,
-                    "consensus": (rank < k).mean(axis=0),
-                }
-            )
-            .set_index("system")
-            .loc[self.order]
-            .reset_index()
-        )
-        out.attrs.update(
-            {"k": k, "prob": prob, "table": table.method, "standard_error": table.standard_error}
-        )
-        return out
+        return top_k_frame(self, per_draw, k, prob, table, consensus=(rank < k).mean(axis=0))
 
     def _alpha_draws(self, draws: dict[str, np.ndarray]) -> np.ndarray:
         """α per draw (the Gibbs sampler's θ times n)."""
@@ -176,8 +185,7 @@ class MallowsFit(Fit):
     @functools.cached_property
     def _rank_table(self) -> PairTable:
         alpha = self._alpha_draws(self.draws())
-        grid = np.quantile(alpha, np.linspace(0.005, 0.995, ALPHA_GRID))
-        return rank_table(len(self.systems), grid, self.distance)
+        return table_on_posterior(rank_table, alpha, len(self.systems), self.distance)
 
     def pairwise(self, prob: float = 0.95, order=None):
         table = super().pairwise(prob, order)

@@ -20,7 +20,6 @@ Cayley and Ulam (no such structure) the best of the :data:`CANDIDATES` most freq
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -28,16 +27,16 @@ import pandas as pd
 
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import warn_convergence
-from rankstats._util.progress import meter
 from rankstats.core.mallows_partition import partition_function
 from rankstats.core.permutation_distances import ITEMWISE, central_ranking, rank_distance
 from rankstats.core.preferences import AssessorPreferences
 from rankstats.core.rankings import Rankings
 from rankstats.models._mallows_chains import (
-    fork_pool,
+    check_thin_leap,
+    extension_cap,
     kemeny_consensus,
-    parallel_block,
     sample_until_converged,
+    start_runner,
 )
 from rankstats.models._mallows_metropolis import MetropolisChain
 from rankstats.models.mallows_fit import MallowsFit, persisted_attributes
@@ -49,10 +48,6 @@ THIN = 10
 TUNE = 5000
 #: Cap of the automatic extension: ``max_draws = EXTEND_FACTOR × draws``.
 EXTEND_FACTOR = 20
-#: Chains run in worker processes when they are expected to take this long one after the other.
-PARALLEL_FROM = 10.0
-#: ... and an extension block this long (the fit is long already).
-EXTENSION_PARALLEL_FROM = 2.0
 #: Cayley and Ulam: the consensus is the best of this many most frequent draws.
 CANDIDATES = 200
 
@@ -77,16 +72,8 @@ class _Advance:
         self.thin = thin
 
     def __call__(self, chain: MetropolisChain, iterations: int, keep: bool):
-        return advance(chain, iterations, keep, self.thin)
-
-
-def _pieces(n_tune: int, n_keep: int, thin: int) -> list[tuple[int, bool]]:
-    """The iterations of one chain in pieces of about a twentieth (``(iterations, keep)``; kept
-    pieces a multiple of ``thin``), so that the progress display moves and Ctrl-C keeps the
-    pieces finished."""
-    piece = max(thin, (n_tune + n_keep) // 20 // thin * thin)
-    out = [(min(piece, n_tune - k), False) for k in range(0, n_tune, piece)]
-    return out + [(min(piece, n_keep - k), True) for k in range(0, n_keep, piece)]
+        chain, *draws = advance(chain, iterations, keep, self.thin)
+        return chain, tuple(draws)
 
 
 def bayes_consensus(rho: np.ndarray, systems: tuple, distance: str) -> list[str]:
@@ -132,23 +119,12 @@ def fit_metropolis(
 ) -> MallowsFit:
     """Fit by Metropolis–Hastings (arguments as :meth:`rankstats.models.Mallows.fit`); the data
     are validated by the caller."""
-    import os
-
-    from rankstats.models.timing import CAN_FORK
-
-    for name, value, least in (("thin", thin, 1), ("leap", leap, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-            raise ValueError(f"{name} must be a whole number ≥ {least}, not {value!r}")
-    preferences = isinstance(data, AssessorPreferences)
     systems = tuple(data.systems)
     n = len(systems)
-    if leap > n - 1:
-        raise ValueError(f"leap must be at most n − 1 = {n - 1} for {n} systems, not {leap}")
-    observed = data if preferences else data.ranks
+    check_thin_leap(thin, leap, n)
+    observed = data if isinstance(data, AssessorPreferences) else data.ranks
     pf = partition_function(n, distance)
-    max_draws = EXTEND_FACTOR * draws if max_draws is None else max_draws
-    if max_draws < draws:
-        raise ValueError(f"max_draws ({max_draws}) must be ≥ draws ({draws})")
+    max_draws = extension_cap(draws, max_draws, EXTEND_FACTOR)
     # Chain 0 starts from the data (mean ranks of the first completions), the others from
     # random consensuses, so that R-hat can see chains that stay apart.
     seeds = np.random.SeedSequence(seed).spawn(chains)
@@ -175,55 +151,22 @@ def fit_metropolis(
     ]
     alphas: list[list[np.ndarray]] = [[] for _ in range(chains)]
     rhos: list[list[np.ndarray]] = [[] for _ in range(chains)]
-    step = _Advance(thin)
 
     def store(c: int, out: tuple[np.ndarray, np.ndarray]) -> None:
         alphas[c].append(out[0])
         rhos[c].append(out[1])
 
-    # The first iterations of every chain, timed, decide whether the rest run in worker
-    # processes (the draws are the same either way: each chain carries its own generator).
-    pilot = min(tune, 100)
-    started = time.perf_counter()
-    for chain in samplers:
-        advance(chain, pilot, False, thin)
-    per_iteration = (time.perf_counter() - started) / max(pilot * chains, 1)
-    workers = min(chains, cores or os.cpu_count() or 1)
-    parallel = False
-    pool = None
     label = f"Mallows ({distance}) Metropolis–Hastings"
-
-    def block(n_tune: int, n_keep: int, title: str) -> None:
-        nonlocal pool, parallel
-        # In worker processes when the block is expected to take PARALLEL_FROM seconds one
-        # chain after the other, or an extension (a fit extended once is usually extended
-        # again) EXTENSION_PARALLEL_FROM; once there, the chains stay there.
-        expected = per_iteration * chains * (n_tune + thin * n_keep)
-        least = EXTENSION_PARALLEL_FROM if title != label else PARALLEL_FROM
-        parallel = parallel or (CAN_FORK and workers > 1 and expected >= least)
-        if parallel:
-            if pool is None:
-                pool = fork_pool(workers)
-            parallel_block(
-                pool,
-                samplers,
-                store,
-                step,
-                n_tune,
-                n_keep * thin,
-                title,
-                progressbar,
-                unit="iterations",
-            )
-            return
-        total = chains * (n_tune + n_keep * thin)
-        with meter(title, total=total, unit="iterations", enabled=progressbar) as bar:
-            for c, chain in enumerate(samplers):
-                for iterations, keep in _pieces(n_tune, n_keep * thin, thin):
-                    out = step(chain, iterations, keep)
-                    if keep:
-                        store(c, out[1:])
-                    bar.advance(iterations)
+    runner, pilot = start_runner(
+        samplers,
+        _Advance(thin),
+        store,
+        tune=tune,
+        thin=thin,
+        cores=cores,
+        label=label,
+        progressbar=progressbar,
+    )
 
     def stacked() -> tuple[list[np.ndarray], list[np.ndarray]]:
         empty = np.empty((0, 2)) if error_model else np.empty(0)
@@ -233,7 +176,7 @@ def fit_metropolis(
 
     try:
         alpha, rho, problems, extensions, interrupted = sample_until_converged(
-            block,
+            runner,
             stacked,
             tune=tune - pilot,
             draws=draws,
@@ -245,8 +188,7 @@ def fit_metropolis(
             stacklevel=4,  # the caller of Mallows.fit
         )
     finally:
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+        runner.close()
     error = None
     if error_model:
         alpha, error = alpha[:, :, 0], alpha[:, :, 1]
@@ -268,7 +210,7 @@ def fit_metropolis(
             max_draws=max_draws,
             extensions=extensions,
             interrupted=interrupted,
-            workers=workers if parallel else 1,
+            workers=runner.workers if runner.parallel else 1,
             leap=leap,
             alpha_sd=alpha_sd,
             partition=pf.method,

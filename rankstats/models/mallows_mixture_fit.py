@@ -11,8 +11,6 @@ position, after relabelling) and interrupted as every rankstats Mallows fit
 from __future__ import annotations
 
 import json
-import os
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -23,13 +21,16 @@ from rankstats._pymc.convergence import warn_convergence
 from rankstats.core.mallows_partition import partition_function
 from rankstats.core.preferences import AssessorPreferences
 from rankstats.core.rankings import Rankings
-from rankstats.models._mallows_chains import ChainRunner, sample_until_converged
+from rankstats.models._mallows_chains import (
+    check_thin_leap,
+    extension_cap,
+    sample_until_converged,
+    start_runner,
+)
 from rankstats.models._mallows_mixture import MixtureChain
 from rankstats.models.mallows_metropolis_fit import (
     DRAWS,
     EXTEND_FACTOR,
-    EXTENSION_PARALLEL_FROM,
-    PARALLEL_FROM,
     THIN,
     TUNE,
     bayes_consensus,
@@ -71,21 +72,12 @@ def fit_mixture(
 ) -> MallowsMixtureFit:
     """Fit a ``clusters``-component mixture (arguments as :meth:`rankstats.models.Mallows.fit`;
     the data are validated by the caller)."""
-    from rankstats.models.timing import CAN_FORK
-
-    for name, value, least in (("thin", thin, 1), ("leap", leap, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-            raise ValueError(f"{name} must be a whole number ≥ {least}, not {value!r}")
-    preferences = isinstance(data, AssessorPreferences)
     systems = tuple(data.systems)
     n = len(systems)
-    if leap > n - 1:
-        raise ValueError(f"leap must be at most n − 1 = {n - 1} for {n} systems, not {leap}")
-    observed = data if preferences else data.ranks
+    check_thin_leap(thin, leap, n)
+    observed = data if isinstance(data, AssessorPreferences) else data.ranks
     pf = partition_function(n, distance)
-    max_draws = EXTEND_FACTOR * draws if max_draws is None else max_draws
-    if max_draws < draws:
-        raise ValueError(f"max_draws ({max_draws}) must be ≥ draws ({draws})")
+    max_draws = extension_cap(draws, max_draws, EXTEND_FACTOR)
     samplers = [
         MixtureChain(
             observed,
@@ -116,24 +108,16 @@ def fit_mixture(
         for chain in samplers:
             chain.set_pivot(best.rho)
 
-    pilot = min(tune, 100)
-    started = time.perf_counter()
-    for chain in samplers:
-        chain.run(pilot, adapt=True)
-    per_iteration = (time.perf_counter() - started) / max(pilot * chains, 1)
     label = f"Mallows ({distance}) mixture of {clusters}"
-    runner = ChainRunner(
+    runner, pilot = start_runner(
         samplers,
         step,
         store,
+        tune=tune,
         thin=thin,
-        per_iteration=per_iteration,
-        workers=min(chains, cores or os.cpu_count() or 1),
-        can_fork=CAN_FORK,
+        cores=cores,
         label=label,
         progressbar=progressbar,
-        parallel_from=PARALLEL_FROM,
-        extension_from=EXTENSION_PARALLEL_FROM,
         after_tune=set_pivot,
     )
     if tune == pilot:  # no tuning left: the pivot now

@@ -16,7 +16,13 @@ from rankstats._util.advice import AdviceError, escape
 from rankstats.core.mallows_kendall import pair_probability
 from rankstats.core.mallows_pair_table import pair_table, rank_table
 from rankstats.models._fit import Fit, register_model
-from rankstats.models.mallows_fit import ALPHA_GRID, MallowsFit, persisted_attributes
+from rankstats.models.mallows_fit import (
+    MallowsFit,
+    check_top_k,
+    persisted_attributes,
+    table_on_posterior,
+    top_k_frame,
+)
 
 #: The ArviZ group holding each assessor's posterior cluster probabilities.
 ASSIGNMENT_GROUP = "cluster_assignment"
@@ -157,14 +163,12 @@ class MallowsMixtureFit(Fit):
     @functools.cached_property
     def _pair_table(self):
         alpha = self.draws()["alpha"].ravel()
-        grid = np.quantile(alpha, np.linspace(0.005, 0.995, ALPHA_GRID))
-        return pair_table(len(self.systems), grid, self.distance)
+        return table_on_posterior(pair_table, alpha, len(self.systems), self.distance)
 
     @functools.cached_property
     def _rank_table(self):
-        alpha = self.draws()["alpha"].ravel()
-        grid = np.quantile(alpha, np.linspace(0.005, 0.995, ALPHA_GRID))
-        return rank_table(len(self.systems), grid, self.distance)
+        alpha = self.draws()["alpha"]
+        return table_on_posterior(rank_table, alpha, len(self.systems), self.distance)
 
     def top_k(self, k: int, prob: float = 0.95) -> pd.DataFrame:
         """Posterior predictive probability that a *new assessor* (cluster unknown) puts each
@@ -172,10 +176,7 @@ class MallowsMixtureFit(Fit):
         r]` per draw, with an equal-tailed interval; rows in :attr:`order`. For a member of
         cluster ``c``: ``fit.clusters[c - 1].top_k(k)``."""
         n = len(self.systems)
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
-            raise ValueError(f"k must be a whole number between 1 and {n}, not {k!r}")
-        if not 0 < prob < 1:
-            raise ValueError(f"prob must be in (0, 1), got {prob}")
+        check_top_k(k, n, prob)
         draws = self.draws()
         table = self._rank_table
         per_draw = np.zeros((len(draws["alpha"]), n))
@@ -183,24 +184,7 @@ class MallowsMixtureFit(Fit):
             rank = np.rint(draws["position"][:, c]).astype(np.intp) - 1
             m = table.at(draws["alpha"][:, c], rank[:, :, None], np.arange(n)[None, None])
             per_draw += draws["weight"][:, c, None] * m[:, :, :k].sum(axis=2)
-        low, high = np.quantile(per_draw, [(1 - prob) / 2, (1 + prob) / 2], axis=0)
-        out = (
-            pd.DataFrame(
-                {
-                    "system": list(self.systems),
-                    "probability": per_draw.mean(axis=0),
-                    "low": low,
-                    "high": high,
-                }
-            )
-            .set_index("system")
-            .loc[self.order]
-            .reset_index()
-        )
-        out.attrs.update(
-            {"k": k, "prob": prob, "table": table.method, "standard_error": table.standard_error}
-        )
-        return out
+        return top_k_frame(self, per_draw, k, prob, table)
 
     def _one_consensus(self, what: str, method: str):
         raise AdviceError(

@@ -19,7 +19,7 @@ import rankstats as rs
 from rankstats.core import mallows_sampling
 from rankstats.core.mallows_pair_table import pair_table
 from rankstats.core.preferences import AssessorPreferences
-from rankstats.models import mallows_metropolis_fit
+from rankstats.models import _mallows_chains
 from rankstats.models._mallows_metropolis import run_chain
 from rankstats.models.mallows_metropolis_fit import bayes_consensus
 from rankstats.models.pointwise_likelihood import distance_rankings
@@ -187,7 +187,7 @@ def test_chains_in_worker_processes_draw_the_same(monkeypatch):
     model = rs.models.Mallows(distance="ulam")
     options = dict(draws=200, tune=300, chains=2, progressbar=False, max_draws=200)
     one = model.fit(_rankings(), cores=1, **options)
-    monkeypatch.setattr(mallows_metropolis_fit, "PARALLEL_FROM", 0.0)
+    monkeypatch.setattr(_mallows_chains, "PARALLEL_FROM", 0.0)
     two = model.fit(_rankings(), cores=2, **options)
     assert two.info["workers"] == 2 and one.info["workers"] == 1
     for name in ("alpha", "position"):

@@ -173,23 +173,33 @@ def test_every_chain_reports_the_same_numbering():
     assert summary.loc[["alpha[1]", "alpha[2]", "weight[1]"], "r_hat"].max() < 1.02
 
 
-def test_pairwise_and_top_k_of_a_new_assessor_mix_the_clusters():
-    rk, _, _ = _simulated(seed=2, n=6, sizes=(30, 30), alphas=(8.0, 8.0))
+def test_pairwise_and_top_k_of_a_new_assessor_equal_enumeration_over_all_rankings():
+    # A new assessor's ranking, per draw: Σ_k τ_k e^{−α_k d(r, ρ_k)/n} / Z(α_k) over all n!
+    # rankings, Z by the same enumeration (not the partition function, not the pair tables).
+    # Unequal clusters (weights ≈ 0.7 / 0.3), so that swapping the weights moves every
+    # probability by about 0.38 (the error found here is 0.0014).
+    n = 6
+    rk, _, _ = _simulated(seed=2, n=n, sizes=(45, 15), alphas=(8.0, 8.0))
     fit = rs.models.Mallows(distance="footrule", clusters=2).fit(
         rk, draws=200, tune=1000, thin=5, chains=2, progressbar=False, max_draws=200
     )
     draws = fit.draws()
-    pairs = fit.pairwise()
-    one = pairs[(pairs.system_a == "item0") & (pairs.system_b == "item1")].estimate.iloc[0]
-    per_cluster = [
-        c.pairwise().set_index(["system_a", "system_b"]).loc[("item0", "item1"), "estimate"]
-        for c in fit.clusters
-    ]
-    # E[Σ τ_k P_k] is not Σ E[τ_k] E[P_k] in general; both are close when τ is concentrated.
-    approx = float(np.dot(draws["weight"].mean(axis=0), per_cluster))
-    assert abs(one - approx) < 0.02
-    top = fit.top_k(3)
-    assert top["probability"].sum() == pytest.approx(3.0, abs=1e-6)  # 3 places to fill
+    perms = np.array(list(itertools.permutations(range(1, n + 1))))  # (n!, n) rank vectors
+    rho = np.rint(draws["position"]).astype(int)  # (S, K, n)
+    d = np.abs(perms[None, None] - rho[:, :, None]).sum(axis=-1)  # (S, K, n!)
+    kernel = np.exp(-draws["alpha"][:, :, None] / n * d)
+    p = np.einsum("sk,skr->sr", draws["weight"], kernel / kernel.sum(axis=2, keepdims=True))
+    above = perms[:, :, None] < perms[:, None, :]  # (n!, n, n), systems in fit order
+    exact_pair = np.einsum("sr,rab->ab", p, above) / len(p)
+    pairs = fit.pairwise().set_index(["system_a", "system_b"])["estimate"]
+    for (a, b), estimate in pairs.items():
+        i, j = fit.systems.index(a), fit.systems.index(b)
+        assert estimate == pytest.approx(exact_pair[i, j], abs=0.01), (a, b)
+    k = 3
+    exact_top = (p @ (perms <= k)).mean(axis=0)  # (n,) per system, systems in fit order
+    top = fit.top_k(k).set_index("system").loc[list(fit.systems), "probability"]
+    np.testing.assert_allclose(top.to_numpy(), exact_top, atol=0.01)
+    assert top.sum() == pytest.approx(k, abs=1e-6)  # k places to fill
 
 
 def test_loo_prefers_two_clusters_on_two_cluster_data():

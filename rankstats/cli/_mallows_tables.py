@@ -1,0 +1,56 @@
+"""What the Mallows commands (one population, a mixture) print alike: the notice of each
+automatic extension and the top-k table."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pandas as pd
+
+from rankstats.cli._console import print_table
+from rankstats.cli._fit_common import formatted
+
+
+def extension_notice(args: argparse.Namespace, unit: str = "draws"):
+    """The ``on_extend`` callback of a sampled fit: one line on stderr per extension block."""
+    from rankstats.models.mallows_metropolis_fit import EXTEND_FACTOR
+
+    cap = args.max_draws or EXTEND_FACTOR * args.draws
+
+    def extending(done: int, block: int, problems: list[str]) -> None:
+        print(
+            f"rankstats fit: after {done} {unit} per chain: {'; '.join(problems)}; continuing "
+            f"for {block} more (automatic extension, cap --max-draws {cap})",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return extending
+
+
+def print_top_k(top: pd.DataFrame, args: argparse.Namespace, who: str) -> None:
+    """Print a fit's ``top_k`` table (with ``P(ρ ≤ k)`` when it has the consensus column);
+    ``who``: the subject of the title's "probability that …"."""
+    columns = [("system", "left"), ("P(top k)", "right"), ("low", "right"), ("high", "right")]
+    values = [
+        list(top["system"]),
+        formatted(top["probability"], ".3f"),
+        formatted(top["low"], ".3f"),
+        formatted(top["high"], ".3f"),
+    ]
+    consensus = "consensus" in top
+    if consensus:
+        columns.append(("P(ρ ≤ k)", "right"))
+        values.append(formatted(top["consensus"], ".3f"))
+    error = top.attrs["standard_error"]
+    print()
+    print_table(
+        columns,
+        list(zip(*values, strict=True)),
+        title=f"probability that {who} top {args.top_k}"
+        + (" and that the consensus ρ does (P(ρ ≤ k))" if consensus else "")
+        + f" (posterior predictive, {args.prob:.0%} interval; rank marginals by "
+        f"{top.attrs['table']}" + (f", Monte Carlo s.e. ≤ {error:.3f})" if error else ")"),
+        max_width={0: 40},
+    )
