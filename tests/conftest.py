@@ -13,6 +13,21 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 
+# --- the partition-function disk cache: one temporary folder per test run ---------------------
+# rankstats keeps costly Mallows partition functions in ~/.cache/rankstats (partition_store.py):
+# a test run must not write there, nor load what another version of the code left there.  The
+# controller makes the folder and removes it at exit; xdist workers and every command a test
+# starts inherit it (tests of the cache itself point it elsewhere with monkeypatch).
+if "PYTEST_XDIST_WORKER" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+
+    _cache = tempfile.mkdtemp(prefix="rankstats-test-cache-")
+    os.environ["RANKSTATS_CACHE_DIR"] = _cache
+    atexit.register(shutil.rmtree, _cache, ignore_errors=True)
+
+
 import matplotlib  # noqa: E402  (after the BLAS setting: it loads NumPy)
 import pytest  # noqa: E402
 

@@ -152,8 +152,10 @@ MODELS_PUBLIC = (
     "ppc",
     "ppc_draws",
     "rank_distance",
+    "read_partition_function",
     "register_model",
     "save",
+    "use_partition_function",
 )
 
 

@@ -265,6 +265,10 @@ def described(model: object, args: argparse.Namespace) -> str:
         mixture = f", --clusters {clusters}" if clusters > 1 else ""
         if getattr(args, "error_model", None):
             mixture += f", --error-model {args.error_model}"
+        if getattr(args, "rho_proposal", "leap_and_shift") != "leap_and_shift":
+            mixture += f", --rho-proposal {args.rho_proposal}"
+        if getattr(args, "leap", 1) != 1:
+            mixture += f", --leap {args.leap}"
         if clusters > 1:
             label = f"Mallows ({args.distance}) mixture of {clusters}"
         return (
@@ -346,3 +350,18 @@ def write_outputs(
     sys.stdout.write(buffer.getvalue())
     sys.stdout.flush()
     return 0
+
+
+def choose_partition(args: argparse.Namespace, n: int) -> None:
+    """``--partition FILE``: read it (a bad file, or one of another distance or number of
+    items, is a usage error naming it) and use it for this process's Mallows fits
+    (:func:`rankstats.models.use_partition_function`)."""
+    if getattr(args, "partition", None) is None:
+        return
+    from rankstats import models
+
+    try:
+        pf = models.read_partition_function(args.partition, distance=args.distance, n=n)
+    except (OSError, ValueError) as err:
+        raise UsageError(f"--partition: {err}") from None
+    models.use_partition_function(pf)

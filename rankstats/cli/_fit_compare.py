@@ -21,6 +21,7 @@ from rankstats._util.atomic import output_dir
 from rankstats._util.text import write_csv
 from rankstats.cli._common import file_done, written
 from rankstats.cli._fit_common import (
+    choose_partition,
     described,
     fit_input,
     fit_model,
@@ -72,8 +73,9 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
             "--paired data are fitted by bt only: nothing to compare (--compare compares models "
             "of the same rankings)"
         )
-    if args.top_k is not None:
-        raise UsageError("--top-k applies to one Mallows fit (--model mallows), not --compare")
+    for flag, given in (("--top-k", args.top_k), ("--predictive", args.predictive)):
+        if given is not None:
+            raise UsageError(f"{flag} applies to one Mallows fit (--model mallows), not --compare")
     if args.clusters > 1:
         raise UsageError(
             "--clusters applies to one Mallows fit (--model mallows), not --compare; compare "
@@ -84,6 +86,9 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
             ("--max-draws", args.max_draws is not None),
             ("--distance", args.distance != "kendall"),
             ("--thin", args.thin is not None),
+            ("--rho-proposal", args.rho_proposal != "leap_and_shift"),
+            ("--leap", args.leap != 1),
+            ("--partition", args.partition is not None),
         ):
             if given:
                 raise UsageError(f"{flag} is a Mallows option (--model mallows)")
@@ -91,6 +96,7 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
     kfold = args.kfold
     args.model = chosen[0]
     data, name, what = fit_input(args)
+    choose_partition(args, len(data.systems))
     if kfold is not None:
         n_units = int(((~np.isnan(data.ranks)).sum(axis=1) >= 2).sum())
         if kfold > n_units:
@@ -113,7 +119,13 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
         if model_name == "mallows":
             model = models.Mallows(prior=args.prior, distance=args.distance, kind=args.kind)
             extra = (
-                {"max_draws": args.max_draws, "backend": args.backend, "thin": args.thin}
+                {
+                    "max_draws": args.max_draws,
+                    "backend": args.backend,
+                    "thin": args.thin,
+                    "leap": args.leap,
+                    "rho_proposal": args.rho_proposal,
+                }
                 if args.method == "mcmc"
                 else {}
             )

@@ -11,6 +11,7 @@ import pandas as pd
 from rankstats.cli._console import print_table
 from rankstats.cli._fit_common import (
     advice_text,
+    choose_partition,
     described,
     fit_model,
     formatted,
@@ -19,7 +20,7 @@ from rankstats.cli._fit_common import (
     warn_verdict,
     write_outputs,
 )
-from rankstats.cli._mallows_tables import extension_notice, print_top_k
+from rankstats.cli._mallows_tables import extension_notice, print_predictive, print_top_k
 from rankstats.cli.usage import UsageError
 from rankstats.core.rankings import Rankings
 
@@ -39,6 +40,23 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
         raise UsageError(f"--max-draws {args.max_draws} is below --draws {args.draws}")
     if args.top_k is not None and args.top_k > len(data.systems):
         raise UsageError(f"--top-k {args.top_k} is more than the {len(data.systems)} systems")
+    if args.leap >= len(data.systems):
+        raise UsageError(
+            f"--leap {args.leap} must be below the number of systems ({len(data.systems)})"
+        )
+    hastings = metropolis(args)
+    for flag, given in (
+        ("--thin", args.thin is not None),
+        ("--rho-proposal", args.rho_proposal != "leap_and_shift"),
+        ("--leap", args.leap != 1),
+        ("--partition", args.partition is not None),
+    ):
+        if given and not hastings:
+            raise UsageError(
+                f"{flag} applies to the Metropolis–Hastings sampler (--distance other than "
+                "kendall, or --kind top_k); the Gibbs sampler keeps every sweep"
+            )
+    choose_partition(args, len(data.systems))
     if args.clusters > 1:
         from rankstats.cli._fit_mixture import mixture
 
@@ -47,12 +65,6 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
         prior=args.prior, distance=args.distance, kind=args.kind, error_model=args.error_model
     )
     sampled = args.method == "mcmc"
-    hastings = metropolis(args)
-    if args.thin is not None and not hastings:
-        raise UsageError(
-            "--thin applies to the Metropolis–Hastings sampler (--distance other than kendall, "
-            "or --kind top_k); the Gibbs sampler keeps every sweep"
-        )
     print(f"rankstats fit: {name} ({what}), {described(model, args)}", flush=True)
     if sampled and not preferences:
         print_estimate(args, model._prepare(data))
@@ -64,6 +76,7 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
             "on_extend": extending,
             "backend": args.backend,
             "thin": args.thin,
+            **({"leap": args.leap, "rho_proposal": args.rho_proposal} if hastings else {}),
         }
         if sampled
         else {}
@@ -160,6 +173,9 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
     if args.top_k is not None:
         more["top_k"] = fit.top_k(args.top_k, args.prob)
         print_top_k(more["top_k"], args, "a new ranking puts the system in its")
+    if args.predictive is not None:
+        more["predictive"] = fit.predictive_distribution(top=args.predictive, seed=args.seed)
+        print_predictive(more["predictive"], args, "a new assessor")
     return write_outputs(
         args,
         fit,

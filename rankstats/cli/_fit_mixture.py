@@ -17,7 +17,7 @@ from rankstats.cli._fit_common import (
     warn_verdict,
     write_outputs,
 )
-from rankstats.cli._mallows_tables import extension_notice, print_top_k
+from rankstats.cli._mallows_tables import extension_notice, print_predictive, print_top_k
 from rankstats.cli.usage import UsageError
 
 
@@ -45,6 +45,8 @@ def mixture(args: argparse.Namespace, data, name: str, what: str) -> int:
         max_draws=args.max_draws,
         on_extend=extension_notice(args),
         thin=args.thin,
+        leap=args.leap,
+        rho_proposal=args.rho_proposal,
     )
     verdict = convergence(fit)
     advice = advice_text(args, verdict, fit)
@@ -132,6 +134,9 @@ def mixture(args: argparse.Namespace, data, name: str, what: str) -> int:
     if args.top_k is not None:
         more["top_k"] = fit.top_k(args.top_k, args.prob)
         print_top_k(more["top_k"], args, "a new assessor (cluster unknown) puts the system in the")
+    if args.predictive is not None:
+        more["predictive"] = fit.predictive_distribution(top=args.predictive, seed=args.seed)
+        print_predictive(more["predictive"], args, "a new assessor (cluster unknown)")
     return write_outputs(
         args,
         fit,

@@ -54,3 +54,24 @@ def print_top_k(top: pd.DataFrame, args: argparse.Namespace, who: str) -> None:
         f"{top.attrs['table']}" + (f", Monte Carlo s.e. ≤ {error:.3f})" if error else ")"),
         max_width={0: 40},
     )
+
+
+def print_predictive(table: pd.DataFrame, args: argparse.Namespace, who: str) -> None:
+    """Print a fit's ``predictive_distribution`` table (the most probable rankings)."""
+    exact = table.attrs.get("method") == "exact"
+    print()
+    print_table(
+        [("ranking", "left"), ("probability", "right"), ("s.e.", "right")],
+        list(
+            zip(
+                list(table["ranking"]),
+                formatted(table["probability"], ".4g"),
+                formatted(table["se"], ".2g"),
+                strict=True,
+            )
+        ),
+        title=f"the {len(table)} most probable rankings of {who} (posterior predictive; "
+        + ("every ranking scored" if exact else "the most probable of the rankings drawn")
+        + ", s.e. the Monte Carlo error over the posterior draws)",
+        max_width={0: 100},
+    )

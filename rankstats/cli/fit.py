@@ -93,7 +93,11 @@ def _run(args: argparse.Namespace) -> int:
         for flag, given in (
             ("--distance", args.distance != "kendall"),
             ("--thin", args.thin),
+            ("--rho-proposal", args.rho_proposal != "leap_and_shift"),
+            ("--leap", args.leap != 1),
+            ("--partition", args.partition),
             ("--top-k", args.top_k),
+            ("--predictive", args.predictive),
             ("--clusters", args.clusters > 1),
             ("--error-model", args.error_model),
         ):

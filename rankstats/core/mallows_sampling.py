@@ -117,7 +117,7 @@ def sample_mallows(
         else:
             pi = _enumerated(n, alpha, distance, size, rng)
     else:
-        pi = _metropolis(n, alpha, distance, size, rng, steps or default_steps(n))
+        pi = metropolis_draws(n, alpha, distance, size, rng, steps or default_steps(n))
     return pi[:, rho - 1]
 
 
@@ -140,10 +140,18 @@ def _enumerated(
     return perms[np.minimum(pick, len(perms) - 1)].copy()
 
 
-def _metropolis(
-    n: int, alpha: float, distance: str, size: int, rng: np.random.Generator, steps: int
+def metropolis_draws(
+    n: int,
+    alpha: float | np.ndarray,
+    distance: str,
+    size: int,
+    rng: np.random.Generator,
+    steps: int,
 ) -> np.ndarray:
-    """``size`` chains of adjacent swaps around the identity, advanced together.
+    """``size`` chains of adjacent swaps around the identity, advanced together, each at the
+    dispersion ``alpha`` — one for all, or one per chain ``(size,)`` (a posterior predictive
+    draw per posterior draw: :mod:`rankstats.models.mallows_predictive`). Returns each chain's
+    state after ``steps`` steps, ``(size, n)`` ranks.
 
     For the footrule, Spearman and Hamming distances a swap changes only the two items' terms of
     the distance, so its change is computed from them (O(1) per chain and step); for the others

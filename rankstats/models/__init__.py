@@ -11,8 +11,10 @@ See :class:`Fit` for what a fit offers, and the user guide (``docs/user-guide/mo
 from rankstats._pymc.convergence import ConvergenceWarning
 from rankstats.core.bradley_terry_mle import ConvergenceError, MLEDoesNotExistError
 from rankstats.core.mallows_partition import PartitionFunction, partition_function
+from rankstats.core.partition_in_use import use_partition_function
 from rankstats.core.permutation_distances import DISTANCES, rank_distance
 from rankstats.core.preferences import AssessorPreferences
+from rankstats.io.partition_files import read_partition_function
 from rankstats.models._fit import Fit, register_model
 from rankstats.models.bradley_terry import BradleyTerry
 from rankstats.models.cluster_choice import ClusterChoice, choose_clusters
@@ -54,8 +56,10 @@ __all__ = [
     "ppc",
     "ppc_draws",
     "rank_distance",
+    "read_partition_function",
     "register_model",
     "save",
+    "use_partition_function",
 ]
 
 from rankstats.models import _aggregate  # noqa: F401  (registers aggregate "pl" / "bt")

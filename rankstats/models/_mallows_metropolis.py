@@ -14,14 +14,17 @@ Target, in BayesMallows' parametrisation, for ``N`` complete (or latent complete
 ρ uniform a priori and α ~ Gamma(a, λ) — with ``a = 1`` the Exponential(λ) of BayesMallows
 (default λ = 0.001). One iteration:
 
-1. **ρ by leap-and-shift** (Vitelli et al. 2018, Sec. 3.1): an item ``u`` uniformly, a new rank
-   ``r`` uniformly among the ranks within ``L`` of :math:`\rho_u`, and the items between the
-   old and the new rank shifted by one towards the old. The move is not symmetric near the ends
-   and for ``|r − ρ_u| = 1`` (an adjacent swap, reached from either of the two items), so the
-   acceptance ratio carries the proposal probabilities of :func:`leap_and_shift_log_q`. ``L``
-   is drawn uniformly from ``1 … leap`` at every iteration, independently of the state: a
-   mixture of leap-and-shift kernels, each reversible, hence reversible (``leap = 1``:
-   BayesMallows' kernel);
+1. **ρ by leap-and-shift** (Vitelli et al. 2018, Sec. 3.1; the default): an item ``u``
+   uniformly, a new rank ``r`` uniformly among the ranks within ``L`` of :math:`\rho_u`, and the
+   items between the old and the new rank shifted by one towards the old. The move is not
+   symmetric near the ends and for ``|r − ρ_u| = 1`` (an adjacent swap, reached from either of
+   the two items), so the acceptance ratio carries the proposal probabilities of
+   :func:`leap_and_shift_log_q`. ``L`` is drawn uniformly from ``1 … leap`` at every iteration,
+   independently of the state: a mixture of leap-and-shift kernels, each reversible, hence
+   reversible (``leap = 1``: BayesMallows' kernel). **Or by swap** (``rho_proposal="swap"``,
+   BayesMallows' other proposal: :func:`swap_ranks`): the items at ranks ``r`` and ``r + l``
+   exchanged, ``l`` uniform on ``1 … leap`` and ``r`` on ``1 … n − l``; symmetric, so the
+   ratio is the likelihood's (and ρ's uniform prior's) alone. :func:`propose_rho` makes either;
 2. **α by a log-normal random walk**: :math:`\log \alpha^* = \log \alpha + \sigma_\alpha z`, with
    the Jacobian :math:`\alpha^* / \alpha` in the ratio and :math:`\log Z_n` from
    :func:`rankstats.core.mallows_partition.partition_function`.
@@ -71,6 +74,8 @@ ADAPT_WINDOW = 50
 SUFFICIENT = True
 #: Tuning iterations between two jumps of ρ to the conditional mode (:meth:`MetropolisChain.run`).
 MODE_EVERY = 250
+#: The proposals of ρ (:func:`propose_rho`); the first is the default.
+RHO_PROPOSALS = ("leap_and_shift", "swap")
 #: The numba backend draws at most this many random numbers at a time (``6 + 3 m`` per
 #: iteration, ``m`` partial rankings; at least one iteration's): 8 MB, whatever the data.
 BLOCK_NUMBERS = 1 << 20
@@ -130,6 +135,61 @@ def leap_and_shift_log_q(rho: np.ndarray, new: np.ndarray, leap: int) -> float:
     return -math.log(n * _choices(int(rho[far[0]]), n, leap))
 
 
+def swap_ranks(n: int, leap: int, u_rank: float, u_leap: float) -> tuple[int, int]:
+    """The ranks ``(r, r + l)`` whose items the swap proposal exchanges, from two uniforms on
+    [0, 1): ``l`` uniform on ``1 … leap``, ``r`` uniform on ``1 … n − l`` (``leap ≤ n − 1``).
+
+    BayesMallows' ``RhoSwap`` (``src/rank_proposal.cpp``, ocbe-uio/BayesMallows: ``l`` from
+    ``sample(leap_size)``, ``u`` from ``sample(n_items − l)``, the items ranked ``u`` and
+    ``u + l`` exchanged). The distribution of the pair does not depend on ρ and the swap is its
+    own inverse, so ``q(ρ* | ρ) = q(ρ | ρ*)``: no Hastings correction.
+    """
+    size = 1 + int(u_leap * leap)
+    low = 1 + int(u_rank * (n - size))
+    return low, low + size
+
+
+def propose_rho(
+    rho: np.ndarray,
+    uniforms: np.ndarray | tuple[float, float, float],
+    proposal: str = RHO_PROPOSALS[0],
+    leap: int = LEAP,
+) -> tuple[np.ndarray, float, float]:
+    r"""A proposal of ρ from three uniforms on [0, 1) — ``uniforms`` = (item, rank, leap); the
+    swap ignores the first — as :class:`MetropolisChain` makes it (its NumPy path; the numba
+    kernel repeats it).
+
+    Returns ``(ρ*, log q(ρ | ρ*), log q(ρ* | ρ))``: the new ranking (a new array) and the two
+    terms of the Hastings ratio, to be added to the log ratio in this order — ``… + back −
+    forward``, as the kernels do, so that both give the same draws — both 0 for the symmetric
+    swap. ``leap``: the largest leap (leap-and-shift: ``L`` uniform on ``1 … leap``) or the
+    largest distance between the swapped ranks (swap), 1 … n − 1.
+    """
+    u_item, u_rank, u_leap = uniforms
+    n = len(rho)
+    if proposal == "swap":
+        low, high = swap_ranks(n, leap, u_rank, u_leap)
+        new = rho.copy()
+        new[rho == low], new[rho == high] = high, low
+        return new, 0.0, 0.0
+    if proposal != "leap_and_shift":
+        check_rho_proposal(proposal)
+    item = int(u_item * n)
+    position = int(rho[item])
+    size = 1 + int(u_leap * leap)  # this proposal's leap: uniform on 1 … leap
+    low, high = max(1, position - size), min(n, position + size)
+    choice = low + int(u_rank * (high - low))  # uniform on the high − low other ranks
+    rank = choice + 1 if choice >= position else choice
+    new = leap_and_shift(rho, item, rank)
+    return new, leap_and_shift_log_q(new, rho, size), leap_and_shift_log_q(rho, new, size)
+
+
+def check_rho_proposal(proposal: str) -> None:
+    """Raise a ValueError naming :data:`RHO_PROPOSALS` unless ``proposal`` is one of them."""
+    if proposal not in RHO_PROPOSALS:
+        raise ValueError(f"rho_proposal must be one of {RHO_PROPOSALS}, not {proposal!r}")
+
+
 def resolve_backend(backend: str = "auto") -> str:
     """``"numpy"`` or ``"numba"``, as :func:`rankstats.models._mallows_sampler.resolve_backend`
     for this sampler's kernels (:mod:`rankstats.models._mallows_metropolis_numba`)."""
@@ -166,10 +226,13 @@ class MetropolisChain:
     kind : {"subset", "top_k"}
         ``"subset"``: only the order of the ranked items is observed (an unranked item may be
         anywhere); ``"top_k"``: the unranked items are below every ranked one.
+    rho_proposal : {"leap_and_shift", "swap"}
+        The proposal of ρ (:func:`propose_rho`): leap-and-shift, or BayesMallows' swap of the
+        items at two ranks at most ``leap`` apart.
     leap, alpha_sd, alpha_shape, alpha_rate, alpha_start
-        Largest leap size (1 … n − 1), the log-scale standard deviation of α's proposal (its
-        start: it adapts while tuning), the shape and rate of α's Gamma prior (shape 1:
-        exponential) and α's starting value.
+        Largest leap size (1 … n − 1; swap: largest distance of the swapped ranks), the
+        log-scale standard deviation of α's proposal (its start: it adapts while tuning), the
+        shape and rate of α's Gamma prior (shape 1: exponential) and α's starting value.
     rho_start : ndarray, optional
         Starting consensus (default: the ranks of the mean ranks of the completions).
     partition : PartitionFunction, optional
@@ -194,6 +257,7 @@ class MetropolisChain:
         rng: np.random.Generator,
         *,
         kind: str = "subset",
+        rho_proposal: str = RHO_PROPOSALS[0],
         leap: int = LEAP,
         alpha_sd: float = ALPHA_SD,
         alpha_shape: float = 1.0,
@@ -206,6 +270,7 @@ class MetropolisChain:
         kappa: tuple[float, float] = (1.0, 1.0),
     ) -> None:
         check_distance(distance)
+        check_rho_proposal(rho_proposal)
         if error_model not in (None, "bernoulli"):
             raise ValueError(f"error_model must be None or 'bernoulli', not {error_model!r}")
         if error_model and not isinstance(rankings, AssessorPreferences):
@@ -224,7 +289,7 @@ class MetropolisChain:
         if not (alpha_sd > 0 and alpha_shape > 0 and alpha_rate > 0 and alpha_start > 0):
             raise ValueError("alpha_sd, alpha_shape, alpha_rate and alpha_start must be > 0")
         self.distance, self.rng, self.n, self.n_rankings = distance, rng, n, n_rankings
-        self.leap, self.alpha_sd = leap, alpha_sd
+        self.leap, self.alpha_sd, self.rho_proposal = leap, alpha_sd, rho_proposal
         self.alpha_shape, self.alpha_rate = alpha_shape, alpha_rate
         if error_model:
             from rankstats.models._mallows_bernoulli import BernoulliAugmentation
@@ -331,20 +396,10 @@ class MetropolisChain:
                     self.costs.move(*self.augmentation.moves)
                 if self.error_model:  # its error probability, given the latent rankings
                     self.augmentation.update_error()
-            # --- ρ: leap and shift
-            item = int(u[0] * n)
-            position = int(rho[item])
-            size = 1 + int(u[4] * leap)  # this iteration's leap: uniform on 1 … leap
-            low, high = max(1, position - size), min(n, position + size)
-            choice = low + int(u[1] * (high - low))  # uniform on the high − low other ranks
-            rank = choice + 1 if choice >= position else choice
-            proposal = leap_and_shift(rho, item, rank)
+            # --- ρ: leap and shift, or swap
+            proposal, back, forward = propose_rho(rho, u[[0, 1, 4]], self.rho_proposal, leap)
             new_total = self._total(rankings, proposal)
-            log_ratio = (
-                -alpha / n * (new_total - total)
-                + leap_and_shift_log_q(proposal, rho, size)
-                - leap_and_shift_log_q(rho, proposal, size)
-            )
+            log_ratio = -alpha / n * (new_total - total) + back - forward
             if math.log(u[2]) < log_ratio:
                 rho, total = proposal, new_total
                 self.accepted_rho += 1
@@ -427,8 +482,9 @@ class MetropolisChain:
                 done = kernels.run_block(
                     DISTANCES.index(self.distance), rho, u[start:stop], z[start:stop],
                     pick[start:stop], other[start:stop], accept[start:stop], *mutable,
-                    self.leap, thin, adapt, ADAPT_WINDOW, self.n_rankings, self.alpha_shape,
-                    self.alpha_rate, state, counters, rho_draws, alpha_draws,
+                    self.leap, self.rho_proposal == "swap", thin, adapt, ADAPT_WINDOW,
+                    self.n_rankings, self.alpha_shape, self.alpha_rate, state, counters,
+                    rho_draws, alpha_draws,
                 )  # fmt: skip
                 if done < stop - start:  # α beyond the importance-sampling estimate: refused
                     self.pf.log_z(state[3])

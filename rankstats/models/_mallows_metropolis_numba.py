@@ -4,33 +4,36 @@ r"""numba kernels of the Metropolis–Hastings Mallows sampler (optional: ``rank
 :meth:`~rankstats.models._mallows_metropolis.MetropolisChain.run` in one call from Python — the
 swap proposals of the latent rankings
 (:class:`~rankstats.models._mallows_augmentation.Augmentation`), the leap-and-shift move of ρ with
-the proposal ratio of :func:`~rankstats.models._mallows_metropolis.leap_and_shift_log_q`, the
+the proposal ratio of :func:`~rankstats.models._mallows_metropolis.leap_and_shift_log_q` or the
+swap of two of its ranks (:func:`~rankstats.models._mallows_metropolis.propose_rho`), the
 log-normal move of α and its adaptation — as plain loops: the NumPy reference spends most of an
 iteration in the Python overhead of a dozen small array operations, and the change of
 :math:`D(\rho)` a move makes needs only the items it moves:
 
 - item-wise distances (footrule, Spearman, Hamming): the
   :class:`~rankstats.models._mallows_metropolis.RankCosts` of the reference, updated in place
-  (``O(|r − ρ_u|)`` per proposal of ρ, ``O(1)`` per swap of a latent ranking);
+  (``O(|r − ρ_u|)`` per proposal of ρ, ``O(1)`` per swap of ρ or of a latent ranking);
 - Kendall: the pair counts ``pairs[a, b]`` = the latent rankings with ``a`` above ``b`` (the
   proposal flips the pairs of the moved item with the items it passes; a swap of ranks ``a < b``
-  in one ranking flips the pairs of the two items with each other and with the items between);
+  in ρ or in one ranking flips the pairs of the two items with each other and with the items
+  between);
 - Cayley: each ranking's relative permutation :math:`\pi_j = R_j \circ \rho^{-1}` and a label
   of the cycle through each of its positions. An adjacent swap of ρ (every proposal with leap
   1) or a swap of two latent ranks transposes two positions of :math:`\pi_j`, which splits
   their cycle (the distance falls by one) or merges their two (it rises by one). The kernel
   keeps that change for every ranking and pair of adjacent positions, and its sum over the
   rankings: a leap-1 proposal of ρ costs one look-up, a swap of latent ranks one comparison of
-  labels; a longer leap counts the cycles of every :math:`\pi_j \circ s` (:math:`O(N n)`); an
-  accepted move relabels the cycles it touched and renews their changes;
+  labels; a longer leap counts the cycles of every :math:`\pi_j \circ s` (:math:`O(N n)`), a
+  longer swap of ρ compares the labels of its two positions in every ranking; an accepted move
+  relabels the cycles it touched and renews their changes;
 - Ulam: the same :math:`\pi_j` and, for each position, the longest increasing runs of
   :math:`\pi_j` ending and starting there and whether every longest run passes through it
   (``profile`` of :mod:`rankstats.models._permutation_distances_numba`): an adjacent swap
   changes a ranking's distance by one or not at all, which these tell, kept and summed as
   Cayley's. A swap of latent ranks is counted by a bit-parallel longest common subsequence
   (:math:`O(n)` word operations), and its ranking is "stale" from then on: counted so at each
-  proposal of ρ rather than profiled again at each swap (4 times the cost); a longer leap counts
-  every ranking; an accepted move of ρ renews the profiles of the others.
+  proposal of ρ rather than profiled again at each swap (4 times the cost); a longer leap or
+  swap of ρ counts every ranking; an accepted move of ρ renews the profiles of the others.
 
 Every change of :math:`D` is an integer, so these sums give the reference's :math:`D(\rho)`
 exactly. :math:`\log Z_n(\alpha)` comes from
@@ -227,6 +230,29 @@ def _shift(rho, rho_inv, item, position, rank):  # pragma: no cover
 
 
 @numba.njit(**_OPTIONS)
+def _swap(rho, rho_inv, low, high):  # pragma: no cover
+    """Swap in place: the items ranked ``low`` and ``high`` exchange (``rho_inv`` kept)."""
+    a, b = rho_inv[low - 1], rho_inv[high - 1]
+    rho[a], rho[b] = high, low
+    rho_inv[low - 1], rho_inv[high - 1] = b, a
+
+
+@numba.njit(**_OPTIONS)
+def _swapped_change(low, high, rho_inv, cost, pairs):  # pragma: no cover
+    """``D(ρ*) − D(ρ)`` when the items ranked ``low < high`` in ρ exchange: their two terms of
+    ``cost`` (item-wise), or (Kendall, ``pairs``) the flipped pairs — theirs, and each with the
+    items between; the pairs with the items outside keep their order."""
+    a, b = rho_inv[low - 1], rho_inv[high - 1]
+    if cost.shape[0] > 0:
+        return cost[a, high - 1] - cost[a, low - 1] + cost[b, low - 1] - cost[b, high - 1]
+    change = pairs[a, b] - pairs[b, a]  # b now above a: the rankings with a above b disagree
+    for r in range(low + 1, high):
+        w = rho_inv[r - 1]  # a passes below w, b above it
+        change += pairs[a, w] - pairs[w, a] + pairs[w, b] - pairs[b, w]
+    return change
+
+
+@numba.njit(**_OPTIONS)
 def _choices(position, n, leap):  # pragma: no cover
     """Ranks within ``leap`` of ``position``, other than itself (``_choices`` of the reference)."""
     return min(n, position + leap) - max(1, position - leap)
@@ -236,16 +262,16 @@ def _choices(position, n, leap):  # pragma: no cover
     types.int64(
         types.int64, _I1, _F2, _F1, _F2, _F2, _F2, _I2, _I1, _I2, _I1, _F2,
         types.boolean[:, :, ::1], _I2, _I2, _I2, types.int64, _F1, _I1, _F1, types.int64, _F1,
-        _F2, types.float64, types.int64, types.int64, types.boolean, types.int64, types.int64,
-        types.float64, types.float64, _F1, _I1, _I2, _F1,
+        _F2, types.float64, types.int64, types.boolean, types.int64, types.boolean, types.int64,
+        types.int64, types.float64, types.float64, _F1, _I1, _I2, _F1,
     ),
     **_OPTIONS,
 )  # fmt: skip
 def run_block(
     code, rho, u, z, pick, other, log_accept, completions, rows, latent_items, n_latent, key,
     above, cost, term, pairs, form, coefficients, starts, scales, stride, breaks, spline,
-    log_factorial, leap, thin, adapt, adapt_window, n_rankings, alpha_shape, alpha_rate, state,
-    counters, rho_draws, alpha_draws,
+    log_factorial, leap, swap, thin, adapt, adapt_window, n_rankings, alpha_shape, alpha_rate,
+    state, counters, rho_draws, alpha_draws,
 ):  # fmt: skip  # pragma: no cover
     """``len(z)`` iterations of :meth:`~rankstats.models._mallows_metropolis.MetropolisChain.run`
     (the NumPy reference), from the random numbers of :func:`draw_block` (``log_accept``: the
@@ -257,10 +283,11 @@ def run_block(
     ``above`` the preferences), ``cost`` (:class:`RankCosts`, ``term`` its table; empty when
     D(ρ) comes from the rankings), ``pairs`` (Kendall's pair counts; else empty) are updated in
     place. ``form`` … ``log_factorial``: the arguments of ``log_z``
-    (:mod:`rankstats.models._mallows_partition_numba`). ``state`` = (α, log Z, α's proposal
-    scale, the refused α) and ``counters`` = (D(ρ), accepted ρ, accepted α, the adaptation
-    window's proposals and acceptances, the chain's iterations, the next draw's slot, the
-    augmentation's acceptances) are read and written back."""
+    (:mod:`rankstats.models._mallows_partition_numba`). ``swap``: ρ's proposal is the swap, not
+    leap-and-shift (:func:`~rankstats.models._mallows_metropolis.propose_rho`). ``state`` = (α,
+    log Z, α's proposal scale, the refused α) and ``counters`` = (D(ρ), accepted ρ, accepted α,
+    the adaptation window's proposals and acceptances, the chain's iterations, the next draw's
+    slot, the augmentation's acceptances) are read and written back."""
     n = rho.shape[0]
     m = rows.shape[0]
     itemwise = cost.shape[0] > 0
@@ -390,15 +417,22 @@ def run_block(
             completions[row, latent_v] = ru
             total += change
             augmented += 1
-        # --- ρ: leap and shift
-        item = int(u[t, 0] * n)
-        position = rho[item]
+        # --- ρ: leap and shift, or swap (propose_rho of the reference)
         size = 1 + int(u[t, 4] * leap)
-        low = max(1, position - size)
-        high = min(n, position + size)
-        choice = low + int(u[t, 1] * (high - low))
-        rank = choice + 1 if choice >= position else choice
-        if itemwise or kendall:
+        if swap:  # the items ranked position and rank = position + size exchange
+            position = 1 + int(u[t, 1] * (n - size))
+            rank = position + size
+            item = rho_inv[position - 1]
+        else:
+            item = int(u[t, 0] * n)
+            position = rho[item]
+            low = max(1, position - size)
+            high = min(n, position + size)
+            choice = low + int(u[t, 1] * (high - low))
+            rank = choice + 1 if choice >= position else choice
+        if swap and (itemwise or kendall):
+            new_total = total + _swapped_change(position, rank, rho_inv, cost, pairs)
+        elif itemwise or kendall:
             change = 0
             if itemwise:
                 change = cost[item, rank - 1] - cost[item, position - 1]
@@ -421,6 +455,15 @@ def run_block(
                 row = stale_rows[k]
                 shorter[row] = longest[row] - longest_swapped(pi[row], low, low + 1)
                 new_total += shorter[row]
+        elif swap and (cycles or ulam):  # a transposition of π_j's values at two positions
+            low, high = position - 1, rank - 1
+            new_total = total
+            for row in range(n_rows):
+                if cycles:  # splits their cycle or merges their two
+                    new_total += -1 if label[row, low] == label[row, high] else 1
+                else:
+                    shorter[row] = longest[row] - longest_swapped(pi[row], low, high)
+                    new_total += shorter[row]
         elif cycles:  # count the cycles of every π_j ∘ s
             low, high = min(rank, position) - 1, max(rank, position) - 1
             down = rank > position
@@ -440,14 +483,20 @@ def run_block(
             for i in range(n):
                 proposal[i] = rho[i]
                 proposal_inv[i] = rho_inv[i]
-            _shift(proposal, proposal_inv, item, position, rank)
+            if swap:
+                _swap(proposal, proposal_inv, position, rank)
+            else:
+                _shift(proposal, proposal_inv, item, position, rank)
             new_total = 0
             for row in range(n_rows):
                 d = distance(code, completions[row], proposal, proposal_inv, scratch)
                 new_total += d
                 if ulam:
                     shorter[row] = d - (n - longest[row])
-        if abs(rank - position) == 1:  # an adjacent swap, proposed by either item
+        if swap:  # symmetric
+            log_q = 0.0
+            log_q_back = 0.0
+        elif abs(rank - position) == 1:  # an adjacent swap, proposed by either item
             either = 1.0 / _choices(position, n, size) + 1.0 / _choices(rank, n, size)
             log_q = math.log(either / n)
             log_q_back = log_q
@@ -459,7 +508,9 @@ def run_block(
             if cycles or ulam:  # π_j ∘ s for every ranking, and what it keeps of π_j
                 low, high = min(rank, position) - 1, max(rank, position) - 1
                 for row in range(n_rows):
-                    if rank > position:
+                    if swap:
+                        pi[row, low], pi[row, high] = pi[row, high], pi[row, low]
+                    elif rank > position:
                         first = pi[row, low]
                         for k in range(low, high):
                             pi[row, k] = pi[row, k + 1]
@@ -469,20 +520,23 @@ def run_block(
                         for k in range(high, low, -1):
                             pi[row, k] = pi[row, k - 1]
                         pi[row, low] = last
-                    if cycles:
-                        for k in range(low, high + 1):
-                            starts_at[k - low] = k
+                    if cycles:  # the cycles through the moved positions
+                        count = 2 if swap else high - low + 1
+                        for k in range(count):
+                            starts_at[k] = high if swap and k == 1 else low + k
                         stamp = _renew_cycles(
-                            row, starts_at, high - low + 1, pi, label, adjacent, column, mark,
-                            stamp,
-                        )  # fmt: skip
+                            row, starts_at, count, pi, label, adjacent, column, mark, stamp
+                        )
                     elif stale[row]:  # counted (its latent ranks will move again)
                         longest[row] -= shorter[row]
                     else:
                         _renew_runs(
                             row, pi, ending, starting, critical, longest, adjacent, column, scratch
                         )
-            _shift(rho, rho_inv, item, position, rank)
+            if swap:
+                _swap(rho, rho_inv, position, rank)
+            else:
+                _shift(rho, rho_inv, item, position, rank)
             total = new_total
             accepted_rho += 1
         # --- α: log-normal random walk

@@ -67,12 +67,19 @@ from rankstats.models._mallows_metropolis import (
     ALPHA_START,
     LEAP,
     MODE_EVERY,
-    leap_and_shift,
-    leap_and_shift_log_q,
+    RHO_PROPOSALS,
+    check_rho_proposal,
+    propose_rho,
 )
 
 #: BayesMallows' default concentration of the Dirichlet prior on the cluster weights.
 PSI = 10.0
+#: k-medians clusterings tried for a chain's start (the best is kept), and the most Lloyd
+#: iterations of each. With thousands of assessors the posterior of the clustering is so
+#: concentrated that a chain started in a poorer local optimum stays there (sushi, K ≥ 2, one
+#: k-means++ seed per chain: chains in different clusterings, R-hat 1.8e7).
+RESTARTS = 10
+K_MEDIANS_STEPS = 30
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,15 +118,16 @@ class MixtureChain:
     rng : numpy.random.Generator
     clusters : int
         ``K ≥ 1``.
-    kind, leap, alpha_sd, alpha_shape, alpha_rate, alpha_start, partition
+    kind, leap, alpha_sd, alpha_shape, alpha_rate, alpha_start, partition, rho_proposal
         As :class:`~rankstats.models._mallows_metropolis.MetropolisChain` (one α proposal scale
         per cluster, each adapted while tuning).
     psi : float
         Concentration of the symmetric Dirichlet prior on the weights.
 
-    The chain starts from ``K`` assessors' (first) completions chosen by k-means++ seeding
-    (Arthur & Vassilvitskii 2007: the first uniformly, each next one with probability
-    proportional to its distance to the nearest chosen), α = ``alpha_start``, equal weights and
+    The chain starts from the best of :data:`RESTARTS` k-medians clusterings of the assessors'
+    (first) completions, each seeded by k-means++ (Arthur & Vassilvitskii 2007: the first
+    centre uniformly, each next one with probability proportional to its distance to the
+    nearest chosen) and refined by Lloyd's iterations; α = ``alpha_start``, equal weights and
     every assessor in its most probable cluster.
     """
 
@@ -138,8 +146,10 @@ class MixtureChain:
         alpha_start: float = ALPHA_START,
         psi: float = PSI,
         partition: PartitionFunction | None = None,
+        rho_proposal: str = RHO_PROPOSALS[0],
     ) -> None:
         check_distance(distance)
+        check_rho_proposal(rho_proposal)
         if isinstance(rankings, AssessorPreferences):
             above = rankings.above
             observed = np.full(above.shape[:2], np.nan)
@@ -164,6 +174,9 @@ class MixtureChain:
             raise ValueError(f"psi must be > 0, not {psi!r}")
         self.distance, self.rng, self.n, self.n_rankings = distance, rng, n, n_rankings
         self.clusters, self.leap, self.psi = int(clusters), leap, float(psi)
+        self.rho_proposal = rho_proposal
+        #: The mixture log-likelihood after every tuning iteration (restart_stragglers).
+        self.trace: list[float] = []
         self.alpha_shape, self.alpha_rate = alpha_shape, alpha_rate
         self.augmentation = Augmentation(observed, kind, distance, rng, above=above)
         self.pf = partition if partition is not None else partition_function(n, distance)
@@ -192,6 +205,17 @@ class MixtureChain:
 
     # ------------------------------------------------------------------ pieces
     def _seeds(self, completions: np.ndarray) -> np.ndarray:
+        """The best of :data:`RESTARTS` k-medians clusterings of the completions (each seeded
+        by k-means++, :meth:`_k_means_pp`): the consensuses with the least summed distance of
+        every completion to its nearest one."""
+        best, best_cost = None, np.inf
+        for _ in range(RESTARTS):
+            centres, cost = self._k_medians(completions, self._k_means_pp(completions))
+            if cost < best_cost:
+                best, best_cost = centres, cost
+        return best
+
+    def _k_means_pp(self, completions: np.ndarray) -> np.ndarray:
         """k-means++ seeding of the consensuses among the completions (footrule distance)."""
         rng, m = self.rng, len(completions)
         chosen = [int(rng.integers(m))]
@@ -206,6 +230,27 @@ class MixtureChain:
             chosen.append(pick)
             nearest = np.minimum(nearest, np.abs(completions - completions[pick]).sum(axis=1))
         return completions[chosen].copy()
+
+    def _k_medians(self, completions: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, float]:
+        """Lloyd's iterations from ``centres``: every completion to its nearest consensus (the
+        model's distance), every consensus to the central ranking of its members (the model's
+        distance where it is item-wise, else the footrule's: an assignment problem), until no
+        completion moves or :data:`K_MEDIANS_STEPS`. Returns the consensuses and the summed
+        distance."""
+        target = self.distance if self.itemwise else "footrule"
+        nearest = None
+        for _ in range(K_MEDIANS_STEPS):
+            d = np.stack([row_distances(completions, c, self.distance) for c in centres], axis=1)
+            closest = np.argmin(d, axis=1)
+            if nearest is not None and np.array_equal(closest, nearest):
+                break
+            nearest = closest
+            for k in range(self.clusters):  # K small
+                members = completions[nearest == k]
+                if len(members):  # an empty cluster keeps its consensus
+                    centres[k] = central_ranking(members, target)
+        d = np.stack([row_distances(completions, c, self.distance) for c in centres], axis=1)
+        return centres, float(d.min(axis=1).sum())
 
     def _distances(self) -> np.ndarray:
         """``d(R_j, ρ_k)`` for every (latent) ranking and cluster, ``(N, K)``."""
@@ -280,19 +325,11 @@ class MixtureChain:
                         members = comp[self.z == k]
                     total = self._toward_mode(k, members, total, costs)
                     rho = self.rho[k]
-                item = int(u[k, 0] * n)
-                position = int(rho[item])
-                size = 1 + int(u[k, 4] * self.leap)
-                low, high = max(1, position - size), min(n, position + size)
-                choice = low + int(u[k, 1] * (high - low))
-                rank = choice + 1 if choice >= position else choice
-                proposal = leap_and_shift(rho, item, rank)
-                new_total = self._total(k, proposal, costs, members)
-                log_ratio = (
-                    -self.alpha[k] / n * (new_total - total)
-                    + leap_and_shift_log_q(proposal, rho, size)
-                    - leap_and_shift_log_q(rho, proposal, size)
+                proposal, back, forward = propose_rho(
+                    rho, u[k, [0, 1, 4]], self.rho_proposal, self.leap
                 )
+                new_total = self._total(k, proposal, costs, members)
+                log_ratio = -self.alpha[k] / n * (new_total - total) + back - forward
                 if math.log(u[k, 2]) < log_ratio:
                     self.rho[k], total = proposal, new_total
                     self.accepted_rho[k] += 1
@@ -322,8 +359,11 @@ class MixtureChain:
             # --- 4. the assignments
             d = self._distances()
             logp = np.log(self.weight) - self.alpha / n * d - self.log_z
-            logp -= logp.max(axis=1, keepdims=True)
+            top = logp.max(axis=1, keepdims=True)
+            logp -= top
             cdf = np.cumsum(np.exp(logp), axis=1)
+            if adapt:  # the mixture log-likelihood, clusters summed out (see restart_stragglers)
+                self.trace.append(float(top.sum() + np.log(cdf[:, -1]).sum()))
             pick = rng.random(self.n_rankings) * cdf[:, -1]
             self.z = np.minimum((cdf < pick[:, None]).sum(axis=1), k_all - 1)
             if (self.iterations + t + 1) % thin == 0 and kept:
@@ -338,6 +378,43 @@ class MixtureChain:
         self.iterations += iterations
         return MixtureDraws(rho_draws, alpha_draws, weight_draws, within_draws, self.assigned)
 
+    def adopt(self, other: MixtureChain) -> None:
+        """Continue from ``other``'s state (consensuses, dispersions and their proposal scales,
+        weights, assignments, latent rankings) with this chain's own random generator."""
+        self.rho, self.alpha = other.rho.copy(), other.alpha.copy()
+        self.alpha_sd, self.log_z = other.alpha_sd.copy(), other.log_z.copy()
+        self.weight, self.z = other.weight.copy(), other.z.copy()
+        self.augmentation.completions[...] = other.augmentation.completions
+
     def set_pivot(self, pivot: np.ndarray) -> None:
         """The numbering that kept draws are relabelled to: ``K`` consensuses ``(K, n)``."""
         self.pivot = np.asarray(pivot, dtype=np.int64).copy()
+
+
+def restart_stragglers(chains: list[MixtureChain]) -> list[tuple[int, float]]:
+    r"""At the end of tuning: every chain whose mixture log-likelihood
+    :math:`\sum_j \log \sum_k \tau_k p(R_j \mid \rho_k, \alpha_k)` stayed, over the second
+    half of its tuning, below every value the best chain (highest mean there) took continues
+    from the best chain's state (:meth:`MixtureChain.adopt`, its own generator).
+
+    Why: with thousands of assessors the posterior of a mixture has local modes — a cluster's
+    consensus one swap away, the assessors sorted accordingly — that a chain does not leave
+    (sushi, 3 clusters: one chain of four settled 43 log-likelihood units below the others,
+    whose traces varied by 1.5 s.d.; such a mode holds a share of the posterior of order
+    :math:`e^{-43}`). The kept draws then describe the main mode, and R-hat still compares
+    chains that explore it from their own random numbers. Chains whose traces overlap the best
+    one's are left alone: modes of comparable height are the convergence check's to report.
+
+    Returns ``(chain, gap)`` for each restarted chain: the gap between the two chains' mean
+    log-likelihoods.
+    """
+    halves = [np.asarray(c.trace[len(c.trace) // 2 :]) for c in chains]
+    if any(len(h) == 0 for h in halves):
+        return []
+    best = int(np.argmax([h.mean() for h in halves]))
+    restarted = []
+    for c, half in enumerate(halves):
+        if c != best and half.max() < halves[best].min():
+            chains[c].adopt(chains[best])
+            restarted.append((c, float(halves[best].mean() - half.mean())))
+    return restarted

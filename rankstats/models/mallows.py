@@ -32,6 +32,7 @@ from rankstats.core.scores import Scores
 from rankstats.errors import InvalidRankingsError
 from rankstats.models._mallows_augmentation import KINDS
 from rankstats.models._mallows_bernoulli import KAPPA
+from rankstats.models._mallows_metropolis import RHO_PROPOSALS, check_rho_proposal
 from rankstats.models._mallows_mixture import PSI
 from rankstats.models._mallows_sampler import BACKENDS, DRAWS, TUNE, LogPrior, total_distance
 from rankstats.models.information import require_order
@@ -219,6 +220,7 @@ class Mallows:
         sampler: str = "auto",
         thin: int | None = None,
         leap: int = 1,
+        rho_proposal: str = RHO_PROPOSALS[0],
     ) -> MallowsFit:
         """Fit by MCMC (Gibbs + slice sampling for Kendall, Metropolis–Hastings for every
         distance) or MAP (Kendall: Kemeny consensus + ML dispersion).
@@ -245,7 +247,13 @@ class Mallows:
             ``fit.info["sampler"]`` says which ran.
         thin, leap : int
             Metropolis–Hastings: iterations per kept draw, and the leap size of the
-            leap-and-shift proposal (1 … n − 1; BayesMallows' default 1).
+            leap-and-shift proposal (1 … n − 1; BayesMallows' default 1) — with the swap
+            proposal, the largest distance between the two ranks swapped.
+        rho_proposal : {"leap_and_shift", "swap"}
+            Metropolis–Hastings: the proposal of the consensus ρ — leap-and-shift (default;
+            Vitelli et al. 2018) or BayesMallows' swap of the items at two ranks ``l ≤ leap``
+            apart (``rho_proposal = "swap"`` there; symmetric). Both leave the same posterior;
+            ``fit.info["acceptance_rho"]`` says how often each moved.
         seed : int
             Chains are seeded by ``SeedSequence(seed).spawn(chains)``.
         progressbar : bool
@@ -294,6 +302,7 @@ class Mallows:
         """
         if method not in ("mcmc", "map"):
             raise ValueError(f"method must be 'mcmc' or 'map', not {method!r}")
+        check_rho_proposal(rho_proposal)
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
         rk = self._prepare(data)
@@ -341,6 +350,7 @@ class Mallows:
                 **run,
                 thin=thin,
                 leap=leap,
+                rho_proposal=rho_proposal,
             )
         if sampler == "gibbs" and not gibbs_applies:
             raise AdviceError(
@@ -368,14 +378,15 @@ class Mallows:
                 thin=thin,
                 **run,
                 leap=leap,
+                rho_proposal=rho_proposal,
                 backend=backend,
                 error_model=self.error_model,
                 kappa=self.kappa,
             )
-        if thin is not None:
+        if thin is not None or leap != 1 or rho_proposal != RHO_PROPOSALS[0]:
             raise ValueError(
-                "thin applies to the Metropolis–Hastings sampler (a Gibbs sweep "
-                "moves every item: keep every draw)"
+                "thin, leap and rho_proposal apply to the Metropolis–Hastings sampler (a Gibbs "
+                "sweep moves every item: keep every draw); use sampler='metropolis'"
             )
         tune = TUNE if tune is None else tune
         if draws < 1 or tune < 0 or chains < 1:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from rankstats.core.mallows_kendall import pair_probability
 from rankstats.core.mallows_pair_table import PairTable, pair_table, rank_table
+from rankstats.models import mallows_predictive as _predictive
 from rankstats.models._fit import Fit, register_model
 
 #: Values of α at which a non-Kendall fit's pair table is computed (:attr:`MallowsFit.pair_table`).
@@ -186,6 +187,35 @@ class MallowsFit(Fit):
     def _rank_table(self) -> PairTable:
         alpha = self._alpha_draws(self.draws())
         return table_on_posterior(rank_table, alpha, len(self.systems), self.distance)
+
+    # -------------------------------------------------------- a new assessor's ranking
+    def _predictive_posterior(self) -> _predictive.PredictivePosterior:
+        return _predictive.PredictivePosterior.from_draws(
+            self.systems, self.draws(), self.distance, self.idata
+        )
+
+    def predictive_probability(self, rankings: object) -> pd.DataFrame:
+        r"""Posterior predictive probability that a new assessor gives each complete ranking,
+        :math:`\frac1S \sum_s \sum_k \tau_k^{(s)} e^{-\alpha_k^{(s)} d(r, \rho_k^{(s)})/n} /
+        Z_n(\alpha_k^{(s)})` (one cluster: τ = 1; Vitelli et al. 2018, JMLR 18(158)), with its
+        Monte Carlo s.e. ``rankings``: a DataFrame of ranks (columns = systems), a dict system
+        → rank, or orders (lists of systems, best first); see
+        :func:`rankstats.models.mallows_predictive.predictive_probability`."""
+        return _predictive.predictive_probability(self._predictive_posterior(), rankings)
+
+    def predictive_rankings(self, size: int = 1000, seed: int | None = 0) -> pd.DataFrame:
+        """``size`` rankings of new assessors (ranks, columns = systems), one per posterior draw
+        (resampled): :func:`rankstats.models.mallows_predictive.sample_rankings`."""
+        return _predictive.predictive_rankings(self._predictive_posterior(), size, seed)
+
+    def predictive_distribution(
+        self, top: int = 20, draws: int = _predictive.TABLE_DRAWS, seed: int | None = 0
+    ) -> pd.DataFrame:
+        """The ``top`` most probable rankings of a new assessor, their probability and s.e.:
+        exact over all ``n!`` rankings up to 8 systems, else the most probable of ``draws``
+        predictive rankings, scored exactly
+        (:func:`rankstats.models.mallows_predictive.predictive_distribution`)."""
+        return _predictive.predictive_distribution(self._predictive_posterior(), top, draws, seed)
 
     def pairwise(self, prob: float = 0.95, order=None):
         table = super().pairwise(prob, order)

@@ -27,7 +27,7 @@ from rankstats.models._mallows_chains import (
     sample_until_converged,
     start_runner,
 )
-from rankstats.models._mallows_mixture import MixtureChain
+from rankstats.models._mallows_mixture import MixtureChain, restart_stragglers
 from rankstats.models.mallows_metropolis_fit import (
     DRAWS,
     EXTEND_FACTOR,
@@ -68,6 +68,7 @@ def fit_mixture(
     cores: int | None = None,
     on_extend: Callable[[int, int, list[str]], None] | None = None,
     leap: int = 1,
+    rho_proposal: str = "leap_and_shift",
     alpha_sd: float = 0.1,
 ) -> MallowsMixtureFit:
     """Fit a ``clusters``-component mixture (arguments as :meth:`rankstats.models.Mallows.fit`;
@@ -86,6 +87,7 @@ def fit_mixture(
             clusters,
             kind=kind,
             leap=leap,
+            rho_proposal=rho_proposal,
             alpha_sd=alpha_sd,
             alpha_shape=alpha_shape,
             alpha_rate=alpha_rate,
@@ -100,10 +102,14 @@ def fit_mixture(
     def store(c: int, out) -> None:
         kept[c].append(out)
 
+    restarted: list[tuple[int, float]] = []
+
     def set_pivot() -> None:
-        # The numbering every chain's draws are reported in: the consensuses of the chain
-        # that ends its tuning with the highest likelihood (the others may sit in a poorer
-        # mode, which their R-hat then shows).
+        # Chains stuck in a far poorer mode continue from the best one's state; then the
+        # numbering every chain's draws are reported in: the consensuses of the chain that
+        # ends its tuning with the highest likelihood (the others may sit in a mode of
+        # comparable height, which their R-hat then shows).
+        restarted.extend(restart_stragglers(samplers))
         best = max(samplers, key=_log_likelihood)
         for chain in samplers:
             chain.set_pivot(best.rho)
@@ -180,8 +186,10 @@ def fit_mixture(
             interrupted=interrupted,
             workers=runner.workers if runner.parallel else 1,
             leap=leap,
+            rho_proposal=rho_proposal,
             psi=psi,
             partition=pf.method,
+            restarted=restarted,
         ),
     )
 
@@ -355,8 +363,12 @@ def _result(
         "cap_reached": cap_reached,
         "workers": run["workers"],
         "leap": run["leap"],
+        "rho_proposal": run["rho_proposal"],
         "partition_function": run["partition"],
         "label_switching": "pivotal relabelling (footrule to the pivot's consensuses)",
+        # Chains moved at the end of tuning from a far poorer local mode to the best chain's
+        # state, with the gap of their mixture log-likelihoods (restart_stragglers).
+        "restarted_chains": [{"chain": c, "gap": round(g, 1)} for c, g in run["restarted"]],
         **acceptance,
     }
     return MallowsMixtureFit(

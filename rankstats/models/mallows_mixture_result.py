@@ -186,6 +186,12 @@ class MallowsMixtureFit(Fit):
             per_draw += draws["weight"][:, c, None] * m[:, :, :k].sum(axis=2)
         return top_k_frame(self, per_draw, k, prob, table)
 
+    # A new assessor's ranking: per draw Σ_k τ_k P_k, by the one cluster's code (K = 1 there)
+    _predictive_posterior = MallowsFit._predictive_posterior
+    predictive_probability = MallowsFit.predictive_probability
+    predictive_rankings = MallowsFit.predictive_rankings
+    predictive_distribution = MallowsFit.predictive_distribution
+
     def _one_consensus(self, what: str, method: str):
         raise AdviceError(
             escape(

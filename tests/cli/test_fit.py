@@ -270,13 +270,93 @@ def test_cli_mallows_options_are_refused_elsewhere(capsys):
     gibbs = ["fit", "--rankings", "salad", "--model", "mallows", "--thin", "5"]
     assert main(gibbs) == 2
     assert "--thin applies to the Metropolis" in capsys.readouterr().err
+    for flag in (["--rho-proposal", "swap"], ["--leap", "2"]):
+        assert main([*base, *flag]) == 2
+        assert f"{flag[0]} is a Mallows option" in capsys.readouterr().err
+        assert main([*gibbs[:-2], *flag]) == 2
+        assert f"{flag[0]} applies to the Metropolis" in capsys.readouterr().err
+        assert main([*compare, *flag]) == 2  # salad's Kendall fit is the Gibbs sampler's
+        assert f"{flag[0].lstrip('-').replace('-', '_')}" in capsys.readouterr().err
+    assert main([*gibbs[:-2], "--distance", "footrule", "--leap", "4"]) == 2
+    assert "--leap 4 must be below the number of systems (4)" in capsys.readouterr().err
 
 
-def test_cli_constants_are_the_library_s():
-    """The option module keeps the light copies ``rankstats --help`` needs."""
-    from rankstats.cli.options import fit as options
-    from rankstats.models import mallows_metropolis_fit, timing
+def _cli_and_library_footrule_fits(tmp_path, flags: list[str], **options):
+    """``rankstats fit`` on salad with the footrule and ``flags``, and the library's fit with
+    the same settings and ``options``: (exit code, fit)."""
+    import warnings
 
-    assert sorted(options.MALLOWS_DISTANCES) == sorted(rs.models.DISTANCES)
-    assert options.METROPOLIS_TUNE == mallows_metropolis_fit.TUNE
-    assert timing.METROPOLIS_THIN == mallows_metropolis_fit.THIN
+    from rankstats.cli import main
+
+    settings = ["--draws", "100", "--tune", "300", "--chains", "2", "--max-draws", "100"]
+    args = ["fit", "--rankings", "salad", "--model", "mallows", "--distance", "footrule"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = main([*args, *settings, *flags, "--no-progress", "--out", str(tmp_path)])
+        fit = rs.models.Mallows(distance="footrule").fit(
+            rs.load_rankings("salad"),
+            draws=100,
+            tune=300,
+            chains=2,
+            max_draws=100,
+            progressbar=False,
+            **options,
+        )
+    return code, fit
+
+
+def test_cli_swap_proposal_fits_what_the_library_fits(tmp_path, capsys):
+    flags = ["--rho-proposal", "swap", "--leap", "2"]
+    code, fit = _cli_and_library_footrule_fits(tmp_path, flags, rho_proposal="swap", leap=2)
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "--rho-proposal swap, --leap 2" in text
+    assert fit.info["rho_proposal"] == "swap"
+    assert f"alpha = {fit.summary().loc['alpha', 'mean']:.4g}" in text
+
+
+def test_cli_partition_file_is_used_and_checked(tmp_path, capsys):
+    import warnings
+
+    from rankstats.cli import main
+    from rankstats.core import partition_in_use
+
+    good = tmp_path / "spearman4.csv"
+    rs.models.partition_function(4, "spearman").save(good)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("alpha,log_z\n0,1\n1,2\n")
+    base = ["fit", "--rankings", "salad", "--model", "mallows", "--no-progress", "--no-figures"]
+    spearman = [*base, "--distance", "spearman", "--draws", "50", "--tune", "100"]
+    spearman += ["--chains", "1", "--out", str(tmp_path / "out")]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert main([*spearman, "--partition", str(good)]) == 0
+        assert partition_in_use.in_use("spearman", 4) is not None
+    finally:
+        rs.models.use_partition_function(None, distance="spearman", n=4)
+    capsys.readouterr()
+    assert main([*spearman, "--partition", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rankstats fit: error: --partition:") and "bad.csv" in err
+    footrule = [*base, "--distance", "footrule", "--partition", str(good)]
+    assert main(footrule) == 2  # the file says spearman
+    assert "spearman" in capsys.readouterr().err
+    assert main([*base, "--partition", str(good)]) == 2
+    assert "--partition applies to the Metropolis" in capsys.readouterr().err
+
+
+def test_cli_predictive_table_is_the_library_s(tmp_path, capsys):
+    from rankstats.cli import main
+
+    code, fit = _cli_and_library_footrule_fits(tmp_path, ["--predictive", "3"])
+    assert code == 0
+    assert "the 3 most probable rankings of a new assessor" in capsys.readouterr().out
+    written = pd.read_csv(tmp_path / "mallows_predictive.csv")
+    expected = fit.predictive_distribution(top=3, seed=0)
+    pd.testing.assert_frame_equal(written, expected, check_exact=False, rtol=1e-9)
+    compare = ["fit", "--rankings", "salad", "--model", "pl", "mallows", "--compare"]
+    assert main([*compare, "--predictive", "2"]) == 2
+    assert "--predictive applies to one Mallows fit" in capsys.readouterr().err
+    assert main(["fit", "--rankings", "salad", "--method", "mle", "--predictive", "2"]) == 2
+    assert "--predictive is a Mallows option" in capsys.readouterr().err

@@ -245,7 +245,7 @@ def test_bad_arguments_are_refused_before_sampling():
         rs.models.Mallows(kind="top")
     with pytest.raises(ValueError, match="Gibbs sampler applies to the Kendall"):
         rs.models.Mallows(distance="footrule").fit(rk, sampler="gibbs")
-    with pytest.raises(ValueError, match="thin applies"):
+    with pytest.raises(ValueError, match="thin, leap and rho_proposal apply"):
         rs.models.Mallows().fit(rk, thin=5)
     with pytest.raises(ValueError, match="Kemeny consensus"):
         rs.models.Mallows(distance="hamming").fit(rk, method="map")
@@ -337,3 +337,15 @@ def test_top_k_probabilities_are_the_rank_marginals_at_each_draw(distance):
         assert row.probability == pytest.approx(expected[row.system], abs=0.01)
     with pytest.raises(ValueError, match="k must be a whole number between 1 and 4"):
         fit.top_k(5)
+
+
+def test_the_swap_proposal_is_an_option_of_the_metropolis_fit_only():
+    rk = rs.load_rankings("salad")
+    fit = rs.models.Mallows(distance="footrule").fit(
+        rk, draws=50, tune=100, chains=1, progressbar=False, rho_proposal="swap", leap=2
+    )
+    assert (fit.info["rho_proposal"], fit.info["leap"]) == ("swap", 2)
+    with pytest.raises(ValueError, match="rho_proposal must be one of"):
+        rs.models.Mallows(distance="footrule").fit(rk, rho_proposal="shift", progressbar=False)
+    with pytest.raises(ValueError, match="apply to the Metropolis–Hastings sampler"):
+        rs.models.Mallows().fit(rk, rho_proposal="swap", progressbar=False)

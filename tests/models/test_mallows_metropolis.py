@@ -16,7 +16,9 @@ from rankstats.core.permutation_distances import DISTANCES
 from rankstats.models._mallows_metropolis import (
     leap_and_shift,
     leap_and_shift_log_q,
+    propose_rho,
     run_chain,
+    swap_ranks,
 )
 
 
@@ -46,13 +48,53 @@ def test_proposal_probabilities_equal_the_enumerated_moves(n, leap):
             assert leap_and_shift_log_q(rho, far, leap) == -math.inf
 
 
+@pytest.mark.parametrize(("n", "leap"), [(2, 1), (5, 1), (5, 2), (6, 5)])
+def test_swap_proposes_every_pair_of_ranks_within_leap_as_bayesmallows(n, leap):
+    """The swap (BayesMallows' RhoSwap): l uniform on 1 … leap, then r on 1 … n − l; the pair
+    of ranks (r, r + l) from a fine grid of the two uniforms has exactly that law, and the
+    proposal exchanges the two items there and nothing else, with no Hastings term."""
+    grid = (np.arange(420) + 0.5) / 420  # 420 = lcm(1, …, 7): each cell evenly split
+    found: dict[tuple[int, int], float] = {}
+    for u_leap in grid:
+        for u_rank in grid:
+            pair = swap_ranks(n, leap, u_rank, u_leap)
+            found[pair] = found.get(pair, 0.0) + 1.0 / len(grid) ** 2
+    want = {
+        (r, r + l): 1.0 / (leap * (n - l)) for l in range(1, leap + 1) for r in range(1, n - l + 1)
+    }
+    assert found.keys() == want.keys()
+    for pair, probability in want.items():
+        assert found[pair] == pytest.approx(probability)
+    rho = np.random.default_rng(n).permutation(n) + 1
+    for u in np.random.default_rng(leap).random((20, 3)):
+        new, back, forward = propose_rho(rho, u, "swap", leap)
+        low, high = swap_ranks(n, leap, u[1], u[2])
+        moved = np.flatnonzero(new != rho)
+        assert sorted(rho[moved]) == [low, high] and sorted(new[moved]) == [low, high]
+        assert (back, forward) == (0.0, 0.0)
+
+
+def test_propose_rho_leap_and_shift_is_the_chains_move():
+    """The shared proposal, leap-and-shift: the move and the log q of both directions."""
+    rho = np.array([3, 1, 4, 2, 5])
+    new, back, forward = propose_rho(rho, (0.1, 0.9, 0.7), "leap_and_shift", 2)
+    np.testing.assert_array_equal(new, leap_and_shift(rho, 0, 5))  # item 0, leap 2: to rank 5
+    assert back == leap_and_shift_log_q(new, rho, 2)
+    assert forward == leap_and_shift_log_q(rho, new, 2)
+
+
 RANKINGS = np.array(  # 6 assessors, 4 items, no consensus that all share
     [[1, 2, 3, 4], [2, 1, 3, 4], [1, 3, 2, 4], [1, 2, 4, 3], [3, 1, 2, 4], [2, 1, 4, 3]]
 )
 
 
 def _check_against_exact(
-    distance: str, draws: int, seed: int, leap: int, backend: str = "auto"
+    distance: str,
+    draws: int,
+    seed: int,
+    leap: int,
+    backend: str = "auto",
+    rho_proposal: str = "leap_and_shift",
 ) -> None:
     marginal, mean_alpha = exact_posterior(list(RANKINGS), 4, distance)
     chain = run_chain(
@@ -64,6 +106,7 @@ def _check_against_exact(
         alpha_sd=0.5,
         alpha_rate=ALPHA_RATE,
         backend=backend,
+        rho_proposal=rho_proposal,
     )
     assert 0.05 < chain.acceptance_rho < 0.95 and 0.05 < chain.acceptance_alpha < 0.95
     assert_draws_match(chain, marginal, mean_alpha, draws // 10, distance)
@@ -78,6 +121,33 @@ def test_draws_follow_the_exact_posterior_footrule():
 @pytest.mark.parametrize("distance", [d for d in DISTANCES if d != "footrule"])
 def test_draws_follow_the_exact_posterior(distance):
     _check_against_exact(distance, 20_000, seed=2, leap=2)
+
+
+@pytest.mark.parametrize(
+    ("distance", "leap"),
+    [("footrule", 1), ("spearman", 2), ("kendall", 2), ("cayley", 3), ("hamming", 1), ("ulam", 3)],
+)
+def test_swap_draws_follow_the_exact_posterior(distance, leap):
+    """The swap proposal: adjacent ranks only (leap 1, BayesMallows' default), and ranks up to
+    2 and 3 apart (the kernels' Kendall pair counts, Cayley cycle labels, Ulam counts)."""
+    _check_against_exact(distance, 30_000, seed=3, leap=leap, rho_proposal="swap")
+
+
+def test_a_defective_swap_fails_the_check(monkeypatch):
+    """The check can fail: a swap whose lower rank ranges over 1 … n − l − 1 (one short) never
+    moves the item ranked last, and its chain misses every consensus that moves it."""
+    from rankstats.models import _mallows_metropolis as sampler
+
+    def one_short(n, leap, u_rank, u_leap):
+        size = 1 + int(u_leap * leap)
+        low = 1 + int(u_rank * (n - size - 1))
+        return low, low + size
+
+    monkeypatch.setattr(sampler, "swap_ranks", one_short)
+    with pytest.raises(AssertionError):  # the NumPy chain: the kernels repeat the proposal
+        _check_against_exact(
+            "footrule", 30_000, seed=3, leap=1, backend="numpy", rho_proposal="swap"
+        )
 
 
 def test_a_defective_sampler_fails_the_check(monkeypatch):
@@ -110,6 +180,10 @@ def test_bad_arguments_are_named():
         run_chain(RANKINGS[:, :3] * 0 + np.array([1, 2, 3]), "footrule", 10, rng, leap=3)
     with pytest.raises(ValueError, match="distance must be one of"):
         run_chain(RANKINGS, "chebyshev", 10, rng)
+    with pytest.raises(ValueError, match="rho_proposal must be one of"):
+        run_chain(RANKINGS, "footrule", 10, rng, rho_proposal="ls")
+    with pytest.raises(ValueError, match="rho_proposal must be one of"):
+        propose_rho(RANKINGS[0], (0.1, 0.2, 0.3), "ls", 1)
 
 
 @pytest.mark.slow

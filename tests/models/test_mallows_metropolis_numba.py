@@ -2,7 +2,8 @@
 
 Same generator → identical draws of ρ and α, latent rankings, D(ρ), acceptance counts, α's
 adapted proposal scale and generator state afterwards, for every distance, on complete rankings,
-sub-rankings and top-k lists with ties, and pairwise preferences; tuning (α's adaptation and the
+sub-rankings and top-k lists with ties, and pairwise preferences, with either proposal of ρ
+(leap-and-shift, swap); tuning (α's adaptation and the
 jumps to the conditional mode) and thinning included. The kernels' log Z equals
 ``PartitionFunction.log_z`` to 1e-12 for every distance and way of computing it. The
 statistical checks of the reference (test_mallows_metropolis.py, test_mallows_augmentation.py)
@@ -30,6 +31,8 @@ pytest.importorskip("numba")
 from rankstats.models import _mallows_metropolis_numba as kernels
 from rankstats.models import _permutation_distances_numba as distances
 from rankstats.models._mallows_partition_numba import log_z
+
+PROPOSALS = pytest.mark.parametrize("rho_proposal", mm.RHO_PROPOSALS)
 
 #: Tuning (adaptation of α's proposal, a jump to the mode at iteration 250 and 500), then kept
 #: draws with thin = 7, in blocks that do not fall on those boundaries.
@@ -83,32 +86,40 @@ def assert_same_chains(data, distance, plan=PLAN, seed=0, **options):
     return a, b
 
 
+@PROPOSALS
 @pytest.mark.parametrize("distance", DISTANCES)
-def test_identical_chains_complete_rankings(distance):
-    """Leap up to 3: adjacent swaps (the Cayley and Ulam shortcuts) and longer leaps (their
-    whole-distance counts) both occur."""
-    assert_same_chains(complete(), distance, leap=3)
-    assert_same_chains(complete(n=6, size=30, seed=1), distance, seed=1)
+def test_identical_chains_complete_rankings(distance, rho_proposal):
+    """Leap up to 3: adjacent swaps (the Cayley and Ulam shortcuts) and longer leaps or swaps
+    (their whole-distance counts, the swap's transpositions) both occur."""
+    assert_same_chains(complete(), distance, leap=3, rho_proposal=rho_proposal)
+    assert_same_chains(complete(n=6, size=30, seed=1), distance, seed=1, rho_proposal=rho_proposal)
 
 
+@PROPOSALS
 @pytest.mark.parametrize("kind", ["subset", "top_k"])
 @pytest.mark.parametrize("distance", DISTANCES)
-def test_identical_chains_partial_rankings_with_ties(distance, kind):
-    a, _ = assert_same_chains(partial_with_ties(), distance, kind=kind, leap=2, seed=2)
+def test_identical_chains_partial_rankings_with_ties(distance, kind, rho_proposal):
+    a, _ = assert_same_chains(
+        partial_with_ties(), distance, kind=kind, leap=2, seed=2, rho_proposal=rho_proposal
+    )
     assert 0 < a.augmentation.accepted < a.augmentation.proposed
 
 
+@PROPOSALS
 @pytest.mark.parametrize("distance", DISTANCES)
-def test_identical_chains_preferences(distance):
-    a, _ = assert_same_chains(preferences(), distance, seed=3)
+def test_identical_chains_preferences(distance, rho_proposal):
+    a, _ = assert_same_chains(preferences(), distance, seed=3, rho_proposal=rho_proposal)
     assert a.augmentation.accepted > 0
 
 
+@PROPOSALS
 @pytest.mark.parametrize("distance", ["footrule", "spearman", "kendall", "hamming"])
-def test_identical_chains_without_sufficient_statistics(distance, monkeypatch):
+def test_identical_chains_without_sufficient_statistics(distance, monkeypatch, rho_proposal):
     """D(ρ) from the rankings themselves (RankCosts and the Kendall pair counts off)."""
     monkeypatch.setattr(mm, "SUFFICIENT", False)
-    a, b = assert_same_chains(partial_with_ties(seed=4), distance, seed=4, leap=2)
+    a, b = assert_same_chains(
+        partial_with_ties(seed=4), distance, seed=4, leap=2, rho_proposal=rho_proposal
+    )
     assert a.costs is None and b._pairs is None
 
 
@@ -120,14 +131,19 @@ def test_identical_chains_with_the_importance_sampling_partition_function():
     assert_same_chains(ranks, "spearman", seed=5, leap=4, partition=pf)
 
 
+@PROPOSALS
 @pytest.mark.parametrize("distance", DISTANCES)
-def test_identical_chains_on_two_items_and_another_bit_generator(distance):
+def test_identical_chains_on_two_items_and_another_bit_generator(distance, rho_proposal):
     """The smallest rankings (n = 2: every leap an adjacent swap, one ranking unranked), and a
     Mersenne Twister instead of the default PCG64: numba draws from any bit generator."""
     ranks = np.array([[1.0, 2.0], [2.0, 1.0], [1.0, np.nan], [1.0, 2.0]])
     for make in (np.random.default_rng, lambda s: np.random.Generator(np.random.MT19937(s))):
-        a = mm.MetropolisChain(ranks, distance, make(12), backend="numpy")
-        b = mm.MetropolisChain(ranks, distance, make(12), backend="numba")
+        a = mm.MetropolisChain(
+            ranks, distance, make(12), backend="numpy", rho_proposal=rho_proposal
+        )
+        b = mm.MetropolisChain(
+            ranks, distance, make(12), backend="numba", rho_proposal=rho_proposal
+        )
         x, y = a.run(400, thin=3, adapt=True), b.run(400, thin=3, adapt=True)
         np.testing.assert_array_equal(x.rho, y.rho)
         np.testing.assert_array_equal(x.alpha, y.alpha)
@@ -271,14 +287,17 @@ def test_the_ulam_profile_equals_a_quadratic_count():
 
 
 @pytest.mark.slow
+@PROPOSALS
 @pytest.mark.parametrize("distance", DISTANCES)
-def test_identical_long_chains_on_potato_visual(distance):
+def test_identical_long_chains_on_potato_visual(distance, rho_proposal):
     """potato_visual (12 × 20): 5,000 tuning iterations and 10,000 kept ones (the fit's
     default tuning), leap 1 and 4."""
     ranks = rs.load_rankings("potato_visual").ranks
     plan = [(2_500, 10**9, True), (2_500, 10**9, True), (10_000, 10, False)]
     for leap in (1, 4):
-        assert_same_chains(ranks, distance, plan=plan, seed=10, leap=leap)
+        assert_same_chains(
+            ranks, distance, plan=plan, seed=10, leap=leap, rho_proposal=rho_proposal
+        )
 
 
 @pytest.mark.slow
@@ -287,4 +306,5 @@ def test_identical_chains_on_sushi():
     ranks = rs.load_rankings("sushi").ranks
     plan = [(1_000, 10**9, True), (2_000, 10, False)]
     for distance in ("footrule", "kendall"):
-        assert_same_chains(ranks, distance, plan=plan, seed=11)
+        for rho_proposal in mm.RHO_PROPOSALS:
+            assert_same_chains(ranks, distance, plan=plan, seed=11, rho_proposal=rho_proposal)

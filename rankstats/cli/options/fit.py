@@ -102,6 +102,14 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "system in its top K (mallows_top_k.csv)",
     )
     parser.add_argument(
+        "--predictive",
+        type=at_least(1),
+        default=None,
+        metavar="N",
+        help="mallows: also the N most probable rankings of a new assessor, with their "
+        "posterior predictive probability (exact up to 8 systems; mallows_predictive.csv)",
+    )
+    parser.add_argument(
         "--error-model",
         choices=["bernoulli"],
         default=None,
@@ -122,6 +130,27 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         type=at_least(1),
         default=None,
         help="mallows, Metropolis–Hastings: iterations per kept draw (default 10)",
+    )
+    parser.add_argument(
+        "--rho-proposal",
+        choices=["leap_and_shift", "swap"],
+        default="leap_and_shift",
+        help="mallows, Metropolis–Hastings: the proposal of the consensus — leap-and-shift "
+        "(default) or BayesMallows' swap of two items at most --leap ranks apart",
+    )
+    parser.add_argument(
+        "--partition",
+        default=None,
+        metavar="FILE",
+        help="mallows, Metropolis–Hastings: the partition function to use, a table written by "
+        "PartitionFunction.save or with columns alpha, log_z (e.g. from BayesMallows)",
+    )
+    parser.add_argument(
+        "--leap",
+        type=at_least(1),
+        default=1,
+        help="mallows, Metropolis–Hastings: the largest leap of the consensus proposal "
+        "(1 … n − 1; default 1, BayesMallows' default)",
     )
     parser.add_argument(
         "--kind",
