@@ -385,6 +385,13 @@ def _result(
     )
 
 
+#: Elements (draws × observations × clusters) of one block of :func:`mixture_marginal`: each
+#: cluster's likelihood, its standard error and ESS are (draws, observations) arrays, so all
+#: draws at once cost 3 K S N numbers — 11.5 GB for sushi's 5,000 rankings, 6 clusters and
+#: 16,000 draws, which ended that fit by the kernel's OOM killer.
+MIXTURE_BLOCK = 1 << 23
+
+
 def mixture_marginal(
     observations,
     alpha: np.ndarray,
@@ -399,28 +406,65 @@ def mixture_marginal(
     (:func:`rankstats.core.mallows_marginal.marginal_likelihood`: closed form, enumeration or
     importance sampling; draws ``alpha``, ``weight`` ``(S, K)``, ``rho`` ``(S, K, n)``). An
     estimated value's standard error combines the clusters' by the delta method,
-    :math:`\sqrt{\sum_k (\tau_k p_k se_k)^2} / \sum_k \tau_k p_k`. Returns a
-    :class:`~rankstats.core.mallows_marginal.MarginalLikelihood`."""
+    :math:`\sqrt{\sum_k (\tau_k p_k se_k)^2} / \sum_k \tau_k p_k`. Computed in blocks of draws
+    of at most :data:`MIXTURE_BLOCK` elements (the memory of a block, not of all draws; with
+    more than one block the importance-sampling size is that of all draws, and each block's
+    seed its own). Returns a :class:`~rankstats.core.mallows_marginal.MarginalLikelihood`."""
+    from rankstats.core import mallows_marginal as marginal
+
+    draws, clusters = alpha.shape
+    n_obs = len(
+        observations.above if isinstance(observations, AssessorPreferences) else observations
+    )
+    block = max(1, MIXTURE_BLOCK // max(n_obs * clusters, 1))
+    if draws <= block:
+        return _mixture_block(observations, alpha, weight, rho, distance, kind, samples, 0)
+    samples = marginal.default_samples(draws * n_obs) if samples is None else samples
+    total, se, ess = (np.empty((draws, n_obs)) for _ in range(3))
+    method = None
+    for i, start in enumerate(range(0, draws, block)):
+        rows = slice(start, start + block)
+        found = _mixture_block(
+            observations, alpha[rows], weight[rows], rho[rows], distance, kind, samples, i
+        )
+        total[rows], se[rows], ess[rows] = found.log_likelihood, found.standard_error, found.ess
+        method = found.method
+    return marginal.MarginalLikelihood(total, se, ess, method, samples)
+
+
+def _mixture_block(
+    observations, alpha, weight, rho, distance: str, kind: str, samples: int | None, block: int
+):
+    """:func:`mixture_marginal` of one block of draws (``block``: its number, in the seeds)."""
     from rankstats.core import mallows_marginal as marginal
 
     clusters = alpha.shape[1]
-    parts = [
-        marginal.marginal_likelihood(
-            observations, rho[:, k], alpha[:, k], distance, kind=kind, samples=samples, seed=k
+    log_total = se2 = ess = method = None
+    parts_method = []
+    for k in range(clusters):  # K clusters, one at a time: one (S, N) set alive at once
+        part = marginal.marginal_likelihood(
+            observations,
+            rho[:, k],
+            alpha[:, k],
+            distance,
+            kind=kind,
+            samples=samples,
+            seed=k + clusters * block,
         )
-        for k in range(clusters)
-    ]
-    log_terms = np.stack(
-        [np.log(weight[:, k])[:, None] + p.log_likelihood for k, p in enumerate(parts)]
-    )  # (K, S, N)
-    total = np.logaddexp.reduce(log_terms, axis=0)
-    share = np.exp(log_terms - total)  # τ_k p_k / Σ τ p
-    se = np.sqrt(np.sum((share * np.stack([p.standard_error for p in parts])) ** 2, axis=0))
-    method = parts[0].method.copy()
-    for p in parts[1:]:
-        method = np.where(p.estimated, p.method, method)
-    ess = np.min([p.ess for p in parts], axis=0)
-    return marginal.MarginalLikelihood(total, se, ess, method, parts[0].samples)
+        term = np.log(weight[:, k])[:, None] + part.log_likelihood
+        if log_total is None:
+            log_total, se2 = term, np.zeros_like(term)
+            ess, method = part.ess, part.method.copy()
+            first_samples = part.samples
+        else:
+            log_total = np.logaddexp(log_total, term)
+            ess = np.minimum(ess, part.ess)
+            method = np.where(part.estimated, part.method, method)
+        parts_method.append((term, part.standard_error))
+    # the delta method needs each cluster's share τ_k p_k / Σ τ p, known once all are summed
+    for term, error in parts_method:
+        se2 += (np.exp(term - log_total) * error) ** 2
+    return marginal.MarginalLikelihood(log_total, np.sqrt(se2), ess, method, first_samples)
 
 
 def _add_pointwise(

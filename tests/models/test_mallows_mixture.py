@@ -317,3 +317,30 @@ def test_a_chain_stuck_far_below_the_best_continues_from_it():
     assert chains[1].rng is not chains[0].rng  # its own random numbers from there
     np.testing.assert_array_equal(chains[2].rho, before)
     assert restart_stragglers([chains[0], chains[0]]) == []
+
+
+def test_the_mixture_likelihood_in_blocks_of_draws_is_the_same(monkeypatch):
+    from rankstats.models import mallows_mixture_fit as mixture
+
+    rng = np.random.default_rng(0)
+    n, draws, clusters = 6, 40, 3
+    ranks = np.array([rng.permutation(n) + 1.0 for _ in range(30)])
+    ranks[:10, :2] = np.nan  # sub-rankings of 4 items: 30 compatible rankings, enumerated
+    alpha = rng.uniform(1, 8, (draws, clusters))
+    weight = rng.dirichlet(np.ones(clusters), draws)
+    rho = np.array([[rng.permutation(n) + 1 for _ in range(clusters)] for _ in range(draws)])
+    whole = mixture.mixture_marginal(ranks, alpha, weight, rho, "footrule", "subset")
+    monkeypatch.setattr(mixture, "MIXTURE_BLOCK", 7 * 30 * clusters)  # blocks of 7 draws
+    blocked = mixture.mixture_marginal(ranks, alpha, weight, rho, "footrule", "subset")
+    np.testing.assert_allclose(blocked.log_likelihood, whole.log_likelihood, rtol=1e-12)
+    assert set(whole.method) == {"closed form", "enumeration"}
+    # by hand, one draw and ranking: log Σ_k τ_k e^{−α_k d/n} / Z(α_k)
+    pf = partition_function(n, "footrule")
+    s, j = 5, 20
+    terms = [
+        np.log(weight[s, k])
+        - alpha[s, k] / n * np.abs(ranks[j] - rho[s, k]).sum()
+        - float(pf.log_z(alpha[s, k]))
+        for k in range(clusters)
+    ]
+    assert blocked.log_likelihood[s, j] == pytest.approx(np.logaddexp.reduce(terms), abs=1e-9)
