@@ -4,12 +4,14 @@ compared by PSIS-LOO next to BayesMallows' elbow of the within-cluster distance;
 chosen mixture's clusters, weights and consensuses, and a new eater's top-3 probabilities.
 
 Run: ``python examples/mallows_clusters.py [--out DIR] [--max-clusters K]`` (writes
-``sushi_clusters.png``, the elpd and the elbow against the number of clusters). It is long:
-each mixture runs 4 chains of 15,000 iterations at 1–2 ms each (NumPy: the mixture sampler has
-no numba kernels yet), and a mixture whose chains disagree is extended up to 4 × its draws. On
-these 5,000 rankings the chains of a mixture with two or more clusters can settle in different
-clusterings (local modes of a very peaked posterior); R-hat then flags the fit as not converged
-and the table says so — do not read its elpd. See ``docs/user-guide/mallows.md``, *Mixtures*.
+``sushi_clusters.png``, the elpd and the elbow against the number of clusters). It is long: each
+mixture runs 4 chains of 15,000 iterations at 1–2 ms each (NumPy: the mixture sampler has no
+numba kernels yet), and a mixture whose chains disagree is extended up to 4 × its draws — 24.7
+min for K = 1 … 6 on a 2-core machine at load 3–5, peak memory 4.3 GB. K = 1, 2, 3 converge;
+from K = 4 on, the chains settle in different clusterings of comparable likelihood and R-hat
+flags the fits (the table says so; do not read their elpd), so the chosen mixture is the best
+converged one, K = 3. See ``docs/user-guide/mallows.md``, *Mixtures*, for the table and the
+comparison with BayesMallows' choice of 5 clusters.
 """
 
 import argparse

@@ -61,6 +61,13 @@ def mixture(args: argparse.Namespace, data, name: str, what: str) -> int:
         f"{fit.info['thin']} iterations, after {fit.info['tune']} discarded{extended}, seed "
         f"{args.seed}; clusters numbered by {fit.info['label_switching']}"
     )
+    restarted = fit.info.get("restarted_chains") or []
+    if restarted:
+        moved = ", ".join(f"{r['chain'] + 1} (gap {r['gap']:g})" for r in restarted)
+        print(
+            f"  chains restarted at the end of tuning from the best one's state, their mixture "
+            f"log-likelihood far below it: {moved}"
+        )
     summary = fit.summary(args.prob)
     weights = fit.weights(args.prob)
     k = fit.n_clusters

@@ -39,7 +39,9 @@ class ClusterChoice:
         ``within`` and ``within_sd`` (posterior mean and sd of the within-cluster distance, the
         elbow), ``converged`` (R-hat ≤ 1.01 and ESS ≥ 400).
     best : int or None
-        The ``K`` of highest ``elpd`` (None for the elbow alone: that choice is the reader's).
+        The ``K`` of highest ``elpd`` among the fits that converged — an unconverged fit's elpd
+        is not to be read (None for the elbow alone, whose choice is the reader's, and when no
+        fit converged).
     fits : dict
         ``{K: fit}`` (a :class:`~rankstats.models.MallowsMixtureFit` each).
     ic : str
@@ -58,12 +60,18 @@ class ClusterChoice:
         shown = self.table.copy()
         for c in ("elpd", "se", "elpd_diff", "dse", "p", "within", "within_sd"):
             shown[c] = [format(v, ".2f") for v in shown[c]]
-        lines = [
-            f"ClusterChoice({self.ic.upper()}: best K = {self.best}; the elbow: `within`)"
-            if self.best is not None
-            else "ClusterChoice(the elbow: `within`; no information criterion)",
-            shown.to_string(),
-        ]
+        unconverged = [str(k) for k in self.table.index[~self.table["converged"]]]
+        caveat = f", K = {', '.join(unconverged)} not converged" if unconverged else ""
+        if self.ic == "elbow":
+            head = "ClusterChoice(the elbow: `within`; no information criterion)"
+        elif self.best is None:
+            head = f"ClusterChoice({self.ic.upper()}: no fit converged; the elbow: `within`)"
+        else:
+            head = (
+                f"ClusterChoice({self.ic.upper()}: best converged K = {self.best}{caveat}; "
+                "the elbow: `within`)"
+            )
+        lines = [head, shown.to_string()]
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -197,10 +205,17 @@ def choose_clusters(
         for column in ("elpd", "se", "elpd_diff", "dse", "p"):
             table[column] = ranked[column].reindex(table.index)
         notes += list(comparison.notes)
-        best = int(ranked.index[0])
+        best = best_converged(ranked["elpd"], table["converged"])
     else:
         for column in ("elpd", "se", "elpd_diff", "dse", "p"):
             table[column] = np.nan
     table = table[["elpd", "se", "elpd_diff", "dse", "p", "within", "within_sd", "converged"]]
     table.index.name = "clusters"
     return ClusterChoice(table=table, best=best, fits=fits, ic=ic or "elbow", notes=notes)
+
+
+def best_converged(elpd: pd.Series, converged: pd.Series) -> int | None:
+    """The ``K`` of highest ``elpd`` among the converged fits (both indexed by ``K``), or None
+    when none converged."""
+    usable = elpd[converged.reindex(elpd.index).fillna(False).astype(bool)]
+    return None if usable.empty else int(usable.idxmax())

@@ -344,3 +344,29 @@ def test_the_mixture_likelihood_in_blocks_of_draws_is_the_same(monkeypatch):
         for k in range(clusters)
     ]
     assert blocked.log_likelihood[s, j] == pytest.approx(np.logaddexp.reduce(terms), abs=1e-9)
+
+
+def test_choose_clusters_picks_the_best_converged_number():
+    from rankstats.models.cluster_choice import best_converged
+
+    rk, _, _ = _simulated(seed=4, n=8, sizes=(40, 40), alphas=(10.0, 10.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        choice = rs.models.choose_clusters(
+            rk,
+            [1, 2],
+            distance="footrule",
+            draws=300,
+            tune=1000,
+            thin=5,
+            chains=2,
+            progressbar=False,
+        )
+    assert list(choice.table.index) == [1, 2]
+    assert choice.table.loc[2, "within"] < choice.table.loc[1, "within"]
+    assert choice.table["converged"].all()
+    assert choice.best == 2 and "best converged K = 2" in repr(choice)
+    # an unconverged fit's elpd is never the choice, however high
+    elpd = pd.Series({1: -500.0, 2: -400.0, 3: -300.0})
+    assert best_converged(elpd, pd.Series({1: True, 2: True, 3: False})) == 2
+    assert best_converged(elpd, pd.Series({1: False, 2: False, 3: False})) is None
