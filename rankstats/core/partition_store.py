@@ -23,16 +23,15 @@ shortest exact representation (read back bit for bit).
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import secrets
 import warnings
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
+from rankstats._util.atomic import output_file
 from rankstats.core.permutation_distances import check_distance, max_distance
 
 #: Version of the files' layout (cache and CSV). A reader refuses a CSV of a newer format.
@@ -106,9 +105,9 @@ def write_cached(path: Path, key: dict, arrays: dict[str, np.ndarray]) -> None:
     costs one warning per process (the function was computed: the cache only saves time)."""
     meta = {f"meta_{name}": np.asarray(value) for name, value in key.items()}
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with _atomic(path, "wb") as out:
-            np.savez_compressed(out, **arrays, **meta)  # a file object: no ".npz" appended
+        with output_file(path, "the partition-function cache") as temporary:
+            with open(temporary, "wb") as out:  # a file object: no ".npz" appended
+                np.savez_compressed(out, **arrays, **meta)
     except OSError as err:
         global _warned
         if not _warned:
@@ -122,32 +121,16 @@ def write_cached(path: Path, key: dict, arrays: dict[str, np.ndarray]) -> None:
             )
 
 
-@contextlib.contextmanager
-def _atomic(path: Path, mode: str):
-    """A temporary file beside ``path`` (same folder, so the rename is atomic), renamed onto it
-    when the block ends without an error and removed otherwise. Opened by name, not by
-    ``mkstemp``, so that it gets the permissions of the user's umask (not 0600)."""
-    temporary = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-    text = {} if "b" in mode else {"encoding": "utf-8", "newline": ""}
-    try:
-        with open(temporary, mode.replace("w", "x"), **text) as out:
-            yield out
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-
-
 def write_table(path: str | os.PathLike, frame, metadata: dict) -> Path:
     """Write a CSV table: the ``# key: value`` header of ``metadata``, then ``frame``
     (atomically: a reader never sees half a table)."""
     path = Path(path)
     lines = [CSV_HEADER, f"# format_version: {FORMAT_VERSION}"]
     lines += [f"# {name}: {value}" for name, value in metadata.items() if value is not None]
-    with _atomic(path, "w") as out:
-        out.write("\n".join(lines) + "\n")
-        frame.to_csv(out, index=False, lineterminator="\n")  # floats: shortest exact repr
+    with output_file(path, "save") as temporary:
+        with open(temporary, "w", encoding="utf-8", newline="") as out:
+            out.write("\n".join(lines) + "\n")
+            frame.to_csv(out, index=False, lineterminator="\n")  # floats: shortest exact repr
     return path
 
 

@@ -191,10 +191,13 @@ def test_an_unwritable_folder_costs_one_warning_and_no_error(tmp_path, monkeypat
 
 
 def test_an_interrupted_write_leaves_no_file(tmp_path):
-    target = tmp_path / "table.csv"
-    with pytest.raises(RuntimeError), partition_store._atomic(target, "w") as out:
-        out.write("half a table")
-        raise RuntimeError
+    class HalfATable:  # fails in the middle of writing its rows
+        def to_csv(self, out, **options):
+            out.write("alpha,log_z\n0,")
+            raise RuntimeError("interrupted")
+
+    with pytest.raises(RuntimeError, match="interrupted"):
+        partition_store.write_table(tmp_path / "table.csv", HalfATable(), {"n": 4})
     assert list(tmp_path.iterdir()) == []
 
 
