@@ -59,6 +59,13 @@ def print_top_k(top: pd.DataFrame, args: argparse.Namespace, who: str) -> None:
 def print_predictive(table: pd.DataFrame, args: argparse.Namespace, who: str) -> None:
     """Print a fit's ``predictive_distribution`` table (the most probable rankings)."""
     exact = table.attrs.get("method") == "exact"
+    plug_in = table.attrs.get("draws") == 1  # a MAP fit: one point, no posterior to average
+    how = (
+        "at the maximum-likelihood estimate (plug-in: no posterior uncertainty)"
+        if plug_in
+        else "posterior predictive"
+    )
+    error = "" if plug_in else ", s.e. the Monte Carlo error over the posterior draws"
     print()
     print_table(
         [("ranking", "left"), ("probability", "right"), ("s.e.", "right")],
@@ -70,8 +77,8 @@ def print_predictive(table: pd.DataFrame, args: argparse.Namespace, who: str) ->
                 strict=True,
             )
         ),
-        title=f"the {len(table)} most probable rankings of {who} (posterior predictive; "
+        title=f"the {len(table)} most probable rankings of {who} ({how}; "
         + ("every ranking scored" if exact else "the most probable of the rankings drawn")
-        + ", s.e. the Monte Carlo error over the posterior draws)",
+        + f"{error})",
         max_width={0: 100},
     )

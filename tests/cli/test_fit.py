@@ -220,24 +220,10 @@ def test_cli_fit_compare_sub_rankings(tmp_path, capsys):
 def test_cli_fit_mallows_with_another_distance(tmp_path, capsys):
     """--distance footrule: Metropolis–Hastings, α printed with θ = α/n, the consensus by the
     footrule, the same numbers as the library with the same settings."""
-    import warnings
-
     from rankstats.cli import main
 
-    out = tmp_path / "out"
-    settings = ["--draws", "100", "--tune", "300", "--chains", "2", "--max-draws", "100"]
-    args = ["fit", "--rankings", "salad", "--model", "mallows", "--out", str(out)]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        code = main([*args, "--distance", "footrule", "--no-progress", "--top-k", "2", *settings])
-        fit = rs.models.Mallows(distance="footrule").fit(
-            rs.load_rankings("salad"),
-            draws=100,
-            tune=300,
-            chains=2,
-            max_draws=100,
-            progressbar=False,
-        )
+    out = tmp_path
+    code, fit = _cli_and_library_footrule_fits(tmp_path, ["--top-k", "2"])
     assert code == 0
     text = capsys.readouterr().out
     assert "Metropolis–Hastings: 2 chains × 100 draws, one every 10 iterations" in text
@@ -250,7 +236,8 @@ def test_cli_fit_mallows_with_another_distance(tmp_path, capsys):
     top = pd.read_csv(out / "mallows_top_k.csv")
     assert "new ranking puts the system in its top 2" in text
     pd.testing.assert_frame_equal(top, fit.top_k(2), check_exact=False, rtol=1e-9)
-    assert main([*args, "--distance", "footrule", "--top-k", "5", *settings]) == 2
+    args = ["fit", "--rankings", "salad", "--model", "mallows", "--distance", "footrule"]
+    assert main([*args, "--top-k", "5", "--out", str(tmp_path / "other")]) == 2
     assert "--top-k 5 is more than the 4 systems" in capsys.readouterr().err
 
 
