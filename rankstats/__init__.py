@@ -62,6 +62,11 @@ _EXPORTS = {
     "kemeny": "aggregation.kemeny_search",
     "Paired": "paired_analysis.paired_tests",
     "paired": "paired_analysis.paired_tests",
+    "BenchmarkDesign": "planning.design",
+    "PowerResult": "planning.power_result",
+    "power": "planning.power_analysis",
+    "SampleSizeResult": "planning.sample_size_result",
+    "sample_size": "planning.power_analysis",
     "Pairwise": "core.pair_probabilities",
     "pairwise": "core.pair_probabilities",
     "AnovaResult": "significance.parametric",
@@ -123,6 +128,10 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
     from rankstats.io.ranking_files import read_paired_comparisons, read_rankings
     from rankstats.io.score_files import read_scores
     from rankstats.paired_analysis.paired_tests import Paired, paired
+    from rankstats.planning.design import BenchmarkDesign
+    from rankstats.planning.power_analysis import power, sample_size
+    from rankstats.planning.power_result import PowerResult
+    from rankstats.planning.sample_size_result import SampleSizeResult
     from rankstats.reporting import Report, report
     from rankstats.scan import ScannedScores, scan_scores
     from rankstats.significance.bayesian_hierarchical import BayesHierarchical, bayes_hierarchical
@@ -167,6 +176,7 @@ __all__ = [
     "Battles",
     "BayesHierarchical",
     "BayesSignedRank",
+    "BenchmarkDesign",
     "Blocks",
     "ChoiceResult",
     "Comparison",
@@ -182,10 +192,12 @@ __all__ = [
     "Paired",
     "Pairwise",
     "PosthocResult",
+    "PowerResult",
     "RankSets",
     "Rankings",
     "Report",
     "Robustness",
+    "SampleSizeResult",
     "ScannedScores",
     "Scores",
     "TukeyResult",
@@ -215,6 +227,7 @@ __all__ = [
     "paired",
     "pairwise",
     "posthoc",
+    "power",
     "rank_blocks",
     "rank_confidence_sets",
     "read_battles",
@@ -224,6 +237,7 @@ __all__ = [
     "read_scores",
     "repeated_measures_anova",
     "report",
+    "sample_size",
     "scan_scores",
     "significance_matrix",
     "simulate",

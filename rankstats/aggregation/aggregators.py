@@ -110,19 +110,20 @@ def mean_scores(instance_sum: np.ndarray, instance_count: np.ndarray) -> np.ndar
 
     Parameters
     ----------
-    instance_sum, instance_count : ndarray, shape (T, N)
-        Per (task, system): Σ and number of the scores.
+    instance_sum, instance_count : ndarray, shape (..., T, N)
+        Per (task, system): Σ and number of the scores (leading axes: benchmarks, as in the
+        power simulations).
 
     Returns
     -------
-    ndarray, shape (N,)
+    ndarray, shape (..., N)
     """
     evaluated = instance_count > 0
     with np.errstate(invalid="ignore", divide="ignore"):
         task_mean = np.where(evaluated, instance_sum / instance_count, 0.0)
     # Tasks contiguous per system, so that NumPy sums them pairwise (as pandas' skipna mean).
-    total = np.ascontiguousarray(task_mean.T).sum(axis=1)
-    count = evaluated.sum(axis=0)
+    total = np.ascontiguousarray(np.swapaxes(task_mean, -1, -2)).sum(axis=-1)
+    count = evaluated.sum(axis=-2)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(count > 0, total / count, np.nan)
 

@@ -57,15 +57,19 @@ from rankstats.core.pair_probabilities import Pairwise
 
 
 def holm_adjust(p_values: np.ndarray) -> np.ndarray:
-    """Holm (1979) step-down adjusted p-values: ``max_{k ≤ i} min(1, (m − k + 1) p_(k))``."""
+    """Holm (1979) step-down adjusted p-values: ``max_{k ≤ i} min(1, (m − k + 1) p_(k))``.
+
+    Along the last axis: a batch ``(..., m)`` of families (the power simulations) is adjusted
+    family by family in one call.
+    """
     p = np.asarray(p_values, dtype=np.float64)
-    m = p.size
+    m = p.shape[-1] if p.ndim else 0
     if m == 0:
         return p.copy()
-    order = np.argsort(p, kind="stable")
-    stepped = np.minimum(1.0, (m - np.arange(m)) * p[order])
-    adjusted = np.empty(m)
-    adjusted[order] = np.maximum.accumulate(stepped)
+    order = np.argsort(p, axis=-1, kind="stable")
+    stepped = np.minimum(1.0, (m - np.arange(m)) * np.take_along_axis(p, order, axis=-1))
+    adjusted = np.empty_like(p)
+    np.put_along_axis(adjusted, order, np.maximum.accumulate(stepped, axis=-1), axis=-1)
     return adjusted
 
 
@@ -239,6 +243,80 @@ class HoeffdingResult:
         return "\n".join(lines)
 
 
+def hoeffding_arrays(
+    wins: np.ndarray,
+    wins_observed: np.ndarray,
+    compared: np.ndarray,
+    n_rankings: np.ndarray | float,
+    delta: float = 0.05,
+    correction: str = "holm",
+    form: str = "two-sided",
+    estimand: str = "imputed",
+) -> dict[str, np.ndarray]:
+    r"""The intervals and decisions of :func:`hoeffding_test` as ``(..., N, N)`` matrices.
+
+    The one computation behind :func:`hoeffding_test` (one benchmark) and the power simulations
+    (:mod:`rankstats.planning`, a leading axis of simulated benchmarks): entry ``[..., a, b]`` is
+    the pair ``(a, b)`` — estimate :math:`\hat p` of ``P(a above b)``, half-width
+    :math:`\sqrt{\text{log\_term} / 2z}`, interval, p-value
+    :math:`\min(1, c\,e^{-2z(\hat p - 1/2)^2})`, the adjusted p-value (Holm or Bonferroni over
+    the ``N (N − 1) / 2`` unordered pairs of each benchmark) and ``significant``
+    (adjusted p-value < δ). The diagonal is meaningless. Arguments are checked by
+    :func:`hoeffding_test`.
+
+    Parameters
+    ----------
+    wins, wins_observed, compared : ndarray, shape (..., N, N)
+        The sums of :class:`~rankstats.core.pair_probabilities.PairSums`.
+    n_rankings : float or ndarray, shape (...)
+        Rankings summed (``L``), per benchmark.
+    delta, correction, form, estimand
+        As in :func:`hoeffding_test`.
+
+    Returns
+    -------
+    dict of ndarray
+        ``estimate``, ``half_width``, ``low``, ``high``, ``p_value``, ``p_adjusted``,
+        ``significant``, each ``(..., N, N)``.
+    """
+    z = np.asarray(compared, dtype=np.float64)
+    n = z.shape[-1]
+    if estimand == "imputed":
+        rankings = np.maximum(np.asarray(n_rankings, dtype=np.float64), 1.0)
+        estimate = wins / rankings[..., None, None]
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            estimate = np.where(z > 0, wins_observed / np.maximum(z, 1), 0.5)
+    n_pairs = n * (n - 1) // 2
+    level = delta / n_pairs if correction != "none" and n_pairs else delta
+    log_term = _log_term(level, form)
+    with np.errstate(divide="ignore"):
+        half = np.where(z > 0, np.sqrt(log_term / (2.0 * np.maximum(z, 1))), np.inf)
+    low = np.clip(estimate - half, 0.0, 1.0)
+    high = np.clip(estimate + half, 0.0, 1.0)
+    factor = 2.0 if form == "two-sided" else 1.0
+    p_value = np.minimum(1.0, factor * np.exp(-2.0 * z * (estimate - 0.5) ** 2))
+    if correction == "none":
+        p_adjusted = p_value
+    else:
+        # Adjust over unordered pairs; (a, b) and (b, a) share one p-value.
+        ia, ib = np.triu_indices(n, 1)
+        upper = p_value[..., ia, ib]
+        adjusted = holm_adjust(upper) if correction == "holm" else np.minimum(1.0, n_pairs * upper)
+        p_adjusted = np.zeros_like(p_value)
+        p_adjusted[..., ia, ib] = adjusted
+        p_adjusted[..., ib, ia] = adjusted
+    return {
+        "estimate": estimate,
+        "half_width": half,
+        "low": low,
+        "high": high,
+        "p_value": p_value,
+        "p_adjusted": p_adjusted,
+        "significant": p_adjusted < delta,
+    }
+
+
 def hoeffding_test(
     pw: Pairwise,
     delta: float = 0.05,
@@ -328,38 +406,16 @@ def hoeffding_test(
     a_idx, b_idx = np.nonzero(~np.eye(n, dtype=bool))
     a, b = pos[a_idx], pos[b_idx]
 
-    z = pw.compared[a, b]
-    if estimand == "imputed":
-        estimate = pw.wins[a, b] / max(pw.n_rankings, 1)
-    else:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            estimate = np.where(z > 0, pw.wins_observed[a, b] / np.maximum(z, 1), 0.5)
-
     n_pairs = n * (n - 1) // 2
     level = delta / n_pairs if correction != "none" and n_pairs else delta
-    log_term = _log_term(level, form)
-    with np.errstate(divide="ignore"):
-        half = np.where(z > 0, np.sqrt(log_term / (2.0 * np.maximum(z, 1))), np.inf)
-    low = np.clip(estimate - half, 0.0, 1.0)
-    high = np.clip(estimate + half, 0.0, 1.0)
-
-    factor = 2.0 if form == "two-sided" else 1.0
-    p_value = np.minimum(1.0, factor * np.exp(-2.0 * z * (estimate - 0.5) ** 2))
-    if correction == "none":
-        p_adjusted = p_value
-    else:
-        # Adjust over unordered pairs; (a, b) and (b, a) share one p-value.
-        upper = a_idx < b_idx
-        adj_upper = (
-            holm_adjust(p_value[upper])
-            if correction == "holm"
-            else np.minimum(1.0, n_pairs * p_value[upper])
-        )
-        lookup = np.zeros((n, n))
-        lookup[a_idx[upper], b_idx[upper]] = adj_upper
-        lookup = lookup + lookup.T
-        p_adjusted = lookup[a_idx, b_idx]
-    significant = p_adjusted < delta
+    full = hoeffding_arrays(
+        pw.wins, pw.wins_observed, pw.compared, pw.n_rankings, delta, correction, form, estimand
+    )
+    z = pw.compared[a, b]
+    estimate, half, low, high, p_value, p_adjusted, significant = (
+        full[key][a, b]
+        for key in ("estimate", "half_width", "low", "high", "p_value", "p_adjusted", "significant")
+    )
     above = significant & (estimate > 0.5)
     below = significant & (estimate < 0.5)
     names = np.array(systems, dtype=object)

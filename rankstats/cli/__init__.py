@@ -51,6 +51,7 @@ COMMANDS = (
     "fit",
     "simulate",
     "robustness",
+    "power",
     "paired",
     "datasets",
     "kemeny",

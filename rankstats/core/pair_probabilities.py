@@ -152,7 +152,7 @@ def insertion_probability(ranks: np.ndarray) -> np.ndarray:
         Canonical mid-ranks (:attr:`Rankings.ranks`); NaN = not evaluated.
     """
     observed = ~np.isnan(ranks)
-    k = observed.sum(axis=1, keepdims=True)
+    k = observed.sum(axis=-1, keepdims=True)
     return np.where(observed, ranks, 0.0) / (k + 1.0)
 
 
@@ -244,40 +244,79 @@ def pair_sums(ranks: np.ndarray, second_moment: bool = False) -> PairSums:
 
 def _block_sums(ranks: np.ndarray, second_moment: bool) -> PairSums:
     """:func:`pair_sums` of one block of rankings."""
+    arrays = pair_sum_arrays(ranks, second_moment=second_moment)
+    return PairSums(*arrays[:5], ranks.shape[0], arrays[6])
+
+
+def pair_sum_arrays(
+    ranks: np.ndarray, keep: np.ndarray | None = None, second_moment: bool = False
+) -> tuple[np.ndarray, ...]:
+    r"""The sums of :class:`PairSums` over the rankings of each batch, as arrays.
+
+    The one computation behind :func:`pair_sums` (one batch) and the power simulations
+    (:mod:`rankstats.planning`), which sum many simulated benchmarks at once.
+
+    Parameters
+    ----------
+    ranks : ndarray, shape (..., L, N)
+        Canonical mid-ranks; NaN = not evaluated. Leading axes are batches summed separately.
+    keep : ndarray of bool, shape (..., L), optional
+        Rankings that count (default all): a simulated benchmark drops its rankings with fewer
+        than two scores, as :class:`~rankstats.Scores` does, so each batch has its own ``L``.
+    second_moment : bool
+        Also return ``self_product``.
+
+    Returns
+    -------
+    tuple
+        ``wins, wins_observed, compared, ties`` (shape ``(..., N, N)``, zero diagonal),
+        ``n_evaluated`` (``(..., N)``), ``n_rankings`` (``(...)``, float) and ``self_product``
+        (``(..., N, N)`` or None), as the fields of :class:`PairSums`.
+    """
     observed = ~np.isnan(ranks)
+    if keep is not None:
+        observed &= keep[..., None]
+        ranks = np.where(observed, ranks, np.nan)
     obs = observed.astype(np.float64)
-    unobs = 1.0 - obs
+    counted = np.ones(ranks.shape[:-1]) if keep is None else keep.astype(np.float64)
+    unobs = counted[..., None] - obs
     q = insertion_probability(ranks)
 
-    n_rows, n = ranks.shape
+    n_rows, n = ranks.shape[-2:]
+    batch = int(np.prod(ranks.shape[:-2], dtype=np.int64))
     # Both observed: strict wins (NaN compares False); ties then follow from compared − wins − winsᵀ
     # without a second comparison.
-    if n_rows * n * n <= _BROADCAST_CELLS:
-        strict = np.count_nonzero(ranks[:, :, None] < ranks[:, None, :], axis=0).astype(np.float64)
+    if batch * n_rows * n * n <= _BROADCAST_CELLS:
+        strict = np.count_nonzero(ranks[..., :, :, None] < ranks[..., :, None, :], axis=-3).astype(
+            np.float64
+        )
     else:
         # Column by column: a loop over systems, vectorised over rankings, bounded memory.
-        ranks_t = np.ascontiguousarray(ranks.T)
-        strict = np.empty((n, n))
+        strict = np.empty((*ranks.shape[:-2], n, n))
         for j in range(n):
-            strict[:, j] = np.count_nonzero(ranks_t < ranks_t[j], axis=1)
-    compared = obs.T @ obs
-    ties = compared - strict - strict.T
-    np.fill_diagonal(ties, 0.0)
+            strict[..., :, j] = np.count_nonzero(ranks < ranks[..., j : j + 1], axis=-2)
+    t_obs = np.swapaxes(obs, -1, -2)
+    t_unobs = np.swapaxes(unobs, -1, -2)
+    diagonal = np.eye(n, dtype=bool)
+    compared = t_obs @ obs
+    ties = compared - strict - np.swapaxes(strict, -1, -2)
+    ties[..., diagonal] = 0.0
     wins_observed = strict + 0.5 * ties
 
-    both_missing = unobs.T @ unobs
-    wins = wins_observed + unobs.T @ q + (obs - q).T @ unobs + 0.5 * both_missing
-    np.fill_diagonal(wins, 0.0)
+    both_missing = t_unobs @ unobs
+    wins = wins_observed + t_unobs @ q + np.swapaxes(obs - q, -1, -2) @ unobs + 0.5 * both_missing
+    wins[..., diagonal] = 0.0
     self_product = None
     if second_moment:
         # P[i, j] P[j, i] = q (1 − q) when exactly one of the two is observed, ¼ when neither.
         v = obs * q * (1.0 - q)
-        self_product = unobs.T @ v + v.T @ unobs + 0.25 * both_missing
-        np.fill_diagonal(self_product, 0.0)
-    n_evaluated = np.diag(compared).copy()
-    np.fill_diagonal(compared, 0.0)
-    np.fill_diagonal(wins_observed, 0.0)
-    return PairSums(wins, wins_observed, compared, ties, n_evaluated, n_rows, self_product)
+        self_product = t_unobs @ v + np.swapaxes(v, -1, -2) @ unobs + 0.25 * both_missing
+        self_product[..., diagonal] = 0.0
+    n_evaluated = compared[..., diagonal].copy()
+    compared[..., diagonal] = 0.0
+    wins_observed[..., diagonal] = 0.0
+    n_rankings = counted.sum(axis=-1)
+    return wins, wins_observed, compared, ties, n_evaluated, n_rankings, self_product
 
 
 def pairwise(data: Rankings | Scores, by: str | None = None) -> Pairwise:

@@ -94,7 +94,34 @@ def _mood(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where((rows.squeeze(1) > 0).all(axis=0), p, np.nan)
 
 
-def _wilcoxon(d: np.ndarray) -> np.ndarray:
+def sign_test_p_values(wins_a: np.ndarray, wins_b: np.ndarray) -> np.ndarray:
+    r"""Exact two-sided sign test p-values :math:`\min(1, 2 F(\min(w, l)))`, ``F`` the
+    Binomial(w + l, ½) distribution function (as ``scipy.stats.binomtest``); 1 without a decided
+    instance. Arrays of any shape: :func:`paired` passes one value per pair, the power
+    simulations (:mod:`rankstats.planning`) one per pair and simulated benchmark."""
+    decided = wins_a + wins_b
+    return np.where(
+        decided > 0,
+        np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(wins_a, wins_b), decided, 0.5)),
+        1.0,
+    )
+
+
+def paired_t_p_values(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Mean difference and paired t-test p-value per column of differences ``d`` (instances
+    along axis 0, NaN = absent): :math:`t = \bar D \sqrt n / s_D` on ``n − 1`` df, as
+    ``scipy.stats.ttest_rel`` (NaN when ``n < 2`` or :math:`s_D = \bar D = 0`). Columns are
+    pairs in :func:`paired`, pairs × simulated benchmarks in :mod:`rankstats.planning`."""
+    n = (~np.isnan(d)).sum(axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean_diff = np.nanmean(d, axis=0)
+        sd = np.nanstd(d, axis=0, ddof=1)
+        t_stat = mean_diff / (sd / np.sqrt(n))
+        return mean_diff, 2 * stats.t.sf(np.abs(t_stat), n - 1)
+
+
+def wilcoxon_p_values(d: np.ndarray) -> np.ndarray:
     """Wilcoxon signed-rank p-values per column (NaN = absent), equal to per-column scipy calls.
 
     ``scipy.stats.wilcoxon`` is vectorised along an axis, but with ``method="auto"`` it chooses
@@ -323,21 +350,13 @@ def paired(
     wins_a = np.sum(d > 0, axis=0)
     wins_b = np.sum(d < 0, axis=0)
     ties = n - wins_a - wins_b
-    decided = wins_a + wins_b
-    sign_p = np.where(
-        decided > 0,
-        np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(wins_a, wins_b), decided, 0.5)),
-        1.0,
-    )
+    sign_p = sign_test_p_values(wins_a, wins_b)
+    mean_diff, ttest_p = paired_t_p_values(d)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        mean_diff = np.nanmean(d, axis=0)
-        sd = np.nanstd(d, axis=0, ddof=1)
-        t_stat = mean_diff / (sd / np.sqrt(n))
-        ttest_p = 2 * stats.t.sf(np.abs(t_stat), n - 1)
         median_diff = np.nanmedian(a, axis=0) - np.nanmedian(b, axis=0)
     mood_p = _mood(a, b)
-    wilcoxon_p = _wilcoxon(d)
+    wilcoxon_p = wilcoxon_p_values(d)
     share = (wins_a + 0.5 * ties) / n
 
     # Bootstrap: multinomial counts of the instances, shared by every pair.

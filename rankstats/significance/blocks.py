@@ -457,3 +457,26 @@ def _checked(
     )
     require_variation(blocks.ranks, level)
     return blocks
+
+
+def centred_ranks(
+    ranks: np.ndarray, keep: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Blocks counted and centred ranks :math:`R_{ij} - (k+1)/2` of a batch ``(..., N, k)``.
+
+    The start of the rank-sum statistics (Friedman, Nemenyi, Conover) on one benchmark or, with
+    leading axes, on many (the power simulations): ``keep`` (``(..., N)``, bool) selects each
+    batch's blocks (the others count 0), and ``N`` is then the number kept.
+
+    Returns
+    -------
+    n : ndarray, shape (...)
+        Blocks counted (float).
+    deviations : ndarray, shape (..., N, k)
+        Centred ranks, 0 in the blocks not kept.
+    """
+    centre = (ranks.shape[-1] + 1) / 2.0
+    if keep is None:
+        return np.full(ranks.shape[:-2], float(ranks.shape[-2])), ranks - centre
+    n = keep.sum(axis=-1).astype(np.float64)
+    return n, np.where(keep[..., None], ranks - centre, 0.0)

@@ -51,6 +51,7 @@ from rankstats.core.scores import Scores
 from rankstats.significance.blocks import (
     Blocks,
     DroppedFromBlocks,
+    centred_ranks,
     check_missing_blocks,
     rank_blocks,
 )
@@ -84,16 +85,34 @@ def friedman_statistic(ranks: np.ndarray, tie_correction: bool = True) -> tuple[
     tie-correction divisor ``C`` (1 without ties; ``C = 0``, ``χ²_F`` NaN, when every block is
     one tie).  ``C = 12 Σ_ij (R_ij − (k+1)/2)² / (N (k³ − k))``: the variance of the mid-ranks of
     a block is ``(k³ − k − Σ (t³ − t)) / 12k``, so no tie group is searched."""
-    ranks = np.asarray(ranks, dtype=np.float64)
-    n, k = ranks.shape
-    centre = (k + 1) / 2.0
-    chi2 = 12.0 * n / (k * (k + 1)) * float(np.sum((ranks.mean(axis=0) - centre) ** 2))
-    correction = 12.0 * float(np.sum((ranks - centre) ** 2)) / (n * (k**3 - k))
+    chi2, correction = friedman_arrays(np.asarray(ranks, dtype=np.float64), None, tie_correction)
+    return float(chi2), float(correction)
+
+
+def friedman_arrays(
+    ranks: np.ndarray, keep: np.ndarray | None = None, tie_correction: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(χ²_F, C)`` of a batch of rank matrices, shape ``(..., N, k)`` → ``(...)`` each.
+
+    The computation of :func:`friedman_statistic` (Friedman 1937, with the tie correction of
+    ``scipy.stats.friedmanchisquare``) with leading batch axes, for the power simulations
+    (:mod:`rankstats.planning`): :math:`\chi^2_F = \frac{12 N}{k (k+1)} \sum_j (\bar R_j -
+    \frac{k+1}{2})^2`, divided by ``C`` when ``tie_correction``. ``keep`` (``(..., N)``, bool)
+    selects the blocks of each batch (complete-case analysis of simulated benchmarks with
+    missing scores); ``N`` is then the number kept. Fewer than one block gives NaN.
+    """
+    k = ranks.shape[-1]
+    n, deviations = centred_ranks(ranks, keep)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_dev = deviations.sum(axis=-2) / n[..., None]
+        chi2 = 12.0 * n / (k * (k + 1)) * np.sum(mean_dev**2, axis=-1)
+        correction = 12.0 * np.sum(deviations**2, axis=(-2, -1)) / (n * (k**3 - k))
     if not tie_correction:
-        return chi2, 1.0
-    if correction <= 1e-12:
-        return float("nan"), 0.0
-    return chi2 / correction, correction
+        return chi2, np.ones_like(chi2)
+    tied_out = correction <= 1e-12
+    with np.errstate(invalid="ignore", divide="ignore"):
+        corrected = np.where(tied_out, np.nan, chi2 / np.where(tied_out, 1.0, correction))
+    return corrected, np.where(tied_out, 0.0, correction)
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -72,7 +72,12 @@ from rankstats._util.advice import AdviceError, Spelled
 from rankstats.aggregation.hoeffding_intervals import holm_adjust
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
-from rankstats.significance.blocks import Blocks, check_missing_blocks, rank_blocks
+from rankstats.significance.blocks import (
+    Blocks,
+    centred_ranks,
+    check_missing_blocks,
+    rank_blocks,
+)
 from rankstats.significance.effect_sizes import EFFECT_SIZES, effect_sizes_alongside
 from rankstats.significance.imputed_ranks import imputed_rank_test, max_abs_z
 from rankstats.significance.posthoc_result import PosthocResult
@@ -105,26 +110,59 @@ def _adjust(p: np.ndarray, adjust: str) -> np.ndarray:
 
 
 def _nemenyi(blocks: Blocks, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    n, k = blocks.ranks.shape
-    mean = blocks.ranks.mean(axis=0)
-    q = np.abs(mean[a] - mean[b]) / np.sqrt(k * (k + 1) / (6.0 * n))
+    k = blocks.ranks.shape[1]
+    q = nemenyi_arrays(blocks.ranks, a, b)
     return q, studentized_range_sf(q * np.sqrt(2.0), k)
 
 
+def nemenyi_arrays(
+    ranks: np.ndarray, a: np.ndarray, b: np.ndarray, keep: np.ndarray | None = None
+) -> np.ndarray:
+    r"""Nemenyi's statistic :math:`|\bar R_a - \bar R_b| / \sqrt{k (k + 1) / 6N}` of the pairs
+    ``(a, b)`` for a batch of rank matrices ``(..., N, k)`` → ``(..., pairs)``.
+
+    The statistic of :func:`posthoc` (``method="nemenyi"``, complete blocks; Nemenyi 1963,
+    Demšar 2006), with leading batch axes for the power simulations (:mod:`rankstats.planning`);
+    ``keep`` (``(..., N)``) selects the blocks of each batch. Its single-step p-value is
+    :math:`P(Q_k \ge q \sqrt 2)`, ``Q_k`` the studentized range of ``k`` means.
+    """
+    k = ranks.shape[-1]
+    n, deviations = centred_ranks(ranks, keep)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = deviations.sum(axis=-2) / n[..., None]  # centred: the centre cancels below
+        return np.abs(mean[..., a] - mean[..., b]) / np.sqrt(k * (k + 1) / (6.0 * n))[..., None]
+
+
 def _conover(blocks: Blocks, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    ranks = blocks.ranks
-    n, k = ranks.shape
-    sums = ranks.sum(axis=0)
+    t, df = conover_arrays(blocks.ranks, a, b)
+    return t, 2.0 * stats.t.sf(t, df)
+
+
+def conover_arrays(
+    ranks: np.ndarray, a: np.ndarray, b: np.ndarray, keep: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Conover's (1999) pooled t statistics of the pairs ``(a, b)`` and their degrees of freedom,
+    for a batch of rank matrices ``(..., N, k)`` → ``(..., pairs)`` and ``(...)``.
+
+    :math:`t = |R_a - R_b| / \sqrt{2 N (A - C)(1 - T / N(k-1)) / df}` with rank sums ``R``,
+    :math:`A - C = \sum_{ij} (R_{ij} - (k+1)/2)^2`, ``T`` Friedman's statistic in Conover's form
+    and ``df = (N − 1)(k − 1)``: the statistic of :func:`posthoc` (``method="conover"``), with
+    leading batch axes for the power simulations; ``keep`` selects the blocks of each batch.
+    Two-sided p-value ``2 t.sf(t, df)``; 0 where every block is one tie.
+    """
+    k = ranks.shape[-1]
+    n, deviations = centred_ranks(ranks, keep)
     # A − C = Σ_ij (R_ij − (k+1)/2)²: no cancellation between two large sums.
-    spread = float(np.sum((ranks - (k + 1) / 2.0) ** 2))
-    between = float(np.sum((sums - n * (k + 1) / 2.0) ** 2))
+    centred_sums = deviations.sum(axis=-2)  # R_j − N (k+1)/2
+    spread = np.sum(deviations**2, axis=(-2, -1))
+    between = np.sum(centred_sums**2, axis=-1)
     df = (n - 1) * (k - 1)
     with np.errstate(divide="ignore", invalid="ignore"):
         t_conover = (k - 1) * between / spread  # Friedman's statistic in Conover's form
         scale = np.sqrt(2.0 * n * spread * (1.0 - t_conover / (n * (k - 1))) / df)
-        t = np.abs(sums[a] - sums[b]) / scale
+        t = np.abs(centred_sums[..., a] - centred_sums[..., b]) / scale[..., None]
     t = np.where(np.isnan(t), 0.0, t)  # 0/0: every block one tie (no difference at all)
-    return t, 2.0 * stats.t.sf(t, df)
+    return t, df
 
 
 def _wilcoxon_method(d: np.ndarray) -> np.ndarray:

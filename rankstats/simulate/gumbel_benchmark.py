@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats.core.scores import Scores
-from rankstats.simulate.argument_checks import check_generator, require
+from rankstats.simulate.argument_checks import check_count, check_generator, require
 from rankstats.simulate.labels import system_names, task_names
 from rankstats.simulate.simulated_scores import SimulatedScores
 
@@ -60,6 +60,60 @@ def gumbel_cube(
     ValueError
         An argument out of its range (named in the message), before anything is drawn.
     """
+    cubes = gumbel_cubes(
+        1,
+        n_systems,
+        n_tasks,
+        n_instances,
+        phi,
+        scale,
+        rng,
+        adversarial_tasks,
+        rescale,
+        missing,
+        missing_pattern,
+        outliers,
+        instance_types,
+        round_to,
+        rescale_by_name=rescale_by_name,
+    )
+    return cubes[0]
+
+
+def gumbel_cubes(
+    replications: int,
+    n_systems: int,
+    n_tasks: int,
+    n_instances: int | None = 1,
+    phi: float = 0.5,
+    scale: float = 1.0,
+    rng: np.random.Generator | int | np.random.SeedSequence | None = None,
+    adversarial_tasks: int = 0,
+    rescale: Mapping[int, float] | None = None,
+    missing: float = 0.0,
+    missing_pattern: str = "cell",
+    outliers: tuple[float, float] | None = None,
+    instance_types: tuple[int, float] | None = None,
+    round_to: int | None = None,
+    *,
+    rescale_by_name: bool = False,
+    locations: np.ndarray | None = None,
+    noise: str = "gumbel",
+) -> np.ndarray:
+    r"""``replications`` independent score cubes at once, shape ``(R, N, T, K)``.
+
+    The generator of :func:`gumbel_cube` with a leading replication axis, drawn in one call per
+    kind of draw (no Python loop over replications): the power simulations
+    (:mod:`rankstats.planning`) draw thousands of benchmarks this way. With ``replications=1`` the
+    draws, in the same order from the same generator, are those of :func:`gumbel_cube`, which is
+    this function's first cube.
+
+    ``locations`` (length ``N``, optional) replaces the honest locations :math:`\varphi n`: a
+    Plackett–Luce model with log-worths :math:`\lambda_n` is ``locations = λ`` with
+    ``scale = 1`` (Gumbel-max); ``phi`` is then not used. ``noise="normal"`` draws
+    :math:`N(\text{loc}, \text{scale}^2)` instead of Gumbel scores (Thurstone's case V).
+    """
+    check_count("replications", replications, 1)
     check_generator(
         n_systems,
         n_tasks,
@@ -84,27 +138,38 @@ def gumbel_cube(
     bad = [t for t in (rescale or {}) if not 0 <= t < n_tasks]
     require(not bad, f"rescale task indices must be in [0, n_tasks), got {bad}")
     n = np.arange(1, n_systems + 1, dtype=np.float64)
-    loc = np.broadcast_to((phi * n)[:, None, None], (n_systems, n_tasks, 1)).copy()
+    honest = phi * n
+    if locations is not None:
+        honest = np.asarray(locations, dtype=np.float64)
+        require(
+            honest.shape == (n_systems,) and bool(np.all(np.isfinite(honest))),
+            f"locations must be {n_systems} finite numbers, got shape {honest.shape}",
+        )
+    loc = np.broadcast_to(honest[:, None, None], (n_systems, n_tasks, 1)).copy()
     loc[:, :adversarial_tasks, 0] = -n[:, None]
-    cube = rng.gumbel(loc=loc, scale=scale, size=(n_systems, n_tasks, n_instances))
+    shape = (replications, n_systems, n_tasks, n_instances)
+    require(noise in ("gumbel", "normal"), f"noise must be 'gumbel' or 'normal', not {noise!r}")
+    draw = rng.normal if noise == "normal" else rng.gumbel
+    cube = draw(loc=loc, scale=scale, size=shape)
     if instance_types is not None:
         n_types, spread = instance_types
-        kind = rng.integers(0, n_types, size=(n_tasks, n_instances))
-        offset = rng.normal(0.0, spread * scale, size=(n_systems, n_types))
-        cube += offset[:, kind]
+        kind = rng.integers(0, n_types, size=(replications, n_tasks, n_instances))
+        offset = rng.normal(0.0, spread * scale, size=(replications, n_systems, n_types))
+        rep = np.arange(replications)[:, None, None, None]
+        cube += offset[rep, np.arange(n_systems)[None, :, None, None], kind[:, None, :, :]]
     if outliers is not None:
         share, magnitude = outliers
-        hit = rng.random(cube.shape) < share
-        cube += hit * rng.choice([-1.0, 1.0], size=cube.shape) * magnitude * scale
+        hit = rng.random(shape) < share
+        cube += hit * rng.choice([-1.0, 1.0], size=shape) * magnitude * scale
     for task, factor in (rescale or {}).items():
-        cube[:, task, :] *= factor
+        cube[:, :, task, :] *= factor
     if round_to is not None:
         cube = np.round(cube, round_to)
     if missing > 0:
         if missing_pattern == "cell":
-            cube[rng.random(cube.shape) < missing] = np.nan
+            cube[rng.random(shape) < missing] = np.nan
         else:
-            cube[rng.random((n_systems, n_tasks)) < missing, :] = np.nan
+            cube[rng.random(shape[:3]) < missing, :] = np.nan
     return cube
 
 

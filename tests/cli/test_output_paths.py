@@ -25,6 +25,7 @@ COMMANDS = [
     ["kemeny", "--dataset", "glue"],
     ["fit", "--dataset", "glue", "--model", "pl", "--method", "mle"],
     ["simulate", "--partitions", "2", "--instances", "3"],
+    ["power", "--replications", "2"],
 ]
 
 

@@ -1,4 +1,4 @@
-"""Analytic / exact power of the paired tests (rankstats.power.analytic), issue 26.
+"""Analytic / exact power of the paired tests (rankstats.planning.analytic), issue 26.
 
 Every value is checked against something computed another way: a seeded Monte Carlo
 simulation of the test itself (scipy.stats.ttest_1samp, scipy.stats.binomtest), a numerical
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from rankstats.power.analytic import (
+from rankstats.planning.analytic import (
     mcnemar_exact_power,
     minimum_detectable_effect,
     paired_t_power,

@@ -1,0 +1,139 @@
+"""The options of ``rankstats power`` (its implementation: :mod:`rankstats.cli.power`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from rankstats.cli.options.shared import (
+    add_output_argument,
+    at_least,
+    fraction,
+    positive,
+    probability,
+)
+
+HELP = "power and sample size of the tests for a simulated benchmark design"
+EXAMPLE = (
+    "rankstats power --systems 10 --instances 500 --phi 0.1 --tests hoeffding friedman nemenyi"
+)
+#: The tests and targets of rs.power (repeated here so that --help imports no numerical library;
+#: tests/cli/test_power.py checks them against rankstats.planning).
+TESTS = ("hoeffding", "friedman", "nemenyi", "conover", "sign", "wilcoxon", "t")
+TARGETS = (
+    "adjacent",
+    "pair",
+    "all_adjacent",
+    "all_pairs",
+    "omnibus",
+    "borda_top1",
+    "borda_tau",
+    "mean_top1",
+    "mean_tau",
+)
+VARIES = ("n_instances", "n_tasks", "phi")
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    design = parser.add_argument_group("design (the Gumbel simulator's parameters)")
+    design.add_argument("--systems", type=at_least(2), default=10, help="systems (default 10)")
+    design.add_argument("--tasks", type=at_least(1), default=1, help="tasks (default 1)")
+    design.add_argument(
+        "--instances", type=at_least(1), default=100, help="instances per task (default 100)"
+    )
+    design.add_argument(
+        "--phi",
+        type=positive,
+        default=0.1,
+        help="location step between consecutive systems (default 0.1)",
+    )
+    design.add_argument(
+        "--scale", type=positive, default=1.0, help="noise scale of every score (default 1)"
+    )
+    design.add_argument(
+        "--noise",
+        choices=["gumbel", "normal"],
+        default="gumbel",
+        help="Gumbel noise (Plackett–Luce rankings; default) or normal noise",
+    )
+    design.add_argument(
+        "--missing", type=fraction, default=0.0, help="share of scores missing, in [0, 1)"
+    )
+    design.add_argument(
+        "--missing-pattern",
+        choices=["cell", "block"],
+        default="cell",
+        help="single scores (cell; default) or whole (system, task) blocks missing",
+    )
+    design.add_argument(
+        "--round",
+        type=at_least(0),
+        default=None,
+        dest="round_to",
+        help="round scores to this many decimals (ties)",
+    )
+    tests = parser.add_argument_group("tests")
+    tests.add_argument(
+        "--tests",
+        nargs="+",
+        choices=TESTS,
+        default=None,
+        metavar="TEST",
+        help=f"tests whose power is simulated (default: hoeffding friedman nemenyi; with "
+        f"--target-power one test, default hoeffding; of {', '.join(TESTS)})",
+    )
+    tests.add_argument(
+        "--pair", nargs=2, default=None, metavar=("A", "B"), help="a pair of systems to report"
+    )
+    tests.add_argument(
+        "--level",
+        choices=["instance", "task"],
+        default="instance",
+        help="blocks: each (task, instance) (default) or each task (mean over its instances)",
+    )
+    tests.add_argument("--alpha", type=probability, default=0.05, help="level (default 0.05)")
+    tests.add_argument(
+        "--replications",
+        type=at_least(2),
+        default=None,
+        help="simulated benchmarks (default 2000; with --target-power, 1000 per point)",
+    )
+    tests.add_argument("--seed", type=at_least(0), default=0, help="random seed (default 0)")
+    tests.add_argument("--jobs", type=int, default=-1, help="threads (-1: all cores, the default)")
+    size = parser.add_argument_group("sample size (with --target-power)")
+    size.add_argument(
+        "--target-power",
+        type=probability,
+        default=None,
+        help="find the size that reaches this power (one test: the first of --tests)",
+    )
+    size.add_argument(
+        "--target",
+        choices=TARGETS,
+        default=None,
+        help="the power to reach: adjacent pairs (default), the --pair, every adjacent pair, "
+        "every pair, Friedman's omnibus test, or the recovery of the true order by Borda (σ^l) "
+        "or the mean (σ^μ): P(true best first) or the mean Kendall τ",
+    )
+    size.add_argument(
+        "--vary",
+        choices=VARIES,
+        default="n_instances",
+        help="what the curve varies (default n_instances; phi: the detectable effect)",
+    )
+    size.add_argument(
+        "--sizes",
+        nargs="+",
+        type=positive,
+        default=None,
+        metavar="N",
+        help="the grid of the curve (increasing; default: 10 values from 10 to 10,000 instances)",
+    )
+    size.add_argument(
+        "--refine",
+        type=at_least(0),
+        default=2,
+        help="extra points simulated at the interpolated crossing (default 2)",
+    )
+    add_output_argument(
+        parser, "power-out", "summary.csv, pairs.csv, recovery.csv (or curve.csv and the figure)"
+    )

@@ -1,0 +1,18 @@
+"""Power and sample size of the tests rankstats reports (issue 26).
+
+- :mod:`rankstats.planning.design`: :class:`BenchmarkDesign`, what a simulation draws;
+- :mod:`rankstats.planning.replications`: the replication engine, every test applied to many
+  simulated benchmarks at once by the function that computes it on one table;
+- :mod:`rankstats.planning.power_result`: power, Monte Carlo errors, Type S / Type M;
+- :mod:`rankstats.planning.power_analysis`: ``rs.power`` and ``rs.sample_size``;
+- :mod:`rankstats.planning.sample_size_result`: reading a size off a power curve;
+- :mod:`rankstats.planning.analytic`: exact / analytic power of the paired tests, the reference
+  the simulations are tested against.
+
+The public names are ``rs.power``, ``rs.sample_size``, ``rs.BenchmarkDesign``,
+``rs.PowerResult`` and ``rs.SampleSizeResult``.
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []

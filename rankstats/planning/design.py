@@ -1,0 +1,254 @@
+r"""What a power simulation draws: a benchmark design and the effect model that generates it.
+
+A :class:`BenchmarkDesign` is the Gumbel simulator's parameters (:func:`rankstats.simulate.gumbel`):
+``n_systems`` systems scored on ``n_tasks`` tasks of ``n_instances`` instances, the score of
+system ``i`` on each (task, instance) drawn from :math:`\mathrm{Gumbel}(\mu_i, \text{scale})`,
+so that each instance ranking is Plackett–Luce with log-worths :math:`\mu_i / \text{scale}`
+(Colombo et al. 2022, Sec. 4.1), with the simulator's corruptions (missing scores and their
+pattern, outliers, specialised instance types, rounding that creates ties). The locations are
+``φ · (1 .. N)`` (the simulator's default, system ``N`` best) or given: the log-worths of a fitted
+Plackett–Luce model are ``locations`` with ``scale=1``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from rankstats.simulate.argument_checks import check_count, check_generator, require
+from rankstats.simulate.gumbel_benchmark import gumbel_cubes
+from rankstats.simulate.labels import system_names
+
+#: Noise distributions of the scores around their locations.
+NOISES = ("gumbel", "normal")
+#: The design's fields that :func:`rankstats.sample_size` can vary.
+SIZES = ("n_instances", "n_tasks")
+
+
+@dataclass(frozen=True)
+class BenchmarkDesign:
+    r"""A benchmark design and its effect model, for power simulations.
+
+    Parameters
+    ----------
+    n_systems, n_tasks : int
+        Systems and tasks.
+    n_instances : int
+        Instances per task.
+    phi : float
+        Location step of the default locations ``φ · (1 .. N)`` (system ``N`` best).
+    scale : float
+        Gumbel scale: the pair ``(i, j)`` is won by ``i`` on an instance with probability
+        :math:`1 / (1 + e^{-(\mu_i - \mu_j)/\text{scale}})` (the difference of two Gumbel
+        variables is logistic).
+    locations : sequence of float, optional
+        One location per system, replacing ``φ · (1 .. N)`` (equal locations: no difference,
+        the pair's rejection rate is the test's size).
+    systems : sequence of str, optional
+        Names of the systems (default ``sys01 ..``).
+    missing, missing_pattern, outliers, instance_types, round_to
+        The simulator's corruptions (:func:`rankstats.simulate.gumbel`).
+    noise : {"gumbel", "normal"}
+        Gumbel noise (instance rankings are Plackett–Luce) or normal noise of standard deviation
+        ``scale`` (Thurstone's case V; a pair's differences are then normal, the paired t-test's
+        model).
+    """
+
+    n_systems: int = 10
+    n_tasks: int = 1
+    n_instances: int = 100
+    phi: float = 0.1
+    scale: float = 1.0
+    locations: tuple[float, ...] | None = None
+    systems: tuple[str, ...] | None = None
+    missing: float = 0.0
+    missing_pattern: str = "cell"
+    outliers: tuple[float, float] | None = None
+    instance_types: tuple[int, float] | None = None
+    round_to: int | None = None
+    noise: str = "gumbel"
+    _names: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        check_generator(
+            self.n_systems,
+            self.n_tasks,
+            self.n_instances,
+            self.phi,
+            self.scale,
+            0,
+            self.missing,
+            self.missing_pattern,
+            self.outliers,
+            self.instance_types,
+            self.round_to,
+        )
+        require(
+            self.noise in NOISES, f"noise must be one of {', '.join(NOISES)}, not {self.noise!r}"
+        )
+        if self.locations is not None:
+            locations = tuple(float(v) for v in np.asarray(self.locations, dtype=float).ravel())
+            require(
+                len(locations) == self.n_systems and bool(np.all(np.isfinite(locations))),
+                f"locations must be {self.n_systems} finite numbers (one per system), got "
+                f"{len(locations)}",
+            )
+            object.__setattr__(self, "locations", locations)
+        names = self.systems
+        if names is None:
+            names = tuple(system_names(self.n_systems))
+        else:
+            names = tuple(str(s) for s in names)
+            require(
+                len(names) == self.n_systems and len(set(names)) == len(names),
+                f"systems must be {self.n_systems} distinct names, got {len(names)}",
+            )
+            object.__setattr__(self, "systems", names)
+        object.__setattr__(self, "_names", names)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The systems' names, in the order of :attr:`mu`."""
+        return self._names
+
+    @property
+    def mu(self) -> np.ndarray:
+        r"""The locations :math:`\mu_i`, shape ``(N,)``."""
+        if self.locations is not None:
+            return np.asarray(self.locations, dtype=np.float64)
+        return self.phi * np.arange(1, self.n_systems + 1, dtype=np.float64)
+
+    @property
+    def truth(self) -> tuple[str, ...]:
+        """The systems best first (equal locations keep the systems' order)."""
+        order = np.argsort(-self.mu, kind="stable")
+        return tuple(self._names[i] for i in order)
+
+    def win_probability(self, a: str, b: str) -> float:
+        r""":math:`P(x_a > x_b)` on one instance without corruptions:
+        :math:`1 / (1 + e^{-\Delta/\text{scale}})` with Gumbel noise (the difference of two
+        Gumbel variables is logistic), :math:`\Phi(\Delta / (\sqrt 2\,\text{scale}))` with
+        normal noise, :math:`\Delta = \mu_a - \mu_b`."""
+        gap = (self.mu[self.index(a)] - self.mu[self.index(b)]) / self.scale
+        if self.noise == "normal":
+            return float(stats.norm.cdf(gap / np.sqrt(2.0)))
+        return float(1.0 / (1.0 + np.exp(-gap)))
+
+    def index(self, system: str) -> int:
+        """Position of ``system``; ValueError naming it and the systems when it is unknown."""
+        try:
+            return self._names.index(str(system))
+        except ValueError:
+            shown = ", ".join(self._names[:8]) + (" …" if len(self._names) > 8 else "")
+            raise ValueError(f"unknown system {system!r}; the design's systems: {shown}") from None
+
+    @classmethod
+    def from_fit(cls, fit: object, **fields: object) -> BenchmarkDesign:
+        r"""The design whose scores follow a fitted Plackett–Luce or Bradley–Terry model.
+
+        A Plackett–Luce ranking with log-worths :math:`\lambda_i` is the order of
+        :math:`\lambda_i + g_i`, :math:`g_i` standard Gumbel (the Gumbel-max representation), so
+        ``locations = λ`` with ``scale = 1`` and Gumbel noise draws instance rankings from the
+        fitted model; every pair ``(i, j)`` is then won with probability
+        :math:`1 / (1 + e^{-(\lambda_i - \lambda_j)})`, the Bradley–Terry probability, so a
+        Bradley–Terry fit gives the same design for its pairs. The point estimate is used
+        (the MLE, or the posterior mean of a NUTS fit): a plug-in, not averaged over the
+        estimate's uncertainty.
+
+        Parameters
+        ----------
+        fit : rankstats.models.Fit
+            A ``PlackettLuce`` or ``BradleyTerry`` fit.
+        **fields
+            The design's sizes and corruptions (``n_tasks``, ``n_instances``, ``missing``, ...).
+        """
+        model = getattr(fit, "model", None)
+        if model not in ("pl", "bt"):
+            raise ValueError(
+                "from_fit takes a Plackett–Luce or Bradley–Terry fit (rs.models.PlackettLuce() "
+                f"or BradleyTerry()); got {type(fit).__name__} of model {model!r}"
+            )
+        for name in ("locations", "systems", "scale", "noise", "phi"):
+            if name in fields:
+                raise ValueError(f"{name} comes from the fit; give the design's sizes only")
+        worth = fit.worth  # type: ignore[attr-defined]
+        return cls(
+            n_systems=len(worth),
+            locations=tuple(float(v) for v in worth.to_numpy()),
+            systems=tuple(str(s) for s in worth.index),
+            scale=1.0,
+            noise="gumbel",
+            **fields,  # type: ignore[arg-type]
+        )
+
+    def replace(self, **changes: object) -> BenchmarkDesign:
+        """A copy with some fields changed (checked again)."""
+        return dataclasses.replace(self, **changes)
+
+    def draw(self, replications: int, rng: np.random.Generator) -> np.ndarray:
+        """``replications`` simulated score cubes, shape ``(R, N, T, K)`` (NaN = missing)."""
+        check_count("replications", replications, 1)
+        return gumbel_cubes(
+            replications,
+            self.n_systems,
+            self.n_tasks,
+            self.n_instances,
+            self.phi,
+            self.scale,
+            rng,
+            missing=self.missing,
+            missing_pattern=self.missing_pattern,
+            outliers=self.outliers,
+            instance_types=self.instance_types,
+            round_to=self.round_to,
+            locations=self.mu,
+            noise=self.noise,
+        )
+
+    def effect(self) -> str:
+        """The effect model and corruptions, e.g. ``"Gumbel noise, φ = 0.1, scale 1"``."""
+        parts = [
+            f"{self.noise} noise",
+            f"φ = {self.phi:g}" if self.locations is None else "locations given",
+            f"scale {self.scale:g}",
+        ]
+        if self.missing:
+            parts.append(f"{self.missing:.0%} missing ({self.missing_pattern})")
+        if self.outliers:
+            parts.append(f"outliers {self.outliers}")
+        if self.instance_types:
+            parts.append(f"instance types {self.instance_types}")
+        if self.round_to is not None:
+            parts.append(f"rounded to {self.round_to} decimals")
+        return ", ".join(parts)
+
+    def describe(self) -> str:
+        """One line: sizes, effect and corruptions."""
+        return (
+            f"{self.n_systems} systems × {self.n_tasks} task(s) × {self.n_instances} instances; "
+            f"{self.effect()}"
+        )
+
+
+def pair_indices(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The unordered pairs ``(a, b)``, ``a < b``, in the order of the simulations' pair axis."""
+    return np.triu_indices(n, 1)
+
+
+def named_pair(design: BenchmarkDesign, pair: Sequence[str] | None) -> int | None:
+    """Position of ``pair`` on the pair axis (None for no pair); ValueError naming a bad one."""
+    if pair is None:
+        return None
+    require(
+        isinstance(pair, Sequence) and not isinstance(pair, str) and len(pair) == 2,
+        f"pair must be two system names, got {pair!r}",
+    )
+    a, b = (design.index(s) for s in pair)
+    require(a != b, f"pair names one system twice: {pair[0]!r}")
+    lo, hi = min(a, b), max(a, b)
+    n = design.n_systems
+    return lo * n - lo * (lo + 1) // 2 + (hi - lo - 1)

@@ -1,0 +1,323 @@
+r"""``rs.power`` and ``rs.sample_size``: how many instances (or tasks) a benchmark comparison needs.
+
+:func:`power` simulates a :class:`~rankstats.planning.design.BenchmarkDesign` many times and
+applies each test rankstats reports (:mod:`rankstats.planning.replications`) to every simulated
+benchmark; :func:`sample_size` does it over a grid of sizes (or effects) and reads off where the
+power curve crosses the target (:mod:`rankstats.planning.sample_size_result`). Both check every
+argument before simulating anything.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+from rankstats._util.parallel import check_parallel
+from rankstats._util.progress import meter
+from rankstats.planning.design import SIZES, BenchmarkDesign, named_pair
+from rankstats.planning.power_result import (
+    RECOVERY_TARGETS,
+    TARGETS,
+    PowerResult,
+    power_tables,
+)
+from rankstats.planning.replications import LEVELS, PAIR_TESTS, check_tests, simulate_tests
+from rankstats.planning.sample_size_result import SampleSizeResult, crossing
+
+DEFAULT_TESTS = ("hoeffding", "friedman", "nemenyi")
+#: What :func:`sample_size` can vary: a size, or the effect (``phi``: the detectable effect).
+VARIES = (*SIZES, "phi")
+DEFAULT_GRIDS = {
+    "n_instances": (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000),
+    "n_tasks": (2, 3, 5, 8, 10, 15, 20, 30, 50, 100),
+    "phi": (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0),
+}
+
+
+def _design(design: BenchmarkDesign | None, fields: dict) -> BenchmarkDesign:
+    known = {f.name for f in dataclasses.fields(BenchmarkDesign) if f.init}
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise ValueError(
+            f"unknown design parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        )
+    if design is None:
+        return BenchmarkDesign(**fields)
+    if not isinstance(design, BenchmarkDesign):
+        raise TypeError(f"design must be a rs.BenchmarkDesign, not {type(design).__name__}")
+    return design.replace(**fields) if fields else design
+
+
+def _check_common(
+    design: BenchmarkDesign,
+    level: str,
+    alpha: float,
+    replications: int,
+    seed: int,
+    n_jobs: int,
+) -> None:
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+    if level == "task" and design.n_tasks < 2:
+        raise ValueError(
+            "level='task' ranks the systems once per task: the design needs n_tasks ≥ 2, "
+            f"not {design.n_tasks}"
+        )
+    if not (isinstance(alpha, numbers.Real) and not isinstance(alpha, bool) and 0 < alpha < 1):
+        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    for name, value, low in (("replications", replications, 2), ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+            raise ValueError(f"{name} must be an integer ≥ {low}, got {value!r}")
+    check_parallel(n_jobs, "processes")
+
+
+def power(
+    design: BenchmarkDesign | None = None,
+    *,
+    tests: str | Sequence[str] = DEFAULT_TESTS,
+    pair: Sequence[str] | None = None,
+    level: str = "instance",
+    alpha: float = 0.05,
+    replications: int = 2000,
+    seed: int = 0,
+    progress: bool = True,
+    n_jobs: int = -1,
+    **fields: object,
+) -> PowerResult:
+    r"""Power of each test for a benchmark design, by simulation, with Monte Carlo errors.
+
+    ``replications`` benchmarks are drawn from the design (the Gumbel simulator of Colombo et
+    al. 2022, Sec. 4.1: system ``i`` scores :math:`\mathrm{Gumbel}(\mu_i, \text{scale})` on every
+    instance) and each test is applied to each by the function that computes it for a real
+    table (:mod:`rankstats.planning.replications`). Power is P(significant in the true
+    direction) (Card et al. 2020), with the Type-S and Type-M errors of Gelman & Carlin (2014)
+    (:mod:`rankstats.planning.power_result`).
+
+    Parameters
+    ----------
+    design : BenchmarkDesign, optional
+        The design; or give its fields as keywords (``n_systems=10, n_instances=500,
+        phi=0.1, missing=0.2, ...``), which also override those of ``design``.
+    tests : str or sequence of str
+        Some of ``"hoeffding"``, ``"friedman"``, ``"nemenyi"``, ``"conover"``, ``"sign"``,
+        ``"wilcoxon"``, ``"t"``.
+    pair : (str, str), optional
+        A pair of systems whose power is reported as the ``pair`` target.
+    level : {"instance", "task"}
+        Blocks of the rank tests and the paired tests: each (task, instance), or each task (its
+        scores averaged over the instances).
+    alpha : float
+        Level of every test (family-wise for Holm, Nemenyi and Hoeffding with Holm).
+    replications : int
+        Simulated benchmarks; the Monte Carlo s.e. of a power ``p`` is
+        :math:`\sqrt{p(1-p)/R}` (at most 0.011 for 2,000).
+    seed : int
+        Same seed, same numbers (on any machine, with any ``n_jobs``).
+    progress : bool
+        A progress bar with ETA on a terminal (quiet otherwise).
+    n_jobs : int
+        Threads sharing the replications (-1: all cores).
+
+    Returns
+    -------
+    PowerResult
+        ``.summary`` (power per test and target, with s.e.), ``.pairs`` (every pair: power,
+        Type S, Type M), ``.recovery`` (Kendall τ and P(true best first) of σ^l and σ^μ),
+        ``.sentence()``.
+
+    Raises
+    ------
+    ValueError
+        An argument out of its range, an unknown test, system or design parameter, named.
+
+    Examples
+    --------
+    Two systems, the sign test, against its exact power:
+
+    >>> import rankstats as rs
+    >>> from rankstats.planning.analytic import sign_test_power
+    >>> res = rs.power(n_systems=2, n_instances=100, phi=0.3, tests="sign", progress=False)
+    >>> p, se = res.power_of("sign", "adjacent")
+    >>> exact = sign_test_power(res.design.win_probability("sys02", "sys01"), 100)
+    >>> bool(abs(p - exact) < 4 * se), round(float(exact), 2)
+    (True, 0.27)
+    """
+    design = _design(design, fields)
+    tests = check_tests(tests)
+    position = named_pair(design, pair)
+    _check_common(design, level, alpha, replications, seed, n_jobs)
+    rep = simulate_tests(design, tests, level, alpha, replications, seed, progress, n_jobs)
+    summary, pairs, recovery = power_tables(rep, position)
+    return PowerResult(
+        summary=summary,
+        pairs=pairs,
+        recovery=recovery,
+        design=design,
+        tests=tests,
+        level=level,
+        alpha=float(alpha),
+        replications=rep.replications,
+        seed=seed,
+        pair=None if pair is None else (str(pair[0]), str(pair[1])),
+        complete=rep.complete,
+    )
+
+
+_power_of_design = power  # sample_size's argument ``power`` is the target, not this function
+
+
+def sample_size(
+    design: BenchmarkDesign | None = None,
+    *,
+    test: str = "hoeffding",
+    target: str = "adjacent",
+    power: float = 0.8,
+    vary: str = "n_instances",
+    sizes: Sequence[float] | None = None,
+    refine: int = 2,
+    pair: Sequence[str] | None = None,
+    level: str = "instance",
+    alpha: float = 0.05,
+    replications: int = 1000,
+    seed: int = 0,
+    progress: bool = True,
+    n_jobs: int = -1,
+    **fields: object,
+) -> SampleSizeResult:
+    r"""The smallest size (or effect) at which a test reaches a target power, from a power curve.
+
+    The power of ``test`` for ``target`` is simulated (:func:`power`) at every value of
+    ``sizes``; the estimates are made monotone (isotonic regression, the pool-adjacent-violators
+    algorithm of ``scipy.optimize.isotonic_regression``) and the crossing of ``power`` is
+    interpolated linearly in the logarithm of the size between the two grid values around it.
+    The same is done for the curves ± 1.96 Monte Carlo s.e., which bracket the answer. Nothing
+    is extrapolated: a target not reached on the grid gives no size, and a target reached at the
+    smallest size says so.
+
+    Parameters
+    ----------
+    design, pair, level, alpha, replications, seed, progress, n_jobs, **fields
+        As in :func:`power` (``replications`` at each size).
+    test : str
+        One test of :func:`power`.
+    target : str
+        The power to reach: ``"adjacent"``, ``"pair"`` (needs ``pair``), ``"all_adjacent"``,
+        ``"all_pairs"``, ``"omnibus"`` (Friedman's), or a recovery of the true order by an
+        aggregator, whatever the test: ``"borda_top1"`` / ``"mean_top1"`` (P(σ^l / σ^μ ranks
+        the true best first)), ``"borda_tau"`` / ``"mean_tau"`` (the mean Kendall τ_b to the
+        truth, whose "power" is then that mean).
+    power : float
+        Target power, in (0, 1).
+    vary : {"n_instances", "n_tasks", "phi"}
+        What the grid varies: instances per task, tasks, or the effect ``φ`` (the location
+        step): then the result is the minimum detectable effect at the design's size.
+    sizes : sequence of numbers, optional
+        The grid (increasing, at least 2 values; default
+        :data:`DEFAULT_GRIDS` ``[vary]``).
+    refine : int
+        Extra simulated points, each at the crossing interpolated from the points so far (the
+        interpolation error then shrinks with the bracket); 0 keeps the grid alone.
+
+    Returns
+    -------
+    SampleSizeResult
+        ``.size`` (None when not reached), ``.interval``, ``.curve`` (power, s.e., the monotone
+        fit and its band, and Type S / Type M at each size), ``.plot()``, ``.sentence()``.
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> res = rs.sample_size(n_systems=2, test="sign", target="pair", pair=("sys02", "sys01"),
+    ...                      phi=0.4, sizes=[20, 50, 100, 200, 400], replications=400,
+    ...                      progress=False)
+    >>> 50 < res.size < 200
+    True
+    """
+    design = _design(design, fields)
+    if not isinstance(test, str):
+        raise ValueError(f"test must name one test, got {test!r}")
+    check_tests(test)
+    if target not in (*TARGETS, *RECOVERY_TARGETS):
+        known = ", ".join((*TARGETS, *RECOVERY_TARGETS))
+        raise ValueError(f"target must be one of {known}, not {target!r}")
+    if target in TARGETS and (target == "omnibus") != (test not in PAIR_TESTS):
+        raise ValueError(
+            "target 'omnibus' is the Friedman test's (and, with the recovery targets, the "
+            "Friedman test's only target)"
+        )
+    if target == "pair" and pair is None:
+        raise ValueError("target='pair' needs pair=(system, system)")
+    named_pair(design, pair)
+    if not (isinstance(power, numbers.Real) and not isinstance(power, bool) and 0 < power < 1):
+        raise ValueError(f"power must be a number in (0, 1), got {power!r}")
+    if vary not in VARIES:
+        raise ValueError(f"vary must be one of {', '.join(VARIES)}, not {vary!r}")
+    if isinstance(refine, bool) or not isinstance(refine, numbers.Integral) or refine < 0:
+        raise ValueError(f"refine must be an integer ≥ 0, got {refine!r}")
+    grid = _grid(vary, DEFAULT_GRIDS[vary] if sizes is None else sizes)
+    designs = [design.replace(**{vary: value}) for value in grid]  # each checked here
+    _check_common(designs[0], level, alpha, replications, seed, n_jobs)
+    run = functools.partial(
+        _power_of_design,
+        tests=(test,),
+        pair=pair,
+        level=level,
+        alpha=alpha,
+        replications=replications,
+        seed=seed,
+        progress=False,
+        n_jobs=n_jobs,
+    )
+    points: dict[float, PowerResult] = {}
+    with meter("power curve", total=len(grid) + refine, unit="designs", enabled=progress) as m:
+        for value, d in zip(grid, designs, strict=True):
+            points[value] = _whole(run(d))
+            m.advance()
+        for _ in range(refine):
+            found = crossing(list(points.values()), test, target, float(power), vary, tuple(points))
+            value = _between(found, tuple(points), vary)
+            if value is None:
+                break
+            points[value] = _whole(run(design.replace(**{vary: value})))
+            points = dict(sorted(points.items()))
+            m.advance()
+    return crossing(list(points.values()), test, target, float(power), vary, tuple(points))
+
+
+def _whole(result: PowerResult) -> PowerResult:
+    """``result``, or the interrupt that cut it short: a curve is not read off partial points."""
+    if not result.complete:
+        raise KeyboardInterrupt("power curve interrupted")
+    return result
+
+
+def _between(found: SampleSizeResult, grid: tuple, vary: str) -> float | None:
+    """A new grid value at the interpolated crossing, strictly between its two neighbours
+    (None when there is no crossing inside the grid or no whole number left between them)."""
+    if found.size is None or found.at_smallest:
+        return None
+    value = found.size if vary == "phi" else float(round(found.size))
+    if vary != "phi":
+        value = int(value)
+    if value in grid:
+        return None
+    return value
+
+
+def _grid(vary: str, sizes: Sequence[float]) -> tuple:
+    values = np.asarray(list(sizes), dtype=np.float64) if len(list(sizes)) else np.array([])
+    if values.ndim != 1 or len(values) < 2 or not np.all(np.isfinite(values)):
+        raise ValueError(f"sizes must be at least 2 finite numbers, got {sizes!r}")
+    if np.any(np.diff(values) <= 0):
+        raise ValueError(f"sizes must increase, got {list(sizes)}")
+    if vary in SIZES:
+        if np.any(values != np.round(values)) or values[0] < 1:
+            raise ValueError(f"sizes of {vary} must be whole numbers ≥ 1, got {list(sizes)}")
+        return tuple(int(v) for v in values)
+    if values[0] <= 0:
+        raise ValueError(f"sizes of phi must be > 0, got {list(sizes)}")
+    return tuple(float(v) for v in values)

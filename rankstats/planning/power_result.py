@@ -1,0 +1,303 @@
+r"""Power, its Monte Carlo error, and the Type-S / Type-M errors, from the simulated decisions.
+
+For a test and a pair whose first system is truly better (by the design's locations), over ``R``
+simulated benchmarks:
+
+- **power** = P(significant *and* in the true direction) (Card et al. 2020 count a rejection
+  with the wrong sign as a failure too);
+- **wrong direction** = P(significant the other way); **Type S** = wrong / (right + wrong), the
+  share of significant results with the wrong sign (Gelman & Carlin 2014);
+- **Type M** (exaggeration ratio) = E[|estimate| | significant] / |true effect|, the true effect
+  being the expected estimate (its mean over all replications, oriented), so that a value above
+  1 says by how much the significant results overstate the difference (Gelman & Carlin 2014);
+- for a pair of equal locations (no difference), the rejection rate: the test's size.
+
+Every proportion comes with its Monte Carlo standard error :math:`\sqrt{\hat p (1 - \hat p)/R}`;
+the summaries over several pairs (the mean power over the adjacent pairs, the probability that
+*every* adjacent pair is significant in the right direction) are means over replications of a
+per-replication value, with the standard error of that mean.
+
+References
+----------
+Card, D., Henderson, P., Khandelwal, U., Jia, R., Mahowald, K. and Jurafsky, D. (2020). With little
+power comes great responsibility. *EMNLP 2020*, 9263–9274.
+
+Gelman, A. and Carlin, J. (2014). Beyond power calculations: assessing Type S (sign) and Type M
+(magnitude) errors. *Perspectives on Psychological Science* 9(6), 641–651.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from rankstats._util.text import terminal
+from rankstats.planning.design import BenchmarkDesign, pair_indices
+from rankstats.planning.replications import PAIR_TESTS, Replicates
+
+#: What :attr:`PowerResult.summary` reports per test (the targets of :func:`rankstats.sample_size`).
+TARGETS = ("pair", "adjacent", "all_adjacent", "all_pairs", "omnibus")
+#: Recovery of the true order by an aggregator (whatever the test): P(the true best first alone)
+#: and the mean Kendall τ_b to the truth, of σ^l (``borda``) and σ^μ (``mean``).
+RECOVERY_TARGETS = ("borda_top1", "borda_tau", "mean_top1", "mean_tau")
+#: How a sentence names each target.
+TARGET_WORDS = {
+    "pair": "the named pair",
+    "adjacent": "a pair of systems next to each other in the true order (mean over those pairs)",
+    "all_adjacent": "every pair of systems next to each other in the true order at once",
+    "all_pairs": "every pair of systems that differ at once",
+    "omnibus": "the omnibus test",
+    "borda_top1": "σ^l ranking the true best system first",
+    "borda_tau": "the mean Kendall τ of σ^l to the true order",
+    "mean_top1": "σ^μ ranking the true best system first",
+    "mean_tau": "the mean Kendall τ of σ^μ to the true order",
+}
+TEST_LABELS = {
+    "hoeffding": "Hoeffding intervals (Holm)",
+    "friedman": "Friedman χ²",
+    "nemenyi": "Nemenyi",
+    "conover": "Conover (Holm)",
+    "sign": "sign test (Holm)",
+    "wilcoxon": "Wilcoxon signed-rank (Holm)",
+    "t": "paired t-test (Holm)",
+}
+
+
+def mean_and_se(values: np.ndarray) -> tuple[float, float]:
+    """Mean over replications (axis 0) and its Monte Carlo standard error ``sd / √R``."""
+    values = np.asarray(values, dtype=np.float64)
+    n = values.shape[0]
+    mean = float(values.mean()) if n else float("nan")
+    se = float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+    return mean, se
+
+
+def true_signs(design: BenchmarkDesign) -> np.ndarray:
+    """``sign(μ_a − μ_b)`` of every pair ``a < b`` of the pair axis."""
+    ia, ib = pair_indices(design.n_systems)
+    return np.sign(design.mu[ia] - design.mu[ib]).astype(np.int8)
+
+
+def adjacent_pairs(design: BenchmarkDesign) -> np.ndarray:
+    """Positions on the pair axis of the pairs of systems next to each other in the truth (equal
+    locations excluded: there is nothing to detect)."""
+    mu = design.mu
+    order = np.argsort(-mu, kind="stable")
+    ia, ib = pair_indices(design.n_systems)
+    lookup = {(int(a), int(b)): k for k, (a, b) in enumerate(zip(ia, ib, strict=True))}
+    out = []
+    for better, worse in itertools.pairwise(order):
+        if mu[better] != mu[worse]:
+            out.append(lookup[(int(min(better, worse)), int(max(better, worse)))])
+    return np.asarray(out, dtype=np.int64)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class PowerResult:
+    r"""Power of each test for a design: the result of :func:`rankstats.power`.
+
+    Attributes
+    ----------
+    summary : pandas.DataFrame
+        One row per test: ``pair`` (power for the named pair), ``adjacent`` (mean power over the
+        pairs next to each other in the true order), ``all_adjacent`` (P(every adjacent pair
+        significant in the right direction)), ``all_pairs`` (the same for every pair with a
+        difference), ``omnibus`` (Friedman: P(reject)), ``false_claims`` (P(at least one pair
+        without a difference declared different, or one declared the wrong way round)), each
+        with ``<name>_se``, and ``computable`` (share of replications where the test had the
+        blocks it needs).
+    pairs : pandas.DataFrame
+        One row per (test, pair), the truly better system first: ``true_effect`` (the expected
+        estimate: P(above) − ½ for Hoeffding and the sign test, the mean rank gap for Nemenyi and
+        Conover, the mean score difference for Wilcoxon and t), ``power``, ``power_se``,
+        ``wrong_direction``, ``type_s``, ``type_m``, ``adjacent``, ``null`` (equal locations:
+        ``power`` is then the rejection rate).
+    recovery : pandas.DataFrame
+        Per aggregator (``borda`` = σ^l, ``mean`` = σ^μ): Kendall τ_b of the aggregate order to
+        the truth and P(the true best ranked first alone), with standard errors.
+    design : BenchmarkDesign
+    tests : tuple of str
+    level : str
+    alpha : float
+    replications : int
+        Replications done (fewer than asked when interrupted: ``complete`` is then False).
+    seed : int
+    pair : tuple of str or None
+    complete : bool
+    """
+
+    summary: pd.DataFrame
+    pairs: pd.DataFrame
+    recovery: pd.DataFrame
+    design: BenchmarkDesign
+    tests: tuple[str, ...]
+    level: str
+    alpha: float
+    replications: int
+    seed: int
+    pair: tuple[str, str] | None
+    complete: bool
+
+    def power_of(self, test: str, target: str = "adjacent") -> tuple[float, float]:
+        """``(power, Monte Carlo s.e.)`` of one test for one target of :attr:`summary`; a
+        recovery target (:data:`RECOVERY_TARGETS`, e.g. ``"borda_top1"``) is the aggregator's,
+        whatever the test."""
+        if test not in self.summary.index:
+            raise ValueError(f"test {test!r} was not simulated; tests: {', '.join(self.tests)}")
+        if target in RECOVERY_TARGETS:
+            aggregator, what = target.split("_")
+            column = "kendall_tau" if what == "tau" else "top1"
+            row = self.recovery.loc[aggregator]
+            return float(row[column]), float(row[f"{column}_se"])
+        if target not in TARGETS:
+            known = ", ".join((*TARGETS, *RECOVERY_TARGETS))
+            raise ValueError(f"target must be one of {known}, not {target!r}")
+        row = self.summary.loc[test]
+        return float(row[target]), float(row[f"{target}_se"])
+
+    def sentence(self, test: str | None = None, target: str | None = None) -> str:
+        """One sentence for a methods section, e.g. "With 1,000 instances per task, …"."""
+        test = test or self.tests[0]
+        if test == "friedman":
+            target = "omnibus"  # its only target
+        target = target or ("pair" if self.pair else "adjacent")
+        value, se = self.power_of(test, target)
+        what = {
+            "pair": f"declares the better of {self.pair[0]} and {self.pair[1]} significantly better"
+            if self.pair
+            else "detects the named pair",
+            "adjacent": "declares the better of two systems next to each other in the true order "
+            "significantly better (mean over those pairs)",
+            "all_adjacent": "orders every pair of systems next to each other in the true order "
+            "significantly and correctly",
+            "all_pairs": "orders every pair of systems that differ significantly and correctly",
+            "omnibus": "rejects that all systems rank alike",
+        }[target]
+        d = self.design
+        return (
+            f"With {d.n_instances:,} instances in each of {d.n_tasks} task(s) and "
+            f"{d.n_systems} systems ({d.effect()}), {TEST_LABELS[test]} at α = {self.alpha:g} "
+            f"{what} with power {value:.3f} (Monte Carlo s.e. {se:.3f}, "
+            f"{self.replications:,} simulated benchmarks; Card et al. 2020)."
+        )
+
+    def __repr__(self) -> str:
+        shown = self.summary[
+            [
+                c
+                for c in ("pair", "adjacent", "all_adjacent", "omnibus", "false_claims")
+                if c in self.summary
+            ]
+        ]
+        lines = [
+            f"PowerResult({self.replications:,} replications, α = {self.alpha:g}, "
+            f"{self.level}-level blocks{'' if self.complete else ', INTERRUPTED'})",
+            f"  design: {self.design.describe()}",
+        ]
+        if self.pair:
+            lines.append(f"  pair: {terminal(self.pair[0])} vs {terminal(self.pair[1])}")
+        table = shown.to_string(float_format=lambda v: f"{v:.3f}", na_rep="—")
+        lines += ["  " + line for line in table.splitlines()]
+        return "\n".join(lines)
+
+
+def power_tables(
+    rep: Replicates, pair: int | None
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """:attr:`PowerResult.summary`, ``.pairs`` and ``.recovery`` from the replications."""
+    design = rep.design
+    signs = true_signs(design)
+    adjacent = adjacent_pairs(design)
+    null = signs == 0
+    ia, ib = pair_indices(design.n_systems)
+    names = np.array(design.names, dtype=object)
+    better_first = signs >= 0
+    first = np.where(better_first, names[ia], names[ib])
+    second = np.where(better_first, names[ib], names[ia])
+    is_adjacent = np.zeros(len(ia), dtype=bool)
+    is_adjacent[adjacent] = True
+    n = rep.replications
+
+    summary_rows, pair_frames = [], []
+    for test in rep.tests:
+        row: dict[str, float | str] = {"test": test}
+        computable_share, _ = mean_and_se(rep.computable[test])
+        if test not in PAIR_TESTS:
+            row["omnibus"], row["omnibus_se"] = mean_and_se(rep.decisions[test])
+            row["computable"] = computable_share
+            summary_rows.append(row)
+            continue
+        dec = rep.decisions[test].astype(np.int16) * np.where(null, 1, signs)
+        right = (dec > 0) & ~null
+        wrong = (dec < 0) & ~null
+        null_rejected = (dec != 0) & null
+        estimate = rep.estimates[test] * np.where(null, 1, signs)
+        effect = estimate.mean(axis=0)
+        significant = right | wrong
+        with np.errstate(invalid="ignore", divide="ignore"):
+            n_sig = significant.sum(axis=0)
+            type_s = np.where(n_sig > 0, wrong.sum(axis=0) / n_sig, np.nan)
+            type_m = np.abs(np.where(significant, estimate, 0.0)).sum(axis=0) / n_sig
+            type_m = np.where((n_sig > 0) & ~null, type_m / np.abs(effect), np.nan)
+        power = np.where(null, null_rejected.mean(axis=0), right.mean(axis=0))
+        pair_frames.append(
+            pd.DataFrame(
+                {
+                    "test": test,
+                    "system_a": first,
+                    "system_b": second,
+                    "adjacent": is_adjacent,
+                    "null": null,
+                    "true_effect": effect,
+                    "power": power,
+                    "power_se": np.sqrt(power * (1 - power) / n),
+                    "wrong_direction": wrong.mean(axis=0),
+                    "type_s": type_s,
+                    "type_m": type_m,
+                }
+            )
+        )
+        if pair is not None:
+            row["pair"], row["pair_se"] = mean_and_se(
+                null_rejected[:, pair] if null[pair] else right[:, pair]
+            )
+        if len(adjacent):
+            row["adjacent"], row["adjacent_se"] = mean_and_se(right[:, adjacent].mean(axis=1))
+            row["all_adjacent"], row["all_adjacent_se"] = mean_and_se(
+                right[:, adjacent].all(axis=1)
+            )
+        if (~null).any():
+            row["all_pairs"], row["all_pairs_se"] = mean_and_se(right[:, ~null].all(axis=1))
+        row["false_claims"], row["false_claims_se"] = mean_and_se(
+            (null_rejected | wrong).any(axis=1)
+        )
+        row["computable"] = computable_share
+        summary_rows.append(row)
+
+    columns = ["test"]
+    for target in (*TARGETS, "false_claims"):
+        columns += [target, f"{target}_se"]
+    summary = pd.DataFrame(summary_rows).reindex(columns=[*columns, "computable"])
+    summary = summary.set_index("test")
+    pairs = (
+        pd.concat(pair_frames, ignore_index=True)
+        if pair_frames
+        else pd.DataFrame(columns=["test", "system_a", "system_b", "power"])
+    )
+    recovery_rows = []
+    for aggregator in ("borda", "mean"):
+        tau, tau_se = mean_and_se(rep.recovery[f"{aggregator}_tau"])
+        top1, top1_se = mean_and_se(rep.recovery[f"{aggregator}_top1"])
+        recovery_rows.append(
+            {
+                "aggregator": aggregator,
+                "kendall_tau": tau,
+                "kendall_tau_se": tau_se,
+                "top1": top1,
+                "top1_se": top1_se,
+            }
+        )
+    return summary, pairs, pd.DataFrame(recovery_rows).set_index("aggregator")

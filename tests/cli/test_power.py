@@ -1,0 +1,115 @@
+"""The `rankstats power` command: the library's numbers, written atomically; bad input refused in
+one line before anything is simulated."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from cli_run import one_error_line, run
+
+import rankstats as rs
+from rankstats.cli.options import power as options
+from rankstats.planning import power_analysis, power_result, replications
+
+
+def test_the_option_lists_are_the_library_s() -> None:
+    assert options.TESTS == replications.TESTS
+    assert set(options.TARGETS) == {*power_result.TARGETS, *power_result.RECOVERY_TARGETS}
+    assert options.VARIES == power_analysis.VARIES
+
+
+def test_power_writes_the_library_s_tables(tmp_path, capsys) -> None:
+    out = tmp_path / "pw"
+    argv = [
+        "power",
+        "--systems",
+        "4",
+        "--instances",
+        "120",
+        "--phi",
+        "0.3",
+        "--tests",
+        "sign",
+        "hoeffding",
+        "--pair",
+        "sys04",
+        "sys03",
+        "--replications",
+        "300",
+        "--out",
+        str(out),
+    ]
+    code, stdout, err = run(argv, capsys)
+    assert code == 0, err
+    lib = rs.power(
+        n_systems=4,
+        n_instances=120,
+        phi=0.3,
+        tests=["sign", "hoeffding"],
+        pair=("sys04", "sys03"),
+        replications=300,
+        progress=False,
+    )
+    written = pd.read_csv(out / "pairs.csv")
+    pd.testing.assert_series_equal(written["power"], lib.pairs["power"], check_names=False)
+    summary = pd.read_csv(out / "summary.csv").set_index("test")
+    assert summary.loc["sign", "pair"] == pytest.approx(lib.summary.loc["sign", "pair"])
+    assert f"{lib.summary.loc['sign', 'pair']:.3f} ± " in stdout
+    assert lib.sentence("sign", "pair") in stdout
+
+
+def test_sample_size_writes_the_curve_and_figure(tmp_path, capsys) -> None:
+    out = tmp_path / "ss"
+    argv = [
+        "power",
+        "--systems",
+        "2",
+        "--phi",
+        "0.4",
+        "--tests",
+        "sign",
+        "--target-power",
+        "0.8",
+        "--target",
+        "pair",
+        "--pair",
+        "sys02",
+        "sys01",
+        "--sizes",
+        "20",
+        "50",
+        "100",
+        "200",
+        "400",
+        "--replications",
+        "200",
+        "--out",
+        str(out),
+    ]
+    code, stdout, err = run(argv, capsys)
+    assert code == 0, err
+    curve = pd.read_csv(out / "curve.csv")
+    assert list(curve.columns[:4]) == ["n_instances", "power", "power_se", "fitted"]
+    assert (out / "power_curve.png").exists()
+    assert "reaches power 0.8" in stdout
+
+
+@pytest.mark.parametrize(
+    ("argv", "needles"),
+    [
+        (["--pair", "sys01", "nope"], ["unknown system 'nope'"]),
+        (["--tests", "sign", "t", "--target-power", "0.8"], ["one test"]),
+        (["--target", "pair"], ["--target needs --target-power"]),
+        (["--target-power", "0.8", "--tests", "sign", "--target", "pair"], ["--pair"]),
+        (["--sizes", "10", "5", "--target-power", "0.8"], ["increase"]),
+        (["--level", "task"], ["n_tasks"]),
+        (["--jobs", "0"], ["--jobs"]),
+        (["--alpha", "2"], ["--alpha"]),
+    ],
+)
+def test_bad_input_is_one_line(tmp_path, capsys, argv, needles) -> None:
+    out = tmp_path / "never"
+    code, _stdout, err = run(["power", *argv, "--out", str(out)], capsys)
+    assert code == 2
+    one_error_line(err, "power", *needles)
+    assert not out.exists()

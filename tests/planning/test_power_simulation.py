@@ -1,0 +1,342 @@
+"""Simulated power (rs.power, rs.sample_size), issue 26.
+
+Checked against what is computed another way: the exact power of the sign test and of the
+Hoeffding decision with two systems (binomial sums written out here), the noncentral t of the
+paired t-test (rankstats.planning.analytic, itself tested against simulation and integrals), the
+size α under the null for every test, monotonicity in size and effect, Type S / Type M by exact
+enumeration, and the user-facing tests (rs.hoeffding_test, rs.friedman, rs.posthoc, rs.paired)
+applied to the same simulated benchmarks one by one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import rankstats as rs
+from rankstats.planning import replications as engine
+from rankstats.planning.analytic import (
+    minimum_detectable_effect,
+    paired_t_power,
+    paired_t_sample_size,
+    sign_test_power,
+)
+from rankstats.planning.design import BenchmarkDesign, named_pair
+from rankstats.significance.friedman_test import friedman
+from rankstats.significance.posthoc_tests import posthoc
+from rankstats.simulate.gumbel_benchmark import cube_to_scores, gumbel_cube, gumbel_cubes
+
+R = 4000
+
+
+def _close(simulated: float, exact: float, n: int, k: float = 4.0) -> None:
+    se = max(np.sqrt(exact * (1 - exact) / n), 1e-3)
+    assert abs(simulated - exact) <= k * se, (simulated, exact, se)
+
+
+def _two(phi: float, n: int, **kw) -> BenchmarkDesign:
+    return BenchmarkDesign(n_systems=2, n_instances=n, phi=phi, **kw)
+
+
+# --- against exact and analytic power -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("phi", "n"), [(0.2, 60), (0.4, 40), (0.1, 200)])
+def test_sign_test_power_is_the_exact_binomial_power(phi: float, n: int) -> None:
+    design = _two(phi, n)
+    p_win = design.win_probability("sys02", "sys01")  # logistic: a Gumbel difference
+    res = rs.power(design, tests="sign", pair=("sys02", "sys01"), replications=R, progress=False)
+    row = res.pairs.iloc[0]
+    assert (row["system_a"], row["system_b"]) == ("sys02", "sys01")
+    # Right direction only: reject (p ≤ α) with more wins for the better system.
+    k = np.arange(n + 1)
+    p = np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(k, n - k), n, 0.5))
+    right = float(stats.binom.pmf(k, n, p_win)[(p <= 0.05) & (k > n / 2)].sum())
+    _close(row["power"], right, R)
+    _close(row["power"] + row["wrong_direction"], float(sign_test_power(p_win, n)), R)
+
+
+@pytest.mark.parametrize(("phi", "n"), [(0.3, 80), (0.5, 50)])
+def test_hoeffding_power_with_two_systems_is_a_binomial_sum(phi: float, n: int) -> None:
+    design = _two(phi, n)
+    p_win = design.win_probability("sys02", "sys01")
+    res = rs.power(
+        design, tests="hoeffding", pair=("sys02", "sys01"), replications=R, progress=False
+    )
+    # Complete data: p̂ = wins / n; significant when 2 exp(−2 n (p̂ − ½)²) < α (one pair: Holm
+    # changes nothing).
+    k = np.arange(n + 1)
+    reject = 2 * np.exp(-2 * n * (k / n - 0.5) ** 2) < 0.05
+    exact = float(stats.binom.pmf(k, n, p_win)[reject & (k > n / 2)].sum())
+    _close(res.power_of("hoeffding", "pair")[0], exact, R)
+
+
+@pytest.mark.parametrize(("gap", "n"), [(0.3, 50), (0.5, 30), (0.2, 150)])
+def test_paired_t_power_with_normal_noise_is_the_noncentral_t(gap: float, n: int) -> None:
+    design = _two(gap, n, noise="normal", scale=1.0)
+    res = rs.power(design, tests="t", pair=("sys02", "sys01"), replications=R, progress=False)
+    row = res.pairs.iloc[0]
+    exact = float(paired_t_power(gap / np.sqrt(2.0), n))  # d = Δ / sd(D), sd(D) = √2 scale
+    _close(row["power"] + row["wrong_direction"], exact, R)
+
+
+def test_type_s_and_type_m_of_the_sign_test_by_enumeration() -> None:
+    n, phi = 30, 0.15
+    design = _two(phi, n)
+    p_win = design.win_probability("sys02", "sys01")
+    res = rs.power(design, tests="sign", replications=20_000, progress=False, seed=3)
+    row = res.pairs.iloc[0]
+    k = np.arange(n + 1)
+    pmf = stats.binom.pmf(k, n, p_win)
+    reject = np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(k, n - k), n, 0.5)) <= 0.05
+    right, wrong = reject & (k > n / 2), reject & (k < n / 2)
+    type_s = pmf[wrong].sum() / pmf[reject].sum()
+    type_m = (pmf[reject] * np.abs(k[reject] / n - 0.5)).sum() / pmf[reject].sum() / (p_win - 0.5)
+    assert abs(row["true_effect"] - (p_win - 0.5)) < 0.003
+    assert abs(row["type_s"] - type_s) < 0.02
+    assert abs(row["type_m"] - type_m) / type_m < 0.03
+    assert row["type_m"] > 1.5  # an underpowered test exaggerates (Gelman & Carlin 2014)
+    assert right.any() and wrong.any()
+
+
+# --- size under the null and monotonicity --------------------------------------------------------
+
+
+@pytest.mark.parametrize("noise", ["gumbel", "normal"])
+def test_every_test_holds_its_size_under_the_null(noise: str) -> None:
+    design = BenchmarkDesign(n_systems=4, n_instances=60, locations=(1.0,) * 4, noise=noise)
+    res = rs.power(design, tests=engine.TESTS, replications=R, progress=False, seed=1)
+    limit = 0.05 + 4 * np.sqrt(0.05 * 0.95 / R)
+    for test in engine.PAIR_TESTS:
+        assert res.summary.loc[test, "false_claims"] <= limit, test
+        assert res.pairs.loc[res.pairs["test"] == test, "null"].all()
+    _close(res.summary.loc["friedman", "omnibus"], 0.05, R)  # χ² approximation, 60 blocks
+    # The continuous tests without Holm's slack hit α on one pair: two systems.
+    two = rs.power(
+        _two(1.0, 60, locations=(0.0, 0.0), noise=noise),
+        tests=("t", "wilcoxon"),
+        replications=R,
+        progress=False,
+        seed=2,
+    )
+    for test in ("t", "wilcoxon"):
+        _close(two.summary.loc[test, "false_claims"], 0.05, R)
+
+
+def test_power_grows_with_size_and_effect() -> None:
+    kw = dict(tests=("hoeffding", "nemenyi", "sign"), replications=2000, progress=False)
+    small = rs.power(n_systems=5, n_instances=200, phi=0.15, **kw)
+    more = rs.power(n_systems=5, n_instances=800, phi=0.15, **kw)
+    larger = rs.power(n_systems=5, n_instances=200, phi=0.3, **kw)
+    for test in kw["tests"]:
+        p0, s0 = small.power_of(test, "adjacent")
+        for other in (more, larger):
+            p1, s1 = other.power_of(test, "adjacent")
+            assert p1 - p0 > 3 * np.hypot(s0, s1), test
+
+
+# --- the engine applies the user-facing tests ----------------------------------------------------
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.25])
+def test_engine_decisions_equal_the_user_facing_tests(missing: float) -> None:
+    design = BenchmarkDesign(
+        n_systems=4, n_tasks=2, n_instances=40, phi=0.3, missing=missing, round_to=1
+    )
+    cubes = design.draw(3, np.random.default_rng(5))
+    out = engine._one_chunk(design, cubes, engine.TESTS, "instance", 0.05)
+    ia, ib = np.triu_indices(4, 1)
+    for i, cube in enumerate(cubes):
+        frame = cube_to_scores(cube, design.names, ["t1", "t2"], instances=True)
+        scores = rs.Scores.from_long(frame.dropna(subset=["score"]), instance="instance")
+        h = rs.hoeffding_test(rs.pairwise(scores)).table.set_index(["system_a", "system_b"])
+        for k, (a, b) in enumerate(zip(ia, ib, strict=True)):
+            row = h.loc[(design.names[a], design.names[b])]
+            expected = int(np.sign(row["estimate"] - 0.5)) if row["significant"] else 0
+            assert out["decisions"]["hoeffding"][i, k] == expected
+            assert out["estimates"]["hoeffding"][i, k] == pytest.approx(row["estimate"] - 0.5)
+        fr = friedman(scores, level="instance", missing="complete-case")
+        assert out["decisions"]["friedman"][i] == (fr.p_value < 0.05)
+        for method in ("nemenyi", "conover"):
+            ph = posthoc(scores, method=method, level="instance", missing="complete-case").table
+            ph = ph.set_index(["system_a", "system_b"])
+            for k, (a, b) in enumerate(zip(ia, ib, strict=True)):
+                key = (design.names[a], design.names[b])
+                row = ph.loc[key] if key in ph.index else ph.loc[key[::-1]]
+                assert (out["decisions"][method][i, k] != 0) == bool(row["significant"]), method
+        if missing == 0.0:  # rs.paired takes one task: the engine pools both tasks' instances
+            wide = pd.DataFrame(cube.transpose(1, 2, 0).reshape(-1, 4), columns=design.names)
+            pairs = rs.paired(wide, n_bootstrap=10).pairs
+            for test, column in (
+                ("sign", "sign_p_holm"),
+                ("t", "ttest_p_holm"),
+                ("wilcoxon", "wilcoxon_p_holm"),
+            ):
+                got = out["decisions"][test][i] != 0
+                np.testing.assert_array_equal(got, pairs[column].to_numpy() < 0.05, test)
+
+
+def test_recovery_is_the_ranking_metrics_of_the_aggregates() -> None:
+    design = BenchmarkDesign(n_systems=5, n_tasks=3, n_instances=20, phi=0.2, missing=0.2)
+    cubes = design.draw(2, np.random.default_rng(0))
+    out = engine._one_chunk(design, cubes, ("hoeffding",), "instance", 0.05)["recovery"]
+    truth = pd.Series(np.arange(5, 0, -1.0), index=design.names)  # sys05 best
+    for i, cube in enumerate(cubes):
+        frame = cube_to_scores(cube, design.names, ["t1", "t2", "t3"], instances=True)
+        scores = rs.Scores.from_long(frame.dropna(subset=["score"]), instance="instance")
+        for method in ("borda", "mean"):
+            agg = rs.aggregate(scores, method=method).scores.reindex(design.names)
+            tau = stats.kendalltau(agg.to_numpy(), -truth.to_numpy()).statistic
+            assert out[f"{method}_tau"][i] == pytest.approx(tau)
+
+
+def test_batched_draws_start_with_the_single_cube() -> None:
+    kw = dict(missing=0.2, outliers=(0.1, 2.0), instance_types=(3, 0.5), round_to=2)
+    single = gumbel_cube(4, 3, 5, 0.5, 1.0, 7, **kw)
+    batch = gumbel_cubes(1, 4, 3, 5, 0.5, 1.0, 7, **kw)
+    np.testing.assert_array_equal(batch[0], single)
+
+
+# --- reproducibility, interruption, sample size ---------------------------------------------------
+
+
+def test_same_seed_same_numbers_whatever_the_threads() -> None:
+    kw = dict(n_systems=6, n_instances=300, phi=0.1, replications=700, progress=False)
+    one = rs.power(n_jobs=1, **kw)
+    two = rs.power(n_jobs=2, **kw)
+    pd.testing.assert_frame_equal(one.pairs, two.pairs)
+    other = rs.power(seed=1, n_jobs=2, **kw)
+    assert not one.pairs["power"].equals(other.pairs["power"])
+
+
+def test_an_interrupt_keeps_the_whole_chunks_done(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    real = engine._one_chunk
+
+    def flaky(*args):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(engine, "_one_chunk", flaky)
+    design = BenchmarkDesign(n_systems=3, n_instances=100_000)  # 3 replications per chunk
+    res = rs.power(design, tests="sign", replications=30, progress=False, n_jobs=1)
+    assert not res.complete and res.replications == 6
+    assert "INTERRUPTED" in repr(res)
+
+
+def test_sample_size_of_the_paired_t_test_is_the_analytic_one() -> None:
+    gap = 0.4
+    design = _two(gap, 10, noise="normal")
+    res = rs.sample_size(
+        design,
+        test="t",
+        target="pair",
+        pair=("sys02", "sys01"),
+        sizes=[10, 20, 40, 80, 160],
+        replications=3000,
+        progress=False,
+    )
+    exact = float(paired_t_sample_size(gap / np.sqrt(2.0), power=0.8))
+    low, high = res.interval
+    assert low - 2 <= exact <= high + 2, (exact, res.interval)
+    assert res.curve["fitted"].is_monotonic_increasing
+    assert "type_m" in res.curve and "instances per task" in res.sentence()
+    mde = rs.sample_size(
+        _two(1.0, 60, noise="normal"),
+        test="t",
+        target="pair",
+        pair=("sys02", "sys01"),
+        vary="phi",
+        sizes=[0.1, 0.2, 0.4, 0.8, 1.6],
+        replications=3000,
+        progress=False,
+    )
+    exact_gap = float(minimum_detectable_effect(60, power=0.8)) * np.sqrt(2.0)
+    assert mde.interval[0] * 0.97 <= exact_gap <= mde.interval[1] * 1.03
+    assert "location step of φ" in mde.sentence()
+
+
+def test_a_target_not_reached_is_not_extrapolated() -> None:
+    res = rs.sample_size(
+        n_systems=3,
+        phi=0.01,
+        test="hoeffding",
+        sizes=[10, 20, 40],
+        replications=200,
+        progress=False,
+    )
+    assert res.size is None and res.needed is None
+    assert "Not reached" in res.sentence() and "not reached" in repr(res)
+    easy = rs.sample_size(
+        n_systems=2,
+        phi=3.0,
+        test="sign",
+        target="pair",
+        pair=("sys01", "sys02"),
+        sizes=[100, 200],
+        replications=200,
+        progress=False,
+    )
+    assert easy.at_smallest and easy.needed == 100 and "at most 100" in easy.sentence()
+
+
+def test_the_named_pair_is_found_on_the_pair_axis() -> None:
+    design = BenchmarkDesign(n_systems=5)
+    ia, ib = np.triu_indices(5, 1)
+    for k, (a, b) in enumerate(zip(ia, ib, strict=True)):
+        assert named_pair(design, (design.names[b], design.names[a])) == k
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: rs.power(tests="bogus"), "unknown test"),
+        (lambda: rs.power(pair=("sys01", "nope")), "unknown system 'nope'"),
+        (lambda: rs.power(pair=("sys01", "sys01")), "twice"),
+        (lambda: rs.power(n_sytems=3), "unknown design parameter"),
+        (lambda: rs.power(level="task"), "n_tasks ≥ 2"),
+        (lambda: rs.power(alpha=1.5), "alpha"),
+        (lambda: rs.power(replications=1), "replications"),
+        (lambda: rs.power(noise="cauchy"), "noise"),
+        (lambda: rs.power(locations=(1.0, 2.0)), "locations"),
+        (lambda: rs.power(n_jobs=0), "n_jobs"),
+        (lambda: rs.sample_size(target="pair"), "needs pair"),
+        (lambda: rs.sample_size(test="friedman"), "omnibus"),
+        (lambda: rs.sample_size(sizes=[10, 5]), "increase"),
+        (lambda: rs.sample_size(sizes=[10.5, 20]), "whole numbers"),
+        (lambda: rs.sample_size(vary="scale"), "vary"),
+        (lambda: rs.sample_size(power=0.0), "power"),
+        (lambda: rs.sample_size(refine=-1), "refine"),
+    ],
+)
+def test_bad_arguments_are_refused_before_simulating(call, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_recovery_of_the_best_with_two_systems_is_a_binomial_tail() -> None:
+    n, phi = 31, 0.2  # odd: Borda never ties
+    design = _two(phi, n)
+    res = rs.power(design, tests="sign", replications=R, progress=False)
+    p_win = design.win_probability("sys02", "sys01")
+    exact = float(stats.binom.sf(n // 2, n, p_win))  # P(sys02 wins more than half)
+    _close(res.power_of("sign", "borda_top1")[0], exact, R)
+    tau, _ = res.power_of("sign", "borda_tau")
+    assert tau == pytest.approx(2 * res.power_of("sign", "borda_top1")[0] - 1)
+
+
+def test_a_design_from_a_plackett_luce_fit() -> None:
+    sim = rs.simulate.gumbel(n_systems=4, n_tasks=1, n_instances=300, phi=0.4, seed=1)
+    fit = rs.models.PlackettLuce().fit(rs.Rankings.from_scores(sim, by="instance"), method="mle")
+    design = BenchmarkDesign.from_fit(fit, n_instances=50)
+    assert design.names == fit.systems and design.truth == tuple(fit.order)
+    gap = fit.worth["sys04"] - fit.worth["sys01"]
+    assert design.win_probability("sys04", "sys01") == pytest.approx(1 / (1 + np.exp(-gap)))
+    with pytest.raises(ValueError, match="comes from the fit"):
+        BenchmarkDesign.from_fit(fit, scale=2.0)
+    with pytest.raises(ValueError, match="Plackett–Luce or Bradley–Terry"):
+        BenchmarkDesign.from_fit(object())
