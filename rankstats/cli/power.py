@@ -15,16 +15,22 @@ from rankstats.cli.usage import UsageError
 def _design(args: argparse.Namespace):
     from rankstats.planning.design import BenchmarkDesign
 
-    return BenchmarkDesign(
-        n_systems=args.systems,
+    common = dict(
         n_tasks=args.tasks,
         n_instances=args.instances,
+        missing=args.missing,
+        missing_pattern=args.missing_pattern,
+    )
+    if args.accuracies is not None:
+        return BenchmarkDesign.from_accuracies(args.accuracies, args.agreement, **common)
+    return BenchmarkDesign(
+        n_systems=args.systems or 10,
         phi=args.phi,
         scale=args.scale,
         noise=args.noise,
-        missing=args.missing,
-        missing_pattern=args.missing_pattern,
+        correlation=args.correlation,
         round_to=args.round_to,
+        **common,
     )
 
 
@@ -32,6 +38,31 @@ def check(args: argparse.Namespace) -> None:
     """The combinations argparse cannot check, before simulating anything."""
     if args.jobs == 0 or args.jobs < -1:
         raise UsageError(f"--jobs must be ≥ 1 or -1 (all cores), not {args.jobs}")
+    if args.accuracies is not None:
+        given = [
+            flag
+            for flag, value, default in (
+                ("--systems", args.systems, None),
+                ("--phi", args.phi, 0.1),
+                ("--scale", args.scale, 1.0),
+                ("--noise", args.noise, "gumbel"),
+                ("--correlation", args.correlation, 0.0),
+                ("--round", args.round_to, None),
+            )
+            if value != default
+        ]
+        if given:
+            raise UsageError(
+                f"--accuracies sets the systems and their outcomes: {' '.join(given)} cannot be "
+                "given with it"
+            )
+    elif args.agreement is not None:
+        raise UsageError("--agreement needs --accuracies")
+    elif args.tests and "mcnemar" in args.tests:
+        raise UsageError(
+            "--tests mcnemar needs --accuracies (paired binary outcomes); on scores use "
+            "--tests sign"
+        )
     if args.tests is None:
         args.tests = ["hoeffding"] if args.target_power else ["hoeffding", "friedman", "nemenyi"]
     if args.target_power is None:
@@ -44,7 +75,7 @@ def check(args: argparse.Namespace) -> None:
             f"--target-power finds the size for one test; --tests names {len(args.tests)} "
             f"({' '.join(args.tests)})"
         )
-    target = args.target or ("omnibus" if args.tests[0] == "friedman" else "adjacent")
+    target = args.target or ("omnibus" if args.tests[0] in ("friedman", "imputed") else "adjacent")
     if target == "pair" and args.pair is None:
         raise UsageError("--target pair needs --pair A B")
     args.target = target
@@ -77,6 +108,9 @@ def run(args: argparse.Namespace) -> int:
         alpha=args.alpha,
         seed=args.seed,
         n_jobs=args.jobs,
+        rope=args.rope,
+        threshold=args.threshold,
+        posterior_draws=args.posterior_draws,
         progress=True,  # a bar on a terminal, unless --quiet (rankstats._util.progress)
     )
     if args.target_power is not None:
@@ -88,7 +122,8 @@ def run(args: argparse.Namespace) -> int:
     print_frame(_shown(res.summary), title="power ± Monte Carlo s.e.")
     print_frame(_shown(res.recovery), title="recovery of the true order ± s.e.")
     for test in res.tests:
-        print(res.sentence(test, target="pair" if res.pair and test != "friedman" else None))
+        omnibus = test in ("friedman", "imputed")
+        print(res.sentence(test, target="pair" if res.pair and not omnibus else None))
     out = Path(args.out)
     with output_dir(out) as tmp:
         files = [tmp / "summary.csv", tmp / "pairs.csv", tmp / "recovery.csv"]

@@ -26,6 +26,7 @@ aggregators (Peyrard et al. 2021, Table 1) from :func:`rankstats.core.metrics.ag
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from dataclasses import dataclass, field
 
@@ -112,16 +113,20 @@ def paired_t_p_values(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     along axis 0, NaN = absent): :math:`t = \bar D \sqrt n / s_D` on ``n − 1`` df, as
     ``scipy.stats.ttest_rel`` (NaN when ``n < 2`` or :math:`s_D = \bar D = 0`). Columns are
     pairs in :func:`paired`, pairs × simulated benchmarks in :mod:`rankstats.planning`."""
-    n = (~np.isnan(d)).sum(axis=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        mean_diff = np.nanmean(d, axis=0)
-        sd = np.nanstd(d, axis=0, ddof=1)
+    present = ~np.isnan(d)
+    n = present.sum(axis=0)
+    # NaN-aware sums under errstate rather than nanmean / nanstd, whose warnings would need a
+    # warnings filter: not thread-safe, and the power simulations call this from threads.
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_diff = np.where(present, d, 0.0).sum(axis=0) / n
+        sq = np.where(present, d - mean_diff, 0.0) ** 2
+        sd = np.sqrt(sq.sum(axis=0) / (n - 1))
+        sd = np.where(n >= 2, sd, np.nan)
         t_stat = mean_diff / (sd / np.sqrt(n))
         return mean_diff, 2 * stats.t.sf(np.abs(t_stat), n - 1)
 
 
-def wilcoxon_p_values(d: np.ndarray) -> np.ndarray:
+def wilcoxon_p_values(d: np.ndarray, quiet: bool = True) -> np.ndarray:
     """Wilcoxon signed-rank p-values per column (NaN = absent), equal to per-column scipy calls.
 
     ``scipy.stats.wilcoxon`` is vectorised along an axis, but with ``method="auto"`` it chooses
@@ -139,8 +144,11 @@ def wilcoxon_p_values(d: np.ndarray) -> np.ndarray:
     mags = np.sort(np.where(present & (d != 0), np.abs(d), np.inf), axis=0)
     tied = np.any((mags[1:] == mags[:-1]) & np.isfinite(mags[1:]), axis=0)
     irregular = zeros | tied
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    # quiet=False: the caller silences scipy's warnings itself (the power simulations, once in
+    # the main thread: a warnings filter set in a worker thread is not thread-safe).
+    with warnings.catch_warnings() if quiet else contextlib.nullcontext():
+        if quiet:
+            warnings.simplefilter("ignore")
         for size, flag in set(zip(n_obs.tolist(), irregular.tolist(), strict=True)):
             cols = np.flatnonzero((n_obs == size) & (irregular == flag))
             if size == 0 or len(cols) == 0:

@@ -17,14 +17,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
+from scipy import integrate, optimize, stats
 
 from rankstats.simulate.argument_checks import check_count, check_generator, require
-from rankstats.simulate.gumbel_benchmark import gumbel_cubes
+from rankstats.simulate.gumbel_benchmark import check_correlation, gumbel_cubes
 from rankstats.simulate.labels import system_names
 
 #: Noise distributions of the scores around their locations.
 NOISES = ("gumbel", "normal")
+#: What a simulated score is: the score itself, or a binary outcome (1 when it is above 0).
+OUTCOMES = ("score", "binary")
 #: The design's fields that :func:`rankstats.sample_size` can vary.
 SIZES = ("n_instances", "n_tasks")
 
@@ -56,6 +58,15 @@ class BenchmarkDesign:
         Gumbel noise (instance rankings are Plackett–Luce) or normal noise of standard deviation
         ``scale`` (Thurstone's case V; a pair's differences are then normal, the paired t-test's
         model).
+    correlation : float
+        Normal noise only: the correlation ρ of two systems' scores on the same instance (the
+        instance's difficulty they share; ρ ≥ −1/(N−1)). It leaves the rankings of an instance
+        unchanged in law only at ρ = 0: a pair's differences have standard deviation
+        :math:`\text{scale}\sqrt{2(1-\rho)}`.
+    outcome : {"score", "binary"}
+        ``"binary"``: each score becomes an outcome, 1 (right) when it is above 0 — paired
+        binary outcomes such as the accuracy of classifiers on a test set, tested by McNemar's
+        test (see :meth:`from_accuracies`).
     """
 
     n_systems: int = 10
@@ -71,6 +82,8 @@ class BenchmarkDesign:
     instance_types: tuple[int, float] | None = None
     round_to: int | None = None
     noise: str = "gumbel"
+    correlation: float = 0.0
+    outcome: str = "score"
     _names: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -90,6 +103,11 @@ class BenchmarkDesign:
         require(
             self.noise in NOISES, f"noise must be one of {', '.join(NOISES)}, not {self.noise!r}"
         )
+        require(
+            self.outcome in OUTCOMES,
+            f"outcome must be one of {', '.join(OUTCOMES)}, not {self.outcome!r}",
+        )
+        check_correlation(self.correlation, self.n_systems, self.noise)
         if self.locations is not None:
             locations = tuple(float(v) for v in np.asarray(self.locations, dtype=float).ravel())
             require(
@@ -127,6 +145,73 @@ class BenchmarkDesign:
         """The systems best first (equal locations keep the systems' order)."""
         order = np.argsort(-self.mu, kind="stable")
         return tuple(self._names[i] for i in order)
+
+    @property
+    def accuracies(self) -> np.ndarray:
+        r"""P(outcome 1) of each system for ``outcome="binary"`` with normal noise:
+        :math:`\Phi(\mu_i / \text{scale})`."""
+        if self.outcome != "binary" or self.noise != "normal":
+            raise ValueError("accuracies are defined for binary outcomes of normal noise")
+        return stats.norm.cdf(self.mu / self.scale)
+
+    def discordance(self, a: str, b: str) -> tuple[float, float]:
+        """``(p10, p01)``: P(``a`` right and ``b`` wrong), P(``a`` wrong and ``b`` right) on one
+        instance, for binary outcomes of normal noise (a bivariate normal probability)."""
+        acc = self.accuracies
+        i, j = self.index(a), self.index(b)
+        both_wrong = _both_below(
+            -self.mu[i] / self.scale, -self.mu[j] / self.scale, self.correlation
+        )
+        p01 = (1 - acc[i]) - both_wrong
+        p10 = (1 - acc[j]) - both_wrong
+        return float(p10), float(p01)
+
+    @classmethod
+    def from_accuracies(
+        cls,
+        accuracies: Sequence[float],
+        agreement: float | None = None,
+        systems: Sequence[str] | None = None,
+        **fields: object,
+    ) -> BenchmarkDesign:
+        r"""Paired binary outcomes (classifiers right or wrong on the same test items).
+
+        System ``i`` is right on an item when a latent normal score
+        :math:`\mu_i + \varepsilon_i` is above 0, :math:`\mu_i = \Phi^{-1}(\text{acc}_i)`,
+        the :math:`\varepsilon` of one item equicorrelated with correlation ρ. ρ is chosen so
+        that the two most accurate systems agree (both right or both wrong) on a share
+        ``agreement`` of the items — the parameters of Card et al. (2020, Sec. 3): with two
+        systems, accuracy, the difference Δacc and the agreement fix the 2 × 2 table, and with it
+        the exact McNemar test's power. ``agreement=None`` takes ρ = 0 (independent errors).
+
+        Raises
+        ------
+        ValueError
+            An accuracy outside (0, 1), or an agreement the accuracies cannot have (the range
+            is named: from ρ = −1/(N−1) to ρ = 1).
+        """
+        acc = np.asarray(accuracies, dtype=np.float64).ravel()
+        require(
+            len(acc) >= 2 and bool(np.all((acc > 0) & (acc < 1))),
+            f"accuracies must be at least two numbers in (0, 1), got {list(accuracies)}",
+        )
+        for name in ("locations", "phi", "scale", "noise", "outcome", "correlation"):
+            require(name not in fields, f"{name} follows from the accuracies and the agreement")
+        mu = stats.norm.ppf(acc)
+        rho = 0.0
+        if agreement is not None:
+            top = np.argsort(-acc, kind="stable")[:2]
+            rho = _correlation_for(agreement, -mu[top[0]], -mu[top[1]], len(acc))
+        return cls(
+            n_systems=len(acc),
+            locations=tuple(float(v) for v in mu),
+            systems=systems,
+            scale=1.0,
+            noise="normal",
+            correlation=rho,
+            outcome="binary",
+            **fields,  # type: ignore[arg-type]
+        )
 
     def win_probability(self, a: str, b: str) -> float:
         r""":math:`P(x_a > x_b)` on one instance without corruptions:
@@ -207,15 +292,23 @@ class BenchmarkDesign:
             round_to=self.round_to,
             locations=self.mu,
             noise=self.noise,
+            correlation=self.correlation,
+            binary=self.outcome == "binary",
         )
 
     def effect(self) -> str:
         """The effect model and corruptions, e.g. ``"Gumbel noise, φ = 0.1, scale 1"``."""
         parts = [
-            f"{self.noise} noise",
+            f"{self.noise} noise"
+            + (f" (correlation {self.correlation:g})" if self.correlation else ""),
             f"φ = {self.phi:g}" if self.locations is None else "locations given",
             f"scale {self.scale:g}",
         ]
+        if self.outcome == "binary":
+            accuracy = ", ".join(f"{a:.3g}" for a in self.accuracies)
+            parts = [f"binary outcomes, accuracies {accuracy}"]
+            if self.correlation:
+                parts.append(f"latent correlation {self.correlation:.3g}")
         if self.missing:
             parts.append(f"{self.missing:.0%} missing ({self.missing_pattern})")
         if self.outliers:
@@ -232,6 +325,51 @@ class BenchmarkDesign:
             f"{self.n_systems} systems × {self.n_tasks} task(s) × {self.n_instances} instances; "
             f"{self.effect()}"
         )
+
+
+def _both_below(x: float, y: float, rho: float) -> float:
+    """P(X < x, Y < y) for standard normals of correlation ρ (the bounds exactly at ρ = ±1)."""
+    if rho >= 1 - 1e-12:
+        return float(stats.norm.cdf(min(x, y)))
+    if rho <= -1 + 1e-12:
+        return float(max(0.0, stats.norm.cdf(x) + stats.norm.cdf(y) - 1))
+    # ∫_{-∞}^{x} φ(u) Φ((y − ρu) / √(1 − ρ²)) du, to quad's precision (scipy's multivariate
+    # normal CDF is a randomised integration with an absolute error near 1e-5).
+    root = np.sqrt(1 - rho * rho)
+    value, _ = integrate.quad(
+        lambda u: stats.norm.pdf(u) * stats.norm.cdf((y - rho * u) / root),
+        -np.inf,
+        x,
+        epsabs=1e-13,
+        epsrel=1e-12,
+    )
+    return float(value)
+
+
+def _correlation_for(agreement: float, x: float, y: float, n_systems: int) -> float:
+    """The ρ at which two systems wrong below ``x`` and ``y`` agree on a share ``agreement``."""
+    require(
+        isinstance(agreement, int | float) and not isinstance(agreement, bool),
+        f"agreement must be a number in (0, 1], got {agreement!r}",
+    )
+    px, py = stats.norm.cdf(x), stats.norm.cdf(y)
+
+    def agree(rho: float) -> float:  # both right or both wrong; increasing in ρ
+        both_wrong = _both_below(x, y, rho)
+        return 1 - px - py + 2 * both_wrong
+
+    low_rho = -1.0 / (n_systems - 1)
+    low, high = agree(low_rho), agree(1.0)
+    require(
+        low - 1e-9 <= agreement <= high + 1e-9,
+        f"agreement {agreement!r} is impossible for these accuracies: it can range from "
+        f"{low:.4g} to {high:.4g} here",
+    )
+    if agreement <= low:
+        return low_rho
+    if agreement >= high:
+        return 1.0
+    return float(optimize.brentq(lambda r: agree(r) - agreement, low_rho, 1.0, xtol=1e-12))
 
 
 def pair_indices(n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -23,10 +23,18 @@ from rankstats.planning.power_result import (
     RECOVERY_TARGETS,
     TARGETS,
     PowerResult,
+    adjacent_pairs,
     power_tables,
 )
-from rankstats.planning.replications import LEVELS, PAIR_TESTS, check_tests, simulate_tests
+from rankstats.planning.replications import (
+    LEVELS,
+    PAIR_TESTS,
+    BayesOptions,
+    check_tests,
+    simulate_tests,
+)
 from rankstats.planning.sample_size_result import SampleSizeResult, crossing
+from rankstats.significance.three_regions import check_rope, check_threshold
 
 DEFAULT_TESTS = ("hoeffding", "friedman", "nemenyi")
 #: What :func:`sample_size` can vary: a size, or the effect (``phi``: the detectable effect).
@@ -50,6 +58,16 @@ def _design(design: BenchmarkDesign | None, fields: dict) -> BenchmarkDesign:
     if not isinstance(design, BenchmarkDesign):
         raise TypeError(f"design must be a rs.BenchmarkDesign, not {type(design).__name__}")
     return design.replace(**fields) if fields else design
+
+
+def check_outcome(design: BenchmarkDesign, tests: Sequence[str]) -> None:
+    """McNemar's test is the sign test of paired binary outcomes: refuse ``mcnemar`` on scores
+    (whose test is ``sign``)."""
+    if "mcnemar" in tests and design.outcome != "binary":
+        raise ValueError(
+            "test 'mcnemar' is for paired binary outcomes (BenchmarkDesign.from_accuracies or "
+            "outcome='binary'); on scores its counterpart is 'sign'"
+        )
 
 
 def _check_common(
@@ -86,6 +104,9 @@ def power(
     seed: int = 0,
     progress: bool = True,
     n_jobs: int = -1,
+    rope: float = 0.01,
+    threshold: float = 0.95,
+    posterior_draws: int = 1000,
     **fields: object,
 ) -> PowerResult:
     r"""Power of each test for a benchmark design, by simulation, with Monte Carlo errors.
@@ -103,8 +124,10 @@ def power(
         The design; or give its fields as keywords (``n_systems=10, n_instances=500,
         phi=0.1, missing=0.2, ...``), which also override those of ``design``.
     tests : str or sequence of str
-        Some of ``"hoeffding"``, ``"friedman"``, ``"nemenyi"``, ``"conover"``, ``"sign"``,
-        ``"wilcoxon"``, ``"t"``.
+        Some of ``"hoeffding"``, ``"friedman"``, ``"nemenyi"``, ``"conover"``, ``"imputed"``,
+        ``"imputed-holm"`` (the imputed-rank tests, every block with two scores kept),
+        ``"sign"``, ``"mcnemar"`` (binary outcomes), ``"wilcoxon"``, ``"t"``, ``"bayes"`` (the
+        Bayesian signed-rank test, see ``rope``).
     pair : (str, str), optional
         A pair of systems whose power is reported as the ``pair`` target.
     level : {"instance", "task"}
@@ -121,6 +144,12 @@ def power(
         A progress bar with ETA on a terminal (quiet otherwise).
     n_jobs : int
         Threads sharing the replications (-1: all cores).
+    rope, threshold, posterior_draws
+        The Bayesian signed-rank test (``"bayes"``): the ROPE's half-width in score units, the
+        posterior probability a claim needs (as :func:`rankstats.bayes_signed_rank`), and the
+        posterior draws of each decision (the user-facing default is 50,000; 1,000 puts a
+        Monte Carlo error of at most 0.007 on a share near 0.95). It decides the named pair and
+        the adjacent pairs only: each decision costs ``posterior_draws × blocks`` Gamma draws.
 
     Returns
     -------
@@ -148,9 +177,22 @@ def power(
     """
     design = _design(design, fields)
     tests = check_tests(tests)
+    check_outcome(design, tests)
     position = named_pair(design, pair)
     _check_common(design, level, alpha, replications, seed, n_jobs)
-    rep = simulate_tests(design, tests, level, alpha, replications, seed, progress, n_jobs)
+    bayes = None
+    if "bayes" in tests:
+        check_rope(rope)
+        check_threshold(threshold)
+        if isinstance(posterior_draws, bool) or not isinstance(posterior_draws, numbers.Integral):
+            raise ValueError(f"posterior_draws must be an integer ≥ 100, got {posterior_draws!r}")
+        if posterior_draws < 100:
+            raise ValueError(f"posterior_draws must be an integer ≥ 100, got {posterior_draws!r}")
+        chosen = {int(k) for k in adjacent_pairs(design)} | ({position} if pair else set())
+        bayes = BayesOptions(
+            tuple(sorted(chosen)), float(rope), float(threshold), 0.5, int(posterior_draws)
+        )
+    rep = simulate_tests(design, tests, level, alpha, replications, seed, progress, n_jobs, bayes)
     summary, pairs, recovery = power_tables(rep, position)
     return PowerResult(
         summary=summary,
@@ -164,6 +206,13 @@ def power(
         seed=seed,
         pair=None if pair is None else (str(pair[0]), str(pair[1])),
         complete=rep.complete,
+        bayes=None
+        if bayes is None
+        else {
+            "rope": bayes.rope,
+            "threshold": bayes.threshold,
+            "posterior_draws": bayes.samples,
+        },
     )
 
 
@@ -186,6 +235,9 @@ def sample_size(
     seed: int = 0,
     progress: bool = True,
     n_jobs: int = -1,
+    rope: float = 0.01,
+    threshold: float = 0.95,
+    posterior_draws: int = 1000,
     **fields: object,
 ) -> SampleSizeResult:
     r"""The smallest size (or effect) at which a test reaches a target power, from a power curve.
@@ -202,6 +254,8 @@ def sample_size(
     ----------
     design, pair, level, alpha, replications, seed, progress, n_jobs, **fields
         As in :func:`power` (``replications`` at each size).
+    rope, threshold, posterior_draws
+        The Bayesian signed-rank test's settings, as in :func:`power`.
     test : str
         One test of :func:`power`.
     target : str
@@ -240,14 +294,14 @@ def sample_size(
     design = _design(design, fields)
     if not isinstance(test, str):
         raise ValueError(f"test must name one test, got {test!r}")
-    check_tests(test)
+    check_outcome(design, check_tests(test))
     if target not in (*TARGETS, *RECOVERY_TARGETS):
         known = ", ".join((*TARGETS, *RECOVERY_TARGETS))
         raise ValueError(f"target must be one of {known}, not {target!r}")
     if target in TARGETS and (target == "omnibus") != (test not in PAIR_TESTS):
         raise ValueError(
-            "target 'omnibus' is the Friedman test's (and, with the recovery targets, the "
-            "Friedman test's only target)"
+            "target 'omnibus' is the omnibus tests' (friedman, imputed), and, with the recovery "
+            "targets, their only target"
         )
     if target == "pair" and pair is None:
         raise ValueError("target='pair' needs pair=(system, system)")
@@ -271,6 +325,9 @@ def sample_size(
         seed=seed,
         progress=False,
         n_jobs=n_jobs,
+        rope=rope,
+        threshold=threshold,
+        posterior_draws=posterior_draws,
     )
     points: dict[float, PowerResult] = {}
     with meter("power curve", total=len(grid) + refine, unit="designs", enabled=progress) as m:

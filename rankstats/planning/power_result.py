@@ -36,7 +36,7 @@ import pandas as pd
 
 from rankstats._util.text import terminal
 from rankstats.planning.design import BenchmarkDesign, pair_indices
-from rankstats.planning.replications import PAIR_TESTS, Replicates
+from rankstats.planning.replications import OMNIBUS, PAIR_TESTS, Replicates
 
 #: What :attr:`PowerResult.summary` reports per test (the targets of :func:`rankstats.sample_size`).
 TARGETS = ("pair", "adjacent", "all_adjacent", "all_pairs", "omnibus")
@@ -60,9 +60,13 @@ TEST_LABELS = {
     "friedman": "Friedman χ²",
     "nemenyi": "Nemenyi",
     "conover": "Conover (Holm)",
+    "imputed": "imputed-rank test χ²",
+    "imputed-holm": "imputed-rank z tests (Holm)",
     "sign": "sign test (Holm)",
+    "mcnemar": "exact McNemar test (Holm)",
     "wilcoxon": "Wilcoxon signed-rank (Holm)",
     "t": "paired t-test (Holm)",
+    "bayes": "Bayesian signed-rank test",
 }
 
 
@@ -105,16 +109,20 @@ class PowerResult:
         One row per test: ``pair`` (power for the named pair), ``adjacent`` (mean power over the
         pairs next to each other in the true order), ``all_adjacent`` (P(every adjacent pair
         significant in the right direction)), ``all_pairs`` (the same for every pair with a
-        difference), ``omnibus`` (Friedman: P(reject)), ``false_claims`` (P(at least one pair
-        without a difference declared different, or one declared the wrong way round)), each
+        difference), ``omnibus`` (Friedman and the imputed-rank test: P(reject)),
+        ``false_claims`` (P(at least one pair without a difference declared different, or one
+        declared the wrong way round)), each
         with ``<name>_se``, and ``computable`` (share of replications where the test had the
         blocks it needs).
     pairs : pandas.DataFrame
         One row per (test, pair), the truly better system first: ``true_effect`` (the expected
         estimate: P(above) − ½ for Hoeffding and the sign test, the mean rank gap for Nemenyi and
-        Conover, the mean score difference for Wilcoxon and t), ``power``, ``power_se``,
+        Conover, the mean imputed-rank gap for the imputed-rank z tests, the mean score difference
+        for Wilcoxon and t), ``power``, ``power_se``,
         ``wrong_direction``, ``type_s``, ``type_m``, ``adjacent``, ``null`` (equal locations:
-        ``power`` is then the rejection rate).
+        ``power`` is then the rejection rate); for the Bayesian signed-rank test (which decides
+        the named pair and the adjacent pairs only) ``rope_claim``, P(practical equivalence
+        claimed).
     recovery : pandas.DataFrame
         Per aggregator (``borda`` = σ^l, ``mean`` = σ^μ): Kendall τ_b of the aggregate order to
         the truth and P(the true best ranked first alone), with standard errors.
@@ -127,6 +135,9 @@ class PowerResult:
     seed : int
     pair : tuple of str or None
     complete : bool
+    bayes : dict or None
+        The Bayesian signed-rank test's ``rope``, ``threshold`` and ``posterior_draws`` (when
+        it was simulated).
     """
 
     summary: pd.DataFrame
@@ -140,6 +151,7 @@ class PowerResult:
     seed: int
     pair: tuple[str, str] | None
     complete: bool
+    bayes: dict | None = None
 
     def power_of(self, test: str, target: str = "adjacent") -> tuple[float, float]:
         """``(power, Monte Carlo s.e.)`` of one test for one target of :attr:`summary`; a
@@ -161,8 +173,8 @@ class PowerResult:
     def sentence(self, test: str | None = None, target: str | None = None) -> str:
         """One sentence for a methods section, e.g. "With 1,000 instances per task, …"."""
         test = test or self.tests[0]
-        if test == "friedman":
-            target = "omnibus"  # its only target
+        if test in OMNIBUS:
+            target = "omnibus"  # their only target
         target = target or ("pair" if self.pair else "adjacent")
         value, se = self.power_of(test, target)
         what = {
@@ -177,9 +189,19 @@ class PowerResult:
             "omnibus": "rejects that all systems rank alike",
         }[target]
         d = self.design
+        how = f"at α = {self.alpha:g}"
+        if test == "bayes" and self.bayes:
+            # A Bayesian claim: "practically better" at a posterior threshold, not a test level.
+            how = (
+                f"(ROPE ±{self.bayes['rope']:g}, a claim at posterior probability "
+                f"≥ {self.bayes['threshold']:g})"
+            )
+            what = what.replace("significantly better", "practically better").replace(
+                "significantly and correctly", "as practically different, correctly"
+            )
         return (
             f"With {d.n_instances:,} instances in each of {d.n_tasks} task(s) and "
-            f"{d.n_systems} systems ({d.effect()}), {TEST_LABELS[test]} at α = {self.alpha:g} "
+            f"{d.n_systems} systems ({d.effect()}), {TEST_LABELS[test]} {how} "
             f"{what} with power {value:.3f} (Monte Carlo s.e. {se:.3f}, "
             f"{self.replications:,} simulated benchmarks; Card et al. 2020)."
         )
@@ -243,23 +265,25 @@ def power_tables(
             type_m = np.abs(np.where(significant, estimate, 0.0)).sum(axis=0) / n_sig
             type_m = np.where((n_sig > 0) & ~null, type_m / np.abs(effect), np.nan)
         power = np.where(null, null_rejected.mean(axis=0), right.mean(axis=0))
-        pair_frames.append(
-            pd.DataFrame(
-                {
-                    "test": test,
-                    "system_a": first,
-                    "system_b": second,
-                    "adjacent": is_adjacent,
-                    "null": null,
-                    "true_effect": effect,
-                    "power": power,
-                    "power_se": np.sqrt(power * (1 - power) / n),
-                    "wrong_direction": wrong.mean(axis=0),
-                    "type_s": type_s,
-                    "type_m": type_m,
-                }
-            )
+        tested = rep.tested[test]  # the Bayesian test decides some pairs only
+        frame = pd.DataFrame(
+            {
+                "test": test,
+                "system_a": first,
+                "system_b": second,
+                "adjacent": is_adjacent,
+                "null": null,
+                "true_effect": effect,
+                "power": power,
+                "power_se": np.sqrt(power * (1 - power) / n),
+                "wrong_direction": wrong.mean(axis=0),
+                "type_s": type_s,
+                "type_m": type_m,
+            }
         )
+        if test in rep.rope_claims:
+            frame["rope_claim"] = rep.rope_claims[test].mean(axis=0)
+        pair_frames.append(frame[tested])
         if pair is not None:
             row["pair"], row["pair_se"] = mean_and_se(
                 null_rejected[:, pair] if null[pair] else right[:, pair]
@@ -269,10 +293,10 @@ def power_tables(
             row["all_adjacent"], row["all_adjacent_se"] = mean_and_se(
                 right[:, adjacent].all(axis=1)
             )
-        if (~null).any():
+        if (~null).any() and tested[~null].all():
             row["all_pairs"], row["all_pairs_se"] = mean_and_se(right[:, ~null].all(axis=1))
         row["false_claims"], row["false_claims_se"] = mean_and_se(
-            (null_rejected | wrong).any(axis=1)
+            ((null_rejected | wrong) & tested).any(axis=1)
         )
         row["computable"] = computable_share
         summary_rows.append(row)

@@ -19,10 +19,22 @@ test            statistic (function) and decision                               
                 Nemenyi's single-step p-value < α)
 ``conover``     :func:`~rankstats.significance.posthoc_tests.conover_arrays`, Holm over the     all
                 pairs
+``imputed``     the omnibus test on imputed expected ranks                                    ≥ 2
+                (:func:`~rankstats.significance.imputed_ranks.imputed_arrays`; ``rs.friedman
+                (missing="imputed")``): p < α; a disconnected design is not computable
+``imputed-holm`` its z tests of every pair, Holm (``rs.posthoc(method="nemenyi",               ≥ 2
+                missing="imputed", adjust="holm")``; the default single-step adjustment needs
+                a Monte Carlo max-|z| distribution per benchmark)
 ``sign``        :func:`~rankstats.paired_analysis.paired_tests.sign_test_p_values`, Holm over   pair
                 the pairs (the ``sign_p_holm`` of :func:`rankstats.paired`)
+``mcnemar``     the same on binary outcomes: the exact (conditional binomial) McNemar test   pair
+                (``outcome="binary"`` designs only)
 ``wilcoxon``    :func:`~rankstats.paired_analysis.paired_tests.wilcoxon_p_values`, Holm         pair
 ``t``           :func:`~rankstats.paired_analysis.paired_tests.paired_t_p_values`, Holm         pair
+``bayes``       the Bayesian signed-rank test with a ROPE (``rs.bayes_signed_rank``,            pair
+                Benavoli et al. 2017): claims the region whose posterior share reaches the
+                threshold (:func:`~rankstats.significance.bayesian_signed_rank.
+                posterior_sample_rows`), for the named pair and the adjacent pairs only
 ==============  ==========================================================================  ======
 
 "Blocks" says which blocks each test uses when scores are missing: every ranking with at least
@@ -64,19 +76,55 @@ from rankstats.paired_analysis.paired_tests import (
     wilcoxon_p_values,
 )
 from rankstats.planning.design import BenchmarkDesign, pair_indices
+from rankstats.significance.bayesian_signed_rank import (
+    posterior_sample_rows,
+    region_share_rows,
+)
 from rankstats.significance.blocks import centred_ranks
 from rankstats.significance.friedman_test import friedman_arrays
+from rankstats.significance.imputed_ranks import imputed_arrays
 from rankstats.significance.posthoc_tests import conover_arrays, nemenyi_arrays
 from rankstats.significance.studentized_range import q_alpha
 
-TESTS = ("hoeffding", "friedman", "nemenyi", "conover", "sign", "wilcoxon", "t")
-#: Tests that decide about pairs (all but the omnibus Friedman test).
-PAIR_TESTS = tuple(t for t in TESTS if t != "friedman")
+TESTS = (
+    "hoeffding",
+    "friedman",
+    "nemenyi",
+    "conover",
+    "imputed",
+    "imputed-holm",
+    "sign",
+    "mcnemar",
+    "wilcoxon",
+    "t",
+    "bayes",
+)
+#: The omnibus tests (one decision per benchmark); the others decide about pairs.
+OMNIBUS = ("friedman", "imputed")
+PAIR_TESTS = tuple(t for t in TESTS if t not in OMNIBUS)
 LEVELS = ("instance", "task")
 #: Aggregators whose recovery of the true order is measured in every replication.
 AGGREGATORS = ("borda", "mean")
+#: Posterior weights held at once by the Bayesian test (comparisons × draws × blocks).
+BAYES_CELLS = 1 << 22
 #: Scores per chunk of replications (bounds the memory: about 30 arrays of this size at the peak).
 CHUNK_CELLS = 1_000_000
+
+
+@dataclass(frozen=True)
+class BayesOptions:
+    """The Bayesian signed-rank test's settings in a power simulation.
+
+    ``pairs``: positions on the pair axis it decides (the named pair and the adjacent pairs: each
+    costs ``samples × blocks`` Gamma draws per benchmark); ``rope``, ``threshold``, ``prior`` as
+    in :func:`rankstats.bayes_signed_rank`; ``samples`` posterior draws per decision.
+    """
+
+    pairs: tuple[int, ...]
+    rope: float = 0.01
+    threshold: float = 0.95
+    prior: float = 0.5
+    samples: int = 1000
 
 
 @dataclass(frozen=True, eq=False)
@@ -87,7 +135,8 @@ class Replicates:
     ----------
     decisions : dict of str to ndarray
         Test → signed pair decisions ``(R, P)`` (int8: +1, 0, −1), pairs ``a < b`` in the
-        design's order; ``"friedman"`` → rejections ``(R,)`` (bool).
+        design's order; the omnibus tests (``"friedman"``, ``"imputed"``) → rejections ``(R,)``
+        (bool).
     estimates : dict of str to ndarray
         Test → the estimate behind each pair decision ``(R, P)``, positive when ``a`` is better.
     computable : dict of str to ndarray
@@ -95,6 +144,10 @@ class Replicates:
     recovery : dict of str to ndarray
         ``"<aggregator>_tau"`` (Kendall τ_b of the aggregate order to the truth) and
         ``"<aggregator>_top1"`` (1 when the true best is the single best), ``(R,)`` each.
+    rope_claims : dict of str to ndarray
+        ``"bayes"`` → ``(R, P)`` bool: practical equivalence claimed.
+    tested : dict of str to ndarray
+        Test → ``(P,)`` bool: the pairs it decides (every pair, but for ``"bayes"``).
     replications : int
         Replications done (fewer than asked when interrupted).
     """
@@ -110,6 +163,8 @@ class Replicates:
     recovery: dict[str, np.ndarray]
     replications: int
     complete: bool
+    rope_claims: dict[str, np.ndarray]
+    tested: dict[str, np.ndarray]
 
 
 def check_tests(tests: str | Sequence[str]) -> tuple[str, ...]:
@@ -141,6 +196,7 @@ def simulate_tests(
     seed: int = 0,
     progress: bool = True,
     n_jobs: int = -1,
+    bayes: BayesOptions | None = None,
 ) -> Replicates:
     """Draw ``replications`` benchmarks of ``design`` and apply every test to each.
 
@@ -155,7 +211,10 @@ def simulate_tests(
     def run(c: int) -> tuple[int, dict[str, dict[str, np.ndarray]]]:
         r = min(per_chunk, replications - c * per_chunk)
         cube = design.draw(r, np.random.default_rng(children[c]))
-        return r, _one_chunk(design, cube, tests, level, alpha)
+        # The posterior draws of the Bayesian test from a child of the chunk's seed: the
+        # benchmarks do not depend on whether it is simulated.
+        posterior = np.random.default_rng(children[c].spawn(1)[0])
+        return r, _one_chunk(design, cube, tests, level, alpha, bayes, posterior)
 
     parts: list[dict[str, dict[str, np.ndarray]]] = []
     done, complete = 0, True
@@ -164,8 +223,13 @@ def simulate_tests(
     # results are taken in chunk order, so they do not depend on the number of threads.
     with (
         meter("power simulation", total=replications, unit="replications", enabled=progress) as m,
+        warnings.catch_warnings(),  # here, in the main thread: filters are process-wide
         ThreadPoolExecutor(max_workers=workers) as pool,
     ):
+        # scipy's Wilcoxon test on thousands of simulated samples (small samples with ties,
+        # exact distributions): warnings about the method, not about the user's data.
+        warnings.simplefilter("ignore", UserWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
         try:
             for r, part in pool.map(run, range(n_chunks)):
                 parts.append(part)
@@ -192,7 +256,17 @@ def simulate_tests(
         recovery=joined["recovery"],
         replications=done,
         complete=complete,
+        rope_claims=joined["rope_claims"],
+        tested={t: _tested(t, design.n_systems, bayes) for t in tests if t in PAIR_TESTS},
     )
+
+
+def _tested(test: str, n: int, bayes: BayesOptions | None) -> np.ndarray:
+    mask = np.ones(n * (n - 1) // 2, dtype=bool)
+    if test == "bayes":
+        mask[:] = False
+        mask[list(bayes.pairs if bayes else ())] = True
+    return mask
 
 
 def _workers(n_jobs: int) -> int:
@@ -205,13 +279,25 @@ def block_scores(cube: np.ndarray, level: str) -> np.ndarray:
     r, n, t, k = cube.shape
     if level == "instance":
         return cube.transpose(0, 2, 3, 1).reshape(r, t * k, n)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a system without a score in a task
-        return np.nanmean(cube, axis=3).transpose(0, 2, 1)
+    return _nan_mean(cube, axis=3).transpose(0, 2, 1)
+
+
+def _nan_mean(values: np.ndarray, axis: int) -> np.ndarray:
+    """``nanmean`` without its empty-slice warning (NaN there): warnings filters are not
+    thread-safe, and the chunks run in threads."""
+    present = ~np.isnan(values)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(present, values, 0.0).sum(axis=axis) / present.sum(axis=axis)
 
 
 def _one_chunk(
-    design: BenchmarkDesign, cube: np.ndarray, tests: tuple[str, ...], level: str, alpha: float
+    design: BenchmarkDesign,
+    cube: np.ndarray,
+    tests: tuple[str, ...],
+    level: str,
+    alpha: float,
+    bayes: BayesOptions | None = None,
+    posterior: np.random.Generator | None = None,
 ) -> dict[str, dict[str, np.ndarray]]:
     scores = block_scores(cube, level)
     r, n_blocks, n = scores.shape
@@ -258,13 +344,35 @@ def _one_chunk(
             estimates["conover"] = np.where(ok[..., None], rank_gap, 0.0)
             computable["conover"] = ok
 
-    paired = [t for t in ("sign", "wilcoxon", "t") if t in tests]
+    if {"imputed", "imputed-holm"} & set(tests):
+        counted = observed & keep[..., None]
+        expected = n - ranking_borda(ranks.reshape(-1, n)).reshape(ranks.shape)
+        arrays = imputed_arrays(expected, counted)
+        connected = arrays["connected"]
+        if "imputed" in tests:
+            p = stats.chi2.sf(arrays["statistic"], n - 1)
+            decisions["imputed"] = connected & (p < alpha)
+            computable["imputed"] = connected
+        if "imputed-holm" in tests:
+            sigma, sums = arrays["covariance"], arrays["rank_sums"]
+            variance = sigma[..., ia, ia] + sigma[..., ib, ib] - 2.0 * sigma[..., ia, ib]
+            gap = sums[..., ib] - sums[..., ia]  # > 0: a ranked better (lower imputed ranks)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                z = gap / np.sqrt(variance)
+                p = 2.0 * stats.norm.sf(np.abs(z))
+            p = np.where(connected[..., None] & np.isfinite(p), p, 1.0)
+            decisions["imputed-holm"] = _signed(holm_adjust(p) < alpha, gap)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                estimates["imputed-holm"] = gap / np.maximum(keep.sum(axis=-1), 1)[..., None]
+            computable["imputed-holm"] = connected
+
+    paired = [t for t in ("sign", "mcnemar", "wilcoxon", "t") if t in tests]
     if paired:
         d = scores[..., ia] - scores[..., ib]  # (r, B, P), NaN unless both were scored
         columns = d.transpose(1, 0, 2).reshape(n_blocks, -1)
         common = (~np.isnan(d)).sum(axis=1)
         for test in paired:
-            if test == "sign":
+            if test in ("sign", "mcnemar"):  # McNemar: the sign test of binary outcomes
                 wins_a, wins_b = np.sum(d > 0, axis=1), np.sum(d < 0, axis=1)
                 p = sign_test_p_values(wins_a, wins_b)
                 with np.errstate(invalid="ignore", divide="ignore"):
@@ -273,15 +381,19 @@ def _one_chunk(
                 mean_diff, p = paired_t_p_values(columns)
                 p, estimate = p.reshape(r, -1), mean_diff.reshape(r, -1)
             else:
-                p = wilcoxon_p_values(columns).reshape(r, -1)
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    estimate = np.nanmean(d, axis=1)
+                p = wilcoxon_p_values(columns, quiet=False).reshape(r, -1)
+                estimate = _nan_mean(d, axis=1)
             p = np.where(np.isnan(p), 1.0, p)
             estimate = np.where(np.isnan(estimate), 0.0, estimate)
             decisions[test] = _signed(holm_adjust(p) < alpha, estimate)
             estimates[test] = estimate
             computable[test] = (common >= 2).all(axis=-1)
+
+    rope_claims: dict[str, np.ndarray] = {}
+    if "bayes" in tests:
+        if bayes is None or posterior is None:
+            raise ValueError("the Bayesian signed-rank test needs its options and a generator")
+        _bayes(scores, bayes, posterior, decisions, estimates, computable, rope_claims)
 
     recovery = _recovery(design, scores, ranks, keep)
     return {
@@ -289,7 +401,46 @@ def _one_chunk(
         "estimates": estimates,
         "computable": computable,
         "recovery": recovery,
+        "rope_claims": rope_claims,
     }
+
+
+def _bayes(
+    scores: np.ndarray,
+    options: BayesOptions,
+    rng: np.random.Generator,
+    decisions: dict[str, np.ndarray],
+    estimates: dict[str, np.ndarray],
+    computable: dict[str, np.ndarray],
+    rope_claims: dict[str, np.ndarray],
+) -> None:
+    """The Bayesian signed-rank decisions of the chosen pairs, in groups of comparisons whose
+    posterior draws fit in memory (the others stay 0: not decided)."""
+    r, _, n = scores.shape
+    ia, ib = pair_indices(n)
+    chosen = np.asarray(options.pairs, dtype=np.int64)
+    d = scores[..., ia[chosen]] - scores[..., ib[chosen]]  # (r, B, p)
+    rows = np.moveaxis(d, 1, 2).reshape(r * len(chosen), -1)  # one row per comparison
+    shares = np.empty((len(rows), 3))
+    group = max(1, BAYES_CELLS // (options.samples * (rows.shape[1] + 1)))
+    for lo in range(0, len(rows), group):  # groups of comparisons: memory, each vectorised
+        draws = posterior_sample_rows(
+            rows[lo : lo + group], options.rope, options.prior, options.samples, rng
+        )
+        shares[lo : lo + group] = region_share_rows(draws)
+    best = np.argmax(shares, axis=1)  # a tie to the first of a, rope, b (as decide())
+    claimed = shares[np.arange(len(shares)), best] >= options.threshold
+    sign = np.where(best == 0, 1, np.where(best == 2, -1, 0))
+    full = np.zeros((r, len(ia)), dtype=np.int8)
+    rope = np.zeros((r, len(ia)), dtype=bool)
+    full[:, chosen] = (claimed * sign).reshape(r, len(chosen))
+    rope[:, chosen] = (claimed & (best == 1)).reshape(r, len(chosen))
+    mean = np.zeros((r, len(ia)))
+    mean[:, chosen] = np.nan_to_num(_nan_mean(d, axis=1))
+    decisions["bayes"] = full
+    rope_claims["bayes"] = rope
+    estimates["bayes"] = mean
+    computable["bayes"] = (~np.isnan(d)).sum(axis=1).min(axis=1) >= 1
 
 
 def _signed(significant: np.ndarray, estimate: np.ndarray) -> np.ndarray:

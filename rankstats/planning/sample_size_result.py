@@ -117,7 +117,8 @@ class SampleSizeResult:
         if self.target in RECOVERY_TARGETS:
             kind = "mean" if self.target.endswith("_tau") else "probability of"
             return f"the {kind} {words.removeprefix('the mean ')} reaches {self.power:g}"
-        return f"{TEST_LABELS[self.test]} at α = {alpha:g} reaches power {self.power:g} for {words}"
+        level = "" if self.test == "bayes" else f" at α = {alpha:g}"  # a posterior claim
+        return f"{TEST_LABELS[self.test]}{level} reaches power {self.power:g} for {words}"
 
     def sentence(self) -> str:
         """One sentence for a methods section."""

@@ -285,13 +285,28 @@ def _boundaries(z: np.ndarray, rope: float) -> tuple[np.ndarray, np.ndarray, np.
     """Sort order of ``(0, z_1, .., z_n)`` and, per sorted value ``v_i``, the first sorted
     position right of the ROPE (``v_i + v_j > 2r``) and the end of the positions left of it
     (``v_i + v_j < −2r``), with the boundary tolerance."""
-    values = np.concatenate([[0.0], np.asarray(z, dtype=np.float64)])
-    order = np.argsort(values, kind="stable")
-    values = values[order]
-    tol = _BOUNDARY * max(float(np.abs(values).max()), 2 * rope, np.finfo(float).tiny)
-    right = np.searchsorted(values, 2 * rope + tol - values, side="right")
-    left = np.searchsorted(values, -2 * rope - tol - values, side="left")
-    return order, right, left
+    order, right, left = _row_boundaries(np.asarray(z, dtype=np.float64)[None, :], rope)
+    return order[0], right[0], left[0]
+
+
+def _row_boundaries(z: np.ndarray, rope: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_boundaries` of every row of ``z`` (``(B, n)``) at once: ``(B, n + 1)`` each.
+
+    One ``searchsorted`` over all rows: row ``b`` is shifted by ``b · span`` (``span`` larger
+    than any row's range plus ``4r``), so that the rows stay apart in one sorted array."""
+    rows, n = z.shape
+    values = np.concatenate([np.zeros((rows, 1)), z], axis=1)
+    order = np.argsort(values, axis=1, kind="stable")
+    values = np.take_along_axis(values, order, axis=1)
+    scale = np.maximum(np.abs(values).max(axis=1), 2 * rope)
+    tol = _BOUNDARY * np.maximum(scale, np.finfo(float).tiny)
+    span = 4.0 * (float(scale.max()) + 2 * rope + 1.0)
+    offset = (np.arange(rows) * span)[:, None]
+    flat = (values + offset).ravel()
+    right = np.searchsorted(flat, (2 * rope + tol[:, None] - values + offset).ravel(), "right")
+    left = np.searchsorted(flat, (-2 * rope - tol[:, None] - values + offset).ravel(), "left")
+    base = (np.arange(rows) * (n + 1))[:, None]
+    return order, right.reshape(rows, n + 1) - base, left.reshape(rows, n + 1) - base
 
 
 def thetas(z: np.ndarray, weights: np.ndarray, rope: float) -> np.ndarray:
@@ -313,20 +328,28 @@ def thetas(z: np.ndarray, weights: np.ndarray, rope: float) -> np.ndarray:
         :math:`\sum_{i,j} w_i w_j [z_i + z_j < -2r]`, in ``O(draws × n)``.
     """
     order, right, left = _boundaries(z, rope)
-    return _thetas(np.asarray(weights, dtype=np.float64)[:, order], right, left)
+    w = np.asarray(weights, dtype=np.float64)[:, order]
+    return _thetas(w[None], right[None], left[None])[0]
 
 
 def _thetas(w: np.ndarray, right: np.ndarray, left: np.ndarray) -> np.ndarray:
     # Pair (i, j) is right of the ROPE when j ≥ right[i] in sorted order, left when j < left[i]:
-    # θ_a = Σ_i w_i (1 − C[right_i]), θ_b = Σ_i w_i C[left_i], C the cumulative sums.
-    k, m = w.shape
-    cum = np.zeros((k, m + 1))
-    np.cumsum(w, axis=1, out=cum[:, 1:])
+    # θ_a = Σ_i w_i (1 − C[right_i]), θ_b = Σ_i w_i C[left_i], C the cumulative sums. Rows of
+    # weights (B, draws, m) with their own boundaries (B, m); the cumulative sums are laid out
+    # (B, m + 1, draws) so that gathering C[right_i] for every draw copies whole rows.
+    rows, k, m = w.shape
+    wt = np.ascontiguousarray(w.transpose(0, 2, 1))
+    cum = np.zeros((rows, m + 1, k))
+    np.cumsum(wt, axis=1, out=cum[:, 1:])
     total = cum[:, -1]
-    out = np.empty((k, 3))
-    out[:, 0] = total * total - np.einsum("ij,ij->i", w, cum[:, right])
-    out[:, 2] = np.einsum("ij,ij->i", w, cum[:, left])
-    out[:, 1] = total * total - out[:, 0] - out[:, 2]
+    flat = cum.reshape(rows * (m + 1), k)
+    base = (np.arange(rows) * (m + 1))[:, None]
+    at_right = flat[(base + right).ravel()].reshape(rows, m, k)
+    at_left = flat[(base + left).ravel()].reshape(rows, m, k)
+    out = np.empty((rows, k, 3))
+    out[..., 0] = total * total - np.einsum("bjk,bjk->bk", wt, at_right)
+    out[..., 2] = np.einsum("bjk,bjk->bk", wt, at_left)
+    out[..., 1] = total * total - out[..., 0] - out[..., 2]
     return np.clip(out, 0.0, 1.0, out=out)
 
 
@@ -340,20 +363,46 @@ def posterior_samples(
     normalised Gamma variates from ``numpy.random.default_rng(seed)`` in blocks of draws that
     bound the memory; each block costs ``O(draws × n)`` (:func:`thetas`).
     """
-    order, right, left = _boundaries(z, rope)
-    alpha = np.ones(len(order))
-    alpha[0] = prior
-    alpha = alpha[order]  # draw directly in sorted order
+    z = np.asarray(z, dtype=np.float64)
     rng = np.random.default_rng(seed)
-    m = len(order)
-    out = np.empty((samples, 3))
-    step = max(1, _CELLS // m)
+    return posterior_sample_rows(z[None, :], rope, prior, samples, rng)[0]
+
+
+def posterior_sample_rows(
+    z: np.ndarray,
+    rope: float,
+    prior: float,
+    samples: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    r"""Posterior draws ``(B, samples, 3)`` for each row of differences ``z`` (``(B, n)``; NaN =
+    a block the pair does not share, given weight 0 — complete-case, as ``missing=
+    "complete-case"``): the computation of :func:`posterior_samples`, for many comparisons at
+    once (the power simulations, :mod:`rankstats.planning`). One row draws exactly what
+    :func:`posterior_samples` draws from the same generator."""
+    z = np.asarray(z, dtype=np.float64)
+    rows, n = z.shape
+    present = ~np.isnan(z)
+    order, right, left = _row_boundaries(np.where(present, z, 0.0), rope)
+    alpha = np.concatenate([np.full((rows, 1), float(prior)), present.astype(np.float64)], axis=1)
+    alpha = np.take_along_axis(alpha, order, axis=1)  # drawn directly in sorted order
+    m = n + 1
+    out = np.empty((rows, samples, 3))
+    step = max(1, _CELLS // (m * rows))
     for lo in range(0, samples, step):
         k = min(step, samples - lo)
-        w = rng.standard_gamma(alpha, size=(k, m))
-        w /= w.sum(axis=1, keepdims=True)
-        out[lo : lo + k] = _thetas(w, right, left)
+        w = rng.standard_gamma(alpha[:, None, :], size=(rows, k, m))
+        w /= w.sum(axis=2, keepdims=True)
+        out[:, lo : lo + k] = _thetas(w, right, left)
     return out
+
+
+def region_share_rows(samples: np.ndarray) -> np.ndarray:
+    """``(B, 3)``: for each row of posterior draws ``(B, S, 3)``, the shares of the draws in which
+    ``a``, the ROPE or ``b`` is the largest (:func:`~rankstats.significance.three_regions.
+    region_shares` of every row; a tie to the first)."""
+    winners = np.argmax(samples, axis=2)
+    return np.stack([(winners == c).mean(axis=1) for c in range(3)], axis=1)
 
 
 def bayes_signed_rank(

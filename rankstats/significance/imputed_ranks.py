@@ -121,9 +121,10 @@ def imputed_expected_ranks(ranks: np.ndarray) -> np.ndarray:
 
 def block_weights(centred: np.ndarray, observed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(w, k)``: ``w_b = s_b² / (k_b − 1)`` (0 below two observed systems) and ``k_b``, the
-    scale and size of the permutation covariance of each block."""
-    k = observed.sum(axis=1).astype(np.float64)
-    s2 = np.einsum("ij,ij->i", centred, centred)
+    scale and size of the permutation covariance of each block (the last axis: systems; any
+    leading axes, e.g. simulated benchmarks × blocks)."""
+    k = observed.sum(axis=-1).astype(np.float64)
+    s2 = np.einsum("...j,...j->...", centred, centred)
     # Centred mid-ranks are multiples of ½ times (n + 1)/(k + 1) ≥ ½: a block with some spread
     # has s² ≥ ½; below 1e-8 it is one tie up to rounding and carries nothing.
     w = np.divide(s2, k - 1.0, out=np.zeros_like(s2), where=(k >= 2) & (s2 > 1e-8))
@@ -137,22 +138,60 @@ def null_covariance(centred: np.ndarray, observed: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    centred : ndarray, shape (L, n)
-        Centred imputed ranks (0 where unobserved); each row sums to 0.
-    observed : ndarray of bool, shape (L, n)
+    centred : ndarray, shape (..., L, n)
+        Centred imputed ranks (0 where unobserved); each row sums to 0. Leading axes (simulated
+        benchmarks, in the power simulations) give one ``Σ`` each.
+    observed : ndarray of bool, shape (..., L, n)
+
+    Returns
+    -------
+    ndarray, shape (..., n, n)
     """
-    n_rows, n = centred.shape
-    sigma = np.zeros((n, n))
-    chunk = max(1, _BLOCK_CELLS // max(n, 1))
+    n_rows, n = centred.shape[-2:]
+    sigma = np.zeros((*centred.shape[:-2], n, n))
+    chunk = max(1, _BLOCK_CELLS // max(n * int(np.prod(centred.shape[:-2], dtype=np.int64)), 1))
+    diagonal = np.arange(n)
     with one_blas_thread():  # thin products: threads only add synchronisation
         for start in range(0, n_rows, chunk):  # chunks of blocks: memory, not a loop over blocks
             rows = slice(start, start + chunk)
-            obs = observed[rows].astype(np.float64)
-            w, k = block_weights(centred[rows], observed[rows])
-            scaled = obs * np.divide(w, k, out=np.zeros_like(w), where=k > 0)[:, None]
-            sigma -= scaled.T @ obs
-            sigma[np.diag_indices(n)] += w @ obs
+            obs = observed[..., rows, :].astype(np.float64)
+            w, k = block_weights(centred[..., rows, :], observed[..., rows, :])
+            scaled = obs * np.divide(w, k, out=np.zeros_like(w), where=k > 0)[..., None]
+            sigma -= np.swapaxes(scaled, -1, -2) @ obs
+            sigma[..., diagonal, diagonal] += (w[..., None, :] @ obs)[..., 0, :]
     return sigma
+
+
+def imputed_arrays(expected: np.ndarray, observed: np.ndarray) -> dict[str, np.ndarray]:
+    r"""The omnibus statistic on imputed expected ranks for one benchmark or a batch of them.
+
+    ``expected`` and ``observed`` have shape ``(..., L, n)``; every output has the leading shape
+    ``(...)``: ``rank_sums`` :math:`A` (``(..., n)``), ``covariance`` :math:`\Sigma`
+    (``(..., n, n)``), ``connected`` (the design links every two systems: :math:`\Sigma`, a
+    weighted graph Laplacian, has one zero eigenvalue), ``statistic``
+    :math:`T = A^\top \Sigma^+ A` (NaN when not connected) and ``within``
+    :math:`D = \sum_b (k_b - 1)`. The computation of :func:`imputed_rank_test` and of the power
+    simulations (:mod:`rankstats.planning`).
+    """
+    n = expected.shape[-1]
+    centred = np.where(observed, expected - (n + 1) / 2.0, 0.0)
+    _, k = block_weights(centred, observed)
+    sigma = null_covariance(centred, observed)
+    a = centred.sum(axis=-2)
+    values, vectors = np.linalg.eigh(sigma)  # ascending: the null space (constants) first
+    connected = values[..., 1] > 1e-9 * np.maximum(values[..., -1], 1e-300)
+    projected = np.einsum("...ij,...i->...j", vectors[..., :, 1:], a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        statistic = np.sum(projected**2 / values[..., 1:], axis=-1)
+    return {
+        "rank_sums": a,
+        "covariance": sigma,
+        "connected": connected,
+        "statistic": np.where(connected, statistic, np.nan),
+        "within": np.sum(np.maximum(k - 1.0, 0.0), axis=-1),
+        "eigenvalues": values,
+        "eigenvectors": vectors,
+    }
 
 
 def components(sigma: np.ndarray) -> list[np.ndarray]:
@@ -226,13 +265,13 @@ def imputed_rank_test(
         (:func:`rankstats.significance.block_variation.require_variation`).
     """
     n = expected.shape[1]
-    centred = expected - (n + 1) / 2.0
-    centred = np.where(observed, centred, 0.0)
-    w, k = block_weights(centred, observed)
+    centred = np.where(observed, expected - (n + 1) / 2.0, 0.0)
+    w, _ = block_weights(centred, observed)
     informative = w > 0
     if not informative.any():  # the one decision on blocks without variation
         require_variation(np.where(observed, expected, np.nan))
-    sigma = null_covariance(centred, observed)
+    arrays = imputed_arrays(expected, observed)
+    sigma = arrays["covariance"]
     parts = components(sigma)
     if len(parts) > 1:
         names = [preview([systems[i] for i in part], 4) for part in parts[:4]]
@@ -242,15 +281,13 @@ def imputed_rank_test(
             f"against each other in a block with some spread ({'; '.join(names)}{more}); their "
             "imputed ranks cannot be compared: test each group separately"
         )
-    a = centred.sum(axis=0)
-    values, vectors = np.linalg.eigh(sigma)
-    # Connected: the null space is the constant vector alone (the smallest eigenvalue).
-    keep = np.arange(n) != int(np.argmin(values))
-    inv = (vectors[:, keep] / values[keep]) @ vectors[:, keep].T
+    a = arrays["rank_sums"]
+    values, vectors = arrays["eigenvalues"][1:], arrays["eigenvectors"][:, 1:]
+    inv = (vectors / values) @ vectors.T
     d = n - 1
-    statistic = float(np.sum((vectors[:, keep].T @ a) ** 2 / values[keep]))
+    statistic = float(arrays["statistic"])
     # Every block of two or more systems counts, tied or not, as in Iman–Davenport's F.
-    within = float(np.sum(np.maximum(k - 1.0, 0.0)))
+    within = float(arrays["within"])
     f, f_p = durbin_f(statistic, d, within)
     return ImputedRankTest(
         statistic=statistic,

@@ -20,13 +20,14 @@ r"""The Gumbel benchmark generator: scores with a known true ranking.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from rankstats.core.scores import Scores
-from rankstats.simulate.argument_checks import check_count, check_generator, require
+from rankstats.simulate.argument_checks import check_count, check_generator, is_real, require
 from rankstats.simulate.labels import system_names, task_names
 from rankstats.simulate.simulated_scores import SimulatedScores
 
@@ -99,6 +100,8 @@ def gumbel_cubes(
     rescale_by_name: bool = False,
     locations: np.ndarray | None = None,
     noise: str = "gumbel",
+    correlation: float = 0.0,
+    binary: bool = False,
 ) -> np.ndarray:
     r"""``replications`` independent score cubes at once, shape ``(R, N, T, K)``.
 
@@ -111,7 +114,12 @@ def gumbel_cubes(
     ``locations`` (length ``N``, optional) replaces the honest locations :math:`\varphi n`: a
     Plackett–Luce model with log-worths :math:`\lambda_n` is ``locations = λ`` with
     ``scale = 1`` (Gumbel-max); ``phi`` is then not used. ``noise="normal"`` draws
-    :math:`N(\text{loc}, \text{scale}^2)` instead of Gumbel scores (Thurstone's case V).
+    :math:`N(\text{loc}, \text{scale}^2)` instead of Gumbel scores (Thurstone's case V), with
+    ``correlation`` ρ between the scores of any two systems on the same instance (equicorrelated:
+    :math:`\rho \ge -1/(N-1)`; an instance's difficulty shared by the systems). ``binary=True``
+    turns each score into an outcome, 1 when it is above 0 (correct) and 0 otherwise, before
+    the other corruptions: system ``i`` is then right with probability
+    :math:`\Phi(\mu_i / \text{scale})` under normal noise.
     """
     check_count("replications", replications, 1)
     check_generator(
@@ -149,8 +157,21 @@ def gumbel_cubes(
     loc[:, :adversarial_tasks, 0] = -n[:, None]
     shape = (replications, n_systems, n_tasks, n_instances)
     require(noise in ("gumbel", "normal"), f"noise must be 'gumbel' or 'normal', not {noise!r}")
-    draw = rng.normal if noise == "normal" else rng.gumbel
-    cube = draw(loc=loc, scale=scale, size=shape)
+    check_correlation(correlation, n_systems, noise)
+    if correlation:
+        # ε = A z with A Aᵀ the equicorrelation matrix (eigen square root: ρ = −1/(N−1) is
+        # singular, and Cholesky would refuse it).
+        values, vectors = np.linalg.eigh(
+            np.full((n_systems, n_systems), correlation) + (1 - correlation) * np.eye(n_systems)
+        )
+        mix = vectors * np.sqrt(np.clip(values, 0.0, None))
+        z = rng.standard_normal(size=shape)
+        cube = loc + scale * np.einsum("ij,rjtk->ritk", mix, z)
+    else:
+        draw = rng.normal if noise == "normal" else rng.gumbel
+        cube = draw(loc=loc, scale=scale, size=shape)
+    if binary:
+        cube = (cube > 0).astype(np.float64)
     if instance_types is not None:
         n_types, spread = instance_types
         kind = rng.integers(0, n_types, size=(replications, n_tasks, n_instances))
@@ -171,6 +192,24 @@ def gumbel_cubes(
         else:
             cube[rng.random(shape[:3]) < missing, :] = np.nan
     return cube
+
+
+def check_correlation(correlation: float, n_systems: int, noise: str) -> None:
+    """``correlation`` is a number in ``[−1/(N−1), 1]``, and 0 unless the noise is normal."""
+    require(
+        is_real(correlation) and math.isfinite(correlation),
+        f"correlation must be a number, got {correlation!r}",
+    )
+    low = -1.0 / (n_systems - 1)
+    require(
+        low - 1e-12 <= correlation <= 1,
+        f"correlation must be in [{low:.3g}, 1] for {n_systems} systems (equicorrelated noise), "
+        f"got {correlation!r}",
+    )
+    require(
+        correlation == 0 or noise == "normal",
+        "correlation applies to normal noise (noise='normal')",
+    )
 
 
 def cube_to_scores(

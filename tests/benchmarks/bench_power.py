@@ -8,7 +8,10 @@ Run: ``python tests/benchmarks/bench_power.py``
 2. A power curve over 10 sizes (``rs.sample_size`` with its default grid of 10 to 10,000
    instances, 1,000 replications per size, ``refine=0`` so that exactly 10 sizes are simulated)
    for 10 systems: goal under 60 s.
-3. Beside them, the same simulation written the obvious way — a Python loop over replications,
+3. The Bayesian signed-rank test's decisions: ``rs.power(n_systems=4, n_instances=50, phi=0.3,
+   tests=["bayes"], rope=0.05, pair=("sys04", "sys01"))`` (2,000 replications × 4 pairs × 1,000
+   posterior draws).
+4. Beside them, the same simulation written the obvious way — a Python loop over replications,
    each benchmark built as a ``Scores`` table and tested with ``rs.hoeffding_test``,
    ``rs.friedman`` and ``rs.posthoc`` — timed on 50 replications and scaled, for the ratio.
 

@@ -94,6 +94,34 @@ def test_sample_size_writes_the_curve_and_figure(tmp_path, capsys) -> None:
     assert "reaches power 0.8" in stdout
 
 
+def test_accuracies_give_card_s_design(tmp_path, capsys) -> None:
+    argv = [
+        "power",
+        "--accuracies",
+        "0.80",
+        "0.82",
+        "--agreement",
+        "0.975",
+        "--instances",
+        "500",
+        "--tests",
+        "mcnemar",
+        "--replications",
+        "400",
+        "--out",
+        str(tmp_path / "acc"),
+    ]
+    code, stdout, err = run(argv, capsys)
+    assert code == 0, err
+    design = rs.BenchmarkDesign.from_accuracies([0.8, 0.82], agreement=0.975, n_instances=500)
+    lib = rs.power(design, tests="mcnemar", replications=400, progress=False)
+    summary = pd.read_csv(tmp_path / "acc" / "summary.csv").set_index("test")
+    assert summary.loc["mcnemar", "adjacent"] == pytest.approx(
+        lib.summary.loc["mcnemar", "adjacent"]
+    )
+    assert "binary outcomes, accuracies 0.8, 0.82" in stdout
+
+
 @pytest.mark.parametrize(
     ("argv", "needles"),
     [
@@ -105,6 +133,11 @@ def test_sample_size_writes_the_curve_and_figure(tmp_path, capsys) -> None:
         (["--level", "task"], ["n_tasks"]),
         (["--jobs", "0"], ["--jobs"]),
         (["--alpha", "2"], ["--alpha"]),
+        (["--tests", "mcnemar"], ["--accuracies"]),
+        (["--accuracies", "0.7", "0.8", "--phi", "0.3"], ["--phi cannot be given"]),
+        (["--agreement", "0.9"], ["--agreement needs --accuracies"]),
+        (["--accuracies", "0.7", "0.8", "--agreement", "0.99"], ["impossible"]),
+        (["--correlation", "0.5"], ["normal noise"]),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, argv, needles) -> None:

@@ -107,9 +107,10 @@ def test_type_s_and_type_m_of_the_sign_test_by_enumeration() -> None:
 @pytest.mark.parametrize("noise", ["gumbel", "normal"])
 def test_every_test_holds_its_size_under_the_null(noise: str) -> None:
     design = BenchmarkDesign(n_systems=4, n_instances=60, locations=(1.0,) * 4, noise=noise)
-    res = rs.power(design, tests=engine.TESTS, replications=R, progress=False, seed=1)
+    on_scores = [t for t in engine.TESTS if t not in ("mcnemar", "bayes")]
+    res = rs.power(design, tests=on_scores, replications=R, progress=False, seed=1)
     limit = 0.05 + 4 * np.sqrt(0.05 * 0.95 / R)
-    for test in engine.PAIR_TESTS:
+    for test in (t for t in engine.PAIR_TESTS if t not in ("mcnemar", "bayes")):
         assert res.summary.loc[test, "false_claims"] <= limit, test
         assert res.pairs.loc[res.pairs["test"] == test, "null"].all()
     _close(res.summary.loc["friedman", "omnibus"], 0.05, R)  # χ² approximation, 60 blocks
@@ -123,6 +124,19 @@ def test_every_test_holds_its_size_under_the_null(noise: str) -> None:
     )
     for test in ("t", "wilcoxon"):
         _close(two.summary.loc[test, "false_claims"], 0.05, R)
+    # With missing scores: the imputed-rank tests keep their level (the omnibus χ² within
+    # 4 s.e. of α; Holm's z tests at most α).
+    holes = BenchmarkDesign(
+        n_systems=5, n_tasks=2, n_instances=40, locations=(1.0,) * 5, missing=0.3, noise=noise
+    )
+    imp = rs.power(holes, tests=["imputed", "imputed-holm"], replications=R, progress=False)
+    _close(imp.summary.loc["imputed", "omnibus"], 0.05, R)
+    assert imp.summary.loc["imputed-holm", "false_claims"] <= limit
+    # McNemar on binary outcomes of equal accuracy: conservative, at most α.
+    binary = rs.BenchmarkDesign.from_accuracies([0.8, 0.8, 0.8], agreement=0.85, n_instances=80)
+    mc = rs.power(binary, tests=["mcnemar", "hoeffding"], replications=R, progress=False)
+    assert mc.summary.loc["mcnemar", "false_claims"] <= limit
+    assert mc.summary.loc["hoeffding", "false_claims"] <= limit
 
 
 def test_power_grows_with_size_and_effect() -> None:
@@ -142,11 +156,13 @@ def test_power_grows_with_size_and_effect() -> None:
 
 @pytest.mark.parametrize("missing", [0.0, 0.25])
 def test_engine_decisions_equal_the_user_facing_tests(missing: float) -> None:
+    # φ = 0.6: some pairs significant and some not, for every test (a check that can fail).
     design = BenchmarkDesign(
-        n_systems=4, n_tasks=2, n_instances=40, phi=0.3, missing=missing, round_to=1
+        n_systems=4, n_tasks=2, n_instances=40, phi=0.6, missing=missing, round_to=1
     )
     cubes = design.draw(3, np.random.default_rng(5))
-    out = engine._one_chunk(design, cubes, engine.TESTS, "instance", 0.05)
+    tests = tuple(t for t in engine.TESTS if t != "bayes")  # tested above against its loop
+    out = engine._one_chunk(design, cubes, tests, "instance", 0.05)
     ia, ib = np.triu_indices(4, 1)
     for i, cube in enumerate(cubes):
         frame = cube_to_scores(cube, design.names, ["t1", "t2"], instances=True)
@@ -176,6 +192,29 @@ def test_engine_decisions_equal_the_user_facing_tests(missing: float) -> None:
             ):
                 got = out["decisions"][test][i] != 0
                 np.testing.assert_array_equal(got, pairs[column].to_numpy() < 0.05, test)
+
+
+def test_engine_imputed_rank_tests_equal_the_user_facing_ones() -> None:
+    design = BenchmarkDesign(n_systems=5, n_tasks=2, n_instances=30, phi=0.3, missing=0.35)
+    cubes = design.draw(4, np.random.default_rng(11))
+    out = engine._one_chunk(design, cubes, ("imputed", "imputed-holm"), "instance", 0.05)
+    ia, ib = np.triu_indices(5, 1)
+    for i, cube in enumerate(cubes):
+        frame = cube_to_scores(cube, design.names, ["t1", "t2"], instances=True)
+        with pytest.warns(rs.DataWarning):  # rankings with fewer than two scores are skipped
+            scores = rs.Scores.from_long(frame.dropna(subset=["score"]), instance="instance")
+        fr = friedman(scores, level="instance", missing="imputed")
+        assert out["decisions"]["imputed"][i] == (fr.p_value < 0.05)
+        ph = posthoc(scores, method="nemenyi", level="instance", missing="imputed", adjust="holm")
+        table = ph.table.set_index(["system_a", "system_b"])
+        for k, (a, b) in enumerate(zip(ia, ib, strict=True)):
+            key = (design.names[a], design.names[b])
+            row = table.loc[key] if key in table.index else table.loc[key[::-1]]
+            got = out["decisions"]["imputed-holm"][i, k]
+            assert (got != 0) == bool(row["significant"])
+            if got:  # the direction: the lower mean imputed rank is the better system
+                better = key[0] if got > 0 else key[1]
+                assert ph.mean_ranks[better] < ph.mean_ranks[key[1] if got > 0 else key[0]]
 
 
 def test_recovery_is_the_ranking_metrics_of_the_aggregates() -> None:
@@ -340,3 +379,63 @@ def test_a_design_from_a_plackett_luce_fit() -> None:
         BenchmarkDesign.from_fit(fit, scale=2.0)
     with pytest.raises(ValueError, match="Plackett–Luce or Bradley–Terry"):
         BenchmarkDesign.from_fit(object())
+
+
+def test_correlated_normal_noise() -> None:
+    # Equicorrelated scores on an instance: their empirical correlation is ρ, and the paired
+    # t-test's power uses sd(D) = scale √(2 (1 − ρ)).
+    design = BenchmarkDesign(n_systems=4, n_instances=20_000, noise="normal", correlation=0.6)
+    scores = design.draw(1, np.random.default_rng(0))[0, :, 0, :]
+    corr = np.corrcoef(scores)
+    np.testing.assert_allclose(corr[np.triu_indices(4, 1)], 0.6, atol=0.02)
+    gap, n, rho = 0.25, 40, 0.5
+    two = _two(gap, n, noise="normal", correlation=rho)
+    res = rs.power(two, tests="t", pair=("sys02", "sys01"), replications=R, progress=False)
+    row = res.pairs.iloc[0]
+    exact = float(paired_t_power(gap / np.sqrt(2 * (1 - rho)), n))
+    _close(row["power"] + row["wrong_direction"], exact, R)
+    negative = BenchmarkDesign(n_systems=3, noise="normal", correlation=-0.5)  # the bound
+    assert negative.draw(2, np.random.default_rng(1)).shape == (2, 3, 1, 100)
+    with pytest.raises(ValueError, match="correlation must be in"):
+        BenchmarkDesign(n_systems=3, noise="normal", correlation=-0.6)
+    with pytest.raises(ValueError, match="normal noise"):
+        BenchmarkDesign(correlation=0.3)
+
+
+def test_bayes_rows_are_the_user_facing_posterior() -> None:
+    from rankstats.significance.bayesian_signed_rank import (
+        posterior_sample_rows,
+        posterior_samples,
+        region_share_rows,
+    )
+    from rankstats.significance.three_regions import region_shares
+
+    z = np.random.default_rng(4).normal(0.03, 0.1, size=40)
+    one = posterior_samples(z, 0.02, 0.5, 3000, seed=9)
+    rows = posterior_sample_rows(z[None, :], 0.02, 0.5, 3000, np.random.default_rng(9))
+    np.testing.assert_array_equal(rows[0], one)  # the same draws from the same generator
+    holes = z.copy()
+    holes[::4] = np.nan  # a pair's missing blocks: weight 0, as dropping them
+    got = region_share_rows(
+        posterior_sample_rows(holes[None], 0.02, 0.5, 40_000, np.random.default_rng(1))
+    )[0]
+    want = list(
+        region_shares(posterior_samples(z[~np.isnan(holes)], 0.02, samples=40_000)).values()
+    )
+    np.testing.assert_allclose(got, want, atol=0.012)
+
+
+def test_bayes_power_matches_a_loop_over_the_user_facing_test() -> None:
+    n, reps = 30, 300
+    design = _two(0.35, n)
+    res = rs.power(design, tests="bayes", rope=0.1, replications=2000, progress=False)
+    claims = []
+    for seed in range(reps):  # independent benchmarks through rs.bayes_signed_rank
+        cube = design.draw(1, np.random.default_rng(10_000 + seed))[0, :, 0, :]
+        out = rs.bayes_signed_rank(cube[1], cube[0], rope=0.1, samples=1000, seed=seed)
+        claims.append(out.decision == "a")
+    loop = float(np.mean(claims))
+    p, se = res.power_of("bayes", "adjacent")
+    assert abs(p - loop) <= 4 * np.sqrt(se**2 + loop * (1 - loop) / reps), (p, loop)
+    assert 0.2 < p < 0.95  # a case that can fail either way
+    assert "rope_claim" in res.pairs

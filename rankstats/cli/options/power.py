@@ -8,6 +8,7 @@ from rankstats.cli.options.shared import (
     add_output_argument,
     at_least,
     fraction,
+    nonnegative,
     positive,
     probability,
 )
@@ -18,7 +19,19 @@ EXAMPLE = (
 )
 #: The tests and targets of rs.power (repeated here so that --help imports no numerical library;
 #: tests/cli/test_power.py checks them against rankstats.planning).
-TESTS = ("hoeffding", "friedman", "nemenyi", "conover", "sign", "wilcoxon", "t")
+TESTS = (
+    "hoeffding",
+    "friedman",
+    "nemenyi",
+    "conover",
+    "imputed",
+    "imputed-holm",
+    "sign",
+    "mcnemar",
+    "wilcoxon",
+    "t",
+    "bayes",
+)
 TARGETS = (
     "adjacent",
     "pair",
@@ -35,7 +48,7 @@ VARIES = ("n_instances", "n_tasks", "phi")
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     design = parser.add_argument_group("design (the Gumbel simulator's parameters)")
-    design.add_argument("--systems", type=at_least(2), default=10, help="systems (default 10)")
+    design.add_argument("--systems", type=at_least(2), default=None, help="systems (default 10)")
     design.add_argument("--tasks", type=at_least(1), default=1, help="tasks (default 1)")
     design.add_argument(
         "--instances", type=at_least(1), default=100, help="instances per task (default 100)"
@@ -54,6 +67,28 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         choices=["gumbel", "normal"],
         default="gumbel",
         help="Gumbel noise (Plackett–Luce rankings; default) or normal noise",
+    )
+    design.add_argument(
+        "--correlation",
+        type=float,
+        default=0.0,
+        help="with --noise normal: correlation of two systems' scores on one instance (default 0)",
+    )
+    design.add_argument(
+        "--accuracies",
+        nargs="+",
+        type=probability,
+        default=None,
+        metavar="ACC",
+        help="paired binary outcomes instead of scores: each system's accuracy (Card et al. "
+        "2020's setting; test them with --tests mcnemar)",
+    )
+    design.add_argument(
+        "--agreement",
+        type=probability,
+        default=None,
+        help="with --accuracies: share of items on which the two most accurate systems agree "
+        "(default: independent errors)",
     )
     design.add_argument(
         "--missing", type=fraction, default=0.0, help="share of scores missing, in [0, 1)"
@@ -91,6 +126,25 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="blocks: each (task, instance) (default) or each task (mean over its instances)",
     )
     tests.add_argument("--alpha", type=probability, default=0.05, help="level (default 0.05)")
+    tests.add_argument(
+        "--rope",
+        type=nonnegative,
+        default=0.01,
+        help="bayes: half-width of the region of practical equivalence, in score units "
+        "(default 0.01)",
+    )
+    tests.add_argument(
+        "--threshold",
+        type=probability,
+        default=0.95,
+        help="bayes: posterior probability a claim needs (default 0.95)",
+    )
+    tests.add_argument(
+        "--posterior-draws",
+        type=at_least(100),
+        default=1000,
+        help="bayes: posterior draws per decision (default 1000)",
+    )
     tests.add_argument(
         "--replications",
         type=at_least(2),

@@ -34,6 +34,7 @@ probability = _number(float, lambda v: 0 < v < 1, "a number strictly between 0 a
 positive = _number(float, lambda v: math.isfinite(v) and v > 0, "a positive number")
 finite = _number(float, math.isfinite, "a finite number")
 fraction = _number(float, lambda v: 0 <= v < 1, "a number in [0, 1)")
+nonnegative = _number(float, lambda v: math.isfinite(v) and v >= 0, "a finite number ≥ 0")
 coverage = _number(float, lambda v: 0 <= v <= 1, "a number in [0, 1]")
 
 
