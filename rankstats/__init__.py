@@ -63,6 +63,8 @@ _EXPORTS = {
     "Paired": "paired_analysis.paired_tests",
     "paired": "paired_analysis.paired_tests",
     "BenchmarkDesign": "planning.design",
+    "Calibration": "planning.calibration",
+    "calibrate": "planning.calibration",
     "PowerResult": "planning.power_result",
     "power": "planning.power_analysis",
     "SampleSizeResult": "planning.sample_size_result",
@@ -128,6 +130,7 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
     from rankstats.io.ranking_files import read_paired_comparisons, read_rankings
     from rankstats.io.score_files import read_scores
     from rankstats.paired_analysis.paired_tests import Paired, paired
+    from rankstats.planning.calibration import Calibration, calibrate
     from rankstats.planning.design import BenchmarkDesign
     from rankstats.planning.power_analysis import power, sample_size
     from rankstats.planning.power_result import PowerResult
@@ -178,6 +181,7 @@ __all__ = [
     "BayesSignedRank",
     "BenchmarkDesign",
     "Blocks",
+    "Calibration",
     "ChoiceResult",
     "Comparison",
     "DataCheck",
@@ -205,6 +209,7 @@ __all__ = [
     "agreement",
     "bayes_hierarchical",
     "bayes_signed_rank",
+    "calibrate",
     "cd_diagram",
     "cd_table",
     "check_data",

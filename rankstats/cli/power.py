@@ -13,17 +13,20 @@ from rankstats.cli.usage import UsageError
 
 
 def _design(args: argparse.Namespace):
+    """The design: calibrated on the pilot (FILE or --dataset), or from the parameters."""
     from rankstats.planning.design import BenchmarkDesign
 
-    common = dict(
-        n_tasks=args.tasks,
-        n_instances=args.instances,
-        missing=args.missing,
-        missing_pattern=args.missing_pattern,
-    )
+    sizes = {"n_tasks": args.tasks or 1, "n_instances": args.instances or 100}
+    if args.file or args.dataset:
+        from rankstats.planning.calibration import calibrate
+
+        pilot = _pilot(args)
+        cal = calibrate(pilot, n_tasks=args.tasks, n_instances=args.instances)
+        return cal.design, cal
+    common = dict(missing=args.missing, missing_pattern=args.missing_pattern, **sizes)
     if args.accuracies is not None:
-        return BenchmarkDesign.from_accuracies(args.accuracies, args.agreement, **common)
-    return BenchmarkDesign(
+        return BenchmarkDesign.from_accuracies(args.accuracies, args.agreement, **common), None
+    design = BenchmarkDesign(
         n_systems=args.systems or 10,
         phi=args.phi,
         scale=args.scale,
@@ -32,25 +35,63 @@ def _design(args: argparse.Namespace):
         round_to=args.round_to,
         **common,
     )
+    return design, None
+
+
+def _pilot(args: argparse.Namespace):
+    from rankstats.datasets import load_dataset
+    from rankstats.io.score_files import read_scores
+
+    if args.dataset:
+        if args.lower_is_better:
+            raise UsageError("--lower-is-better applies to FILE input only")
+        scores = load_dataset(args.dataset)
+    else:
+        directions = dict.fromkeys(args.lower_is_better, False) if args.lower_is_better else True
+        scores = read_scores(Path(args.file), higher_is_better=directions)
+    if not args.metric:
+        return scores
+    try:
+        return scores.select(tasks=args.metric)
+    except KeyError as err:  # an unknown task: the user's word, not a failure
+        raise UsageError(f"--metric: {err.args[0]}") from None
+
+
+#: The options of a design without a pilot (flag, attribute, default): a pilot or --accuracies
+#: sets what they set.
+_SCORE_MODEL = (
+    ("--systems", "systems", None),
+    ("--phi", "phi", 0.1),
+    ("--scale", "scale", 1.0),
+    ("--noise", "noise", "gumbel"),
+    ("--correlation", "correlation", 0.0),
+    ("--round", "round_to", None),
+)
+_ACCURACY_MODEL = (("--accuracies", "accuracies", None), ("--agreement", "agreement", None))
+
+
+def _changed(args: argparse.Namespace, options: tuple) -> list[str]:
+    """The flags of ``options`` given a value other than their default."""
+    return [flag for flag, name, default in options if getattr(args, name) != default]
 
 
 def check(args: argparse.Namespace) -> None:
     """The combinations argparse cannot check, before simulating anything."""
     if args.jobs == 0 or args.jobs < -1:
         raise UsageError(f"--jobs must be ≥ 1 or -1 (all cores), not {args.jobs}")
-    if args.accuracies is not None:
-        given = [
-            flag
-            for flag, value, default in (
-                ("--systems", args.systems, None),
-                ("--phi", args.phi, 0.1),
-                ("--scale", args.scale, 1.0),
-                ("--noise", args.noise, "gumbel"),
-                ("--correlation", args.correlation, 0.0),
-                ("--round", args.round_to, None),
+    if args.file and args.dataset:
+        raise UsageError("give a pilot FILE or --dataset NAME, not both")
+    if args.file or args.dataset:
+        given = _changed(args, (*_SCORE_MODEL, *_ACCURACY_MODEL, ("--missing", "missing", 0.0)))
+        if given:
+            raise UsageError(
+                f"the pilot sets the design: {' '.join(given)} cannot be given with it "
+                "(only the sizes --tasks and --instances)"
             )
-            if value != default
-        ]
+    elif args.metric or args.lower_is_better:
+        raise UsageError("--metric and --lower-is-better choose the pilot's tasks: give a pilot")
+    if args.accuracies is not None:
+        given = _changed(args, _SCORE_MODEL)
         if given:
             raise UsageError(
                 f"--accuracies sets the systems and their outcomes: {' '.join(given)} cannot be "
@@ -58,7 +99,7 @@ def check(args: argparse.Namespace) -> None:
             )
     elif args.agreement is not None:
         raise UsageError("--agreement needs --accuracies")
-    elif args.tests and "mcnemar" in args.tests:
+    elif args.tests and "mcnemar" in args.tests and not (args.file or args.dataset):
         raise UsageError(
             "--tests mcnemar needs --accuracies (paired binary outcomes); on scores use "
             "--tests sign"
@@ -101,7 +142,9 @@ def _shown(table):
 def run(args: argparse.Namespace) -> int:
     import rankstats as rs
 
-    design = _design(args)
+    design, cal = _design(args)
+    if cal is not None:
+        print(f"calibrated on the pilot: {cal.summary()}".replace("\n", "\n  "))
     common = dict(
         pair=args.pair,
         level=args.level,
@@ -114,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
         progress=True,  # a bar on a terminal, unless --quiet (rankstats._util.progress)
     )
     if args.target_power is not None:
-        return _sample_size(args, design, common)
+        return _sample_size(args, design, common, cal)
     res = rs.power(design, tests=args.tests, replications=args.replications or 2000, **common)
     if not res.complete:
         raise KeyboardInterrupt
@@ -132,33 +175,64 @@ def run(args: argparse.Namespace) -> int:
         ):
             write_csv(frame, path)
             file_done()
+        files += _calibration_files(cal, tmp)
     print(written(tmp, out, files))
     return 0
 
 
-def _sample_size(args: argparse.Namespace, design, common: dict) -> int:
+def _calibration_files(cal, tmp: Path) -> list[Path]:
+    """The calibration's checks beside the results (nothing without a pilot)."""
+    if cal is None:
+        return []
+    from rankstats.plotting.saving import save_figure
+
+    files = [tmp / "calibration_systems.csv", tmp / "calibration_pairs.csv"]
+    write_csv(cal.systems, files[0])
+    file_done()
+    write_csv(cal.pairs, files[1])
+    file_done()
+    return files + save_figure(cal.plot(), tmp / "calibration")
+
+
+def _sample_size(args: argparse.Namespace, design, common: dict, cal) -> int:
     import rankstats as rs
     from rankstats.plotting.saving import save_figure
 
-    res = rs.sample_size(
-        design,
-        test=args.tests[0],
-        target=args.target,
-        power=args.target_power,
-        vary=args.vary,
-        sizes=args.sizes,
-        refine=args.refine,
-        replications=args.replications or 1000,
-        **common,
-    )
+    if cal is not None and args.vary == "phi":
+        # A pilot fixes the locations: the detectable step between neighbours, on its noise.
+        found = cal.detectable(
+            test=args.tests[0],
+            power=args.target_power,
+            target=args.target,
+            replications=args.replications or 1000,
+            seed=args.seed,
+            progress=True,
+            sizes=args.sizes,
+            refine=args.refine,
+        )
+        res, sentence = found.curve, found.sentence()
+    else:
+        res = rs.sample_size(
+            design,
+            test=args.tests[0],
+            target=args.target,
+            power=args.target_power,
+            vary=args.vary,
+            sizes=args.sizes,
+            refine=args.refine,
+            replications=args.replications or 1000,
+            **common,
+        )
+        sentence = res.sentence()
     print(f"design: {design.describe()} (varying {args.vary})")
     print_frame(res.curve.reset_index(), title="power curve", digits=3)
-    print(res.sentence())
+    print(sentence)
     out = Path(args.out)
     with output_dir(out) as tmp:
         files = [tmp / "curve.csv"]
         write_csv(res.curve.reset_index(), files[0])
         file_done()
         files += save_figure(res.plot(), tmp / "power_curve")
+        files += _calibration_files(cal, tmp)
     print(written(tmp, out, files))
     return 0

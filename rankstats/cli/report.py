@@ -16,6 +16,7 @@ def run(args: argparse.Namespace) -> int:
     if args.methods is not None and len(set(args.methods)) != len(args.methods):
         raise UsageError("--methods lists a method twice")
     significance = _significance_options(args)
+    _power_options(args)  # refused before anything is read
     rankings = _rankings_file(args)
     if rankings is not None:  # rankings without scores: no data check, nothing on scores
         args.data_check = None
@@ -102,7 +103,21 @@ def _options(args: argparse.Namespace, data, significance: dict | bool) -> dict:
         significance=significance,
         data_check=getattr(args, "data_check", None),
         top=args.top,
+        power=_power_options(args),
     )
+
+
+def _power_options(args: argparse.Namespace) -> dict | bool:
+    """The ``power=`` argument of :func:`rankstats.reporting.report`; the section's options
+    without ``--power`` are refused (they would be silently ignored)."""
+    given = {
+        "--power-test": ("test", args.power_test),
+        "--power-replications": ("replications", args.power_replications),
+    }
+    given = {flag: kv for flag, kv in given.items() if kv[1] is not None}
+    if given and not args.power:
+        raise UsageError(f"{', '.join(given)}: only with --power")
+    return dict(given.values()) or args.power
 
 
 def _significance_options(args: argparse.Namespace) -> dict | bool:

@@ -6,11 +6,13 @@
 - :mod:`rankstats.planning.power_result`: power, Monte Carlo errors, Type S / Type M;
 - :mod:`rankstats.planning.power_analysis`: ``rs.power`` and ``rs.sample_size``;
 - :mod:`rankstats.planning.sample_size_result`: reading a size off a power curve;
+- :mod:`rankstats.planning.calibration`: ``rs.calibrate``, a design that looks like a pilot table,
+  its checks, and the smallest difference the benchmark detects;
 - :mod:`rankstats.planning.analytic`: exact / analytic power of the paired tests, the reference
   the simulations are tested against.
 
-The public names are ``rs.power``, ``rs.sample_size``, ``rs.BenchmarkDesign``,
-``rs.PowerResult`` and ``rs.SampleSizeResult``.
+The public names are ``rs.power``, ``rs.sample_size``, ``rs.calibrate``, ``rs.BenchmarkDesign``,
+``rs.PowerResult``, ``rs.SampleSizeResult`` and ``rs.Calibration``.
 """
 
 from __future__ import annotations

@@ -63,6 +63,12 @@ class BenchmarkDesign:
         instance's difficulty they share; ρ ≥ −1/(N−1)). It leaves the rankings of an instance
         unchanged in law only at ρ = 0: a pair's differences have standard deviation
         :math:`\text{scale}\sqrt{2(1-\rho)}`.
+    scales : sequence of float, optional
+        Normal noise only: each system's noise standard deviation, as a multiple of ``scale``
+        (a design calibrated on a pilot, :func:`rankstats.calibrate`).
+    pilot : (int, int), optional
+        ``(tasks, instances per task)`` of the pilot table the design was calibrated on: sizes
+        beyond them are extrapolations of the calibrated model, and the results say so.
     outcome : {"score", "binary"}
         ``"binary"``: each score becomes an outcome, 1 (right) when it is above 0 — paired
         binary outcomes such as the accuracy of classifiers on a test set, tested by McNemar's
@@ -84,6 +90,8 @@ class BenchmarkDesign:
     noise: str = "gumbel"
     correlation: float = 0.0
     outcome: str = "score"
+    scales: tuple[float, ...] | None = None
+    pilot: tuple[int, int] | None = None
     _names: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -108,6 +116,16 @@ class BenchmarkDesign:
             f"outcome must be one of {', '.join(OUTCOMES)}, not {self.outcome!r}",
         )
         check_correlation(self.correlation, self.n_systems, self.noise)
+        if self.scales is not None:
+            scales = tuple(float(v) for v in np.asarray(self.scales, dtype=float).ravel())
+            require(
+                self.noise == "normal"
+                and len(scales) == self.n_systems
+                and all(np.isfinite(v) and v > 0 for v in scales),
+                f"scales must be {self.n_systems} positive numbers (one per system), with "
+                "normal noise",
+            )
+            object.__setattr__(self, "scales", scales)
         if self.locations is not None:
             locations = tuple(float(v) for v in np.asarray(self.locations, dtype=float).ravel())
             require(
@@ -216,11 +234,15 @@ class BenchmarkDesign:
     def win_probability(self, a: str, b: str) -> float:
         r""":math:`P(x_a > x_b)` on one instance without corruptions:
         :math:`1 / (1 + e^{-\Delta/\text{scale}})` with Gumbel noise (the difference of two
-        Gumbel variables is logistic), :math:`\Phi(\Delta / (\sqrt 2\,\text{scale}))` with
-        normal noise, :math:`\Delta = \mu_a - \mu_b`."""
-        gap = (self.mu[self.index(a)] - self.mu[self.index(b)]) / self.scale
+        Gumbel variables is logistic), :math:`\Phi(\Delta / (\text{scale}\,
+        \sqrt{s_a^2 + s_b^2 - 2\rho s_a s_b}))` with normal noise (``s`` the :attr:`scales`, 1
+        without them; ρ the :attr:`correlation`), :math:`\Delta = \mu_a - \mu_b`."""
+        i, j = self.index(a), self.index(b)
+        gap = (self.mu[i] - self.mu[j]) / self.scale
         if self.noise == "normal":
-            return float(stats.norm.cdf(gap / np.sqrt(2.0)))
+            sa, sb = (1.0, 1.0) if self.scales is None else (self.scales[i], self.scales[j])
+            sd = np.sqrt(sa * sa + sb * sb - 2 * self.correlation * sa * sb)
+            return float(stats.norm.cdf(gap / sd)) if sd > 0 else float(0.5 + 0.5 * np.sign(gap))
         return float(1.0 / (1.0 + np.exp(-gap)))
 
     def index(self, system: str) -> int:
@@ -294,14 +316,16 @@ class BenchmarkDesign:
             noise=self.noise,
             correlation=self.correlation,
             binary=self.outcome == "binary",
+            system_scales=None if self.scales is None else np.asarray(self.scales),
         )
 
     def effect(self) -> str:
         """The effect model and corruptions, e.g. ``"Gumbel noise, φ = 0.1, scale 1"``."""
         parts = [
             f"{self.noise} noise"
-            + (f" (correlation {self.correlation:g})" if self.correlation else ""),
+            + (f" (correlation {self.correlation:.3g})" if self.correlation else ""),
             f"φ = {self.phi:g}" if self.locations is None else "locations given",
+            *(["unequal scales"] if self.scales is not None else []),
             f"scale {self.scale:g}",
         ]
         if self.outcome == "binary":
@@ -317,7 +341,31 @@ class BenchmarkDesign:
             parts.append(f"instance types {self.instance_types}")
         if self.round_to is not None:
             parts.append(f"rounded to {self.round_to} decimals")
+        if self.pilot is not None:
+            parts.append(
+                f"calibrated on a pilot of {self.pilot[0]} task(s) × {self.pilot[1]} instances"
+            )
         return ", ".join(parts)
+
+    def extrapolation(self, brief: bool = False) -> str | None:
+        """What goes beyond the pilot the design was calibrated on, in words (None: nothing);
+        ``brief``: a few words for a sentence."""
+        if self.pilot is None:
+            return None
+        tasks, instances = self.pilot
+        beyond = []
+        if self.n_tasks > tasks:
+            beyond.append(f"{self.n_tasks} tasks (the pilot had {tasks})")
+        if self.n_instances > instances:
+            beyond.append(f"{self.n_instances:,} instances per task (the pilot had {instances:,})")
+        if not beyond:
+            return None
+        if brief:
+            return f"extrapolated from a pilot of {tasks} task(s) × {instances:,} instances"
+        return (
+            "extrapolated beyond the pilot: " + " and ".join(beyond) + "; the calibrated model "
+            "(normal scores, one correlation) carries these sizes, the pilot does not check them"
+        )
 
     def describe(self) -> str:
         """One line: sizes, effect and corruptions."""

@@ -12,12 +12,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import numbers
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
 from rankstats._util.parallel import check_parallel
 from rankstats._util.progress import meter
+from rankstats.errors import DataWarning
 from rankstats.planning.design import SIZES, BenchmarkDesign, named_pair
 from rankstats.planning.power_result import (
     RECOVERY_TARGETS,
@@ -192,6 +194,9 @@ def power(
         bayes = BayesOptions(
             tuple(sorted(chosen)), float(rope), float(threshold), 0.5, int(posterior_draws)
         )
+    beyond = design.extrapolation()
+    if beyond:  # said, never silent: in a warning and in the result's notes and sentence
+        warnings.warn(beyond, DataWarning, stacklevel=2)
     rep = simulate_tests(design, tests, level, alpha, replications, seed, progress, n_jobs, bayes)
     summary, pairs, recovery = power_tables(rep, position)
     return PowerResult(
@@ -213,6 +218,7 @@ def power(
             "threshold": bayes.threshold,
             "posterior_draws": bayes.samples,
         },
+        notes=(design.extrapolation(brief=True),) if beyond else (),
     )
 
 
@@ -312,6 +318,12 @@ def sample_size(
         raise ValueError(f"vary must be one of {', '.join(VARIES)}, not {vary!r}")
     if isinstance(refine, bool) or not isinstance(refine, numbers.Integral) or refine < 0:
         raise ValueError(f"refine must be an integer ≥ 0, got {refine!r}")
+    if vary == "phi" and design.locations is not None:
+        raise ValueError(
+            "vary='phi' changes the step of the default locations φ · (1 .. N); this design has "
+            "its own locations (a fit, a pilot, accuracies): vary a size, or use "
+            "rs.calibrate(pilot).detectable() for the smallest detectable step"
+        )
     grid = _grid(vary, DEFAULT_GRIDS[vary] if sizes is None else sizes)
     designs = [design.replace(**{vary: value}) for value in grid]  # each checked here
     _check_common(designs[0], level, alpha, replications, seed, n_jobs)
@@ -329,8 +341,15 @@ def sample_size(
         threshold=threshold,
         posterior_draws=posterior_draws,
     )
+    beyond = designs[-1].extrapolation()
+    if beyond:  # once for the curve (each point would say it again)
+        warnings.warn(f"power curve {beyond}", DataWarning, stacklevel=2)
     points: dict[float, PowerResult] = {}
-    with meter("power curve", total=len(grid) + refine, unit="designs", enabled=progress) as m:
+    with (
+        meter("power curve", total=len(grid) + refine, unit="designs", enabled=progress) as m,
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("ignore", DataWarning)
         for value, d in zip(grid, designs, strict=True):
             points[value] = _whole(run(d))
             m.advance()

@@ -68,6 +68,18 @@ TEST_LABELS = {
     "t": "paired t-test (Holm)",
     "bayes": "Bayesian signed-rank test",
 }
+#: The tests in running prose ("… by the paired t-test").
+TEST_PROSE = {
+    "t": "the paired t-test",
+    "wilcoxon": "the Wilcoxon signed-rank test",
+    "sign": "the sign test",
+    "mcnemar": "the exact McNemar test",
+    "hoeffding": "the Hoeffding intervals",
+    "nemenyi": "Nemenyi's test",
+    "conover": "Conover's test",
+    "imputed-holm": "the imputed-rank z tests",
+    "bayes": "the Bayesian signed-rank test",
+}
 
 
 def mean_and_se(values: np.ndarray) -> tuple[float, float]:
@@ -138,6 +150,8 @@ class PowerResult:
     bayes : dict or None
         The Bayesian signed-rank test's ``rope``, ``threshold`` and ``posterior_draws`` (when
         it was simulated).
+    notes : tuple of str
+        What the numbers rest on beyond the design (e.g. sizes beyond a calibration pilot's).
     """
 
     summary: pd.DataFrame
@@ -152,6 +166,7 @@ class PowerResult:
     pair: tuple[str, str] | None
     complete: bool
     bayes: dict | None = None
+    notes: tuple[str, ...] = ()
 
     def power_of(self, test: str, target: str = "adjacent") -> tuple[float, float]:
         """``(power, Monte Carlo s.e.)`` of one test for one target of :attr:`summary`; a
@@ -199,11 +214,12 @@ class PowerResult:
             what = what.replace("significantly better", "practically better").replace(
                 "significantly and correctly", "as practically different, correctly"
             )
+        notes = "".join(f"; {note}" for note in self.notes)
         return (
             f"With {d.n_instances:,} instances in each of {d.n_tasks} task(s) and "
             f"{d.n_systems} systems ({d.effect()}), {TEST_LABELS[test]} {how} "
             f"{what} with power {value:.3f} (Monte Carlo s.e. {se:.3f}, "
-            f"{self.replications:,} simulated benchmarks; Card et al. 2020)."
+            f"{self.replications:,} simulated benchmarks; Card et al. 2020{notes})."
         )
 
     def __repr__(self) -> str:
@@ -223,6 +239,7 @@ class PowerResult:
             lines.append(f"  pair: {terminal(self.pair[0])} vs {terminal(self.pair[1])}")
         table = shown.to_string(float_format=lambda v: f"{v:.3f}", na_rep="—")
         lines += ["  " + line for line in table.splitlines()]
+        lines += [f"  note: {note}" for note in self.notes]
         return "\n".join(lines)
 
 

@@ -142,9 +142,11 @@ class SampleSizeResult:
                 f"95 % Monte Carlo interval {span}; {reps})."
             )
         bound = "at most " if self.at_smallest else ""
+        beyond = d.replace(**{self.vary: int(self.needed)}).extrapolation(brief=True)
         text = (
             f"{subject} with {bound}{self.needed:,.0f} {what} (95 % Monte Carlo interval "
-            f"{span}; {d.n_systems} systems, {d.effect()}; {reps})."
+            f"{span}; {d.n_systems} systems, {d.effect()}; {reps}"
+            f"{'; ' + beyond if beyond else ''})."
         )
         return text[0].upper() + text[1:]
 

@@ -93,6 +93,8 @@ from rankstats.reporting.model_comparison import (
 )
 from rankstats.reporting.model_comparison import sentence as model_comparison_sentence
 from rankstats.reporting.paired import write_paired
+from rankstats.reporting.power_section import PowerSection, run_power, write_power
+from rankstats.reporting.power_section import options as power_request
 from rankstats.reporting.rank_posteriors import (
     RankPosteriors,
     run_rank_posteriors,
@@ -173,6 +175,8 @@ class Report:
     data_check : DataCheck or None
         The findings of :func:`rankstats.check_data` on the scores (the "Data check" section
         and ``data_check.csv``); None for a report of Rankings (no scores to check).
+    power : PowerSection or None
+        The calibration on the scores and the detectable difference (``power=``).
     """
 
     out: Path
@@ -192,6 +196,7 @@ class Report:
     rank_posteriors: RankPosteriors | None = None
     model_comparison: ModelComparisonSection | None = None
     data_check: Any = None
+    power: PowerSection | None = None
 
     @property
     def html(self) -> Path:
@@ -250,6 +255,7 @@ def report(
     significance: bool | Mapping[str, Any] = False,
     data_check: Any = None,
     top: int | None = None,
+    power: bool | Mapping[str, Any] = False,
 ) -> Report:
     """Write a paper-ready report of the ranking of ``scores``.
 
@@ -320,6 +326,16 @@ def report(
         print its findings in the CLI's words); by default it is run here and its warnings are
         issued as :class:`~rankstats.errors.DataWarning`. Either way the findings are the
         page's "Data check" section and ``data_check.csv``.
+    power : bool or mapping
+        Add "What this benchmark can detect" (issue 26): a design calibrated on the scores
+        (:func:`rankstats.calibrate`, with its checks against them) and, by simulation, the
+        smallest difference between neighbouring systems that a test detects with power 0.8 at
+        the benchmark's size (:meth:`rankstats.Calibration.detectable`; Card et al. 2020):
+        an HTML section with the power curve, ``power_curve.png`` / ``.pdf`` / ``.csv``,
+        ``calibration_pairs.csv`` and a sentence of the methods paragraph. ``True``: the paired
+        t-test; a mapping sets ``test`` (``"t"``, ``"wilcoxon"``, ``"sign"``, ``"hoeffding"``,
+        ``"nemenyi"``, ``"conover"``), ``power``, ``replications`` (per point of the curve,
+        default 1,000) and ``seed``. Scores only.
     top : int, optional
         Show only the best ``top`` systems of the primary order in the ranking tables (HTML,
         ``ranking.tex``) and the heat map; every statistic — intervals, their multiplicity
@@ -358,6 +374,12 @@ def report(
         check = run_data_check(scores, data_check)
         block_level = default_level(scores, level)
     sig_options = options(significance)
+    power_options = power_request(power)
+    if power_options is not None and isinstance(scores, Rankings):
+        raise ValueError(
+            "power= calibrates a design on scores; rankings without scores have no noise to "
+            "calibrate (leave power= out)"
+        )
     # Cheap, and refuses incomplete blocks before the aggregators and the model fits run.
     sig = run_significance(scores, block_level, sig_options) if sig_options is not None else None
     data = compute.compute(
@@ -374,7 +396,8 @@ def report(
         paired,
         confidence,
     )
-    text, cites = methods_paragraph(data, sig)
+    power_part = run_power(scores, power_options) if power_options is not None else None
+    text, cites = methods_paragraph(data, sig, power_part)
     summary = claims(
         data.intervals,
         data.convergence,
@@ -404,6 +427,7 @@ def report(
             written(path)
         paired_files = write_paired(data.paired, tmp, written)
         sig_files = write_significance(sig, tmp, written) if sig is not None else None
+        power_files = write_power(power_part, tmp, written) if power_part is not None else None
         ranks = run_rank_posteriors(data.comparison)
         rank_files = write_rank_posteriors(ranks, tmp, written) if ranks is not None else None
         models_compared = data.model_comparison
@@ -436,6 +460,8 @@ def report(
                 model_files,
                 section(check, cli=data_check is not None) if check is not None else None,
                 top=top,
+                power=power_part,
+                power_files=power_files,
             ),
         )
         files = [out / "report.html", *(p for p in written.files if p.name != "report.html")]
@@ -457,4 +483,5 @@ def report(
         rank_posteriors=ranks,
         model_comparison=data.model_comparison,
         data_check=check,
+        power=power_part,
     )

@@ -26,6 +26,8 @@ from rankstats.reporting.methods import bibtex, convergence_warning
 from rankstats.reporting.model_comparison import ModelComparisonFiles, ModelComparisonSection
 from rankstats.reporting.model_comparison import section as model_comparison_section
 from rankstats.reporting.paired import STRENGTHS, PairedFiles, summary
+from rankstats.reporting.power_section import PowerFiles, PowerSection
+from rankstats.reporting.power_section import section as power_section
 from rankstats.reporting.rank_posteriors import RankPosteriorFiles, RankPosteriors
 from rankstats.reporting.rank_posteriors import section as rank_posterior_section
 from rankstats.reporting.rankings_input import left_out
@@ -67,6 +69,8 @@ def render(
     model_comparison_files: ModelComparisonFiles | None = None,
     data_check: Mapping[str, Any] | None = None,
     top: int | None = None,
+    power: PowerSection | None = None,
+    power_files: PowerFiles | None = None,
 ) -> str:
     """The page of a report.
 
@@ -92,6 +96,8 @@ def render(
         figures are linked, not embedded).
     data_check : mapping, optional
         The "Data check" section (:func:`rankstats.reporting.data_check.section`).
+    power, power_files : optional
+        The power section and its files (its curve is embedded).
     """
     ci, table = data.intervals, data.ranking
     primary = method_name(data.primary)
@@ -142,6 +148,9 @@ def render(
                 for task, result in data.paired.items()
             ],
             strengths=STRENGTHS,
+            power=None
+            if power is None or power_files is None
+            else power_section(power, power_files, png_data_uri(power_files.figures[0])),
             significance=None
             if significance is None or significance_files is None
             else significance_section(

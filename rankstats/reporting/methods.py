@@ -23,6 +23,8 @@ from rankstats._util.text import terminal
 from rankstats.reporting.diagnostics import Convergence
 from rankstats.reporting.model_comparison import methods_sentence as model_comparison_sentence
 from rankstats.reporting.paired import summary
+from rankstats.reporting.power_section import PowerSection
+from rankstats.reporting.power_section import methods_sentence as power_sentence
 from rankstats.reporting.rankings_input import left_out
 from rankstats.reporting.report_data import ReportData
 from rankstats.reporting.significance import Significance, methods_sentence
@@ -55,7 +57,9 @@ def convergence_warning(verdict: Convergence) -> str:
 
 
 def methods_paragraph(
-    data: ReportData, significance: Significance | None = None
+    data: ReportData,
+    significance: Significance | None = None,
+    power: PowerSection | None = None,
 ) -> tuple[str, list[str]]:
     """The methods paragraph (one line of prose, names with visible control characters) and
     the citation keys it uses, in order of first use; with ``significance``, a sentence on
@@ -78,6 +82,10 @@ def methods_paragraph(
         cites.append("peyrard2021")
         if "holm1979" not in cites:
             cites.append("holm1979")
+    if power is not None:
+        sentence, keys = power_sentence(power)
+        text += " " + sentence
+        cites += [k for k in keys if k not in cites]
     return text, cites
 
 

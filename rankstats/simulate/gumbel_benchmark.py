@@ -102,6 +102,7 @@ def gumbel_cubes(
     noise: str = "gumbel",
     correlation: float = 0.0,
     binary: bool = False,
+    system_scales: np.ndarray | None = None,
 ) -> np.ndarray:
     r"""``replications`` independent score cubes at once, shape ``(R, N, T, K)``.
 
@@ -119,7 +120,9 @@ def gumbel_cubes(
     :math:`\rho \ge -1/(N-1)`; an instance's difficulty shared by the systems). ``binary=True``
     turns each score into an outcome, 1 when it is above 0 (correct) and 0 otherwise, before
     the other corruptions: system ``i`` is then right with probability
-    :math:`\Phi(\mu_i / \text{scale})` under normal noise.
+    :math:`\Phi(\mu_i / \text{scale})` under normal noise. ``system_scales`` (length ``N``,
+    normal noise) multiplies each system's noise: system ``i`` has standard deviation
+    ``scale · system_scales[i]`` (a design calibrated on a pilot table).
     """
     check_count("replications", replications, 1)
     check_generator(
@@ -158,15 +161,27 @@ def gumbel_cubes(
     shape = (replications, n_systems, n_tasks, n_instances)
     require(noise in ("gumbel", "normal"), f"noise must be 'gumbel' or 'normal', not {noise!r}")
     check_correlation(correlation, n_systems, noise)
-    if correlation:
+    if system_scales is not None:
+        system_scales = np.asarray(system_scales, dtype=np.float64)
+        require(
+            noise == "normal"
+            and system_scales.shape == (n_systems,)
+            and bool(np.all(np.isfinite(system_scales) & (system_scales > 0))),
+            f"system_scales must be {n_systems} positive numbers, with normal noise",
+        )
+    if correlation or system_scales is not None:
         # ε = A z with A Aᵀ the equicorrelation matrix (eigen square root: ρ = −1/(N−1) is
         # singular, and Cholesky would refuse it).
         values, vectors = np.linalg.eigh(
             np.full((n_systems, n_systems), correlation) + (1 - correlation) * np.eye(n_systems)
         )
         mix = vectors * np.sqrt(np.clip(values, 0.0, None))
+        if system_scales is not None:
+            mix = system_scales[:, None] * mix  # row i: system i's noise, its own scale
         z = rng.standard_normal(size=shape)
-        cube = loc + scale * np.einsum("ij,rjtk->ritk", mix, z)
+        # A matrix product per replication (BLAS), systems mixed within each (task, instance).
+        mixed = np.matmul(mix, z.reshape(replications, n_systems, -1)).reshape(shape)
+        cube = loc + scale * mixed
     else:
         draw = rng.normal if noise == "normal" else rng.gumbel
         cube = draw(loc=loc, scale=scale, size=shape)

@@ -3,6 +3,7 @@ one line before anything is simulated."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 from cli_run import one_error_line, run
@@ -122,6 +123,84 @@ def test_accuracies_give_card_s_design(tmp_path, capsys) -> None:
     assert "binary outcomes, accuracies 0.8, 0.82" in stdout
 
 
+def test_a_pilot_calibrates_the_design(tmp_path, capsys) -> None:
+    argv = [
+        "power",
+        "--dataset",
+        "summeval",
+        "--metric",
+        "BERTScore",
+        "--tests",
+        "t",
+        "--replications",
+        "200",
+        "--out",
+        str(tmp_path / "pilot"),
+    ]
+    code, stdout, err = run(argv, capsys)
+    assert code == 0, err
+    cal = rs.calibrate(rs.load_dataset("summeval").select(tasks=["BERTScore"]))
+    lib = rs.power(cal.design, tests="t", replications=200, progress=False)
+    summary = pd.read_csv(tmp_path / "pilot" / "summary.csv").set_index("test")
+    assert summary.loc["t", "adjacent"] == pytest.approx(lib.summary.loc["t", "adjacent"])
+    pairs = pd.read_csv(tmp_path / "pilot" / "calibration_pairs.csv")
+    assert pairs["model_win_rate"].to_numpy() == pytest.approx(cal.pairs["model_win_rate"])
+    assert "calibrated on the pilot" in stdout
+    argv = [
+        "power",
+        "--dataset",
+        "summeval",
+        "--metric",
+        "BERTScore",
+        "--tests",
+        "t",
+        "--target-power",
+        "0.8",
+        "--vary",
+        "phi",
+        "--sizes",
+        "0.05",
+        "0.2",
+        "0.8",
+        "--refine",
+        "0",
+        "--replications",
+        "100",
+        "--out",
+        str(tmp_path / "mde"),
+    ]
+    code, stdout, err = run(argv, capsys)
+    assert code == 0, err
+    found = cal.detectable(replications=100, sizes=[0.05, 0.2, 0.8], refine=0)
+    assert found.sentence() in stdout
+
+
+@pytest.mark.long
+def test_report_power_section(tmp_path, capsys) -> None:
+    rng = np.random.default_rng(0)
+    rows = [(f"s{i}", "m", k, 0.2 * i + rng.normal()) for i in range(4) for k in range(40)]
+    path = tmp_path / "pilot.csv"
+    pd.DataFrame(rows, columns=["system", "task", "instance", "score"]).to_csv(path, index=False)
+    argv = [
+        "report",
+        str(path),
+        "--power",
+        "--power-replications",
+        "50",
+        "--out",
+        str(tmp_path / "rep"),
+    ]
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+    assert (tmp_path / "rep" / "power_curve.csv").exists()
+    assert "[card2020]" in (tmp_path / "rep" / "methods.txt").read_text()
+    code, _, err = run(
+        ["report", str(path), "--power-test", "t", "--out", str(tmp_path / "never")], capsys
+    )
+    assert code == 2
+    one_error_line(err, "report", "--power-test: only with --power")
+
+
 @pytest.mark.parametrize(
     ("argv", "needles"),
     [
@@ -138,6 +217,9 @@ def test_accuracies_give_card_s_design(tmp_path, capsys) -> None:
         (["--agreement", "0.9"], ["--agreement needs --accuracies"]),
         (["--accuracies", "0.7", "0.8", "--agreement", "0.99"], ["impossible"]),
         (["--correlation", "0.5"], ["normal noise"]),
+        (["--dataset", "summeval", "--phi", "0.3"], ["--phi cannot be given"]),
+        (["--metric", "BERTScore"], ["give a pilot"]),
+        (["--dataset", "summeval", "--metric", "nope"], ["unknown task"]),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, argv, needles) -> None:

@@ -350,6 +350,7 @@ def test_the_named_pair_is_found_on_the_pair_axis() -> None:
         (lambda: rs.sample_size(vary="scale"), "vary"),
         (lambda: rs.sample_size(power=0.0), "power"),
         (lambda: rs.sample_size(refine=-1), "refine"),
+        (lambda: rs.sample_size(vary="phi", locations=(0.0,) * 10), "its own locations"),
     ],
 )
 def test_bad_arguments_are_refused_before_simulating(call, message: str) -> None:

@@ -15,7 +15,8 @@ from rankstats.cli.options.shared import (
 
 HELP = "power and sample size of the tests for a simulated benchmark design"
 EXAMPLE = (
-    "rankstats power --systems 10 --instances 500 --phi 0.1 --tests hoeffding friedman nemenyi"
+    "rankstats power --systems 10 --instances 500 --phi 0.1 --tests hoeffding friedman nemenyi\n"
+    "  rankstats power --dataset summeval --metric BERTScore --tests t --target-power 0.8"
 )
 #: The tests and targets of rs.power (repeated here so that --help imports no numerical library;
 #: tests/cli/test_power.py checks them against rankstats.planning).
@@ -47,11 +48,37 @@ VARIES = ("n_instances", "n_tasks", "phi")
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
-    design = parser.add_argument_group("design (the Gumbel simulator's parameters)")
+    from rankstats.datasets import DATASETS
+
+    pilot = parser.add_argument_group("a pilot table to calibrate the design on (rs.calibrate)")
+    pilot.add_argument(
+        "file", nargs="?", help="pilot score table: CSV, TSV or Parquet (long or wide)"
+    )
+    pilot.add_argument("--dataset", choices=sorted(DATASETS), help="a bundled pilot instead")
+    pilot.add_argument(
+        "--metric",
+        nargs="+",
+        default=None,
+        metavar="TASK",
+        help="the pilot's task(s) to calibrate on (default: all)",
+    )
+    pilot.add_argument(
+        "--lower-is-better",
+        nargs="+",
+        default=[],
+        metavar="TASK",
+        help="pilot tasks where a lower score is better",
+    )
+    design = parser.add_argument_group("design without a pilot (the Gumbel simulator's parameters)")
     design.add_argument("--systems", type=at_least(2), default=None, help="systems (default 10)")
-    design.add_argument("--tasks", type=at_least(1), default=1, help="tasks (default 1)")
     design.add_argument(
-        "--instances", type=at_least(1), default=100, help="instances per task (default 100)"
+        "--tasks", type=at_least(1), default=None, help="tasks (default 1, or the pilot's)"
+    )
+    design.add_argument(
+        "--instances",
+        type=at_least(1),
+        default=None,
+        help="instances per task (default 100, or the pilot's)",
     )
     design.add_argument(
         "--phi",

@@ -63,6 +63,26 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="add a paired instance-level analysis (sign / Wilcoxon / t / Mood tests, BT, Elo, "
         "TrueSkill) of these tasks (metrics)",
     )
+    pw = parser.add_argument_group("power section (with --power)")
+    pw.add_argument(
+        "--power",
+        action="store_true",
+        help="add 'what this benchmark can detect': a design calibrated on the scores and, by "
+        "simulation, the smallest difference between neighbouring systems detected with power "
+        "0.8 (see `rankstats power`)",
+    )
+    pw.add_argument(
+        "--power-test",
+        choices=["t", "wilcoxon", "sign", "hoeffding", "nemenyi", "conover"],
+        default=None,
+        help="the test of the power section (default: t, the paired t-test)",
+    )
+    pw.add_argument(
+        "--power-replications",
+        type=at_least(2),
+        default=None,
+        help="simulated benchmarks per point of the power curve (default 1000)",
+    )
     sig = parser.add_argument_group("significance section (with --significance)")
     sig.add_argument(
         "--significance",

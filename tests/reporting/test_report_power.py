@@ -1,0 +1,72 @@
+"""``rs.report(..., power=True)``: "What this benchmark can detect" (issue 26)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankstats as rs
+from rankstats.reporting.power_section import options
+
+pytestmark = pytest.mark.long  # reports of several seconds each (CI runs them on both stacks)
+
+SMALL = {"replications": 100}
+
+
+def test_section_files_sentence_and_citation(tmp_path):
+    scores = rs.load_dataset("summeval").select(tasks=["BERTScore"])
+    rep = rs.report(scores, out=tmp_path / "rep", power=SMALL)
+    names = {p.name for p in rep.files}
+    assert {
+        "power_curve.png",
+        "power_curve.pdf",
+        "power_curve.csv",
+        "calibration_pairs.csv",
+    } <= names
+    found = rep.power.detectable
+    # The library's own answer, recomputed: the same calibration, the same seeded simulation.
+    again = rs.calibrate(scores).detectable(replications=100)
+    assert found.step == pytest.approx(again.step)
+    curve = pd.read_csv(tmp_path / "rep" / "power_curve.csv")
+    np.testing.assert_allclose(curve["power"], again.curve.curve["power"])
+    page = (tmp_path / "rep" / "report.html").read_text()
+    assert "id='power'" in page and "src='data:image/png" in page
+    assert "detects a difference between neighbouring systems of at least" in page
+    assert "[card2020]" in rep.methods_text
+    bib = (tmp_path / "rep" / "references.bib").read_text()
+    assert re.search(r"^@\w+\{card2020,", bib, flags=re.M)
+
+
+def test_no_section_by_default_and_refusals(tmp_path):
+    rep = rs.report(rs.load_dataset("xtreme"), out=tmp_path / "rep")
+    assert rep.power is None and "card2020" not in rep.methods_text
+    with pytest.raises(ValueError, match="rankings without scores"):
+        rs.report(rs.load_rankings("salad"), out=tmp_path / "r2", power=True)
+    assert not (tmp_path / "r2").exists()
+    with pytest.raises(ValueError, match="power= accepts"):
+        options({"tests": "t"})
+    with pytest.raises(ValueError, match="power test must be one of"):
+        options({"test": "bayes"})
+    with pytest.raises(ValueError, match="power must be a number"):
+        options({"power": 1.2})
+
+
+def test_names_are_escaped_and_misfits_warned(tmp_path):
+    rng = np.random.default_rng(0)
+    rows = []
+    for k in range(60):
+        base = rng.normal()
+        for name, shift in (("<b>x</b>", 0.0), ("y & z", 0.3), ("w", 0.6)):
+            rows.append((name, "t1", k, base + shift + rng.normal()))
+            rows.append((name, "t2", k, base - 3 * shift + rng.normal()))  # t2 reversed
+    scores = rs.Scores.from_long(
+        pd.DataFrame(rows, columns=["system", "task", "instance", "score"]), instance="instance"
+    )
+    rep = rs.report(scores, out=tmp_path / "rep", power=SMALL)
+    page = (tmp_path / "rep" / "report.html").read_text()
+    assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
+    assert "id='power-warning'" in page  # the two tasks rank the systems oppositely
+    assert len(rep.power.calibration.misfits) > 0
