@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import integrate, optimize, stats
 
+from rankstats.core.mallows_sampling import sample_mallows
+from rankstats.core.permutation_distances import DISTANCES
 from rankstats.simulate.argument_checks import check_count, check_generator, require
 from rankstats.simulate.gumbel_benchmark import check_correlation, gumbel_cubes
 from rankstats.simulate.labels import system_names
@@ -66,6 +68,11 @@ class BenchmarkDesign:
     scales : sequence of float, optional
         Normal noise only: each system's noise standard deviation, as a multiple of ``scale``
         (a design calibrated on a pilot, :func:`rankstats.calibrate`).
+    mallows : (str, float), optional
+        ``(distance, α)``: instead of scores, each block is a complete ranking drawn from the
+        Mallows model with that distance and scale around the consensus given by ``locations``
+        (higher = better; :meth:`from_fit` of a Mallows fit), scored as ``−rank``. Only the
+        tests on ranks apply, and of the corruptions only missing scores.
     pilot : (int, int), optional
         ``(tasks, instances per task)`` of the pilot table the design was calibrated on: sizes
         beyond them are extrapolations of the calibrated model, and the results say so.
@@ -92,6 +99,7 @@ class BenchmarkDesign:
     outcome: str = "score"
     scales: tuple[float, ...] | None = None
     pilot: tuple[int, int] | None = None
+    mallows: tuple[str, float] | None = None
     _names: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -116,6 +124,16 @@ class BenchmarkDesign:
             f"outcome must be one of {', '.join(OUTCOMES)}, not {self.outcome!r}",
         )
         check_correlation(self.correlation, self.n_systems, self.noise)
+        if self.mallows is not None:
+            _check_mallows(self)
+        if self.pilot is not None:
+            ok = isinstance(self.pilot, tuple) and len(self.pilot) == 2
+            ok = ok and all(
+                isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in self.pilot
+            )
+            require(
+                ok, f"pilot must be (tasks, instances), two whole numbers ≥ 1, got {self.pilot!r}"
+            )
         if self.scales is not None:
             scales = tuple(float(v) for v in np.asarray(self.scales, dtype=float).ravel())
             require(
@@ -237,6 +255,10 @@ class BenchmarkDesign:
         Gumbel variables is logistic), :math:`\Phi(\Delta / (\text{scale}\,
         \sqrt{s_a^2 + s_b^2 - 2\rho s_a s_b}))` with normal noise (``s`` the :attr:`scales`, 1
         without them; ρ the :attr:`correlation`), :math:`\Delta = \mu_a - \mu_b`."""
+        if self.mallows is not None:
+            raise ValueError(
+                "a Mallows design's pair probabilities are those of the fit: fit.pairwise()"
+            )
         i, j = self.index(a), self.index(b)
         gap = (self.mu[i] - self.mu[j]) / self.scale
         if self.noise == "normal":
@@ -255,7 +277,7 @@ class BenchmarkDesign:
 
     @classmethod
     def from_fit(cls, fit: object, **fields: object) -> BenchmarkDesign:
-        r"""The design whose scores follow a fitted Plackett–Luce or Bradley–Terry model.
+        r"""The design whose scores follow a fitted Plackett–Luce, Bradley–Terry or Mallows model.
 
         A Plackett–Luce ranking with log-worths :math:`\lambda_i` is the order of
         :math:`\lambda_i + g_i`, :math:`g_i` standard Gumbel (the Gumbel-max representation), so
@@ -266,22 +288,39 @@ class BenchmarkDesign:
         (the MLE, or the posterior mean of a NUTS fit): a plug-in, not averaged over the
         estimate's uncertainty.
 
+        A Mallows fit gives rankings, not scores: its consensus (``fit.order``) and scale α
+        (``α = nθ`` of a Kendall fit) make a design whose blocks are drawn from the fitted
+        Mallows model (``mallows``), tested by the tests on ranks.
+
         Parameters
         ----------
         fit : rankstats.models.Fit
-            A ``PlackettLuce`` or ``BradleyTerry`` fit.
+            A ``PlackettLuce``, ``BradleyTerry`` or ``Mallows`` fit.
         **fields
             The design's sizes and corruptions (``n_tasks``, ``n_instances``, ``missing``, ...).
         """
         model = getattr(fit, "model", None)
-        if model not in ("pl", "bt"):
+        if model not in ("pl", "bt", "mallows"):
             raise ValueError(
-                "from_fit takes a Plackett–Luce or Bradley–Terry fit (rs.models.PlackettLuce() "
-                f"or BradleyTerry()); got {type(fit).__name__} of model {model!r}"
+                "from_fit takes a Plackett–Luce, Bradley–Terry or Mallows fit (rs.models."
+                f"PlackettLuce(), BradleyTerry(), Mallows()); got {type(fit).__name__} of model "
+                f"{model!r}"
             )
-        for name in ("locations", "systems", "scale", "noise", "phi"):
+        for name in ("locations", "systems", "scale", "noise", "phi", "mallows"):
             if name in fields:
                 raise ValueError(f"{name} comes from the fit; give the design's sizes only")
+        if model == "mallows":
+            order = list(fit.order)  # type: ignore[attr-defined]
+            n = len(order)
+            params = fit.parameters  # type: ignore[attr-defined]
+            alpha = float(params.get("alpha", n * params["theta"]))
+            return cls(
+                n_systems=n,
+                locations=tuple(float(n - k) for k in range(n)),  # the consensus, best first
+                systems=tuple(str(s) for s in order),
+                mallows=(str(fit.distance), alpha),  # type: ignore[attr-defined]
+                **fields,  # type: ignore[arg-type]
+            )
         worth = fit.worth  # type: ignore[attr-defined]
         return cls(
             n_systems=len(worth),
@@ -299,6 +338,14 @@ class BenchmarkDesign:
     def draw(self, replications: int, rng: np.random.Generator) -> np.ndarray:
         """``replications`` simulated score cubes, shape ``(R, N, T, K)`` (NaN = missing)."""
         check_count("replications", replications, 1)
+        sampler = None
+        if self.mallows is not None:
+            distance, alpha = self.mallows
+            rho = stats.rankdata(-self.mu, method="ordinal").astype(np.int64)
+
+            def sampler(m: int, generator: np.random.Generator) -> np.ndarray:
+                return sample_mallows(rho, alpha, distance, m, generator)
+
         return gumbel_cubes(
             replications,
             self.n_systems,
@@ -317,6 +364,7 @@ class BenchmarkDesign:
             correlation=self.correlation,
             binary=self.outcome == "binary",
             system_scales=None if self.scales is None else np.asarray(self.scales),
+            rank_sampler=sampler,
         )
 
     def effect(self) -> str:
@@ -341,6 +389,8 @@ class BenchmarkDesign:
             parts.append(f"instance types {self.instance_types}")
         if self.round_to is not None:
             parts.append(f"rounded to {self.round_to} decimals")
+        if self.mallows is not None:
+            parts = [f"Mallows rankings ({self.mallows[0]}, α = {self.mallows[1]:.3g})"]
         if self.pilot is not None:
             parts.append(
                 f"calibrated on a pilot of {self.pilot[0]} task(s) × {self.pilot[1]} instances"
@@ -373,6 +423,36 @@ class BenchmarkDesign:
             f"{self.n_systems} systems × {self.n_tasks} task(s) × {self.n_instances} instances; "
             f"{self.effect()}"
         )
+
+
+def _check_mallows(design: BenchmarkDesign) -> None:
+    """A Mallows design: a distance, α ≥ 0, a consensus, and no score corruption."""
+    distance, alpha = design.mallows
+    require(
+        distance in DISTANCES
+        and isinstance(alpha, int | float)
+        and np.isfinite(alpha)
+        and alpha >= 0,
+        f"mallows must be (distance in {', '.join(DISTANCES)}, α ≥ 0), got {design.mallows!r}",
+    )
+    require(design.locations is not None, "a Mallows design needs its consensus (locations)")
+    scored = [
+        name
+        for name, value, default in (
+            ("noise", design.noise, "gumbel"),
+            ("correlation", design.correlation, 0.0),
+            ("outcome", design.outcome, "score"),
+            ("scales", design.scales, None),
+            ("outliers", design.outliers, None),
+            ("instance_types", design.instance_types, None),
+            ("round_to", design.round_to, None),
+        )
+        if value != default
+    ]
+    require(
+        not scored,
+        f"a Mallows design draws rankings, not scores: {', '.join(scored)} do not apply",
+    )
 
 
 def _both_below(x: float, y: float, rho: float) -> float:

@@ -64,7 +64,15 @@ def _design(design: BenchmarkDesign | None, fields: dict) -> BenchmarkDesign:
 
 def check_outcome(design: BenchmarkDesign, tests: Sequence[str]) -> None:
     """McNemar's test is the sign test of paired binary outcomes: refuse ``mcnemar`` on scores
-    (whose test is ``sign``)."""
+    (whose test is ``sign``), and the tests of score differences on a Mallows design (rankings
+    only)."""
+    on_scores = [t for t in tests if t in ("t", "wilcoxon", "mcnemar", "bayes")]
+    if design.mallows is not None and on_scores:
+        raise ValueError(
+            f"a Mallows design draws rankings, not scores: {', '.join(on_scores)} test(s) "
+            "score differences; the tests on ranks are hoeffding, friedman, nemenyi, conover, "
+            "imputed, imputed-holm and sign"
+        )
     if "mcnemar" in tests and design.outcome != "binary":
         raise ValueError(
             "test 'mcnemar' is for paired binary outcomes (BenchmarkDesign.from_accuracies or "
@@ -311,6 +319,11 @@ def sample_size(
         )
     if target == "pair" and pair is None:
         raise ValueError("target='pair' needs pair=(system, system)")
+    if test == "bayes" and target == "all_pairs":
+        raise ValueError(
+            "the Bayesian signed-rank test decides the named pair and the adjacent pairs only: "
+            "target 'all_pairs' is not available for it"
+        )
     named_pair(design, pair)
     if not (isinstance(power, numbers.Real) and not isinstance(power, bool) and 0 < power < 1):
         raise ValueError(f"power must be a number in (0, 1), got {power!r}")

@@ -21,7 +21,7 @@ r"""The Gumbel benchmark generator: scores with a known true ranking.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -103,6 +103,7 @@ def gumbel_cubes(
     correlation: float = 0.0,
     binary: bool = False,
     system_scales: np.ndarray | None = None,
+    rank_sampler: Callable[[int, np.random.Generator], np.ndarray] | None = None,
 ) -> np.ndarray:
     r"""``replications`` independent score cubes at once, shape ``(R, N, T, K)``.
 
@@ -122,7 +123,10 @@ def gumbel_cubes(
     the other corruptions: system ``i`` is then right with probability
     :math:`\Phi(\mu_i / \text{scale})` under normal noise. ``system_scales`` (length ``N``,
     normal noise) multiplies each system's noise: system ``i`` has standard deviation
-    ``scale · system_scales[i]`` (a design calibrated on a pilot table).
+    ``scale · system_scales[i]`` (a design calibrated on a pilot table). ``rank_sampler(m,
+    rng)`` (``m`` complete rankings as ``(m, N)`` ranks, 1 = best) replaces the scores by
+    rankings of another model — a Mallows model — scored as ``−rank``: the missing scores are
+    then removed as for any other draw (the score corruptions do not apply).
     """
     check_count("replications", replications, 1)
     check_generator(
@@ -159,6 +163,14 @@ def gumbel_cubes(
     loc = np.broadcast_to(honest[:, None, None], (n_systems, n_tasks, 1)).copy()
     loc[:, :adversarial_tasks, 0] = -n[:, None]
     shape = (replications, n_systems, n_tasks, n_instances)
+    if rank_sampler is not None:
+        ranks = rank_sampler(replications * n_tasks * n_instances, rng)
+        cube = (
+            -np.asarray(ranks, dtype=np.float64)
+            .reshape(replications, n_tasks, n_instances, n_systems)
+            .transpose(0, 3, 1, 2)
+        )
+        return _remove_missing(cube, rng, missing, missing_pattern)
     require(noise in ("gumbel", "normal"), f"noise must be 'gumbel' or 'normal', not {noise!r}")
     check_correlation(correlation, n_systems, noise)
     if system_scales is not None:
@@ -201,11 +213,19 @@ def gumbel_cubes(
         cube[:, :, task, :] *= factor
     if round_to is not None:
         cube = np.round(cube, round_to)
+    return _remove_missing(cube, rng, missing, missing_pattern)
+
+
+def _remove_missing(
+    cube: np.ndarray, rng: np.random.Generator, missing: float, pattern: str
+) -> np.ndarray:
+    """Scores removed (NaN): each with probability ``missing`` (``"cell"``), or whole (system,
+    task) blocks (``"block"``)."""
     if missing > 0:
-        if missing_pattern == "cell":
-            cube[rng.random(shape) < missing] = np.nan
+        if pattern == "cell":
+            cube[rng.random(cube.shape) < missing] = np.nan
         else:
-            cube[rng.random(shape[:3]) < missing, :] = np.nan
+            cube[rng.random(cube.shape[:3]) < missing, :] = np.nan
     return cube
 
 

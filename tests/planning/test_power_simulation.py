@@ -343,6 +343,7 @@ def test_the_named_pair_is_found_on_the_pair_axis() -> None:
         (lambda: rs.power(noise="cauchy"), "noise"),
         (lambda: rs.power(locations=(1.0, 2.0)), "locations"),
         (lambda: rs.power(n_jobs=0), "n_jobs"),
+        (lambda: rs.power(pilot=(1,)), "pilot must be"),
         (lambda: rs.sample_size(target="pair"), "needs pair"),
         (lambda: rs.sample_size(test="friedman"), "omnibus"),
         (lambda: rs.sample_size(sizes=[10, 5]), "increase"),
@@ -350,6 +351,7 @@ def test_the_named_pair_is_found_on_the_pair_axis() -> None:
         (lambda: rs.sample_size(vary="scale"), "vary"),
         (lambda: rs.sample_size(power=0.0), "power"),
         (lambda: rs.sample_size(refine=-1), "refine"),
+        (lambda: rs.sample_size(test="bayes", target="all_pairs"), "adjacent pairs only"),
         (lambda: rs.sample_size(vary="phi", locations=(0.0,) * 10), "its own locations"),
     ],
 )
@@ -378,7 +380,7 @@ def test_a_design_from_a_plackett_luce_fit() -> None:
     assert design.win_probability("sys04", "sys01") == pytest.approx(1 / (1 + np.exp(-gap)))
     with pytest.raises(ValueError, match="comes from the fit"):
         BenchmarkDesign.from_fit(fit, scale=2.0)
-    with pytest.raises(ValueError, match="Plackett–Luce or Bradley–Terry"):
+    with pytest.raises(ValueError, match="Plackett–Luce, Bradley–Terry or Mallows"):
         BenchmarkDesign.from_fit(object())
 
 
@@ -440,3 +442,45 @@ def test_bayes_power_matches_a_loop_over_the_user_facing_test() -> None:
     assert abs(p - loop) <= 4 * np.sqrt(se**2 + loop * (1 - loop) / reps), (p, loop)
     assert 0.2 < p < 0.95  # a case that can fail either way
     assert "rope_claim" in res.pairs
+
+
+def test_a_mallows_design_draws_the_model_s_rankings() -> None:
+    # Kendall Mallows on 3 items around a > b > c, α = 3 (θ = α/n = 1): P(a above b) by
+    # enumerating the 6 rankings, against the simulated sign-test estimate.
+    import itertools
+
+    alpha, n = 3.0, 3
+    design = BenchmarkDesign(
+        n_systems=3,
+        n_instances=40,
+        locations=(3.0, 2.0, 1.0),
+        systems=("a", "b", "c"),
+        mallows=("kendall", alpha),
+    )
+    weights, above = [], []
+    for perm in itertools.permutations(range(3)):  # perm[k]: rank of item k (0 best)
+        inversions = sum(perm[i] > perm[j] for i in range(3) for j in range(i + 1, 3))
+        weights.append(np.exp(-alpha / n * inversions))
+        above.append(perm[0] < perm[1])
+    exact = float(np.dot(weights, above) / np.sum(weights))
+    res = rs.power(design, tests="sign", replications=3000, progress=False)
+    row = res.pairs.query("system_a == 'a' and system_b == 'b'").iloc[0]
+    assert row["true_effect"] == pytest.approx(exact - 0.5, abs=0.006)
+    assert design.truth == ("a", "b", "c")
+    with pytest.raises(ValueError, match="draws rankings, not scores: t"):
+        rs.power(design, tests=["t", "hoeffding"])
+    with pytest.raises(ValueError, match="outliers do not apply"):
+        BenchmarkDesign(
+            n_systems=3, locations=(3.0, 2.0, 1.0), mallows=("kendall", 1.0), outliers=(0.1, 2.0)
+        )
+    with pytest.raises(ValueError, match="mallows must be"):
+        BenchmarkDesign(n_systems=3, locations=(3.0, 2.0, 1.0), mallows=("euclid", 1.0))
+
+
+def test_a_design_from_a_mallows_fit() -> None:
+    fit = rs.models.Mallows().fit(rs.load_rankings("potato_visual"), seed=0)
+    design = BenchmarkDesign.from_fit(fit, n_instances=12)
+    assert design.truth == tuple(fit.order)
+    assert design.mallows == ("kendall", pytest.approx(20 * fit.parameters["theta"]))
+    res = rs.power(design, tests=["friedman", "hoeffding"], replications=200, progress=False)
+    assert res.summary.loc["friedman", "omnibus"] > 0.9  # 12 assessors agree strongly
