@@ -422,7 +422,9 @@ def _normal(
         **sizes,
     )
     z_all = [np.concatenate([z[:, i][~np.isnan(z[:, i])] for z in standardised]) for i in range(n)]
-    ks = [stats.kstest(v, "norm", args=(m, s)) for v, m, s in zip(z_all, mu, scales, strict=True)]
+    # Standardised first: scipy 1.18's kstest(x, "norm", args=(loc, scale)) passes the arguments
+    # to a ufunc that takes none (the statistic is the same).
+    ks = [stats.kstest((v - m) / s, "norm") for v, m, s in zip(z_all, mu, scales, strict=True)]
     table = pd.DataFrame(
         {
             "system": systems,

@@ -77,9 +77,21 @@ def main() -> None:
             n_systems=10, phi=0.1, test="hoeffding", refine=0, replications=1000, progress=False
         ),
     )
+    timed(
+        "3. Bayesian signed-rank, 2,000 replications × 4 pairs × 1,000 posterior draws",
+        lambda: rs.power(
+            n_systems=4,
+            n_instances=50,
+            phi=0.3,
+            tests=["bayes"],
+            rope=0.05,
+            pair=("sys04", "sys01"),
+            progress=False,
+        ),
+    )
     n_loop = 50
     loop = timed(
-        f"3. Python loop over {n_loop} replications with the user-facing tests",
+        f"4. Python loop over {n_loop} replications with the user-facing tests",
         lambda: loop_per_replication(n_loop),
     )
     per_10k = loop / n_loop * 10_000
