@@ -99,6 +99,16 @@ def hoeffding_bytes(n_systems: int) -> int:
     return int(_HOEFFDING_BYTES_PER_PAIR * n * n)
 
 
+def power_bytes(n_systems: int, replications: int, n_tests: int) -> int:
+    """Peak memory of :func:`rankstats.power`'s results: per test, a decision (1 byte) and an
+    estimate (8 bytes) of every pair in every simulated benchmark, and about 30 bytes per pair
+    and benchmark of temporaries while the tables are read off them (the chunks of simulated
+    scores are bounded apart: :data:`rankstats.planning.replications.CHUNK_CELLS`)."""
+    n = max(int(n_systems), 0)
+    pairs = n * (n - 1) // 2
+    return int(max(int(replications), 0) * pairs * (9 * max(int(n_tests), 1) + 30))
+
+
 def pairwise_bytes(
     n_systems: int,
     n_rankings: int,

@@ -19,6 +19,7 @@ import numpy as np
 
 from rankstats._util.parallel import check_parallel
 from rankstats._util.progress import meter
+from rankstats._util.resources import power_bytes, require_memory
 from rankstats.errors import DataWarning
 from rankstats.planning.design import SIZES, BenchmarkDesign, named_pair
 from rankstats.planning.power_result import (
@@ -172,6 +173,9 @@ def power(
     ------
     ValueError
         An argument out of its range, an unknown test, system or design parameter, named.
+    ResourceError
+        The results (a decision and an estimate per pair, benchmark and test) would not fit in
+        the available memory; ``RANKSTATS_IGNORE_MEMORY=1`` skips the check.
 
     Examples
     --------
@@ -202,6 +206,11 @@ def power(
         bayes = BayesOptions(
             tuple(sorted(chosen)), float(rope), float(threshold), 0.5, int(posterior_draws)
         )
+    require_memory(
+        power_bytes(design.n_systems, replications, len(tests)),
+        "rs.power",
+        n_systems=design.n_systems,
+    )
     beyond = design.extrapolation()
     if beyond:  # said, never silent: in a warning and in the result's notes and sentence
         warnings.warn(beyond, DataWarning, stacklevel=2)

@@ -220,6 +220,7 @@ def test_report_power_section(tmp_path, capsys) -> None:
         (["--dataset", "summeval", "--phi", "0.3"], ["--phi cannot be given"]),
         (["--metric", "BERTScore"], ["give a pilot"]),
         (["--dataset", "summeval", "--metric", "nope"], ["unknown task"]),
+        (["--systems", "400", "--replications", "200000"], ["--ignore-memory-check"]),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, argv, needles) -> None:

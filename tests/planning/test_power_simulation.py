@@ -484,3 +484,18 @@ def test_a_design_from_a_mallows_fit() -> None:
     assert design.mallows == ("kendall", pytest.approx(20 * fit.parameters["theta"]))
     res = rs.power(design, tests=["friedman", "hoeffding"], replications=200, progress=False)
     assert res.summary.loc["friedman", "omnibus"] > 0.9  # 12 assessors agree strongly
+
+
+def test_results_that_would_not_fit_in_memory_are_refused_first(monkeypatch) -> None:
+    import rankstats._util.resources as resources
+    from rankstats.errors import ResourceError
+
+    monkeypatch.setattr(resources, "available_memory", lambda: 64 * 2**20)
+    from rankstats.planning import power_analysis
+
+    monkeypatch.setattr(power_analysis, "simulate_tests", lambda *a, **k: pytest.fail("ran"))
+    # 200 systems: 19,900 pairs × 10,000 benchmarks × (9 × 3 + 30) bytes ≈ 11 GB.
+    with pytest.raises(ResourceError, match=r"rs\.power needs about"):
+        rs.power(n_systems=200, replications=10_000, progress=False)
+    monkeypatch.setenv("RANKSTATS_IGNORE_MEMORY", "1")
+    assert resources.memory_check_disabled()

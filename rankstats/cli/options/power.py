@@ -215,6 +215,12 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default=2,
         help="extra points simulated at the interpolated crossing (default 2)",
     )
+    parser.add_argument(
+        "--ignore-memory-check",
+        action="store_true",
+        help="simulate even when the results' memory, estimated from the systems and "
+        "replications, exceeds what this machine has (sets RANKSTATS_IGNORE_MEMORY=1)",
+    )
     add_output_argument(
         parser, "power-out", "summary.csv, pairs.csv, recovery.csv (or curve.csv and the figure)"
     )
