@@ -494,11 +494,8 @@ def _win_rates(blocks: list[np.ndarray], design: BenchmarkDesign, tasks: list[st
                 for a, b in zip(ia, ib, strict=True)
             ]
         )
-    else:  # the normal model's P(x_a > x_b), every pair at once (as win_probability)
-        s = np.asarray(design.scales) if design.scales is not None else np.ones(len(names))
-        rho = design.correlation
-        sd = np.sqrt(s[ia] ** 2 + s[ib] ** 2 - 2 * rho * s[ia] * s[ib]) * design.scale
-        model = stats.norm.cdf((design.mu[ia] - design.mu[ib]) / sd)
+    else:
+        model = design.win_probabilities(ia, ib)
     frames = []
     for task, b in zip(tasks, blocks, strict=True):
         d = b[:, ia] - b[:, ib]

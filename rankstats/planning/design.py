@@ -255,17 +255,23 @@ class BenchmarkDesign:
         Gumbel variables is logistic), :math:`\Phi(\Delta / (\text{scale}\,
         \sqrt{s_a^2 + s_b^2 - 2\rho s_a s_b}))` with normal noise (``s`` the :attr:`scales`, 1
         without them; ρ the :attr:`correlation`), :math:`\Delta = \mu_a - \mu_b`."""
+        i, j = self.index(a), self.index(b)
+        return float(self.win_probabilities(np.array([i]), np.array([j]))[0])
+
+    def win_probabilities(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """:meth:`win_probability` of the pairs ``(a[k], b[k])`` (system positions) at once: the
+        one computation, also behind the calibration's checks."""
         if self.mallows is not None:
             raise ValueError(
                 "a Mallows design's pair probabilities are those of the fit: fit.pairwise()"
             )
-        i, j = self.index(a), self.index(b)
-        gap = (self.mu[i] - self.mu[j]) / self.scale
+        gap = (self.mu[a] - self.mu[b]) / self.scale
         if self.noise == "normal":
-            sa, sb = (1.0, 1.0) if self.scales is None else (self.scales[i], self.scales[j])
-            sd = np.sqrt(sa * sa + sb * sb - 2 * self.correlation * sa * sb)
-            return float(stats.norm.cdf(gap / sd)) if sd > 0 else float(0.5 + 0.5 * np.sign(gap))
-        return float(1.0 / (1.0 + np.exp(-gap)))
+            s = np.ones(self.n_systems) if self.scales is None else np.asarray(self.scales)
+            sd = np.sqrt(s[a] ** 2 + s[b] ** 2 - 2 * self.correlation * s[a] * s[b])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(sd > 0, stats.norm.cdf(gap / sd), 0.5 + 0.5 * np.sign(gap))
+        return 1.0 / (1.0 + np.exp(-gap))
 
     def index(self, system: str) -> int:
         """Position of ``system``; ValueError naming it and the systems when it is unknown."""
