@@ -63,6 +63,7 @@ _EXPORTS = {
     "Paired": "paired_analysis.paired_tests",
     "paired": "paired_analysis.paired_tests",
     "BenchmarkDesign": "planning.design",
+    "BattleDesign": "planning.battle_design",
     "Calibration": "planning.calibration",
     "calibrate": "planning.calibration",
     "PowerResult": "planning.power_result",
@@ -130,6 +131,7 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
     from rankstats.io.ranking_files import read_paired_comparisons, read_rankings
     from rankstats.io.score_files import read_scores
     from rankstats.paired_analysis.paired_tests import Paired, paired
+    from rankstats.planning.battle_design import BattleDesign
     from rankstats.planning.calibration import Calibration, calibrate
     from rankstats.planning.design import BenchmarkDesign
     from rankstats.planning.power_analysis import power, sample_size
@@ -175,6 +177,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Aggregate",
     "AnovaResult",
+    "BattleDesign",
     "BattleFit",
     "Battles",
     "BayesHierarchical",

@@ -62,6 +62,7 @@ PUBLIC = (
     "Battles",
     "BayesHierarchical",
     "BayesSignedRank",
+    "BattleDesign",
     "BenchmarkDesign",
     "Blocks",
     "Calibration",

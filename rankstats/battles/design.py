@@ -32,6 +32,9 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse import csgraph
 
+from rankstats._util.advice import AdviceWarning, Spelled, escape
+from rankstats.battles.log_files import AdviceBattlesError
+from rankstats.core.bradley_terry_mle import Pairs
 from rankstats.errors import preview
 
 
@@ -118,3 +121,45 @@ def unidentified_reason(design: OrderDesign, models: Sequence[str]) -> str:
         "(e.g. a→b, b→c and a→c would), so the advantage of the model shown first cannot be "
         "told apart from the ratings"
     )
+
+
+def decide_order_effect(
+    pairs: Pairs, models: Sequence[str], order_effect: bool | None
+) -> tuple[bool, AdviceWarning | None]:
+    """Estimate the order effect?  Decided from the design (:mod:`rankstats.battles.design`):
+    ``(estimate, warning)``; ``order_effect=True`` on a design that cannot identify it is an
+    error."""
+    if order_effect is False:
+        return False, None
+    if both_orders(len(models), pairs.item1, pairs.item2):
+        return True, None  # φ_a − φ_b = 1 = φ_b − φ_a has no solution: identified
+    design = order_design(len(models), pairs.item1, pairs.item2)
+    if design.identified:
+        return True, None
+    reason = unidentified_reason(design, models)
+    if order_effect is True:
+        raise AdviceBattlesError(
+            escape(f"the order effect cannot be estimated from these battles: {reason}")
+            + "; fit with {off} (or {auto}: it is then left out with a warning)",
+            off=_NO_ORDER_EFFECT,
+            auto=Spelled("leave order_effect=None", "leave out --order-effect"),
+        )
+    return False, AdviceWarning(
+        escape(f"the order effect is left out: {reason}")
+        + "; the ratings are fitted without it ({off} says so and silences this warning)",
+        off=_NO_ORDER_EFFECT,
+    )
+
+
+_NO_ORDER_EFFECT = Spelled("order_effect=False", "--no-order-effect")
+
+
+def both_orders(n: int, item1: np.ndarray, item2: np.ndarray) -> bool:
+    """Some pair is played in both orders (which identifies the order effect at once)."""
+    key = np.asarray(item1, dtype=np.int64) * n + item2
+    reverse = np.asarray(item2, dtype=np.int64) * n + item1
+    if n * n <= max(4 * len(key), 1 << 20):
+        seen = np.zeros(n * n, dtype=bool)
+        seen[key] = True
+        return bool(seen[reverse].any())
+    return bool(np.isin(reverse, key).any())

@@ -54,15 +54,22 @@ import pandas as pd
 from scipy import stats
 
 from rankstats._util.advice import AdviceError, AdviceWarning, Spelled, escape
+from rankstats.aggregation.hoeffding_intervals import holm_adjust
 from rankstats.battles.bootstrap import (  # noqa: F401 - re-exported (API reference, tests)
     PoissonTable,
     bootstrap_battles,
     resample_cells,
 )
-from rankstats.battles.design import order_design, unidentified_reason
+from rankstats.battles.design import decide_order_effect
 from rankstats.battles.figures import plot_intervals, plot_win_probability
 from rankstats.battles.log import Battles
 from rankstats.battles.log_files import AdviceBattlesError
+from rankstats.battles.outcomes import outcome_probabilities
+from rankstats.battles.rating_differences import (
+    intervals_above,
+    pair_positions,
+    wald_differences,
+)
 from rankstats.core.bradley_terry_mle import ConvergenceError, MLEDoesNotExistError, Pairs, fit_bt
 from rankstats.errors import DataWarning
 
@@ -226,9 +233,48 @@ class BattleFit:
         frame["rank"] = stats.rankdata(-frame["rating"].to_numpy(), method="average")
         key = "bootstrap" if self.bootstrap is not None else "fisher"
         low, high = frame[f"{key}_low"].to_numpy(), frame[f"{key}_high"].to_numpy()
-        frame["rank_ub"] = 1 + (low[None, :] > high[:, None]).sum(axis=1)
+        frame["rank_ub"] = 1 + intervals_above(low, high).sum(axis=0)
         frame["n_battles"] = self.n_battles.astype(np.int64)
         return frame.sort_values(["rating", "model"], ascending=[False, True]).reset_index(
+            drop=True
+        )
+
+    def differences(self, alpha: float | None = None) -> pd.DataFrame:
+        r"""Wald tests of every rating difference, Holm-adjusted over the pairs.
+
+        :math:`z = (\hat\theta_a - \hat\theta_b)/\mathrm{se}` with the Fisher covariance of the
+        fit (:func:`rankstats.battles.rating_differences.wald_differences`); one row per pair,
+        the higher-rated model first: ``model_a``, ``model_b``, ``difference`` and ``se`` (Elo
+        points), ``z``, ``p``, ``p_holm``, ``significant`` (``p_holm < alpha``; default
+        ``alpha`` = 1 − the fit's confidence).  :func:`rankstats.power` simulates this decision
+        (``tests="battles"``).
+        """
+        alpha = 1.0 - self.confidence if alpha is None else alpha
+        if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
+            raise ValueError(f"alpha must be a number in (0, 1), not {alpha!r}")
+        n = self.n_models
+        a, b = pair_positions(n)
+        theta = self.log_worth
+        swap = theta[a] < theta[b]
+        a, b = np.where(swap, b, a), np.where(swap, a, b)
+        difference, se, p = wald_differences(theta, self.covariance[:n, :n], a, b)
+        adjusted = holm_adjust(p)
+        names = np.asarray(self.models, dtype=object)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = difference / se
+        frame = pd.DataFrame(
+            {
+                "model_a": names[a],
+                "model_b": names[b],
+                "difference": ELO_SCALE * difference,
+                "se": ELO_SCALE * se,
+                "z": z,
+                "p": p,
+                "p_holm": adjusted,
+                "significant": adjusted < alpha,
+            }
+        )
+        return frame.sort_values(["difference", "model_a"], ascending=[False, True]).reset_index(
             drop=True
         )
 
@@ -279,15 +325,12 @@ class BattleFit:
             raise ValueError(f"ties must be 'half' or 'exclude', not {ties!r}")
         theta = self.log_worth
         eta = self.log_order or 0.0
-        nu = math.exp(self.log_tie) if self.ties else 0.0
+        log_nu = self.log_tie if self.ties else None
 
         def win(first: bool) -> np.ndarray:
-            ti = theta[:, None] + (eta if first else 0.0)
-            tj = theta[None, :] + (0.0 if first else eta)
-            pi, pj = np.exp(ti - np.maximum(ti, tj)), np.exp(tj - np.maximum(ti, tj))
-            pt = nu * np.sqrt(pi * pj)
-            d = pi + pj + pt
-            return (pi + (0.5 * pt if ties == "half" else 0.0)) / d
+            shift = eta if first else -eta  # i shown second: j gets the advantage
+            p_i, _, p_tie = outcome_probabilities(theta[:, None] + shift, theta[None, :], log_nu)
+            return p_i + (0.5 * p_tie if ties == "half" else 0.0)
 
         if position == "first":
             p = win(True)
@@ -410,7 +453,7 @@ def fit_battles(
             + escape(", ".join(map(repr, models[:20]))),
             anchor=Spelled(f"anchor {anchor!r}", f"--anchor {anchor!r}"),
         )
-    order_effect, dropped = _decide_order_effect(pairs, models, order_effect)
+    order_effect, dropped = decide_order_effect(pairs, models, order_effect)
     try:
         optimum = fit_bt(
             fit_pairs, ties=ties, systems=models, hint=BATTLES_HINT, order=order_effect
@@ -515,48 +558,6 @@ def _check_settings(
         )
     if order_effect not in (None, True, False):
         raise ValueError(f"order_effect must be None, True or False, not {order_effect!r}")
-
-
-def _decide_order_effect(
-    pairs: Pairs, models: Sequence[str], order_effect: bool | None
-) -> tuple[bool, AdviceWarning | None]:
-    """Estimate the order effect?  Decided from the design (:mod:`rankstats.battles.design`):
-    ``(estimate, warning)``; ``order_effect=True`` on a design that cannot identify it is an
-    error."""
-    if order_effect is False:
-        return False, None
-    if _both_orders(len(models), pairs.item1, pairs.item2):
-        return True, None  # φ_a − φ_b = 1 = φ_b − φ_a has no solution: identified
-    design = order_design(len(models), pairs.item1, pairs.item2)
-    if design.identified:
-        return True, None
-    reason = unidentified_reason(design, models)
-    if order_effect is True:
-        raise AdviceBattlesError(
-            escape(f"the order effect cannot be estimated from these battles: {reason}")
-            + "; fit with {off} (or {auto}: it is then left out with a warning)",
-            off=_NO_ORDER_EFFECT,
-            auto=Spelled("leave order_effect=None", "leave out --order-effect"),
-        )
-    return False, AdviceWarning(
-        escape(f"the order effect is left out: {reason}")
-        + "; the ratings are fitted without it ({off} says so and silences this warning)",
-        off=_NO_ORDER_EFFECT,
-    )
-
-
-_NO_ORDER_EFFECT = Spelled("order_effect=False", "--no-order-effect")
-
-
-def _both_orders(n: int, item1: np.ndarray, item2: np.ndarray) -> bool:
-    """Some pair is played in both orders (which identifies the order effect at once)."""
-    key = np.asarray(item1, dtype=np.int64) * n + item2
-    reverse = np.asarray(item2, dtype=np.int64) * n + item1
-    if n * n <= max(4 * len(key), 1 << 20):
-        seen = np.zeros(n * n, dtype=bool)
-        seen[key] = True
-        return bool(seen[reverse].any())
-    return bool(np.isin(reverse, key).any())
 
 
 def _half_wins(pairs: Pairs) -> Pairs:

@@ -34,6 +34,7 @@ from rankstats.battles.log_files import (
     model_names,
     read_file,
 )
+from rankstats.battles.outcomes import outcome_probabilities
 from rankstats.core.bradley_terry_mle import Pairs
 from rankstats.errors import preview
 
@@ -376,12 +377,8 @@ def simulate_battles(
     models = np.array([f"model-{k:03d}" for k in range(n_models)], dtype=object)
     a = rng.integers(0, n_models, n_battles)
     b = (a + rng.integers(1, n_models, n_battles)) % n_models
-    ta = theta[a] + order_effect
-    tb = theta[b]
-    pa, pb = np.exp(ta), np.exp(tb)
-    pt = np.exp((tie if tie is not None else -np.inf) + 0.5 * (ta + tb))
-    d = pa + pb + pt
-    u = rng.random(n_battles) * d
+    pa, pb, _ = outcome_probabilities(theta[a] + order_effect, theta[b], tie)
+    u = rng.random(n_battles)
     outcome = np.where(u < pa, A, np.where(u < pa + pb, B, TIE))
     is_tie = outcome == TIE
     outcome[is_tie & (rng.random(n_battles) < both_bad)] = BOTH_BAD

@@ -12,9 +12,39 @@ from rankstats.cli._console import print_frame
 from rankstats.cli.usage import UsageError
 
 
+def _battle_design(args: argparse.Namespace):
+    """A battle design: fitted on the pilot log (--battle-log), or from the parameters."""
+    from rankstats.planning.battle_design import BattleDesign
+
+    given = {
+        "n_battles": args.battles,
+        "elo_step": args.elo_step,
+        "order_effect": args.order_effect,
+        "tie": args.tie,
+        "allocation": args.allocation,
+    }
+    if args.battle_log:
+        import warnings
+
+        import rankstats as rs
+        from rankstats.errors import DataWarning
+
+        battles = rs.read_battles(Path(args.battle_log))
+        with warnings.catch_warnings():  # the fit's notes (e.g. no order effect) are its own
+            warnings.simplefilter("ignore", DataWarning)
+            fit = rs.fit_battles(battles, bootstrap=0)
+        sizes = {"n_battles": args.battles} if args.battles else {}
+        return BattleDesign.from_fit(fit, battles, **sizes)
+    fields = {key: value for key, value in given.items() if value is not None}
+    return BattleDesign(n_models=args.models or 10, **fields)
+
+
 def _design(args: argparse.Namespace):
     """The design: calibrated on the pilot (FILE or --dataset), or from the parameters."""
     from rankstats.planning.design import BenchmarkDesign
+
+    if battle_mode(args):
+        return _battle_design(args), None
 
     sizes = {"n_tasks": args.tasks or 1, "n_instances": args.instances or 100}
     if args.file or args.dataset:
@@ -33,6 +63,7 @@ def _design(args: argparse.Namespace):
         noise=args.noise,
         correlation=args.correlation,
         round_to=args.round_to,
+        identical=args.identical,
         **common,
     )
     return design, None
@@ -66,6 +97,7 @@ _SCORE_MODEL = (
     ("--noise", "noise", "gumbel"),
     ("--correlation", "correlation", 0.0),
     ("--round", "round_to", None),
+    ("--identical", "identical", 0.0),
 )
 _ACCURACY_MODEL = (("--accuracies", "accuracies", None), ("--agreement", "agreement", None))
 
@@ -75,10 +107,102 @@ def _changed(args: argparse.Namespace, options: tuple) -> list[str]:
     return [flag for flag, name, default in options if getattr(args, name) != default]
 
 
+#: The options of a battle design (flag, attribute); none is given for a score table.
+_BATTLE_MODEL = (
+    ("--battle-log", "battle_log"),
+    ("--models", "models"),
+    ("--battles", "battles"),
+    ("--elo-step", "elo_step"),
+    ("--order-effect", "order_effect"),
+    ("--tie", "tie"),
+    ("--allocation", "allocation"),
+)
+
+
+def battle_mode(args: argparse.Namespace) -> bool:
+    """A battle design: one of its options, or only battle tests, was given."""
+    from rankstats.cli.options.power import BATTLE_TESTS
+
+    if any(getattr(args, name) is not None for _, name in _BATTLE_MODEL):
+        return True
+    return bool(args.tests) and all(t in BATTLE_TESTS for t in args.tests)
+
+
+def _check_battles(args: argparse.Namespace) -> None:
+    """A battle design's combinations: no score-table option, battle tests and sizes only."""
+    from rankstats.cli.options.power import BATTLE_TESTS
+
+    scores = _changed(
+        args,
+        (
+            *_SCORE_MODEL,
+            *_ACCURACY_MODEL,
+            ("--missing", "missing", 0.0),
+            ("--missing-pattern", "missing_pattern", "cell"),
+            ("--tasks", "tasks", None),
+            ("--instances", "instances", None),
+            ("--level", "level", "instance"),
+            ("--metric", "metric", None),
+        ),
+    )
+    if args.file or args.dataset:
+        scores.insert(0, "a pilot score table")
+    if scores:
+        raise UsageError(
+            f"a battle design has no score table: {' '.join(scores)} cannot be given with it"
+        )
+    if args.battle_log:
+        fixed = [
+            flag
+            for flag, name in _BATTLE_MODEL[1:]
+            if name != "battles" and getattr(args, name) is not None
+        ]
+        if fixed:
+            raise UsageError(
+                f"the pilot battle log sets the design: {' '.join(fixed)} cannot be given with "
+                "it (only the size --battles)"
+            )
+    others = [t for t in args.tests or () if t not in BATTLE_TESTS]
+    if others:
+        raise UsageError(
+            f"--tests {' '.join(others)} test score tables; a battle design's tests are "
+            f"{' '.join(BATTLE_TESTS)}"
+        )
+    for flag, value in (("--rope", args.rope != 0.01), ("--threshold", args.threshold != 0.95)):
+        if value:
+            raise UsageError(f"{flag} belongs to the Bayesian signed-rank test (score tables)")
+    if args.tests is None:
+        args.tests = ["battles"] if args.target_power else list(BATTLE_TESTS)
+    if args.vary is None:
+        args.vary = "n_battles"
+    elif args.vary not in ("n_battles", "elo_step"):
+        raise UsageError(
+            f"--vary {args.vary} varies a score table; a battle design varies n_battles or elo_step"
+        )
+    if args.vary == "elo_step" and args.battle_log:
+        raise UsageError("--vary elo_step changes the default ratings; the pilot log sets its own")
+    _check_sizes(args, "adjacent")
+
+
 def check(args: argparse.Namespace) -> None:
     """The combinations argparse cannot check, before simulating anything."""
     if args.jobs == 0 or args.jobs < -1:
         raise UsageError(f"--jobs must be ≥ 1 or -1 (all cores), not {args.jobs}")
+    if battle_mode(args):
+        _check_battles(args)
+        return
+    from rankstats.cli.options.power import BATTLE_TESTS
+
+    battle_tests = [t for t in args.tests or () if t in BATTLE_TESTS]
+    if battle_tests:
+        raise UsageError(
+            f"--tests {' '.join(battle_tests)} test(s) battle logs: give a battle design "
+            "(--models, --battles, --battle-log), or the score tests alone"
+        )
+    if args.vary is None:
+        args.vary = "n_instances"
+    elif args.vary in ("n_battles", "elo_step"):
+        raise UsageError(f"--vary {args.vary} needs a battle design (--models, --battles, ...)")
     if args.file and args.dataset:
         raise UsageError("give a pilot FILE or --dataset NAME, not both")
     if args.file or args.dataset:
@@ -106,6 +230,12 @@ def check(args: argparse.Namespace) -> None:
         )
     if args.tests is None:
         args.tests = ["hoeffding"] if args.target_power else ["hoeffding", "friedman", "nemenyi"]
+    omnibus = args.tests[0] in ("friedman", "imputed")
+    _check_sizes(args, "omnibus" if omnibus else "adjacent")
+
+
+def _check_sizes(args: argparse.Namespace, default_target: str) -> None:
+    """The sample-size options: only with --target-power, and then for one test."""
     if args.target_power is None:
         for flag, value in (("--target", args.target), ("--sizes", args.sizes)):
             if value is not None:
@@ -116,7 +246,7 @@ def check(args: argparse.Namespace) -> None:
             f"--target-power finds the size for one test; --tests names {len(args.tests)} "
             f"({' '.join(args.tests)})"
         )
-    target = args.target or ("omnibus" if args.tests[0] in ("friedman", "imputed") else "adjacent")
+    target = args.target or default_target
     if target == "pair" and args.pair is None:
         raise UsageError("--target pair needs --pair A B")
     args.target = target
@@ -161,7 +291,8 @@ def run(args: argparse.Namespace) -> int:
     res = rs.power(design, tests=args.tests, replications=args.replications or 2000, **common)
     if not res.complete:
         raise KeyboardInterrupt
-    print(f"design: {design.describe()}; {res.replications:,} simulated benchmarks")
+    simulated = "battle logs" if res.level == "battle" else "benchmarks"
+    print(f"design: {design.describe()}; {res.replications:,} simulated {simulated}")
     print_frame(_shown(res.summary), title="power ± Monte Carlo s.e.")
     print_frame(_shown(res.recovery), title="recovery of the true order ± s.e.")
     for test in res.tests:

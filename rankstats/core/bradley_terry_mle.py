@@ -300,13 +300,15 @@ def bt_terms(counts: Pairs, params: np.ndarray, ties: bool, order: bool = False)
 
     With ``order``, ``item1`` is the one shown first and ``params[-1]`` its log advantage
     :math:`\eta = \log h` (Agresti 2002, §10.6.1: home advantage), added to its log-worth.
+    ``params`` may have leading axes (a stack of fits, :mod:`rankstats.core.bradley_terry_stack`),
+    and the counts then the same leading axes.
     """
-    theta = params[: counts.n_systems]
-    ti, tj = theta[counts.item1], theta[counts.item2]
+    theta = params[..., : counts.n_systems]
+    ti, tj = theta[..., counts.item1], theta[..., counts.item2]
     if order:
-        ti = ti + params[counts.n_systems + int(ties)]
+        ti = ti + params[..., counts.n_systems + int(ties), None]
     if ties:
-        tie = params[counts.n_systems] + 0.5 * (ti + tj)
+        tie = params[..., counts.n_systems, None] + 0.5 * (ti + tj)
         log_d = np.logaddexp(np.logaddexp(ti, tj), tie)
         return ti - log_d, tj - log_d, tie - log_d
     log_d = np.logaddexp(ti, tj)
@@ -331,10 +333,28 @@ def bt_loglik(
     caller has it already).
     """
     lw, ll_, lt = bt_terms(counts, params, ties, order) if terms is None else terms
-    value = counts.wins1 @ lw + counts.wins2 @ ll_
+    value = _inner(counts.wins1, lw) + _inner(counts.wins2, ll_)
     if ties:
-        value += counts.ties @ lt
-    return float(value)
+        value += _inner(counts.ties, lt)
+    return float(value) if np.ndim(value) == 0 else value
+
+
+def _inner(counts: np.ndarray, values: np.ndarray) -> np.ndarray | float:
+    """Sum over the pairs (the last axis) of counts × values; a dot product for one fit."""
+    if np.ndim(counts) == 1 and np.ndim(values) == 1:
+        return counts @ values
+    return np.einsum("...p,...p->...", counts, values)
+
+
+def _scatter(index: np.ndarray, weights: np.ndarray, length: int) -> np.ndarray:
+    """``np.bincount(index, weights, length)`` along the last axis of ``weights`` (a stack of
+    fits: one bincount over offset indices, the cells summed in the same order)."""
+    if weights.ndim == 1:
+        return np.bincount(index, weights=weights, minlength=length)
+    rows = int(np.prod(weights.shape[:-1]))
+    flat = (index + length * np.arange(rows)[:, None]).ravel()
+    out = np.bincount(flat, weights=weights.reshape(rows, -1).ravel(), minlength=rows * length)
+    return out.reshape(*weights.shape[:-1], length)
 
 
 @dataclass(frozen=True)
@@ -400,42 +420,44 @@ def bt_derivatives(
     lw, ll_, lt = bt_terms(counts, params, ties, order) if terms is None else terms
     index = hessian_index(counts, ties, order) if index is None else index
     w1, w2, t, m = counts.wins1, counts.wins2, index.ties, index.total
-    p = len(lw)
+    p = lw.shape[-1]
+    lead = lw.shape[:-1]  # a stack of fits: leading axes (none for one fit)
     pa, pb = np.exp(lw), np.exp(ll_)
-    pc = np.exp(lt) if ties else t  # zeros without ties
-    value = float(w1 @ lw + w2 @ ll_ + (t @ lt if ties else 0.0))
+    pc = np.exp(lt) if ties else np.broadcast_to(t, lw.shape)  # zeros without ties
+    value = _inner(w1, lw) + _inner(w2, ll_) + (_inner(t, lt) if ties else 0.0)
     i, j = counts.item1, counts.item2
     half, quarter = 0.5 * pc, 0.25 * pc
     mi, mj = pa + half, pb + half
     score = index.score1 - m * mi
-    grad = np.bincount(i, weights=score, minlength=size)
-    grad += np.bincount(j, weights=index.score2 - m * mj, minlength=size)
+    grad = _scatter(i, score, size)
+    grad += _scatter(j, index.score2 - m * mj, size)
     # covariance of the feature vector, times the pair's count: (i, i), (j, j), (i, j), (j, i);
     # then with the tie parameter (i, λ), (j, λ), (λ, λ): written straight into the weights
-    weights = np.empty(4 * p)
-    np.multiply(m, pa + quarter - mi * mi, out=weights[:p])
-    np.multiply(m, pb + quarter - mj * mj, out=weights[p : 2 * p])
-    np.multiply(m, quarter - mi * mj, out=weights[2 * p : 3 * p])
-    weights[3 * p :] = weights[2 * p : 3 * p]
-    hess = np.zeros((size, size))
-    hess[:n, :n] = np.bincount(index.block, weights, n * n).reshape(n, n)
+    weights = np.empty((*lead, 4 * p))
+    np.multiply(m, pa + quarter - mi * mi, out=weights[..., :p])
+    np.multiply(m, pb + quarter - mj * mj, out=weights[..., p : 2 * p])
+    np.multiply(m, quarter - mi * mj, out=weights[..., 2 * p : 3 * p])
+    weights[..., 3 * p :] = weights[..., 2 * p : 3 * p]
+    hess = np.zeros((*lead, size, size))
+    hess[..., :n, :n] = _scatter(index.block, weights, n * n).reshape(*lead, n, n)
     if ties:
-        tie = np.empty(len(index.tie))
-        np.multiply(m, half - mi * pc, out=tie[:p])
-        np.multiply(m, half - mj * pc, out=tie[p : 2 * p])
-        np.multiply(m, pc - pc * pc, out=tie[2 * p : 3 * p])
+        tie = np.empty((*lead, len(index.tie)))
+        np.multiply(m, half - mi * pc, out=tie[..., :p])
+        np.multiply(m, half - mj * pc, out=tie[..., p : 2 * p])
+        np.multiply(m, pc - pc * pc, out=tie[..., 2 * p : 3 * p])
         if order:
-            tie[3 * p :] = tie[:p]
-        hess[:, n] = hess[n, :] = np.bincount(index.tie, tie, size)
-        grad[n] = float(np.sum(t - m * pc))
+            tie[..., 3 * p :] = tie[..., :p]
+        hess[..., :, n] = hess[..., n, :] = _scatter(index.tie, tie, size)
+        grad[..., n] = np.sum(t - m * pc, axis=-1)
     if order:
-        grad[size - 1] = float(np.sum(score))
-        shown = np.empty(len(index.order))
-        shown[:p], shown[p : 2 * p] = weights[:p], weights[2 * p : 3 * p]
-        shown[2 * p : 3 * p] = weights[:p]
+        grad[..., size - 1] = np.sum(score, axis=-1)
+        shown = np.empty((*lead, len(index.order)))
+        shown[..., :p], shown[..., p : 2 * p] = weights[..., :p], weights[..., 2 * p : 3 * p]
+        shown[..., 2 * p : 3 * p] = weights[..., :p]
         if ties:
-            shown[3 * p :] = tie[:p]
-        hess[:, -1] = hess[-1, :] = np.bincount(index.order, shown, size)
+            shown[..., 3 * p :] = tie[..., :p]
+        hess[..., :, -1] = hess[..., -1, :] = _scatter(index.order, shown, size)
+    value = float(value) if np.ndim(value) == 0 else value
     return value, grad, -hess
 
 

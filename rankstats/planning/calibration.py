@@ -12,7 +12,10 @@ r"""A benchmark design calibrated on a pilot score table, and how well it matche
   case V with unequal variances);
 - the correlation ρ of two systems' scores on one instance (the instance's difficulty, which
   they share) is the mean over tasks of the pairwise (complete-pair) Pearson correlations;
-- the share and the pattern of the missing scores (whole (system, task) blocks, or cells).
+- the share and the pattern of the missing scores (whole (system, task) blocks, or cells);
+- each task's difficulty and units :math:`(\bar x_t, s_t)`: a simulated task takes those of a
+  pilot task drawn at random, its scores :math:`\bar x_t + s_t z` (rank tests do not see them;
+  the paired tests, the Bayesian test's ROPE and σ^μ do).
 
 Instance-level pilots give one block per (task, instance); a task-level pilot (one score per
 system and task) is one block per task: its tasks become the instances of one task. A pilot of
@@ -145,6 +148,7 @@ class Calibration:
             correlation=d.correlation,
             missing=d.missing,
             missing_pattern=d.missing_pattern,
+            task_effects=d.task_effects,
             pilot=d.pilot,
         )
         curve = sample_size(
@@ -373,7 +377,7 @@ def _normal(
     blocks: list[np.ndarray], systems: tuple[str, ...], sizes: dict, missing: float, pattern: str
 ) -> tuple[BenchmarkDesign, pd.DataFrame, list[float]]:
     n = len(systems)
-    units, means, variances, weights, correlations = [], [], [], [], []
+    units, centres, means, variances, weights, correlations = [], [], [], [], [], []
     standardised = []
     for b in blocks:
         present = ~np.isnan(b)
@@ -392,6 +396,7 @@ def _normal(
         z = (b - centre) / unit
         standardised.append(z)
         units.append(unit)
+        centres.append(centre)
         means.append(np.where(count > 0, (mean - centre) / unit, np.nan))
         variances.append(np.where(ok, var / unit**2, np.nan))
         weights.append(count)
@@ -417,6 +422,7 @@ def _normal(
         noise="normal",
         correlation=rho,
         scales=tuple(scales),
+        task_effects=tuple(zip(centres, units, strict=True)),
         missing=missing,
         missing_pattern=pattern,
         **sizes,

@@ -17,18 +17,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import integrate, optimize, stats
+from scipy import stats
 
 from rankstats.core.mallows_sampling import sample_mallows
 from rankstats.core.permutation_distances import DISTANCES
-from rankstats.simulate.argument_checks import check_count, check_generator, require
-from rankstats.simulate.gumbel_benchmark import check_correlation, gumbel_cubes
+from rankstats.planning.noise_probabilities import (
+    both_below,
+    correlation_for,
+    laplace_difference_above,
+)
+from rankstats.simulate.argument_checks import check_count, check_generator, is_real, require
+from rankstats.simulate.gumbel_benchmark import (
+    NOISES,
+    check_correlation,
+    check_system_scales,
+    gumbel_cubes,
+)
 from rankstats.simulate.labels import system_names
 
-#: Noise distributions of the scores around their locations.
-NOISES = ("gumbel", "normal")
 #: What a simulated score is: the score itself, or a binary outcome (1 when it is above 0).
 OUTCOMES = ("score", "binary")
+#: What each argument of :meth:`BenchmarkDesign.from_swap_effects` must be.
+SWAP_RANGES = {"difference": "a finite number", "zeros": "a share in [0, 1)", "spread": "> 0"}
 #: The design's fields that :func:`rankstats.sample_size` can vary.
 SIZES = ("n_instances", "n_tasks")
 
@@ -56,8 +66,10 @@ class BenchmarkDesign:
         Names of the systems (default ``sys01 ..``).
     missing, missing_pattern, outliers, instance_types, round_to
         The simulator's corruptions (:func:`rankstats.simulate.gumbel`).
-    noise : {"gumbel", "normal"}
-        Gumbel noise (instance rankings are Plackett–Luce) or normal noise of standard deviation
+    noise : {"gumbel", "normal", "laplace"}
+        Gumbel noise (instance rankings are Plackett–Luce), Laplace noise of scale ``scale``
+        (heavy tails, as sentence-level metric differences: :meth:`from_swap_effects`) or
+        normal noise of standard deviation
         ``scale`` (Thurstone's case V; a pair's differences are then normal, the paired t-test's
         model).
     correlation : float
@@ -66,8 +78,18 @@ class BenchmarkDesign:
         unchanged in law only at ρ = 0: a pair's differences have standard deviation
         :math:`\text{scale}\sqrt{2(1-\rho)}`.
     scales : sequence of float, optional
-        Normal noise only: each system's noise standard deviation, as a multiple of ``scale``
-        (a design calibrated on a pilot, :func:`rankstats.calibrate`).
+        Normal or Laplace noise: each system's noise scale, as a multiple of ``scale`` (a design
+        calibrated on a pilot, :func:`rankstats.calibrate`; 0: a reference scored without
+        noise, :meth:`from_swap_effects`).
+    identical : float
+        Share of instances on which every system produces the same output and so the same score
+        (the first system's): identical translations, zero differences.
+    task_effects : sequence of (float, float), optional
+        ``(offset, scale)`` of the tasks of a pilot (:func:`rankstats.calibrate`): each
+        simulated task takes the difficulty and units of one of them, drawn at random, its
+        scores ``offset + scale · score``. Rank tests do not see them; the paired tests, the
+        ROPE of the Bayesian test (in score units) and the mean aggregator σ^μ (with missing
+        scores) do.
     mallows : (str, float), optional
         ``(distance, α)``: instead of scores, each block is a complete ranking drawn from the
         Mallows model with that distance and scale around the consensus given by ``locations``
@@ -100,6 +122,8 @@ class BenchmarkDesign:
     scales: tuple[float, ...] | None = None
     pilot: tuple[int, int] | None = None
     mallows: tuple[str, float] | None = None
+    identical: float = 0.0
+    task_effects: tuple[tuple[float, float], ...] | None = None
     _names: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -135,15 +159,30 @@ class BenchmarkDesign:
                 ok, f"pilot must be (tasks, instances), two whole numbers ≥ 1, got {self.pilot!r}"
             )
         if self.scales is not None:
-            scales = tuple(float(v) for v in np.asarray(self.scales, dtype=float).ravel())
+            scales = check_system_scales(self.scales, self.n_systems, self.noise)
+            object.__setattr__(self, "scales", tuple(float(v) for v in scales))
+        require(
+            isinstance(self.identical, int | float)
+            and not isinstance(self.identical, bool)
+            and 0 <= self.identical < 1,
+            f"identical must be a share in [0, 1), got {self.identical!r}",
+        )
+        if self.task_effects is not None:
+            effects = np.asarray(self.task_effects, dtype=np.float64)
             require(
-                self.noise == "normal"
-                and len(scales) == self.n_systems
-                and all(np.isfinite(v) and v > 0 for v in scales),
-                f"scales must be {self.n_systems} positive numbers (one per system), with "
-                "normal noise",
+                effects.ndim == 2
+                and effects.shape[1] == 2
+                and len(effects) >= 1
+                and bool(np.all(np.isfinite(effects)))
+                and bool(np.all(effects[:, 1] > 0)),
+                "task_effects must be (offset, scale) pairs of finite numbers, scales > 0",
             )
-            object.__setattr__(self, "scales", scales)
+            require(
+                self.outcome == "score",
+                "task_effects apply to scores, not to binary outcomes",
+            )
+            effects = tuple((float(o), float(u)) for o, u in effects)
+            object.__setattr__(self, "task_effects", effects)
         if self.locations is not None:
             locations = tuple(float(v) for v in np.asarray(self.locations, dtype=float).ravel())
             require(
@@ -195,7 +234,7 @@ class BenchmarkDesign:
         instance, for binary outcomes of normal noise (a bivariate normal probability)."""
         acc = self.accuracies
         i, j = self.index(a), self.index(b)
-        both_wrong = _both_below(
+        both_wrong = both_below(
             -self.mu[i] / self.scale, -self.mu[j] / self.scale, self.correlation
         )
         p01 = (1 - acc[i]) - both_wrong
@@ -237,7 +276,7 @@ class BenchmarkDesign:
         rho = 0.0
         if agreement is not None:
             top = np.argsort(-acc, kind="stable")[:2]
-            rho = _correlation_for(agreement, -mu[top[0]], -mu[top[1]], len(acc))
+            rho = correlation_for(agreement, -mu[top[0]], -mu[top[1]], len(acc))
         return cls(
             n_systems=len(acc),
             locations=tuple(float(v) for v in mu),
@@ -246,6 +285,62 @@ class BenchmarkDesign:
             noise="normal",
             correlation=rho,
             outcome="binary",
+            **fields,  # type: ignore[arg-type]
+        )
+
+    @classmethod
+    def from_swap_effects(
+        cls,
+        difference: float,
+        zeros: float,
+        spread: float,
+        n_instances: int,
+        **fields: object,
+    ) -> BenchmarkDesign:
+        r"""Two systems whose per-instance differences are Card et al.'s (2020, Sec. 4) model
+        of corpus-metric differences (e.g. BLEU): a share ``zeros`` (their :math:`P_0`) of
+        identical outputs, the other differences Laplace.
+
+        Card et al. draw the effect :math:`x_i` of swapping sentence ``i`` between two systems as
+        0 with probability :math:`P_0`, else Laplace with mean :math:`-2\Delta / (N(1-P_0))` and
+        scale :math:`b_0 / N`, the corpus difference being :math:`-\sum_i x_i / 2` (expected
+        :math:`\Delta`). The per-instance differences :math:`d_i = -x_i / 2` are then 0 with
+        probability :math:`P_0` and otherwise Laplace with location
+        :math:`\Delta / (N (1 - P_0))` and scale :math:`b_0 / (2N)`: here the first system
+        (``"baseline"``) scores 0 without noise, the second (``"candidate"``) that location
+        plus Laplace noise, and the two agree on a share :math:`P_0` of the instances. The paired
+        t-test is the large-sample form of their randomisation test (their :math:`P_0 = 0.13`,
+        :math:`b_0 = 25.8`, :math:`N = 2000`, :math:`\Delta = 1`: power 0.756).
+
+        Parameters
+        ----------
+        difference : float
+            :math:`\Delta`, the expected corpus-level difference (candidate − baseline).
+        zeros : float
+            :math:`P_0`, the share of instances where the outputs are identical.
+        spread : float
+            :math:`b_0`, the Laplace scale of the swap effects times :math:`N`.
+        n_instances : int
+            :math:`N`, the test set's size (the scales are fixed at this size: the effects
+            of a corpus metric shrink with the corpus).
+        """
+        for name, value, ok in (
+            ("difference", difference, is_real(difference) and np.isfinite(difference)),
+            ("zeros", zeros, is_real(zeros) and 0 <= zeros < 1),
+            ("spread", spread, is_real(spread) and np.isfinite(spread) and spread > 0),
+        ):
+            require(ok, f"{name} must be {SWAP_RANGES[name]}, got {value!r}")
+        check_count("n_instances", n_instances, 2)
+        n = int(n_instances)
+        return cls(
+            n_systems=2,
+            n_instances=n,
+            locations=(0.0, float(difference) / (n * (1 - zeros))),
+            systems=("baseline", "candidate"),
+            noise="laplace",
+            scale=float(spread) / (2 * n),
+            scales=(0.0, 1.0),
+            identical=float(zeros),
             **fields,  # type: ignore[arg-type]
         )
 
@@ -266,12 +361,17 @@ class BenchmarkDesign:
                 "a Mallows design's pair probabilities are those of the fit: fit.pairwise()"
             )
         gap = (self.mu[a] - self.mu[b]) / self.scale
+        different = 1.0 - self.identical  # an identical output is a tie, not a win
+        s = np.ones(self.n_systems) if self.scales is None else np.asarray(self.scales)
         if self.noise == "normal":
-            s = np.ones(self.n_systems) if self.scales is None else np.asarray(self.scales)
             sd = np.sqrt(s[a] ** 2 + s[b] ** 2 - 2 * self.correlation * s[a] * s[b])
             with np.errstate(divide="ignore", invalid="ignore"):
-                return np.where(sd > 0, stats.norm.cdf(gap / sd), 0.5 + 0.5 * np.sign(gap))
-        return 1.0 / (1.0 + np.exp(-gap))
+                win = np.where(sd > 0, stats.norm.cdf(gap / sd), 0.5 + 0.5 * np.sign(gap))
+        elif self.noise == "laplace":
+            win = laplace_difference_above(gap, s[a], s[b])
+        else:
+            win = 1.0 / (1.0 + np.exp(-gap))
+        return different * win
 
     def index(self, system: str) -> int:
         """Position of ``system``; ValueError naming it and the systems when it is unknown."""
@@ -371,6 +471,8 @@ class BenchmarkDesign:
             binary=self.outcome == "binary",
             system_scales=None if self.scales is None else np.asarray(self.scales),
             rank_sampler=sampler,
+            identical=self.identical,
+            task_effects=None if self.task_effects is None else np.asarray(self.task_effects),
         )
 
     def effect(self) -> str:
@@ -387,6 +489,10 @@ class BenchmarkDesign:
             parts = [f"binary outcomes, accuracies {accuracy}"]
             if self.correlation:
                 parts.append(f"latent correlation {self.correlation:.3g}")
+        if self.identical:
+            parts.append(f"{self.identical:.0%} identical outputs")
+        if self.task_effects is not None:
+            parts.append(f"task difficulty and units of {len(self.task_effects)} task(s)")
         if self.missing:
             parts.append(f"{self.missing:.0%} missing ({self.missing_pattern})")
         if self.outliers:
@@ -423,6 +529,13 @@ class BenchmarkDesign:
             "(normal scores, one correlation) carries these sizes, the pilot does not check them"
         )
 
+    def setting(self) -> str:
+        """The sizes for a sentence: ``"With 100 instances in each of 1 task(s) and …"``."""
+        return (
+            f"With {self.n_instances:,} instances in each of {self.n_tasks} task(s) and "
+            f"{self.n_systems} systems ({self.effect()})"
+        )
+
     def describe(self) -> str:
         """One line: sizes, effect and corruptions."""
         return (
@@ -449,6 +562,8 @@ def _check_mallows(design: BenchmarkDesign) -> None:
             ("correlation", design.correlation, 0.0),
             ("outcome", design.outcome, "score"),
             ("scales", design.scales, None),
+            ("identical", design.identical, 0.0),
+            ("task_effects", design.task_effects, None),
             ("outliers", design.outliers, None),
             ("instance_types", design.instance_types, None),
             ("round_to", design.round_to, None),
@@ -459,51 +574,6 @@ def _check_mallows(design: BenchmarkDesign) -> None:
         not scored,
         f"a Mallows design draws rankings, not scores: {', '.join(scored)} do not apply",
     )
-
-
-def _both_below(x: float, y: float, rho: float) -> float:
-    """P(X < x, Y < y) for standard normals of correlation ρ (the bounds exactly at ρ = ±1)."""
-    if rho >= 1 - 1e-12:
-        return float(stats.norm.cdf(min(x, y)))
-    if rho <= -1 + 1e-12:
-        return float(max(0.0, stats.norm.cdf(x) + stats.norm.cdf(y) - 1))
-    # ∫_{-∞}^{x} φ(u) Φ((y − ρu) / √(1 − ρ²)) du, to quad's precision (scipy's multivariate
-    # normal CDF is a randomised integration with an absolute error near 1e-5).
-    root = np.sqrt(1 - rho * rho)
-    value, _ = integrate.quad(
-        lambda u: stats.norm.pdf(u) * stats.norm.cdf((y - rho * u) / root),
-        -np.inf,
-        x,
-        epsabs=1e-13,
-        epsrel=1e-12,
-    )
-    return float(value)
-
-
-def _correlation_for(agreement: float, x: float, y: float, n_systems: int) -> float:
-    """The ρ at which two systems wrong below ``x`` and ``y`` agree on a share ``agreement``."""
-    require(
-        isinstance(agreement, int | float) and not isinstance(agreement, bool),
-        f"agreement must be a number in (0, 1], got {agreement!r}",
-    )
-    px, py = stats.norm.cdf(x), stats.norm.cdf(y)
-
-    def agree(rho: float) -> float:  # both right or both wrong; increasing in ρ
-        both_wrong = _both_below(x, y, rho)
-        return 1 - px - py + 2 * both_wrong
-
-    low_rho = -1.0 / (n_systems - 1)
-    low, high = agree(low_rho), agree(1.0)
-    require(
-        low - 1e-9 <= agreement <= high + 1e-9,
-        f"agreement {agreement!r} is impossible for these accuracies: it can range from "
-        f"{low:.4g} to {high:.4g} here",
-    )
-    if agreement <= low:
-        return low_rho
-    if agreement >= high:
-        return 1.0
-    return float(optimize.brentq(lambda r: agree(r) - agreement, low_rho, 1.0, xtol=1e-12))
 
 
 def pair_indices(n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -21,6 +21,12 @@ from rankstats._util.parallel import check_parallel
 from rankstats._util.progress import meter
 from rankstats._util.resources import power_bytes, require_memory
 from rankstats.errors import DataWarning
+from rankstats.planning.battle_design import BATTLE_EFFECTS, BATTLE_SIZES, BattleDesign
+from rankstats.planning.battle_replications import (
+    BATTLE_TESTS,
+    check_battle_tests,
+    simulate_battle_tests,
+)
 from rankstats.planning.design import SIZES, BenchmarkDesign, named_pair
 from rankstats.planning.power_result import (
     RECOVERY_TARGETS,
@@ -40,27 +46,49 @@ from rankstats.planning.sample_size_result import SampleSizeResult, crossing
 from rankstats.significance.three_regions import check_rope, check_threshold
 
 DEFAULT_TESTS = ("hoeffding", "friedman", "nemenyi")
-#: What :func:`sample_size` can vary: a size, or the effect (``phi``: the detectable effect).
+#: What :func:`sample_size` can vary: a size, or the effect (``phi``, ``elo_step``: the
+#: detectable effect), of a benchmark design and of a battle design.
 VARIES = (*SIZES, "phi")
+BATTLE_VARIES = (*BATTLE_SIZES, *BATTLE_EFFECTS)
+EFFECTS = ("phi", *BATTLE_EFFECTS)
 DEFAULT_GRIDS = {
+    "n_battles": (200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000),
+    "elo_step": (2, 5, 10, 15, 20, 30, 50, 75, 100, 150),
     "n_instances": (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000),
     "n_tasks": (2, 3, 5, 8, 10, 15, 20, 30, 50, 100),
     "phi": (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0),
 }
 
 
-def _design(design: BenchmarkDesign | None, fields: dict) -> BenchmarkDesign:
-    known = {f.name for f in dataclasses.fields(BenchmarkDesign) if f.init}
+def _design(
+    design: BenchmarkDesign | BattleDesign | None, fields: dict
+) -> BenchmarkDesign | BattleDesign:
+    """The design, its fields overridden by keywords; without a design, a battle design when
+    the keywords are a battle design's (``n_models``, ``n_battles``, ...), else a benchmark's."""
+    if design is not None and not isinstance(design, BenchmarkDesign | BattleDesign):
+        raise TypeError(
+            f"design must be a rs.BenchmarkDesign or rs.BattleDesign, not {type(design).__name__}"
+        )
+    battle_fields = {f.name for f in dataclasses.fields(BattleDesign) if f.init}
+    if design is None:
+        kind = (
+            BattleDesign if set(fields) & (battle_fields - _BENCHMARK_FIELDS) else BenchmarkDesign
+        )
+    else:
+        kind = type(design)
+    known = battle_fields if kind is BattleDesign else _BENCHMARK_FIELDS
     unknown = sorted(set(fields) - known)
     if unknown:
         raise ValueError(
-            f"unknown design parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            f"unknown {'battle ' if kind is BattleDesign else ''}design parameter(s) "
+            f"{', '.join(unknown)}; known: {', '.join(sorted(known))}"
         )
     if design is None:
-        return BenchmarkDesign(**fields)
-    if not isinstance(design, BenchmarkDesign):
-        raise TypeError(f"design must be a rs.BenchmarkDesign, not {type(design).__name__}")
+        return kind(**fields)
     return design.replace(**fields) if fields else design
+
+
+_BENCHMARK_FIELDS = {f.name for f in dataclasses.fields(BenchmarkDesign) if f.init}
 
 
 def check_outcome(design: BenchmarkDesign, tests: Sequence[str]) -> None:
@@ -89,6 +117,8 @@ def _check_common(
     seed: int,
     n_jobs: int,
 ) -> None:
+    if isinstance(design, BattleDesign) and level != "instance":
+        raise ValueError("level applies to score tables; a battle log has no blocks")
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     if level == "task" and design.n_tasks < 2:
@@ -105,9 +135,9 @@ def _check_common(
 
 
 def power(
-    design: BenchmarkDesign | None = None,
+    design: BenchmarkDesign | BattleDesign | None = None,
     *,
-    tests: str | Sequence[str] = DEFAULT_TESTS,
+    tests: str | Sequence[str] | None = None,
     pair: Sequence[str] | None = None,
     level: str = "instance",
     alpha: float = 0.05,
@@ -190,7 +220,11 @@ def power(
     (True, 0.27)
     """
     design = _design(design, fields)
-    tests = check_tests(tests)
+    if isinstance(design, BattleDesign):
+        return _battle_power(
+            design, tests, pair, level, alpha, replications, seed, progress, n_jobs
+        )
+    tests = check_tests(DEFAULT_TESTS if tests is None else tests)
     check_outcome(design, tests)
     position = named_pair(design, pair)
     _check_common(design, level, alpha, replications, seed, n_jobs)
@@ -239,16 +273,57 @@ def power(
     )
 
 
+def _battle_power(
+    design: BattleDesign,
+    tests: str | Sequence[str] | None,
+    pair: Sequence[str] | None,
+    level: str,
+    alpha: float,
+    replications: int,
+    seed: int,
+    progress: bool,
+    n_jobs: int,
+) -> PowerResult:
+    """:func:`power` of a battle design (:mod:`rankstats.planning.battle_replications`)."""
+    tests = check_battle_tests(BATTLE_TESTS if tests is None else tests)
+    position = named_pair(design, pair)
+    _check_common(design, level, alpha, replications, seed, n_jobs)  # type: ignore[arg-type]
+    require_memory(
+        power_bytes(design.n_models, replications, len(tests)),
+        "rs.power",
+        n_systems=design.n_models,
+    )
+    beyond = design.extrapolation()
+    if beyond:
+        warnings.warn(beyond, DataWarning, stacklevel=3)
+    rep = simulate_battle_tests(design, tests, alpha, replications, seed, progress, n_jobs)
+    summary, pairs, recovery = power_tables(rep, position)
+    return PowerResult(
+        summary=summary,
+        pairs=pairs,
+        recovery=recovery,
+        design=design,  # type: ignore[arg-type]
+        tests=tests,
+        level="battle",
+        alpha=float(alpha),
+        replications=rep.replications,
+        seed=seed,
+        pair=None if pair is None else (str(pair[0]), str(pair[1])),
+        complete=rep.complete,
+        notes=(design.extrapolation(brief=True),) if beyond else (),
+    )
+
+
 _power_of_design = power  # sample_size's argument ``power`` is the target, not this function
 
 
 def sample_size(
-    design: BenchmarkDesign | None = None,
+    design: BenchmarkDesign | BattleDesign | None = None,
     *,
-    test: str = "hoeffding",
+    test: str | None = None,
     target: str = "adjacent",
     power: float = 0.8,
-    vary: str = "n_instances",
+    vary: str | None = None,
     sizes: Sequence[float] | None = None,
     refine: int = 2,
     pair: Sequence[str] | None = None,
@@ -289,7 +364,7 @@ def sample_size(
         truth, whose "power" is then that mean).
     power : float
         Target power, in (0, 1).
-    vary : {"n_instances", "n_tasks", "phi"}
+    vary : {"n_instances", "n_tasks", "phi", "n_battles", "elo_step"}
         What the grid varies: instances per task, tasks, or the effect ``φ`` (the location
         step): then the result is the minimum detectable effect at the design's size.
     sizes : sequence of numbers, optional
@@ -315,13 +390,21 @@ def sample_size(
     True
     """
     design = _design(design, fields)
+    battles = isinstance(design, BattleDesign)
+    test = ("battles" if battles else "hoeffding") if test is None else test
+    vary = ("n_battles" if battles else "n_instances") if vary is None else vary
     if not isinstance(test, str):
         raise ValueError(f"test must name one test, got {test!r}")
-    check_outcome(design, check_tests(test))
-    if target not in (*TARGETS, *RECOVERY_TARGETS):
-        known = ", ".join((*TARGETS, *RECOVERY_TARGETS))
+    if battles:
+        check_battle_tests(test)
+    else:
+        check_outcome(design, check_tests(test))
+    recovery = ("bt_top1", "bt_tau") if battles else RECOVERY_TARGETS[:4]
+    targets = tuple(t for t in TARGETS if not (battles and t == "omnibus"))
+    if target not in (*targets, *recovery):
+        known = ", ".join((*targets, *recovery))
         raise ValueError(f"target must be one of {known}, not {target!r}")
-    if target in TARGETS and (target == "omnibus") != (test not in PAIR_TESTS):
+    if target in TARGETS and (target == "omnibus") != (test not in (*PAIR_TESTS, *BATTLE_TESTS)):
         raise ValueError(
             "target 'omnibus' is the omnibus tests' (friedman, imputed), and, with the recovery "
             "targets, their only target"
@@ -336,8 +419,9 @@ def sample_size(
     named_pair(design, pair)
     if not (isinstance(power, numbers.Real) and not isinstance(power, bool) and 0 < power < 1):
         raise ValueError(f"power must be a number in (0, 1), got {power!r}")
-    if vary not in VARIES:
-        raise ValueError(f"vary must be one of {', '.join(VARIES)}, not {vary!r}")
+    varies = BATTLE_VARIES if battles else VARIES
+    if vary not in varies:
+        raise ValueError(f"vary must be one of {', '.join(varies)}, not {vary!r}")
     if isinstance(refine, bool) or not isinstance(refine, numbers.Integral) or refine < 0:
         raise ValueError(f"refine must be an integer ≥ 0, got {refine!r}")
     if vary == "phi" and design.locations is not None:
@@ -345,6 +429,11 @@ def sample_size(
             "vary='phi' changes the step of the default locations φ · (1 .. N); this design has "
             "its own locations (a fit, a pilot, accuracies): vary a size, or use "
             "rs.calibrate(pilot).detectable() for the smallest detectable step"
+        )
+    if vary == "elo_step" and design.ratings is not None:
+        raise ValueError(
+            "vary='elo_step' changes the step of the default ratings elo_step · (0 .. N−1); "
+            "this design has its own ratings (a fit): vary n_battles"
         )
     grid = _grid(vary, DEFAULT_GRIDS[vary] if sizes is None else sizes)
     designs = [design.replace(**{vary: value}) for value in grid]  # each checked here
@@ -398,8 +487,8 @@ def _between(found: SampleSizeResult, grid: tuple, vary: str) -> float | None:
     (None when there is no crossing inside the grid or no whole number left between them)."""
     if found.size is None or found.at_smallest:
         return None
-    value = found.size if vary == "phi" else float(round(found.size))
-    if vary != "phi":
+    value = found.size if vary in EFFECTS else float(round(found.size))
+    if vary not in EFFECTS:
         value = int(value)
     if value in grid:
         return None
@@ -412,10 +501,10 @@ def _grid(vary: str, sizes: Sequence[float]) -> tuple:
         raise ValueError(f"sizes must be at least 2 finite numbers, got {sizes!r}")
     if np.any(np.diff(values) <= 0):
         raise ValueError(f"sizes must increase, got {list(sizes)}")
-    if vary in SIZES:
+    if vary not in EFFECTS:
         if np.any(values != np.round(values)) or values[0] < 1:
             raise ValueError(f"sizes of {vary} must be whole numbers ≥ 1, got {list(sizes)}")
         return tuple(int(v) for v in values)
     if values[0] <= 0:
-        raise ValueError(f"sizes of phi must be > 0, got {list(sizes)}")
+        raise ValueError(f"sizes of {vary} must be > 0, got {list(sizes)}")
     return tuple(float(v) for v in values)

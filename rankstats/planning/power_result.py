@@ -36,13 +36,14 @@ import pandas as pd
 
 from rankstats._util.text import terminal
 from rankstats.planning.design import BenchmarkDesign, pair_indices
-from rankstats.planning.replications import OMNIBUS, PAIR_TESTS, Replicates
+from rankstats.planning.replications import OMNIBUS, Replicates
 
 #: What :attr:`PowerResult.summary` reports per test (the targets of :func:`rankstats.sample_size`).
 TARGETS = ("pair", "adjacent", "all_adjacent", "all_pairs", "omnibus")
 #: Recovery of the true order by an aggregator (whatever the test): P(the true best first alone)
-#: and the mean Kendall τ_b to the truth, of σ^l (``borda``) and σ^μ (``mean``).
-RECOVERY_TARGETS = ("borda_top1", "borda_tau", "mean_top1", "mean_tau")
+#: and the mean Kendall τ_b to the truth, of σ^l (``borda``) and σ^μ (``mean``) for score tables,
+#: of the fitted Bradley–Terry ratings (``bt``) for battle logs.
+RECOVERY_TARGETS = ("borda_top1", "borda_tau", "mean_top1", "mean_tau", "bt_top1", "bt_tau")
 #: How a sentence names each target.
 TARGET_WORDS = {
     "pair": "the named pair",
@@ -54,6 +55,8 @@ TARGET_WORDS = {
     "borda_tau": "the mean Kendall τ of σ^l to the true order",
     "mean_top1": "σ^μ ranking the true best system first",
     "mean_tau": "the mean Kendall τ of σ^μ to the true order",
+    "bt_top1": "the fitted ratings ranking the true best model first",
+    "bt_tau": "the mean Kendall τ of the fitted ratings to the true order",
 }
 TEST_LABELS = {
     "hoeffding": "Hoeffding intervals (Holm)",
@@ -67,6 +70,8 @@ TEST_LABELS = {
     "wilcoxon": "Wilcoxon signed-rank (Holm)",
     "t": "paired t-test (Holm)",
     "bayes": "Bayesian signed-rank test",
+    "battles": "Bradley–Terry Wald tests of rating differences (Holm)",
+    "battles-ub": "separated Fisher intervals of the ratings (rank UB)",
 }
 #: The tests in running prose ("… by the paired t-test").
 TEST_PROSE = {
@@ -79,12 +84,17 @@ TEST_PROSE = {
     "conover": "Conover's test",
     "imputed-holm": "the imputed-rank z tests",
     "bayes": "the Bayesian signed-rank test",
+    "battles": "the Wald tests of rating differences",
+    "battles-ub": "the separation of the ratings' Fisher intervals",
 }
 
 
 def mean_and_se(values: np.ndarray) -> tuple[float, float]:
-    """Mean over replications (axis 0) and its Monte Carlo standard error ``sd / √R``."""
+    """Mean over replications (axis 0) and its Monte Carlo standard error ``sd / √R``; NaN
+    values (a statistic that does not exist in that replication, e.g. the Kendall τ of a
+    battle log without an MLE) are left out."""
     values = np.asarray(values, dtype=np.float64)
+    values = values[~np.isnan(values)]
     n = values.shape[0]
     mean = float(values.mean()) if n else float("nan")
     se = float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
@@ -176,6 +186,9 @@ class PowerResult:
             raise ValueError(f"test {test!r} was not simulated; tests: {', '.join(self.tests)}")
         if target in RECOVERY_TARGETS:
             aggregator, what = target.split("_")
+            if aggregator not in self.recovery.index:
+                known = ", ".join(f"{a}_{w}" for a in self.recovery.index for w in ("top1", "tau"))
+                raise ValueError(f"target {target!r} does not apply to this design; its: {known}")
             column = "kendall_tau" if what == "tau" else "top1"
             row = self.recovery.loc[aggregator]
             return float(row[column]), float(row[f"{column}_se"])
@@ -203,7 +216,6 @@ class PowerResult:
             "all_pairs": "orders every pair of systems that differ significantly and correctly",
             "omnibus": "rejects that all systems rank alike",
         }[target]
-        d = self.design
         how = f"at α = {self.alpha:g}"
         if test == "bayes" and self.bayes:
             # A Bayesian claim: "practically better" at a posterior threshold, not a test level.
@@ -215,11 +227,13 @@ class PowerResult:
                 "significantly and correctly", "as practically different, correctly"
             )
         notes = "".join(f"; {note}" for note in self.notes)
+        simulated = "benchmarks"
+        if self.level == "battle":
+            simulated, what = "battle logs", what.replace("systems", "models")
         return (
-            f"With {d.n_instances:,} instances in each of {d.n_tasks} task(s) and "
-            f"{d.n_systems} systems ({d.effect()}), {TEST_LABELS[test]} {how} "
+            f"{self.design.setting()}, {TEST_LABELS[test]} {how} "
             f"{what} with power {value:.3f} (Monte Carlo s.e. {se:.3f}, "
-            f"{self.replications:,} simulated benchmarks; Card et al. 2020{notes})."
+            f"{self.replications:,} simulated {simulated}; Card et al. 2020{notes})."
         )
 
     def __repr__(self) -> str:
@@ -232,7 +246,8 @@ class PowerResult:
         ]
         lines = [
             f"PowerResult({self.replications:,} replications, α = {self.alpha:g}, "
-            f"{self.level}-level blocks{'' if self.complete else ', INTERRUPTED'})",
+            f"{'battle logs' if self.level == 'battle' else self.level + '-level blocks'}"
+            f"{'' if self.complete else ', INTERRUPTED'})",
             f"  design: {self.design.describe()}",
         ]
         if self.pair:
@@ -264,7 +279,7 @@ def power_tables(
     for test in rep.tests:
         row: dict[str, float | str] = {"test": test}
         computable_share, _ = mean_and_se(rep.computable[test])
-        if test not in PAIR_TESTS:
+        if test in OMNIBUS:
             row["omnibus"], row["omnibus_se"] = mean_and_se(rep.decisions[test])
             row["computable"] = computable_share
             summary_rows.append(row)
@@ -274,12 +289,13 @@ def power_tables(
         wrong = (dec < 0) & ~null
         null_rejected = (dec != 0) & null
         estimate = rep.estimates[test] * np.where(null, 1, signs)
-        effect = estimate.mean(axis=0)
+        present = ~np.isnan(estimate)  # a battle log without an MLE has no estimate
+        effect = np.where(present, estimate, 0.0).sum(axis=0) / np.maximum(present.sum(axis=0), 1)
         significant = right | wrong
         with np.errstate(invalid="ignore", divide="ignore"):
             n_sig = significant.sum(axis=0)
             type_s = np.where(n_sig > 0, wrong.sum(axis=0) / n_sig, np.nan)
-            type_m = np.abs(np.where(significant, estimate, 0.0)).sum(axis=0) / n_sig
+            type_m = np.abs(np.where(significant & present, estimate, 0.0)).sum(axis=0) / n_sig
             type_m = np.where((n_sig > 0) & ~null, type_m / np.abs(effect), np.nan)
         power = np.where(null, null_rejected.mean(axis=0), right.mean(axis=0))
         tested = rep.tested[test]  # the Bayesian test decides some pairs only
@@ -329,7 +345,8 @@ def power_tables(
         else pd.DataFrame(columns=["test", "system_a", "system_b", "power"])
     )
     recovery_rows = []
-    for aggregator in ("borda", "mean"):
+    aggregators = dict.fromkeys(key.rsplit("_", 1)[0] for key in rep.recovery)
+    for aggregator in aggregators:
         tau, tau_se = mean_and_se(rep.recovery[f"{aggregator}_tau"])
         top1, top1_se = mean_and_se(rep.recovery[f"{aggregator}_top1"])
         recovery_rows.append(

@@ -55,16 +55,12 @@ the design alone, so the same seed gives the same numbers on every machine.
 
 from __future__ import annotations
 
-import os
-import warnings
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
-from rankstats._util.progress import meter
 from rankstats.aggregation.aggregators import mean_scores, snap_ties
 from rankstats.aggregation.hoeffding_intervals import hoeffding_arrays, holm_adjust
 from rankstats.core.metrics import ranking_metrics
@@ -75,6 +71,7 @@ from rankstats.paired_analysis.paired_tests import (
     sign_test_p_values,
     wilcoxon_p_values,
 )
+from rankstats.planning.chunks import run_chunks
 from rankstats.planning.design import BenchmarkDesign, pair_indices
 from rankstats.significance.bayesian_signed_rank import (
     posterior_sample_rows,
@@ -166,6 +163,36 @@ class Replicates:
     rope_claims: dict[str, np.ndarray]
     tested: dict[str, np.ndarray]
 
+    @classmethod
+    def joined(
+        cls,
+        design: object,
+        tests: tuple[str, ...],
+        level: str,
+        alpha: float,
+        seed: int,
+        chunks: tuple[dict[str, dict[str, np.ndarray]], int, bool],
+        tested: dict[str, np.ndarray],
+    ) -> Replicates:
+        """The replications of :func:`rankstats.planning.chunks.run_chunks` (``chunks``: its
+        joined parts, replications done, complete)."""
+        parts, done, complete = chunks
+        return cls(
+            design=design,  # type: ignore[arg-type]
+            tests=tests,
+            level=level,
+            alpha=alpha,
+            seed=seed,
+            decisions=parts["decisions"],
+            estimates=parts["estimates"],
+            computable=parts["computable"],
+            recovery=parts["recovery"],
+            replications=done,
+            complete=complete,
+            rope_claims=parts["rope_claims"],
+            tested=tested,
+        )
+
 
 def check_tests(tests: str | Sequence[str]) -> tuple[str, ...]:
     """The tests asked for, in the order of :data:`TESTS`; ValueError naming an unknown one."""
@@ -204,61 +231,17 @@ def simulate_tests(
     after the chunk under way: the replications done are returned with ``complete=False``.
     """
     tests = check_tests(tests)
-    per_chunk = chunk_size(design)
-    n_chunks = -(-replications // per_chunk)
-    children = np.random.SeedSequence(seed).spawn(n_chunks)
 
-    def run(c: int) -> tuple[int, dict[str, dict[str, np.ndarray]]]:
-        r = min(per_chunk, replications - c * per_chunk)
-        cube = design.draw(r, np.random.default_rng(children[c]))
+    def work(count: int, child: np.random.SeedSequence) -> dict[str, dict[str, np.ndarray]]:
+        cube = design.draw(count, np.random.default_rng(child))
         # The posterior draws of the Bayesian test from a child of the chunk's seed: the
         # benchmarks do not depend on whether it is simulated.
-        posterior = np.random.default_rng(children[c].spawn(1)[0])
-        return r, _one_chunk(design, cube, tests, level, alpha, bayes, posterior)
+        posterior = np.random.default_rng(child.spawn(1)[0])
+        return _one_chunk(design, cube, tests, level, alpha, bayes, posterior)
 
-    parts: list[dict[str, dict[str, np.ndarray]]] = []
-    done, complete = 0, True
-    workers = min(n_chunks, _workers(n_jobs))
-    # NumPy releases the GIL in the array work: threads share the chunks without copies; the
-    # results are taken in chunk order, so they do not depend on the number of threads.
-    with (
-        meter("power simulation", total=replications, unit="replications", enabled=progress) as m,
-        warnings.catch_warnings(),  # here, in the main thread: filters are process-wide
-        ThreadPoolExecutor(max_workers=workers) as pool,
-    ):
-        # scipy's Wilcoxon test on thousands of simulated samples (small samples with ties,
-        # exact distributions): warnings about the method, not about the user's data.
-        warnings.simplefilter("ignore", UserWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)
-        try:
-            for r, part in pool.map(run, range(n_chunks)):
-                parts.append(part)
-                done += r
-                m.advance(r)
-        except KeyboardInterrupt:
-            complete = False
-            pool.shutdown(wait=True, cancel_futures=True)
-    if not parts:
-        raise KeyboardInterrupt("interrupted before the first chunk of replications")
-    joined = {
-        kind: {key: np.concatenate([p[kind][key] for p in parts]) for key in parts[0][kind]}
-        for kind in parts[0]
-    }
-    return Replicates(
-        design=design,
-        tests=tests,
-        level=level,
-        alpha=alpha,
-        seed=seed,
-        decisions=joined["decisions"],
-        estimates=joined["estimates"],
-        computable=joined["computable"],
-        recovery=joined["recovery"],
-        replications=done,
-        complete=complete,
-        rope_claims=joined["rope_claims"],
-        tested={t: _tested(t, design.n_systems, bayes) for t in tests if t in PAIR_TESTS},
-    )
+    chunks = run_chunks(replications, chunk_size(design), seed, work, progress, n_jobs)
+    tested = {t: _tested(t, design.n_systems, bayes) for t in tests if t in PAIR_TESTS}
+    return Replicates.joined(design, tests, level, alpha, seed, chunks, tested)
 
 
 def _tested(test: str, n: int, bayes: BayesOptions | None) -> np.ndarray:
@@ -267,10 +250,6 @@ def _tested(test: str, n: int, bayes: BayesOptions | None) -> np.ndarray:
         mask[:] = False
         mask[list(bayes.pairs if bayes else ())] = True
     return mask
-
-
-def _workers(n_jobs: int) -> int:
-    return (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
 
 
 def block_scores(cube: np.ndarray, level: str) -> np.ndarray:

@@ -33,7 +33,11 @@ VARY_WORDS = {
     "n_instances": "instances per task",
     "n_tasks": "tasks",
     "phi": "location step φ",
+    "n_battles": "battles",
+    "elo_step": "rating step (Elo points)",
 }
+#: What varies the effect rather than a size: a real number, not a count.
+EFFECTS = ("phi", "elo_step")
 
 
 def monotone(values: np.ndarray) -> np.ndarray:
@@ -95,7 +99,7 @@ class SampleSizeResult:
     def needed(self) -> float | None:
         """``size`` rounded up to a whole number of instances or tasks (``size`` itself for
         ``vary="phi"``)."""
-        if self.size is None or self.vary == "phi":
+        if self.size is None or self.vary in EFFECTS:
             return self.size
         return float(np.ceil(self.size - 1e-9))
 
@@ -106,7 +110,7 @@ class SampleSizeResult:
         def shown(value: float | None) -> str:
             if value is None:
                 return "beyond the grid"
-            return f"{value:.3g}" if self.vary == "phi" else f"{np.ceil(value - 1e-9):,.0f}"
+            return f"{value:.3g}" if self.vary in EFFECTS else f"{np.ceil(value - 1e-9):,.0f}"
 
         return f"{shown(low)}–{shown(high)}"
 
@@ -118,6 +122,8 @@ class SampleSizeResult:
             kind = "mean" if self.target.endswith("_tau") else "probability of"
             return f"the {kind} {words.removeprefix('the mean ')} reaches {self.power:g}"
         level = "" if self.test == "bayes" else f" at α = {alpha:g}"  # a posterior claim
+        if self.results[0].level == "battle":
+            words = words.replace("systems", "models")
         return f"{TEST_LABELS[self.test]}{level} reaches power {self.power:g} for {words}"
 
     def sentence(self) -> str:
@@ -125,16 +131,24 @@ class SampleSizeResult:
         first = self.results[0]
         d = first.design
         what = VARY_WORDS[self.vary]
-        reps = f"{first.replications:,} simulated benchmarks per point; Card et al. 2020"
+        simulated = "battle logs" if first.level == "battle" else "benchmarks"
+        reps = f"{first.replications:,} simulated {simulated} per point; Card et al. 2020"
+        units = "models" if first.level == "battle" else "systems"
         subject = self._subject()
         if self.size is None:
             top = self.curve.index[-1]
             return (
                 f"Not reached within the grid: {subject.replace('reaches', 'would reach')} "
                 f"only beyond {top:,g} {what} (there {self.curve['power'].iloc[-1]:.3f}; "
-                f"{d.n_systems} systems, {d.effect()}; {reps})."
+                f"{d.n_systems} {units}, {d.effect()}; {reps})."
             )
         span = self.interval_text()
+        if self.vary == "elo_step":
+            return (
+                f"With {d.n_battles:,} battles among {d.n_models} models, {subject} from a "
+                f"rating step of {self.size:.3g} Elo points between neighbours (95 % Monte "
+                f"Carlo interval {span}; {reps})."
+            )
         if self.vary == "phi":
             return (
                 f"With {d.n_instances:,} instances in each of {d.n_tasks} task(s), "
@@ -145,7 +159,7 @@ class SampleSizeResult:
         beyond = d.replace(**{self.vary: int(self.needed)}).extrapolation(brief=True)
         text = (
             f"{subject} with {bound}{self.needed:,.0f} {what} (95 % Monte Carlo interval "
-            f"{span}; {d.n_systems} systems, {d.effect()}; {reps}"
+            f"{span}; {d.n_systems} {units}, {d.effect()}; {reps}"
             f"{'; ' + beyond if beyond else ''})."
         )
         return text[0].upper() + text[1:]
@@ -169,7 +183,7 @@ class SampleSizeResult:
         ax.fill_between(x, self.curve["low"], self.curve["high"], color="C0", alpha=0.15, lw=0)
         ax.axhline(self.power, color="0.4", ls="--", lw=1, label=f"target {self.power:g}")
         if self.size is not None:
-            shown = f"{self.size:.3g}" if self.vary == "phi" else f"{self.needed:,.0f}"
+            shown = f"{self.size:.3g}" if self.vary in EFFECTS else f"{self.needed:,.0f}"
             ax.axvline(self.size, color="C3", lw=1, label=f"{shown} {VARY_WORDS[self.vary]}")
         ax.set_xscale("log")
         ax.set_ylim(-0.02, 1.02)

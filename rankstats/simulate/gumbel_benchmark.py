@@ -31,6 +31,9 @@ from rankstats.simulate.argument_checks import check_count, check_generator, is_
 from rankstats.simulate.labels import system_names, task_names
 from rankstats.simulate.simulated_scores import SimulatedScores
 
+#: Noise distributions of the scores around their locations.
+NOISES = ("gumbel", "normal", "laplace")
+
 
 def gumbel_cube(
     n_systems: int,
@@ -104,6 +107,8 @@ def gumbel_cubes(
     binary: bool = False,
     system_scales: np.ndarray | None = None,
     rank_sampler: Callable[[int, np.random.Generator], np.ndarray] | None = None,
+    identical: float = 0.0,
+    task_effects: np.ndarray | None = None,
 ) -> np.ndarray:
     r"""``replications`` independent score cubes at once, shape ``(R, N, T, K)``.
 
@@ -123,7 +128,15 @@ def gumbel_cubes(
     the other corruptions: system ``i`` is then right with probability
     :math:`\Phi(\mu_i / \text{scale})` under normal noise. ``system_scales`` (length ``N``,
     normal noise) multiplies each system's noise: system ``i`` has standard deviation
-    ``scale · system_scales[i]`` (a design calibrated on a pilot table). ``rank_sampler(m,
+    ``scale · system_scales[i]`` (a design calibrated on a pilot table; 0: a reference scored
+    without noise). ``noise="laplace"`` draws :math:`\text{loc} + \text{scale} \cdot s_i L` with
+    :math:`L` standard Laplace (heavy-tailed, as sentence-level metric differences; Card et al.
+    2020, Sec. 4). ``identical`` is the share of (task, instance) blocks on which every system
+    produces the same output and gets the first system's score (identical translations: zero
+    differences). ``task_effects`` (``(M, 2)``: offset and scale of ``M`` tasks, e.g. a pilot's)
+    puts each simulated task on the units of one of them, drawn uniformly with replacement per
+    task and replication: its scores become ``offset + scale · score`` (task difficulty and
+    units; applied before rounding). ``rank_sampler(m,
     rng)`` (``m`` complete rankings as ``(m, N)`` ranks, 1 = best) replaces the scores by
     rankings of another model — a Mallows model — scored as ``−rank``: the missing scores are
     then removed as for any other draw (the score corruptions do not apply).
@@ -171,17 +184,18 @@ def gumbel_cubes(
             .transpose(0, 3, 1, 2)
         )
         return _remove_missing(cube, rng, missing, missing_pattern)
-    require(noise in ("gumbel", "normal"), f"noise must be 'gumbel' or 'normal', not {noise!r}")
+    require(noise in NOISES, f"noise must be one of {', '.join(NOISES)}, not {noise!r}")
     check_correlation(correlation, n_systems, noise)
+    require(
+        is_real(identical) and 0 <= identical < 1,
+        f"identical must be a share in [0, 1), got {identical!r}",
+    )
     if system_scales is not None:
-        system_scales = np.asarray(system_scales, dtype=np.float64)
-        require(
-            noise == "normal"
-            and system_scales.shape == (n_systems,)
-            and bool(np.all(np.isfinite(system_scales) & (system_scales > 0))),
-            f"system_scales must be {n_systems} positive numbers, with normal noise",
-        )
-    if correlation or system_scales is not None:
+        system_scales = check_system_scales(system_scales, n_systems, noise)
+    if noise == "laplace":
+        spread = np.ones(n_systems) if system_scales is None else system_scales
+        cube = loc + scale * spread[:, None, None] * rng.laplace(0.0, 1.0, size=shape)
+    elif correlation or system_scales is not None:
         # ε = A z with A Aᵀ the equicorrelation matrix (eigen square root: ρ = −1/(N−1) is
         # singular, and Cholesky would refuse it).
         values, vectors = np.linalg.eigh(
@@ -197,6 +211,10 @@ def gumbel_cubes(
     else:
         draw = rng.normal if noise == "normal" else rng.gumbel
         cube = draw(loc=loc, scale=scale, size=shape)
+    if identical:
+        # Identical outputs: on these (task, instance) blocks every system scores as the first.
+        same = rng.random((replications, 1, n_tasks, n_instances)) < identical
+        cube = np.where(same, cube[:, :1], cube)
     if binary:
         cube = (cube > 0).astype(np.float64)
     if instance_types is not None:
@@ -211,6 +229,10 @@ def gumbel_cubes(
         cube += hit * rng.choice([-1.0, 1.0], size=shape) * magnitude * scale
     for task, factor in (rescale or {}).items():
         cube[:, :, task, :] *= factor
+    if task_effects is not None:
+        effects = np.asarray(task_effects, dtype=np.float64)
+        pick = rng.integers(0, len(effects), size=(replications, 1, n_tasks, 1))
+        cube = effects[pick, 0] + effects[pick, 1] * cube
     if round_to is not None:
         cube = np.round(cube, round_to)
     return _remove_missing(cube, rng, missing, missing_pattern)
@@ -227,6 +249,21 @@ def _remove_missing(
         else:
             cube[rng.random(cube.shape[:3]) < missing, :] = np.nan
     return cube
+
+
+def check_system_scales(scales: object, n_systems: int, noise: str) -> np.ndarray:
+    """Each system's noise multiple: ``n_systems`` numbers ≥ 0, not all 0, with normal or Laplace
+    noise."""
+    values = np.asarray(scales, dtype=np.float64).ravel()
+    require(
+        noise in ("normal", "laplace")
+        and values.shape == (n_systems,)
+        and bool(np.all(np.isfinite(values) & (values >= 0)))
+        and bool(np.any(values > 0)),
+        f"scales must be {n_systems} numbers ≥ 0 (one per system, not all 0), with normal or "
+        "Laplace noise",
+    )
+    return values
 
 
 def check_correlation(correlation: float, n_systems: int, noise: str) -> None:

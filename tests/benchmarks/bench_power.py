@@ -14,6 +14,10 @@ Run: ``python tests/benchmarks/bench_power.py``
 4. Beside them, the same simulation written the obvious way — a Python loop over replications,
    each benchmark built as a ``Scores`` table and tested with ``rs.hoeffding_test``,
    ``rs.friedman`` and ``rs.posthoc`` — timed on 50 replications and scaled, for the ratio.
+5. Battle logs: ``rs.power(rs.BattleDesign(n_models=10, n_battles=5000, tie=-1.0,
+   order_effect=0.1), replications=10_000)`` (both battle tests), against a loop that reads each
+   simulated log with ``rs.read_battles`` and fits it with ``rs.fit_battles(bootstrap=0)`` and
+   ``BattleFit.differences`` (50 logs, scaled).
 
 The load of the machine (``uptime``) is printed before and after: the timings are wall times.
 """
@@ -53,6 +57,26 @@ def loop_per_replication(n: int) -> None:
             rs.hoeffding_test(rs.pairwise(scores))
             rs.friedman(scores, level="instance")
             rs.posthoc(scores, method="nemenyi", level="instance")
+
+
+def battle_loop(n: int) -> None:
+    design = rs.BattleDesign(n_models=10, n_battles=5000, tie=-1.0, order_effect=0.1)
+    first, second, _ = design.pair_support()
+    names = np.array(design.names, dtype=object)
+    labels = np.array(["model_a", "model_b", "tie"], dtype=object)
+    for counts in design.draw(n, np.random.default_rng(0)):
+        rows = np.repeat(np.arange(3 * len(first)), counts.ravel())
+        pair, outcome = rows // 3, rows % 3
+        frame = {
+            "model_a": names[first[pair]],
+            "model_b": names[second[pair]],
+            "winner": labels[outcome],
+        }
+        import pandas as pd
+
+        fit = rs.fit_battles(rs.read_battles(pd.DataFrame(frame)), bootstrap=0)
+        fit.differences()
+        fit.table()
 
 
 def main() -> None:
@@ -99,6 +123,15 @@ def main() -> None:
         f"   scaled to 10,000 replications: {per_10k:.0f} s; "
         f"rs.power is {per_10k / every:.0f}× faster (1 thread: {per_10k / one:.0f}×)"
     )
+    battle = rs.BattleDesign(n_models=10, n_battles=5000, tie=-1.0, order_effect=0.1)
+    rs.power(battle, replications=100, progress=False)
+    logs = timed(
+        "5. battle logs: 10,000 × (10 models, 5,000 battles), Wald + rank (UB)",
+        lambda: rs.power(battle, replications=10_000, progress=False),
+    )
+    fitted = timed(f"   loop over {n_loop} logs with rs.fit_battles", lambda: battle_loop(n_loop))
+    per_logs = fitted / n_loop * 10_000
+    print(f"   scaled to 10,000 logs: {per_logs:.0f} s; rs.power is {per_logs / logs:.0f}× faster")
     print(f"goals: (1) < 10 s: {every:.2f} s; (2) < 60 s: {curve:.1f} s")
     print("load after:", uptime())
 

@@ -10,13 +10,14 @@ from cli_run import one_error_line, run
 
 import rankstats as rs
 from rankstats.cli.options import power as options
-from rankstats.planning import power_analysis, power_result, replications
+from rankstats.planning import battle_replications, power_analysis, power_result, replications
 
 
 def test_the_option_lists_are_the_library_s() -> None:
-    assert options.TESTS == replications.TESTS
+    assert options.TESTS == replications.TESTS + battle_replications.BATTLE_TESTS
+    assert options.BATTLE_TESTS == battle_replications.BATTLE_TESTS
     assert set(options.TARGETS) == {*power_result.TARGETS, *power_result.RECOVERY_TARGETS}
-    assert options.VARIES == power_analysis.VARIES
+    assert options.VARIES == power_analysis.VARIES + power_analysis.BATTLE_VARIES
 
 
 def test_power_writes_the_library_s_tables(tmp_path, capsys) -> None:
@@ -221,6 +222,13 @@ def test_report_power_section(tmp_path, capsys) -> None:
         (["--metric", "BERTScore"], ["give a pilot"]),
         (["--dataset", "summeval", "--metric", "nope"], ["unknown task"]),
         (["--systems", "400", "--replications", "200000"], ["--ignore-memory-check"]),
+        (["--models", "5", "--instances", "100"], ["battle design", "--instances"]),
+        (["--tests", "battles", "hoeffding"], ["battle logs"]),
+        (["--models", "5", "--tests", "sign"], ["--tests sign"]),
+        (["--systems", "5", "--vary", "n_battles", "--target-power", "0.8"], ["battle design"]),
+        (["--models", "5", "--vary", "phi", "--target-power", "0.8"], ["--vary phi"]),
+        (["--models", "5", "--target-power", "0.8", "--target", "borda_top1"], ["bt_top1"]),
+        (["--battle-log", "nope.csv"], ["nope.csv"]),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, argv, needles) -> None:
@@ -229,3 +237,32 @@ def test_bad_input_is_one_line(tmp_path, capsys, argv, needles) -> None:
     assert code == 2
     one_error_line(err, "power", *needles)
     assert not out.exists()
+
+
+def test_a_battle_design_writes_the_library_s_tables(tmp_path, capsys) -> None:
+    out = tmp_path / "battles"
+    argv = ["power", "--models", "4", "--battles", "800", "--elo-step", "60", "--tie", "0"]
+    argv += ["--replications", "300", "--out", str(out)]
+    code, stdout, _err = run(argv, capsys)
+    assert code == 0
+    res = rs.power(
+        rs.BattleDesign(n_models=4, n_battles=800, elo_step=60, tie=0.0),
+        replications=300,
+        progress=False,
+    )
+    summary = pd.read_csv(out / "summary.csv").set_index("test")
+    assert np.allclose(summary["adjacent"], res.summary["adjacent"])
+    assert "simulated battle logs" in stdout and res.sentence() in stdout
+
+
+def test_a_pilot_battle_log_sets_the_battle_design(tmp_path, capsys) -> None:
+    from rankstats.datasets import battles_path
+
+    path = battles_path("arena_hard")
+    out = tmp_path / "pilot"
+    argv = ["power", "--battle-log", str(path), "--battles", "4000", "--replications", "200"]
+    code, stdout, err = run([*argv, "--out", str(out)], capsys)
+    assert code == 0
+    assert "fitted on a pilot of 2,136 battles" in stdout
+    assert "extrapolated" in stdout + err  # 4,000 battles: beyond the pilot, said
+    assert (out / "pairs.csv").exists()

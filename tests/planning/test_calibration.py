@@ -131,3 +131,32 @@ def test_the_detectable_difference_of_two_systems_is_the_t_test_s() -> None:
     )
     assert "detects a difference between neighbouring systems of at least" in found.sentence()
     assert found.points.index.tolist() == ["t0"]
+
+
+def test_calibration_recovers_task_difficulty_and_units() -> None:
+    # Tasks on their own units, applied here to a standard design's cube: offset + unit · z.
+    truth = BenchmarkDesign(
+        n_systems=3,
+        n_tasks=3,
+        n_instances=600,
+        noise="normal",
+        locations=(-0.4, 0.0, 0.4),
+        correlation=0.3,
+    )
+    cube = truth.draw(1, np.random.default_rng(11))[0]
+    offsets, units = np.array([10.0, -2.0, 0.5]), np.array([3.0, 0.2, 1.0])
+    cube = offsets[None, :, None] + units[None, :, None] * cube
+    cal = rs.calibrate(_pilot(truth, cube=cube))
+    effects = np.asarray(cal.design.task_effects)
+    # The unit is the pooled within-system sd (1 in z): each task's unit; the centre is the
+    # mean of the systems' means (0 in z).
+    np.testing.assert_allclose(effects[:, 1], units, rtol=0.05)
+    # sd of a task's grand mean: unit · √((1 + 2ρ) / (3 systems · 600 instances))
+    assert np.all(np.abs(effects[:, 0] - offsets) <= 4 * units * np.sqrt(1.6 / 1800))
+    # The simulated tasks take these units: a simulated table looks like the pilot, task by task.
+    simulated = cal.design.draw(200, np.random.default_rng(3))
+    per_task_mean = simulated.mean(axis=(1, 3))  # (R, T): each drawn task is one of the three
+    hits = np.abs(per_task_mean[..., None] - offsets).argmin(axis=-1)
+    assert set(np.unique(hits)) == {0, 1, 2}
+    sd = simulated.std(axis=3).mean(axis=1)  # within (system, task) sd ≈ the task's unit
+    np.testing.assert_allclose(sd, units[hits], rtol=0.15)

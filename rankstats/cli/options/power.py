@@ -16,7 +16,8 @@ from rankstats.cli.options.shared import (
 HELP = "power and sample size of the tests for a simulated benchmark design"
 EXAMPLE = (
     "rankstats power --systems 10 --instances 500 --phi 0.1 --tests hoeffding friedman nemenyi\n"
-    "  rankstats power --dataset summeval --metric BERTScore --tests t --target-power 0.8"
+    "  rankstats power --dataset summeval --metric BERTScore --tests t --target-power 0.8\n"
+    "  rankstats power --models 10 --battles 5000 --elo-step 20 --target-power 0.8"
 )
 #: The tests and targets of rs.power (repeated here so that --help imports no numerical library;
 #: tests/cli/test_power.py checks them against rankstats.planning).
@@ -32,7 +33,11 @@ TESTS = (
     "wilcoxon",
     "t",
     "bayes",
+    "battles",
+    "battles-ub",
 )
+#: The tests of a battle design (rankstats.planning.battle_replications.BATTLE_TESTS).
+BATTLE_TESTS = ("battles", "battles-ub")
 TARGETS = (
     "adjacent",
     "pair",
@@ -43,8 +48,10 @@ TARGETS = (
     "borda_tau",
     "mean_top1",
     "mean_tau",
+    "bt_top1",
+    "bt_tau",
 )
-VARIES = ("n_instances", "n_tasks", "phi")
+VARIES = ("n_instances", "n_tasks", "phi", "n_battles", "elo_step")
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,9 +98,16 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     )
     design.add_argument(
         "--noise",
-        choices=["gumbel", "normal"],
+        choices=["gumbel", "normal", "laplace"],
         default="gumbel",
-        help="Gumbel noise (Plackett–Luce rankings; default) or normal noise",
+        help="Gumbel noise (Plackett–Luce rankings; default), normal or Laplace noise",
+    )
+    design.add_argument(
+        "--identical",
+        type=fraction,
+        default=0.0,
+        help="share of instances on which every system gives the same output (zero "
+        "differences; default 0)",
     )
     design.add_argument(
         "--correlation",
@@ -132,6 +146,49 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         dest="round_to",
         help="round scores to this many decimals (ties)",
+    )
+    arena = parser.add_argument_group(
+        "a battle design instead (rs.BattleDesign; tests battles, battles-ub)"
+    )
+    arena.add_argument(
+        "--battle-log",
+        default=None,
+        metavar="FILE",
+        help="a pilot battle log (model_a, model_b, winner): its Bradley–Terry fit sets the "
+        "ratings, order effect, ties and the allocation over pairs",
+    )
+    arena.add_argument("--models", type=at_least(2), default=None, help="models (default 10)")
+    arena.add_argument(
+        "--battles",
+        type=at_least(1),
+        default=None,
+        help="battles per simulated log (default 5000, or the pilot log's)",
+    )
+    arena.add_argument(
+        "--elo-step",
+        type=nonnegative,
+        default=None,
+        help="Elo points between models next to each other (default 20)",
+    )
+    arena.add_argument(
+        "--order-effect",
+        type=float,
+        default=None,
+        help="log advantage η of the model shown first (default 0)",
+    )
+    arena.add_argument(
+        "--tie",
+        type=float,
+        default=None,
+        help="Davidson's log tie parameter log ν (default: no ties; 0: a third of the battles "
+        "of equal models tie)",
+    )
+    arena.add_argument(
+        "--allocation",
+        choices=["uniform", "balanced", "star"],
+        default=None,
+        help="pairs drawn uniformly per battle (default), the same battles per ordered pair, "
+        "or every battle against the first model",
     )
     tests = parser.add_argument_group("tests")
     tests.add_argument(
@@ -198,8 +255,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     size.add_argument(
         "--vary",
         choices=VARIES,
-        default="n_instances",
-        help="what the curve varies (default n_instances; phi: the detectable effect)",
+        default=None,
+        help="what the curve varies (default n_instances, or n_battles for a battle design; "
+        "phi, elo_step: the detectable effect)",
     )
     size.add_argument(
         "--sizes",
