@@ -329,7 +329,7 @@ def _sample_size(args: argparse.Namespace, design, common: dict, cal) -> int:
     import rankstats as rs
     from rankstats.plotting.saving import save_figure
 
-    if cal is not None and args.vary == "phi":
+    if cal is not None and args.vary in ("phi", "accuracy_gap"):
         # A pilot fixes the locations: the detectable step between neighbours, on its noise.
         found = cal.detectable(
             test=args.tests[0],

@@ -110,7 +110,7 @@ class Calibration:
 
     def detectable(
         self,
-        test: str = "t",
+        test: str | None = None,
         power: float = 0.8,
         target: str = "adjacent",
         replications: int = 1000,
@@ -128,16 +128,28 @@ class Calibration:
         pair of neighbours, every pair in the family of the multiplicity correction). The
         result says it in score points of each task (:math:`\varphi\, s_t`) and as the share
         of instances the better neighbour wins, :math:`\Phi(\varphi / (\bar s
-        \sqrt{2(1 - \rho)}))`.
+        \sqrt{2(1 - \rho)}))`. ``test`` defaults to the paired t-test (``"t"``).
+
+        A binary pilot (right / wrong) is varied by the gap between neighbouring accuracies
+        instead, from its lowest accuracy and at its latent correlation
+        (:mod:`rankstats.planning.accuracy_gap`), with the exact McNemar test by default.
         """
         from rankstats.planning.power_analysis import sample_size
 
         d = self.design
+        common = dict(
+            target=target,
+            power=power,
+            sizes=sizes,
+            refine=refine,
+            replications=replications,
+            seed=seed,
+            progress=progress,
+        )
         if d.outcome == "binary":
-            raise ValueError(
-                "detectable differences of binary outcomes are not available yet: simulate "
-                "accuracies with rs.BenchmarkDesign.from_accuracies and rs.sample_size"
-            )
+            test = "mcnemar" if test is None else test
+            curve = sample_size(d, test=test, vary="accuracy_gap", **common)
+            return Detectable(curve, self.task_scales, 1.0, d.correlation, kind="binary")
         spread = float(np.sqrt(np.mean(np.square(d.scales)))) if d.scales else 1.0
         base = BenchmarkDesign(
             n_systems=d.n_systems,
@@ -151,18 +163,7 @@ class Calibration:
             task_effects=d.task_effects,
             pilot=d.pilot,
         )
-        curve = sample_size(
-            base,
-            test=test,
-            target=target,
-            power=power,
-            vary="phi",
-            sizes=sizes,
-            refine=refine,
-            replications=replications,
-            seed=seed,
-            progress=progress,
-        )
+        curve = sample_size(base, test="t" if test is None else test, vary="phi", **common)
         return Detectable(curve, self.task_scales, spread, d.correlation)
 
     def plot(self):
@@ -219,24 +220,29 @@ class Detectable:
     task_scales: pd.Series
     spread: float
     correlation: float
+    kind: str = "scores"
 
     @property
     def step(self) -> float | None:
-        """φ, in units of the task's within-system standard deviation."""
+        """φ, in units of the task's within-system standard deviation (binary pilots: the gap
+        between neighbouring accuracies)."""
         return self.curve.size
 
     @property
     def win_rate(self) -> float | None:
-        """Share of instances the better of two neighbours wins at that step."""
-        if self.step is None:
+        """Share of instances the better of two neighbours wins at that step (None for binary
+        pilots: a tie, both right or both wrong, is the rule there)."""
+        if self.step is None or self.kind == "binary":
             return None
         sd = self.spread * np.sqrt(2 * (1 - self.correlation))
         return float(stats.norm.cdf(self.step / sd))
 
     @property
     def points(self) -> pd.Series | None:
-        """The step in each task's score points."""
-        return None if self.step is None else self.step * self.task_scales
+        """The step in each task's score points (None for binary pilots)."""
+        if self.step is None or self.kind == "binary":
+            return None
+        return self.step * self.task_scales
 
     def sentence(self) -> str:
         """ "With N instances, this benchmark detects …" for a methods section."""
@@ -244,6 +250,8 @@ class Detectable:
         d, test = first.design, self.curve.test
         label = TEST_PROSE.get(test, test)
         sizes = f"{d.n_instances:,} instances in each of {d.n_tasks} task(s)"
+        if self.kind == "binary":
+            return self._binary_sentence(sizes, label)
         if self.step is None:
             top = self.curve.curve.index[-1]
             return (
@@ -262,6 +270,25 @@ class Detectable:
             f"power {self.curve.power:g} by {label} at α = {first.alpha:g}, every pair of the "
             f"{d.n_systems} systems in the family (simulated from a design calibrated on this "
             f"benchmark, {first.replications:,} benchmarks per point; Card et al. 2020)."
+        )
+
+    def _binary_sentence(self, sizes: str, label: str) -> str:
+        first = self.curve.results[0]
+        lowest = float(first.design.accuracies.min())
+        if self.step is None:
+            top = self.curve.curve.index[-1]
+            return (
+                f"With {sizes}, this benchmark does not detect an accuracy gap between "
+                f"neighbouring systems with power {self.curve.power:g} by {label} even at "
+                f"{top:g} (simulated; Card et al. 2020)."
+            )
+        return (
+            f"With {sizes}, this benchmark detects an accuracy gap between neighbouring systems "
+            f"of at least {self.step:.3g} (from the lowest accuracy, {lowest:.3g}; latent "
+            f"correlation {self.correlation:.3g}) with power {self.curve.power:g} by {label} at "
+            f"α = {first.alpha:g}, every pair of the {first.design.n_systems} systems in the "
+            f"family (simulated from a design calibrated on this benchmark, "
+            f"{first.replications:,} benchmarks per point; Card et al. 2020)."
         )
 
     def __repr__(self) -> str:

@@ -237,8 +237,9 @@ class BenchmarkDesign:
         both_wrong = both_below(
             -self.mu[i] / self.scale, -self.mu[j] / self.scale, self.correlation
         )
-        p01 = (1 - acc[i]) - both_wrong
-        p10 = (1 - acc[j]) - both_wrong
+        # Differences of probabilities: clipped at 0 (a rounding error below it is not a cell).
+        p01 = max((1 - acc[i]) - both_wrong, 0.0)
+        p10 = max((1 - acc[j]) - both_wrong, 0.0)
         return float(p10), float(p01)
 
     @classmethod

@@ -21,6 +21,7 @@ from rankstats._util.parallel import check_parallel
 from rankstats._util.progress import meter
 from rankstats._util.resources import power_bytes, require_memory
 from rankstats.errors import DataWarning
+from rankstats.planning.accuracy_gap import check_gap_design, largest_gap, with_accuracy_gap
 from rankstats.planning.battle_design import BATTLE_EFFECTS, BATTLE_SIZES, BattleDesign
 from rankstats.planning.battle_replications import (
     BATTLE_TESTS,
@@ -48,15 +49,16 @@ from rankstats.significance.three_regions import check_rope, check_threshold
 DEFAULT_TESTS = ("hoeffding", "friedman", "nemenyi")
 #: What :func:`sample_size` can vary: a size, or the effect (``phi``, ``elo_step``: the
 #: detectable effect), of a benchmark design and of a battle design.
-VARIES = (*SIZES, "phi")
+VARIES = (*SIZES, "phi", "accuracy_gap")
 BATTLE_VARIES = (*BATTLE_SIZES, *BATTLE_EFFECTS)
-EFFECTS = ("phi", *BATTLE_EFFECTS)
+EFFECTS = ("phi", "accuracy_gap", *BATTLE_EFFECTS)
 DEFAULT_GRIDS = {
     "n_battles": (200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000),
     "elo_step": (2, 5, 10, 15, 20, 30, 50, 75, 100, 150),
     "n_instances": (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000),
     "n_tasks": (2, 3, 5, 8, 10, 15, 20, 30, 50, 100),
     "phi": (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0),
+    "accuracy_gap": (0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15),
 }
 
 
@@ -364,9 +366,13 @@ def sample_size(
         truth, whose "power" is then that mean).
     power : float
         Target power, in (0, 1).
-    vary : {"n_instances", "n_tasks", "phi", "n_battles", "elo_step"}
+    vary : {"n_instances", "n_tasks", "phi", "accuracy_gap", "n_battles", "elo_step"}
         What the grid varies: instances per task, tasks, or the effect ``φ`` (the location
-        step): then the result is the minimum detectable effect at the design's size.
+        step): then the result is the minimum detectable effect at the design's size;
+        ``"accuracy_gap"`` for paired binary outcomes (:meth:`BenchmarkDesign.from_accuracies`):
+        the gap between neighbouring accuracies, the lowest accuracy and the latent
+        correlation kept (:mod:`rankstats.planning.accuracy_gap`); ``"n_battles"``,
+        ``"elo_step"`` for a :class:`~rankstats.planning.battle_design.BattleDesign`.
     sizes : sequence of numbers, optional
         The grid (increasing, at least 2 values; default
         :data:`DEFAULT_GRIDS` ``[vary]``).
@@ -435,8 +441,10 @@ def sample_size(
             "vary='elo_step' changes the step of the default ratings elo_step · (0 .. N−1); "
             "this design has its own ratings (a fit): vary n_battles"
         )
-    grid = _grid(vary, DEFAULT_GRIDS[vary] if sizes is None else sizes)
-    designs = [design.replace(**{vary: value}) for value in grid]  # each checked here
+    if vary == "accuracy_gap":
+        check_gap_design(design)
+    grid = _grid(vary, _default_grid(design, vary) if sizes is None else sizes)
+    designs = [_varied(design, vary, value) for value in grid]  # each checked here
     _check_common(designs[0], level, alpha, replications, seed, n_jobs)
     run = functools.partial(
         _power_of_design,
@@ -469,7 +477,7 @@ def sample_size(
             value = _between(found, tuple(points), vary)
             if value is None:
                 break
-            points[value] = _whole(run(design.replace(**{vary: value})))
+            points[value] = _whole(run(_varied(design, vary, value)))
             points = dict(sorted(points.items()))
             m.advance()
     return crossing(list(points.values()), test, target, float(power), vary, tuple(points))
@@ -493,6 +501,23 @@ def _between(found: SampleSizeResult, grid: tuple, vary: str) -> float | None:
     if value in grid:
         return None
     return value
+
+
+def _varied(
+    design: BenchmarkDesign | BattleDesign, vary: str, value: float
+) -> BenchmarkDesign | BattleDesign:
+    """The design at one grid value (an accuracy gap sets the accuracies, the rest a field)."""
+    if vary == "accuracy_gap":
+        return with_accuracy_gap(design, value)  # type: ignore[arg-type]
+    return design.replace(**{vary: value})
+
+
+def _default_grid(design: BenchmarkDesign | BattleDesign, vary: str) -> tuple:
+    """:data:`DEFAULT_GRIDS` ``[vary]``; accuracy gaps that keep every accuracy below 1."""
+    grid = DEFAULT_GRIDS[vary]
+    if vary == "accuracy_gap":
+        grid = tuple(g for g in grid if g < largest_gap(design))  # type: ignore[arg-type]
+    return grid
 
 
 def _grid(vary: str, sizes: Sequence[float]) -> tuple:

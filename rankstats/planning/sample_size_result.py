@@ -35,9 +35,10 @@ VARY_WORDS = {
     "phi": "location step φ",
     "n_battles": "battles",
     "elo_step": "rating step (Elo points)",
+    "accuracy_gap": "accuracy gap between neighbours",
 }
 #: What varies the effect rather than a size: a real number, not a count.
-EFFECTS = ("phi", "elo_step")
+EFFECTS = ("phi", "elo_step", "accuracy_gap")
 
 
 def monotone(values: np.ndarray) -> np.ndarray:
@@ -143,6 +144,14 @@ class SampleSizeResult:
                 f"{d.n_systems} {units}, {d.effect()}; {reps})."
             )
         span = self.interval_text()
+        if self.vary == "accuracy_gap":
+            lowest = float(d.accuracies.min())
+            return (
+                f"With {d.n_instances:,} instances in each of {d.n_tasks} task(s), {subject} "
+                f"from an accuracy gap of {self.size:.3g} between neighbouring systems (the "
+                f"lowest accuracy {lowest:.3g}, latent correlation {d.correlation:.3g}; 95 % "
+                f"Monte Carlo interval {span}; {reps})."
+            )
         if self.vary == "elo_step":
             return (
                 f"With {d.n_battles:,} battles among {d.n_models} models, {subject} from a "

@@ -67,8 +67,8 @@ def options(power: bool | Mapping[str, Any] | None) -> dict[str, Any] | None:
         raise ValueError(
             f"power= accepts {', '.join(OPTIONS)}; not {', '.join(map(repr, unknown))}"
         )
-    out = {"test": "t", "power": 0.8, "replications": 1000, "seed": 0, **given}
-    if out["test"] not in TESTS:
+    out = {"test": None, "power": 0.8, "replications": 1000, "seed": 0, **given}
+    if out["test"] is not None and out["test"] not in TESTS:
         raise ValueError(f"power test must be one of {', '.join(TESTS)}, not {out['test']!r}")
     target = out["power"]
     if not (isinstance(target, numbers.Real) and not isinstance(target, bool) and 0 < target < 1):
@@ -87,13 +87,15 @@ def run_power(scores: Scores | Rankings, opts: Mapping[str, Any]) -> PowerSectio
             "noise to calibrate (leave power= out)"
         )
     cal = calibrate(scores)
+    # The paired t-test on scores, the exact McNemar test on binary outcomes (right / wrong).
+    test = opts["test"] or ("mcnemar" if cal.kind == "binary" else "t")
     found = cal.detectable(
-        test=opts["test"],
+        test=test,
         power=float(opts["power"]),
         replications=int(opts["replications"]),
         seed=int(opts["seed"]),
     )
-    return PowerSection(cal, found, opts["test"])
+    return PowerSection(cal, found, test)
 
 
 def write_power(

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import integrate, stats
+from scipy import integrate, optimize, stats
 
 import rankstats as rs
+from rankstats.planning.accuracy_gap import with_accuracy_gap
+from rankstats.planning.analytic import mcnemar_exact_power
+from rankstats.simulate.gumbel_benchmark import cube_to_scores
 
 R = 10_000
 
@@ -140,3 +143,35 @@ def test_laplace_win_probability_by_integration(scales) -> None:
         np.inf,
     )
     assert design.win_probability("sys02", "sys01") == pytest.approx(0.9 * inner, rel=1e-7)
+
+
+def test_the_minimum_detectable_accuracy_gap_is_mcnemar_s() -> None:
+    # Card et al.'s Table 2 question (the smallest Δacc a test set detects), at a fixed latent
+    # correlation: the simulated crossing against the root of the exact McNemar power.
+    design = rs.BenchmarkDesign.from_accuracies([0.80, 0.82], agreement=0.975, n_instances=500)
+    found = rs.sample_size(design, test="mcnemar", vary="accuracy_gap", replications=2000)
+
+    def exact(gap: float) -> float:
+        p10, p01 = with_accuracy_gap(design, gap).discordance("sys02", "sys01")
+        return float(mcnemar_exact_power(p10, p01, 500)) - 0.8
+
+    root = optimize.brentq(exact, 0.005, 0.1)
+    low, high = found.interval
+    assert low <= root <= high, (low, root, high)
+    assert "accuracy gap of" in found.sentence()
+    with pytest.raises(ValueError, match="paired binary outcomes"):
+        rs.sample_size(n_systems=3, test="sign", vary="accuracy_gap")
+    with pytest.raises(ValueError, match="the most accurate would reach 1"):
+        rs.sample_size(design, test="mcnemar", vary="accuracy_gap", sizes=[0.01, 0.5])
+
+
+def test_a_binary_pilot_has_a_detectable_accuracy_gap() -> None:
+    truth = rs.BenchmarkDesign.from_accuracies([0.70, 0.75, 0.80], agreement=0.8, n_instances=400)
+    cube = truth.draw(1, np.random.default_rng(2))[0]
+    frame = cube_to_scores(cube, truth.names, ["t"], instances=True)
+    cal = rs.calibrate(rs.Scores.from_long(frame, instance="instance"))
+    found = cal.detectable(replications=400, progress=False)
+    assert found.kind == "binary" and found.curve.test == "mcnemar"
+    assert found.step is not None and 0.01 < found.step < 0.2
+    assert found.win_rate is None and found.points is None
+    assert "accuracy gap" in found.sentence()

@@ -14,7 +14,10 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+import rankstats as rs
 from rankstats.planning.analytic import (
+    hoeffding_pair_power,
+    hoeffding_size,
     mcnemar_exact_power,
     minimum_detectable_effect,
     paired_t_power,
@@ -231,3 +234,34 @@ def test_mcnemar_edge_cases():
 def test_bad_arguments_are_refused(call, name):
     with pytest.raises(ValueError, match=f"^{name}"):
         call()
+
+
+# --- the Hoeffding decision -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [5, 30, 80, 401])
+@pytest.mark.parametrize("p_win", [0.5, 0.6, 0.8])
+def test_hoeffding_power_is_the_binomial_sum_over_its_region(p_win, n):
+    k = np.arange(n + 1)
+    region = 2 * np.exp(-2 * n * (k / n - 0.5) ** 2) < 0.05  # the decision, written out
+    expected = stats.binom.pmf(k, n, p_win)[region].sum()
+    assert hoeffding_pair_power(p_win, n) == pytest.approx(expected, abs=1e-12)
+
+
+def test_hoeffding_size_is_far_below_its_guarantee():
+    sizes = hoeffding_size(np.array([10, 100, 1000, 10_000, 1_000_000]))
+    assert np.all(sizes <= 0.05)
+    # The normal limit of |K/n − ½| > √(log(2/α)/(2n)): 2Φ(−√(2 log(2/α))).
+    limit = 2 * stats.norm.sf(np.sqrt(2 * np.log(2 / 0.05)))
+    assert limit == pytest.approx(0.0066, abs=1e-4)
+    assert sizes[-1] == pytest.approx(limit, rel=0.02)
+
+
+def test_the_simulated_hoeffding_size_is_its_own_size():
+    design = rs.BenchmarkDesign(n_systems=2, n_instances=200, locations=(0.0, 0.0))
+    res = rs.power(
+        design, tests="hoeffding", pair=("sys02", "sys01"), replications=20_000, progress=False
+    )
+    size = float(hoeffding_size(200))
+    rate = res.power_of("hoeffding", "pair")[0]
+    assert abs(rate - size) <= 4 * np.sqrt(size * (1 - size) / 20_000), (rate, size)

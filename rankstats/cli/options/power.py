@@ -51,7 +51,7 @@ TARGETS = (
     "bt_top1",
     "bt_tau",
 )
-VARIES = ("n_instances", "n_tasks", "phi", "n_battles", "elo_step")
+VARIES = ("n_instances", "n_tasks", "phi", "accuracy_gap", "n_battles", "elo_step")
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -257,7 +257,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         choices=VARIES,
         default=None,
         help="what the curve varies (default n_instances, or n_battles for a battle design; "
-        "phi, elo_step: the detectable effect)",
+        "phi, accuracy_gap (binary outcomes), elo_step: the detectable effect)",
     )
     size.add_argument(
         "--sizes",
