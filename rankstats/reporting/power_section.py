@@ -52,12 +52,13 @@ class PowerFiles:
 
 def options(power: bool | Mapping[str, Any] | None) -> dict[str, Any] | None:
     """The section's settings (``None``: no section); unknown keys and bad values refused
-    before anything is computed.
+    before anything is computed. ``test`` None: the paired t-test on scores, the exact McNemar
+    test on binary outcomes (decided on the calibrated pilot).
 
     Examples
     --------
     >>> options(True)
-    {'test': 't', 'power': 0.8, 'replications': 1000, 'seed': 0}
+    {'test': None, 'power': 0.8, 'replications': 1000, 'seed': 0}
     """
     if power is None or power is False:
         return None
