@@ -32,8 +32,10 @@ def plot_intervals(
     confidence: float,
     scale: str = "elo",
     top: int | None = None,
+    xlabel: str | None = None,
 ) -> Figure:
-    """Ratings with their intervals, best at the top; one offset bar per interval method.
+    """Ratings with their intervals, best at the top; one offset bar per interval method (also
+    the covariate effects of a style-controlled fit, with their own ``xlabel``).
 
     Parameters
     ----------
@@ -60,11 +62,13 @@ def plot_intervals(
         low, high = table[f"{method}_low"].to_numpy(), table[f"{method}_high"].to_numpy()
         ax.hlines(y + offset, low, high, color=_COLOURS[method], lw=2, label=_NAMES[method])
     ax.plot(table["rating"], y, "k|", ms=9, label="MLE")
+    if xlabel is not None:  # effects: where "no effect" is
+        ax.axvline(0.0, color="0.5", lw=0.8, ls="--")
     ax.set_yticks(y)
     ax.set_yticklabels([short[m] for m in table["model"]])
     ax.set_ylim(-0.8, n - 0.2)
     unit = "Elo scale (400·log10(e)·θ)" if scale == "elo" else "log-worth θ"
-    ax.set_xlabel(f"rating, {unit}; {confidence:.0%} intervals")
+    ax.set_xlabel(xlabel or f"rating, {unit}; {confidence:.0%} intervals")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="lower right", fontsize="small", frameon=False)
     if note:

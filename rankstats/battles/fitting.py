@@ -31,6 +31,12 @@ Intervals, side by side in :meth:`BattleFit.table`:
 - **posterior** — equal-tailed credible intervals of the Bayesian model (ZeroSumNormal log-worths,
   Normal log order effect and log tie parameter; NUTS in PyMC, :mod:`rankstats.battles.bayes`).
 
+**Style control**: battles read with covariates (``read_battles(..., covariates=)``) are fitted
+one by one with :math:`\gamma^\top z` added to the log-odds of the model shown first
+(:mod:`rankstats.battles.style_control`); the ratings are then adjusted for the covariates, the
+unadjusted ones are kept beside, and the bootstrap reweights battles (or clusters) and refits
+them; the posterior does not take covariates yet.
+
 The order effect is estimated only when the design identifies it
 (:mod:`rankstats.battles.design`: decided from which ordered pairs were played, never from the
 counts).  A star design — every battle against one baseline, as arena-hard-auto's — does not:
@@ -46,37 +52,28 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
-from scipy import stats
 
 from rankstats._util.advice import AdviceError, AdviceWarning, Spelled, escape
-from rankstats.aggregation.hoeffding_intervals import holm_adjust
+from rankstats.battles.battle_fit import (  # noqa: F401 - the result's home, re-exported
+    ELO_SCALE,
+    ELO_START,
+    METHODS,
+    BattleFit,
+)
 from rankstats.battles.bootstrap import (  # noqa: F401 - re-exported (API reference, tests)
     PoissonTable,
     bootstrap_battles,
     resample_cells,
 )
 from rankstats.battles.design import decide_order_effect
-from rankstats.battles.figures import plot_intervals, plot_win_probability
 from rankstats.battles.log import Battles
 from rankstats.battles.log_files import AdviceBattlesError
-from rankstats.battles.outcomes import outcome_probabilities
-from rankstats.battles.rating_differences import (
-    intervals_above,
-    pair_positions,
-    wald_differences,
-)
+from rankstats.battles.style_control import bootstrap_rows, style_rows
 from rankstats.core.bradley_terry_mle import ConvergenceError, MLEDoesNotExistError, Pairs, fit_bt
 from rankstats.errors import DataWarning
-
-#: Points per unit of log-worth on the Elo scale: 400 / ln 10.
-ELO_SCALE = 400.0 / math.log(10.0)
-ELO_START = 1000.0
-METHODS = ("fisher", "bootstrap", "posterior")
 
 BATTLES_HINT = Spelled(
     "Add battles that connect these models, or fit the connected part only (the posterior, "
@@ -84,292 +81,6 @@ BATTLES_HINT = Spelled(
     "Add battles that connect these models, or fit the connected part only (the posterior, "
     "--posterior, stays finite thanks to its prior).",
 )
-
-
-# ---------------------------------------------------------------------------- results
-@dataclass(frozen=True, eq=False, repr=False)
-class BattleFit:
-    """Bradley–Terry fit of battles (:func:`fit_battles`).
-
-    Attributes
-    ----------
-    models : tuple of str
-    log_worth : ndarray, shape (N,)
-        Centred MLE log-worths :math:`\\theta`.
-    params : ndarray
-        ``log_worth``, then :math:`\\log\\nu` (with ties), then :math:`\\eta = \\log h` (with the
-        order effect): the layout of :func:`rankstats.core.bradley_terry_mle.fit_bt`.
-    covariance : ndarray
-        Inverse observed information of ``params`` (log-worths centred).
-    bootstrap : ndarray or None, shape (B, len(params))
-        Bootstrap replicates of ``params`` (centred log-worths).
-    posterior : dict or None
-        Posterior draws: ``log_worth`` (S, N), ``log_tie`` (S,), ``log_order`` (S,).
-    n_battles : ndarray
-        Battles per model (after ``both_bad``).
-    info : dict
-        Settings and diagnostics: ties, order_effect, both_bad, confidence, seed, sampler,
-        convergence problems of the posterior, failed bootstrap replicates.
-    """
-
-    models: tuple[str, ...]
-    params: np.ndarray
-    covariance: np.ndarray
-    n_battles: np.ndarray
-    ties: bool
-    order_effect: bool
-    confidence: float = 0.95
-    anchor: str | None = None
-    anchor_rating: float = ELO_START
-    bootstrap: np.ndarray | None = None
-    posterior: dict[str, np.ndarray] | None = None
-    info: dict[str, Any] = field(default_factory=dict)
-
-    # ---------------------------------------------------------------- parameters
-    @property
-    def n_models(self) -> int:
-        return len(self.models)
-
-    @property
-    def log_worth(self) -> np.ndarray:
-        return self.params[: self.n_models]
-
-    @property
-    def log_tie(self) -> float | None:
-        """:math:`\\log\\nu` (None without ties)."""
-        return float(self.params[self.n_models]) if self.ties else None
-
-    @property
-    def log_order(self) -> float | None:
-        """:math:`\\eta = \\log h`, the log advantage of the model shown first (None without)."""
-        return float(self.params[-1]) if self.order_effect else None
-
-    @property
-    def methods(self) -> list[str]:
-        """Interval methods available in this fit."""
-        found = ["fisher"]
-        if self.bootstrap is not None:
-            found.append("bootstrap")
-        if self.posterior is not None:
-            found.append("posterior")
-        return found
-
-    # ---------------------------------------------------------------- Elo scale
-    def _anchor_index(self, anchor: str | None) -> int | None:
-        if anchor is None:
-            return None
-        try:
-            return self.models.index(anchor)
-        except ValueError:
-            raise ValueError(
-                f"anchor {anchor!r} is not a model of the battles; models are "
-                f"{', '.join(map(repr, self.models[:20]))}"
-            ) from None
-
-    def _elo(self, theta: np.ndarray, anchor: int | None) -> np.ndarray:
-        """Elo-scale ratings of log-worths ``theta`` (last axis = models)."""
-        shift = 0.0 if anchor is None else theta[..., [anchor]]
-        return ELO_SCALE * (theta - shift) + self.anchor_rating
-
-    def ratings(self, scale: str = "elo") -> pd.Series:
-        """Point ratings: ``"elo"`` (:math:`400\\log_{10}(e)\\theta + c`) or ``"log"`` (θ)."""
-        theta = self.log_worth
-        values = self._elo(theta, self._anchor_index(self.anchor)) if scale == "elo" else theta
-        return pd.Series(values, index=list(self.models), name="rating")
-
-    # ---------------------------------------------------------------- intervals
-    def _z(self) -> float:
-        return float(stats.norm.ppf(0.5 + self.confidence / 2))
-
-    def _quantiles(self, draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        alpha = 1.0 - self.confidence
-        low, high = np.nanquantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
-        return low, high
-
-    def _worth_draws(self, method: str) -> np.ndarray:
-        if method == "bootstrap":
-            return self.bootstrap[:, : self.n_models]
-        return self.posterior["log_worth"]
-
-    def intervals(self, scale: str = "elo") -> pd.DataFrame:
-        """``<method>_low`` / ``<method>_high`` of every rating, one row per model."""
-        n, anchor = self.n_models, self._anchor_index(self.anchor)
-        theta = self.log_worth
-        out = {}
-        # Fisher: variance of θ_i − θ_anchor (or of the centred θ_i).
-        cov = self.covariance[:n, :n]
-        if anchor is None:
-            var = np.diag(cov)
-        else:
-            var = np.diag(cov) + cov[anchor, anchor] - 2 * cov[:, anchor]
-        se = np.sqrt(np.maximum(var, 0.0))
-        point = self._elo(theta, anchor) if scale == "elo" else theta
-        unit = ELO_SCALE if scale == "elo" else 1.0
-        out["fisher_low"] = point - self._z() * se * unit
-        out["fisher_high"] = point + self._z() * se * unit
-        for method in self.methods[1:]:
-            draws = self._worth_draws(method)
-            draws = self._elo(draws, anchor) if scale == "elo" else draws
-            out[f"{method}_low"], out[f"{method}_high"] = self._quantiles(draws)
-        return pd.DataFrame(out, index=list(self.models))
-
-    def table(self, scale: str = "elo") -> pd.DataFrame:
-        """The leaderboard: model, rating, intervals per method, rank, rank (UB), n battles.
-
-        ``rank`` is 1 for the best rating (ties averaged).  ``rank_ub`` is LMSYS's "rank (UB)":
-        1 + the number of models whose interval lies entirely above this model's (intervals of
-        the bootstrap when computed, else Fisher's).
-        """
-        ratings = self.ratings(scale)
-        frame = pd.DataFrame({"model": list(self.models), "rating": ratings.to_numpy()})
-        intervals = self.intervals(scale)
-        for column in intervals.columns:
-            frame[column] = intervals[column].to_numpy()
-        if self.posterior is not None:
-            draws = self._worth_draws("posterior")
-            anchor = self._anchor_index(self.anchor)
-            draws = self._elo(draws, anchor) if scale == "elo" else draws
-            frame.insert(2, "posterior_mean", draws.mean(axis=0))
-        frame["rank"] = stats.rankdata(-frame["rating"].to_numpy(), method="average")
-        key = "bootstrap" if self.bootstrap is not None else "fisher"
-        low, high = frame[f"{key}_low"].to_numpy(), frame[f"{key}_high"].to_numpy()
-        frame["rank_ub"] = 1 + intervals_above(low, high).sum(axis=0)
-        frame["n_battles"] = self.n_battles.astype(np.int64)
-        return frame.sort_values(["rating", "model"], ascending=[False, True]).reset_index(
-            drop=True
-        )
-
-    def differences(self, alpha: float | None = None) -> pd.DataFrame:
-        r"""Wald tests of every rating difference, Holm-adjusted over the pairs.
-
-        :math:`z = (\hat\theta_a - \hat\theta_b)/\mathrm{se}` with the Fisher covariance of the
-        fit (:func:`rankstats.battles.rating_differences.wald_differences`); one row per pair,
-        the higher-rated model first: ``model_a``, ``model_b``, ``difference`` and ``se`` (Elo
-        points), ``z``, ``p``, ``p_holm``, ``significant`` (``p_holm < alpha``; default
-        ``alpha`` = 1 − the fit's confidence).  :func:`rankstats.power` simulates this decision
-        (``tests="battles"``).
-        """
-        alpha = 1.0 - self.confidence if alpha is None else alpha
-        if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
-            raise ValueError(f"alpha must be a number in (0, 1), not {alpha!r}")
-        n = self.n_models
-        a, b = pair_positions(n)
-        theta = self.log_worth
-        swap = theta[a] < theta[b]
-        a, b = np.where(swap, b, a), np.where(swap, a, b)
-        difference, se, p = wald_differences(theta, self.covariance[:n, :n], a, b)
-        adjusted = holm_adjust(p)
-        names = np.asarray(self.models, dtype=object)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = difference / se
-        frame = pd.DataFrame(
-            {
-                "model_a": names[a],
-                "model_b": names[b],
-                "difference": ELO_SCALE * difference,
-                "se": ELO_SCALE * se,
-                "z": z,
-                "p": p,
-                "p_holm": adjusted,
-                "significant": adjusted < alpha,
-            }
-        )
-        return frame.sort_values(["difference", "model_a"], ascending=[False, True]).reset_index(
-            drop=True
-        )
-
-    def parameters(self) -> pd.DataFrame:
-        """Order effect and tie parameter: estimate and intervals per method.
-
-        Rows ``order_effect`` (:math:`\\eta = \\log h`; in Elo points it is
-        ``400 log10(e) η``) and ``log_tie`` (:math:`\\log\\nu`); columns ``estimate``,
-        ``<method>_low`` / ``<method>_high`` and ``elo`` (η in Elo points).
-        """
-        rows = []
-        n = self.n_models
-        names = []
-        if self.order_effect:
-            names.append(("order_effect", len(self.params) - 1, "log_order"))
-        if self.ties:
-            names.append(("log_tie", n, "log_tie"))
-        z = self._z()
-        for label, index, draw_name in names:
-            est = float(self.params[index])
-            se = math.sqrt(max(self.covariance[index, index], 0.0))
-            row = {"parameter": label, "estimate": est}
-            row["fisher_low"], row["fisher_high"] = est - z * se, est + z * se
-            if self.bootstrap is not None:
-                low, high = self._quantiles(self.bootstrap[:, index])
-                row["bootstrap_low"], row["bootstrap_high"] = float(low), float(high)
-            if self.posterior is not None:
-                low, high = self._quantiles(self.posterior[draw_name])
-                row["posterior_low"], row["posterior_high"] = float(low), float(high)
-            row["elo"] = ELO_SCALE * est if label == "order_effect" else float("nan")
-            rows.append(row)
-        return pd.DataFrame(rows)
-
-    def win_probability(self, position: str = "average", ties: str = "half") -> pd.DataFrame:
-        """Predicted ``P[i, j]`` that model ``i`` beats model ``j`` (rows beat columns).
-
-        Parameters
-        ----------
-        position : {"average", "first", "second"}
-            ``i`` shown first, second, or the average of both orders.
-        ties : {"half", "exclude"}
-            ``"half"``: P(i wins) + ½ P(tie) (rows and columns sum to 1 pairwise);
-            ``"exclude"``: P(i wins) only.
-        """
-        if position not in ("average", "first", "second"):
-            raise ValueError(f"position must be 'average', 'first' or 'second', not {position!r}")
-        if ties not in ("half", "exclude"):
-            raise ValueError(f"ties must be 'half' or 'exclude', not {ties!r}")
-        theta = self.log_worth
-        eta = self.log_order or 0.0
-        log_nu = self.log_tie if self.ties else None
-
-        def win(first: bool) -> np.ndarray:
-            shift = eta if first else -eta  # i shown second: j gets the advantage
-            p_i, _, p_tie = outcome_probabilities(theta[:, None] + shift, theta[None, :], log_nu)
-            return p_i + (0.5 * p_tie if ties == "half" else 0.0)
-
-        if position == "first":
-            p = win(True)
-        elif position == "second":
-            p = win(False)
-        else:
-            p = 0.5 * (win(True) + win(False))
-        np.fill_diagonal(p, np.nan)
-        return pd.DataFrame(p, index=list(self.models), columns=list(self.models))
-
-    # ---------------------------------------------------------------- figures
-    def plot(self, scale: str = "elo", top: int | None = None):
-        """Interval plot: one row per model, one marker and bar per method."""
-        table = self.table(scale)
-        return plot_intervals(table, self.models, self.methods, self.confidence, scale, top)
-
-    def plot_win_probability(self, top: int | None = 30):
-        """Heat map of :meth:`win_probability` for the ``top`` models."""
-        order = list(self.table()["model"])
-        return plot_win_probability(self.win_probability(), order, top=top)
-
-    def __repr__(self) -> str:
-        parts = [
-            f"BattleFit({self.n_models} models, {int(self.n_battles.sum()) // 2:,} battles",
-            "Davidson ties" if self.ties else "ties as half wins",
-        ]
-        if self.order_effect:
-            parts.append(
-                f"order effect η = {self.log_order:.3f} ({ELO_SCALE * self.log_order:+.1f} Elo)"
-            )
-        parts.append(f"intervals: {', '.join(self.methods)} at {self.confidence:.0%}")
-        best = self.table().head(3)
-        parts.append(
-            "top: "
-            + ", ".join(f"{m} {r:.0f}" for m, r in zip(best["model"], best["rating"], strict=True))
-        )
-        if self.info.get("posterior_problems"):
-            parts.append("POSTERIOR NOT CONVERGED: " + "; ".join(self.info["posterior_problems"]))
-        return "; ".join(parts) + ")"
 
 
 # ---------------------------------------------------------------------------- fitting
@@ -391,6 +102,8 @@ def fit_battles(
     tune: int = 1000,
     chains: int = 4,
     progressbar: bool = True,
+    covariates: bool = True,
+    standardize: bool = True,
 ) -> BattleFit:
     """Fit Bradley–Terry with an order effect to battles, with Fisher, bootstrap and posterior
     intervals (see the module docstring for the model and the methods).
@@ -427,6 +140,13 @@ def fit_battles(
     sampler, draws, tune, chains, progressbar
         NUTS settings (``sampler``: ``"auto"``, ``"pymc"`` or ``"nutpie"``, recorded in
         ``info``).
+    covariates : bool
+        Style control: fit the battles' covariates (``read_battles(..., covariates=)``) with
+        the ratings (:mod:`rankstats.battles.style_control`); the ratings without them are kept
+        beside (``rating_unadjusted`` in :meth:`BattleFit.table`).  False ignores them.
+    standardize : bool
+        Covariates divided by their standard deviation (their effects per standard deviation;
+        not centred, so that the ratings are at equal style); False fits them as given.
 
     Raises
     ------
@@ -454,18 +174,20 @@ def fit_battles(
             anchor=Spelled(f"anchor {anchor!r}", f"--anchor {anchor!r}"),
         )
     order_effect, dropped = decide_order_effect(pairs, models, order_effect)
-    try:
-        optimum = fit_bt(
-            fit_pairs, ties=ties, systems=models, hint=BATTLES_HINT, order=order_effect
+    styled = bool(covariates) and battles.rows is not None
+    if styled and posterior:
+        raise AdviceBattlesError(
+            "the posterior of a fit with battle covariates is not available yet: fit with "
+            "{no_posterior} (Fisher and bootstrap intervals), or without the covariates "
+            "({no_covariates})",
+            no_posterior=Spelled("posterior=False", "leave out --posterior"),
+            no_covariates=Spelled("covariates=False", "leave out --covariate"),
         )
-    except ConvergenceError as err:
-        raise MLEDoesNotExistError(
-            escape(f"the Bradley–Terry MLE of the battles could not be found ({err})")
-            + ": a parameter runs off to infinity (e.g. no ties, only ties, or the model shown "
-            "first always wins); fit with {ties} or {order_effect}",
-            ties=Spelled("ties=False", "--ties half"),
-            order_effect=Spelled("order_effect=False", "--no-order-effect"),
-        ) from None
+    unadjusted, style = None, None
+    if styled:
+        style = style_rows(battles, both_bad, ties, standardize)
+        unadjusted = _optimum(fit_pairs, ties, models, order_effect).params[: len(models)]
+    optimum = _optimum(fit_pairs if style is None else style[0], ties, models, order_effect)
     clusters = battles.cluster_cells(both_bad) if bootstrap else None
     info: dict[str, Any] = {
         "ties": "davidson" if ties else "half",
@@ -498,7 +220,14 @@ def fit_battles(
             )
         )
     boot = None
-    if bootstrap:
+    if bootstrap and style is not None:
+        cluster_codes = None if battles.rows.cluster is None else battles.rows.cluster
+        if cluster_codes is not None:
+            cluster_codes = cluster_codes[battles.rows.kept(both_bad)]
+        boot, failed = bootstrap_rows(
+            style[0], optimum.params, bootstrap, ties, order_effect, seed, cluster_codes
+        )
+    elif bootstrap:
         boot, failed = bootstrap_battles(
             pairs,
             optimum.params,
@@ -510,6 +239,7 @@ def fit_battles(
             n_jobs,
             clusters=clusters,
         )
+    if boot is not None:
         info["bootstrap_failed"] = failed
         if failed:
             note(
@@ -528,6 +258,12 @@ def fit_battles(
         info["sampler"] = used
         info["posterior_problems"] = problems
     per_model = battles.battles_per_model(both_bad)
+    if style is not None:
+        info["covariate_centre"] = dict(
+            zip(battles.covariate_names, style[1].tolist(), strict=True)
+        )
+        info["covariate_scale"] = dict(zip(battles.covariate_names, style[2].tolist(), strict=True))
+        info["standardized"] = bool(standardize)
     return BattleFit(
         tuple(models),
         optimum.params,
@@ -541,7 +277,26 @@ def fit_battles(
         boot,
         post,
         info,
+        covariate_names=battles.covariate_names if style is not None else (),
+        unadjusted=unadjusted,
     )
+
+
+def _optimum(pairs: Pairs, ties: bool, models: Sequence[str], order: bool):
+    """:func:`fit_bt` of the battles, its failure to converge said as the user's problem."""
+    try:
+        return fit_bt(pairs, ties=ties, systems=models, hint=BATTLES_HINT, order=order)
+    except ConvergenceError as err:
+        covariates = pairs.features is not None
+        raise MLEDoesNotExistError(
+            escape(f"the Bradley–Terry MLE of the battles could not be found ({err})")
+            + ": a parameter runs off to infinity (e.g. no ties, only ties, or the model shown "
+            "first always wins"
+            + (", or a covariate that separates wins from losses" if covariates else "")
+            + "); fit with {ties} or {order_effect}",
+            ties=Spelled("ties=False", "--ties half"),
+            order_effect=Spelled("order_effect=False", "--no-order-effect"),
+        ) from None
 
 
 def _check_settings(

@@ -18,7 +18,8 @@ error naming the row (the file line for CSV files).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,8 @@ from scipy import sparse
 from rankstats.battles.log_files import (
     InvalidBattlesError,
     check_columns,
+    covariate_matrix,
+    covariate_spec,
     factorize,
     model_names,
     read_file,
@@ -56,6 +59,36 @@ WINNER_SPELLINGS: Mapping[str, int] = {
     "tie (bothbad)": BOTH_BAD,
 }
 BOTH_BAD_OPTIONS = ("tie", "drop")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class BattleRows:
+    """The battles one by one, kept when they carry covariates (style control).
+
+    Attributes
+    ----------
+    item_a, item_b, outcome : ndarray of int, shape (B,)
+        The models shown first and second, and the outcome code (a, b, tie, both-bad).
+    covariates : ndarray, shape (B, K)
+        Each battle's covariates (:func:`rankstats.battles.log_files.covariate_matrix`).
+    names : tuple of str
+        The covariates' names.
+    cluster : ndarray of int or None
+        Each battle's cluster code (``read_battles(cluster=)``).
+    """
+
+    item_a: np.ndarray
+    item_b: np.ndarray
+    outcome: np.ndarray
+    covariates: np.ndarray
+    names: tuple[str, ...]
+    cluster: np.ndarray | None = None
+
+    def kept(self, both_bad: str) -> np.ndarray:
+        """The battles a fit uses (both-bad ones left out with ``"drop"``)."""
+        if _check_both_bad(both_bad) == "drop":
+            return self.outcome != BOTH_BAD
+        return np.ones(len(self.outcome), dtype=bool)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -90,6 +123,7 @@ class Battles:
     source: str = "DataFrame"
     cluster: str | None = None
     by_cluster: sparse.csr_matrix | None = None
+    rows: BattleRows | None = None
 
     @property
     def n_models(self) -> int:
@@ -134,6 +168,29 @@ class Battles:
             total = total + self.both_bad
         n = self.n_models
         return np.bincount(self.item_a, total, n) + np.bincount(self.item_b, total, n)
+
+    @property
+    def covariate_names(self) -> tuple[str, ...]:
+        """The battles' covariates (empty without)."""
+        return () if self.rows is None else self.rows.names
+
+    def row_pairs(self, both_bad: str = "tie") -> Pairs:
+        """One row per battle (one-hot counts) with its covariates as ``features``: the input
+        of a fit with style control (both-bad battles as ties, or left out with ``"drop"``)."""
+        if self.rows is None:
+            raise ValueError("these battles were read without covariates")
+        r = self.rows
+        keep = r.kept(both_bad)
+        outcome = r.outcome[keep]
+        return Pairs(
+            self.n_models,
+            r.item_a[keep],
+            r.item_b[keep],
+            (outcome == A).astype(float),
+            (outcome == B).astype(float),
+            (outcome >= TIE).astype(float),
+            features=np.ascontiguousarray(r.covariates[keep]),
+        )
 
     def pairs(self, both_bad: str = "tie") -> Pairs:
         """The counts as :class:`rankstats.core.bradley_terry_mle.Pairs` (ordered: ``item1`` shown
@@ -201,8 +258,9 @@ def read_battles(
     sep: str | None = None,
     encoding: str = "utf-8",
     cluster: str | None = None,
+    covariates: str | Sequence[str] | Mapping[str, str | tuple[str, str]] | None = None,
 ) -> Battles:
-    """Read a battle log (DataFrame, CSV / TSV, Parquet or JSON lines) into :class:`Battles`.
+    r"""Read a battle log (DataFrame, CSV / TSV, Parquet or JSON lines) into :class:`Battles`.
 
     Parameters
     ----------
@@ -220,6 +278,13 @@ def read_battles(
         A column grouping battles that are not independent — the question or prompt, when each
         is judged several times (arena-hard-auto's ``question_id``).  The bootstrap of
         :func:`rankstats.fit_battles` then resamples clusters instead of battles.
+    covariates : str, list or mapping, optional
+        Covariates of each battle for style control (:func:`rankstats.fit_battles` adds
+        :math:`\gamma^\top z` to the log-odds of the model shown first): a column per
+        covariate taken as is (oriented model a − model b), or a mapping name → column or
+        ``(column_a, column_b)``, two columns of non-negative values (e.g. the answers' token
+        counts) compared as :math:`(x_a - x_b)/(x_a + x_b)` (LMSYS's style features).  The
+        battles are then also kept one by one (:class:`BattleRows`).
 
     Returns
     -------
@@ -237,12 +302,14 @@ def read_battles(
     columns = {"model_a": model_a, "model_b": model_b, "winner": winner}
     if cluster is not None:
         columns["cluster"] = cluster
+    spec = covariate_spec(covariates)
+    wanted = {**columns, **{f"covariate {c}": c for cols in spec.values() for c in cols}}
     if isinstance(data, pd.DataFrame):
-        check_columns(list(data.columns), columns, "the DataFrame")
+        check_columns(list(data.columns), wanted, "the DataFrame")
         frame, where, source = data, None, "DataFrame"
     else:
         path = Path(data)
-        frame, where = read_file(path, columns, sep, encoding)
+        frame, where = read_file(path, wanted, sep, encoding)
         source = path.name
     if len(frame) == 0:
         raise InvalidBattlesError(
@@ -294,7 +361,13 @@ def read_battles(
             f"(columns {model_a!r} and {model_b!r} name the same model)"
         )
     group = factors["cluster"][0] if cluster is not None else None
-    return _count(names, ia, ib, outcome, source, group, cluster)
+    battles = _count(names, ia, ib, outcome, source, group, cluster)
+    if not spec:
+        return battles
+    keys = [model_a, model_b]
+    z = covariate_matrix(frame, spec, keys, where, row, source)
+    rows = BattleRows(ia, ib, outcome, z, tuple(spec), group)
+    return dataclasses.replace(battles, rows=rows)
 
 
 def _count(

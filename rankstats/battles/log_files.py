@@ -19,7 +19,7 @@ Names are checked once for the whole log (both model columns together):
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -210,3 +210,75 @@ def _first_rows(n: int, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
     first = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, codes, rows)
     return first
+
+
+# ---------------------------------------------------------------------------- covariates
+def covariate_spec(covariates: object) -> dict[str, tuple[str, ...]]:
+    """Covariate name → its column, or its two columns (model a's, model b's).
+
+    ``covariates`` is a column name, a list of them (each taken as is: a value per battle,
+    oriented model a − model b), or a mapping name → column or ``(column_a, column_b)``.
+    """
+    if covariates is None:
+        return {}
+    if isinstance(covariates, str):
+        covariates = [covariates]
+    items = covariates.items() if isinstance(covariates, Mapping) else ((c, c) for c in covariates)
+    spec: dict[str, tuple[str, ...]] = {}
+    for name, columns in items:
+        columns = (columns,) if isinstance(columns, str) else tuple(columns)
+        if not (1 <= len(columns) <= 2 and all(isinstance(c, str) for c in columns)):
+            raise ValueError(
+                f"covariate {name!r} must name one column, or two (model a's, model b's), "
+                f"not {columns!r}"
+            )
+        spec[str(name)] = columns
+    if not spec:
+        raise ValueError("covariates must name at least one column")
+    return spec
+
+
+def covariate_matrix(
+    frame: pd.DataFrame,
+    spec: dict[str, tuple[str, ...]],
+    keys: list[str],
+    where: Where | None,
+    row: Callable[[np.ndarray], str],
+    source: str,
+) -> np.ndarray:
+    r"""The covariates of every battle, ``(battles, K)``.
+
+    One column is taken as is; two columns :math:`x_a, x_b` (e.g. the answers' lengths, their
+    counts of headers, lists, bold words) give the normalised difference
+    :math:`(x_a - x_b) / (x_a + x_b)` (0 when both are 0), LMSYS's style-control features (Li et
+    al. 2024, "Does style matter?"), which needs values ≥ 0.  A value that is missing, not a
+    number or infinite is an error naming the row.
+    """
+    from rankstats.core.score_values import numeric_scores
+
+    out = np.empty((len(frame), len(spec)))
+    for k, (name, columns) in enumerate(spec.items()):
+        values = []
+        for column in columns:
+            v = numeric_scores(frame, column, keys, where, "covariate values", InvalidBattlesError)
+            missing = np.flatnonzero(np.isnan(v))
+            if len(missing):
+                raise InvalidBattlesError(
+                    f"{source}: {row(missing)}: missing value in covariate column {column!r}; "
+                    "every battle needs its covariates (remove or complete such rows first)"
+                )
+            values.append(v)
+        if len(values) == 1:
+            out[:, k] = values[0]
+            continue
+        a, b = values
+        negative = np.flatnonzero((a < 0) | (b < 0))
+        if len(negative):
+            raise InvalidBattlesError(
+                f"{source}: {row(negative)}: covariate {name!r} compares {columns[0]!r} with "
+                f"{columns[1]!r} as (a − b) / (a + b), which needs values ≥ 0 (lengths, "
+                "counts); give a single column of differences instead"
+            )
+        total = a + b
+        out[:, k] = np.where(total > 0, (a - b) / np.where(total > 0, total, 1.0), 0.0)
+    return out

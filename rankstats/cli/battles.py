@@ -49,12 +49,16 @@ def run(args: argparse.Namespace) -> int:
             warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
     table = fit.table()
     parameters = fit.parameters()
-    print(f"\nratings (Elo scale, {args.confidence:.0%} intervals: {', '.join(fit.methods)}):")
-    print_frame(
-        table, decimals={c: 1 for c in table.columns if c not in ("rank", "rank_ub", "n_battles")}
+    adjusted = " adjusted for " + ", ".join(fit.covariate_names) if fit.covariate_names else ""
+    print(
+        f"\nratings{adjusted} (Elo scale, {args.confidence:.0%} intervals: "
+        f"{', '.join(fit.methods)}):"
     )
+    integers = ("rank", "rank_ub", "rank_unadjusted", "n_battles")
+    print_frame(table, decimals={c: 1 for c in table.columns if c not in integers})
     if len(parameters):
-        print("\norder effect η = log h and log tie parameter log ν:")
+        effects = ", covariate effects γ (per standard deviation)" if fit.covariate_names else ""
+        print(f"\norder effect η = log h, log tie parameter log ν{effects}:")
         print_frame(parameters)
     if "bootstrap" in fit.methods:
         print(f"\nbootstrap over {_unit(fit, battles)}")
@@ -91,15 +95,20 @@ def run(args: argparse.Namespace) -> int:
             from rankstats.cli._top import figures_key_file
             from rankstats.plotting.saving import save_figure
 
-            for stem, figure in (
+            drawn = [
                 ("intervals", fit.plot(top=60)),
                 ("win_probability", fit.plot_win_probability(top=30)),
-            ):
+            ]
+            if fit.covariate_names:
+                drawn.append(("covariates", fit.plot_covariates()))
+            for stem, figure in drawn:
                 files += save_figure(figure, tmp / stem)
                 plt.close(figure)
                 file_done()
             # Both figures draw the labels of all the models (the same with --top).
             keyed = dict.fromkeys(("intervals", "win_probability"), fit.models)
+            if fit.covariate_names:
+                keyed["covariates"] = fit.covariate_names
             files += figures_key_file(keyed, tmp)
     print("\n" + written(tmp, out, files))
     return 0
@@ -114,6 +123,25 @@ def _unit(fit, battles) -> str:
     )
 
 
+def covariate_options(given: list[str] | None) -> dict[str, str | tuple[str, ...]] | None:
+    """``--covariate NAME``, ``NAME=COL`` or ``NAME=COL_A,COL_B``: ``read_battles(covariates=)``."""
+    if not given:
+        return None
+    out: dict[str, str | tuple[str, ...]] = {}
+    for item in given:
+        name, _, columns = item.partition("=")
+        name = name.strip()
+        parts = tuple(c.strip() for c in columns.split(",")) if columns else (name,)
+        if not name or not all(parts) or len(parts) > 2:
+            raise UsageError(
+                f"--covariate {item!r}: give NAME, NAME=COLUMN or NAME=COLUMN_A,COLUMN_B"
+            )
+        if name in out:
+            raise UsageError(f"--covariate {name!r} is given twice")
+        out[name] = parts[0] if len(parts) == 1 else parts
+    return out
+
+
 def _fit(args: argparse.Namespace):
     from rankstats.battles.fitting import fit_battles
     from rankstats.battles.log import read_battles
@@ -126,6 +154,7 @@ def _fit(args: argparse.Namespace):
         sep=args.sep,
         encoding=args.encoding,
         cluster=args.cluster,
+        covariates=covariate_options(args.covariate),
     )
     if args.anchor is not None and args.anchor not in battles.models:
         raise UsageError(
@@ -145,6 +174,7 @@ def _fit(args: argparse.Namespace):
         anchor=args.anchor,
         anchor_rating=args.rating,
         seed=args.seed,
+        standardize=not args.no_standardize,
         draws=args.draws,
         tune=args.tune,
         chains=args.chains,

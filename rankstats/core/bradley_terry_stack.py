@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rankstats.core.bradley_terry_mle import Pairs, bt_derivatives, bt_loglik
+from rankstats.core.bradley_terry_likelihood import Pairs, bt_derivatives, bt_loglik, n_params
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,6 +52,7 @@ def _rows(pairs: Pairs, rows: np.ndarray) -> Pairs:
         pairs.wins1[rows],
         pairs.wins2[rows],
         pairs.ties[rows],
+        features=pairs.features,
     )
 
 
@@ -82,7 +83,7 @@ def fit_bt_stack(
     """
     n = pairs.n_systems
     count = pairs.wins1.shape[0]
-    size = n + int(ties) + int(order)
+    size = n_params(pairs, ties, order)
     free = np.ones(size, dtype=bool)
     free[n - 1] = False
     x = np.array(np.broadcast_to(start, (count, size)), dtype=np.float64)

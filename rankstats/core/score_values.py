@@ -40,11 +40,18 @@ def row_report(
 
 
 def numeric_scores(
-    df: pd.DataFrame, score: str, keys: list[str], where: Where | None = None
+    df: pd.DataFrame,
+    score: str,
+    keys: list[str],
+    where: Where | None = None,
+    what: str = "scores",
+    error: type[InvalidScoresError] = InvalidScoresError,
 ) -> np.ndarray:
+    """The column ``score`` as floats (NaN: missing); ``what`` names the values in errors
+    (``"scores"``, ``"covariate values"``) and ``error`` is the exception raised."""
     raw = df[score]
     if pd.api.types.is_bool_dtype(raw):
-        raise InvalidScoresError(f"score column {score!r} is boolean; scores must be numbers")
+        raise error(f"column {score!r} is boolean; {what} must be numbers")
     if pd.api.types.is_numeric_dtype(raw):
         values = raw.to_numpy(dtype=np.float64, na_value=np.nan)
     else:
@@ -54,15 +61,15 @@ def numeric_scores(
         blank = raw.astype("string").str.strip().eq("").fillna(False).to_numpy(dtype=bool)
         bad = bad & ~blank
         if bad.any():
-            raise InvalidScoresError(
-                f"non-numeric scores in column {score!r}:"
+            raise error(
+                f"non-numeric {what} in column {score!r}:"
                 + row_report(df, bad, [*keys, score], where=where)
             )
         values = coerced.to_numpy(dtype=np.float64, na_value=np.nan)
     inf = np.isinf(values)
     if inf.any():
-        raise InvalidScoresError(
-            f"infinite scores in column {score!r} (use NaN for 'not evaluated'):"
+        raise error(
+            f"infinite {what} in column {score!r} (use NaN for 'not evaluated'):"
             + row_report(df, inf, [*keys, score], where=where)
         )
     return values

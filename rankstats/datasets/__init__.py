@@ -217,6 +217,10 @@ PAIRED = {
     "beach": "60 assessors' pairwise preferences over 15 beaches (Vitelli et al. 2018)",
 }
 BATTLES = {
+    "arena_bench_style": "arena_bench_style.csv.gz: 6,165 pseudo-battles of 7 LLMs on 300 "
+    "questions (two answers' GPT-4 grades 1–10 compared: the higher grade wins), with each "
+    "answer's length and markdown counts for style control (lmarena/arena-hard-auto, "
+    "arena-bench-v1)",
     "arena_hard": "arena_hard_battles.jsonl: 2,136 LLM battles, 5 models, every battle against "
     "one baseline (a star design), questions judged 2–6 times (lmarena/arena-hard-auto)",
 }

@@ -37,7 +37,7 @@ import numpy as np
 from scipy import stats
 
 from rankstats.aggregation.hoeffding_intervals import holm_adjust
-from rankstats.battles.design import both_orders, order_design
+from rankstats.battles.design import identified_stack
 from rankstats.battles.rating_differences import (
     fisher_bounds,
     intervals_above,
@@ -121,7 +121,7 @@ def fit_logs(
     computable = strongly_connected_stack(n, Pairs(n, first, second, w1, w2, t))
     if design.fit_ties == "davidson":
         computable &= has_ties  # fit_battles(ties=True) on a log without ties: no MLE
-    identified = _order_identified(n, counts.sum(axis=2) > 0, first, second)
+    identified = identified_stack(n, counts.sum(axis=2) > 0, first, second)
     if design.fit_order is True:
         computable &= identified
     order = identified if design.fit_order is None else np.full(r, bool(design.fit_order))
@@ -153,30 +153,6 @@ def fit_logs(
             covariance[rows] = fit.covariance[:, :n, :n]
             computable[rows] &= fit.converged
     return theta, covariance, computable
-
-
-def _order_identified(
-    n: int, played: np.ndarray, first: np.ndarray, second: np.ndarray
-) -> np.ndarray:
-    """``(R,)``: the ordered pairs each log played identify the order effect
-    (:func:`rankstats.battles.design.order_design`); a pair played in both orders settles it at
-    once, the other logs are decided one by one (few: a design with both orders rarely misses
-    them all)."""
-    lookup = np.full(n * n, -1, dtype=np.int64)
-    lookup[first * n + second] = np.arange(len(first))
-    reverse = lookup[second * n + first]
-    has = reverse >= 0
-    settled = np.zeros(played.shape[0], dtype=bool)
-    if has.any():
-        settled = (played[:, has] & played[:, reverse[has]]).any(axis=1)
-    out = settled.copy()
-    for row in np.flatnonzero(~settled):
-        kept = played[row]
-        if both_orders(n, first[kept], second[kept]):
-            out[row] = True
-        else:
-            out[row] = order_design(n, first[kept], second[kept]).identified
-    return out
 
 
 def battle_chunk(

@@ -145,6 +145,7 @@ def test_laplace_win_probability_by_integration(scales) -> None:
     assert design.win_probability("sys02", "sys01") == pytest.approx(0.9 * inner, rel=1e-7)
 
 
+@pytest.mark.slow
 def test_the_minimum_detectable_accuracy_gap_is_mcnemar_s() -> None:
     # Card et al.'s Table 2 question (the smallest Δacc a test set detects), at a fixed latent
     # correlation: the simulated crossing against the root of the exact McNemar power.

@@ -60,6 +60,21 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "question is judged several times): the bootstrap resamples clusters, not battles",
     )
     parser.add_argument(
+        "--covariate",
+        action="append",
+        default=None,
+        metavar="NAME[=COL|=COL_A,COL_B]",
+        help="style control: a covariate of each battle in the log-odds (repeatable); a column "
+        "of values oriented model a − model b, or two columns of non-negative values (e.g. "
+        "token counts) compared as (a − b) / (a + b); the ratings are then adjusted for them",
+    )
+    parser.add_argument(
+        "--no-standardize",
+        action="store_true",
+        help="--covariate: fit the covariates as given (default: divided by their standard "
+        "deviation, effects per standard deviation)",
+    )
+    parser.add_argument(
         "--bootstrap", type=at_least(0), default=1000, help="bootstrap replicates (default 1000)"
     )
     parser.add_argument(

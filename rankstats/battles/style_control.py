@@ -1,0 +1,159 @@
+r"""Style control: battle covariates in the Bradley–Terry model of :func:`rankstats.fit_battles`.
+
+A battle of ``a`` (shown first) against ``b`` with covariates :math:`z` (read by
+``read_battles(..., covariates=)``: e.g. the normalised differences in answer length and
+formatting) has the linear predictor
+
+.. math:: \theta_a - \theta_b + \eta + \gamma^\top z
+
+in the Davidson model of :mod:`rankstats.battles.fitting` (ties, order effect), so that the
+ratings :math:`\theta` say how good a model is at equal style, and :math:`\gamma` what a
+standard deviation of each covariate is worth (Li, Angelopoulos & Chiang 2024, "Does style
+matter? Disentangling style and substance in Chatbot Arena", LMSYS blog; the leaderboards'
+*style control*).  The counts no longer reduce to ordered pairs: the likelihood runs over the
+battles one by one (:func:`rankstats.core.bradley_terry_likelihood.bt_derivatives` with per-row
+features), O(battles × covariates²) per Newton step.
+
+The covariates are scaled by default (divided by their standard deviation over the battles
+fitted), so that :math:`\gamma` is per standard deviation.  They are not centred: a covariate of
+differences is 0 when the two answers do not differ in style, and :math:`\theta` is the rating
+at equal style (centring would move a constant into the order effect, or, without one, change
+the model).
+
+**Bootstrap** (:func:`bootstrap_rows`): each replicate reweights the battles — multinomial
+counts of the battles, or of the clusters (``read_battles(cluster=)``) spread to their
+battles — and is refitted by Newton steps from the MLE, many replicates at once
+(:func:`rankstats.core.bradley_terry_stack.fit_bt_stack`); replicates without an MLE (the
+"beats" graph of the battles they drew not strongly connected, or the order effect no longer
+identified) are NaN and counted, as in :mod:`rankstats.battles.bootstrap`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+
+from rankstats.battles.design import identified_stack
+from rankstats.battles.log import Battles
+from rankstats.battles.log_files import InvalidBattlesError
+from rankstats.core.bradley_terry_likelihood import Pairs
+from rankstats.core.bradley_terry_stack import fit_bt_stack, strongly_connected_stack
+
+#: Battle weights held at once by the bootstrap (replicates × battles).
+_BOOT_CELLS = 4_000_000
+
+
+def style_rows(
+    battles: Battles, both_bad: str, ties: bool, standardize: bool
+) -> tuple[Pairs, np.ndarray, np.ndarray]:
+    """One row per battle with its (scaled) covariates: ``(rows, mean, scale)``; ``scale`` is
+    each covariate's standard deviation (1 with ``standardize=False``), ``mean`` its mean (said
+    in the fit's ``info``, not subtracted).
+
+    Ties count half a win each way without the tie parameter (``ties=False``), as in the
+    fit without covariates.  A covariate that does not vary over the battles is an error: its
+    effect is not identified (it is the order effect, or nothing).
+    """
+    rows = battles.row_pairs(both_bad)
+    z = rows.features
+    centre = z.mean(axis=0)
+    scale = z.std(axis=0)
+    flat = [name for name, s in zip(battles.covariate_names, scale, strict=True) if not s > 0]
+    if flat:
+        raise InvalidBattlesError(
+            f"{battles.source}: covariate(s) {', '.join(map(repr, flat))} take one value over "
+            "the battles fitted: their effect is not identified (leave them out)"
+        )
+    if standardize:
+        z = z / scale
+    else:
+        scale = np.ones_like(scale)
+    half = 0.0 if ties else 0.5
+    return (
+        Pairs(
+            rows.n_systems,
+            rows.item1,
+            rows.item2,
+            rows.wins1 + half * rows.ties,
+            rows.wins2 + half * rows.ties,
+            rows.ties if ties else np.zeros_like(rows.ties),
+            features=np.ascontiguousarray(z),
+        ),
+        centre,
+        scale,
+    )
+
+
+def bootstrap_rows(
+    rows: Pairs,
+    params: np.ndarray,
+    n_bootstrap: int,
+    ties: bool,
+    order: bool,
+    seed: int | None = 0,
+    clusters: np.ndarray | None = None,
+) -> tuple[np.ndarray, int]:
+    """Bootstrap replicates of the style-controlled MLE ``params`` (see the module docstring):
+    ``(replicates (B, len(params)), replicates without an MLE)``.
+
+    ``clusters``: each battle's cluster code (the rows of ``rows``), or None to resample
+    battles.  Chunks of replicates have seeds of their own (``SeedSequence(seed).spawn``).
+    """
+    n = rows.n_systems
+    count = len(rows.item1)
+    groups = clusters if clusters is not None else np.arange(count)
+    _, groups = np.unique(groups, return_inverse=True)
+    n_groups = int(groups.max()) + 1
+    # The battles' ordered pairs, for the existence check of each replicate.
+    pair_key = rows.item1.astype(np.int64) * n + rows.item2
+    keys, pair_of = np.unique(pair_key, return_inverse=True)
+    to_pairs = sparse.csr_matrix(
+        (np.ones(count), (np.arange(count), pair_of)), shape=(count, len(keys))
+    )
+    first, second = (keys // n).astype(np.int64), (keys % n).astype(np.int64)
+    per_chunk = max(1, _BOOT_CELLS // max(count, 1))
+    n_chunks = -(-n_bootstrap // per_chunk)
+    children = np.random.SeedSequence(seed).spawn(n_chunks)
+    out = np.full((n_bootstrap, len(params)), np.nan)
+    failed = 0
+    for c in range(n_chunks):
+        size = min(per_chunk, n_bootstrap - c * per_chunk)
+        rng = np.random.default_rng(children[c])
+        # n_groups draws with replacement per replicate: their counts, spread to the battles.
+        picks = rng.integers(0, n_groups, size=(size, n_groups))
+        picks += (np.arange(size) * n_groups)[:, None]
+        weights = np.bincount(picks.ravel(), minlength=size * n_groups).reshape(size, n_groups)
+        w = weights[:, groups].astype(np.float64)  # (size, battles)
+        stack = Pairs(
+            n,
+            rows.item1,
+            rows.item2,
+            w * rows.wins1,
+            w * rows.wins2,
+            w * rows.ties,
+            features=rows.features,
+        )
+        # Counts per ordered pair of each replicate: one sparse product per kind of outcome.
+        w1, w2, tt = (
+            np.asarray(to_pairs.T @ v.T).T for v in (stack.wins1, stack.wins2, stack.ties)
+        )
+        exists = strongly_connected_stack(n, Pairs(n, first, second, w1, w2, tt))
+        if order:
+            exists &= identified_stack(n, (w1 + w2 + tt) > 0, first, second)
+        keep = np.flatnonzero(exists)
+        if len(keep):
+            sub = Pairs(
+                n,
+                rows.item1,
+                rows.item2,
+                stack.wins1[keep],
+                stack.wins2[keep],
+                stack.ties[keep],
+                features=rows.features,
+            )
+            fit = fit_bt_stack(sub, params, ties, order, tol=1e-8)
+            block = out[c * per_chunk : c * per_chunk + size]
+            block[keep] = fit.params
+            failed += int((~fit.converged).sum())
+        failed += int((~exists).sum())
+    return out, failed
