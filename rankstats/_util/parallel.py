@@ -16,6 +16,16 @@ from typing import Any
 BACKENDS = ("processes", "joblib")
 
 
+def cpu_count() -> int:
+    """Cores this process may run on (its CPU affinity where the platform has one)."""
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
+
+
 def check_parallel(n_jobs: int, backend: str) -> None:
     """``n_jobs`` (≥ 1, or -1 for all cores) and ``backend``, before any work.
 

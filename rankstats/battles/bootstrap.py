@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from scipy import sparse, stats
 
+from rankstats._util.parallel import cpu_count
 from rankstats.battles.design import order_design
 from rankstats.core.bradley_terry_mle import ConvergenceError, MLEDoesNotExistError, Pairs, fit_bt
 
@@ -167,22 +168,13 @@ def bootstrap_battles(
         count = min(_CHUNK, n_bootstrap - k * _CHUNK)
         return _bootstrap_chunk(np.random.default_rng(seeds[k]), count, *setup)
 
-    workers = n_jobs or min(4, _cpu_count())
+    workers = n_jobs or min(4, cpu_count())
     if workers > 1 and n_chunks > 1:
         with ThreadPoolExecutor(workers) as pool:
             results = list(pool.map(run, range(n_chunks)))
     else:
         results = [run(k) for k in range(n_chunks)]
     return np.concatenate([r[0] for r in results]), sum(r[1] for r in results)
-
-
-def _cpu_count() -> int:
-    import os
-
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - macOS, Windows
-        return os.cpu_count() or 1
 
 
 def _bootstrap_chunk(

@@ -35,7 +35,8 @@ Intervals, side by side in :meth:`BattleFit.table`:
 one by one with :math:`\gamma^\top z` added to the log-odds of the model shown first
 (:mod:`rankstats.battles.style_control`); the ratings are then adjusted for the covariates, the
 unadjusted ones are kept beside, and the bootstrap reweights battles (or clusters) and refits
-them; the posterior does not take covariates yet.
+them, or, for large logs, takes one Newton step from the MLE; the posterior does not take
+covariates yet.
 
 The order effect is estimated only when the design identifies it
 (:mod:`rankstats.battles.design`: decided from which ordered pairs were played, never from the
@@ -71,7 +72,7 @@ from rankstats.battles.bootstrap import (  # noqa: F401 - re-exported (API refer
 from rankstats.battles.design import decide_order_effect
 from rankstats.battles.log import Battles
 from rankstats.battles.log_files import AdviceBattlesError
-from rankstats.battles.style_control import bootstrap_rows, style_rows
+from rankstats.battles.style_control import bootstrap_style, style_rows
 from rankstats.core.bradley_terry_mle import ConvergenceError, MLEDoesNotExistError, Pairs, fit_bt
 from rankstats.errors import DataWarning
 
@@ -224,9 +225,18 @@ def fit_battles(
         cluster_codes = None if battles.rows.cluster is None else battles.rows.cluster
         if cluster_codes is not None:
             cluster_codes = cluster_codes[battles.rows.kept(both_bad)]
-        boot, failed = bootstrap_rows(
-            style[0], optimum.params, bootstrap, ties, order_effect, seed, cluster_codes
+        boot, failed, method = bootstrap_style(
+            style[0],
+            optimum.params,
+            optimum.information,
+            bootstrap,
+            ties,
+            order_effect,
+            seed,
+            cluster_codes,
+            n_jobs,
         )
+        info["bootstrap_method"] = method
     elif bootstrap:
         boot, failed = bootstrap_battles(
             pairs,

@@ -70,3 +70,39 @@ def gradient(theta, item1, item2, a, m, t, eta, log_nu, ties, order, grad):  # p
             grad[j, b] -= residual
             if order:
                 grad[eta_row, b] += residual
+
+
+@numba.njit("uint64(uint64)", **_OPTIONS)
+def _mix(x):  # pragma: no cover - compiled
+    """splitmix64's finaliser (Steele, Lea & Flood 2014): a counter → 64 random bits."""
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@numba.njit(
+    "void(uint64, int64, int64[::1], int64[::1], float64[::1], float64[:, ::1], int64[::1])",
+    **_OPTIONS,
+)
+def score_sums(key, first, indptr, indices, data, out, counts):  # pragma: no cover - compiled
+    """``out[r] = Σ_c w_rc S_c``: replicate ``first + r`` draws its clusters with replacement
+    (draw ``k`` is cluster ``⌊mix(key + (first + r)·C + k) / 2³²⌋ · C / 2³²``), ``S`` the
+    per-cluster scores in CSR form (``indptr``, ``indices``, ``data``); ``counts`` is work space
+    of length C.  The draws depend on the replicate's number only, not on the chunking."""
+    n_clusters = indptr.shape[0] - 1
+    size = out.shape[0]
+    c64 = np.uint64(n_clusters)
+    for r in range(size):
+        counts[:] = 0
+        base = key + np.uint64(first + r) * c64
+        for k in range(n_clusters):
+            bits = _mix(base + np.uint64(k))
+            counts[np.int64(((bits >> np.uint64(32)) * c64) >> np.uint64(32))] += 1
+        row = out[r]
+        row[:] = 0.0
+        for c in range(n_clusters):
+            w = counts[c]
+            if w:
+                for j in range(indptr[c], indptr[c + 1]):
+                    row[indices[j]] += w * data[j]

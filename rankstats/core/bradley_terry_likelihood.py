@@ -320,6 +320,23 @@ def bt_derivatives(
     return value, grad, -hess
 
 
+def row_scores(
+    counts: Pairs, params: np.ndarray, ties: bool, order: bool = False
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """Each row's contribution to the gradient at ``params`` (one fit): ``(residual, tie,
+    features)`` — the residual of ``item1`` (its log-worth's gradient; ``item2``'s is its
+    negative; the order effect's and the covariates' are it times :func:`feature_matrix`), the
+    tie parameter's (None without ties), and the feature matrix (None without). Summed over the
+    rows they are :func:`bt_derivatives`' gradient."""
+    index = hessian_index(counts, ties, order)
+    lw, _, lt = bt_terms(counts, params, ties, order, index.features)
+    pa = np.exp(lw)
+    pc = np.exp(lt) if ties else np.zeros_like(pa)
+    residual = index.score1 - index.total * (pa + 0.5 * pc)
+    tie = index.ties - index.total * pc if ties else None
+    return residual, tie, index.features
+
+
 def beats_edges(counts: Pairs) -> tuple[np.ndarray, np.ndarray]:
     """The edges ``(i, j)`` of :func:`bt_beats` (``i`` beat or tied ``j``), distinct and sorted
     as ``np.nonzero(bt_beats(counts) > 0)`` gives them, without the N × N matrix."""

@@ -8,6 +8,8 @@ in simulation, and the cluster bootstrap against the battle bootstrap when judgm
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,6 +19,8 @@ from scipy import optimize, special
 
 import rankstats as rs
 from rankstats.battles.log_files import InvalidBattlesError
+from rankstats.battles.style_control import bootstrap_rows, one_step_bootstrap, style_rows
+from rankstats.core.bradley_terry_mle import fit_bt
 
 ELO = 400 / np.log(10)
 
@@ -240,3 +244,43 @@ def test_the_command_line_fits_the_covariates(tmp_path, capsys) -> None:
     code, _, err = run(["battles", str(path), "--covariate", "x=a,b,c", "--out", str(out)], capsys)
     assert code == 2
     one_error_line(err, "battles", "--covariate")
+
+
+def test_the_one_step_bootstrap_agrees_with_refits() -> None:
+    # The one-step (score) bootstrap of large logs against the refit of every replicate, on a
+    # log small enough to refit; clusters of 4 battles.
+    frame, *_ = _log(11, n_models=5, n_battles=2400, log_tie=-0.8)
+    frame["prompt"] = np.arange(len(frame)) // 4
+    battles = rs.read_battles(frame, covariates=["z0", "z1"], cluster="prompt")
+    rows, *_ = style_rows(battles, "tie", True, True)
+    best = fit_bt(rows, ties=True, order=True)
+    clusters = battles.rows.cluster
+    refit, failed = bootstrap_rows(rows, best.params, 400, True, True, 0, clusters)
+    step = one_step_bootstrap(rows, best.params, best.information, 400, True, True, 0, clusters)
+    assert failed == 0
+    sd_refit, sd_step = refit.std(axis=0), step.std(axis=0)
+    # Each standard deviation from 400 replicates has a relative Monte Carlo error of ~3.5 %.
+    np.testing.assert_allclose(sd_step, sd_refit, rtol=0.2)
+    np.testing.assert_allclose(step.mean(axis=0), best.params, atol=0.25 * sd_refit.max())
+
+
+def test_one_step_numbers_do_not_depend_on_numba_or_threads(monkeypatch) -> None:
+    frame, *_ = _log(12, n_models=4, n_battles=600)
+    battles = rs.read_battles(frame, covariates=["z0"])
+    rows, *_ = style_rows(battles, "tie", False, True)
+    best = fit_bt(rows, ties=False, order=True)
+    args = (rows, best.params, best.information, 64, False, True, 3, None)
+    threads = one_step_bootstrap(*args, n_jobs=2)
+    single = one_step_bootstrap(*args, n_jobs=1)
+    np.testing.assert_array_equal(threads, single)
+    monkeypatch.setitem(sys.modules, "rankstats.battles.numba_kernels", None)  # no numba
+    np.testing.assert_allclose(one_step_bootstrap(*args, n_jobs=1), single, atol=1e-12)
+    assert not np.allclose(one_step_bootstrap(*args[:-2], 4, None, n_jobs=1), single)
+
+
+def test_large_logs_take_the_one_step_bootstrap() -> None:
+    frame, *_ = _log(13, n_models=4, n_battles=3000)
+    fit = _fit(frame, bootstrap=1000)
+    assert fit.info["bootstrap_method"] == "one-step"
+    small = _fit(frame.head(500), bootstrap=100)
+    assert small.info["bootstrap_method"] == "refit"
