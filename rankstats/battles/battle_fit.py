@@ -252,7 +252,7 @@ class BattleFit:
             names.append(("log_tie", n, "log_tie"))
         first = n + int(self.ties) + int(self.order_effect)
         for k, name in enumerate(self.covariate_names):
-            names.append((f"covariate: {name}", first + k, None))
+            names.append((f"covariate: {name}", first + k, ("style", k)))
         z = self._z()
         for label, index, draw_name in names:
             est = float(self.params[index])
@@ -262,8 +262,13 @@ class BattleFit:
             if self.bootstrap is not None:
                 low, high = self._quantiles(self.bootstrap[:, index])
                 row["bootstrap_low"], row["bootstrap_high"] = float(low), float(high)
-            if self.posterior is not None and draw_name is not None:
-                low, high = self._quantiles(self.posterior[draw_name])
+            if self.posterior is not None:
+                draws = (
+                    self.posterior[draw_name]
+                    if isinstance(draw_name, str)
+                    else self.posterior[draw_name[0]][:, draw_name[1]]
+                )
+                low, high = self._quantiles(draws)
                 row["posterior_low"], row["posterior_high"] = float(low), float(high)
             row["elo"] = ELO_SCALE * est if label != "log_tie" else float("nan")
             rows.append(row)

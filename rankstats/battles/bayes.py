@@ -33,15 +33,17 @@ def sample_posterior(
     progressbar: bool = True,
     prior_scale: float = 2.0,
     target_accept: float = 0.9,
+    covariates: Sequence[str] = (),
 ) -> tuple[dict[str, np.ndarray], list[str], str]:
-    """NUTS draws of the battle model.
+    """NUTS draws of the battle model (with ``covariates``: ``pairs`` holds one row per battle
+    and its features, style control, ``style`` ~ Normal(0, 1.5) per covariate).
 
     Returns
     -------
     (dict, list of str, str)
         Draws flattened over chains (``log_worth`` (S, N), ``log_tie`` and ``log_order`` (S,)
-        when in the model), convergence problems (empty when R-hat ≤ 1.01, bulk ESS ≥ 400 and
-        no divergences), and the sampler used.
+        when in the model, ``style`` (S, K) with covariates), convergence problems (empty when
+        R-hat ≤ 1.01, bulk ESS ≥ 400 and no divergences), and the sampler used.
     """
     from rankstats._pymc import compat as _compat
     from rankstats._pymc.convergence import check_convergence, warn_convergence
@@ -55,8 +57,8 @@ def sample_posterior(
         w1, w2, t = pairs.wins1 + half, pairs.wins2 + half, np.zeros_like(half)
     else:
         w1, w2, t = pairs.wins1, pairs.wins2, pairs.ties
-    counts = Pairs.named(models, pairs.item1, pairs.item2, w1, w2, t)
-    model = pymc_model(counts, prior_scale, ties, order=order)
+    counts = Pairs(len(models), pairs.item1, pairs.item2, w1, w2, t, tuple(models), pairs.features)
+    model = pymc_model(counts, prior_scale, ties, order=order, covariates=covariates)
     idata, used = sample_nuts(
         model,
         sampler,
@@ -67,9 +69,10 @@ def sample_posterior(
         seed=seed,
         progressbar=progressbar,
         target_accept=target_accept,
-        n_parameters=len(models) + int(ties) + int(order),  # decides sampler="auto"
+        n_parameters=len(models) + int(ties) + int(order) + len(covariates),  # sampler="auto"
     )
     variables = ["log_worth"] + (["log_tie"] if ties else []) + (["log_order"] if order else [])
+    variables += ["style"] if covariates else []
     problems = check_convergence(idata, variables)
     warn_convergence(
         problems,

@@ -35,8 +35,8 @@ Intervals, side by side in :meth:`BattleFit.table`:
 one by one with :math:`\gamma^\top z` added to the log-odds of the model shown first
 (:mod:`rankstats.battles.style_control`); the ratings are then adjusted for the covariates, the
 unadjusted ones are kept beside, and the bootstrap reweights battles (or clusters) and refits
-them, or, for large logs, takes one Newton step from the MLE; the posterior does not take
-covariates yet.
+them, or, for large logs, takes one Newton step from the MLE; the posterior adds
+:math:`\gamma \sim N(0, 1.5^2)` per (scaled) covariate.
 
 The order effect is estimated only when the design identifies it
 (:mod:`rankstats.battles.design`: decided from which ordered pairs were played, never from the
@@ -128,7 +128,8 @@ def fit_battles(
     bootstrap : int
         Bootstrap replicates (0: none).
     posterior : bool
-        Also sample the posterior with NUTS (PyMC; compiles a model: tens of seconds).
+        Also sample the posterior with NUTS (PyMC; compiles a model: tens of seconds); with
+        covariates, over the battles one by one (slower for long logs).
     confidence : float
         Level of every interval.
     anchor, anchor_rating : str, float
@@ -176,14 +177,6 @@ def fit_battles(
         )
     order_effect, dropped = decide_order_effect(pairs, models, order_effect)
     styled = bool(covariates) and battles.rows is not None
-    if styled and posterior:
-        raise AdviceBattlesError(
-            "the posterior of a fit with battle covariates is not available yet: fit with "
-            "{no_posterior} (Fisher and bootstrap intervals), or without the covariates "
-            "({no_covariates})",
-            no_posterior=Spelled("posterior=False", "leave out --posterior"),
-            no_covariates=Spelled("covariates=False", "leave out --covariate"),
-        )
     unadjusted, style = None, None
     if styled:
         style = style_rows(battles, both_bad, ties, standardize)
@@ -263,7 +256,17 @@ def fit_battles(
         from rankstats.battles.bayes import sample_posterior
 
         post, problems, used = sample_posterior(
-            pairs, models, ties, order_effect, seed, sampler, draws, tune, chains, progressbar
+            pairs if style is None else style[0],
+            models,
+            ties,
+            order_effect,
+            seed,
+            sampler,
+            draws,
+            tune,
+            chains,
+            progressbar,
+            covariates=battles.covariate_names if style is not None else (),
         )
         info["sampler"] = used
         info["posterior_problems"] = problems

@@ -30,6 +30,7 @@ Data:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -177,15 +178,24 @@ class BradleyTerry(RankModel):
         )
 
 
-def pymc_model(counts: Pairs, prior_scale: float, ties: bool, order: bool = False) -> Any:
-    """The PyMC model: ZeroSumNormal log-worths, Normal log tie parameter, pair likelihood.
+def pymc_model(
+    counts: Pairs,
+    prior_scale: float,
+    ties: bool,
+    order: bool = False,
+    covariates: Sequence[str] = (),
+) -> Any:
+    r"""The PyMC model: ZeroSumNormal log-worths, Normal log tie parameter, pair likelihood.
 
     With ``order``, pairs are ordered (``item1`` shown first) and ``item1`` gets the log
     advantage ``log_order`` ~ Normal(0, TIE_PRIOR_SCALE), added to its log-worth in every
     probability (:func:`rankstats.core.bradley_terry_mle.bt_terms`; used by
-    :mod:`rankstats.battles.bayes`).
+    :mod:`rankstats.battles.bayes`).  With ``covariates`` (the names of the columns of
+    ``counts.features``, one row per battle: style control), ``item1`` also gets
+    :math:`\gamma^\top z`, ``style`` ~ Normal(0, TIE_PRIOR_SCALE) per covariate.
     """
-    return build_model(counts.systems, prior_scale, ties, order, graph_data(counts, ties))
+    values = graph_data(counts, ties)
+    return build_model(counts.systems, prior_scale, ties, order, values, tuple(covariates))
 
 
 def graph_data(counts: Pairs, ties: bool) -> dict[str, np.ndarray]:
@@ -198,16 +208,27 @@ def graph_data(counts: Pairs, ties: bool) -> dict[str, np.ndarray]:
     }
     if ties:
         values["ties"] = counts.ties
+    if counts.features is not None:
+        values["features"] = np.asarray(counts.features, dtype=np.float64)
     return values
 
 
 def build_model(
-    systems: Any, prior_scale: float, ties: bool, order: bool, values: dict[str, np.ndarray]
+    systems: Any,
+    prior_scale: float,
+    ties: bool,
+    order: bool,
+    values: dict[str, np.ndarray],
+    covariates: tuple[str, ...] = (),
 ) -> Any:
     """The model of :func:`pymc_model` holding ``values`` (:func:`graph_data`); another data set
-    with the same systems count, ``ties`` and ``order`` enters with ``pm.set_data``."""
+    with the same systems count, ``ties``, ``order`` and covariates enters with
+    ``pm.set_data``."""
     pm, pt = _compat.pymc()
-    with pm.Model(coords={"system": list(systems)}) as model:
+    coords = {"system": list(systems)}
+    if covariates:
+        coords["covariate"] = list(covariates)
+    with pm.Model(coords=coords) as model:
         i = pm.Data("item1", values["item1"])
         j = pm.Data("item2", values["item2"])
         w1 = pm.Data("wins1", values["wins1"])
@@ -216,6 +237,10 @@ def build_model(
         ti, tj = theta[i], theta[j]
         if order:
             ti = ti + pm.Normal("log_order", 0.0, TIE_PRIOR_SCALE)
+        if covariates:
+            z = pm.Data("features", values["features"])
+            gamma = pm.Normal("style", 0.0, TIE_PRIOR_SCALE, dims="covariate")
+            ti = ti + pt.dot(z, gamma)
         if ties:
             t = pm.Data("ties", values["ties"])
             log_tie = pm.Normal("log_tie", 0.0, TIE_PRIOR_SCALE)

@@ -257,6 +257,11 @@ class BattleDesign:
         """
         if not isinstance(fit, BattleFit):
             raise TypeError(f"fit must be a rs.BattleFit, not {type(fit).__name__}")
+        if fit.covariate_names:
+            raise ValueError(
+                "the power simulations draw battles without covariates: make the design from "
+                "the pilot fitted without them (rs.fit_battles(battles, covariates=False))"
+            )
         n = fit.n_models
         pilot = int(fit.n_battles.sum()) // 2
         values: dict[str, object] = {

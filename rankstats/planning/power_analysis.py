@@ -223,6 +223,7 @@ def power(
     """
     design = _design(design, fields)
     if isinstance(design, BattleDesign):
+        _no_bayes_settings(rope, threshold, posterior_draws)
         return _battle_power(
             design, tests, pair, level, alpha, replications, seed, progress, n_jobs
         )
@@ -273,6 +274,25 @@ def power(
         },
         notes=(design.extrapolation(brief=True),) if beyond else (),
     )
+
+
+def _no_bayes_settings(rope: float, threshold: float, posterior_draws: int) -> None:
+    """The Bayesian signed-rank test's settings have no meaning for a battle design: refused
+    when given, not ignored."""
+    given = [
+        name
+        for name, value, default in (
+            ("rope", rope, 0.01),
+            ("threshold", threshold, 0.95),
+            ("posterior_draws", posterior_draws, 1000),
+        )
+        if value != default
+    ]
+    if given:
+        raise ValueError(
+            f"{', '.join(given)} belong(s) to the Bayesian signed-rank test of score tables; a "
+            "battle design's tests are battles and battles-ub"
+        )
 
 
 def _battle_power(

@@ -207,8 +207,6 @@ def test_bad_covariates_are_named() -> None:
     flat = rs.read_battles(frame.assign(c=1.0), covariates=["c"])
     with pytest.raises(InvalidBattlesError, match="take one value"):
         rs.fit_battles(flat, bootstrap=0)
-    with pytest.raises(InvalidBattlesError, match="posterior of a fit with battle covariates"):
-        rs.fit_battles(rs.read_battles(frame, covariates=["z0"]), bootstrap=0, posterior=True)
 
 
 def test_paired_columns_are_lmsys_normalised_differences() -> None:
@@ -284,3 +282,19 @@ def test_large_logs_take_the_one_step_bootstrap() -> None:
     assert fit.info["bootstrap_method"] == "one-step"
     small = _fit(frame.head(500), bootstrap=100)
     assert small.info["bootstrap_method"] == "refit"
+
+
+@pytest.mark.slow
+def test_the_posterior_of_a_style_controlled_fit() -> None:
+    # NUTS with the covariates: the posterior means near the MLE (a flat-ish prior and 3,000
+    # battles), converged, and the effects' credible intervals beside Fisher's.
+    frame, *_ = _log(14, n_models=4, n_battles=3000, log_tie=-0.8)
+    fit = _fit(frame, posterior=True, sampler="pymc", draws=500, tune=500, chains=2)
+    assert not fit.info["posterior_problems"]
+    draws = fit.posterior["style"]
+    assert draws.shape == (1000, 2)
+    se = np.sqrt(np.diag(fit.covariance))[-2:]
+    np.testing.assert_allclose(draws.mean(axis=0), fit.covariate_effects, atol=0.5 * se.max())
+    np.testing.assert_allclose(draws.std(axis=0), se, rtol=0.25)
+    p = fit.parameters().set_index("parameter")
+    assert np.isfinite(p.loc["covariate: z0", ["posterior_low", "posterior_high"]]).all()

@@ -203,6 +203,11 @@ def test_a_design_from_a_fitted_pilot_log() -> None:
     with pytest.warns(DataWarning, match="extrapolated beyond the pilot"):
         res = rs.power(design.replace(n_battles=6000), replications=200, progress=False)
     assert "extrapolated from a pilot of 3,000 battles" in res.sentence()
+    styled = rs.fit_battles(
+        rs.read_battles(frame.assign(z=np.arange(3000) % 7), covariates=["z"]), bootstrap=0
+    )
+    with pytest.raises(ValueError, match="without covariates"):
+        BattleDesign.from_fit(styled, battles)
 
 
 def test_differences_of_two_models_are_the_closed_form_wald_test() -> None:
@@ -236,6 +241,7 @@ def test_differences_of_two_models_are_the_closed_form_wald_test() -> None:
         ({"tie": float("nan")}, "tie"),
         ({"pair": ("model01", "zzz")}, "unknown model"),
         ({"n_systems": 3}, "unknown battle design parameter"),
+        ({"rope": 0.05}, "Bayesian signed-rank"),
     ],
 )
 def test_bad_arguments_are_named(kwargs: dict, match: str) -> None:
