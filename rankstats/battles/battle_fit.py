@@ -44,7 +44,15 @@ class BattleFit:
     bootstrap : ndarray or None, shape (B, len(params))
         Bootstrap replicates of ``params`` (centred log-worths).
     posterior : dict or None
-        Posterior draws: ``log_worth`` (S, N), ``log_tie`` (S,), ``log_order`` (S,).
+        Posterior draws flattened over chains: ``log_worth`` (S, N), ``log_tie`` (S,),
+        ``log_order`` (S,), ``style`` (S, K) with covariates.
+    idata : arviz.InferenceData or xarray.DataTree or None
+        The posterior sample as ArviZ data, like every NUTS fit of rankstats (chains kept;
+        ``InferenceData`` on the pymc 5 stack, ``DataTree`` on pymc 6).
+    covariate_names : tuple of str
+        The battle covariates of a style-controlled fit (empty without).
+    unadjusted : ndarray or None
+        Centred log-worths of the same battles fitted without the covariates.
     n_battles : ndarray
         Battles per model (after ``both_bad``).
     info : dict
@@ -66,6 +74,7 @@ class BattleFit:
     info: dict[str, Any] = field(default_factory=dict)
     covariate_names: tuple[str, ...] = ()
     unadjusted: np.ndarray | None = None
+    idata: Any = None
 
     # ---------------------------------------------------------------- parameters
     @property

@@ -34,16 +34,17 @@ def sample_posterior(
     prior_scale: float = 2.0,
     target_accept: float = 0.9,
     covariates: Sequence[str] = (),
-) -> tuple[dict[str, np.ndarray], list[str], str]:
+) -> tuple[dict[str, np.ndarray], list[str], str, Any]:
     """NUTS draws of the battle model (with ``covariates``: ``pairs`` holds one row per battle
     and its features, style control, ``style`` ~ Normal(0, 1.5) per covariate).
 
     Returns
     -------
-    (dict, list of str, str)
+    (dict, list of str, str, ArviZ data)
         Draws flattened over chains (``log_worth`` (S, N), ``log_tie`` and ``log_order`` (S,)
         when in the model, ``style`` (S, K) with covariates), convergence problems (empty when
-        R-hat ≤ 1.01, bulk ESS ≥ 400 and no divergences), and the sampler used.
+        R-hat ≤ 1.01, bulk ESS ≥ 400 and no divergences), the sampler used, and the sampler's
+        ArviZ data (``InferenceData`` on the pymc 5 stack, ``xarray.DataTree`` on pymc 6).
     """
     from rankstats._pymc import compat as _compat
     from rankstats._pymc.convergence import check_convergence, warn_convergence
@@ -88,4 +89,4 @@ def sample_posterior(
     for name in variables:
         values = posterior[name].to_numpy()
         out[name] = values.reshape(-1, *values.shape[2:])
-    return out, problems, used
+    return out, problems, used, idata

@@ -251,11 +251,11 @@ def fit_battles(
                 "order effect); the bootstrap intervals use the others and are too narrow: "
                 "collect more battles per model (or fit without the order effect)"
             )
-    post = None
+    post = idata = None
     if posterior:
         from rankstats.battles.bayes import sample_posterior
 
-        post, problems, used = sample_posterior(
+        post, problems, used, idata = sample_posterior(
             pairs if style is None else style[0],
             models,
             ties,
@@ -292,6 +292,7 @@ def fit_battles(
         info,
         covariate_names=battles.covariate_names if style is not None else (),
         unadjusted=unadjusted,
+        idata=idata,
     )
 
 

@@ -298,3 +298,9 @@ def test_the_posterior_of_a_style_controlled_fit() -> None:
     np.testing.assert_allclose(draws.std(axis=0), se, rtol=0.25)
     p = fit.parameters().set_index("parameter")
     assert np.isfinite(p.loc["covariate: z0", ["posterior_low", "posterior_high"]]).all()
+    # The sample as ArviZ data, chains kept, like every NUTS fit of rankstats.
+    from rankstats._pymc import compat
+
+    style = compat.group(fit.idata)["style"]
+    assert style.shape == (2, 500, 2)
+    np.testing.assert_array_equal(style.to_numpy().reshape(-1, 2), draws)
