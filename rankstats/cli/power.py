@@ -29,7 +29,9 @@ def _battle_design(args: argparse.Namespace):
         import rankstats as rs
         from rankstats.errors import DataWarning
 
-        battles = rs.read_battles(Path(args.battle_log))
+        battles = rs.read_battles(
+            Path(args.battle_log), model_a=args.model_a, model_b=args.model_b, winner=args.winner
+        )
         with warnings.catch_warnings():  # the fit's notes (e.g. no order effect) are its own
             warnings.simplefilter("ignore", DataWarning)
             fit = rs.fit_battles(battles, bootstrap=0)
@@ -128,6 +130,21 @@ def battle_mode(args: argparse.Namespace) -> bool:
     return bool(args.tests) and all(t in BATTLE_TESTS for t in args.tests)
 
 
+def _check_log_columns(args: argparse.Namespace) -> None:
+    """``--model-a`` / ``--model-b`` / ``--winner`` name the columns of ``--battle-log``: refused
+    without it, not ignored."""
+    columns = _changed(
+        args,
+        (
+            ("--model-a", "model_a", "model_a"),
+            ("--model-b", "model_b", "model_b"),
+            ("--winner", "winner", "winner"),
+        ),
+    )
+    if columns and not args.battle_log:
+        raise UsageError(f"{' '.join(columns)} name(s) the columns of --battle-log FILE")
+
+
 def _check_battles(args: argparse.Namespace) -> None:
     """A battle design's combinations: no score-table option, battle tests and sizes only."""
     from rankstats.cli.options.power import BATTLE_TESTS
@@ -151,6 +168,7 @@ def _check_battles(args: argparse.Namespace) -> None:
         raise UsageError(
             f"a battle design has no score table: {' '.join(scores)} cannot be given with it"
         )
+    _check_log_columns(args)
     if args.battle_log:
         fixed = [
             flag
@@ -191,6 +209,7 @@ def check(args: argparse.Namespace) -> None:
     if battle_mode(args):
         _check_battles(args)
         return
+    _check_log_columns(args)
     from rankstats.cli.options.power import BATTLE_TESTS
 
     battle_tests = [t for t in args.tests or () if t in BATTLE_TESTS]

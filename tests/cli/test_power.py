@@ -229,6 +229,8 @@ def test_report_power_section(tmp_path, capsys) -> None:
         (["--models", "5", "--vary", "phi", "--target-power", "0.8"], ["--vary phi"]),
         (["--models", "5", "--target-power", "0.8", "--target", "borda_top1"], ["bt_top1"]),
         (["--battle-log", "nope.csv"], ["nope.csv"]),
+        (["--model-a", "first"], ["--model-a", "--battle-log"]),
+        (["--models", "4", "--winner", "w"], ["--winner", "--battle-log"]),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, argv, needles) -> None:
@@ -266,3 +268,11 @@ def test_a_pilot_battle_log_sets_the_battle_design(tmp_path, capsys) -> None:
     assert "fitted on a pilot of 2,136 battles" in stdout
     assert "extrapolated" in stdout + err  # 4,000 battles: beyond the pilot, said
     assert (out / "pairs.csv").exists()
+    # A log with its own column names.
+    renamed = tmp_path / "renamed.csv"
+    frame = pd.read_json(path, lines=True).rename(columns={"model_a": "first", "winner": "w"})
+    frame["w"] = frame["w"].replace({"model_a": "a", "model_b": "b"})
+    frame.to_csv(renamed, index=False)
+    argv = ["power", "--battle-log", str(renamed), "--model-a", "first", "--winner", "w"]
+    code, stdout, _ = run([*argv, "--replications", "100", "--out", str(tmp_path / "r")], capsys)
+    assert code == 0 and "fitted on a pilot of 2,136 battles" in stdout

@@ -157,6 +157,12 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="a pilot battle log (model_a, model_b, winner): its Bradley–Terry fit sets the "
         "ratings, order effect, ties and the allocation over pairs",
     )
+    for flag, default, what in (
+        ("--model-a", "model_a", "the pilot log's column of the model shown first"),
+        ("--model-b", "model_b", "its column of the model shown second"),
+        ("--winner", "winner", "its winner column"),
+    ):
+        arena.add_argument(flag, default=default, metavar="COL", help=f"{what} ({default})")
     arena.add_argument("--models", type=at_least(2), default=None, help="models (default 10)")
     arena.add_argument(
         "--battles",
