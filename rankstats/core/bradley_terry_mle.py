@@ -172,12 +172,15 @@ def newton(
     """Maximise a concave ``function(params, derivatives) -> (value, gradient, hessian)``.
 
     ``params`` = ``n_worths`` log-worths (the last one is fixed at 0) followed by ``n_extra`` free
-    parameters.  Newton steps with step halving until the objective does not decrease; stops when
-    the largest step is below ``tol``.
+    parameters; ``n_worths=0``: every parameter free (a parametrisation that is identified
+    already, e.g. log-worths as functions of covariates), nothing centred.  Newton steps with
+    step halving until the objective does not decrease; stops when the largest step is below
+    ``tol``.
     """
     size = n_worths + n_extra
     free = np.ones(size, dtype=bool)
-    free[n_worths - 1] = False
+    if n_worths:  # the last log-worth is fixed (log-worths are defined up to a constant)
+        free[n_worths - 1] = False
     params = np.zeros(size)
     value, grad, hess = function(params, True)
     for iteration in range(1, max_iter + 1):
@@ -212,7 +215,8 @@ def newton(
     cov = np.zeros((size, size))
     cov[np.ix_(free, free)] = cov_free
     centre = np.eye(size)
-    centre[:n_worths, :n_worths] -= 1.0 / n_worths
+    if n_worths:
+        centre[:n_worths, :n_worths] -= 1.0 / n_worths
     params = centre @ params
     return Optimum(params, float(value), centre @ cov @ centre.T, information, iteration)
 

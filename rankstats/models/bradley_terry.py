@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.shared import shared_model
@@ -78,6 +79,11 @@ class BradleyTerry(RankModel):
         ``davidson``: always estimate it; ``ignore``: drop tied comparisons.
     kind : {"subset", "top_k"}
         For Rankings: with ``top_k`` every ranked system also beats every unranked one.
+    covariates : DataFrame, optional
+        System covariates (one row per system, indexed by its name; numeric columns): the
+        log-worths become :math:`x_i^\\top\\beta`, systems absent or with a missing value keep a
+        log-worth of their own (:mod:`rankstats.models.system_covariates`); maximum likelihood
+        only (``method="mle"``), the coefficients in ``fit.parameters``.
 
     Notes
     -----
@@ -102,7 +108,19 @@ class BradleyTerry(RankModel):
 
     name: ClassVar[str] = "bt"
 
-    def __init__(self, prior_scale: float = 1.0, ties: str = "auto", kind: str = "subset") -> None:
+    def __init__(
+        self,
+        prior_scale: float = 1.0,
+        ties: str = "auto",
+        kind: str = "subset",
+        covariates: Any = None,
+    ) -> None:
+        if covariates is not None and not isinstance(covariates, pd.DataFrame):
+            raise TypeError(
+                "covariates must be a DataFrame (one row per system, indexed by its name), not "
+                f"{type(covariates).__name__}"
+            )
+        self.covariates = covariates
         if not prior_scale > 0:
             raise ValueError(f"prior_scale must be positive, got {prior_scale}")
         if ties not in TIES:
@@ -118,6 +136,18 @@ class BradleyTerry(RankModel):
             f"BradleyTerry(prior_scale={self.prior_scale:g}, ties={self.ties!r}, "
             f"kind={self.kind!r})"
         )
+
+    def fit(self, data: Any, method: str = "nuts", **kwargs: Any):
+        """Fit the model (:meth:`RankModel.fit`); with ``covariates``, maximum likelihood of the
+        log-worths :math:`x_i^\\top\\beta` (:mod:`rankstats.models.system_covariates`)."""
+        if self.covariates is None:
+            return super().fit(data, method=method, **kwargs)
+        if method != "mle":
+            raise ValueError(
+                "system covariates are fitted by maximum likelihood (method='mle'); their "
+                "posterior (method='nuts' / 'map') is not available yet"
+            )
+        return fit_covariate_model(self, data, kwargs.get("seed", 0))
 
     def counts(self, data: Any) -> Pairs:
         """The paired-comparison counts the model is fitted to."""
@@ -252,3 +282,49 @@ def build_model(
             loglik = pt.sum(w1 * (ti - log_d) + w2 * (tj - log_d))
         pm.Potential("loglik", loglik)
     return model
+
+
+def fit_covariate_model(model: BradleyTerry, data: Any, seed: int | None):
+    """:meth:`BradleyTerry.fit` with system covariates: the MLE over (β, the own log-worths[,
+    log ν]), reported as the usual :class:`~rankstats.models.Fit` (centred log-worths and their
+    covariance) with the coefficients in ``fit.parameters`` (``beta: <name>`` and its ``_se``)
+    and the map in ``fit.info``."""
+    from rankstats.models._fit import optimum_fit
+    from rankstats.models.system_covariates import covariate_map, fit_with_covariates
+
+    prepared = model.counts(data)
+    systems = tuple(prepared.systems)
+    cmap = covariate_map(systems, model.covariates)
+    ties = model._uses_ties(prepared)
+    optimum = fit_with_covariates(prepared, cmap, ties)
+    n, p = cmap.matrix.shape
+    centre = np.eye(n) - 1.0 / n
+    size = n + int(ties)
+    params = np.concatenate([centre @ optimum.log_worth, optimum.params[p:]])
+    jacobian = np.zeros((size, p + int(ties)))
+    jacobian[:n, :p] = centre @ cmap.matrix
+    if ties:
+        jacobian[n, p] = 1.0
+    covariance = jacobian @ optimum.covariance @ jacobian.T
+    info = {
+        **model._info(prepared),
+        "prior_scale": model.prior_scale,
+        "covariates": list(cmap.names),
+        "own_log_worth": list(cmap.own),
+    }
+    fit = optimum_fit(
+        model.name,
+        "mle",
+        systems,
+        params,
+        covariance,
+        optimum.objective,
+        model._extra_names(prepared),
+        info,
+        seed,
+    )
+    se = np.sqrt(np.clip(np.diag(optimum.covariance), 0.0, None))
+    for k, name in enumerate(cmap.parameter_names):
+        fit.parameters[name] = float(optimum.params[k])
+        fit.parameters[f"{name}_se"] = float(se[k])
+    return fit
