@@ -1,14 +1,18 @@
-"""How much of a leaderboard does model size explain? Bradley–Terry with system covariates.
+"""How much of a leaderboard does model size explain? Rank models with system covariates and a
+system random effect.
 
-Run: ``python examples/system_covariates.py`` (a few seconds)
+Run: ``python examples/system_covariates.py`` (a few seconds; maximum likelihood), or
+``python examples/system_covariates.py --posterior`` (also the three posteriors by NUTS and
+their comparison by PSIS-LOO; about a minute).
 
 open_clip's zero-shot leaderboard (bundled: 121 CLIP models × 38 tasks, with each model's
 parameter count and FLOPs; ``rankstats/datasets/data/PROVENANCE.md``) is ranked task by task.
-``rs.models.BradleyTerry(covariates=...)`` makes each model's log-worth a linear function of
-log(parameters) and log(FLOPs); the free Bradley–Terry fit (one worth per model) is beside it.
-The comparisons are the task rankings broken into pairs (rank breaking), which are not
-independent within a task: the standard errors are those of independent comparisons, too small.
+Plackett–Luce, the likelihood of the task rankings themselves, is fitted three ways: one worth
+per model (free), log-worth = log(parameters)·β₁ + log(FLOPs)·β₂ (size only), and size plus a
+random effect u ~ N(0, σ²) per model (size + u: what size does not explain, shrunk towards it).
 """
+
+import sys
 
 import numpy as np
 import pandas as pd
@@ -24,15 +28,32 @@ covariates = pd.DataFrame(
     },
     index=raw["name"] + " / " + raw["pretrained"],  # the systems' names in the Scores
 )
-sized = rs.models.BradleyTerry(covariates=covariates).fit(scores, method="mle")
-free = rs.models.BradleyTerry().fit(scores, method="mle")
-for name in ("log_params", "log_flops"):
-    beta, se = sized.parameters[f"beta: {name}"], sized.parameters[f"beta: {name}_se"]
-    print(f"{name}: β = {beta:.3f} (s.e. {se:.3f})")
-print(
-    f"log-likelihood: size only {sized.log_likelihood:,.1f}, one worth per model "
-    f"{free.log_likelihood:,.1f}"
-)
-gap = (free.worth - sized.worth).sort_values()
+models = {
+    "free": rs.models.PlackettLuce(),
+    "size": rs.models.PlackettLuce(covariates=covariates),
+    "size + u": rs.models.PlackettLuce(covariates=covariates, random_effect=True),
+}
+fits = {name: model.fit(scores, method="mle") for name, model in models.items()}
+for name in ("size", "size + u"):
+    fit = fits[name]
+    effects = ", ".join(
+        f"{k[6:]} {fit.parameters[k]:.3f} (s.e. {fit.parameters[k + '_se']:.3f})"
+        for k in fit.parameters
+        if k.startswith("beta: ") and not k.endswith("_se")
+    )
+    sigma = f", σ = {fit.parameters['sigma']:.2f}" if "sigma" in fit.parameters else ""
+    print(f"{name}: β {effects}{sigma}; log-likelihood {fit.log_likelihood:,.1f}")
+print(f"free: log-likelihood {fits['free'].log_likelihood:,.1f}")
+gap = (fits["free"].worth - fits["size"].worth).sort_values()
 print("most above what their size predicts:", ", ".join(gap.index[-3:][::-1]))
 print("most below:", ", ".join(gap.index[:3]))
+
+if "--posterior" in sys.argv:
+    posteriors = {
+        name: model.fit(scores, method="nuts", progressbar=False, seed=1)
+        for name, model in models.items()
+    }
+    for name, fit in posteriors.items():
+        shown = {k: round(v, 3) for k, v in fit.parameters.items() if "beta" in k or "sigma" in k}
+        print(f"posterior, {name}: {shown}; converged: {fit.info['converged']}")
+    print(rs.models.compare_fits(posteriors))

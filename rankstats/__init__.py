@@ -86,6 +86,8 @@ _EXPORTS = {
     "read_rankings": "io.ranking_files",
     "Report": "reporting",
     "report": "reporting",
+    "BattleReport": "reporting.battle_reporting",
+    "battle_report": "reporting.battle_reporting",
     "Robustness": "simulate.robustness_experiments",
     "agreement": "simulate.robustness_experiments",
     "ScannedScores": "scan",
@@ -138,6 +140,7 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
     from rankstats.planning.power_result import PowerResult
     from rankstats.planning.sample_size_result import SampleSizeResult
     from rankstats.reporting import Report, report
+    from rankstats.reporting.battle_reporting import BattleReport, battle_report
     from rankstats.scan import ScannedScores, scan_scores
     from rankstats.significance.bayesian_hierarchical import BayesHierarchical, bayes_hierarchical
     from rankstats.significance.bayesian_signed_rank import BayesSignedRank, bayes_signed_rank
@@ -179,6 +182,7 @@ __all__ = [
     "AnovaResult",
     "BattleDesign",
     "BattleFit",
+    "BattleReport",
     "Battles",
     "BayesHierarchical",
     "BayesSignedRank",
@@ -210,6 +214,7 @@ __all__ = [
     "TukeyResult",
     "aggregate",
     "agreement",
+    "battle_report",
     "bayes_hierarchical",
     "bayes_signed_rank",
     "calibrate",

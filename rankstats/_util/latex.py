@@ -76,3 +76,35 @@ def longtable(
         "}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def booktabs_table(columns: str, header: str, rows: Sequence[str], caption: str, label: str) -> str:
+    r"""A small booktabs table: a ``table`` float holding a ``tabular``, or, above
+    :data:`LONG_ROWS` rows, a :func:`longtable` that breaks across pages (both ``\small``).
+
+    Parameters are those of :func:`longtable`.
+
+    Examples
+    --------
+    >>> text = booktabs_table("lr", "System & Rank", ["a & 1 \\\\"], "Ranks.", "tab:x")
+    >>> text.splitlines()[0], r"\caption{Ranks.}" in text
+    ('\\begin{table}[t]', True)
+    """
+    if len(rows) > LONG_ROWS:  # breaks across pages
+        return longtable(columns, header, rows, caption, label, size=r"\small")
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\small",
+        rf"\begin{{tabular}}{{{columns}}}",
+        r"\toprule",
+        header + r" \\",
+        r"\midrule",
+        *rows,
+        r"\bottomrule",
+        r"\end{tabular}",
+        rf"\caption{{{caption}}}",
+        rf"\label{{{label}}}",
+        r"\end{table}",
+    ]
+    return "\n".join(lines) + "\n"

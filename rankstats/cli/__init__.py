@@ -49,6 +49,7 @@ COMMANDS = (
     "significance",
     "report",
     "fit",
+    "tree",
     "simulate",
     "robustness",
     "power",

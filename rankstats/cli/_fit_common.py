@@ -275,9 +275,15 @@ def described(model: object, args: argparse.Namespace) -> str:
             f"{label} (--distance {args.distance}, --kind {args.kind}, --prior "
             f"{args.prior}{mixture}), --method {args.method}"
         )
+    structure = ""
+    covariates = getattr(model, "covariates", None)
+    if covariates is not None:
+        structure += f", --covariates {', '.join(map(str, covariates.columns))}"
+    if getattr(model, "random_effect", False):
+        structure += ", --random-effect"
     return (
-        f"{model_name(key)} (--prior-scale {args.prior_scale:g}, --kind {args.kind}), "
-        f"--method {args.method}"
+        f"{model_name(key)} (--prior-scale {args.prior_scale:g}, --kind {args.kind}"
+        f"{structure}), --method {args.method}"
     )
 
 

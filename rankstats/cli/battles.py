@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rankstats._util.atomic import output_dir
+from rankstats._util.atomic import check_output_dir, output_dir
 from rankstats._util.text import latex_escape, terminal, write_csv
 from rankstats.cli._common import clean, file_done, write_json, written
 from rankstats.cli._console import print_frame
@@ -36,6 +36,7 @@ def latex_table(table: pd.DataFrame, methods: list[str], confidence: float) -> s
 
 
 def run(args: argparse.Namespace) -> int:
+    report_dir = _report_dir(args)  # refused before the log is read
     # The library's errors pass through (the command's handler prints them with their flags).
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DataWarning)
@@ -110,8 +111,37 @@ def run(args: argparse.Namespace) -> int:
             if fit.covariate_names:
                 keyed["covariates"] = fit.covariate_names
             files += figures_key_file(keyed, tmp)
+        # Inside the --out block: a report that fails leaves --out as it was too.
+        report = _write_report(fit, battles, report_dir, args.title)
     print("\n" + written(tmp, out, files))
+    if report is not None:
+        print(f"report: {terminal(str(report.html))} ({len(report.files)} files in {report.out})")
     return 0
+
+
+def _report_dir(args: argparse.Namespace) -> Path | None:
+    """``--report DIR``, checked before anything is read: a usable directory, apart from
+    ``--out`` (each is replaced as a whole); ``--title`` only with it."""
+    if args.report is None:
+        if args.title is not None:
+            raise UsageError("--title: only with --report DIR")
+        return None
+    report, out = Path(args.report).resolve(), Path(args.out).resolve()
+    if report == out or out in report.parents or report in out.parents:
+        raise UsageError(
+            f"--report {args.report} and --out {args.out} must be two separate directories "
+            "(neither inside the other): each is replaced as a whole"
+        )
+    return check_output_dir(args.report, option="--report")
+
+
+def _write_report(fit, battles, directory: Path | None, title: str | None):
+    """The paper-ready report of the fit (:func:`rankstats.battle_report`), or None."""
+    if directory is None:
+        return None
+    from rankstats.reporting.battle_reporting import battle_report
+
+    return battle_report(fit, battles, out=directory, title=title)
 
 
 def _unit(fit, battles) -> str:

@@ -87,6 +87,7 @@ def _run(args: argparse.Namespace) -> int:
     from rankstats import models
 
     chosen = _models(args)
+    covariates = _covariates(args, chosen)
     if args.compare:
         return compare(args, chosen)
     if args.model != "mallows":
@@ -118,7 +119,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.backend != "auto":
         raise UsageError("--backend is a Mallows option (--model mallows)")
     cls = models.PlackettLuce if args.model == "pl" else models.BradleyTerry
-    model = cls(prior_scale=args.prior_scale, kind=args.kind)
+    model = cls(
+        prior_scale=args.prior_scale,
+        kind=args.kind,
+        covariates=covariates,
+        random_effect=args.random_effect,
+    )
     print(f"rankstats fit: {name} ({what}), {described(model, args)}", flush=True)
     print_estimate(args, data)
     fit = fit_model(model, data, args, sampler=args.sampler)
@@ -135,6 +141,8 @@ def _run(args: argparse.Namespace) -> int:
         )
     elif fit.log_likelihood is not None:
         label = "log-likelihood" if args.method == "mle" else "log-posterior (up to a constant)"
+        if args.method == "mle" and model.random_effect:
+            label = "log-likelihood (Laplace approximation, σ estimated)"
         print(f"  {label}: {fit.log_likelihood:.4f}")
     for key, value in fit.parameters.items():
         if not key.startswith("log_") and not key.endswith("_se"):
@@ -186,6 +194,9 @@ def _run(args: argparse.Namespace) -> int:
     pairs = fit.pairwise(args.prob)
     how = "posterior mean" if args.method == "nuts" else "at the estimate"
     _print_matrix(pairs, fit.order, how)
+    more = {}
+    if model.structured:
+        more["coefficients"] = coefficient_table(fit, args.prob)
     return write_outputs(
         args,
         fit,
@@ -196,4 +207,60 @@ def _run(args: argparse.Namespace) -> int:
         forest=not args.no_figures,
         verdict=verdict,
         advice=advice,
+        more=more,
+    )
+
+
+def _covariates(args: argparse.Namespace, chosen: list[str]) -> pd.DataFrame | None:
+    """``--covariates`` / ``--random-effect``, checked against the other options, and the table
+    read (before any fitting)."""
+    if args.covariate_columns and not args.covariates:
+        raise UsageError("--covariate-columns needs --covariates FILE")
+    if not (args.covariates or args.random_effect):
+        return None
+    flag = "--covariates" if args.covariates else "--random-effect"
+    if "mallows" in chosen:
+        raise UsageError(f"{flag} is a pl/bt option (Mallows has no worths)")
+    if args.compare:
+        raise UsageError(
+            f"{flag} with --compare: fit each model and compare them in Python with "
+            "rs.models.compare_fits (see docs/user-guide/models.md, 'System covariates')"
+        )
+    if args.method == "map":
+        raise UsageError(f"{flag} is fitted by --method mle or nuts, not map")
+    if not args.covariates:
+        return None
+    from rankstats.io.covariate_files import read_system_covariates
+
+    return read_system_covariates(args.covariates, args.covariate_columns)
+
+
+def coefficient_table(fit, prob: float) -> pd.DataFrame:
+    """The coefficients β, the own log-worths and σ of a fit with covariates: estimate (MLE or
+    posterior mean), standard error (posterior sd) and the ``prob`` interval (Wald, or the
+    posterior's equal-tailed interval)."""
+    import numpy as np
+    from scipy import stats
+
+    names = [k for k in fit.parameters if k.startswith(("beta: ", "own: ")) or k == "sigma"]
+    names = [k for k in names if not k.endswith("_se")]
+    estimate = np.array([fit.parameters[k] for k in names])
+    se = np.array([fit.parameters[f"{k}_se"] for k in names])
+    if fit.method == "nuts":
+        draws = fit.draws()
+        low, high = [], []
+        for k in names:
+            kind, _, label = k.partition(": ")
+            if k == "sigma":
+                values = draws["sigma"]
+            else:
+                labels = fit.info["covariates" if kind == "beta" else "own_log_worth"]
+                values = draws[kind][:, labels.index(label)]
+            low.append(np.quantile(values, (1 - prob) / 2))
+            high.append(np.quantile(values, (1 + prob) / 2))
+    else:
+        z = stats.norm.ppf((1 + prob) / 2)
+        low, high = estimate - z * se, estimate + z * se
+    return pd.DataFrame(
+        {"parameter": names, "estimate": estimate, "se": se, "low": low, "high": high}
     )

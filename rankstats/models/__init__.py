@@ -23,10 +23,12 @@ from rankstats.models.mallows import Mallows
 from rankstats.models.mallows_fit import MallowsFit
 from rankstats.models.mallows_mixture_fit import MallowsMixtureFit
 from rankstats.models.model_comparison import LOOWarning, ModelComparison, compare_fits
+from rankstats.models.partitioning import rank_tree
 from rankstats.models.plackett_luce import PlackettLuce
 from rankstats.models.ppc_result import PPCResult
 from rankstats.models.predictive_checks import ppc, ppc_draws
 from rankstats.models.rank_posteriors import RankPosterior
+from rankstats.models.rank_tree_result import RankTree, RankTreeNode
 from rankstats.models.zoo import load, save
 
 __all__ = [
@@ -48,6 +50,8 @@ __all__ = [
     "PartitionFunction",
     "PlackettLuce",
     "RankPosterior",
+    "RankTree",
+    "RankTreeNode",
     "choose_clusters",
     "compare_fits",
     "kfold",
@@ -56,6 +60,7 @@ __all__ = [
     "ppc",
     "ppc_draws",
     "rank_distance",
+    "rank_tree",
     "read_partition_function",
     "register_model",
     "save",

@@ -18,6 +18,8 @@ from rankstats._pymc.nuts import SAMPLERS, sample_nuts
 from rankstats.core.bradley_terry_mle import check_strongly_connected, newton
 from rankstats.models import information
 from rankstats.models._fit import Fit, attrs_for, optimum_fit
+from rankstats.models.system_covariates import CovariateMap, covariate_map, free_map
+from rankstats.models.worth_prior import Worths, informative
 
 METHODS = ("nuts", "mle", "map")
 
@@ -28,6 +30,52 @@ class RankModel:
     name: ClassVar[str] = ""
     variable: ClassVar[str] = "log_worth"
     prior_scale: float = 1.0
+    #: System covariates (a DataFrame indexed by system) and a system random effect:
+    #: :mod:`rankstats.models.system_covariates`, :mod:`rankstats.models.worth_prior`.
+    covariates: Any = None
+    random_effect: bool = False
+
+    def _set_covariates(self, covariates: Any, random_effect: bool) -> None:
+        import pandas as pd
+
+        if covariates is not None and not isinstance(covariates, pd.DataFrame):
+            raise TypeError(
+                "covariates must be a DataFrame (one row per system, indexed by its name), not "
+                f"{type(covariates).__name__}"
+            )
+        if not isinstance(random_effect, bool | np.bool_):
+            raise TypeError(f"random_effect must be True or False, not {random_effect!r}")
+        self.covariates = covariates
+        self.random_effect = bool(random_effect)
+
+    def _covariate_repr(self) -> str:
+        out = ""
+        if self.covariates is not None:
+            out += f", covariates=[{', '.join(map(str, self.covariates.columns))}]"
+        if self.random_effect:
+            out += ", random_effect=True"
+        return out
+
+    @property
+    def structured(self) -> bool:
+        """Whether the log-worths are a function of covariates or a random effect."""
+        return self.covariates is not None or self.random_effect
+
+    def _worths(self, prepared: Any) -> Worths:
+        if not self.structured:
+            return Worths.free()
+        centred = self.random_effect and informative(
+            self._objective(prepared, prior=False),
+            len(prepared.systems),
+            len(self._extra_names(prepared)),
+            self.prior_scale,
+        )
+        return Worths.from_map(self._covariate_map(prepared.systems), self.random_effect, centred)
+
+    def _covariate_map(self, systems: Any) -> CovariateMap:
+        if self.covariates is None:
+            return free_map(systems)
+        return covariate_map(systems, self.covariates)
 
     # --------------------------------------------------------------- hooks
     def _prepare(self, data: Any) -> Any:
@@ -112,13 +160,24 @@ class RankModel:
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
         prepared = self._prepare(data)
+        if self.structured and method != "nuts":
+            if method == "map":
+                raise ValueError(
+                    "with system covariates or a random effect, fit by maximum likelihood "
+                    "(method='mle') or sample the posterior (method='nuts'); 'map' is not "
+                    "available"
+                )
+            from rankstats.models.covariate_fit import fit_structured_mle
+
+            return fit_structured_mle(self, prepared, seed)
         systems = tuple(prepared.systems)
         extra = self._extra_names(prepared)
         rankings, n_choices, edges = self._order_information(data, prepared)
         found = information.check(
             self.name, rankings, n_choices, edges, systems, getattr(self, "kind", "subset"), method
         )
-        info = {**self._info(prepared), "prior_scale": self.prior_scale, **found}
+        worths = self._worths(prepared)  # covariate problems before any sampling
+        info = {**self._info(prepared), "prior_scale": self.prior_scale, **found, **worths.info()}
         if method == "mle":
             check_strongly_connected(systems, self._beats(prepared))
         if method in ("mle", "map"):
@@ -148,6 +207,7 @@ class RankModel:
             progressbar,
             target_accept,
             cores,
+            worths,
         )
         # The pointwise log-likelihood (ArviZ ``log_likelihood`` group), in NumPy from the draws.
         from rankstats.models import pointwise_likelihood as pointwise
@@ -168,9 +228,11 @@ class RankModel:
         progressbar,
         target_accept,
         cores,
+        worths: Worths | None = None,
     ) -> Fit:
         import pandas as pd
 
+        worths = worths or Worths.free()
         # One model per structure and process, its data set for this fit; held until sampled.
         with shared.LOCK:
             model = self._pymc_model(prepared)
@@ -185,9 +247,9 @@ class RankModel:
                 progressbar=progressbar,
                 target_accept=target_accept,
                 n_parameters=len(prepared.systems) + len(extra),
-                coords={"system": list(prepared.systems)},
+                coords={"system": list(prepared.systems), **worths.coords},
             )
-        variables = [self.variable, *extra]
+        variables = [self.variable, *extra, *worths.variables]
         problems = check_convergence(idata, variables)
         warn_convergence(problems, stacklevel=4)
         posterior = _compat.group(idata)
@@ -201,6 +263,7 @@ class RankModel:
                 natural = np.exp(values)
                 parameters[name[4:]] = float(natural.mean())
                 parameters[name[4:] + "_se"] = float(natural.std(ddof=1))
+        parameters.update(worths.parameters(posterior))
         info = {
             **info,
             "sampler": sampler,

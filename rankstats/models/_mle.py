@@ -59,6 +59,18 @@ def pl_loglik(data: PLData, theta: np.ndarray) -> float:
         return float(np.sum(np.where(data.term, chosen - shift - np.log(safe), 0.0)))
 
 
+def _choice_weights(
+    a: np.ndarray, inv: np.ndarray, group_start: np.ndarray, fraction: np.ndarray
+) -> np.ndarray:
+    """``v[l, t, q]``: the probability that choice ``t`` of ranking ``l`` picks position ``q``
+    (its Efron coefficient times the worth over the denominator; 0 for non-choices)."""
+    # coefficient of position q in the denominator of choice t (Efron 1977)
+    later = group_start[:, None, :] > group_start[:, :, None]
+    same = group_start[:, None, :] == group_start[:, :, None]
+    coef = later + same * (1.0 - fraction)[:, :, None]
+    return coef * a[:, None, :] * inv[:, :, None]
+
+
 def pl_derivatives(data: PLData, theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     """Log-likelihood, gradient and Hessian of :func:`pl_loglik` (blocks of rankings)."""
     n = data.n_systems
@@ -76,17 +88,45 @@ def pl_derivatives(data: PLData, theta: np.ndarray) -> tuple[float, np.ndarray, 
         gs, frac, idx = data.group_start[sl], data.fraction[sl], data.index[sl]
         inv = np.where(term, 1.0 / np.where(term, x, 1.0), 0.0)
         loglik += float(np.sum(np.where(term, theta_pad[idx] - shift + np.log(inv + ~term), 0.0)))
-        # coefficient of position q in the denominator of choice t (Efron 1977)
-        later = gs[:, None, :] > gs[:, :, None]
-        same = gs[:, None, :] == gs[:, :, None]
-        coef = later + same * (1.0 - frac)[:, :, None]
-        v = coef * a[:, None, :] * inv[:, :, None]  # (l, t, q)
+        v = _choice_weights(a, inv, gs, frac)
         expected += np.bincount(idx.ravel(), weights=v.sum(axis=1).ravel(), minlength=n + 1)
         outer = np.matmul(v.transpose(0, 2, 1), v)  # (l, q, r)
         flat = (idx[:, :, None] * (n + 1) + idx[:, None, :]).ravel()
         hess += np.bincount(flat, weights=outer.ravel(), minlength=(n + 1) * (n + 1))
     hess = hess.reshape(n + 1, n + 1)[:n, :n] - np.diag(expected[:n])
     return loglik, (grad - expected)[:n], hess
+
+
+def pl_ranking_scores(data: PLData, theta: np.ndarray) -> np.ndarray:
+    r"""Score contribution of every ranking: :math:`\psi_r(\theta) = \partial \log
+    P(\text{ranking } r \mid \theta) / \partial \theta`, shape ``(L, N)``.
+
+    .. math:: \psi_{ri} = \sum_{\text{choices } t \text{ of } r} \Big[\mathbb 1(c_t = i)
+              - \frac{m_{ti}\, e^{\theta_i}}{\sum_j m_{tj}\, e^{\theta_j}}\Big]
+
+    with Efron's weights :math:`m_{tj}` (1 below the tie group of choice ``t``, ``1 − k/d`` in
+    it, 0 elsewhere), exactly as in :func:`pl_loglik`; the rows sum to the gradient of
+    :func:`pl_derivatives`.  Each row sums to zero over the systems (the likelihood depends on
+    differences of log-worths only).  These are the contributions whose fluctuation the
+    parameter-instability tests measure (Zeileis & Hornik 2007); vectorised over blocks of
+    rankings.
+    """
+    n = data.n_systems
+    a_all, x_all, _ = _pl_denominators(data, theta)
+    rows, width = data.index.shape
+    slot = np.arange(rows)[:, None] * (n + 1) + data.index  # (ranking, system) cell of an entry
+    scores = np.bincount(slot[data.term], minlength=rows * (n + 1)).astype(np.float64)
+    block = max(1, _BLOCK // max(width * width, 1))
+    for lo in range(0, rows, block):
+        sl = slice(lo, lo + block)
+        term = data.term[sl]
+        inv = np.where(term, 1.0 / np.where(term, x_all[sl], 1.0), 0.0)
+        v = _choice_weights(a_all[sl], inv, data.group_start[sl], data.fraction[sl])
+        cells = (min(lo + block, rows) - lo) * (n + 1)  # this block's (ranking, system) cells
+        scores[lo * (n + 1) : lo * (n + 1) + cells] -= np.bincount(
+            (slot[sl] - lo * (n + 1)).ravel(), weights=v.sum(axis=1).ravel(), minlength=cells
+        )
+    return scores.reshape(rows, n + 1)[:, :n]
 
 
 def pl_beats(data: PLData) -> np.ndarray:

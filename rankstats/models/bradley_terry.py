@@ -34,7 +34,6 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
 
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.shared import shared_model
@@ -46,6 +45,7 @@ from rankstats.models._base import RankModel
 from rankstats.models._data import KINDS, as_rankings
 from rankstats.models._fit import register_model
 from rankstats.models.pair_counts import comparison_counts
+from rankstats.models.worth_prior import Worths, log_worth
 
 TIE_PRIOR_SCALE = 1.5
 TIES = ("auto", "davidson", "ignore")
@@ -82,8 +82,13 @@ class BradleyTerry(RankModel):
     covariates : DataFrame, optional
         System covariates (one row per system, indexed by its name; numeric columns): the
         log-worths become :math:`x_i^\\top\\beta`, systems absent or with a missing value keep a
-        log-worth of their own (:mod:`rankstats.models.system_covariates`); maximum likelihood
-        only (``method="mle"``), the coefficients in ``fit.parameters``.
+        log-worth of their own (:mod:`rankstats.models.system_covariates`); the coefficients
+        ``beta: <name>`` in ``fit.parameters``.  ``mle`` or ``nuts``.
+    random_effect : bool
+        Add a system random effect :math:`u_i \\sim N(0, \\sigma^2)` to the log-worths (to
+        :math:`x_i^\\top\\beta`, or alone): ``sigma`` in ``fit.parameters``; by a Laplace
+        approximation (``mle``) or in the posterior (``nuts``,
+        :mod:`rankstats.models.worth_prior`).
 
     Notes
     -----
@@ -114,13 +119,9 @@ class BradleyTerry(RankModel):
         ties: str = "auto",
         kind: str = "subset",
         covariates: Any = None,
+        random_effect: bool = False,
     ) -> None:
-        if covariates is not None and not isinstance(covariates, pd.DataFrame):
-            raise TypeError(
-                "covariates must be a DataFrame (one row per system, indexed by its name), not "
-                f"{type(covariates).__name__}"
-            )
-        self.covariates = covariates
+        self._set_covariates(covariates, random_effect)
         if not prior_scale > 0:
             raise ValueError(f"prior_scale must be positive, got {prior_scale}")
         if ties not in TIES:
@@ -134,20 +135,8 @@ class BradleyTerry(RankModel):
     def __repr__(self) -> str:
         return (
             f"BradleyTerry(prior_scale={self.prior_scale:g}, ties={self.ties!r}, "
-            f"kind={self.kind!r})"
+            f"kind={self.kind!r}{self._covariate_repr()})"
         )
-
-    def fit(self, data: Any, method: str = "nuts", **kwargs: Any):
-        """Fit the model (:meth:`RankModel.fit`); with ``covariates``, maximum likelihood of the
-        log-worths :math:`x_i^\\top\\beta` (:mod:`rankstats.models.system_covariates`)."""
-        if self.covariates is None:
-            return super().fit(data, method=method, **kwargs)
-        if method != "mle":
-            raise ValueError(
-                "system covariates are fitted by maximum likelihood (method='mle'); their "
-                "posterior (method='nuts' / 'map') is not available yet"
-            )
-        return fit_covariate_model(self, data, kwargs.get("seed", 0))
 
     def counts(self, data: Any) -> Pairs:
         """The paired-comparison counts the model is fitted to."""
@@ -199,12 +188,15 @@ class BradleyTerry(RankModel):
 
     def _pymc_model(self, prepared: Pairs) -> Any:
         ties = self._uses_ties(prepared)
-        key = ("bt", len(prepared.systems), float(self.prior_scale), ties, False)
+        worths = self._worths(prepared)
+        key = ("bt", len(prepared.systems), float(self.prior_scale), ties, False, worths.structure)
         return shared_model(
             key,
-            lambda data: build_model(prepared.systems, self.prior_scale, ties, False, data),
-            graph_data(prepared, ties),
-            coords={"system": prepared.systems},
+            lambda data: build_model(
+                prepared.systems, self.prior_scale, ties, False, data, worths=worths
+            ),
+            {**graph_data(prepared, ties), **worths.values},
+            coords={"system": prepared.systems, **worths.coords},
         )
 
 
@@ -250,20 +242,23 @@ def build_model(
     order: bool,
     values: dict[str, np.ndarray],
     covariates: tuple[str, ...] = (),
+    worths: Worths | None = None,
 ) -> Any:
     """The model of :func:`pymc_model` holding ``values`` (:func:`graph_data`); another data set
     with the same systems count, ``ties``, ``order`` and covariates enters with
-    ``pm.set_data``."""
+    ``pm.set_data``.  ``covariates`` are the battle covariates; ``worths`` the log-worths, free
+    or from system covariates (:mod:`rankstats.models.worth_prior`)."""
     pm, pt = _compat.pymc()
-    coords = {"system": list(systems)}
+    worths = worths or Worths.free()
+    coords = {"system": list(systems), **worths.coords}
     if covariates:
-        coords["covariate"] = list(covariates)
+        coords["covariate"] = list(covariates)  # battle covariates: never with system ones
     with pm.Model(coords=coords) as model:
         i = pm.Data("item1", values["item1"])
         j = pm.Data("item2", values["item2"])
         w1 = pm.Data("wins1", values["wins1"])
         w2 = pm.Data("wins2", values["wins2"])
-        theta = pm.ZeroSumNormal("log_worth", sigma=prior_scale, dims="system")
+        theta = log_worth(prior_scale, worths)
         ti, tj = theta[i], theta[j]
         if order:
             ti = ti + pm.Normal("log_order", 0.0, TIE_PRIOR_SCALE)
@@ -282,49 +277,3 @@ def build_model(
             loglik = pt.sum(w1 * (ti - log_d) + w2 * (tj - log_d))
         pm.Potential("loglik", loglik)
     return model
-
-
-def fit_covariate_model(model: BradleyTerry, data: Any, seed: int | None):
-    """:meth:`BradleyTerry.fit` with system covariates: the MLE over (β, the own log-worths[,
-    log ν]), reported as the usual :class:`~rankstats.models.Fit` (centred log-worths and their
-    covariance) with the coefficients in ``fit.parameters`` (``beta: <name>`` and its ``_se``)
-    and the map in ``fit.info``."""
-    from rankstats.models._fit import optimum_fit
-    from rankstats.models.system_covariates import covariate_map, fit_with_covariates
-
-    prepared = model.counts(data)
-    systems = tuple(prepared.systems)
-    cmap = covariate_map(systems, model.covariates)
-    ties = model._uses_ties(prepared)
-    optimum = fit_with_covariates(prepared, cmap, ties)
-    n, p = cmap.matrix.shape
-    centre = np.eye(n) - 1.0 / n
-    size = n + int(ties)
-    params = np.concatenate([centre @ optimum.log_worth, optimum.params[p:]])
-    jacobian = np.zeros((size, p + int(ties)))
-    jacobian[:n, :p] = centre @ cmap.matrix
-    if ties:
-        jacobian[n, p] = 1.0
-    covariance = jacobian @ optimum.covariance @ jacobian.T
-    info = {
-        **model._info(prepared),
-        "prior_scale": model.prior_scale,
-        "covariates": list(cmap.names),
-        "own_log_worth": list(cmap.own),
-    }
-    fit = optimum_fit(
-        model.name,
-        "mle",
-        systems,
-        params,
-        covariance,
-        optimum.objective,
-        model._extra_names(prepared),
-        info,
-        seed,
-    )
-    se = np.sqrt(np.clip(np.diag(optimum.covariance), 0.0, None))
-    for k, name in enumerate(cmap.parameter_names):
-        fit.parameters[name] = float(optimum.params[k])
-        fit.parameters[f"{name}_se"] = float(se[k])
-    return fit

@@ -48,6 +48,7 @@ from rankstats.models._data import (
     pl_data,
 )
 from rankstats.models._fit import logistic_pairs, register_model
+from rankstats.models.worth_prior import Worths, log_worth
 
 register_model("pl", logistic_pairs, "log_worth", higher_is_better=True)
 
@@ -62,6 +63,16 @@ class PlackettLuce(RankModel):
     kind : {"subset", "top_k"}
         Whether a ranking orders only the systems it evaluated (``subset``) or is the top of a
         ranking of all systems (``top_k``: ranked systems beat every unranked one).
+    covariates : DataFrame, optional
+        System covariates (one row per system, indexed by its name; numeric columns): the
+        log-worths become :math:`x_i^\\top\\beta` (PlackettLuce's ``pladmm``), systems absent
+        or with a missing value keep a log-worth of their own
+        (:mod:`rankstats.models.system_covariates`); the coefficients ``beta: <name>`` in
+        ``fit.parameters``.  ``mle`` or ``nuts``.
+    random_effect : bool
+        Add a system random effect :math:`u_i \\sim N(0, \\sigma^2)` to the log-worths:
+        ``sigma`` in ``fit.parameters``; by a Laplace approximation (``mle``) or in the
+        posterior (``nuts``, :mod:`rankstats.models.worth_prior`).
 
     Notes
     -----
@@ -95,7 +106,14 @@ class PlackettLuce(RankModel):
 
     name: ClassVar[str] = "pl"
 
-    def __init__(self, prior_scale: float = 1.0, kind: str = "subset") -> None:
+    def __init__(
+        self,
+        prior_scale: float = 1.0,
+        kind: str = "subset",
+        covariates: Any = None,
+        random_effect: bool = False,
+    ) -> None:
+        self._set_covariates(covariates, random_effect)
         if not prior_scale > 0:
             raise ValueError(f"prior_scale must be positive, got {prior_scale}")
         if kind not in KINDS:
@@ -104,7 +122,10 @@ class PlackettLuce(RankModel):
         self.kind = kind
 
     def __repr__(self) -> str:
-        return f"PlackettLuce(prior_scale={self.prior_scale:g}, kind={self.kind!r})"
+        return (
+            f"PlackettLuce(prior_scale={self.prior_scale:g}, kind={self.kind!r}"
+            f"{self._covariate_repr()})"
+        )
 
     def _prepare(self, data: Any) -> PLData:
         if isinstance(data, PLData):
@@ -135,12 +156,13 @@ class PlackettLuce(RankModel):
 
     def _pymc_model(self, prepared: PLData) -> Any:
         structure, values = graph_data(prepared)
-        key = ("pl", prepared.n_systems, float(self.prior_scale), structure)
+        worths = self._worths(prepared)
+        key = ("pl", prepared.n_systems, float(self.prior_scale), structure, worths.structure)
         return shared_model(
             key,
-            lambda data: build_model(prepared.systems, self.prior_scale, structure, data),
-            values,
-            coords={"system": prepared.systems},
+            lambda data: build_model(prepared.systems, self.prior_scale, structure, data, worths),
+            {**values, **worths.values},
+            coords={"system": prepared.systems, **worths.coords},
         )
 
 
@@ -215,15 +237,21 @@ def graph_data(data: PLData, layout: str = "auto") -> tuple[tuple, dict[str, np.
 
 
 def build_model(
-    systems: Any, prior_scale: float, structure: tuple, values: dict[str, np.ndarray]
+    systems: Any,
+    prior_scale: float,
+    structure: tuple,
+    values: dict[str, np.ndarray],
+    worths: Worths | None = None,
 ) -> Any:
     """The model of :func:`pymc_model` from :func:`graph_data`'s output (``systems`` name the
-    coordinates; another data set of the same structure enters with ``pm.set_data``)."""
+    coordinates; another data set of the same structure enters with ``pm.set_data``); the
+    log-worths free or from system covariates (:mod:`rankstats.models.worth_prior`)."""
     pm, pt = _compat.pymc()
     layout, width = structure
-    with pm.Model(coords={"system": list(systems)}) as model:
+    worths = worths or Worths.free()
+    with pm.Model(coords={"system": list(systems), **worths.coords}) as model:
         chosen = pm.Data("chosen", values["chosen"])
-        theta = pm.ZeroSumNormal("log_worth", sigma=prior_scale, dims="system")
+        theta = log_worth(prior_scale, worths)
         shift = pt.max(theta)
         worth = pt.exp(theta - shift)
         if layout == "sets":

@@ -22,13 +22,13 @@ columns.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from rankstats.core.bradley_terry_likelihood import Pairs, bt_derivatives, bt_loglik
 from rankstats.core.bradley_terry_mle import newton
 from rankstats.errors import InvalidScoresError
 
@@ -113,42 +113,140 @@ def covariate_map(systems: Sequence[str], covariates: pd.DataFrame) -> Covariate
     return CovariateMap(systems, names, own, matrix)
 
 
+def free_map(systems: Sequence[str]) -> CovariateMap:
+    """The map of a model without covariates whose every log-worth is a random effect (the
+    log-worths are :math:`u_i \\sim N(0, \\sigma^2)`): no coefficient, no own log-worth."""
+    systems = tuple(str(s) for s in systems)
+    return CovariateMap(systems, (), (), np.zeros((len(systems), 0)))
+
+
 @dataclass(frozen=True, eq=False)
 class CovariateOptimum:
-    """The MLE over :math:`\\varphi` (and log ν): ``params`` :math:`(\\varphi, [\\log\\nu])`, its
-    ``covariance`` (inverse observed information), the log-likelihood, and the log-worths
-    :math:`\\theta = A\\varphi` with their covariance :math:`A\\Sigma A^\\top`."""
+    """The MLE over :math:`\\varphi` (and the model's other parameters, e.g. log ν): ``params``
+    :math:`(\\varphi, \\text{extra})`, its ``covariance`` (inverse observed information), the
+    log-likelihood, and the log-worths :math:`\\theta = A\\varphi` with their covariance
+    :math:`A\\Sigma A^\\top`.  With a random effect (:func:`fit_random_effect`), ``sigma`` is
+    its MLE and ``sigma_se`` the standard error, ``log_worth`` the conditional modes
+    :math:`A\\hat\\varphi + \\hat u` and ``objective`` the Laplace log marginal likelihood."""
 
     params: np.ndarray
     covariance: np.ndarray
     objective: float
     log_worth: np.ndarray
     worth_covariance: np.ndarray
+    sigma: float | None = None
+    sigma_se: float | None = None
 
 
-def fit_with_covariates(counts: Pairs, cmap: CovariateMap, ties: bool) -> CovariateOptimum:
-    """Bradley–Terry MLE with the log-worths :math:`A\\varphi` (module docstring)."""
+Objective = Callable[[np.ndarray, bool], tuple[float, Any, Any]]
+
+
+def fit_with_covariates(function: Objective, cmap: CovariateMap, n_extra: int) -> CovariateOptimum:
+    """The MLE of a rank model whose log-likelihood ``function(params, derivatives)`` takes the
+    ``N`` log-worths followed by ``n_extra`` other parameters (a model's ``_objective``), with
+    the log-worths :math:`A\\varphi` (module docstring): gradient :math:`J^\\top g`, Hessian
+    :math:`J^\\top H J` with :math:`J = \\operatorname{diag}(A, I)`."""
     a = cmap.matrix
     n, p = a.shape
-    size = p + int(ties)
-
-    def expand(phi: np.ndarray) -> np.ndarray:
-        return np.concatenate([a @ phi[:p], phi[p:]])
-
-    def function(phi: np.ndarray, derivatives: bool):
-        params = expand(phi)
-        if not derivatives:
-            return bt_loglik(counts, params, ties), None, None
-        value, grad, hess = bt_derivatives(counts, params, ties)
-        jacobian = np.zeros((n + int(ties), size))
-        jacobian[:n, :p] = a
-        if ties:
-            jacobian[n, p] = 1.0
-        return value, jacobian.T @ grad, jacobian.T @ hess @ jacobian
-
-    optimum = newton(function, 0, size)
+    jacobian = np.zeros((n + n_extra, p + n_extra))
+    jacobian[:n, :p] = a
+    jacobian[n:, p:] = np.eye(n_extra)
+    optimum = newton(_through(function, jacobian), 0, p + n_extra)
     phi = optimum.params
-    covariance = optimum.covariance
     log_worth = a @ phi[:p]
-    worth_covariance = a @ covariance[:p, :p] @ a.T
-    return CovariateOptimum(phi, covariance, optimum.objective, log_worth, worth_covariance)
+    worth_covariance = a @ optimum.covariance[:p, :p] @ a.T
+    return CovariateOptimum(phi, optimum.covariance, optimum.objective, log_worth, worth_covariance)
+
+
+def _through(function: Objective, jacobian: np.ndarray, penalty: np.ndarray | None = None):
+    """``function`` of ``jacobian @ params`` (minus ``½ paramsᵀ diag(penalty) params``)."""
+
+    def composed(params: np.ndarray, derivatives: bool):
+        value, grad, hess = function(jacobian @ params, derivatives)
+        if penalty is not None:
+            value = value - 0.5 * float(penalty @ params**2)
+        if not derivatives:
+            return value, None, None
+        grad, hess = jacobian.T @ grad, jacobian.T @ hess @ jacobian
+        if penalty is not None:
+            grad = grad - penalty * params
+            hess = hess - np.diag(penalty)
+        return value, grad, hess
+
+    return composed
+
+
+SIGMA_BOUNDS = (1e-4, 20.0)
+
+
+def fit_random_effect(function: Objective, cmap: CovariateMap, n_extra: int) -> CovariateOptimum:
+    r"""Maximum (Laplace) likelihood of :math:`\theta = A\varphi + u`, :math:`u_i \sim N(0,
+    \sigma^2)` for the systems with covariates (a system with a log-worth of its own needs none).
+
+    For a given :math:`\sigma` the joint mode of
+    :math:`h(\varphi, u) = \ell(A\varphi + u) - u^\top u / 2\sigma^2` is found by Newton's
+    method (:func:`fit_with_covariates`' chain rule), and the marginal likelihood of
+    :math:`(\varphi, \sigma)` is approximated by Laplace's method,
+
+    .. math:: \log L(\sigma) \approx h(\hat\varphi, \hat u)
+              - \tfrac12 \log\det(I + \sigma^2 K_{uu}), \qquad
+              K_{uu} = -\partial^2 \ell / \partial u\, \partial u^\top,
+
+    maximised over :math:`\log\sigma` (bounded, :data:`SIGMA_BOUNDS`).  The fixed effects are
+    taken at the joint mode rather than maximising the marginal, as lme4's ``nAGQ = 0`` and the
+    penalised quasi-likelihood of BradleyTerry2's ``BTm`` (Breslow & Clayton 1993; Turner & Firth
+    2012) do; standard errors of :math:`\varphi` from the inverse of :math:`-\nabla^2 h`, of
+    :math:`\sigma` from the curvature of :math:`\log L` in :math:`\log\sigma`.  When the
+    maximum is at the lower bound, :math:`\hat\sigma = 0` (no detectable variation beyond the
+    covariates; no standard error) and the fit is the fixed-effect one.
+    """
+    from scipy.optimize import minimize_scalar
+
+    a = cmap.matrix
+    n, p = a.shape
+    covered = np.flatnonzero(~a[:, p - len(cmap.own) :].any(axis=1)) if cmap.own else np.arange(n)
+    q = len(covered)
+    size = p + q + n_extra
+    jacobian = np.zeros((n + n_extra, size))
+    jacobian[:n, :p] = a
+    jacobian[covered, p + np.arange(q)] = 1.0
+    jacobian[n:, p + q :] = np.eye(n_extra)
+    cache: dict[float, tuple[float, Any]] = {}
+
+    def profile(log_sigma: float) -> float:
+        if log_sigma not in cache:
+            penalty = np.zeros(size)
+            penalty[p : p + q] = np.exp(-2.0 * log_sigma)
+            optimum = newton(_through(function, jacobian, penalty), 0, size)
+            info_uu = optimum.information[p : p + q, p : p + q] - np.diag(penalty[p : p + q])
+            _, logdet = np.linalg.slogdet(np.eye(q) + np.exp(2.0 * log_sigma) * info_uu)
+            cache[log_sigma] = (optimum.objective - 0.5 * logdet, optimum)
+        return -cache[log_sigma][0]
+
+    low, high = np.log(SIGMA_BOUNDS)
+    found = minimize_scalar(profile, bounds=(low, high), method="bounded", options={"xatol": 1e-5})
+    log_sigma = float(found.x)
+    if log_sigma - low <= 1e-2:  # σ̂ = 0: no variation beyond the covariates, the fixed fit
+        fixed = fit_with_covariates(function, cmap, n_extra)
+        return replace(fixed, sigma=0.0)
+    value, optimum = cache[log_sigma]
+    sigma_se = None
+    if high - log_sigma > 1e-2:
+        step = 1e-3
+        curvature = (profile(log_sigma + step) - 2 * -value + profile(log_sigma - step)) / step**2
+        if curvature > 0:
+            sigma_se = float(np.exp(log_sigma) / np.sqrt(curvature))
+    params = optimum.params
+    log_worth = (jacobian @ params)[:n]
+    keep = np.r_[np.arange(p), np.arange(p + q, size)]
+    covariance = optimum.covariance
+    theta_j = jacobian[:n, : p + q]
+    return CovariateOptimum(
+        params[keep],
+        covariance[np.ix_(keep, keep)],
+        float(value),
+        log_worth,
+        theta_j @ covariance[: p + q, : p + q] @ theta_j.T,
+        float(np.exp(log_sigma)),
+        sigma_se,
+    )

@@ -30,6 +30,9 @@ interval on every pairwise probability, and writes:
   predictive check of every sampled fit (``ppc_<model>.csv``, ``ppc_<model>_<group>.png`` /
   ``.pdf``).
 
+A battle log (LLM-arena battles fitted by :func:`rankstats.fit_battles`) has its own report in
+the same style: :func:`rankstats.battle_report` (:mod:`rankstats.reporting.battle_reporting`).
+
 ``rs.report(rankings, out=...)`` takes :class:`~rankstats.Rankings` as well (a PrefLib file read
 by :func:`rankstats.read_rankings`): the sections that need only rankings are computed from
 them, and one sentence says what needs scores and is left out
@@ -74,9 +77,9 @@ from typing import Any
 
 import pandas as pd
 
-from rankstats._util.atomic import check_output_dir, checkpoint, output_dir
+from rankstats._util.atomic import check_output_dir, output_dir
 from rankstats._util.method_names import METHOD_NAMES, MODEL_NAMES
-from rankstats._util.text import latex_escape, mpl_text, write_csv
+from rankstats._util.text import latex_escape, mpl_text
 from rankstats.aggregation.hoeffding_figure import significance_heatmap
 from rankstats.aggregation.hoeffding_intervals import HoeffdingResult
 from rankstats.core.rankings import Rankings, default_level
@@ -109,6 +112,7 @@ from rankstats.reporting.significance import (
 )
 from rankstats.reporting.summary import claims
 from rankstats.reporting.top_systems import check_top, figure_systems, names_key, shown_systems
+from rankstats.reporting.written_files import WrittenFiles
 
 # ``latex_escape`` is re-exported: ``from rankstats.reporting import latex_escape`` keeps working.
 __all__ = [
@@ -208,34 +212,6 @@ class Report:
             f"{int(self.pairs['significant'].sum() // 2)} significant pairs, "
             f"{len(self.files)} files)"
         )
-
-
-class _Written:
-    """Files written into the temporary directory, recorded under their final names.
-
-    Each call is one finished file: it is recorded and the ``report-file`` checkpoint (the
-    interruption hook of the atomicity tests) runs.
-    """
-
-    def __init__(self, tmp: Path, final: Path) -> None:
-        self.tmp, self.final = tmp, final
-        self.files: list[Path] = []
-
-    def __call__(self, path: Path) -> None:
-        self.files.append(self.final / path.relative_to(self.tmp))
-        checkpoint("report-file")
-
-    def text(self, name: str, content: str) -> None:
-        """Write one UTF-8 text file and record it."""
-        path = self.tmp / name
-        path.write_text(content, encoding="utf-8")
-        self(path)
-
-    def csv(self, name: str, frame: pd.DataFrame) -> None:
-        """Write one CSV file (formula-safe cells) and record it."""
-        path = self.tmp / name
-        write_csv(frame, path)
-        self(path)
 
 
 def report(
@@ -359,6 +335,13 @@ def report(
     >>> rep.html.name, rep.ranking["system"].iloc[0]
     ('report.html', 'Turing ULR v5 Alexander v-team Microsoft')
     """
+    from rankstats.battles.battle_fit import BattleFit
+
+    if isinstance(scores, BattleFit):
+        raise TypeError(
+            "rs.report ranks score tables and rankings; a battle fit has its own report: "
+            "rs.battle_report(fit, battles, out=...)"
+        )
     # Everything that can be refused is refused before any computing or model fitting: the
     # output directory here, the request in the first step of compute (compute.check).
     out = check_output_dir(out, option="out=")
@@ -408,7 +391,7 @@ def report(
     if data.model_comparison is not None:
         summary += " " + model_comparison_sentence(data.model_comparison)
     with output_dir(out, option="out=") as tmp:
-        written = _Written(tmp, out)
+        written = WrittenFiles(tmp, out)
         written.csv("ranking.csv", data.ranking)
         written.csv("pairs.csv", data.intervals.table)
         written.text("ranking.tex", latex.ranking_table(data, top))

@@ -7,7 +7,7 @@ system, ‡ the next system significantly above) and the rank ranges are those o
 
 from __future__ import annotations
 
-from rankstats._util.latex import LONG_ROWS, longtable
+from rankstats._util.latex import booktabs_table
 from rankstats._util.method_names import method_latex, method_name, method_text
 from rankstats._util.text import latex_escape
 from rankstats.reporting._format import column, contradiction_sentence
@@ -85,24 +85,7 @@ def ranking_table(data: ReportData, top: int | None = None) -> str:
     if top is not None and top < len(rows):
         rows = rows[:top]
     text = caption(data, shown=len(rows))
-    if len(rows) > LONG_ROWS:  # breaks across pages
-        return longtable(cols, " & ".join(header), rows, text, LABEL, size=r"\small")
-    lines = [
-        r"\begin{table}[t]",
-        r"\centering",
-        r"\small",
-        rf"\begin{{tabular}}{{{cols}}}",
-        r"\toprule",
-        " & ".join(header) + r" \\",
-        r"\midrule",
-        *rows,
-        r"\bottomrule",
-        r"\end{tabular}",
-        rf"\caption{{{text}}}",
-        rf"\label{{{LABEL}}}",
-        r"\end{table}",
-    ]
-    return "\n".join(lines) + "\n"
+    return booktabs_table(cols, " & ".join(header), rows, text, LABEL)
 
 
 def _plain_name(method: str) -> str:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rankstats._util.latex import LONG_ROWS, longtable
+from rankstats._util.latex import booktabs_table
 from rankstats._util.method_names import model_name
 from rankstats._util.text import latex_escape, write_csv
 from rankstats.plotting.saving import save_figure
@@ -155,24 +155,7 @@ def latex_table(result: RankPosteriors) -> str:
             + " the draws come from the normal approximation at the posterior mode"
         )
     label = "tab:rankstats-rank-posteriors"
-    if len(rows) > LONG_ROWS:  # breaks across pages
-        return longtable(columns, " & ".join(header), rows, caption + ".", label, size=r"\small")
-    lines = [
-        r"\begin{table}[t]",
-        r"\centering",
-        r"\small",
-        rf"\begin{{tabular}}{{{columns}}}",
-        r"\toprule",
-        " & ".join(header) + r" \\",
-        r"\midrule",
-        *rows,
-        r"\bottomrule",
-        r"\end{tabular}",
-        rf"\caption{{{caption}.}}",
-        rf"\label{{{label}}}",
-        r"\end{table}",
-    ]
-    return "\n".join(lines) + "\n"
+    return booktabs_table(columns, " & ".join(header), rows, caption + ".", label)
 
 
 def section(

@@ -24,6 +24,7 @@ COMMANDS = [
     ["robustness", "--experiment", "colombo2022-scaling"],
     ["kemeny", "--dataset", "glue"],
     ["fit", "--dataset", "glue", "--model", "pl", "--method", "mle"],
+    ["tree", "--dataset", "glue", "--covariates", "covariates.csv"],
     ["simulate", "--partitions", "2", "--instances", "3"],
     ["power", "--replications", "2"],
 ]

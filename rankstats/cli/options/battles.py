@@ -95,3 +95,15 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     add_output_argument(parser, "battles-out", "ratings.csv/.tex, the figures, win_probability.csv")
     parser.add_argument("--no-figures", action="store_true", help="skip the figures")
+    rep = parser.add_argument_group("paper-ready report (with --report)")
+    rep.add_argument(
+        "--report",
+        default=None,
+        metavar="DIR",
+        help="also write the paper-ready report of the fit into DIR (a directory of its own "
+        "beside --out): report.html, LaTeX tables, CSV, figures, methods and BibTeX; see "
+        "`rankstats report` for score tables",
+    )
+    rep.add_argument(
+        "--title", default=None, help="--report: title of the report (default: the file name)"
+    )

@@ -161,6 +161,29 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "mallows: Metropolis–Hastings)",
     )
     parser.add_argument(
+        "--covariates",
+        default=None,
+        metavar="FILE",
+        help="pl/bt: system covariates, a CSV table with the system names in its first column "
+        "and one numeric column per covariate: log-worth = xᵀβ (a system absent or with an "
+        "empty cell keeps a log-worth of its own); --method mle or nuts; the coefficients in "
+        "<model>_coefficients.csv",
+    )
+    parser.add_argument(
+        "--covariate-columns",
+        nargs="+",
+        default=None,
+        metavar="COLUMN",
+        help="with --covariates: the columns to use (default: every column after the first)",
+    )
+    parser.add_argument(
+        "--random-effect",
+        action="store_true",
+        help="pl/bt: add a system random effect u ~ N(0, σ²) to the log-worths (with or "
+        "without --covariates); σ by a Laplace approximation (--method mle) or in the "
+        "posterior (nuts)",
+    )
+    parser.add_argument(
         "--prior-scale",
         type=positive,
         default=1.0,

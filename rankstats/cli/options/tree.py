@@ -1,0 +1,74 @@
+"""The options of ``rankstats tree`` (its implementation: :mod:`rankstats.cli.tree`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from rankstats.cli.options.shared import (
+    add_input_arguments,
+    add_output_argument,
+    at_least,
+    positive,
+    probability,
+)
+
+HELP = (
+    "partition the rankings by covariates of the rankers or tasks: a tree of Plackett–Luce "
+    "worths (which systems win on which kind of task)"
+)
+EXAMPLE = "rankstats tree --dataset openclip --covariates task_groups.csv --systems A B C D"
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser, level=True)
+    parser.add_argument(
+        "--covariates",
+        required=True,
+        metavar="FILE",
+        help="CSV, TSV or Parquet: one row per ranker, or per task when the rankings are per "
+        "(task, instance); its first column (or --key) names the ranker or task; text and "
+        "true/false columns are categorical, numbers numeric",
+    )
+    parser.add_argument(
+        "--key", default=None, metavar="COLUMN", help="the column naming the ranker or task"
+    )
+    parser.add_argument(
+        "--categorical",
+        nargs="+",
+        default=[],
+        metavar="COLUMN",
+        help="covariates to treat as categorical although they hold numbers (codes)",
+    )
+    parser.add_argument(
+        "--systems",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="fit these systems only (each ranking restricted to them); the tests need more "
+        "rankers (or tasks) than systems",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=probability,
+        default=0.05,
+        help="level of the Bonferroni-adjusted instability tests (default 0.05)",
+    )
+    parser.add_argument(
+        "--min-size",
+        type=at_least(1),
+        default=10,
+        help="fewest rankers (or tasks) in a leaf (default 10)",
+    )
+    parser.add_argument(
+        "--max-depth", type=at_least(0), default=None, help="deepest split (default: none)"
+    )
+    parser.add_argument(
+        "--trim",
+        type=positive,
+        default=0.1,
+        help="trimming π of the numeric covariates' supLM test, in (0, 0.5) (default 0.1)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the simulated supLM null distribution"
+    )
+    add_output_argument(parser, None, "leaves.csv, worths.csv, tests.csv, tree.png and tree.pdf")

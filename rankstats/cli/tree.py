@@ -1,0 +1,88 @@
+"""``rankstats tree``: model-based partitioning of the rankings by covariates (a tree of
+Plackett–Luce worths, :func:`rankstats.models.rank_tree`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rankstats._util.atomic import output_dir
+from rankstats._util.text import write_csv
+from rankstats.cli._common import file_done, level_of, load_input, short, written
+from rankstats.cli._console import print_frame
+from rankstats.cli.usage import UsageError, check_out
+
+
+def check(args: argparse.Namespace) -> None:
+    """The output directory and the arguments before reading anything."""
+    check_out(args)
+    if not 0 < args.trim < 0.5:
+        raise UsageError(f"--trim must be in (0, 0.5), got {args.trim:g}")
+    if not Path(args.covariates).is_file():
+        raise UsageError(f"--covariates {args.covariates}: no such file")
+
+
+def read_covariates(args: argparse.Namespace):
+    """The covariate table indexed by its key column (read as text); ``--categorical`` columns,
+    and columns that are not all numbers, as categories
+    (:func:`rankstats.io.covariate_files.read_covariate_table`)."""
+    from rankstats.io.covariate_files import read_covariate_table
+
+    return read_covariate_table(
+        args.covariates, key=args.key, categorical=args.categorical or "auto"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import rankstats.models as models
+    from rankstats.core.rankings import Rankings
+
+    scores = load_input(args)
+    level = level_of(args, scores)
+    rankings = Rankings.from_scores(scores, by=level)
+    covariates = read_covariates(args)
+    tree = models.rank_tree(
+        rankings,
+        covariates,
+        systems=args.systems,
+        alpha=args.alpha,
+        min_size=args.min_size,
+        max_depth=args.max_depth,
+        trim=args.trim,
+        seed=args.seed,
+    )
+    name = scores.name or (Path(args.file).name if args.file else "scores")
+    print(f"rankstats tree: {short(name, 80)}")
+    print(f"  {rankings.n_rankings} rankings ({level} level) of {len(tree.systems)} systems")
+    source = Path(args.covariates).name
+    print(f"  units: {tree.unit}s (each {tree.unit}'s covariates from {short(source, 60)})")
+    print()
+    print(repr(tree))
+    tests = tree.tests()
+    print()
+    print_frame(
+        tests.drop(columns=["split"]),
+        title="instability tests (p_adjusted: Bonferroni over the covariates)",
+        decimals={"p_value": 4, "p_adjusted": 4},
+    )
+    print()
+    worths = tree.worths().T.reset_index(names="system")
+    worths.columns = ["system"] + [f"leaf {c}" for c in worths.columns[1:]]
+    print_frame(worths, title="log-worths per leaf (centred)", decimals={c: 3 for c in worths})
+    if args.out:
+        from rankstats.cli._top import figures_key_file
+        from rankstats.plotting import save_figure
+
+        out = Path(args.out)
+        with output_dir(out) as tmp:
+            files = [tmp / "leaves.csv", tmp / "worths.csv", tmp / "tests.csv"]
+            write_csv(tree.leaves(), files[0])
+            file_done()
+            write_csv(tree.worths().reset_index(), files[1])
+            file_done()
+            write_csv(tests, files[2])
+            file_done()
+            files += save_figure(tree.plot(), tmp / "tree")
+            files += figures_key_file({"tree": list(tree.systems)}, tmp)
+        print("\n" + written(tmp, out, files))
+    return 0

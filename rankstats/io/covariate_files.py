@@ -1,0 +1,154 @@
+"""Covariate tables read from files: one row per unit (a system, a ranker, a task), its key in
+one column, one column per covariate.
+
+Two readers share one parser (:func:`read_covariate_table`): :func:`read_system_covariates`
+(numeric covariates of systems; an empty cell: the covariate is missing for that system, which
+then keeps a log-worth of its own, :mod:`rankstats.models.system_covariates`) and the rank
+tree's covariates of rankers or tasks (numeric or categorical,
+:func:`rankstats.models.rank_tree`).  CSV (comma, semicolon or tab, sniffed) or Parquet.  Every
+refusal is one line naming the file, the line and the column.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from rankstats._util.advice import AdviceScoresError, escape, keywords
+from rankstats.errors import InvalidScoresError
+
+
+def read_covariate_table(
+    path: str | os.PathLike,
+    key: str | None = None,
+    columns: Sequence[str] | None = None,
+    categorical: Sequence[str] | str = "auto",
+    columns_option: str = "columns",
+) -> pd.DataFrame:
+    """Read a covariate table.
+
+    Parameters
+    ----------
+    path : str or path
+        A CSV file (a header line, then one row per unit) or a ``.parquet`` file.
+    key : str, optional
+        The column naming the units (default: the first column); read as text.
+    columns : sequence of str, optional
+        The covariate columns to keep (default: every column but the key).
+    categorical : sequence of str or "auto"
+        Columns read as text (categories).  ``"auto"``: also every column with a cell that is
+        not a number; a sequence: every other column must be numeric (a bad cell is named).
+    columns_option : str
+        The caller's name of ``columns`` in the messages (``covariate_columns=`` in Python,
+        ``--covariate-columns`` on the command line).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by the key (text), numeric columns as float (NaN: empty cell), categorical ones
+        as text (None: empty cell).
+
+    Raises
+    ------
+    InvalidScoresError
+        No such file, not a table, no covariate column, an unknown column, an empty or repeated
+        key, a non-numeric cell in a numeric column, an infinite value.
+    """
+    name = str(path)
+    frame = _text_table(Path(path))
+    if frame.shape[1] < 2:
+        raise InvalidScoresError(
+            f"{name}: needs a key column and at least one covariate column (found "
+            f"{frame.shape[1]} column(s); is the separator a comma, semicolon or tab?)"
+        )
+    key = str(frame.columns[0]) if key is None else key
+    if key not in frame.columns:
+        raise AdviceScoresError(
+            escape(f"{name}: no column {key!r} for ")
+            + "{key}"
+            + escape(f"; its columns: {_list(frame)}"),
+            **keywords("key"),
+        )
+    units = frame[key].fillna("").str.strip()
+    lines = np.arange(len(frame)) + 2  # the header is line 1
+    blank = np.flatnonzero(units.to_numpy() == "")
+    if len(blank):
+        raise InvalidScoresError(f"{name}: line {lines[blank[0]]} has no {key!r}")
+    repeated = units.duplicated(keep=False).to_numpy()
+    if repeated.any():
+        first = units[repeated].iloc[0]
+        where = ", ".join(str(v) for v in lines[units.to_numpy() == first])
+        raise InvalidScoresError(f"{name}: {key} {first!r} has several rows (lines {where})")
+    available = [c for c in frame.columns if c != key]
+    chosen = list(columns) if columns is not None else available
+    named = [] if isinstance(categorical, str) else list(categorical)
+    asked = [(c, columns_option) for c in chosen] + [(c, "categorical") for c in named]
+    for column, option in asked:
+        if column not in available:
+            raise AdviceScoresError(
+                escape(f"{name}: no covariate column {column!r} (")
+                + "{"
+                + option
+                + "}"
+                + escape(f"); its covariate columns: {', '.join(available)}"),
+                **keywords(option),
+            )
+    if not chosen:
+        raise InvalidScoresError(f"{name}: no covariate column chosen")
+    out = {}
+    for column in chosen:
+        text = frame[column].fillna("").str.strip()
+        values = pd.to_numeric(text.replace("", np.nan), errors="coerce").to_numpy(np.float64)
+        odd = (np.isnan(values) & (text.to_numpy() != "")) | np.isinf(values)
+        as_text = column in named or (categorical == "auto" and odd.any())
+        if as_text:
+            out[column] = text.replace("", None).astype(object).to_numpy()
+            continue
+        if odd.any():
+            k = int(np.flatnonzero(odd)[0])
+            raise InvalidScoresError(
+                f"{name}: line {lines[k]}, column {column!r} ({key} {units.iloc[k]!r}): "
+                f"{frame[column].iloc[k]!r} is not a finite number (leave the cell empty when "
+                "the covariate is missing)"
+            )
+        out[column] = values
+    return pd.DataFrame(out, index=pd.Index(units.to_numpy(), name=key))
+
+
+def read_system_covariates(
+    path: str | os.PathLike, covariate_columns: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Numeric system covariates (:func:`read_covariate_table` with the system names in the
+    first column and every covariate numeric; ``covariate_columns``: its ``columns``)."""
+    return read_covariate_table(
+        path, columns=covariate_columns, categorical=(), columns_option="covariate_columns"
+    )
+
+
+def _text_table(path: Path) -> pd.DataFrame:
+    """Every cell as text (None when empty)."""
+    name = str(path)
+    if not path.is_file():
+        raise InvalidScoresError(f"{name}: no such file")
+    try:
+        if path.suffix.lower() == ".parquet":
+            frame = pd.read_parquet(path)
+            return (
+                frame.astype(object)
+                .where(frame.notna(), None)
+                .map(lambda v: v if v is None else str(v))
+            )
+        return pd.read_csv(
+            path, dtype=str, keep_default_na=False, sep=None, engine="python", skipinitialspace=True
+        )
+    except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise InvalidScoresError(f"{name}: not a readable covariate table ({first})") from None
+
+
+def _list(frame: pd.DataFrame) -> str:
+    return ", ".join(map(str, frame.columns))
