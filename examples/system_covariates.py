@@ -44,6 +44,19 @@ for name in ("size", "size + u"):
     sigma = f", σ = {fit.parameters['sigma']:.2f}" if "sigma" in fit.parameters else ""
     print(f"{name}: β {effects}{sigma}; log-likelihood {fit.log_likelihood:,.1f}")
 print(f"free: log-likelihood {fits['free'].log_likelihood:,.1f}")
+# Where would a model of 1,000 M parameters and 500 GFLOPs land? Its log-worth on the scale of
+# fit.worth, with a 95 % interval: for an average model of that size, and for one new model
+# (its own random effect added).
+planned = pd.DataFrame({"log_params": [np.log(1000.0)], "log_flops": [np.log(500.0)]})
+mixed = fits["size + u"]
+for new_system in (False, True):
+    p = rs.models.predict_worth(mixed, planned, new_system=new_system).iloc[0]
+    above = int((mixed.worth > p["estimate"]).sum())
+    label = "one new model" if new_system else "the average model"
+    print(
+        f"1,000 M parameters, 500 GFLOPs, {label}: log-worth {p['estimate']:.2f} "
+        f"[{p['low']:.2f}, {p['high']:.2f}]; {above} of {len(mixed.worth)} models above it"
+    )
 gap = (fits["free"].worth - fits["size"].worth).sort_values()
 print("most above what their size predicts:", ", ".join(gap.index[-3:][::-1]))
 print("most below:", ", ".join(gap.index[:3]))

@@ -163,6 +163,7 @@ MODELS_PUBLIC = (
     "partition_function",
     "ppc",
     "ppc_draws",
+    "predict_worth",
     "rank_distance",
     "rank_tree",
     "read_partition_function",

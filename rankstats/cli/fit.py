@@ -242,6 +242,8 @@ def coefficient_table(fit, prob: float) -> pd.DataFrame:
     import numpy as np
     from scipy import stats
 
+    from rankstats.models.covariate_fit import listed
+
     names = [k for k in fit.parameters if k.startswith(("beta: ", "own: ")) or k == "sigma"]
     names = [k for k in names if not k.endswith("_se")]
     estimate = np.array([fit.parameters[k] for k in names])
@@ -254,7 +256,7 @@ def coefficient_table(fit, prob: float) -> pd.DataFrame:
             if k == "sigma":
                 values = draws["sigma"]
             else:
-                labels = fit.info["covariates" if kind == "beta" else "own_log_worth"]
+                labels = listed(fit.info["covariates" if kind == "beta" else "own_log_worth"])
                 values = draws[kind][:, labels.index(label)]
             low.append(np.quantile(values, (1 - prob) / 2))
             high.append(np.quantile(values, (1 + prob) / 2))

@@ -18,6 +18,7 @@ from rankstats.io.partition_files import read_partition_function
 from rankstats.models._fit import Fit, register_model
 from rankstats.models.bradley_terry import BradleyTerry
 from rankstats.models.cluster_choice import ClusterChoice, choose_clusters
+from rankstats.models.covariate_fit import predict_worth
 from rankstats.models.cross_validation import KFoldResult, kfold
 from rankstats.models.mallows import Mallows
 from rankstats.models.mallows_fit import MallowsFit
@@ -59,6 +60,7 @@ __all__ = [
     "partition_function",
     "ppc",
     "ppc_draws",
+    "predict_worth",
     "rank_distance",
     "rank_tree",
     "read_partition_function",

@@ -503,16 +503,28 @@ def optimum_fit(
     info: dict[str, Any],
     seed: int | None,
     n_draws: int = 4000,
+    draws: np.ndarray | None = None,
+    more: dict[str, tuple[np.ndarray, str, list[str]]] | None = None,
 ) -> Fit:
-    """A :class:`Fit` from an optimum (MLE or MAP) and its covariance."""
+    """A :class:`Fit` from an optimum (MLE or MAP) and its covariance; its posterior group
+    holds normal (Laplace) draws of ``(log-worths, extras)`` — or the given ``draws`` of them
+    and ``more`` variables (name → draws, dimension, coordinates), drawn jointly by the
+    caller."""
     n = len(systems)
     variable = MODEL_VARIABLES[model][0]
     se_all = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
-    draws = laplace_draws(params, covariance, n_draws, seed)
+    if draws is None:
+        draws = laplace_draws(params, covariance, n_draws, seed)
+    n_draws = len(draws)
     chains = 4
     per_chain = n_draws // chains
     draws = draws[: chains * per_chain].reshape(chains, per_chain, -1)
     posterior = {variable: draws[:, :, :n]}
+    coords = {"system": list(systems)}
+    dims = {variable: ["system"]}
+    for name, (values, dim, labels) in (more or {}).items():
+        posterior[name] = values[: chains * per_chain].reshape(chains, per_chain, -1)
+        coords[dim], dims[name] = list(labels), [dim]
     parameters: dict[str, float] = {}
     for k, name in enumerate(extra_names):
         posterior[name] = draws[:, :, n + k]
@@ -525,8 +537,8 @@ def optimum_fit(
     info = {**info, "approximation": "normal (Laplace) draws", "seed": seed}
     idata = _compat.from_dict(
         posterior,
-        coords={"system": list(systems)},
-        dims={variable: ["system"]},
+        coords=coords,
+        dims=dims,
         attrs=attrs_for(
             model, method, variable, params[:n], se_all[:n], objective, parameters, info
         ),

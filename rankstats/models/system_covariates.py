@@ -136,6 +136,12 @@ class CovariateOptimum:
     worth_covariance: np.ndarray
     sigma: float | None = None
     sigma_se: float | None = None
+    #: Every estimated parameter ψ (with the random effects u, before the model's other
+    #: parameters), its covariance, and the map of the log-worths θ = M ψ[:M.shape[1]]: the
+    #: joint normal (Laplace) draws of a fit (:mod:`rankstats.models.covariate_fit`).
+    full_params: np.ndarray | None = None
+    full_covariance: np.ndarray | None = None
+    full_map: np.ndarray | None = None
 
 
 Objective = Callable[[np.ndarray, bool], tuple[float, Any, Any]]
@@ -155,7 +161,16 @@ def fit_with_covariates(function: Objective, cmap: CovariateMap, n_extra: int) -
     phi = optimum.params
     log_worth = a @ phi[:p]
     worth_covariance = a @ optimum.covariance[:p, :p] @ a.T
-    return CovariateOptimum(phi, optimum.covariance, optimum.objective, log_worth, worth_covariance)
+    return CovariateOptimum(
+        phi,
+        optimum.covariance,
+        optimum.objective,
+        log_worth,
+        worth_covariance,
+        full_params=phi,
+        full_covariance=optimum.covariance,
+        full_map=a,
+    )
 
 
 def _through(function: Objective, jacobian: np.ndarray, penalty: np.ndarray | None = None):
@@ -249,4 +264,7 @@ def fit_random_effect(function: Objective, cmap: CovariateMap, n_extra: int) -> 
         theta_j @ covariance[: p + q, : p + q] @ theta_j.T,
         float(np.exp(log_sigma)),
         sigma_se,
+        params,
+        covariance,
+        theta_j,
     )

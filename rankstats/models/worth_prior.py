@@ -84,8 +84,12 @@ class Worths:
         """What a fit records of its log-worths (``fit.info``)."""
         if self.cmap is None:
             return {}
+        k = len(self.cmap.names)
+        covered = ~self.cmap.matrix[:, k:].any(axis=1)
+        means = self.cmap.matrix[covered, :k].mean(axis=0) if k else []
         return {
             "covariates": list(self.cmap.names),
+            **({"covariate_means": [float(v) for v in means]} if k else {}),
             "own_log_worth": list(self.cmap.own),
             "random_effect": bool(self.structure[3]),
             **(

@@ -14,6 +14,7 @@ from scipy import optimize, special
 from statsmodels.discrete.conditional_models import ConditionalLogit
 
 import rankstats as rs
+from rankstats.errors import InvalidScoresError
 from rankstats.models.system_covariates import covariate_map
 
 
@@ -159,6 +160,7 @@ def test_random_effect_alone_shrinks_the_free_log_worths() -> None:
     assert mixed.info["random_effect"] is True and mixed.info["covariates"] == []
 
 
+@pytest.mark.slow
 def test_wald_intervals_of_the_coefficients_cover() -> None:
     """Plackett–Luce with covariates: 95 % Wald intervals of β cover the true β in 200 data
     sets (binomial 99.9 % band around 0.95)."""
@@ -221,6 +223,56 @@ def test_the_posterior_with_covariates_and_a_random_effect() -> None:
     for name, within in (("beta: x", 0.5), ("own: s0", 0.5), ("sigma", 1.0)):
         gap = abs(posterior.parameters[name] - laplace.parameters[name])
         assert gap < within * posterior.parameters[f"{name}_se"], name
+    new = pd.DataFrame({"x": [1.2, -0.5]})
+    by_posterior = rs.models.predict_worth(posterior, new)
+    by_laplace = rs.models.predict_worth(laplace, new)
+    gap = (by_posterior["estimate"] - by_laplace["estimate"]).abs()
+    assert (gap < 0.5 * by_posterior["se"]).all(), (by_posterior, by_laplace)
     free = rs.models.PlackettLuce().fit(rankings, method="nuts", **kwargs)
     table = rs.models.compare_fits({"covariates": posterior, "free": free})
     assert set(table.table.index) == {"covariates", "free"}
+
+
+def test_predicted_worths_are_the_glm_linear_predictor() -> None:
+    """predict_worth against statsmodels' binomial GLM: the log-odds of a system with
+    covariates x against a fitted system j is the GLM's linear predictor at x − x_j, and the
+    predicted log-worth's standard error the delta method's through the GLM's covariance."""
+    import statsmodels.api as sm
+
+    frame, covariates, x, i, j, _ = _bt_counts(21, 15, 30, 0.7, 0.0)
+    x2 = np.column_stack([x, np.random.default_rng(1).normal(size=len(x))])
+    covariates = pd.DataFrame(x2, index=covariates.index, columns=["a", "b"])
+    fit = rs.models.BradleyTerry(covariates=covariates).fit(frame, method="mle")
+    glm = sm.GLM(
+        frame[["wins1", "wins2"]].to_numpy(), x2[i] - x2[j], family=sm.families.Binomial()
+    ).fit(tol=1e-12)
+    new = pd.DataFrame({"a": [1.5, -0.2], "b": [0.3, 2.0]}, index=["big", "odd"])
+    predicted = rs.models.predict_worth(fit, new)
+    reference = new.to_numpy() - x2[4]  # against system s4
+    np.testing.assert_allclose(
+        predicted["estimate"] - fit.worth["s4"], reference @ glm.params, atol=1e-7
+    )
+    centred = new.to_numpy() - x2.mean(axis=0)
+    se = np.sqrt(np.einsum("ri,ij,rj->r", centred, glm.cov_params(), centred))
+    np.testing.assert_allclose(predicted["se"], se, rtol=0.04)  # 4,000 normal draws
+    # at a fitted system's own covariates: its log-worth
+    own = rs.models.predict_worth(fit, covariates.loc[["s2"]])
+    assert own["estimate"].iloc[0] == pytest.approx(fit.worth["s2"], abs=1e-9)
+    with pytest.raises(InvalidScoresError, match="lack column"):
+        rs.models.predict_worth(fit, new[["a"]])
+    with pytest.raises(ValueError, match="random_effect=True"):
+        rs.models.predict_worth(fit, new, new_system=True)
+
+
+def test_a_stored_fit_keeps_its_coefficients(tmp_path) -> None:
+    frame, covariates, *_ = _bt_counts(8, 8, 20, 0.6, 0.4)
+    model = rs.models.BradleyTerry(covariates=covariates.drop(index="s1"), random_effect=True)
+    fit = model.fit(frame, method="mle")
+    rs.models.save(fit, "toy", tmp_path)
+    back = rs.models.load("toy", "bt", tmp_path)
+    assert back.parameters == pytest.approx(fit.parameters, nan_ok=True)
+    new = pd.DataFrame({"x": [0.3]})
+    # the estimate is the MLE's; the stored draws are thinned (its se then differs a little)
+    assert rs.models.predict_worth(back, new)["estimate"].iloc[0] == pytest.approx(
+        rs.models.predict_worth(fit, new)["estimate"].iloc[0], abs=1e-9
+    )
