@@ -29,6 +29,7 @@ from rankstats.cli._fit_common import (
     print_estimate,
     tune_for,
 )
+from rankstats.cli._fit_mallows import check_sampler_options
 from rankstats.cli.usage import UsageError, spoken
 
 
@@ -96,6 +97,10 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
     kfold = args.kfold
     args.model = chosen[0]
     data, name, what = fit_input(args)
+    if "mallows" in chosen and _method(args, "mallows") == "mcmc":
+        args.model = "mallows"  # the sampler that the Mallows fit will run, before any fit
+        check_sampler_options(args, len(data.systems))
+        args.model = chosen[0]
     choose_partition(args, len(data.systems))
     if kfold is not None:
         n_units = int(((~np.isnan(data.ranks)).sum(axis=1) >= 2).sum())

@@ -25,6 +25,27 @@ from rankstats.cli.usage import UsageError
 from rankstats.core.rankings import Rankings
 
 
+def check_sampler_options(args: argparse.Namespace, n_systems: int) -> None:
+    """The Metropolis–Hastings options of a Mallows fit (``args.model == "mallows"``) against
+    the sampler that will run and the number of systems, before any fitting (also before the
+    other models' fits of ``--compare``)."""
+    if args.leap >= n_systems:
+        raise UsageError(f"--leap {args.leap} must be below the number of systems ({n_systems})")
+    if metropolis(args):
+        return
+    for flag, given in (
+        ("--thin", args.thin is not None),
+        ("--rho-proposal", args.rho_proposal != "leap_and_shift"),
+        ("--leap", args.leap != 1),
+        ("--partition", args.partition is not None),
+    ):
+        if given:
+            raise UsageError(
+                f"{flag} applies to the Metropolis–Hastings sampler (--distance other than "
+                "kendall, or --kind top_k); the Gibbs sampler keeps every sweep"
+            )
+
+
 def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int:
     """``rankstats fit --model mallows``: consensus positions, θ and pairwise probabilities."""
     from rankstats import models
@@ -40,22 +61,8 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
         raise UsageError(f"--max-draws {args.max_draws} is below --draws {args.draws}")
     if args.top_k is not None and args.top_k > len(data.systems):
         raise UsageError(f"--top-k {args.top_k} is more than the {len(data.systems)} systems")
-    if args.leap >= len(data.systems):
-        raise UsageError(
-            f"--leap {args.leap} must be below the number of systems ({len(data.systems)})"
-        )
+    check_sampler_options(args, len(data.systems))
     hastings = metropolis(args)
-    for flag, given in (
-        ("--thin", args.thin is not None),
-        ("--rho-proposal", args.rho_proposal != "leap_and_shift"),
-        ("--leap", args.leap != 1),
-        ("--partition", args.partition is not None),
-    ):
-        if given and not hastings:
-            raise UsageError(
-                f"{flag} applies to the Metropolis–Hastings sampler (--distance other than "
-                "kendall, or --kind top_k); the Gibbs sampler keeps every sweep"
-            )
     choose_partition(args, len(data.systems))
     if args.clusters > 1:
         from rankstats.cli._fit_mixture import mixture
