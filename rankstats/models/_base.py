@@ -159,23 +159,22 @@ class RankModel:
             raise ValueError(f"method must be one of {METHODS}, not {method!r}")
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
+        if self.structured and method == "map":
+            raise ValueError(
+                "with system covariates or a random effect, fit by maximum likelihood "
+                "(method='mle') or sample the posterior (method='nuts'); 'map' is not available"
+            )
         prepared = self._prepare(data)
-        if self.structured and method != "nuts":
-            if method == "map":
-                raise ValueError(
-                    "with system covariates or a random effect, fit by maximum likelihood "
-                    "(method='mle') or sample the posterior (method='nuts'); 'map' is not "
-                    "available"
-                )
-            from rankstats.models.covariate_fit import fit_structured_mle
-
-            return fit_structured_mle(self, prepared, seed)
         systems = tuple(prepared.systems)
         extra = self._extra_names(prepared)
         rankings, n_choices, edges = self._order_information(data, prepared)
         found = information.check(
             self.name, rankings, n_choices, edges, systems, getattr(self, "kind", "subset"), method
         )
+        if self.structured and method == "mle":  # the MLE may exist on a disconnected graph
+            from rankstats.models.covariate_fit import fit_structured_mle
+
+            return fit_structured_mle(self, prepared, seed, found)
         worths = self._worths(prepared)  # covariate problems before any sampling
         info = {**self._info(prepared), "prior_scale": self.prior_scale, **found, **worths.info()}
         if method == "mle":

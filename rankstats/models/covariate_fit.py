@@ -28,8 +28,11 @@ class CovariateMLEError(InvalidRankingsError):
     """The maximum-likelihood estimate with these covariates was not found (it may not exist)."""
 
 
-def fit_structured_mle(model: Any, prepared: Any, seed: int | None) -> Fit:
-    """``model.fit(data, method="mle")`` for a model with covariates or a random effect."""
+def fit_structured_mle(
+    model: Any, prepared: Any, seed: int | None, found: dict[str, Any] | None = None
+) -> Fit:
+    """``model.fit(data, method="mle")`` for a model with covariates or a random effect
+    (``found``: what :func:`rankstats.models.information.check` recorded of the data)."""
     systems = tuple(prepared.systems)
     cmap = model._covariate_map(systems)
     extra = model._extra_names(prepared)
@@ -58,6 +61,7 @@ def fit_structured_mle(model: Any, prepared: Any, seed: int | None) -> Fit:
     info = {
         **model._info(prepared),
         "prior_scale": model.prior_scale,
+        **(found or {}),
         "covariates": list(cmap.names),
         "own_log_worth": list(cmap.own),
         "random_effect": model.random_effect,

@@ -276,3 +276,33 @@ def test_a_stored_fit_keeps_its_coefficients(tmp_path) -> None:
     assert rs.models.predict_worth(back, new)["estimate"].iloc[0] == pytest.approx(
         rs.models.predict_worth(fit, new)["estimate"].iloc[0], abs=1e-9
     )
+
+
+def test_covariates_link_the_components_of_a_disconnected_graph() -> None:
+    """Two groups of systems never compared across: the free MLE does not exist (the groups'
+    difference is not identified), but with a covariate shared by both groups it does, and it
+    is the same binomial GLM."""
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(3)
+    systems = [f"s{k}" for k in range(8)]
+    x = rng.normal(size=8)
+    pairs = [(a, b) for g in (range(4), range(4, 8)) for a in g for b in g if a < b]
+    i, j = np.array(pairs).T
+    wins1 = rng.binomial(30, 1 / (1 + np.exp(-0.9 * (x[i] - x[j])))).astype(float)
+    frame = pd.DataFrame(
+        {
+            "item1": [systems[k] for k in i],
+            "item2": [systems[k] for k in j],
+            "wins1": wins1,
+            "wins2": 30 - wins1,
+        }
+    )
+    with pytest.raises(rs.models.MLEDoesNotExistError):
+        rs.models.BradleyTerry().fit(frame, method="mle")
+    covariates = pd.DataFrame({"x": x}, index=systems)
+    fit = rs.models.BradleyTerry(covariates=covariates).fit(frame, method="mle")
+    glm = sm.GLM(
+        frame[["wins1", "wins2"]].to_numpy(), (x[i] - x[j])[:, None], family=sm.families.Binomial()
+    ).fit(tol=1e-12)
+    assert fit.parameters["beta: x"] == pytest.approx(glm.params[0], abs=1e-6)
