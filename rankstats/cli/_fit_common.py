@@ -214,11 +214,12 @@ def formatted(values, spec: str) -> list[str]:
     return ["-" if v is None or not np.isfinite(v) else format(float(v), spec) for v in values]
 
 
-def metropolis(args: argparse.Namespace) -> bool:
+def metropolis(args: argparse.Namespace, model: str | None = None) -> bool:
     """Whether ``--model mallows`` runs Metropolis–Hastings (any distance but Kendall, or top-k
-    lists), not the exact Gibbs sampler (:meth:`rankstats.models.Mallows.fit`'s ``auto``)."""
+    lists), not the exact Gibbs sampler (:meth:`rankstats.models.Mallows.fit`'s ``auto``);
+    ``model``: the model asked about (default ``args.model``, the one being fitted)."""
     preferences = getattr(args, "preferences", None) or getattr(args, "format", "") == "preferences"
-    return args.model == "mallows" and (
+    return (model or args.model) == "mallows" and (
         args.distance != "kendall"
         or args.kind == "top_k"
         or getattr(args, "clusters", 1) > 1

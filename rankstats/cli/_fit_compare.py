@@ -98,9 +98,7 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
     args.model = chosen[0]
     data, name, what = fit_input(args)
     if "mallows" in chosen and _method(args, "mallows") == "mcmc":
-        args.model = "mallows"  # the sampler that the Mallows fit will run, before any fit
-        check_sampler_options(args, len(data.systems))
-        args.model = chosen[0]
+        check_sampler_options(args, len(data.systems))  # before any model is fitted
     choose_partition(args, len(data.systems))
     if kfold is not None:
         n_units = int(((~np.isnan(data.ranks)).sum(axis=1) >= 2).sum())

@@ -28,10 +28,10 @@ from rankstats.core.rankings import Rankings
 def check_sampler_options(args: argparse.Namespace, n_systems: int) -> None:
     """The Metropolis–Hastings options of a Mallows fit (``args.model == "mallows"``) against
     the sampler that will run and the number of systems, before any fitting (also before the
-    other models' fits of ``--compare``)."""
+    other models' fits of ``--compare``, whatever ``args.model`` is then)."""
     if args.leap >= n_systems:
         raise UsageError(f"--leap {args.leap} must be below the number of systems ({n_systems})")
-    if metropolis(args):
+    if metropolis(args, "mallows"):
         return
     for flag, given in (
         ("--thin", args.thin is not None),

@@ -67,9 +67,8 @@ def fit_structured_mle(
         "random_effect": model.random_effect,
     }
     k = len(cmap.names)
-    covered = ~cmap.matrix[:, k:].any(axis=1)
     if k:
-        info["covariate_means"] = [float(v) for v in cmap.matrix[covered, :k].mean(axis=0)]
+        info["covariate_means"] = [float(v) for v in cmap.means]
     if model.random_effect:
         info["likelihood"] = "Laplace approximation, fixed effects at the joint mode"
     # Joint normal draws of every parameter, so that the log-worths and β of one draw agree

@@ -54,6 +54,16 @@ class CovariateMap:
     matrix: np.ndarray
 
     @property
+    def covered(self) -> np.ndarray:
+        """Whether each system has covariates (no log-worth of its own), a boolean mask."""
+        return ~self.matrix[:, len(self.names) :].any(axis=1)
+
+    @property
+    def means(self) -> np.ndarray:
+        """The mean covariates of the systems that have them, :math:`\\bar x`."""
+        return self.matrix[self.covered, : len(self.names)].mean(axis=0)
+
+    @property
     def parameter_names(self) -> list[str]:
         return [f"beta: {name}" for name in self.names] + [f"own: {s}" for s in self.own]
 
@@ -219,7 +229,7 @@ def fit_random_effect(function: Objective, cmap: CovariateMap, n_extra: int) -> 
 
     a = cmap.matrix
     n, p = a.shape
-    covered = np.flatnonzero(~a[:, p - len(cmap.own) :].any(axis=1)) if cmap.own else np.arange(n)
+    covered = np.flatnonzero(cmap.covered)
     q = len(covered)
     size = p + q + n_extra
     jacobian = np.zeros((n + n_extra, size))

@@ -66,7 +66,7 @@ class Worths:
     def from_map(cls, cmap: CovariateMap, random: bool, centred: bool = False) -> Worths:
         a = cmap.matrix
         k = len(cmap.names)
-        covered = ~a[:, k:].any(axis=1)
+        covered = cmap.covered
         design = a.copy()
         scale = np.ones(k)
         if k:
@@ -85,8 +85,7 @@ class Worths:
         if self.cmap is None:
             return {}
         k = len(self.cmap.names)
-        covered = ~self.cmap.matrix[:, k:].any(axis=1)
-        means = self.cmap.matrix[covered, :k].mean(axis=0) if k else []
+        means = self.cmap.means if k else []
         return {
             "covariates": list(self.cmap.names),
             **({"covariate_means": [float(v) for v in means]} if k else {}),
