@@ -28,6 +28,13 @@ if "PYTEST_XDIST_WORKER" not in os.environ:
     atexit.register(shutil.rmtree, _cache, ignore_errors=True)
 
 
+# --- ArviZ 0.2x's daily stamp: written once, safely, before any worker imports ArviZ ----------
+# Test modules import ArviZ and PyMC directly too; two workers importing them at the same moment
+# on a fresh machine race on ArviZ's fixed temporary file (rankstats/_pymc/arviz_stamp.py).
+from rankstats._pymc import arviz_stamp as _arviz_stamp  # noqa: E402
+
+_arviz_stamp.settle()
+
 import matplotlib  # noqa: E402  (after the BLAS setting: it loads NumPy)
 import pytest  # noqa: E402
 

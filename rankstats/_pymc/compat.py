@@ -13,6 +13,9 @@ PSIS-LOO result           ``elpd_loo, p_loo, loo_i``   ``elpd, p, elpd_i``
 WAIC                      ``az.waic``                  none (rankstats computes it)
 ========================  ==========================  ===========================
 
+ArviZ 0.2x writes a once-a-day stamp on import with a fixed temporary name, which fails when two
+processes import it at once; :func:`rankstats._pymc.arviz_stamp.settle` writes it first, safely.
+
 Everything else (``az.rhat``, ``az.ess``, ``az.mcse`` on an ``xarray.Dataset``; the group and
 variable names) is common to both, and rankstats builds its own summary table from those, so the
 output has the same columns on both stacks.  The sampler is always passed explicitly.
@@ -46,6 +49,11 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from rankstats._pymc import arviz_stamp
+
+# Before ArviZ (and PyMC, which imports it) is first imported: ArviZ 0.2x's daily stamp races
+# between processes that import it at the same moment (arviz_stamp.py).
+arviz_stamp.settle()
 with warnings.catch_warnings():
     # arviz 0.2x announces its 1.0 refactor with a FutureWarning at import time
     warnings.simplefilter("ignore", FutureWarning)
