@@ -24,12 +24,18 @@ def check(args: argparse.Namespace) -> None:
 
 def read_covariates(args: argparse.Namespace):
     """The covariate table indexed by its key column (read as text); ``--categorical`` columns,
-    and columns that are not all numbers, as categories
+    and columns in which no cell is a number, as categories; a column of numbers with a cell
+    that is not a finite number is refused, naming it
     (:func:`rankstats.io.covariate_files.read_covariate_table`)."""
     from rankstats.io.covariate_files import read_covariate_table
 
     return read_covariate_table(
-        args.covariates, key=args.key, categorical=args.categorical or "auto"
+        args.covariates,
+        key=args.key,
+        columns=args.covariate_columns,
+        categorical=args.categorical,
+        columns_option="covariate_columns",
+        detect_text=True,
     )
 
 

@@ -259,6 +259,7 @@ def _units(rk: Rankings, prepared: PLData, covariates: pd.DataFrame) -> _Units:
                     f"covariate {name!r} has dtype {series.dtype}; give numbers or categories"
                 )
             text = series.astype(str)
+            _refuse_mixed(series, text, name, unit)
             names = tuple(sorted(text.unique()))
             values[name] = (np.searchsorted(np.array(names), text.to_numpy()), False)
             levels[name] = names
@@ -270,6 +271,27 @@ def _units(rk: Rankings, prepared: PLData, covariates: pd.DataFrame) -> _Units:
             values[name] = (numbers, True)
     unit_of_row = labels.get_indexer(pd.Index(kept))
     return _Units(unit_of_row, labels, values, levels, unit)
+
+
+def _refuse_mixed(series: pd.Series, text: pd.Series, name: str, unit: str) -> None:
+    """A text column in which some values are numbers and others are not: most often a numeric
+    covariate with a typo or a missing-value word (``pandas.read_csv`` then reads the whole
+    column as text), which as categories would have as many levels as values and another test.
+    Refused, naming the cells; a pandas ``category`` column says the categories are meant."""
+    if isinstance(series.dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(series):
+        return
+    numbers = pd.to_numeric(text.str.strip(), errors="coerce").to_numpy(np.float64)
+    finite = np.isfinite(numbers)
+    if not finite.any() or finite.all():
+        return
+    bad = np.flatnonzero(~finite)
+    shown = ", ".join(f"{unit} {series.index[k]!r}: {text.iloc[k]!r}" for k in bad[:3])
+    more = f", and {len(bad) - 3} more" if len(bad) > 3 else ""
+    raise InvalidScoresError(
+        f"covariate {name!r} holds numbers, but {len(bad)} value(s) are not finite numbers "
+        f"({shown}{more}): correct them, or if it is categorical make it a pandas category "
+        f"(covariates.astype({{{name!r}: 'category'}}))"
+    )
 
 
 # ---------------------------------------------------------------------------- fitting

@@ -83,3 +83,41 @@ def test_a_task_without_covariates_is_named(inputs, tmp_path, capsys):
     code, _, err = run(["tree", str(scores_file), "--covariates", str(missing)], capsys)
     assert code == 2
     one_error_line(err, "tree", "no such file")
+
+
+def test_categorical_columns_add_to_the_text_columns(inputs, tmp_path, capsys):
+    """--categorical year keeps kind (text) categorical: declared columns are added to the
+    detected ones, not a replacement."""
+    _, scores_file, _, covariates = inputs
+    path = tmp_path / "with_year.csv"
+    covariates.assign(year=np.where(covariates["noise"] > 0, 2015, 2016)).to_csv(path, index=False)
+    out = tmp_path / "out"
+    code, _, err = run(
+        [
+            "tree",
+            str(scores_file),
+            "--covariates",
+            str(path),
+            "--categorical",
+            "year",
+            "--out",
+            str(out),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    tests = pd.read_csv(out / "tests.csv")
+    kinds = dict(zip(tests["covariate"], tests["test"], strict=False))
+    assert kinds == {"kind": "chi2", "noise": "supLM", "year": "chi2"}
+
+
+@pytest.mark.parametrize("cell", ["inf", "0.3l"])
+def test_a_bad_cell_of_a_numeric_covariate_is_named(inputs, tmp_path, capsys, cell):
+    _, scores_file, _, covariates = inputs
+    bad = covariates.astype({"noise": object})
+    bad.loc[4, "noise"] = cell
+    path = tmp_path / "bad.csv"
+    bad.to_csv(path, index=False)
+    code, _, err = run(["tree", str(scores_file), "--covariates", str(path)], capsys)
+    assert code == 2
+    one_error_line(err, "tree", "'noise'", "line 6", "'task 4'", repr(cell), "--categorical noise")

@@ -166,6 +166,28 @@ def test_bad_covariates_are_refused_naming_row_and_column(two_groups):
         rs.models.rank_tree(rk, covariates, alpha=1.5)
 
 
+def test_a_text_column_of_numbers_with_a_typo_is_refused(two_groups):
+    """pandas.read_csv reads a numeric column with one typo as text: as categories it would have
+    one level per ranker and another test. Refused naming the cell; a category dtype is meant."""
+    rk, covariates, _ = two_groups
+    typo = covariates.assign(x=covariates["x"].map(str).astype(object))
+    typo.loc[typo.index[5], "x"] = "0.3O"
+    typo.loc[typo.index[7], "x"] = "inf"
+    with pytest.raises(InvalidScoresError) as err:
+        rs.models.rank_tree(rk, typo)
+    message = str(err.value)
+    assert "\n" not in message
+    for needle in ("'x'", "2 value(s)", repr(str(typo.index[5])), "'0.3O'", "'inf'", "category"):
+        assert needle in message, (needle, message)
+    # numbers written as text throughout, or a category column, are categories as asked
+    codes = covariates.assign(x=np.where(covariates["x"] > 0.5, "1", "2"))
+    assert rs.models.rank_tree(rk, codes).covariates["x"] == "categorical"
+    assert (
+        rs.models.rank_tree(rk, typo.astype({"x": "category"}), max_depth=0).covariates["x"]
+        == "categorical"
+    )
+
+
 def test_figure_draws_names_literally(two_groups):
     rk, covariates, _ = two_groups
     renamed = rs.Rankings(rk.ranks, ("$a$", "b_1", "c^2", "d"), rk.rankers)

@@ -26,18 +26,27 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         required=True,
         metavar="FILE",
         help="CSV, TSV or Parquet: one row per ranker, or per task when the rankings are per "
-        "(task, instance); its first column (or --key) names the ranker or task; text and "
-        "true/false columns are categorical, numbers numeric",
+        "(task, instance); its first column (or --key) names the ranker or task; columns "
+        "without a number (text, true/false) are categorical, numbers numeric; a column of "
+        "numbers with other cells (a typo, inf) is refused, naming them",
     )
     parser.add_argument(
         "--key", default=None, metavar="COLUMN", help="the column naming the ranker or task"
+    )
+    parser.add_argument(
+        "--covariate-columns",
+        nargs="+",
+        default=None,
+        metavar="COLUMN",
+        help="the covariates to use (default: every column but the key)",
     )
     parser.add_argument(
         "--categorical",
         nargs="+",
         default=[],
         metavar="COLUMN",
-        help="covariates to treat as categorical although they hold numbers (codes)",
+        help="covariates to treat as categorical although they hold numbers (codes, years); "
+        "columns without a number are categorical anyway",
     )
     parser.add_argument(
         "--systems",
