@@ -67,9 +67,10 @@ def run(args: argparse.Namespace) -> int:
     tests = tree.tests()
     print()
     print_frame(
-        tests.drop(columns=["split"]),
-        title="instability tests (p_adjusted: Bonferroni over the covariates)",
-        decimals={"p_value": 4, "p_adjusted": 4},
+        _p_values_as_text(tests),
+        title="instability tests (p_adjusted: Bonferroni over the covariates"
+        + ("; ≤: no simulated null draw reached the statistic" if tests["p_at_floor"].any() else "")
+        + ")",
     )
     print()
     worths = tree.worths().T.reset_index(names="system")
@@ -92,3 +93,18 @@ def run(args: argparse.Namespace) -> int:
             files += figures_key_file({"tree": list(tree.systems)}, tmp)
         print("\n" + written(tmp, out, files))
     return 0
+
+
+def _p_values_as_text(tests):
+    """The tests with p_value and p_adjusted as text: a value, or ``≤ bound`` at the floor of a
+    simulated p-value (right-aligned by padding)."""
+    from rankstats.models.rank_tree_result import p_cell
+
+    shown = tests.drop(columns=["split", "p_at_floor"])
+    for column in ("p_value", "p_adjusted"):
+        cells = [
+            p_cell(p, bool(f)) for p, f in zip(tests[column], tests["p_at_floor"], strict=True)
+        ]
+        width = max(map(len, cells), default=0)
+        shown[column] = [cell.rjust(width) for cell in cells]
+    return shown

@@ -50,7 +50,13 @@ from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresErr
 from rankstats.models import _mle
 from rankstats.models._data import KINDS, PLData, as_rankings, pl_data
 from rankstats.models.instability import identified, instability_tests
-from rankstats.models.rank_tree_result import RankTree, RankTreeNode, Split
+from rankstats.models.rank_tree_result import (
+    TEST_COLUMNS,
+    RankTree,
+    RankTreeNode,
+    Split,
+    p_relation,
+)
 
 #: Categorical covariates with at most this many levels in a node are split exhaustively
 #: (``2^(C−1) − 1`` binary partitions).
@@ -425,6 +431,7 @@ class _Grower:
                 "df": [t.df for t in found],
                 "p_value": [t.p_value for t in found],
                 "p_adjusted": [min(1.0, m * t.p_value) for t in found],
+                "p_at_floor": [t.at_floor for t in found],
             }
         )
         # The smallest p-value; ties (simulated p-values bottom out at 1 / (n_draws + 1)) go to
@@ -432,7 +439,8 @@ class _Grower:
         best = min(found, key=lambda t: (t.p_value, -np.nan_to_num(t.statistic) / max(t.df, 1)))
         p_best = min(1.0, m * best.p_value)
         if p_best >= self.alpha:
-            return None, f"no significant instability (smallest adjusted p = {p_best:.3g})", tests
+            shown = p_relation(p_best, best.at_floor and p_best < 1)
+            return None, f"no significant instability (smallest adjusted p {shown})", tests
         if self.max_depth is not None and depth >= self.max_depth:
             return None, f"maximum depth {self.max_depth} reached", tests
         if len(members) < 2 * self.min_size:
@@ -508,4 +516,4 @@ def _ordered_levels(scores: np.ndarray, codes: np.ndarray, present: np.ndarray) 
 
 
 def _empty_tests() -> pd.DataFrame:
-    return pd.DataFrame(columns=["covariate", "test", "statistic", "df", "p_value", "p_adjusted"])
+    return pd.DataFrame(columns=[*TEST_COLUMNS[2:-1]])

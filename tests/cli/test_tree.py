@@ -51,6 +51,7 @@ def test_tree_writes_the_library_tree(inputs, tmp_path, capsys):
     np.testing.assert_allclose(leaves["log_worth"], expected.leaves()["log_worth"], rtol=1e-9)
     tests = pd.read_csv(out / "tests.csv")
     np.testing.assert_allclose(tests["p_value"], expected.tests()["p_value"], rtol=1e-9)
+    assert tests["p_at_floor"].tolist() == expected.tests()["p_at_floor"].tolist()
     assert pd.read_csv(out / "worths.csv")["leaf"].tolist() == expected.worths().index.tolist()
 
 
