@@ -8,7 +8,15 @@ from pathlib import Path
 
 from rankstats._util.atomic import output_dir
 from rankstats._util.text import write_csv
-from rankstats.cli._common import file_done, level_of, load_input, short, written
+from rankstats.cli._common import (
+    file_done,
+    file_format,
+    level_of,
+    load_input,
+    load_rankings_file,
+    short,
+    written,
+)
 from rankstats.cli._console import print_frame
 from rankstats.cli.usage import UsageError, check_out
 
@@ -39,13 +47,31 @@ def read_covariates(args: argparse.Namespace):
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    import rankstats.models as models
+def read_rankings(args: argparse.Namespace):
+    """``(rankings, name, what)``: a rankings FILE (rank matrix, orderings, PrefLib; a
+    ``--ranker`` label may repeat: several rankings per ranker), or a score table's rankings
+    per task or per (task, instance)."""
     from rankstats.core.rankings import Rankings
 
+    chosen = file_format(args)
+    if chosen in ("pairwise", "preferences"):
+        raise UsageError(
+            f"--format {chosen}: a rank tree fits rankings; give a rank-matrix, orderings or "
+            "PrefLib file (or a score table)"
+        )
+    if chosen != "scores":
+        rankings, _ = load_rankings_file(args, chosen, several_per_ranker=True)
+        return rankings, Path(args.file).name, f"{chosen} file"
     scores = load_input(args)
     level = level_of(args, scores)
-    rankings = Rankings.from_scores(scores, by=level)
+    name = scores.name or (Path(args.file).name if args.file else "scores")
+    return Rankings.from_scores(scores, by=level), name, f"{level} level"
+
+
+def run(args: argparse.Namespace) -> int:
+    import rankstats.models as models
+
+    rankings, name, what = read_rankings(args)
     covariates = read_covariates(args)
     tree = models.rank_tree(
         rankings,
@@ -57,9 +83,8 @@ def run(args: argparse.Namespace) -> int:
         trim=args.trim,
         seed=args.seed,
     )
-    name = scores.name or (Path(args.file).name if args.file else "scores")
     print(f"rankstats tree: {short(name, 80)}")
-    print(f"  {rankings.n_rankings} rankings ({level} level) of {len(tree.systems)} systems")
+    print(f"  {rankings.n_rankings} rankings ({what}) of {len(tree.systems)} systems")
     source = Path(args.covariates).name
     print(f"  units: {tree.unit}s (each {tree.unit}'s covariates from {short(source, 60)})")
     print()

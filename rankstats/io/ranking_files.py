@@ -89,6 +89,7 @@ def read_rankings(
     sep: str | None = None,
     encoding: str = "utf-8",
     na_values: Sequence[str] | None = None,
+    several_per_ranker: bool = False,
 ) -> Rankings:
     """Read rankings from a PrefLib file, a rank-matrix CSV or an orderings CSV.
 
@@ -106,6 +107,11 @@ def read_rankings(
         As in :func:`rankstats.read_scores`.
     na_values : sequence of str, optional
         Rank matrix: words read as "not ranked" (by default only an empty cell is).
+    several_per_ranker : bool
+        CSV formats: a label of the ``ranker`` column may label several rows (several rankings
+        by one ranker, e.g. a farmer's four in PlackettLuce's ``beans``, for
+        :func:`rankstats.models.rank_tree`, which takes the ranker as its unit). Default: each
+        row is one ranker, and a repeated label is refused.
 
     Returns
     -------
@@ -145,8 +151,8 @@ def read_rankings(
         return _read_preflib(path, None if kind == "preflib" else kind, encoding)
     source = _read.inspect(path, sep=sep, encoding=encoding)
     if kind == "rank-matrix":
-        return _read_rank_matrix(source, ranker, na_values)
-    return _read_orderings(source, ranker)
+        return _read_rank_matrix(source, ranker, na_values, several_per_ranker)
+    return _read_orderings(source, ranker, several_per_ranker)
 
 
 def read_paired_comparisons(
@@ -325,12 +331,14 @@ def _ranker(source: _read.Source, ranker: str | None) -> str | None:
     return ranker if ranker is not None else ("ranker" if "ranker" in source.columns else None)
 
 
-def _labels(source: _read.Source, table: object, label: str | None, n: int) -> pd.Index:
+def _labels(
+    source: _read.Source, table: object, label: str | None, n: int, several: bool
+) -> pd.Index:
     if label is None:
         return pd.RangeIndex(1, n + 1, name="row")
     names = _names(source, table, label)
     repeated = np.flatnonzero(names.duplicated(keep=False).to_numpy())
-    if len(repeated):
+    if len(repeated) and not several:
         raise InvalidRankingsError(
             f"{source.path}: the {label!r} column repeats a label ({_at(source, repeated, names)})"
             ": each row is one ranker"
@@ -339,7 +347,7 @@ def _labels(source: _read.Source, table: object, label: str | None, n: int) -> p
 
 
 def _read_rank_matrix(
-    source: _read.Source, ranker: str | None, na_values: Sequence[str] | None
+    source: _read.Source, ranker: str | None, na_values: Sequence[str] | None, several: bool
 ) -> Rankings:
     label = _ranker(source, ranker)
     systems = [c for c in source.columns if c != label]
@@ -367,7 +375,7 @@ def _read_rank_matrix(
         except _cells.BadCells as bad:
             first = k == 0 and label is None
             raise _not_ranks(source, column, bad, first) from None
-    labels = _labels(source, table, label, table.num_rows)
+    labels = _labels(source, table, label, table.num_rows, several)
     return Rankings.from_rank_matrix(pd.DataFrame(matrix, index=labels, columns=systems))
 
 
@@ -399,7 +407,7 @@ def _not_ranks(
     )
 
 
-def _read_orderings(source: _read.Source, ranker: str | None) -> Rankings:
+def _read_orderings(source: _read.Source, ranker: str | None, several: bool) -> Rankings:
     label = _ranker(source, ranker)
     places = [c for c in source.columns if c != label]
     table = _tables.read_table(source)
@@ -438,7 +446,7 @@ def _read_orderings(source: _read.Source, ranker: str | None) -> Rankings:
     ranks = np.full((cells.shape[0], len(systems)), np.nan)
     place = np.broadcast_to(np.arange(1.0, len(places) + 1.0), cells.shape)
     ranks[row_of, codes] = place[filled]
-    labels = _labels(source, table, label, cells.shape[0])
+    labels = _labels(source, table, label, cells.shape[0], several)
     return Rankings.from_rank_matrix(
         pd.DataFrame(ranks, index=labels, columns=[str(s) for s in systems])
     )

@@ -7,6 +7,7 @@ import argparse
 from rankstats.cli.options.shared import (
     add_input_arguments,
     add_output_argument,
+    add_rankings_file_arguments,
     at_least,
     positive,
     probability,
@@ -16,17 +17,22 @@ HELP = (
     "partition the rankings by covariates of the rankers or tasks: a tree of Plackett–Luce "
     "worths (which systems win on which kind of task)"
 )
-EXAMPLE = "rankstats tree --dataset openclip --covariates task_groups.csv --systems A B C D"
+EXAMPLE = (
+    "rankstats tree --dataset openclip --covariates task_groups.csv --systems A B C D\n  "
+    "rankstats tree trials.csv --format orderings --ranker farmer --covariates farmers.csv"
+)
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser, level=True)
+    add_rankings_file_arguments(parser)
     parser.add_argument(
         "--covariates",
         required=True,
         metavar="FILE",
-        help="CSV, TSV or Parquet: one row per ranker, or per task when the rankings are per "
-        "(task, instance); its first column (or --key) names the ranker or task; columns "
+        help="CSV, TSV or Parquet: one row per ranker (the --ranker labels of a rankings "
+        "FILE, which may repeat: several rankings per ranker), or per task when the rankings "
+        "are per (task, instance); its first column (or --key) names the ranker or task; columns "
         "without a number (text, true/false) are categorical, numbers numeric; a column of "
         "numbers with other cells (a typo, inf) is refused, naming them",
     )
