@@ -27,6 +27,7 @@ rows; it is not a system.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -37,7 +38,7 @@ from rankstats._util.advice import AdviceError, AdviceRankingsError, escape
 from rankstats._util.resources import rankings_bytes, require_memory
 from rankstats.core import keys as _keys
 from rankstats.core.rankings import Rankings
-from rankstats.errors import InvalidRankingsError, InvalidScoresError, preview
+from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError, preview
 from rankstats.io import cells as _cells
 from rankstats.io import preflib as _preflib
 from rankstats.io import sources as _read
@@ -407,6 +408,28 @@ def _not_ranks(
     )
 
 
+def _warn_apart(
+    source: _read.Source, places: list[str], cells: np.ndarray, filled: np.ndarray
+) -> None:
+    """Warn about a column that shares no name with the other columns (PlackettLuce's beans
+    orderings carry a ``kind`` column, "trio" / "vs_local"): read as a place, its words become
+    systems that are only ever ranked there. A label or attribute column, far more likely."""
+    if len(places) < 3:
+        return
+    names = [set(cells[filled[:, k], k]) for k in range(len(places))]
+    for k, column in enumerate(places):
+        others = set().union(*(names[j] for j in range(len(places)) if j != k))
+        if names[k] and others and not names[k] & others:
+            warnings.warn(
+                f"{source.path}: column {column!r} shares no name with the other columns: its "
+                f"{len(names[k])} name(s) ({preview(map(repr, sorted(names[k])), 3)}) are read as "
+                f"systems ranked only at place {k + 1}; if it is not a place of the orderings, "
+                "remove it from the file (every column but the ranker's is a place)",
+                DataWarning,
+                stacklevel=4,
+            )
+
+
 def _read_orderings(source: _read.Source, ranker: str | None, several: bool) -> Rankings:
     label = _ranker(source, ranker)
     places = [c for c in source.columns if c != label]
@@ -426,6 +449,7 @@ def _read_orderings(source: _read.Source, ranker: str | None, several: bool) -> 
             "a row lists systems best first and ends at its first empty cell (for ties, use a "
             "rank matrix or a PrefLib .toi file)"
         )
+    _warn_apart(source, places, cells, filled)
     codes, systems = pd.factorize(pd.Series(cells[filled], dtype=object))
     code = np.full(cells.shape, -1, dtype=np.int64)
     code[filled] = codes
