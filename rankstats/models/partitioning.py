@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rankstats._util.advice import AdviceError, Spelled, escape
 from rankstats.core.bradley_terry_mle import (
     ConvergenceError,
     MLEDoesNotExistError,
@@ -168,6 +169,7 @@ def rank_tree(
         rk = _restricted(rk, systems)
     prepared = pl_data(rk, kind=kind)
     units = _units(rk, prepared, covariates)
+    _check_floor(units, alpha, int(n_draws))
     grower = _Grower(
         prepared, units, alpha, int(min_size), max_depth, trim, max_levels, n_draws, seed
     )
@@ -186,6 +188,28 @@ def rank_tree(
 
 
 # ---------------------------------------------------------------------------- input
+def _check_floor(units: _Units, alpha: float, n_draws: int) -> None:
+    """Refuse an ``alpha`` that no numeric covariate could reach: the smallest simulated supLM
+    p-value is ``1 / (n_draws + 1)``, Bonferroni-adjusted ``m / (n_draws + 1)``."""
+    m = len(units.values)
+    floor = m / (n_draws + 1)
+    if any(numeric for _, numeric in units.values.values()) and floor >= alpha:
+        raise AdviceError(
+            "{given}"
+            + escape(
+                f" is not above {m} / (n_draws + 1) = {floor:.3g}, the smallest "
+                "Bonferroni-adjusted p-value of the simulated supLM test: a numeric covariate "
+                "could never split; raise "
+            )
+            + "{alpha}"
+            + escape(" or ")
+            + "{n_draws}",
+            given=Spelled(f"alpha={alpha:g}", f"--alpha {alpha:g}"),
+            alpha=None,
+            n_draws=None,
+        )
+
+
 def _restricted(rk: Rankings, systems: Sequence[str]) -> Rankings:
     """The rankings of ``systems`` only (ranks recomputed among them; labels kept)."""
     names = [str(s) for s in systems]

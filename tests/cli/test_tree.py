@@ -250,3 +250,19 @@ def test_beans_reproduces_plackettluce_pltree(tmp_path, capsys):
     ]
     systems = leaf["system"].tolist()
     np.testing.assert_allclose(leaf["log_worth"], _pl_mle(orders, systems), atol=2e-5)
+
+
+def test_an_alpha_below_the_simulation_floor_is_refused(inputs, capsys):
+    """With 2 covariates and 10,000 draws no adjusted supLM p-value is below 2/10,001: an
+    alpha of 0.0001 could never split on the numeric covariate (refused); more draws can."""
+    _, scores_file, covariates_file, _ = inputs
+    command = ["tree", str(scores_file), "--covariates", str(covariates_file)]
+    code, _, err = run([*command, "--alpha", "0.0001"], capsys)
+    assert code == 2
+    one_error_line(err, "tree", "--alpha 0.0001", "0.0002", "--n-draws")
+    with pytest.raises(ValueError, match=r"alpha=0\.0001 is not above 2 / \(n_draws \+ 1\)"):
+        rs.models.rank_tree(
+            rs.read_scores(scores_file), pd.read_csv(covariates_file, index_col=0), alpha=1e-4
+        )
+    code, _, err = run([*command, "--alpha", "0.0001", "--n-draws", "30000"], capsys)
+    assert code == 0, err

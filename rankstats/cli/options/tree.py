@@ -84,6 +84,13 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="trimming π of the numeric covariates' supLM test, in (0, 0.5) (default 0.1)",
     )
     parser.add_argument(
+        "--n-draws",
+        type=at_least(100),
+        default=10_000,
+        help="draws of the simulated supLM null distribution (default 10000: its p-values "
+        "are at least 1/10001, printed as a bound '≤' there)",
+    )
+    parser.add_argument(
         "--seed", type=int, default=0, help="seed of the simulated supLM null distribution"
     )
     add_output_argument(parser, None, "leaves.csv, worths.csv, tests.csv, tree.png and tree.pdf")
