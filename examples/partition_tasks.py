@@ -77,7 +77,7 @@ covariates = pd.DataFrame(
 tree = rs.models.rank_tree(scores, covariates, systems=MODELS, min_size=5)
 print(tree)
 print()
-print(tree.tests().drop(columns=["split"]).round(4).to_string(index=False))
+print(tree.tests().drop(columns=["split", "p_at_floor"]).round(4).to_string(index=False))
 print()
 print("log-worths (centred), leaf × model:")
 print(tree.worths().T.round(3).to_string())

@@ -129,9 +129,10 @@ def _refuse_rankings_file(args: argparse.Namespace) -> None:
         )
 
 
-def load_rankings_file(args: argparse.Namespace, chosen: str):
+def load_rankings_file(args: argparse.Namespace, chosen: str, several_per_ranker: bool = False):
     """``(data, what)`` of a rankings FILE in format ``chosen``: Rankings, or the paired counts
-    of a pairwise file (``item1, item2, wins1, wins2``)."""
+    of a pairwise file (``item1, item2, wins1, wins2``); ``several_per_ranker``: a ``--ranker``
+    label may repeat (rank-matrix, orderings)."""
     from rankstats.io.ranking_files import read_paired_comparisons, read_rankings
 
     options = {"sep": args.sep, "encoding": args.encoding}
@@ -161,7 +162,9 @@ def load_rankings_file(args: argparse.Namespace, chosen: str):
             args.file, args.preferred or "preferred", args.other or "other", **options
         )
         return data, "paired comparisons"
-    extra = {"ranker": args.ranker} if chosen in ("rank-matrix", "orderings") else {}
+    extra = {}
+    if chosen in ("rank-matrix", "orderings"):
+        extra = {"ranker": args.ranker, "several_per_ranker": several_per_ranker}
     if chosen == "rank-matrix":
         extra["na_values"] = args.na_values
     return read_rankings(args.file, chosen, **options, **extra), f"{chosen} rankings"

@@ -8,7 +8,15 @@ from pathlib import Path
 
 from rankstats._util.atomic import output_dir
 from rankstats._util.text import write_csv
-from rankstats.cli._common import file_done, level_of, load_input, short, written
+from rankstats.cli._common import (
+    file_done,
+    file_format,
+    level_of,
+    load_input,
+    load_rankings_file,
+    short,
+    written,
+)
 from rankstats.cli._console import print_frame
 from rankstats.cli.usage import UsageError, check_out
 
@@ -24,22 +32,46 @@ def check(args: argparse.Namespace) -> None:
 
 def read_covariates(args: argparse.Namespace):
     """The covariate table indexed by its key column (read as text); ``--categorical`` columns,
-    and columns that are not all numbers, as categories
+    and columns in which no cell is a number, as categories; a column of numbers with a cell
+    that is not a finite number is refused, naming it
     (:func:`rankstats.io.covariate_files.read_covariate_table`)."""
     from rankstats.io.covariate_files import read_covariate_table
 
     return read_covariate_table(
-        args.covariates, key=args.key, categorical=args.categorical or "auto"
+        args.covariates,
+        key=args.key,
+        columns=args.covariate_columns,
+        categorical=args.categorical,
+        columns_option="covariate_columns",
+        detect_text=True,
     )
+
+
+def read_rankings(args: argparse.Namespace):
+    """``(rankings, name, what)``: a rankings FILE (rank matrix, orderings, PrefLib; a
+    ``--ranker`` label may repeat: several rankings per ranker), or a score table's rankings
+    per task or per (task, instance)."""
+    from rankstats.core.rankings import Rankings
+
+    chosen = file_format(args)
+    if chosen in ("pairwise", "preferences"):
+        raise UsageError(
+            f"--format {chosen}: a rank tree fits rankings; give a rank-matrix, orderings or "
+            "PrefLib file (or a score table)"
+        )
+    if chosen != "scores":
+        rankings, _ = load_rankings_file(args, chosen, several_per_ranker=True)
+        return rankings, Path(args.file).name, f"{chosen} file"
+    scores = load_input(args)
+    level = level_of(args, scores)
+    name = scores.name or (Path(args.file).name if args.file else "scores")
+    return Rankings.from_scores(scores, by=level), name, f"{level} level"
 
 
 def run(args: argparse.Namespace) -> int:
     import rankstats.models as models
-    from rankstats.core.rankings import Rankings
 
-    scores = load_input(args)
-    level = level_of(args, scores)
-    rankings = Rankings.from_scores(scores, by=level)
+    rankings, name, what = read_rankings(args)
     covariates = read_covariates(args)
     tree = models.rank_tree(
         rankings,
@@ -49,11 +81,11 @@ def run(args: argparse.Namespace) -> int:
         min_size=args.min_size,
         max_depth=args.max_depth,
         trim=args.trim,
+        n_draws=args.n_draws,
         seed=args.seed,
     )
-    name = scores.name or (Path(args.file).name if args.file else "scores")
     print(f"rankstats tree: {short(name, 80)}")
-    print(f"  {rankings.n_rankings} rankings ({level} level) of {len(tree.systems)} systems")
+    print(f"  {rankings.n_rankings} rankings ({what}) of {len(tree.systems)} systems")
     source = Path(args.covariates).name
     print(f"  units: {tree.unit}s (each {tree.unit}'s covariates from {short(source, 60)})")
     print()
@@ -61,9 +93,10 @@ def run(args: argparse.Namespace) -> int:
     tests = tree.tests()
     print()
     print_frame(
-        tests.drop(columns=["split"]),
-        title="instability tests (p_adjusted: Bonferroni over the covariates)",
-        decimals={"p_value": 4, "p_adjusted": 4},
+        _p_values_as_text(tests),
+        title="instability tests (p_adjusted: Bonferroni over the covariates"
+        + ("; ≤: no simulated null draw reached the statistic" if tests["p_at_floor"].any() else "")
+        + ")",
     )
     print()
     worths = tree.worths().T.reset_index(names="system")
@@ -86,3 +119,18 @@ def run(args: argparse.Namespace) -> int:
             files += figures_key_file({"tree": list(tree.systems)}, tmp)
         print("\n" + written(tmp, out, files))
     return 0
+
+
+def _p_values_as_text(tests):
+    """The tests with p_value and p_adjusted as text: a value, or ``≤ bound`` at the floor of a
+    simulated p-value (right-aligned by padding)."""
+    from rankstats.models.rank_tree_result import p_cell
+
+    shown = tests.drop(columns=["split", "p_at_floor"])
+    for column in ("p_value", "p_adjusted"):
+        cells = [
+            p_cell(p, bool(f)) for p, f in zip(tests[column], tests["p_at_floor"], strict=True)
+        ]
+        width = max(map(len, cells), default=0)
+        shown[column] = [cell.rjust(width) for cell in cells]
+    return shown

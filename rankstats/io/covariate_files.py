@@ -26,8 +26,10 @@ def read_covariate_table(
     path: str | os.PathLike,
     key: str | None = None,
     columns: Sequence[str] | None = None,
-    categorical: Sequence[str] | str = "auto",
+    categorical: Sequence[str] = (),
     columns_option: str = "columns",
+    *,
+    detect_text: bool = False,
 ) -> pd.DataFrame:
     """Read a covariate table.
 
@@ -39,12 +41,17 @@ def read_covariate_table(
         The column naming the units (default: the first column); read as text.
     columns : sequence of str, optional
         The covariate columns to keep (default: every column but the key).
-    categorical : sequence of str or "auto"
-        Columns read as text (categories).  ``"auto"``: also every column with a cell that is
-        not a number; a sequence: every other column must be numeric (a bad cell is named).
+    categorical : sequence of str
+        Columns read as text (categories) whatever they hold.
     columns_option : str
         The caller's name of ``columns`` in the messages (``covariate_columns=`` in Python,
         ``--covariate-columns`` on the command line).
+    detect_text : bool
+        Also read as categories the columns in which no cell is a number (``"Ap - 15"``,
+        ``"yes"``), in addition to ``categorical``.  A column in which some cells are numbers
+        and others are not is refused either way, naming those cells: it is a numeric covariate
+        with a typo (or a missing-value word) far more often than categories, and reading it as
+        categories would change its test silently; declare it in ``categorical`` if it is one.
 
     Returns
     -------
@@ -56,7 +63,8 @@ def read_covariate_table(
     ------
     InvalidScoresError
         No such file, not a table, no covariate column, an unknown column, an empty or repeated
-        key, a non-numeric cell in a numeric column, an infinite value.
+        key, a cell that is not a number in a numeric column (or in a column of numbers read
+        with ``detect_text``), an infinite value (``inf``) outside a categorical column.
     """
     name = str(path)
     frame = _text_table(Path(path))
@@ -85,7 +93,7 @@ def read_covariate_table(
         raise InvalidScoresError(f"{name}: {key} {first!r} has several rows (lines {where})")
     available = [c for c in frame.columns if c != key]
     chosen = list(columns) if columns is not None else available
-    named = [] if isinstance(categorical, str) else list(categorical)
+    named = [categorical] if isinstance(categorical, str) else list(categorical)
     asked = [(c, columns_option) for c in chosen] + [(c, "categorical") for c in named]
     for column, option in asked:
         if column not in available:
@@ -103,18 +111,15 @@ def read_covariate_table(
     for column in chosen:
         text = frame[column].fillna("").str.strip()
         values = pd.to_numeric(text.replace("", np.nan), errors="coerce").to_numpy(np.float64)
-        odd = (np.isnan(values) & (text.to_numpy() != "")) | np.isinf(values)
-        as_text = column in named or (categorical == "auto" and odd.any())
-        if as_text:
+        filled = text.to_numpy() != ""
+        words = np.isnan(values) & filled
+        if column in named or (detect_text and filled.any() and words[filled].all()):
             out[column] = text.replace("", None).astype(object).to_numpy()
             continue
-        if odd.any():
-            k = int(np.flatnonzero(odd)[0])
-            raise InvalidScoresError(
-                f"{name}: line {lines[k]}, column {column!r} ({key} {units.iloc[k]!r}): "
-                f"{frame[column].iloc[k]!r} is not a finite number (leave the cell empty when "
-                "the covariate is missing)"
-            )
+        cells = _Cells(name, key, column, lines, units, frame[column], int(filled.sum()))
+        bad = words | np.isinf(values)
+        if bad.any():
+            raise cells.refused(bad, detect_text, named)
         out[column] = values
     return pd.DataFrame(out, index=pd.Index(units.to_numpy(), name=key))
 
@@ -124,9 +129,7 @@ def read_system_covariates(
 ) -> pd.DataFrame:
     """Numeric system covariates (:func:`read_covariate_table` with the system names in the
     first column and every covariate numeric; ``covariate_columns``: its ``columns``)."""
-    return read_covariate_table(
-        path, columns=covariate_columns, categorical=(), columns_option="covariate_columns"
-    )
+    return read_covariate_table(path, columns=covariate_columns, columns_option="covariate_columns")
 
 
 def _text_table(path: Path) -> pd.DataFrame:
@@ -148,6 +151,34 @@ def _text_table(path: Path) -> pd.DataFrame:
     except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise InvalidScoresError(f"{name}: not a readable covariate table ({first})") from None
+
+
+class _Cells:
+    """The cells of one column, for a message that names the bad ones (line, key, value)."""
+
+    def __init__(self, name, key, column, lines, units, raw, n_filled):
+        self.name, self.key, self.column = name, key, column
+        self.lines, self.units, self.raw, self.n_filled = lines, units, raw, n_filled
+
+    def refused(self, bad: np.ndarray, detect_text: bool, named: list) -> AdviceScoresError:
+        rows = np.flatnonzero(bad)
+        shown = ", ".join(
+            f"line {self.lines[k]} ({self.key} {self.units.iloc[k]!r}): {self.raw.iloc[k]!r}"
+            for k in rows[:3]
+        )
+        more = f", and {len(rows) - 3} more" if len(rows) > 3 else ""
+        numbers = "holds numbers, but " if len(rows) < self.n_filled else ""
+        head = escape(
+            f"{self.name}: column {self.column!r} {numbers}{len(rows)} cell(s) are not finite "
+            f"numbers ({shown}{more}): correct them (leave a cell empty when the covariate is "
+            "missing)"
+        )
+        if not detect_text:
+            return AdviceScoresError(head)
+        return AdviceScoresError(
+            head + escape(", or if the column is categorical declare it with ") + "{categorical}",
+            categorical=[*named, self.column],
+        )
 
 
 def _list(frame: pd.DataFrame) -> str:

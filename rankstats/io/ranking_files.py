@@ -27,6 +27,7 @@ rows; it is not a system.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -37,7 +38,7 @@ from rankstats._util.advice import AdviceError, AdviceRankingsError, escape
 from rankstats._util.resources import rankings_bytes, require_memory
 from rankstats.core import keys as _keys
 from rankstats.core.rankings import Rankings
-from rankstats.errors import InvalidRankingsError, InvalidScoresError, preview
+from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError, preview
 from rankstats.io import cells as _cells
 from rankstats.io import preflib as _preflib
 from rankstats.io import sources as _read
@@ -89,6 +90,7 @@ def read_rankings(
     sep: str | None = None,
     encoding: str = "utf-8",
     na_values: Sequence[str] | None = None,
+    several_per_ranker: bool = False,
 ) -> Rankings:
     """Read rankings from a PrefLib file, a rank-matrix CSV or an orderings CSV.
 
@@ -106,6 +108,11 @@ def read_rankings(
         As in :func:`rankstats.read_scores`.
     na_values : sequence of str, optional
         Rank matrix: words read as "not ranked" (by default only an empty cell is).
+    several_per_ranker : bool
+        CSV formats: a label of the ``ranker`` column may label several rows (several rankings
+        by one ranker, e.g. a farmer's four in PlackettLuce's ``beans``, for
+        :func:`rankstats.models.rank_tree`, which takes the ranker as its unit). Default: each
+        row is one ranker, and a repeated label is refused.
 
     Returns
     -------
@@ -145,8 +152,8 @@ def read_rankings(
         return _read_preflib(path, None if kind == "preflib" else kind, encoding)
     source = _read.inspect(path, sep=sep, encoding=encoding)
     if kind == "rank-matrix":
-        return _read_rank_matrix(source, ranker, na_values)
-    return _read_orderings(source, ranker)
+        return _read_rank_matrix(source, ranker, na_values, several_per_ranker)
+    return _read_orderings(source, ranker, several_per_ranker)
 
 
 def read_paired_comparisons(
@@ -325,12 +332,14 @@ def _ranker(source: _read.Source, ranker: str | None) -> str | None:
     return ranker if ranker is not None else ("ranker" if "ranker" in source.columns else None)
 
 
-def _labels(source: _read.Source, table: object, label: str | None, n: int) -> pd.Index:
+def _labels(
+    source: _read.Source, table: object, label: str | None, n: int, several: bool
+) -> pd.Index:
     if label is None:
         return pd.RangeIndex(1, n + 1, name="row")
     names = _names(source, table, label)
     repeated = np.flatnonzero(names.duplicated(keep=False).to_numpy())
-    if len(repeated):
+    if len(repeated) and not several:
         raise InvalidRankingsError(
             f"{source.path}: the {label!r} column repeats a label ({_at(source, repeated, names)})"
             ": each row is one ranker"
@@ -339,7 +348,7 @@ def _labels(source: _read.Source, table: object, label: str | None, n: int) -> p
 
 
 def _read_rank_matrix(
-    source: _read.Source, ranker: str | None, na_values: Sequence[str] | None
+    source: _read.Source, ranker: str | None, na_values: Sequence[str] | None, several: bool
 ) -> Rankings:
     label = _ranker(source, ranker)
     systems = [c for c in source.columns if c != label]
@@ -367,7 +376,7 @@ def _read_rank_matrix(
         except _cells.BadCells as bad:
             first = k == 0 and label is None
             raise _not_ranks(source, column, bad, first) from None
-    labels = _labels(source, table, label, table.num_rows)
+    labels = _labels(source, table, label, table.num_rows, several)
     return Rankings.from_rank_matrix(pd.DataFrame(matrix, index=labels, columns=systems))
 
 
@@ -399,7 +408,29 @@ def _not_ranks(
     )
 
 
-def _read_orderings(source: _read.Source, ranker: str | None) -> Rankings:
+def _warn_apart(
+    source: _read.Source, places: list[str], cells: np.ndarray, filled: np.ndarray
+) -> None:
+    """Warn about a column that shares no name with the other columns (PlackettLuce's beans
+    orderings carry a ``kind`` column, "trio" / "vs_local"): read as a place, its words become
+    systems that are only ever ranked there. A label or attribute column, far more likely."""
+    if len(places) < 3:
+        return
+    names = [set(cells[filled[:, k], k]) for k in range(len(places))]
+    for k, column in enumerate(places):
+        others = set().union(*(names[j] for j in range(len(places)) if j != k))
+        if names[k] and others and not names[k] & others:
+            warnings.warn(
+                f"{source.path}: column {column!r} shares no name with the other columns: its "
+                f"{len(names[k])} name(s) ({preview(map(repr, sorted(names[k])), 3)}) are read as "
+                f"systems ranked only at place {k + 1}; if it is not a place of the orderings, "
+                "remove it from the file (every column but the ranker's is a place)",
+                DataWarning,
+                stacklevel=4,
+            )
+
+
+def _read_orderings(source: _read.Source, ranker: str | None, several: bool) -> Rankings:
     label = _ranker(source, ranker)
     places = [c for c in source.columns if c != label]
     table = _tables.read_table(source)
@@ -418,6 +449,7 @@ def _read_orderings(source: _read.Source, ranker: str | None) -> Rankings:
             "a row lists systems best first and ends at its first empty cell (for ties, use a "
             "rank matrix or a PrefLib .toi file)"
         )
+    _warn_apart(source, places, cells, filled)
     codes, systems = pd.factorize(pd.Series(cells[filled], dtype=object))
     code = np.full(cells.shape, -1, dtype=np.int64)
     code[filled] = codes
@@ -438,7 +470,7 @@ def _read_orderings(source: _read.Source, ranker: str | None) -> Rankings:
     ranks = np.full((cells.shape[0], len(systems)), np.nan)
     place = np.broadcast_to(np.arange(1.0, len(places) + 1.0), cells.shape)
     ranks[row_of, codes] = place[filled]
-    labels = _labels(source, table, label, cells.shape[0])
+    labels = _labels(source, table, label, cells.shape[0], several)
     return Rankings.from_rank_matrix(
         pd.DataFrame(ranks, index=labels, columns=[str(s) for s in systems])
     )

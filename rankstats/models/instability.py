@@ -58,13 +58,16 @@ _DRAW_BLOCK = 4_000_000  # normal draws per block of the simulation
 @dataclass(frozen=True)
 class InstabilityTest:
     """One covariate's test: ``test`` is ``"supLM"`` (numeric) or ``"chi2"`` (categorical);
-    ``df`` is ``k`` for supLM (the dimension of the Brownian bridge) and ``k (C − 1)`` for χ²."""
+    ``df`` is ``k`` for supLM (the dimension of the Brownian bridge) and ``k (C − 1)`` for χ².
+    ``at_floor``: the statistic exceeds every simulated null draw, so ``p_value`` is the
+    smallest the simulation can give, ``1 / (n_draws + 1)``, and reads as a bound: p ≤ it."""
 
     covariate: str
     test: str
     statistic: float
     df: int
     p_value: float
+    at_floor: bool = False
 
 
 def identified(scores: np.ndarray) -> np.ndarray:
@@ -167,7 +170,8 @@ def instability_tests(
         if numeric:
             stat = sup_lm(scores, values, trim, inverse)
             p = sup_lm_p_value(stat, k, trim, n_draws, seed)
-            results.append(InstabilityTest(name, "supLM", stat, k, p))
+            floor = p * (1 + n_draws) < 1.5  # (1 + 0 draws above) / (1 + n_draws)
+            results.append(InstabilityTest(name, "supLM", stat, k, p, floor))
         else:
             stat, df = categorical_lm(scores, values, inverse)
             p = float(stats.chi2.sf(stat, df)) if df > 0 else 1.0

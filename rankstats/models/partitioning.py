@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rankstats._util.advice import AdviceError, Spelled, escape
 from rankstats.core.bradley_terry_mle import (
     ConvergenceError,
     MLEDoesNotExistError,
@@ -50,7 +51,13 @@ from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresErr
 from rankstats.models import _mle
 from rankstats.models._data import KINDS, PLData, as_rankings, pl_data
 from rankstats.models.instability import identified, instability_tests
-from rankstats.models.rank_tree_result import RankTree, RankTreeNode, Split
+from rankstats.models.rank_tree_result import (
+    TEST_COLUMNS,
+    RankTree,
+    RankTreeNode,
+    Split,
+    p_relation,
+)
 
 #: Categorical covariates with at most this many levels in a node are split exhaustively
 #: (``2^(C−1) − 1`` binary partitions).
@@ -162,6 +169,7 @@ def rank_tree(
         rk = _restricted(rk, systems)
     prepared = pl_data(rk, kind=kind)
     units = _units(rk, prepared, covariates)
+    _check_floor(units, alpha, int(n_draws))
     grower = _Grower(
         prepared, units, alpha, int(min_size), max_depth, trim, max_levels, n_draws, seed
     )
@@ -180,6 +188,28 @@ def rank_tree(
 
 
 # ---------------------------------------------------------------------------- input
+def _check_floor(units: _Units, alpha: float, n_draws: int) -> None:
+    """Refuse an ``alpha`` that no numeric covariate could reach: the smallest simulated supLM
+    p-value is ``1 / (n_draws + 1)``, Bonferroni-adjusted ``m / (n_draws + 1)``."""
+    m = len(units.values)
+    floor = m / (n_draws + 1)
+    if any(numeric for _, numeric in units.values.values()) and floor >= alpha:
+        raise AdviceError(
+            "{given}"
+            + escape(
+                f" is not above {m} / (n_draws + 1) = {floor:.3g}, the smallest "
+                "Bonferroni-adjusted p-value of the simulated supLM test: a numeric covariate "
+                "could never split; raise "
+            )
+            + "{alpha}"
+            + escape(" or ")
+            + "{n_draws}",
+            given=Spelled(f"alpha={alpha:g}", f"--alpha {alpha:g}"),
+            alpha=None,
+            n_draws=None,
+        )
+
+
 def _restricted(rk: Rankings, systems: Sequence[str]) -> Rankings:
     """The rankings of ``systems`` only (ranks recomputed among them; labels kept)."""
     names = [str(s) for s in systems]
@@ -259,6 +289,7 @@ def _units(rk: Rankings, prepared: PLData, covariates: pd.DataFrame) -> _Units:
                     f"covariate {name!r} has dtype {series.dtype}; give numbers or categories"
                 )
             text = series.astype(str)
+            _refuse_mixed(series, text, name, unit)
             names = tuple(sorted(text.unique()))
             values[name] = (np.searchsorted(np.array(names), text.to_numpy()), False)
             levels[name] = names
@@ -270,6 +301,27 @@ def _units(rk: Rankings, prepared: PLData, covariates: pd.DataFrame) -> _Units:
             values[name] = (numbers, True)
     unit_of_row = labels.get_indexer(pd.Index(kept))
     return _Units(unit_of_row, labels, values, levels, unit)
+
+
+def _refuse_mixed(series: pd.Series, text: pd.Series, name: str, unit: str) -> None:
+    """A text column in which some values are numbers and others are not: most often a numeric
+    covariate with a typo or a missing-value word (``pandas.read_csv`` then reads the whole
+    column as text), which as categories would have as many levels as values and another test.
+    Refused, naming the cells; a pandas ``category`` column says the categories are meant."""
+    if isinstance(series.dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(series):
+        return
+    numbers = pd.to_numeric(text.str.strip(), errors="coerce").to_numpy(np.float64)
+    finite = np.isfinite(numbers)
+    if not finite.any() or finite.all():
+        return
+    bad = np.flatnonzero(~finite)
+    shown = ", ".join(f"{unit} {series.index[k]!r}: {text.iloc[k]!r}" for k in bad[:3])
+    more = f", and {len(bad) - 3} more" if len(bad) > 3 else ""
+    raise InvalidScoresError(
+        f"covariate {name!r} holds numbers, but {len(bad)} value(s) are not finite numbers "
+        f"({shown}{more}): correct them, or if it is categorical make it a pandas category "
+        f"(covariates.astype({{{name!r}: 'category'}}))"
+    )
 
 
 # ---------------------------------------------------------------------------- fitting
@@ -403,6 +455,7 @@ class _Grower:
                 "df": [t.df for t in found],
                 "p_value": [t.p_value for t in found],
                 "p_adjusted": [min(1.0, m * t.p_value) for t in found],
+                "p_at_floor": [t.at_floor for t in found],
             }
         )
         # The smallest p-value; ties (simulated p-values bottom out at 1 / (n_draws + 1)) go to
@@ -410,7 +463,8 @@ class _Grower:
         best = min(found, key=lambda t: (t.p_value, -np.nan_to_num(t.statistic) / max(t.df, 1)))
         p_best = min(1.0, m * best.p_value)
         if p_best >= self.alpha:
-            return None, f"no significant instability (smallest adjusted p = {p_best:.3g})", tests
+            shown = p_relation(p_best, best.at_floor and p_best < 1)
+            return None, f"no significant instability (smallest adjusted p {shown})", tests
         if self.max_depth is not None and depth >= self.max_depth:
             return None, f"maximum depth {self.max_depth} reached", tests
         if len(members) < 2 * self.min_size:
@@ -486,4 +540,4 @@ def _ordered_levels(scores: np.ndarray, codes: np.ndarray, present: np.ndarray) 
 
 
 def _empty_tests() -> pd.DataFrame:
-    return pd.DataFrame(columns=["covariate", "test", "statistic", "df", "p_value", "p_adjusted"])
+    return pd.DataFrame(columns=[*TEST_COLUMNS[2:-1]])

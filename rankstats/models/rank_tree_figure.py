@@ -22,7 +22,7 @@ Z95 = 1.959963984540054
 
 
 def tree_figure(
-    nodes: Sequence[tuple[int, int | None, str, int, str, float]],
+    nodes: Sequence[tuple[int, int | None, str, int, str, str]],
     leaves: Sequence[tuple[int, np.ndarray, np.ndarray]],
     systems: Sequence[str],
     unit: str,
@@ -34,7 +34,8 @@ def tree_figure(
     ----------
     nodes
         ``(id, parent, rule, n_units, covariate, p)`` of every node, depth first: an inner
-        node's split covariate and adjusted p-value (``""`` and NaN for a leaf).
+        node's split covariate and its adjusted p-value as text (``"p = 0.0043"``, or
+        ``"p ≤ 0.0003"`` at the floor of a simulated p-value; ``""`` and ``""`` for a leaf).
     leaves
         ``(id, log_worth, se)`` of every leaf, in the order of ``nodes``.
     systems
@@ -120,7 +121,7 @@ def _draw_tree(ax, nodes, leaf_ids: list[int], unit: str) -> None:
                 bbox={"boxstyle": "round", "fc": "white", "ec": "none", "alpha": 0.9},
             )
         if covariate:
-            text = f"{label(covariate, 30)}\np = {p:.2g}, n = {n_units}"
+            text = f"{label(covariate, 30)}\n{p}, n = {n_units}"
         else:
             text = f"node {node_id}\nn = {n_units} {unit}s"
         ax.text(

@@ -8,6 +8,7 @@ column it does not know).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,41 @@ import numpy as np
 import pandas as pd
 
 from rankstats.errors import InvalidScoresError, preview
+
+#: The columns of :meth:`RankTree.tests` (a node's own table: ``covariate`` to ``p_at_floor``).
+TEST_COLUMNS = (
+    "node",
+    "n_units",
+    "covariate",
+    "test",
+    "statistic",
+    "df",
+    "p_value",
+    "p_adjusted",
+    "p_at_floor",
+    "split",
+)
+
+
+def p_cell(p: float, at_floor: bool = False) -> str:
+    """A p-value as text: ``"0.0432"`` (four decimals; three significant digits below 0.0001:
+    ``"1.94e-19"``), or at the simulation's floor ``"≤ 0.0003"``: the bound, rounded up."""
+    if at_floor:
+        return f"≤ {_rounded_up(p):.3g}"
+    return f"{p:.4f}" if p >= 1e-4 else f"{p:.3g}"
+
+
+def p_relation(p: float, at_floor: bool = False) -> str:
+    """``"= 0.0432"`` or, at the simulation's floor, ``"≤ 0.0003"`` (after ``p`` in a sentence)."""
+    return p_cell(p, True) if at_floor else f"= {p:.3g}"
+
+
+def _rounded_up(x: float, digits: int = 3) -> float:
+    """``x`` rounded up to ``digits`` significant digits (so that a bound stays a bound)."""
+    if not x > 0 or not math.isfinite(x):
+        return x
+    unit = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    return math.ceil(round(x / unit, 9)) * unit
 
 
 @dataclass(frozen=True)
@@ -60,7 +96,9 @@ class RankTreeNode:
         (NaN for a system not ranked in the node; all NaN when the MLE does not exist).
     log_likelihood : float
     tests : pandas.DataFrame
-        covariate, test (``supLM`` / ``chi2``), statistic, df, p_value, p_adjusted (Bonferroni).
+        covariate, test (``supLM`` / ``chi2``), statistic, df, p_value, p_adjusted (Bonferroni),
+        p_at_floor (the simulated supLM statistic exceeded every null draw: p_value is the
+        floor ``1 / (n_draws + 1)`` and p_adjusted its Bonferroni multiple, read as bounds ≤).
     split : Split or None
     children : tuple of int
     note : str
@@ -162,7 +200,11 @@ class RankTree:
 
     def tests(self) -> pd.DataFrame:
         """Every node's instability tests: node, n_units, covariate, test, statistic, df,
-        p_value, p_adjusted, split (the covariate split on, if any)."""
+        p_value, p_adjusted, p_at_floor, split (the covariate split on, if any).
+
+        ``p_at_floor`` is True where a simulated supLM p-value is the smallest the simulation
+        can give, ``1 / (n_draws + 1)`` (no null draw reached the statistic): ``p_value`` and
+        ``p_adjusted`` are then upper bounds, printed ``≤ 0.0003`` (:func:`p_cell`)."""
         frames = []
         for n in self.nodes:
             if n.tests.empty:
@@ -173,8 +215,7 @@ class RankTree:
             frame["split"] = frame["covariate"] == (n.split.covariate if n.split else None)
             frames.append(frame)
         if not frames:
-            columns = ["node", "n_units", "covariate", "test", "statistic", "df"]
-            return pd.DataFrame(columns=[*columns, "p_value", "p_adjusted", "split"])
+            return pd.DataFrame(columns=list(TEST_COLUMNS))
         return pd.concat(frames, ignore_index=True)
 
     def predict(self, covariates: pd.DataFrame) -> pd.Series:
@@ -240,9 +281,10 @@ class RankTree:
             head = f"{indent}[{n.id}] {n.rule or 'root'}: {n.n_units} {self.unit}s"
             if n.split is not None:
                 best = n.tests.loc[n.tests["covariate"] == n.split.covariate].iloc[0]
+                p = p_relation(best["p_adjusted"], bool(best["p_at_floor"]))
                 lines.append(
                     f"{head}; split on {n.split.covariate} ({best['test']} = "
-                    f"{best['statistic']:.4g}, adjusted p = {best['p_adjusted']:.3g})"
+                    f"{best['statistic']:.4g}, adjusted p {p})"
                 )
             else:
                 top = n.log_worth.dropna().sort_values(ascending=False).index[:3]
@@ -251,12 +293,14 @@ class RankTree:
         return "\n".join(lines)
 
 
-def _split_test(node: RankTreeNode) -> tuple[str, float]:
-    """The covariate an inner node splits on and its adjusted p-value (``""``, NaN: a leaf)."""
+def _split_test(node: RankTreeNode) -> tuple[str, str]:
+    """The covariate an inner node splits on and its adjusted p-value as ``"p = 0.0043"`` or
+    ``"p ≤ 0.0003"`` (``""``, ``""``: a leaf)."""
     if node.split is None:
-        return "", float("nan")
+        return "", ""
     row = node.tests.loc[node.tests["covariate"] == node.split.covariate].iloc[0]
-    return node.split.covariate, float(row["p_adjusted"])
+    shown = p_relation(float(row["p_adjusted"]), bool(row["p_at_floor"]))
+    return node.split.covariate, "p " + shown
 
 
 def _check_values(values: pd.Series, split: Split, node_id: int) -> None:

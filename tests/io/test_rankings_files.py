@@ -5,6 +5,7 @@ is refused naming its line."""
 
 import bz2
 import gzip
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ import pytest
 import rankstats as rs
 from rankstats import InvalidRankingsError
 from rankstats.datasets import data_path
-from rankstats.errors import UnreadableFileError
+from rankstats.errors import DataWarning, UnreadableFileError
 
 NAN = np.nan
 DATA = data_path("rankings")  # the bundled classic rankings data sets
@@ -313,3 +314,23 @@ def test_preflib_type_from_the_header_or_the_format_argument(tmp_path):
     np.testing.assert_array_equal(rs.read_rankings(path, format="toi").ranks, expected)
     with pytest.raises(InvalidRankingsError, match=r"line 1: DATA TYPE toi disagrees"):
         rs.read_rankings(path, format="soi")
+
+
+def test_an_orderings_column_that_shares_no_name_is_warned_about(tmp_path):
+    """PlackettLuce's beans orderings carry a ``kind`` column ("trio", "vs_local"): read as a
+    place, its words would be systems ranked only first. Warned, naming it; a file whose
+    columns share names reads without a warning, and repeated rankers pass when asked."""
+    path = tmp_path / "beans_like.csv"
+    path.write_text(
+        "farmer,kind,first,second,third\n1,trio,a,b,c\n1,vs_local,Local,a,\n2,trio,c,a,b\n"
+    )
+    with pytest.warns(DataWarning, match=r"column 'kind' shares no name.*'trio', 'vs_local'"):
+        rs.read_rankings(path, "orderings", ranker="farmer", several_per_ranker=True)
+    clean = tmp_path / "clean.csv"
+    clean.write_text("farmer,first,second,third\n1,a,b,c\n1,Local,a,\n2,c,a,b\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rk = rs.read_rankings(clean, "orderings", ranker="farmer", several_per_ranker=True)
+    assert rk.rankers.tolist() == ["1", "1", "2"]
+    with pytest.raises(InvalidRankingsError, match="repeats a label"):
+        rs.read_rankings(clean, "orderings", ranker="farmer")

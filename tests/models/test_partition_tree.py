@@ -79,6 +79,25 @@ def test_a_numeric_threshold_is_found_near_the_truth():
         "rank",
     ]
     assert set(leaves["rule"]) == {f"x <= {split.threshold:g}", f"x > {split.threshold:g}"}
+    # The change is so strong that no simulated null draw reaches the statistic: the p-value is
+    # the simulation's floor 1 / (n_draws + 1), a bound, printed as one (repr, figure).
+    root = tree.tests().query("node == 1").set_index("covariate")
+    assert root.loc["x", "statistic"] > rs.models.instability.sup_lm_null(3, 0.1)[-1]
+    assert root.loc["x", "p_value"] == 1 / 10_001 and root.loc["x", "p_at_floor"]
+    assert root.loc["x", "p_adjusted"] == 2 / 10_001
+    assert not root.loc["noise", "p_at_floor"]  # a χ² p-value is never at a floor
+    assert "adjusted p ≤ 0.0002)" in repr(tree)
+    texts = [t.get_text() for ax in tree.plot().axes for t in ax.texts]
+    assert any("p ≤ 0.0002" in t for t in texts), texts
+
+
+def test_a_bound_is_printed_rounded_up():
+    from rankstats.models.rank_tree_result import p_cell, p_relation
+
+    assert p_cell(3 / 10_001, True) == "≤ 0.0003"
+    assert p_cell(0.00012341, True) == "≤ 0.000124"  # rounded up: still a bound
+    assert p_cell(0.00012341) == "0.0001" and p_cell(1.94e-19) == "1.94e-19"
+    assert p_relation(0.0432) == "= 0.0432" and p_relation(1 / 10_001, True) == "≤ 0.0001"
 
 
 def test_instance_rankings_are_clustered_by_task():
@@ -164,6 +183,28 @@ def test_bad_covariates_are_refused_naming_row_and_column(two_groups):
             assert needle in message, (needle, message)
     with pytest.raises(ValueError, match="alpha"):
         rs.models.rank_tree(rk, covariates, alpha=1.5)
+
+
+def test_a_text_column_of_numbers_with_a_typo_is_refused(two_groups):
+    """pandas.read_csv reads a numeric column with one typo as text: as categories it would have
+    one level per ranker and another test. Refused naming the cell; a category dtype is meant."""
+    rk, covariates, _ = two_groups
+    typo = covariates.assign(x=covariates["x"].map(str).astype(object))
+    typo.loc[typo.index[5], "x"] = "0.3O"
+    typo.loc[typo.index[7], "x"] = "inf"
+    with pytest.raises(InvalidScoresError) as err:
+        rs.models.rank_tree(rk, typo)
+    message = str(err.value)
+    assert "\n" not in message
+    for needle in ("'x'", "2 value(s)", repr(str(typo.index[5])), "'0.3O'", "'inf'", "category"):
+        assert needle in message, (needle, message)
+    # numbers written as text throughout, or a category column, are categories as asked
+    codes = covariates.assign(x=np.where(covariates["x"] > 0.5, "1", "2"))
+    assert rs.models.rank_tree(rk, codes).covariates["x"] == "categorical"
+    assert (
+        rs.models.rank_tree(rk, typo.astype({"x": "category"}), max_depth=0).covariates["x"]
+        == "categorical"
+    )
 
 
 def test_figure_draws_names_literally(two_groups):

@@ -7,6 +7,7 @@ import argparse
 from rankstats.cli.options.shared import (
     add_input_arguments,
     add_output_argument,
+    add_rankings_file_arguments,
     at_least,
     positive,
     probability,
@@ -16,28 +17,42 @@ HELP = (
     "partition the rankings by covariates of the rankers or tasks: a tree of Plackett–Luce "
     "worths (which systems win on which kind of task)"
 )
-EXAMPLE = "rankstats tree --dataset openclip --covariates task_groups.csv --systems A B C D"
+EXAMPLE = (
+    "rankstats tree --dataset openclip --covariates task_groups.csv --systems A B C D\n  "
+    "rankstats tree trials.csv --format orderings --ranker farmer --covariates farmers.csv"
+)
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser, level=True)
+    add_rankings_file_arguments(parser)
     parser.add_argument(
         "--covariates",
         required=True,
         metavar="FILE",
-        help="CSV, TSV or Parquet: one row per ranker, or per task when the rankings are per "
-        "(task, instance); its first column (or --key) names the ranker or task; text and "
-        "true/false columns are categorical, numbers numeric",
+        help="CSV, TSV or Parquet: one row per ranker (the --ranker labels of a rankings "
+        "FILE, which may repeat: several rankings per ranker), or per task when the rankings "
+        "are per (task, instance); its first column (or --key) names the ranker or task; columns "
+        "without a number (text, true/false) are categorical, numbers numeric; a column of "
+        "numbers with other cells (a typo, inf) is refused, naming them",
     )
     parser.add_argument(
         "--key", default=None, metavar="COLUMN", help="the column naming the ranker or task"
+    )
+    parser.add_argument(
+        "--covariate-columns",
+        nargs="+",
+        default=None,
+        metavar="COLUMN",
+        help="the covariates to use (default: every column but the key)",
     )
     parser.add_argument(
         "--categorical",
         nargs="+",
         default=[],
         metavar="COLUMN",
-        help="covariates to treat as categorical although they hold numbers (codes)",
+        help="covariates to treat as categorical although they hold numbers (codes, years); "
+        "columns without a number are categorical anyway",
     )
     parser.add_argument(
         "--systems",
@@ -67,6 +82,13 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         type=positive,
         default=0.1,
         help="trimming π of the numeric covariates' supLM test, in (0, 0.5) (default 0.1)",
+    )
+    parser.add_argument(
+        "--n-draws",
+        type=at_least(100),
+        default=10_000,
+        help="draws of the simulated supLM null distribution (default 10000: its p-values "
+        "are at least 1/10001, printed as a bound '≤' there)",
     )
     parser.add_argument(
         "--seed", type=int, default=0, help="seed of the simulated supLM null distribution"
