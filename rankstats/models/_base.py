@@ -15,6 +15,7 @@ from rankstats._pymc import compat as _compat
 from rankstats._pymc import shared
 from rankstats._pymc.convergence import check_convergence, warn_convergence
 from rankstats._pymc.nuts import SAMPLERS, sample_nuts
+from rankstats._util.advice import AdviceError, Spelled
 from rankstats.core.bradley_terry_mle import check_strongly_connected, newton
 from rankstats.models import information
 from rankstats.models._fit import Fit, attrs_for, optimum_fit
@@ -164,9 +165,12 @@ class RankModel:
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
         if method == "pql" and not self.random_effect:
-            raise ValueError(
-                "method='pql' (penalised quasi-likelihood) estimates a random effect: use it "
-                "with random_effect=True; without one the fit is method='mle'"
+            raise AdviceError(
+                "{pql} (penalised quasi-likelihood) estimates a random effect: pass {random} "
+                "too, or fit {mle} without one",
+                pql=("method", "pql"),
+                random=Spelled("random_effect=True", "--random-effect"),
+                mle=("method", "mle"),
             )
         if self.structured and method == "map":
             raise ValueError(

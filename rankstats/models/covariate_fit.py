@@ -79,7 +79,8 @@ def fit_structured_mle(
     covariance[n:, n:] = optimum.covariance[p:, p:]
     covariance[:n, n:] = centre @ cmap.matrix @ optimum.covariance[:p, p:]
     covariance[n:, :n] = covariance[:n, n:].T
-    covariance[~finite, :] = covariance[:, ~finite] = np.nan
+    unbounded = np.flatnonzero(~finite)
+    covariance[unbounded, :] = covariance[:, unbounded] = np.nan
     info = {
         **model._info(prepared),
         "prior_scale": model.prior_scale,
@@ -94,11 +95,11 @@ def fit_structured_mle(
     info["estimator"] = estimator
     if model.random_effect:
         info["likelihood"] = LIKELIHOODS[estimator]
-    unbounded = [s for s, v in zip(systems, optimum.log_worth, strict=True) if np.isinf(v)]
-    if unbounded:
-        info["unbounded_own"] = unbounded
+    if len(unbounded):
+        names = [systems[i] for i in unbounded]
+        info["unbounded_own"] = names
         warnings.warn(
-            f"{preview(unbounded)} (no covariates, so a log-worth of their own) never lose or "
+            f"{preview(names)} (no covariates, so a log-worth of their own) never lose or "
             "never win: their log-worth is infinite (±inf in fit.worth, as BTm's huge estimate "
             "with a huge standard error); their comparisons tell nothing about the others",
             DataWarning,

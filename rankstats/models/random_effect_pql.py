@@ -38,6 +38,7 @@ comparisons (Breslow & Lin 1995); the docs' simulation compares it with the Lapl
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -91,7 +92,7 @@ def fit_pql(
     if score(logs[0]) <= 0.0 and not design.pinned:  # σ̂ = 0: the fixed-effect fit
         return _fixed(function, cmap, n_extra)
     root = None
-    for lo, hi in zip(logs[:-1], logs[1:], strict=True):
+    for lo, hi in itertools.pairwise(logs):
         if score(lo) > 0.0 >= score(hi):
             root = brentq(score, lo, hi, xtol=1e-12, rtol=1e-12)
             break
@@ -109,9 +110,7 @@ def fit_pql(
     else:
         sigma = 0.0 if root == logs[0] else sigma
     logdet = float(np.sum(np.log1p(sigma**2 * eigen)))
-    return random_optimum(
-        design, cmap, found, found.objective - 0.5 * logdet, sigma, sigma_se
-    )
+    return random_optimum(design, cmap, found, found.objective - 0.5 * logdet, sigma, sigma_se)
 
 
 def _after_fixed(information: np.ndarray, f: int, q: int) -> np.ndarray:

@@ -87,16 +87,31 @@ def test_pql_reproduces_bradleyterry2_on_flatlizards(columns, printed) -> None:
 
 
 @LIZARDS
-def test_the_laplace_fit_names_its_estimator_and_differs_from_pql() -> None:
+def test_the_docs_comparison_of_laplace_and_pql_on_flatlizards() -> None:
+    """The numbers docs/user-guide/models.md quotes: the Laplace fit of the vignette's model
+    names its estimator, and its σ and standard errors are larger than PQL's."""
     counts, predictors = _lizards()
-    model = rs.models.BradleyTerry(covariates=predictors[["SVL"]], random_effect=True)
-    fit = model.fit(counts, method="mle")
-    assert fit.info["estimator"] == "laplace" and "estimator 'laplace'" in repr(fit)
-    assert fit.parameters["sigma"] > 2.0  # the Laplace σ̂ here is 2.85, PQL's 1.126
+    columns = ["throat.PC1", "throat.PC3", "head.length", "SVL"]
+    model = rs.models.BradleyTerry(covariates=predictors[columns], random_effect=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)  # lizard096, checked above
+        laplace = model.fit(counts, method="mle")
+        pql = model.fit(counts, method="pql")
+    assert laplace.info["estimator"] == "laplace" and "estimator 'laplace'" in repr(laplace)
+    got = laplace.parameters
+    assert (round(got["sigma"], 2), round(got["sigma_se"], 2)) == (2.19, 1.17)
+    b, se = got["beta: throat.PC1"], got["beta: throat.PC1_se"]
+    assert (round(b, 4), round(se, 4), round(b / se, 2)) == (-0.0880, 0.0639, -1.38)
+    ratio = se / pql.parameters["beta: throat.PC1_se"]
+    assert round(ratio, 2) == 1.55
+    z_pql = pql.parameters["beta: throat.PC1"] / pql.parameters["beta: throat.PC1_se"]
+    assert round(z_pql, 2) == -2.11
 
 
 def test_pql_needs_a_random_effect() -> None:
-    counts = pd.DataFrame({"item1": ["a", "b"], "item2": ["b", "c"], "wins1": [3, 2], "wins2": [1, 2]})
+    counts = pd.DataFrame(
+        {"item1": ["a", "b"], "item2": ["b", "c"], "wins1": [3, 2], "wins2": [1, 2]}
+    )
     with pytest.raises(ValueError, match=r"method='pql'.*random_effect=True"):
         rs.models.BradleyTerry().fit(counts, method="pql")
 
@@ -120,9 +135,13 @@ def test_plackett_luce_pql_on_pairs_is_bradley_terry_pql() -> None:
     covariates = pd.DataFrame(x, index=systems, columns=["a", "b"]).drop(index="s4")
     names = np.array(systems)
     counts = pd.DataFrame({"item1": names[winner], "item2": names[loser], "wins1": 1, "wins2": 0})
-    rankings = rs.Rankings.from_orderings([[names[w], names[v]] for w, v in zip(winner, loser)])
+    rankings = rs.Rankings.from_orderings(
+        [[names[w], names[v]] for w, v in zip(winner, loser, strict=True)]
+    )
     bt = rs.models.BradleyTerry(covariates=covariates, random_effect=True).fit(counts, method="pql")
-    pl = rs.models.PlackettLuce(covariates=covariates, random_effect=True).fit(rankings, method="pql")
+    pl = rs.models.PlackettLuce(covariates=covariates, random_effect=True).fit(
+        rankings, method="pql"
+    )
     assert 0.2 < bt.parameters["sigma"] < 2.0
     for name in ("beta: a", "beta: b", "own: s4", "sigma"):
         assert pl.parameters[name] == pytest.approx(bt.parameters[name], rel=1e-6)
@@ -132,18 +151,23 @@ def test_plackett_luce_pql_on_pairs_is_bradley_terry_pql() -> None:
 def test_no_variation_beyond_the_covariates_gives_sigma_zero() -> None:
     """Log-worths exactly x β and many comparisons: the REML score of the working model is
     negative from σ = 0, so σ̂ = 0 and the fit is the fixed-effect MLE."""
-    rng = np.random.default_rng(5)
     systems = [f"s{k}" for k in range(8)]
     x = np.linspace(-1.5, 1.5, 8)
     i, j = np.triu_indices(8, 1)
     p = 1.0 / (1.0 + np.exp(-(x[i] - x[j])))
     wins1 = np.round(400 * p)  # expected counts: no noise at all around the covariate model
     counts = pd.DataFrame(
-        {"item1": np.array(systems)[i], "item2": np.array(systems)[j], "wins1": wins1,
-         "wins2": 400 - wins1}
+        {
+            "item1": np.array(systems)[i],
+            "item2": np.array(systems)[j],
+            "wins1": wins1,
+            "wins2": 400 - wins1,
+        }
     )
     covariates = pd.DataFrame({"x": x}, index=systems)
-    pql = rs.models.BradleyTerry(covariates=covariates, random_effect=True).fit(counts, method="pql")
+    pql = rs.models.BradleyTerry(covariates=covariates, random_effect=True).fit(
+        counts, method="pql"
+    )
     fixed = rs.models.BradleyTerry(covariates=covariates).fit(counts, method="mle")
     assert pql.parameters["sigma"] == 0.0
     assert pql.parameters["beta: x"] == pytest.approx(fixed.parameters["beta: x"], rel=1e-9)
@@ -172,7 +196,8 @@ def _replicate(design: str, seed: int) -> tuple[object, object]:
     if kind == "bt":
         winner, loser = _pairs(theta, m, rng)
         data = pd.DataFrame({"item1": names[winner], "item2": names[loser], "wins1": 1, "wins2": 0})
-        model = rs.models.BradleyTerry(covariates=covariates, random_effect=True)
+        seen = sorted(set(winner) | set(loser))
+        model = rs.models.BradleyTerry(covariates=covariates.iloc[seen], random_effect=True)
     else:
         orderings = []
         for _ in range(m):
@@ -180,14 +205,15 @@ def _replicate(design: str, seed: int) -> tuple[object, object]:
             keys = theta[chosen] + rng.gumbel(size=4)
             orderings.append(list(names[chosen[np.argsort(-keys)]]))
         data = rs.Rankings.from_orderings(orderings)
-        model = rs.models.PlackettLuce(covariates=covariates, random_effect=True)
+        seen = sorted({s for o in orderings for s in o})
+        model = rs.models.PlackettLuce(covariates=covariates.loc[seen], random_effect=True)
     return model, data
 
 
 def simulate_estimators(design: str, replications: int, seed: int = 2045) -> pd.DataFrame:
     """Bias and 95 % Wald-interval coverage of β and σ for the Laplace and PQL estimators, over
     ``replications`` data sets of ``design`` (:data:`DESIGNS`): one row per estimator."""
-    kind, n, m, beta, sigma = DESIGNS[design]
+    beta, sigma = DESIGNS[design][3:]
     fits = {"laplace": fit_random_effect, "pql": fit_pql}
     rows = {name: [] for name in fits}
     for r in range(replications):
@@ -240,6 +266,8 @@ def test_simulated_bias_and_coverage_of_both_estimators(design: str) -> None:
     else:
         assert pql["sigma_mean"] < laplace["sigma_mean"]
         assert pql["sigma_mean"] < 0.9  # biased down by more than 10 %
+        assert pql["sigma_coverage"] < laplace["sigma_coverage"]
+        assert pql["beta_coverage"] < laplace["beta_coverage"]
 
 
 if __name__ == "__main__":
