@@ -98,10 +98,14 @@ def fit_structured_mle(
     if len(unbounded):
         names = [systems[i] for i in unbounded]
         info["unbounded_own"] = names
+        said = [
+            f"{systems[i]} never {'loses' if optimum.log_worth[i] > 0 else 'wins'}"
+            for i in unbounded
+        ]
         warnings.warn(
-            f"{preview(names)} (no covariates, so a log-worth of their own) never lose or "
-            "never win: their log-worth is infinite (±inf in fit.worth, as BTm's huge estimate "
-            "with a huge standard error); their comparisons tell nothing about the others",
+            f"{preview(said)}, with a log-worth of its own (no covariates): infinite (±inf in "
+            "fit.worth; BTm prints a huge estimate with a huge standard error), and its "
+            "comparisons tell nothing about the others",
             DataWarning,
             stacklevel=4,
         )
@@ -110,7 +114,10 @@ def fit_structured_mle(
     full = laplace_draws(optimum.full_params, optimum.full_covariance, 4000, seed)
     m = optimum.full_map.shape[1]
     theta = full[:, :m] @ optimum.full_map.T
-    theta[:, ~finite] = optimum.log_worth[~finite]
+    # An infinite log-worth enters the draws as ±PINNED (the same probabilities to within
+    # double precision), so that ranks and pairs of draws stay defined.
+    if len(unbounded):
+        theta[:, unbounded] = optimum.full_offset[unbounded]
     theta -= theta[:, finite].mean(axis=1, keepdims=True)
     draws = np.hstack([theta, full[:, m:]])
     more = {}
