@@ -148,6 +148,61 @@ def test_plackett_luce_pql_on_pairs_is_bradley_terry_pql() -> None:
         assert pl.parameters[f"{name}_se"] == pytest.approx(bt.parameters[f"{name}_se"], rel=1e-6)
 
 
+def _schall_pql(x: np.ndarray, z: np.ndarray, iterations: int = 2000) -> tuple:
+    """PQL of a binary GLMM ``logit P(y = 1) = Xα + Zb``, every y = 1, written in the space of
+    the observations as Breslow & Clayton (1993) and Schall (1991) do: iteratively reweighted
+    Henderson equations for (α, b) at σ, then σ² = (bᵀb + tr C_bb)/q (C: the inverse of the
+    Henderson matrix), until σ stops moving.  Returns (α, se of α, σ)."""
+    p, q = x.shape[1], z.shape[1]
+    design = np.hstack([x, z])
+    coef, sigma2 = np.zeros(p + q), 1.0
+    for _ in range(iterations):
+        for _ in range(50):
+            eta = design @ coef
+            mu = 1.0 / (1.0 + np.exp(-eta))
+            w = mu * (1.0 - mu)
+            working = eta + (1.0 - mu) / w
+            henderson = design.T @ (w[:, None] * design)
+            henderson[p:, p:] += np.eye(q) / sigma2
+            new = np.linalg.solve(henderson, design.T @ (w * working))
+            done = np.max(np.abs(new - coef)) < 1e-12
+            coef = new
+            if done:
+                break
+        inverse = np.linalg.inv(henderson)
+        b = coef[p:]
+        new_sigma2 = (b @ b + np.trace(inverse[p:, p:])) / q
+        if abs(new_sigma2 - sigma2) < 1e-13:
+            break
+        sigma2 = new_sigma2
+    return coef[:p], np.sqrt(np.diag(inverse)[:p]), np.sqrt(sigma2)
+
+
+def test_pql_is_the_observation_space_algorithm() -> None:
+    """Another data set than the vignette's: the PQL of the log-worths' space equals the PQL
+    of a binary GLMM written on the contests (:func:`_schall_pql`), an own log-worth included."""
+    rng = np.random.default_rng(11)
+    n = 30
+    systems = np.array([f"s{k}" for k in range(n)])
+    x = rng.normal(size=n)
+    winner, loser = _pairs(1.0 * x + 0.8 * rng.normal(size=n), 240, rng)
+    covariates = pd.DataFrame({"x": x}, index=systems).drop(index="s0")  # s0: its own
+    counts = pd.DataFrame(
+        {"item1": systems[winner], "item2": systems[loser], "wins1": 1, "wins2": 0}
+    )
+    model = rs.models.BradleyTerry(covariates=covariates, random_effect=True)
+    fit = model.fit(counts, method="pql")
+    own = (np.arange(n) == 0).astype(float)
+    columns = np.column_stack([np.where(own > 0, 0.0, x), own])  # x (0 for s0), s0's own
+    x_design = columns[winner] - columns[loser]
+    indicator = np.eye(n)[:, 1:]  # random effects of the systems with covariates
+    alpha, alpha_se, sigma = _schall_pql(x_design, indicator[winner] - indicator[loser])
+    names = ["beta: x", "own: s0"]
+    np.testing.assert_allclose([fit.parameters[k] for k in names], alpha, rtol=1e-6)
+    np.testing.assert_allclose([fit.parameters[f"{k}_se"] for k in names], alpha_se, rtol=1e-6)
+    assert fit.parameters["sigma"] == pytest.approx(sigma, rel=1e-6)
+
+
 def test_no_variation_beyond_the_covariates_gives_sigma_zero() -> None:
     """Log-worths exactly x β and many comparisons: the REML score of the working model is
     negative from σ = 0, so σ̂ = 0 and the fit is the fixed-effect MLE."""
