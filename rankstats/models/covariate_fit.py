@@ -77,7 +77,8 @@ def fit_structured_mle(
     covariance = np.zeros((size, size))
     covariance[:n, :n] = centre @ optimum.worth_covariance @ centre
     covariance[n:, n:] = optimum.covariance[p:, p:]
-    covariance[:n, n:] = centre @ cmap.matrix @ optimum.covariance[:p, p:]
+    kept = np.flatnonzero(np.isfinite(optimum.params[:p]))  # an infinite own one: no covariance
+    covariance[:n, n:] = centre @ cmap.matrix[:, kept] @ optimum.covariance[kept, p:]
     covariance[n:, :n] = covariance[:n, n:].T
     unbounded = np.flatnonzero(~finite)
     covariance[unbounded, :] = covariance[:, unbounded] = np.nan
@@ -123,8 +124,11 @@ def fit_structured_mle(
     more = {}
     if k:
         more["beta"] = (full[:, :k], "covariate", list(cmap.names))
-    if cmap.own:
-        more["own"] = (full[:, k:p], "own_system", list(cmap.own))
+    if cmap.own:  # the own log-worths estimated follow β in ψ; an infinite one is ±PINNED
+        offset = np.zeros(n) if optimum.full_offset is None else optimum.full_offset
+        own = np.repeat(offset[~cmap.covered][None, :], len(full), axis=0)
+        own[:, kept[k:] - k] = full[:, k : len(kept)]
+        more["own"] = (own, "own_system", list(cmap.own))
     fit = optimum_fit(
         model.name,
         method,

@@ -203,6 +203,37 @@ def test_pql_is_the_observation_space_algorithm() -> None:
     assert fit.parameters["sigma"] == pytest.approx(sigma, rel=1e-6)
 
 
+@pytest.mark.parametrize("method", ["mle", "pql"])
+def test_an_unbeaten_own_system_with_ties_and_another_own_system(method) -> None:
+    """Davidson's tie parameter, a system of its own that never loses ("top") and one that
+    does ("mid"): "top" is +∞ and its comparisons drop out of the limit, the others' covariance
+    and draws stay finite and labelled."""
+    rng = np.random.default_rng(2)
+    systems = np.array([f"s{k}" for k in range(20)] + ["mid", "top"])
+    x = rng.normal(size=22)
+    winner, loser = _pairs(x + 0.5 * rng.normal(size=22), 200, rng)
+    keep = (systems[winner] != "top") & (systems[loser] != "top")
+    counts = pd.DataFrame(
+        {"item1": systems[winner][keep], "item2": systems[loser][keep], "wins1": 1, "wins2": 0}
+    )
+    counts["ties"] = (np.arange(len(counts)) % 9 == 0).astype(float)
+    counts.loc[counts["ties"] > 0, "wins1"] = 0
+    beaten = pd.DataFrame({"item1": "top", "item2": ["s1", "s2", "mid"], "wins1": 2, "wins2": 0})
+    covariates = pd.DataFrame({"x": x[:20]}, index=systems[:20])
+    model = rs.models.BradleyTerry(covariates=covariates, random_effect=True)
+    with pytest.warns(DataWarning, match="top never loses"):
+        fit = model.fit(pd.concat([counts, beaten.assign(ties=0.0)]), method=method)
+    without = model.fit(counts, method=method)  # the limit: top's comparisons tell nothing
+    assert fit.parameters["own: top"] == np.inf and np.isfinite(fit.parameters["own: mid"])
+    for name in ("beta: x", "own: mid", "sigma", "tie"):
+        assert fit.parameters[name] == pytest.approx(without.parameters[name], rel=1e-6)
+    finite = fit.covariance.drop(index="top", columns="top")
+    assert np.isfinite(finite.to_numpy()).all()
+    own = fit.draws()["own"]
+    assert np.all(own[:, 1] == 50.0)  # "top", the second own system in the data's order
+    assert own[:, 0].mean() == pytest.approx(fit.parameters["own: mid"], abs=0.1)
+
+
 def test_no_variation_beyond_the_covariates_gives_sigma_zero() -> None:
     """Log-worths exactly x β and many comparisons: the REML score of the working model is
     negative from σ = 0, so σ̂ = 0 and the fit is the fixed-effect MLE."""
