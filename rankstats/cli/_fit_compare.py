@@ -46,6 +46,11 @@ def check_methods(args: argparse.Namespace, chosen: list[str]) -> None:
             f"--method {args.method} (MAP / MLE fits have no posterior draws for LOO / WAIC), "
             "or compare by K-fold cross-validation (--kfold K), which refits point fits too"
         )
+    if args.method == "pql":
+        raise UsageError(
+            "--method pql fits a system random effect (--random-effect), which --compare does "
+            "not take"
+        )
     if args.method == "mle" and "mallows" in chosen:
         raise UsageError("--model mallows takes --method mcmc or map, not --method mle")
     if args.method == "mcmc" and set(chosen) - {"mallows"}:

@@ -113,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
         return mallows(args, data, name, what)
     args.method = args.method or "nuts"
     if args.method == "mcmc":
-        raise UsageError("--method mcmc is the Mallows sampler; pl/bt use nuts, mle or map")
+        raise UsageError("--method mcmc is the Mallows sampler; pl/bt use nuts, mle, map or pql")
     if args.max_draws is not None:
         raise UsageError("--max-draws is a Mallows option (--model mallows)")
     if args.backend != "auto":
@@ -143,6 +143,8 @@ def _run(args: argparse.Namespace) -> int:
         label = "log-likelihood" if args.method == "mle" else "log-posterior (up to a constant)"
         if args.method == "mle" and model.random_effect:
             label = "log-likelihood (Laplace approximation, σ estimated)"
+        elif args.method == "pql":
+            label = "log-likelihood (Laplace approximation at the PQL estimates)"
         print(f"  {label}: {fit.log_likelihood:.4f}")
     for key, value in fit.parameters.items():
         if not key.startswith("log_") and not key.endswith("_se"):

@@ -15,13 +15,14 @@ from rankstats._pymc import compat as _compat
 from rankstats._pymc import shared
 from rankstats._pymc.convergence import check_convergence, warn_convergence
 from rankstats._pymc.nuts import SAMPLERS, sample_nuts
+from rankstats._util.advice import AdviceError, Spelled
 from rankstats.core.bradley_terry_mle import check_strongly_connected, newton
 from rankstats.models import information
 from rankstats.models._fit import Fit, attrs_for, optimum_fit
 from rankstats.models.system_covariates import CovariateMap, covariate_map, free_map
 from rankstats.models.worth_prior import Worths, informative
 
-METHODS = ("nuts", "mle", "map")
+METHODS = ("nuts", "mle", "map", "pql")
 
 
 class RankModel:
@@ -121,12 +122,16 @@ class RankModel:
         ----------
         data
             See the class docstring for what each model accepts.
-        method : {"nuts", "mle", "map"}
+        method : {"nuts", "mle", "map", "pql"}
             ``nuts``: posterior sample by the No-U-Turn sampler (Hoffman & Gelman 2014) in PyMC.
             ``mle``: maximum likelihood by Newton–Raphson in NumPy, standard errors from the
             observed information; raises :class:`~rankstats.models.MLEDoesNotExistError` when
             the comparison graph is not strongly connected.  ``map``: the posterior mode under
-            the same prior as ``nuts`` (always exists), by the same Newton–Raphson.
+            the same prior as ``nuts`` (always exists), by the same Newton–Raphson.  With
+            ``random_effect=True``, ``mle`` estimates σ by the Laplace approximation of the
+            marginal likelihood and ``pql`` by penalised quasi-likelihood, BradleyTerry2's
+            ``BTm`` estimator (:mod:`rankstats.models.random_effect_pql`); ``fit.info
+            ["estimator"]`` says which (``"laplace"``, ``"pql"``).
         draws, tune, chains : int
             NUTS draws kept and tuning steps per chain, number of chains.
         seed : int or None
@@ -159,6 +164,14 @@ class RankModel:
             raise ValueError(f"method must be one of {METHODS}, not {method!r}")
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
+        if method == "pql" and not self.random_effect:
+            raise AdviceError(
+                "{pql} (penalised quasi-likelihood) estimates a random effect: pass {random} "
+                "too, or fit {mle} without one",
+                pql=("method", "pql"),
+                random=Spelled("random_effect=True", "--random-effect"),
+                mle=("method", "mle"),
+            )
         if self.structured and method == "map":
             raise ValueError(
                 "with system covariates or a random effect, fit by maximum likelihood "
@@ -169,12 +182,18 @@ class RankModel:
         extra = self._extra_names(prepared)
         rankings, n_choices, edges = self._order_information(data, prepared)
         found = information.check(
-            self.name, rankings, n_choices, edges, systems, getattr(self, "kind", "subset"), method
+            self.name,
+            rankings,
+            n_choices,
+            edges,
+            systems,
+            getattr(self, "kind", "subset"),
+            "mle" if method == "pql" else method,
         )
-        if self.structured and method == "mle":  # the MLE may exist on a disconnected graph
+        if self.structured and method in ("mle", "pql"):  # may exist on a disconnected graph
             from rankstats.models.covariate_fit import fit_structured_mle
 
-            return fit_structured_mle(self, prepared, seed, found)
+            return fit_structured_mle(self, prepared, seed, found, method)
         worths = self._worths(prepared)  # covariate problems before any sampling
         info = {**self._info(prepared), "prior_scale": self.prior_scale, **found, **worths.info()}
         if method == "mle":

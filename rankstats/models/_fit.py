@@ -428,10 +428,12 @@ class Fit:
     # ------------------------------------------------------------------ display
     def _objective_label(self) -> str:
         """What :attr:`log_likelihood` holds: the log-likelihood (``mle``) or log-posterior."""
-        return "log-likelihood" if self.method == "mle" else "log-posterior"
+        return "log-likelihood" if self.method in ("mle", "pql") else "log-posterior"
 
     def __repr__(self) -> str:
         head = f"Fit(model={self.model!r}, method={self.method!r}, {len(self.systems)} systems"
+        if self.info.get("estimator") in ("laplace", "pql"):  # how σ of a random effect is fitted
+            head += f", estimator {self.info['estimator']!r}"
         if self.log_likelihood is not None:
             head += f", {self._objective_label()} {self.log_likelihood:.4f}"
         head += ")"

@@ -57,7 +57,8 @@ def davidson_pairs(draws: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray
     ta = theta[:, rows, None]
     tb = theta[:, None, :]
     if "log_tie" not in draws:
-        return 1.0 / (1.0 + np.exp(tb - ta))
+        with np.errstate(invalid="ignore"):  # ∞ − ∞: an unbounded own log-worth against itself
+            return 1.0 / (1.0 + np.exp(tb - ta))
     tie = draws["log_tie"].reshape(-1, 1, 1) + 0.5 * (ta + tb)
     top = np.maximum(np.maximum(ta, tb), tie)
     ea, eb, et = np.exp(ta - top), np.exp(tb - top), np.exp(tie - top)

@@ -12,6 +12,7 @@ through the centring), the coefficients ``beta: <covariate>``, the own log-worth
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -19,8 +20,9 @@ import pandas as pd
 
 from rankstats._pymc import compat as _compat
 from rankstats.core.bradley_terry_mle import ConvergenceError
-from rankstats.errors import InvalidRankingsError, InvalidScoresError
+from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError, preview
 from rankstats.models._fit import Fit, laplace_draws, optimum_fit
+from rankstats.models.random_effect_pql import fit_pql
 from rankstats.models.system_covariates import fit_random_effect, fit_with_covariates
 
 
@@ -28,18 +30,35 @@ class CovariateMLEError(InvalidRankingsError):
     """The maximum-likelihood estimate with these covariates was not found (it may not exist)."""
 
 
+#: The estimator of each structured fit, as ``fit.info["estimator"]`` names it.
+ESTIMATORS = {"pql": "pql", "mle": "laplace"}
+LIKELIHOODS = {
+    "laplace": "Laplace approximation, fixed effects at the joint mode",
+    "pql": "penalised quasi-likelihood (Breslow & Clayton 1993), σ by REML of the working "
+    "model; log_likelihood: the Laplace approximation at these estimates",
+}
+
+
 def fit_structured_mle(
-    model: Any, prepared: Any, seed: int | None, found: dict[str, Any] | None = None
+    model: Any,
+    prepared: Any,
+    seed: int | None,
+    found: dict[str, Any] | None = None,
+    method: str = "mle",
 ) -> Fit:
-    """``model.fit(data, method="mle")`` for a model with covariates or a random effect
-    (``found``: what :func:`rankstats.models.information.check` recorded of the data)."""
+    """``model.fit(data, method="mle")`` for a model with covariates or a random effect, or
+    ``method="pql"`` (a random effect; :mod:`rankstats.models.random_effect_pql`) (``found``:
+    what :func:`rankstats.models.information.check` recorded of the data)."""
     systems = tuple(prepared.systems)
     cmap = model._covariate_map(systems)
     extra = model._extra_names(prepared)
     function = model._objective(prepared, prior=False)
+    estimator = ESTIMATORS[method] if model.random_effect else "mle"
     try:
-        if model.random_effect:
-            optimum = fit_random_effect(function, cmap, len(extra))
+        if estimator == "pql":
+            optimum = fit_pql(function, cmap, len(extra), model._beats(prepared))
+        elif model.random_effect:
+            optimum = fit_random_effect(function, cmap, len(extra), model._beats(prepared))
         else:
             optimum = fit_with_covariates(function, cmap, len(extra))
     except ConvergenceError as err:
@@ -50,14 +69,19 @@ def fit_structured_mle(
             "(method='nuts') instead"
         ) from err
     n, p = cmap.matrix.shape
-    centre = np.eye(n) - 1.0 / n
+    finite = np.isfinite(optimum.log_worth)  # ±∞: own log-worths of unbeaten / winless systems
+    centre = np.eye(n) - finite / finite.sum()
     size = n + len(extra)
-    params = np.concatenate([centre @ optimum.log_worth, optimum.params[p:]])
+    log_worth = optimum.log_worth - optimum.log_worth[finite].mean()
+    params = np.concatenate([log_worth, optimum.params[p:]])
     covariance = np.zeros((size, size))
     covariance[:n, :n] = centre @ optimum.worth_covariance @ centre
     covariance[n:, n:] = optimum.covariance[p:, p:]
-    covariance[:n, n:] = centre @ cmap.matrix @ optimum.covariance[:p, p:]
+    kept = np.flatnonzero(np.isfinite(optimum.params[:p]))  # an infinite own one: no covariance
+    covariance[:n, n:] = centre @ cmap.matrix[:, kept] @ optimum.covariance[kept, p:]
     covariance[n:, :n] = covariance[:n, n:].T
+    unbounded = np.flatnonzero(~finite)
+    covariance[unbounded, :] = covariance[:, unbounded] = np.nan
     info = {
         **model._info(prepared),
         "prior_scale": model.prior_scale,
@@ -69,22 +93,45 @@ def fit_structured_mle(
     k = len(cmap.names)
     if k:
         info["covariate_means"] = [float(v) for v in cmap.means]
+    info["estimator"] = estimator
     if model.random_effect:
-        info["likelihood"] = "Laplace approximation, fixed effects at the joint mode"
+        info["likelihood"] = LIKELIHOODS[estimator]
+    if len(unbounded):
+        names = [systems[i] for i in unbounded]
+        info["unbounded_own"] = names
+        said = [
+            f"{systems[i]} never {'loses' if optimum.log_worth[i] > 0 else 'wins'}"
+            for i in unbounded
+        ]
+        warnings.warn(
+            f"{preview(said)}, with a log-worth of its own (no covariates): infinite (±inf in "
+            "fit.worth; BTm prints a huge estimate with a huge standard error), and its "
+            "comparisons tell nothing about the others",
+            DataWarning,
+            stacklevel=4,
+        )
     # Joint normal draws of every parameter, so that the log-worths and β of one draw agree
     # (predict_worth reads both).
     full = laplace_draws(optimum.full_params, optimum.full_covariance, 4000, seed)
     m = optimum.full_map.shape[1]
     theta = full[:, :m] @ optimum.full_map.T
-    draws = np.hstack([theta - theta.mean(axis=1, keepdims=True), full[:, m:]])
+    # An infinite log-worth enters the draws as ±PINNED (the same probabilities to within
+    # double precision), so that ranks and pairs of draws stay defined.
+    if len(unbounded):
+        theta[:, unbounded] = optimum.full_offset[unbounded]
+    theta -= theta[:, finite].mean(axis=1, keepdims=True)
+    draws = np.hstack([theta, full[:, m:]])
     more = {}
     if k:
         more["beta"] = (full[:, :k], "covariate", list(cmap.names))
-    if cmap.own:
-        more["own"] = (full[:, k:p], "own_system", list(cmap.own))
+    if cmap.own:  # the own log-worths estimated follow β in ψ; an infinite one is ±PINNED
+        offset = np.zeros(n) if optimum.full_offset is None else optimum.full_offset
+        own = np.repeat(offset[~cmap.covered][None, :], len(full), axis=0)
+        own[:, kept[k:] - k] = full[:, k : len(kept)]
+        more["own"] = (own, "own_system", list(cmap.own))
     fit = optimum_fit(
         model.name,
-        "mle",
+        method,
         systems,
         params,
         covariance,

@@ -152,6 +152,8 @@ class CovariateOptimum:
     full_params: np.ndarray | None = None
     full_covariance: np.ndarray | None = None
     full_map: np.ndarray | None = None
+    #: The log-worths' constant part (±PINNED for unbounded own log-worths): θ = M ψ + offset.
+    full_offset: np.ndarray | None = None
 
 
 Objective = Callable[[np.ndarray, bool], tuple[float, Any, Any]]
@@ -183,11 +185,18 @@ def fit_with_covariates(function: Objective, cmap: CovariateMap, n_extra: int) -
     )
 
 
-def _through(function: Objective, jacobian: np.ndarray, penalty: np.ndarray | None = None):
-    """``function`` of ``jacobian @ params`` (minus ``½ paramsᵀ diag(penalty) params``)."""
+def _through(
+    function: Objective,
+    jacobian: np.ndarray,
+    penalty: np.ndarray | None = None,
+    offset: np.ndarray | None = None,
+):
+    """``function`` of ``jacobian @ params + offset`` (minus ``½ paramsᵀ diag(penalty)
+    params``)."""
+    offset = np.zeros(jacobian.shape[0]) if offset is None else offset
 
     def composed(params: np.ndarray, derivatives: bool):
-        value, grad, hess = function(jacobian @ params, derivatives)
+        value, grad, hess = function(jacobian @ params + offset, derivatives)
         if penalty is not None:
             value = value - 0.5 * float(penalty @ params**2)
         if not derivatives:
@@ -202,9 +211,141 @@ def _through(function: Objective, jacobian: np.ndarray, penalty: np.ndarray | No
 
 
 SIGMA_BOUNDS = (1e-4, 20.0)
+#: The log-worth given to a system of its own that never loses (minus: never wins) in a fit
+#: with a random effect: its comparisons then have probability 1 to within double precision
+#: (:math:`e^{-50} \approx 2\times10^{-22}`), which is the limit of the fit as it goes to infinity.
+PINNED = 50.0
 
 
-def fit_random_effect(function: Objective, cmap: CovariateMap, n_extra: int) -> CovariateOptimum:
+@dataclass(frozen=True, eq=False)
+class RandomDesign:
+    r"""The parameters of a fit with a random effect, :math:`\psi = (\varphi_{\text{kept}}, u,
+    \text{extra})`, and the model's parameters :math:`J\psi + c` (the ``N`` log-worths, then
+    the extras).  The columns of :math:`\varphi` in ``pinned`` (systems of their own that never
+    lose, +1, or never win, −1) are not estimated: :math:`c` holds ±:data:`PINNED` for them."""
+
+    jacobian: np.ndarray
+    offset: np.ndarray
+    kept: np.ndarray
+    pinned: dict[int, int]
+    n_random: int
+
+    @property
+    def n_fixed(self) -> int:
+        return len(self.kept)
+
+    @property
+    def random(self) -> slice:
+        return slice(self.n_fixed, self.n_fixed + self.n_random)
+
+
+def unbounded_own(cmap: CovariateMap, beats: np.ndarray | None) -> dict[int, int]:
+    """The systems of their own (no covariates, so no random effect) whose log-worth is
+    infinite: +1 for one that never loses, −1 for one that never wins (``beats[i, j] > 0``: i
+    beat or tied j), after setting aside those found before (their comparisons tell nothing
+    more in the limit); keyed by the column of :math:`\\varphi`."""
+    if beats is None or not cmap.own:
+        return {}
+    edges = np.asarray(beats) > 0
+    np.fill_diagonal(edges, False)
+    own = ~cmap.covered
+    active = np.ones(len(own), dtype=bool)
+    found: dict[int, int] = {}
+    while True:
+        live = edges & active[:, None] & active[None, :]
+        wins, losses = live.any(axis=1), live.any(axis=0)
+        new = np.flatnonzero(own & active & (wins != losses))
+        if not len(new):
+            return found
+        for i in new:
+            column = int(np.flatnonzero(cmap.matrix[i, len(cmap.names) :])[0]) + len(cmap.names)
+            found[column] = 1 if wins[i] else -1
+        active[new] = False
+
+
+def random_design(cmap: CovariateMap, n_extra: int, beats: np.ndarray | None) -> RandomDesign:
+    """The :class:`RandomDesign` of ``cmap`` with a random effect for each system with
+    covariates, the unbounded own log-worths (:func:`unbounded_own`) pinned."""
+    a = cmap.matrix
+    n, p = a.shape
+    pinned = unbounded_own(cmap, beats)
+    kept = np.array([k for k in range(p) if k not in pinned], dtype=int)
+    covered = np.flatnonzero(cmap.covered)
+    q = len(covered)
+    f = len(kept)
+    jacobian = np.zeros((n + n_extra, f + q + n_extra))
+    jacobian[:n, :f] = a[:, kept]
+    jacobian[covered, f + np.arange(q)] = 1.0
+    jacobian[n:, f + q :] = np.eye(n_extra)
+    offset = np.zeros(n + n_extra)
+    for column, sign in pinned.items():
+        offset[:n] += sign * PINNED * a[:, column]
+    return RandomDesign(jacobian, offset, kept, pinned, q)
+
+
+def mode(
+    function: Objective, design: RandomDesign, sigma: float, start: np.ndarray | None = None
+) -> Any:
+    r"""The joint mode of :math:`h(\psi) = \ell(J\psi + c) - u^\top u / 2\sigma^2` by Newton's
+    method from ``start`` (the mode at a nearby σ: a warm start), with ``information``
+    :math:`-\nabla^2 h`."""
+    size = design.jacobian.shape[1]
+    penalty = np.zeros(size)
+    penalty[design.random] = sigma**-2.0
+    start = np.zeros(size) if start is None else start
+    through = _through(function, design.jacobian, penalty, design.offset)
+
+    def shifted(delta: np.ndarray, derivatives: bool):
+        return through(start + delta, derivatives)
+
+    found = newton(shifted, 0, size)
+    return replace(found, params=start + found.params)
+
+
+def random_optimum(
+    design: RandomDesign,
+    cmap: CovariateMap,
+    found: Any,
+    objective: float,
+    sigma: float,
+    sigma_se: float | None,
+) -> CovariateOptimum:
+    """The :class:`CovariateOptimum` of a fit with a random effect at the mode ``found``
+    (params ψ, covariance the inverse of :math:`-\\nabla^2 h`); pinned own log-worths are ±∞
+    with a NaN standard error."""
+    n, p = cmap.matrix.shape
+    f, q = design.n_fixed, design.n_random
+    params, covariance = found.params, found.covariance
+    log_worth = (design.jacobian @ params + design.offset)[:n]
+    for column, sign in design.pinned.items():
+        log_worth[cmap.matrix[:, column] > 0] = sign * np.inf
+    theta_j = design.jacobian[:n, : f + q]
+    keep = np.r_[np.arange(f), np.arange(f + q, len(params))]
+    phi = np.full(p + len(params) - f - q, np.nan)
+    phi_cov = np.full((len(phi), len(phi)), np.nan)
+    index = np.r_[design.kept, np.arange(p, len(phi))]
+    phi[index] = params[keep]
+    phi_cov[np.ix_(index, index)] = covariance[np.ix_(keep, keep)]
+    for column, sign in design.pinned.items():
+        phi[column] = sign * np.inf
+    return CovariateOptimum(
+        phi,
+        phi_cov,
+        float(objective),
+        log_worth,
+        theta_j @ covariance[: f + q, : f + q] @ theta_j.T,
+        sigma,
+        sigma_se,
+        params,
+        covariance,
+        theta_j,
+        design.offset[:n],
+    )
+
+
+def fit_random_effect(
+    function: Objective, cmap: CovariateMap, n_extra: int, beats: np.ndarray | None = None
+) -> CovariateOptimum:
     r"""Maximum (Laplace) likelihood of :math:`\theta = A\varphi + u`, :math:`u_i \sim N(0,
     \sigma^2)` for the systems with covariates (a system with a log-worth of its own needs none).
 
@@ -218,32 +359,28 @@ def fit_random_effect(function: Objective, cmap: CovariateMap, n_extra: int) -> 
               K_{uu} = -\partial^2 \ell / \partial u\, \partial u^\top,
 
     maximised over :math:`\log\sigma` (bounded, :data:`SIGMA_BOUNDS`).  The fixed effects are
-    taken at the joint mode rather than maximising the marginal, as lme4's ``nAGQ = 0`` and the
-    penalised quasi-likelihood of BradleyTerry2's ``BTm`` (Breslow & Clayton 1993; Turner & Firth
-    2012) do; standard errors of :math:`\varphi` from the inverse of :math:`-\nabla^2 h`, of
-    :math:`\sigma` from the curvature of :math:`\log L` in :math:`\log\sigma`.  When the
-    maximum is at the lower bound, :math:`\hat\sigma = 0` (no detectable variation beyond the
-    covariates; no standard error) and the fit is the fixed-effect one.
+    taken at the joint mode rather than maximising the marginal, as lme4's ``nAGQ = 0`` does
+    (Bates et al. 2015); standard errors of :math:`\varphi` from the inverse of
+    :math:`-\nabla^2 h`, of :math:`\sigma` from the curvature of :math:`\log L` in
+    :math:`\log\sigma`.  When the maximum is at the lower bound, :math:`\hat\sigma = 0` (no
+    detectable variation beyond the covariates; no standard error) and the fit is the
+    fixed-effect one.  A system of its own that never loses (never wins) has log-worth
+    :math:`+\infty` (:math:`-\infty`): :func:`unbounded_own`, given the ``beats`` matrix.
+    Penalised quasi-likelihood, the other estimator, is
+    :func:`rankstats.models.random_effect_pql.fit_pql`.
     """
     from scipy.optimize import minimize_scalar
 
-    a = cmap.matrix
-    n, p = a.shape
-    covered = np.flatnonzero(cmap.covered)
-    q = len(covered)
-    size = p + q + n_extra
-    jacobian = np.zeros((n + n_extra, size))
-    jacobian[:n, :p] = a
-    jacobian[covered, p + np.arange(q)] = 1.0
-    jacobian[n:, p + q :] = np.eye(n_extra)
+    design = random_design(cmap, n_extra, beats)
+    q, random = design.n_random, design.random
     cache: dict[float, tuple[float, Any]] = {}
+    last: list[np.ndarray] = []
 
     def profile(log_sigma: float) -> float:
         if log_sigma not in cache:
-            penalty = np.zeros(size)
-            penalty[p : p + q] = np.exp(-2.0 * log_sigma)
-            optimum = newton(_through(function, jacobian, penalty), 0, size)
-            info_uu = optimum.information[p : p + q, p : p + q] - np.diag(penalty[p : p + q])
+            optimum = mode(function, design, float(np.exp(log_sigma)), last[-1] if last else None)
+            last.append(optimum.params)
+            info_uu = optimum.information[random, random] - np.exp(-2.0 * log_sigma) * np.eye(q)
             _, logdet = np.linalg.slogdet(np.eye(q) + np.exp(2.0 * log_sigma) * info_uu)
             cache[log_sigma] = (optimum.objective - 0.5 * logdet, optimum)
         return -cache[log_sigma][0]
@@ -251,30 +388,15 @@ def fit_random_effect(function: Objective, cmap: CovariateMap, n_extra: int) -> 
     low, high = np.log(SIGMA_BOUNDS)
     found = minimize_scalar(profile, bounds=(low, high), method="bounded", options={"xatol": 1e-5})
     log_sigma = float(found.x)
-    if log_sigma - low <= 1e-2:  # σ̂ = 0: no variation beyond the covariates, the fixed fit
+    if log_sigma - low <= 1e-2 and not design.pinned:  # σ̂ = 0: the fixed-effect fit
         fixed = fit_with_covariates(function, cmap, n_extra)
         return replace(fixed, sigma=0.0)
     value, optimum = cache[log_sigma]
     sigma_se = None
-    if high - log_sigma > 1e-2:
+    if high - log_sigma > 1e-2 and log_sigma - low > 1e-2:
         step = 1e-3
         curvature = (profile(log_sigma + step) - 2 * -value + profile(log_sigma - step)) / step**2
         if curvature > 0:
             sigma_se = float(np.exp(log_sigma) / np.sqrt(curvature))
-    params = optimum.params
-    log_worth = (jacobian @ params)[:n]
-    keep = np.r_[np.arange(p), np.arange(p + q, size)]
-    covariance = optimum.covariance
-    theta_j = jacobian[:n, : p + q]
-    return CovariateOptimum(
-        params[keep],
-        covariance[np.ix_(keep, keep)],
-        float(value),
-        log_worth,
-        theta_j @ covariance[: p + q, : p + q] @ theta_j.T,
-        float(np.exp(log_sigma)),
-        sigma_se,
-        params,
-        covariance,
-        theta_j,
-    )
+    sigma = float(np.exp(log_sigma)) if log_sigma - low > 1e-2 else 0.0
+    return random_optimum(design, cmap, optimum, value, sigma, sigma_se)

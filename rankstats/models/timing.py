@@ -186,7 +186,7 @@ def fit_estimate(
 
     Used by ``rankstats fit`` and ``rankstats report --models``, so both say the same thing.
     """
-    if method in ("mle", "map"):
+    if method in ("mle", "map", "pql"):
         return None
     iterations = draws + tune
     if model == "mallows" and (distance != "kendall" or kind == "top_k"):

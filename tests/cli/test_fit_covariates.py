@@ -40,9 +40,30 @@ def test_the_coefficients_written_are_the_fit(tmp_path, capsys, covariates_file)
     assert "--covariates size, --random-effect" in stdout
 
 
+def test_the_random_effect_by_pql(tmp_path, capsys, covariates_file) -> None:
+    """``--method pql``: BradleyTerry2's estimator of σ, named in the summary, the same fit as
+    the library's ``method="pql"``."""
+    path, table = covariates_file
+    out = tmp_path / "out"
+    argv = ["fit", "--dataset", "xtreme", "--model", "bt", "--method", "pql"]
+    argv += ["--covariates", str(path), "--random-effect", "--out", str(out), "--no-figures"]
+    code, stdout, err = run(argv, capsys)
+    assert code == 0, err
+    written = pd.read_csv(out / "bt_coefficients.csv").set_index("parameter")
+    fit = rs.models.BradleyTerry(covariates=table, random_effect=True).fit(
+        rs.load_dataset("xtreme"), method="pql"
+    )
+    assert fit.info["estimator"] == "pql"
+    for name in written.index:
+        assert written.loc[name, "estimate"] == pytest.approx(fit.parameters[name], abs=1e-9)
+    assert "Laplace approximation at the PQL estimates" in stdout
+
+
 @pytest.mark.parametrize(
     ("extra", "needles"),
     [
+        (["--method", "pql", "--random-effect"], ["--method pql"]),
+        (["--method", "pql"], ["--method pql", "--random-effect", "--method mle"]),
         (["--model", "mallows"], ["--covariates", "pl/bt"]),
         (["--method", "map"], ["--covariates", "mle or nuts"]),
         (["--model", "pl", "bt", "--compare"], ["--compare", "compare_fits"]),
@@ -51,7 +72,12 @@ def test_the_coefficients_written_are_the_fit(tmp_path, capsys, covariates_file)
 def test_misuse_is_one_line(tmp_path, capsys, covariates_file, extra, needles) -> None:
     path, _ = covariates_file
     out = tmp_path / "out"
-    argv = ["fit", "--dataset", "xtreme", "--covariates", str(path), "--out", str(out), *extra]
+    argv = ["fit", "--dataset", "xtreme", "--out", str(out), *extra]
+    if extra[:3] != ["--method", "pql", "--random-effect"]:
+        argv += ["--covariates", str(path)]
+    else:  # --method pql with --compare (which takes no --random-effect) and --kfold
+        argv = ["fit", "--dataset", "xtreme", "--out", str(out), "--model", "pl", "bt"]
+        argv += ["--compare", "--kfold", "2", "--method", "pql"]
     code, _, err = run(argv, capsys)
     assert code == 2
     one_error_line(err, "fit", *needles)

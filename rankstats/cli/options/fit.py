@@ -75,10 +75,11 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--method",
-        choices=["nuts", "mle", "map", "mcmc"],
+        choices=["nuts", "mle", "map", "pql", "mcmc"],
         default=None,
-        help="pl/bt: nuts (default), mle or map; mallows: mcmc (Gibbs, default) or map "
-        "(Kemeny consensus + ML dispersion, complete rankings)",
+        help="pl/bt: nuts (default), mle or map, and with --random-effect pql (penalised "
+        "quasi-likelihood, BradleyTerry2's BTm; mle: the Laplace approximation); mallows: mcmc "
+        "(Gibbs, default) or map (Kemeny consensus + ML dispersion, complete rankings)",
     )
     parser.add_argument(
         "--prior",
@@ -166,7 +167,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="pl/bt: system covariates, a CSV table with the system names in its first column "
         "and one numeric column per covariate: log-worth = xᵀβ (a system absent or with an "
-        "empty cell keeps a log-worth of its own); --method mle or nuts; the coefficients in "
+        "empty cell keeps a log-worth of its own); --method mle or nuts (pql with "
+        "--random-effect); the coefficients in "
         "<model>_coefficients.csv",
     )
     parser.add_argument(
@@ -180,8 +182,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "--random-effect",
         action="store_true",
         help="pl/bt: add a system random effect u ~ N(0, σ²) to the log-worths (with or "
-        "without --covariates); σ by a Laplace approximation (--method mle) or in the "
-        "posterior (nuts)",
+        "without --covariates); σ by a Laplace approximation (--method mle), penalised "
+        "quasi-likelihood as BradleyTerry2's BTm (--method pql) or in the posterior (nuts)",
     )
     parser.add_argument(
         "--prior-scale",
