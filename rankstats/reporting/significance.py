@@ -147,7 +147,7 @@ def _dropped(sig: Significance) -> str:
     return terminal(text) if text else ""
 
 
-def test_text(ph: PosthocResult) -> str:
+def posthoc_name(ph: PosthocResult) -> str:
     """The post-hoc test in prose, with its adjustment (``"Conover's test (Holm-adjusted)"``):
     the name every count of the test is stated under."""
     name = _METHOD_TEXT[ph.method][0]
@@ -216,7 +216,7 @@ def methods_sentence(sig: Significance) -> tuple[str, list[str]]:
     text = (
         f"Following Demšar's protocol [demsar2006], we tested whether the systems rank alike over "
         f"{_blocks_text(sig)} (k = {fr.n_systems} systems{'; ' + dropped if dropped else ''}) "
-        f"with {omnibus}, then compared every pair with {test_text(ph)}{posthoc_cite}"
+        f"with {omnibus}, then compared every pair with {posthoc_name(ph)}{posthoc_cite}"
         f"{zeros} at α = {ph.alpha:g}: {ph.n_significant} of {ph.n_pairs} pairs differ "
         "significantly."
     )
@@ -234,7 +234,7 @@ def section(sig: Significance, files: SignificanceFiles, image: str) -> dict[str
     letters = group_letters(ph)
     ranks = column(ph.mean_ranks, "rank")
     return {
-        "test": test_text(ph),
+        "test": posthoc_name(ph),
         "alpha": f"{ph.alpha:g}",
         "n_blocks": fr.n_blocks,
         "imputed": fr.blocks.imputed,

@@ -20,7 +20,7 @@ from rankstats._util.method_names import method_name
 from rankstats.aggregation.hoeffding_intervals import HoeffdingResult
 from rankstats.reporting._format import names
 from rankstats.reporting.diagnostics import Convergence
-from rankstats.reporting.significance import Significance, test_text
+from rankstats.reporting.significance import Significance, posthoc_name
 from rankstats.significance.zero_methods import SHORT
 
 
@@ -162,24 +162,30 @@ def requested_test(significance: Significance) -> str:
     >>> import rankstats as rs
     >>> from rankstats.reporting.significance import run_significance
     >>> sig = run_significance(rs.load_dataset("xtreme"), "task", {"method": "nemenyi"})
-    >>> requested_test(sig).split(":")[0]
-    'Requested post-hoc test, Nemenyi\'s test (critical difference CD = 10.7 average ranks)'
+    >>> print(requested_test(sig).split(":")[0])
+    Requested post-hoc test, Nemenyi's test (critical difference CD = 10.7 average ranks)
     """
     ph, fr = significance.posthoc, significance.friedman
     # A p-value that underflows is a bound, not a value.
     p = "p < 1e-300" if fr.f_p_value == 0 else f"p = {fr.f_p_value:.3g}"
-    name = test_text(ph)
+    name = posthoc_name(ph)
     if ph.zero_method is not None:
         name += f" {SHORT[ph.zero_method]}"
     text = (
         f"Requested post-hoc test, {name}: {ph.n_significant} of the {ph.n_pairs} "
         f"pairs of systems differ significantly at α = {ph.alpha:g}"
     )
+    # On imputed ranks the omnibus test is Friedman's in its imputed form (T and its F form).
+    omnibus, f = (
+        ("the Friedman-type test", "its F form")
+        if fr.blocks.imputed
+        else ("Friedman's test", "Iman–Davenport's F")
+    )
     if significance.significant:
-        text += f" (after Friedman's test, {p} for Iman–Davenport's F)."
+        text += f" ({omnibus} significant: {f} {p})."
     else:
         text += (
-            f", but Friedman's test is not significant (Iman–Davenport's F {p} ≥ α), so by "
-            "Demšar's protocol none of them is claimed."
+            f", but {omnibus} is not significant ({f} {p} ≥ α), so by Demšar's protocol none "
+            "of them is claimed."
         )
     return text + " The rank ranges of the tables come from the Hoeffding intervals:"

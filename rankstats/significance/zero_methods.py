@@ -39,11 +39,11 @@ Examples
 --------
 >>> check_zero_method("pratt")
 'pratt'
->>> check_zero_method("drop")
-Traceback (most recent call last):
-...
-rankstats._util.advice.AdviceError: zero_method must be one of 'wilcox', 'pratt', 'zsplit', \
-not 'drop'
+>>> try:
+...     check_zero_method("drop")
+... except ValueError as error:
+...     print(error)
+zero_method must be one of 'wilcox', 'pratt', 'zsplit', not 'drop'
 """
 
 from __future__ import annotations
