@@ -329,7 +329,8 @@ def report(
         passed to ``scipy.stats.wilcoxon``: dropped (``"wilcox"``, the default), ranked (Pratt,
         1959) or their ranks split between the signs
         (:mod:`rankstats.significance.zero_methods`); the methods paragraph states it. Refused
-        when the report runs no Wilcoxon test.
+        when the report runs no Wilcoxon test. The power section's simulated Wilcoxon test
+        (``power={"test": "wilcoxon"}``) is not affected: it drops zeros, as ``rs.power`` does.
 
     Returns
     -------
