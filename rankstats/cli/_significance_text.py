@@ -67,6 +67,7 @@ def summary_record(args, name, level, fr, ph, ranks, sets, bayes, significant) -
         "posthoc": {
             "method": ph.method,
             "adjust": ph.adjust,
+            "zero_method": ph.zero_method,
             "alpha": ph.alpha,
             "critical_difference": ph.critical_difference,
             "q_alpha": ph.q_alpha,

@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
         n_bootstrap=args.bootstrap,
         seed=args.seed,
         bt_ties=args.bt_ties,
+        zero_method=args.zero_method,
     )
     alpha = res.parameters["alpha"]
     print(terminal(repr(res)))

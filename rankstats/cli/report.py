@@ -104,6 +104,7 @@ def _options(args: argparse.Namespace, data, significance: dict | bool) -> dict:
         data_check=getattr(args, "data_check", None),
         top=args.top,
         power=_power_options(args),
+        zero_method=args.zero_method,
     )
 
 
@@ -124,6 +125,7 @@ def _significance_options(args: argparse.Namespace) -> dict | bool:
     """The ``significance=`` argument of :func:`rankstats.reporting.report`, checked by the
     post-hoc test's own check before the data is read; the section's options without
     ``--significance`` are refused (they would be silently ignored)."""
+    from rankstats.reporting.significance import with_zero_method
     from rankstats.significance.posthoc_tests import check_posthoc
 
     given = {
@@ -138,6 +140,10 @@ def _significance_options(args: argparse.Namespace) -> dict | bool:
     options = dict(given.values())
     if options:
         check_posthoc(**{"method": "nemenyi", **options})
+    # --zero-method: with --posthoc wilcoxon-holm or --paired, refused otherwise (the library's
+    # check, before the data is read).
+    section = {"method": "nemenyi", **options} if args.significance else None
+    with_zero_method(section, args.zero_method, bool(args.paired))
     return options or args.significance
 
 

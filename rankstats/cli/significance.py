@@ -63,7 +63,14 @@ def check(args: argparse.Namespace) -> None:
     from rankstats.significance.rank_sets import check_rank_sets
     from rankstats.significance.scored_blocks import check_missing_scores
 
-    check_posthoc(args.posthoc, args.alpha, args.adjust, args.missing, args.min_coverage)
+    check_posthoc(
+        args.posthoc,
+        args.alpha,
+        args.adjust,
+        args.missing,
+        args.min_coverage,
+        zero_method=args.zero_method,
+    )
     if args.choose:
         check_missing_scores(args.missing, args.min_coverage)
     if args.rank_sets:
@@ -108,7 +115,13 @@ def run(args: argparse.Namespace) -> int:
         fr = friedman(scores, level=level, missing=args.missing, min_coverage=args.min_coverage)
         blocks = fr.blocks
         chosen = pairs(scores, blocks, None, args) if args.pair is not None else None
-        ph = posthoc(blocks, method=args.posthoc, alpha=args.alpha, adjust=args.adjust)
+        ph = posthoc(
+            blocks,
+            method=args.posthoc,
+            alpha=args.alpha,
+            adjust=args.adjust,
+            zero_method=args.zero_method,
+        )
         letters = group_letters(ph)
         significant = bool(fr.f_p_value < args.alpha)
 
@@ -231,6 +244,8 @@ def _spans(low: pd.Series, high: pd.Series) -> list[str]:
 
 
 def _print(args, name, fr, ph, ranks, sets, bayes, significant) -> None:
+    from rankstats.significance.zero_methods import SHORT
+
     b = fr.blocks
     print(f"rankstats significance: {short(name, 80)}")
     print(
@@ -299,6 +314,8 @@ def _print(args, name, fr, ph, ranks, sets, bayes, significant) -> None:
     adjust = {"single-step": "single-step", "none": "no adjustment"}.get(
         ph.adjust, f"{ph.adjust}-adjusted"
     )
+    if ph.zero_method is not None:
+        adjust += f"; zero method {ph.zero_method!r}: {SHORT[ph.zero_method].removeprefix('with ')}"
     line = (
         f"\nPost-hoc {ph.method} ({adjust}, α = {ph.alpha:g}): {ph.n_significant} of "
         f"{ph.n_pairs} pairs significant"

@@ -13,7 +13,8 @@ difference of medians         Mood's median test (2 × 2 table around the grand 
                               ``scipy.stats.median_test``)
 P(a beats b) (ties ½)         exact sign test: ``wins_a ~ Binomial(wins_a + wins_b, ½)``, ties
                               excluded and reported
-location of D                 Wilcoxon signed-rank (zeros dropped; ``scipy.stats.wilcoxon``)
+location of D                 Wilcoxon signed-rank (``scipy.stats.wilcoxon``; zero differences
+                              dropped by default, ``zero_method=``)
 ============================  ===================================================================
 
 Bootstrap intervals (percentile, ``n_bootstrap`` seeded resamples of the instances, pairing kept)
@@ -43,6 +44,8 @@ from rankstats.core.task_choice import only_task
 from rankstats.errors import InvalidScoresError, preview
 from rankstats.paired_analysis.figures import matrix_figure, pair_figure
 from rankstats.paired_analysis.ratings import bradley_terry, elo, trueskill, win_matrix
+from rankstats.significance.zero_methods import DEFAULT as DEFAULT_ZERO_METHOD
+from rankstats.significance.zero_methods import check_zero_method
 
 _BLOCK = 4_000_000  # bootstrap cells (resamples × instances × pairs) per block
 
@@ -126,8 +129,12 @@ def paired_t_p_values(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return mean_diff, 2 * stats.t.sf(np.abs(t_stat), n - 1)
 
 
-def wilcoxon_p_values(d: np.ndarray, quiet: bool = True) -> np.ndarray:
-    """Wilcoxon signed-rank p-values per column (NaN = absent), equal to per-column scipy calls.
+def wilcoxon_p_values(
+    d: np.ndarray, quiet: bool = True, zero_method: str = DEFAULT_ZERO_METHOD
+) -> np.ndarray:
+    """Wilcoxon signed-rank p-values per column (NaN = absent), equal to per-column scipy calls
+    ``scipy.stats.wilcoxon(column, zero_method=zero_method)`` (zero differences: dropped by
+    default; :mod:`rankstats.significance.zero_methods`).
 
     ``scipy.stats.wilcoxon`` is vectorised along an axis, but with ``method="auto"`` it chooses
     exact / permutation / normal approximation once for the whole batch (from the sample size and
@@ -153,7 +160,7 @@ def wilcoxon_p_values(d: np.ndarray, quiet: bool = True) -> np.ndarray:
             cols = np.flatnonzero((n_obs == size) & (irregular == flag))
             if size == 0 or len(cols) == 0:
                 continue
-            out[cols] = stats.wilcoxon(ordered[:size, cols], axis=0).pvalue
+            out[cols] = stats.wilcoxon(ordered[:size, cols], axis=0, zero_method=zero_method).pvalue
     return out
 
 
@@ -244,6 +251,7 @@ def paired(
     draw_probability: float = 0.1,
     trueskill_orders: int = 20,
     bt_ties: str = "half",
+    zero_method: str = DEFAULT_ZERO_METHOD,
 ) -> Paired:
     r"""Paired comparison of every pair of systems on one metric (Peyrard et al. 2021).
 
@@ -277,6 +285,10 @@ def paired(
         then :math:`P(a \succ b) + \tfrac12 P(a \sim b)` and the MLE of ν is in
         ``parameters``. Both are maximum likelihood by
         :func:`rankstats.core.bradley_terry_mle.fit_bt`.
+    zero_method : {"wilcox", "pratt", "zsplit"}
+        Zero differences in Wilcoxon's signed-rank test, passed to ``scipy.stats.wilcoxon``:
+        dropped (``"wilcox"``, default), ranked (Pratt, 1959) or their ranks split between the
+        signs (:mod:`rankstats.significance.zero_methods`); kept in ``parameters``.
 
     Returns
     -------
@@ -299,9 +311,9 @@ def paired(
       test, ``wins_a ~ Binomial(wins_a + wins_b, ½)`` with ties **excluded**,
       :math:`p = \min(1, 2 F(\min(w, l)))` (as ``scipy.stats.binomtest``; 1 when every instance
       is a tie).
-    - ``wilcoxon_p``: Wilcoxon (1945) signed-rank test on ``D`` (zeros dropped), exactly as
-      ``scipy.stats.wilcoxon(a, b)`` (exact, permutation or normal approximation as scipy chooses
-      for that pair).
+    - ``wilcoxon_p``: Wilcoxon (1945) signed-rank test on ``D`` (zeros treated by
+      ``zero_method``), exactly as ``scipy.stats.wilcoxon(a, b, zero_method=zero_method)``
+      (exact, permutation or normal approximation as scipy chooses for that pair).
     - ``bt_probability`` :math:`= 1 / (1 + e^{\beta_b - \beta_a})` from the Bradley–Terry
       strengths of all systems (NaN when the MLE does not exist).
     - ``*_low``, ``*_high``: bootstrap percentile intervals of ``mean_diff``, ``median_diff``,
@@ -326,6 +338,7 @@ def paired(
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     if bt_ties not in ("half", "davidson"):
         raise ValueError(f"bt_ties must be 'half' or 'davidson', not {bt_ties!r}")
+    check_zero_method(zero_method)
     for name, value in (
         ("n_bootstrap", n_bootstrap),
         ("n_orders", n_orders),
@@ -364,7 +377,7 @@ def paired(
         warnings.simplefilter("ignore", RuntimeWarning)
         median_diff = np.nanmedian(a, axis=0) - np.nanmedian(b, axis=0)
     mood_p = _mood(a, b)
-    wilcoxon_p = wilcoxon_p_values(d)
+    wilcoxon_p = wilcoxon_p_values(d, zero_method=zero_method)
     share = (wins_a + 0.5 * ties) / n
 
     # Bootstrap: multinomial counts of the instances, shared by every pair.
@@ -464,6 +477,7 @@ def paired(
             "draw_probability": draw_probability,
             "trueskill_orders": trueskill_orders,
             "bt_ties": bt_ties,
+            "zero_method": zero_method,
             "bt_tie_nu": float(np.exp(log_tie)) if log_tie is not None else None,
             "n_instances": n_inst,
         },

@@ -108,6 +108,7 @@ from rankstats.reporting.significance import (
     Significance,
     options,
     run_significance,
+    with_zero_method,
     write_significance,
 )
 from rankstats.reporting.summary import claims
@@ -207,10 +208,13 @@ class Report:
         return self.files[0]
 
     def __repr__(self) -> str:
+        # Each count under the name of its test, from that test's one result.
+        counts = f"{self.intervals.n_significant} pairs significant by Hoeffding"
+        if self.significance is not None:
+            ph = self.significance.posthoc
+            counts += f", {ph.n_significant} by {ph.method}"
         return (
-            f"Report({self.html}, {len(self.ranking)} systems, "
-            f"{int(self.pairs['significant'].sum() // 2)} significant pairs, "
-            f"{len(self.files)} files)"
+            f"Report({self.html}, {len(self.ranking)} systems, {counts}, {len(self.files)} files)"
         )
 
 
@@ -232,6 +236,7 @@ def report(
     data_check: Any = None,
     top: int | None = None,
     power: bool | Mapping[str, Any] = False,
+    zero_method: str | None = None,
 ) -> Report:
     """Write a paper-ready report of the ranking of ``scores``.
 
@@ -318,6 +323,14 @@ def report(
         correction, ranks, rank ranges — is computed on all systems, the page and the caption say
         so, and ``ranking.csv`` / ``pairs.csv`` list every system. Names too long for the heat map
         are drawn as unique abbreviations, with their key in ``labels.csv`` and on the page.
+    zero_method : {"wilcox", "pratt", "zsplit"}, optional
+        The zero score differences of every Wilcoxon signed-rank test of the report (the
+        ``"wilcoxon-holm"`` post-hoc test of ``significance`` and the ``paired`` analyses),
+        passed to ``scipy.stats.wilcoxon``: dropped (``"wilcox"``, the default), ranked (Pratt,
+        1959) or their ranks split between the signs
+        (:mod:`rankstats.significance.zero_methods`); the methods paragraph states it. Refused
+        when the report runs no Wilcoxon test. The power section's simulated Wilcoxon test
+        (``power={"test": "wilcoxon"}``) is not affected: it drops zeros, as ``rs.power`` does.
 
     Returns
     -------
@@ -357,6 +370,7 @@ def report(
         check = run_data_check(scores, data_check)
         block_level = default_level(scores, level)
     sig_options = options(significance)
+    sig_options = with_zero_method(sig_options, zero_method, bool(paired))
     power_options = power_request(power)
     if power_options is not None and isinstance(scores, Rankings):
         raise ValueError(
@@ -378,6 +392,7 @@ def report(
         seed,
         paired,
         confidence,
+        zero_method=zero_method,
     )
     power_part = run_power(scores, power_options) if power_options is not None else None
     text, cites = methods_paragraph(data, sig, power_part)
@@ -387,6 +402,7 @@ def report(
         data.primary,
         data.level,
         data.scores is not None and data.scores.has_instances,
+        significance=sig,
     )
     if data.model_comparison is not None:
         summary += " " + model_comparison_sentence(data.model_comparison)

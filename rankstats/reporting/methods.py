@@ -28,6 +28,7 @@ from rankstats.reporting.power_section import methods_sentence as power_sentence
 from rankstats.reporting.rankings_input import left_out
 from rankstats.reporting.report_data import ReportData
 from rankstats.reporting.significance import Significance, methods_sentence
+from rankstats.significance.zero_methods import zero_method_text
 
 #: Model → the citation of its definition.
 MODEL_CITATIONS = {"pl": "plackett1975", "bt": "bradleyterry1952", "mallows": "mallows1957"}
@@ -78,10 +79,9 @@ def methods_paragraph(
             text += " " + sentence
             cites += [k for k in keys if k not in cites]
     if data.paired:
-        text += " " + _paired(data)
-        cites.append("peyrard2021")
-        if "holm1979" not in cites:
-            cites.append("holm1979")
+        sentence, keys = _paired(data)
+        text += " " + sentence
+        cites += [k for k in ("peyrard2021", "holm1979", *keys) if k not in cites]
     if power is not None:
         sentence, keys = power_sentence(power)
         text += " " + sentence
@@ -130,7 +130,10 @@ def _statistics(data: ReportData) -> tuple[str, list[str]]:
         text += f", with a Bonferroni correction over the {ci.n_pairs} pairs"
     else:
         text += ", without multiplicity correction"
-    text += f". {ci.n_significant} of the {ci.n_pairs} pairwise differences are significant."
+    text += (
+        f". {ci.n_significant} of the {ci.n_pairs} pairwise differences are significant by "
+        "the Hoeffding intervals."
+    )
     if "copeland" in data.methods:
         cites.append("copeland1951")
     return text, cites
@@ -204,16 +207,22 @@ def _model_sentence(fit: Any, verdict: Convergence) -> str:
     return text
 
 
-def _paired(data: ReportData) -> str:
-    """One sentence per paired task (names as visible text)."""
-    sentences = []
+def _paired(data: ReportData) -> tuple[str, list[str]]:
+    """One sentence per paired task (names as visible text), and the citation keys of their
+    Wilcoxon zero methods."""
+    sentences, cites = [], []
     for task, result in data.paired.items():
         p = result.parameters
+        zeros, keys = zero_method_text(p["zero_method"])
+        cites += [k for k in keys if k not in cites]
         sentences.append(
             f"On {terminal(task)} ({p['n_instances']} instances), {len(result.pairs)} pairs of "
             f"systems were compared on their paired scores [peyrard2021]: significant at "
             f"α = {p['alpha']:g} after Holm's correction {summary(result)}; bootstrap intervals "
             f"from {p['n_bootstrap']} resamples (seed {p['seed']}); strengths by mean, median, "
-            f"Bradley–Terry, Elo (K = {p['elo_k']:g}, {p['n_orders']} orders) and TrueSkill."
+            f"Bradley–Terry, Elo (K = {p['elo_k']:g}, {p['n_orders']} orders) and TrueSkill; "
+            f"Wilcoxon's signed-rank test with {zeros}"
+            + "".join(f" [{k}]" for k in keys)
+            + f" (scipy.stats.wilcoxon, zero_method={p['zero_method']!r})."
         )
-    return " ".join(sentences)
+    return " ".join(sentences), cites

@@ -44,10 +44,18 @@ def paired_slugs(tasks: Sequence[str]) -> dict[str, str]:
 
 
 def run_paired(
-    scores: Scores, tasks: Sequence[str], confidence: float, seed: int
+    scores: Scores,
+    tasks: Sequence[str],
+    confidence: float,
+    seed: int,
+    zero_method: str | None = None,
 ) -> dict[str, Paired]:
-    """:func:`rankstats.paired` of every task (same seed for each)."""
-    return {task: paired(scores, task=task, confidence=confidence, seed=seed) for task in tasks}
+    """:func:`rankstats.paired` of every task (same seed and Wilcoxon ``zero_method`` for each;
+    None: the default)."""
+    zeros = {} if zero_method is None else {"zero_method": zero_method}
+    return {
+        task: paired(scores, task=task, confidence=confidence, seed=seed, **zeros) for task in tasks
+    }
 
 
 def summary(result: Paired) -> str:

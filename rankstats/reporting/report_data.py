@@ -174,6 +174,7 @@ def compute(
     seed: int,
     paired: Sequence[str],
     confidence: float,
+    zero_method: str | None = None,
 ) -> ReportData:
     """Compute everything :func:`rankstats.report` shows, once (the parameters of
     :func:`rankstats.report` but ``out``, in its order).
@@ -235,7 +236,9 @@ def compute(
         fits=tuple(fits),
         convergence=tuple(convergence(fit) for fit in fits),
         comparison=comparison,
-        paired=run_paired(given_scores, list(paired), confidence, seed) if paired else {},
+        paired=run_paired(given_scores, list(paired), confidence, seed, zero_method)
+        if paired
+        else {},
         model_comparison=model_comparison,
     )
 

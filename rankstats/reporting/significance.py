@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from rankstats._util.advice import AdviceError, Spelled
 from rankstats._util.text import terminal, write_csv
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
@@ -27,6 +28,7 @@ from rankstats.significance.critical_difference import cd_table, group_letters
 from rankstats.significance.friedman_test import FriedmanResult, friedman
 from rankstats.significance.posthoc_result import PosthocResult
 from rankstats.significance.posthoc_tests import METHODS, posthoc
+from rankstats.significance.zero_methods import check_zero_method, zero_method_text
 
 #: Keyword arguments a ``significance={...}`` mapping may hold (those of rs.posthoc).
 OPTIONS = ("method", "alpha", "adjust", "missing", "min_coverage")
@@ -90,6 +92,29 @@ def options(significance: bool | Mapping[str, Any] | None) -> dict[str, Any] | N
     return out
 
 
+def with_zero_method(
+    opts: dict[str, Any] | None, zero_method: str | None, paired: bool
+) -> dict[str, Any] | None:
+    """The section's options with the report's Wilcoxon ``zero_method`` (checked here, before
+    anything is computed); refused when the report runs no Wilcoxon signed-rank test (neither
+    the ``"wilcoxon-holm"`` post-hoc test nor a paired analysis): it would be ignored."""
+    if zero_method is None:
+        return opts
+    check_zero_method(zero_method)
+    wilcoxon = opts is not None and opts["method"] == "wilcoxon-holm"
+    if not wilcoxon and not paired:
+        raise AdviceError(
+            "{zero_method} applies to the report's Wilcoxon signed-rank tests: {posthoc} or "
+            "{paired}; this report runs none",
+            zero_method=None,
+            posthoc=Spelled(
+                "significance={'method': 'wilcoxon-holm'}", "--significance --posthoc wilcoxon-holm"
+            ),
+            paired=Spelled("paired=[task, ...]", "--paired TASK"),
+        )
+    return {**opts, "zero_method": zero_method} if wilcoxon else opts
+
+
 def run_significance(
     scores: Scores | Rankings, level: str | None, opts: Mapping[str, Any]
 ) -> Significance:
@@ -122,7 +147,9 @@ def _dropped(sig: Significance) -> str:
     return terminal(text) if text else ""
 
 
-def _test_text(ph: PosthocResult) -> str:
+def posthoc_name(ph: PosthocResult) -> str:
+    """The post-hoc test in prose, with its adjustment (``"Conover's test (Holm-adjusted)"``):
+    the name every count of the test is stated under."""
     name = _METHOD_TEXT[ph.method][0]
     adjust = {"none": "without adjustment"}.get(ph.adjust, f"{ph.adjust.capitalize()}-adjusted")
     if ph.blocks.imputed:
@@ -158,6 +185,12 @@ def methods_sentence(sig: Significance) -> tuple[str, list[str]]:
     if ph.adjust == "holm":
         cites.append("holm1979")
     dropped = _dropped(sig)
+    zeros = ""
+    if ph.zero_method is not None:
+        words, keys = zero_method_text(ph.zero_method)
+        cited = "".join(f" [{k}]" for k in keys if k not in cites)
+        cites += [k for k in keys if k not in cites]
+        zeros = f" ({words}{cited}: scipy.stats.wilcoxon, zero_method={ph.zero_method!r})"
     if fr.blocks.imputed:
         cites = ["demsar2006", "friedman1937", "imandavenport1980", "himmi2023"]
         cites += ["holm1979"] if ph.adjust == "holm" else []
@@ -183,8 +216,9 @@ def methods_sentence(sig: Significance) -> tuple[str, list[str]]:
     text = (
         f"Following Demšar's protocol [demsar2006], we tested whether the systems rank alike over "
         f"{_blocks_text(sig)} (k = {fr.n_systems} systems{'; ' + dropped if dropped else ''}) "
-        f"with {omnibus}, then compared every pair with {_test_text(ph)}{posthoc_cite} at "
-        f"α = {ph.alpha:g}: {ph.n_significant} of {ph.n_pairs} pairs differ significantly."
+        f"with {omnibus}, then compared every pair with {posthoc_name(ph)}{posthoc_cite}"
+        f"{zeros} at α = {ph.alpha:g}: {ph.n_significant} of {ph.n_pairs} pairs differ "
+        "significantly."
     )
     if not sig.significant:
         test = "The Friedman-type test" if fr.blocks.imputed else "Friedman's test"
@@ -200,7 +234,7 @@ def section(sig: Significance, files: SignificanceFiles, image: str) -> dict[str
     letters = group_letters(ph)
     ranks = column(ph.mean_ranks, "rank")
     return {
-        "test": _test_text(ph),
+        "test": posthoc_name(ph),
         "alpha": f"{ph.alpha:g}",
         "n_blocks": fr.n_blocks,
         "imputed": fr.blocks.imputed,

@@ -3,8 +3,13 @@
 Every sentence is read off results already computed — the marks and counts of the one
 :class:`~rankstats.HoeffdingResult` (:meth:`~rankstats.HoeffdingResult.marks`,
 :attr:`~rankstats.HoeffdingResult.n_significant`,
-:meth:`~rankstats.HoeffdingResult.min_compared_for_significance`) and the convergence verdicts of
-:func:`~rankstats.reporting.diagnostics.convergence` — so it can never claim more than the test did.
+:meth:`~rankstats.HoeffdingResult.min_compared_for_significance`), the count of the one
+:class:`~rankstats.PosthocResult` of the post-hoc test the user asked for
+(:attr:`~rankstats.PosthocResult.n_significant`, with Friedman's verdict) and the convergence
+verdicts of :func:`~rankstats.reporting.diagnostics.convergence` — so it can never claim more than
+a test did, and every count is stated under the name of the test it comes from. When a post-hoc
+test was asked for, the paragraph opens with it; the Hoeffding intervals, which give the rank
+ranges of the tables, follow under their own name.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from rankstats._util.method_names import method_name
 from rankstats.aggregation.hoeffding_intervals import HoeffdingResult
 from rankstats.reporting._format import names
 from rankstats.reporting.diagnostics import Convergence
+from rankstats.reporting.significance import Significance, posthoc_name
+from rankstats.significance.zero_methods import SHORT
 
 
 def claims(
@@ -23,6 +30,7 @@ def claims(
     method: str = "borda",
     level: str = "task",
     has_instances: bool = False,
+    significance: Significance | None = None,
 ) -> str:
     """One paragraph: what the results support, then what they do not.
 
@@ -38,6 +46,9 @@ def claims(
         What one ranking is (``"ranking"``: rankings given without scores).
     has_instances : bool
         The scores have an instance column (a task-level report could rank per instance).
+    significance : Significance, optional
+        Friedman's test and the post-hoc test the user asked for: the paragraph opens with that
+        test's count (:func:`requested_test`).
 
     Returns
     -------
@@ -54,14 +65,15 @@ def claims(
     """
     marks = intervals.marks()
     n, order = len(marks), list(marks["system"])
-    test = f"Hoeffding intervals, δ = {intervals.delta:g}, {intervals.correction} correction"
+    test = hoeffding_text(intervals)
     symbol = method_name(method)
     can: list[str] = []
     cannot: list[str] = []
     if intervals.n_significant == 0:
         cannot.append(
-            f"that any system is better than any other: no pair of systems differs significantly "
-            f"({test}), so the order of the table, by {symbol}, is not supported by the test"
+            f"that any system is better than any other by the {test}: no pair of systems "
+            f"differs significantly by them, so the order of the table, by {symbol}, is not "
+            "supported by this test"
         )
         compared = intervals.table["compared"]
         most = int(compared.max()) if len(compared) else 0
@@ -77,9 +89,9 @@ def claims(
             else:
                 hint = "more tasks or instance-level scores are needed"
             cannot.append(
-                f"any significant difference at all with these data: each pair is compared in at "
-                f"most {most} ranking(s), and even a unanimous pair needs {need} at this level "
-                f"({hint})"
+                f"any significant difference by the Hoeffding intervals with these data: each "
+                f"pair is compared in at most {most} ranking(s), and even a unanimous pair needs "
+                f"{need} at this level ({hint})"
             )
     else:
         top = marks.iloc[0]
@@ -100,8 +112,8 @@ def claims(
             can.append(text)
         can.append(
             f"{intervals.n_significant} of the {intervals.n_pairs} pairs of systems differ "
-            f"significantly ({test}); each system's rank range lists the ranks it can take "
-            "without contradicting them"
+            f"significantly by the {test}; each system's rank range lists the ranks it can "
+            "take without contradicting them"
         )
         settled = int((marks["rank_low"] == marks["rank_high"]).sum())
         if settled == n:
@@ -124,7 +136,7 @@ def claims(
                 f"anything from the {verdict.name}: it did not converge "
                 f"({'; '.join(verdict.problems)})"
             )
-    parts = []
+    parts = [requested_test(significance)] if significance is not None else []
     if can:
         parts.append("Can be claimed: " + "; ".join(can) + ".")
     if cannot:
@@ -132,3 +144,48 @@ def claims(
     else:
         parts.append("Nothing in the results contradicts the order of the table.")
     return " ".join(parts)
+
+
+def hoeffding_text(intervals: HoeffdingResult) -> str:
+    """``"Hoeffding intervals (δ = 0.05, holm correction)"``: the name every count of the
+    report's Hoeffding test is stated under."""
+    return f"Hoeffding intervals (δ = {intervals.delta:g}, {intervals.correction} correction)"
+
+
+def requested_test(significance: Significance) -> str:
+    """The sentence that opens the paragraph when a post-hoc test was asked for: its name and
+    its count, both from its one :class:`~rankstats.PosthocResult`, and Friedman's verdict
+    (Demšar's protocol: without it no pairwise difference is claimed).
+
+    Examples
+    --------
+    >>> import rankstats as rs
+    >>> from rankstats.reporting.significance import run_significance
+    >>> sig = run_significance(rs.load_dataset("xtreme"), "task", {"method": "nemenyi"})
+    >>> print(requested_test(sig).split(":")[0])
+    Requested post-hoc test, Nemenyi's test (critical difference CD = 10.7 average ranks)
+    """
+    ph, fr = significance.posthoc, significance.friedman
+    # A p-value that underflows is a bound, not a value.
+    p = "p < 1e-300" if fr.f_p_value == 0 else f"p = {fr.f_p_value:.3g}"
+    name = posthoc_name(ph)
+    if ph.zero_method is not None:
+        name += f" {SHORT[ph.zero_method]}"
+    text = (
+        f"Requested post-hoc test, {name}: {ph.n_significant} of the {ph.n_pairs} "
+        f"pairs of systems differ significantly at α = {ph.alpha:g}"
+    )
+    # On imputed ranks the omnibus test is Friedman's in its imputed form (T and its F form).
+    omnibus, f = (
+        ("the Friedman-type test", "its F form")
+        if fr.blocks.imputed
+        else ("Friedman's test", "Iman–Davenport's F")
+    )
+    if significance.significant:
+        text += f" ({omnibus} significant: {f} {p})."
+    else:
+        text += (
+            f", but {omnibus} is not significant ({f} {p} ≥ α), so by Demšar's protocol none "
+            "of them is claimed."
+        )
+    return text + " The rank ranges of the tables come from the Hoeffding intervals:"

@@ -35,6 +35,7 @@ from rankstats._util.text import latex_escape
 from rankstats.plotting.fonts import fitted_fonts, use_fallback_fonts
 from rankstats.plotting.names import SHORTENED_NOTE, labels, name_key
 from rankstats.significance.posthoc_result import PosthocResult
+from rankstats.significance.zero_methods import SHORT
 
 if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn, not with this module
     from matplotlib.figure import Figure
@@ -73,7 +74,10 @@ def _test_description(result: PosthocResult) -> str:
             " (single-step max |z|)" if result.adjust == "single-step" else ""
         )
         return name + (f", {adjust}" if adjust else "")
-    return _TEST_NAMES.get(result.method, result.method) + (f", {adjust}" if adjust else "")
+    name = _TEST_NAMES.get(result.method, result.method)
+    if result.zero_method is not None:  # Wilcoxon: how the zero differences were treated
+        name += f" {SHORT[result.zero_method]}"
+    return name + (f", {adjust}" if adjust else "")
 
 
 def _has_cd(result: PosthocResult) -> bool:

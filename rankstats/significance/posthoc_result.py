@@ -74,6 +74,10 @@ class PosthocResult(DroppedFromBlocks):
     details : str
         How the p-values were obtained when that is not the classical recipe (``missing=
         "imputed"``: the route to max ``|z|``, and why there is no single critical difference).
+    zero_method : str or None
+        ``"wilcoxon-holm"``: the treatment of zero score differences (``"wilcox"``,
+        ``"pratt"`` or ``"zsplit"``: :mod:`rankstats.significance.zero_methods`); None for the
+        rank tests.
 
     Notes
     -----
@@ -102,6 +106,7 @@ class PosthocResult(DroppedFromBlocks):
     n_systems: int
     blocks: Blocks
     details: str = ""
+    zero_method: str | None = None
 
     @property
     def has_single_cd(self) -> bool:
@@ -161,7 +166,8 @@ class PosthocResult(DroppedFromBlocks):
             f"PosthocResult({self.method}, {self.n_systems} systems, {self.n_blocks} "
             f"{self.blocks.level} blocks, missing={self.blocks.missing!r}, {self.n_significant} "
             f"of {self.n_pairs} pairs significant at α = {self.alpha:g})",
-            f"  p-values: {adjust.get(self.adjust, self.adjust + '-adjusted')}",
+            f"  p-values: {adjust.get(self.adjust, self.adjust + '-adjusted')}"
+            + (f"; zero differences: zero_method={self.zero_method!r}" if self.zero_method else ""),
         ]
         if self.details:
             lines.append(f"  {self.details}")

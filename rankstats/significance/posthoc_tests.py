@@ -19,9 +19,11 @@ and
     freedom; Holm-adjusted by default (``adjust=``).
 ``"wilcoxon-holm"`` (Wilcoxon, 1945; Benavoli et al., 2016)
     ``scipy.stats.wilcoxon`` on the paired score differences of the two systems over the blocks
-    (zero differences dropped, scipy's default; exact distribution for ``N ≤ 50`` without ties or
-    zeros, as scipy chooses it pair by pair; ``p = 1`` for two systems with equal scores in every
-    block, where scipy returns NaN), Holm-adjusted.  It needs the scores, not only the ranks.
+    (zero differences treated by ``zero_method``: dropped by default, as scipy and Wilcoxon do;
+    ``"pratt"`` or ``"zsplit"`` keep them, :mod:`rankstats.significance.zero_methods`; exact
+    distribution for ``N ≤ 50`` without ties or zeros, as scipy chooses it pair by pair;
+    ``p = 1`` for two systems with equal scores in every block, where scipy returns NaN),
+    Holm-adjusted.  It needs the scores, not only the ranks.
 
 With ``missing="imputed"`` (:mod:`rankstats.significance.blocks`,
 :mod:`rankstats.significance.imputed_ranks`) the blocks keep their missing scores, every rank is the
@@ -82,6 +84,8 @@ from rankstats.significance.effect_sizes import EFFECT_SIZES, effect_sizes_along
 from rankstats.significance.imputed_ranks import imputed_rank_test, max_abs_z
 from rankstats.significance.posthoc_result import PosthocResult
 from rankstats.significance.studentized_range import q_alpha, studentized_range_sf
+from rankstats.significance.zero_methods import DEFAULT as DEFAULT_ZERO_METHOD
+from rankstats.significance.zero_methods import check_zero_method
 
 METHODS = ("nemenyi", "conover", "wilcoxon-holm")
 ADJUSTMENTS = ("holm", "bonferroni", "none")
@@ -181,7 +185,9 @@ def _wilcoxon_method(d: np.ndarray) -> np.ndarray:
     )
 
 
-def _wilcoxon(blocks: Blocks, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _wilcoxon(
+    blocks: Blocks, a: np.ndarray, b: np.ndarray, zero_method: str = DEFAULT_ZERO_METHOD
+) -> tuple[np.ndarray, np.ndarray]:
     if blocks.values is None:
         raise ValueError(
             "method='wilcoxon-holm' tests the score differences and needs scores: give a Scores "
@@ -203,13 +209,13 @@ def _wilcoxon(blocks: Blocks, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray,
         for name in ("asymptotic", "exact"):
             pick = np.flatnonzero(method == name)
             if len(pick):
-                res = stats.wilcoxon(d[pick], axis=1, method=name)
+                res = stats.wilcoxon(d[pick], axis=1, method=name, zero_method=zero_method)
                 statistic[start + pick] = res.statistic
                 p[start + pick] = res.pvalue
         # Few blocks with ties or zeros: scipy's exhaustive permutation test, one pair at a time
         # (at most 13 blocks, 2**13 sign patterns).
         for i in np.flatnonzero(method == "permutation"):
-            res = stats.wilcoxon(d[i])
+            res = stats.wilcoxon(d[i], zero_method=zero_method)
             statistic[start + i] = res.statistic
             p[start + i] = res.pvalue
     return statistic, p
@@ -226,13 +232,25 @@ def check_posthoc(
     missing: str = "error",
     min_coverage: float = 0.0,
     imputed: bool = False,
+    zero_method: str | None = None,
 ) -> tuple[str, str]:
     """The arguments of :func:`posthoc` checked before any computing (``imputed``: the blocks
     given are imputed already): ``(missing, adjust)``, the word in the one vocabulary and the
     adjustment used. Each combination is refused here once, in the words of the caller
-    (:mod:`rankstats._util.advice`)."""
+    (:mod:`rankstats._util.advice`); ``zero_method`` (None: the default) is checked against
+    :data:`~rankstats.significance.zero_methods.ZERO_METHODS` and refused with another method
+    than ``"wilcoxon-holm"`` (the rank tests have no zero differences to treat)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, not {method!r}")
+    if zero_method is not None:
+        check_zero_method(zero_method)
+        if method != "wilcoxon-holm":
+            raise AdviceError(
+                "{zero_method} applies to {wilcoxon} (the treatment of zero score "
+                "differences); " + method + " compares average ranks",
+                zero_method=None,
+                wilcoxon=Spelled("method='wilcoxon-holm'", "--posthoc wilcoxon-holm"),
+            )
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be in (0, 1), not {alpha!r}")
     missing = check_missing_blocks(missing, min_coverage)
@@ -284,6 +302,7 @@ def posthoc(
     *,
     seed: int = 0,
     draws: int | None = None,
+    zero_method: str | None = None,
 ) -> PosthocResult:
     """Compare every pair of systems over complete blocks (see
     :mod:`rankstats.significance.posthoc_tests`).
@@ -311,6 +330,10 @@ def posthoc(
     seed, draws
         ``missing="imputed"``, single-step, unequal variances: the seed and number of Monte
         Carlo draws of max ``|z|`` (default :data:`rankstats.significance.imputed_ranks.DRAWS`).
+    zero_method : {"wilcox", "pratt", "zsplit"}, optional
+        ``"wilcoxon-holm"`` only: the treatment of zero score differences, passed to
+        ``scipy.stats.wilcoxon`` (default ``"wilcox"``: dropped;
+        :mod:`rankstats.significance.zero_methods`). Kept in :attr:`PosthocResult.zero_method`.
 
     Returns
     -------
@@ -325,7 +348,11 @@ def posthoc(
     ('holm', 5460)
     """
     imputed = isinstance(data, Blocks) and data.imputed
-    missing, adjust = check_posthoc(method, alpha, adjust, missing, min_coverage, imputed)
+    missing, adjust = check_posthoc(
+        method, alpha, adjust, missing, min_coverage, imputed, zero_method=zero_method
+    )
+    wilcoxon = method == "wilcoxon-holm"
+    zeros = (zero_method or DEFAULT_ZERO_METHOD) if wilcoxon else None
     blocks = rank_blocks(data, level=level, missing=missing, min_coverage=min_coverage)
     n, k = blocks.ranks.shape
     if n < 2:
@@ -344,7 +371,7 @@ def posthoc(
             blocks, a, b, alpha, adjust, seed, draws
         )
     else:
-        statistic, p = _TESTS[method](blocks, a, b)
+        statistic, p = _wilcoxon(blocks, a, b, zeros) if wilcoxon else _TESTS[method](blocks, a, b)
         p_adjusted = p.copy() if adjust == "single-step" else _adjust(p, adjust)
         nemenyi = method == "nemenyi"
         # q_alpha is cached: the CD and q_α of the result compute the quantile once.
@@ -381,6 +408,7 @@ def posthoc(
         n_systems=k,
         blocks=blocks,
         details=details,
+        zero_method=zeros,
     )
 
 

@@ -7,6 +7,7 @@ import argparse
 from rankstats.cli.options.shared import (
     add_input_arguments,
     add_output_argument,
+    add_zero_method_argument,
     at_least,
     probability,
 )
@@ -46,6 +47,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default="half",
         help="Bradley–Terry ties: half a win each way (default) or Davidson's tie parameter",
     )
+    add_zero_method_argument(parser, "wilcox")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument(
         "--pair",

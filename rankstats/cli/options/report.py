@@ -11,6 +11,7 @@ from rankstats.cli.options.shared import (
     add_placeholder_argument,
     add_rankings_file_arguments,
     add_significance_arguments,
+    add_zero_method_argument,
     at_least,
     coverage,
     probability,
@@ -102,6 +103,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="family-wise error level of the post-hoc tests, in (0, 1) (default 0.05)",
     )
+    add_zero_method_argument(sig, None)  # also that of --paired: refused when neither runs it
     sig.add_argument(
         "--missing",
         choices=list(MISSING),

@@ -166,6 +166,21 @@ def add_significance_arguments(parser: argparse.ArgumentParser, form: bool) -> N
     )
 
 
+def add_zero_method_argument(parser: argparse._ActionsContainer, default: str | None) -> None:
+    """``--zero-method``: the zero differences of Wilcoxon's signed-rank test (the words of
+    :mod:`rankstats.significance.zero_methods`, imported when the command's options are built)."""
+    from rankstats.significance.zero_methods import DEFAULT, ZERO_METHODS
+
+    parser.add_argument(
+        "--zero-method",
+        choices=ZERO_METHODS,
+        default=default,
+        help="zero score differences in Wilcoxon's signed-rank test (scipy's zero_method): "
+        f"{DEFAULT} drops them (default, as scipy and R), pratt ranks them (Pratt 1959), zsplit "
+        "splits their ranks between the signs",
+    )
+
+
 #: ``--format`` of FILE for commands that read rankings files as well as score tables.
 FILE_FORMATS = (
     "auto",

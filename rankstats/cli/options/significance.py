@@ -9,6 +9,7 @@ import math
 from rankstats.cli.options.shared import (
     add_input_arguments,
     add_output_argument,
+    add_zero_method_argument,
     at_least,
     coverage,
     probability,
@@ -94,6 +95,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "Nemenyi's p-values are single-step family-wise and take none, except with --missing "
         "imputed, where holm / bonferroni / none replace the single-step max-|z| p-values)",
     )
+    add_zero_method_argument(tests, None)  # checked with --posthoc: wilcoxon-holm only
     tests.add_argument(
         "--alpha",
         type=probability,
