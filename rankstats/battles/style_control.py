@@ -46,6 +46,7 @@ from rankstats.battles.log import Battles
 from rankstats.battles.log_files import InvalidBattlesError
 from rankstats.core.bradley_terry_likelihood import Pairs, row_scores
 from rankstats.core.bradley_terry_stack import fit_bt_stack, strongly_connected_stack
+from rankstats.core.collinearity import collinear_columns
 
 #: Battle weights held at once by the refitting bootstrap (replicates × battles).
 _BOOT_CELLS = 4_000_000
@@ -62,7 +63,8 @@ def style_rows(
 
     Ties count half a win each way without the tie parameter (``ties=False``), as in the
     fit without covariates.  A covariate that does not vary over the battles is an error: its
-    effect is not identified (it is the order effect, or nothing).
+    effect is not identified (it is the order effect, or nothing); so are collinear covariates
+    (named; decided on rescaled columns, :mod:`rankstats.core.collinearity`).
     """
     rows = battles.row_pairs(both_bad)
     z = rows.features
@@ -73,6 +75,13 @@ def style_rows(
         raise InvalidBattlesError(
             f"{battles.source}: covariate(s) {', '.join(map(repr, flat))} take one value over "
             "the battles fitted: their effect is not identified (leave them out)"
+        )
+    dependent = collinear_columns(z, battles.covariate_names)
+    if dependent:
+        raise InvalidBattlesError(
+            f"{battles.source}: covariates {', '.join(map(repr, dependent))} are collinear over "
+            "the battles fitted (one is a linear combination of the others): their effects are "
+            "not identified; leave one of them out"
         )
     if standardize:
         z = z / scale

@@ -349,6 +349,7 @@ def test_instance_rankings_that_tie_are_counted_per_task_and_instance():
     (found,) = _quiet_check(long, instance="instance").of_kind("no-order")
     assert found.subject == ("t0 / doc0-0", "t1 / doc1-3") and found.severity == "note"
     assert "(task, instance) rankings" in found.message
-    assert rs.check_data(_long(ids=lambda t, i: f"d{t}{i}"), instance="instance").of_kind(
-        "no-order"
-    ) == ()
+    assert (
+        rs.check_data(_long(ids=lambda t, i: f"d{t}{i}"), instance="instance").of_kind("no-order")
+        == ()
+    )
