@@ -32,6 +32,7 @@ import pandas as pd
 
 from rankstats.core.bradley_terry_mle import newton
 from rankstats.core.collinearity import collinear_columns, equilibrated
+from rankstats.core.keys import first_rows_of, refuse_whitespace_variants
 from rankstats.errors import InvalidScoresError
 
 
@@ -77,6 +78,10 @@ def covariate_map(systems: Sequence[str], covariates: pd.DataFrame) -> Covariate
         raise TypeError(f"covariates must be a DataFrame indexed by system, not {type(covariates)}")
     systems = tuple(str(s) for s in systems)
     index = [str(s) for s in covariates.index]
+    keys = pd.Series(index, dtype=object)
+    refuse_whitespace_variants(  # "gpt-4" and "gpt-4 ": two keys printed alike
+        "system", keys, first_rows_of(keys, lambda rows: [f"covariates row {r}" for r in rows])
+    )
     unknown = sorted(set(index) - set(systems))
     if unknown:
         raise InvalidScoresError(
