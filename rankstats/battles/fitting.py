@@ -182,7 +182,7 @@ def fit_battles(
     )
     unadjusted, style = None, None
     if styled:
-        style = style_rows(battles, both_bad, ties, standardize)
+        style = style_rows(battles, both_bad, ties, standardize, order_effect)
         unadjusted = _optimum(fit_pairs, ties, models, order_effect).params[: len(models)]
     optimum = _optimum(fit_pairs if style is None else style[0], ties, models, order_effect)
     info: dict[str, Any] = {

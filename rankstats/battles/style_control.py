@@ -40,10 +40,11 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from rankstats._util.advice import Spelled, escape
 from rankstats._util.parallel import cpu_count
 from rankstats.battles.design import identified_stack
 from rankstats.battles.log import Battles
-from rankstats.battles.log_files import InvalidBattlesError
+from rankstats.battles.log_files import AdviceBattlesError, InvalidBattlesError
 from rankstats.core.bradley_terry_likelihood import Pairs, row_scores
 from rankstats.core.bradley_terry_stack import fit_bt_stack, strongly_connected_stack
 from rankstats.core.collinearity import collinear_columns
@@ -55,7 +56,7 @@ REFIT_CELLS = 2_000_000
 
 
 def style_rows(
-    battles: Battles, both_bad: str, ties: bool, standardize: bool
+    battles: Battles, both_bad: str, ties: bool, standardize: bool, order: bool = False
 ) -> tuple[Pairs, np.ndarray, np.ndarray]:
     """One row per battle with its (scaled) covariates: ``(rows, mean, scale)``; ``scale`` is
     each covariate's standard deviation (1 with ``standardize=False``), ``mean`` its mean (said
@@ -64,7 +65,8 @@ def style_rows(
     Ties count half a win each way without the tie parameter (``ties=False``), as in the
     fit without covariates.  A covariate that does not vary over the battles is an error: its
     effect is not identified (it is the order effect, or nothing); so are collinear covariates
-    (named; decided on rescaled columns, :mod:`rankstats.core.collinearity`).
+    (named; decided on rescaled columns, :mod:`rankstats.core.collinearity`), among themselves
+    or, with the order effect (``order``), with its constant.
     """
     rows = battles.row_pairs(both_bad)
     z = rows.features
@@ -76,12 +78,22 @@ def style_rows(
             f"{battles.source}: covariate(s) {', '.join(map(repr, flat))} take one value over "
             "the battles fitted: their effect is not identified (leave them out)"
         )
-    dependent = collinear_columns(z, battles.covariate_names)
+    names = list(battles.covariate_names)
+    # With the order effect, the model shown first gets a constant: it is a column too.
+    design = np.column_stack([np.ones(len(z)), z]) if order else z
+    dependent = collinear_columns(design, ["the order effect", *names] if order else names)
     if dependent:
-        raise InvalidBattlesError(
-            f"{battles.source}: covariates {', '.join(map(repr, dependent))} are collinear over "
-            "the battles fitted (one is a linear combination of the others): their effects are "
-            "not identified; leave one of them out"
+        listed = ", ".join(repr(name) for name in dependent if name in names)
+        if "the order effect" in dependent:
+            listed += " and the order effect"
+        raise AdviceBattlesError(
+            escape(
+                f"{battles.source}: covariates {listed} are collinear over the battles fitted "
+                "(one is a linear combination of the others): their effects are not identified; "
+                "leave one of them out"
+            )
+            + (" (or {order_effect})" if "the order effect" in dependent else ""),
+            order_effect=Spelled("order_effect=False", "--no-order-effect"),
         )
     if standardize:
         z = z / scale
