@@ -204,6 +204,10 @@ def test_bad_covariates_are_named() -> None:
         rs.read_battles(paired, covariates={"length": ("la", "lb")})
     with pytest.raises(ValueError, match="one column, or two"):
         rs.read_battles(frame, covariates={"x": ("z0", "z1", "z0")})
+    with pytest.raises(TypeError, match=r"covariates must be a column name, a list .* not int 42"):
+        rs.read_battles(frame, covariates=42)
+    with pytest.raises(TypeError, match="cluster must be a column name"):
+        rs.read_battles(frame, cluster=3)
     flat = rs.read_battles(frame.assign(c=1.0), covariates=["c"])
     with pytest.raises(InvalidBattlesError, match="take one value"):
         rs.fit_battles(flat, bootstrap=0)

@@ -313,3 +313,16 @@ def test_preflib_type_from_the_header_or_the_format_argument(tmp_path):
     np.testing.assert_array_equal(rs.read_rankings(path, format="toi").ranks, expected)
     with pytest.raises(InvalidRankingsError, match=r"line 1: DATA TYPE toi disagrees"):
         rs.read_rankings(path, format="soi")
+
+
+def test_a_preflib_file_named_otherwise_is_not_read_as_scores(tmp_path):
+    """A PrefLib file saved as .txt: the score reader recognises its first line and says how to
+    read it (it blamed the missing 'system' column); read as PrefLib, it is the bundled file."""
+    path = tmp_path / "skaters.txt"
+    path.write_bytes(data_path("rankings/skaters.toc").read_bytes())
+    with pytest.raises(rs.InvalidScoresError, match="opens a PrefLib rankings file") as err:
+        rs.read_scores(path)
+    assert "read_rankings(path, format='preflib')" in str(err.value)
+    as_preflib = rs.read_rankings(path, format="preflib")
+    bundled = rs.read_rankings(data_path("rankings/skaters.toc"))
+    np.testing.assert_array_equal(as_preflib.ranks, bundled.ranks)

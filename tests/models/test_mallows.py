@@ -453,3 +453,16 @@ def test_beach_preferences_with_integer_ids_fit_end_to_end():
     np.testing.assert_array_equal(
         fit.draws()["alpha"], model.fit(text, **settings).draws()["alpha"]
     )
+
+
+def test_cyclic_preferences_get_advice_that_fits_the_model():
+    """One population: the error model is advised; a mixture (which has none) is told to fit
+    one population with it, never to pass the option it cannot take."""
+    table = pd.DataFrame(
+        {"assessor": [1, 1, 1, 2, 3], "preferred": list("abcab"), "other": list("bcabc")}
+    )
+    prefs = rs.models.AssessorPreferences.from_table(table, cycles="keep")
+    with pytest.raises(ValueError, match=r"with error_model='bernoulli'$"):
+        rs.models.Mallows(distance="footrule").fit(prefs, progressbar=False)
+    with pytest.raises(ValueError, match=r"in one population \(a mixture, clusters=2, has no"):
+        rs.models.Mallows(distance="footrule", clusters=2).fit(prefs, progressbar=False)
