@@ -173,3 +173,17 @@ def test_a_preflib_file_with_an_unknown_suffix_says_how_to_read_it(tmp_path, cap
     path = tmp_path / "skaters.txt"
     path.write_bytes(SKATERS.read_bytes())
     _refused(capsys, command, [str(path)], tmp_path / "o", "PrefLib", "--format preflib")
+
+
+def test_the_tree_reads_its_covariates_with_the_same_refusals(tmp_path, capsys):
+    scores = tmp_path / "scores.csv"
+    rows = [f"{s},t{t},{(t * 7 + ord(s)) % 5}" for t in range(6) for s in "abc"]
+    scores.write_text("system,task,score\n" + "\n".join(rows) + "\n")
+    covariates = tmp_path / "covariates.csv"
+    for text, needles in (
+        ("", ("is empty",)),
+        ("task,kind\nt0,x\nt0 ,y\n", ("task names that differ only", "(line 3)")),
+    ):
+        covariates.write_text(text)
+        argv = [str(scores), "--covariates", str(covariates)]
+        _refused(capsys, "tree", argv, tmp_path / "o", *needles)
