@@ -52,6 +52,10 @@ _RANKINGS_BYTES_PER_RANKING = 48
 # Per ordered pair (i, j) of hoeffding: 12 output columns (two of them object) and about 15
 # float64 / int64 / bool arrays of length N (N − 1) they are computed from.
 _HOEFFDING_BYTES_PER_PAIR = 240
+# Mirrors rankstats.planning.replications.CHUNK_CELLS: simulated scores per chunk of benchmarks,
+# about 30 float64 arrays of them alive at the peak.
+_POWER_CHUNK_CELLS = 1_000_000
+_POWER_BYTES_PER_SCORE = 30 * 8
 # Estimates below this are never checked: reading /proc costs more than they can matter.
 _NEGLIGIBLE = 32 * 2**20
 # cgroup limits at or above this mean "no limit" (cgroup v1 writes 2**63 − 4096).
@@ -99,14 +103,23 @@ def hoeffding_bytes(n_systems: int) -> int:
     return int(_HOEFFDING_BYTES_PER_PAIR * n * n)
 
 
-def power_bytes(n_systems: int, replications: int, n_tests: int) -> int:
-    """Peak memory of :func:`rankstats.power`'s results: per test, a decision (1 byte) and an
-    estimate (8 bytes) of every pair in every simulated benchmark, and about 30 bytes per pair
-    and benchmark of temporaries while the tables are read off them (the chunks of simulated
-    scores are bounded apart: :data:`rankstats.planning.replications.CHUNK_CELLS`)."""
+def power_bytes(n_systems: int, replications: int, n_tests: int, scores: int = 0) -> int:
+    """Peak memory of :func:`rankstats.power`: per test, a decision (1 byte) and an estimate (8
+    bytes) of every pair in every simulated benchmark, and about 30 bytes per pair and benchmark
+    of temporaries while the tables are read off them; plus the chunk of simulated scores
+    (``scores``: one benchmark's systems × tasks × instances), about 30 float64 arrays of
+    :data:`rankstats.planning.replications.CHUNK_CELLS` scores, or of one benchmark when it is
+    larger (a chunk holds at least one).
+
+    >>> power_bytes(10, 2000, 3, scores=10 * 5 * 100) // 2**20  # a chunk of 1e6 scores
+    233
+    >>> power_bytes(10, 10, 3, scores=10**10) // 2**40  # 1e9 instances of 10 systems: 2.2 TiB
+    2
+    """
     n = max(int(n_systems), 0)
     pairs = n * (n - 1) // 2
-    return int(max(int(replications), 0) * pairs * (9 * max(int(n_tests), 1) + 30))
+    results = max(int(replications), 0) * pairs * (9 * max(int(n_tests), 1) + 30)
+    return int(results + _POWER_BYTES_PER_SCORE * max(int(scores), _POWER_CHUNK_CELLS))
 
 
 def pairwise_bytes(
@@ -307,6 +320,7 @@ def require_memory(
     *,
     n_systems: int | None = None,
     n_rankings: int | None = None,
+    fewer: str = "systems",
 ) -> None:
     """Refuse, before computing, a step whose estimated memory exceeds what is available.
 
@@ -318,6 +332,9 @@ def require_memory(
         The step, for the message (``"rs.pairwise"``, ``"rankstats rank"``).
     n_systems, n_rankings : int, optional
         The shape behind the estimate, named in the message.
+    fewer : str
+        What the message advises to reduce (``"systems"``; :func:`rankstats.power`: the
+        benchmark's size or the replications).
 
     Raises
     ------
@@ -349,7 +366,7 @@ def require_memory(
     raise AdviceResourceError(
         escape(
             f"{what} needs about {_gib(nbytes)}{detail} but this machine has {_gib(available)} "
-            "available; use fewer systems, or "
+            f"available; use fewer {fewer}, or "
         )
         + "{ignore} to try anyway",
         ignore=Spelled(f"set {IGNORE_ENV}=1", "pass --ignore-memory-check"),

@@ -177,12 +177,14 @@ def fit_battles(
         )
     order_effect, dropped = decide_order_effect(pairs, models, order_effect)
     styled = bool(covariates) and battles.rows is not None
+    clusters, cluster_codes, few_clusters = _bootstrap_clusters(
+        battles, both_bad, bootstrap, styled
+    )
     unadjusted, style = None, None
     if styled:
-        style = style_rows(battles, both_bad, ties, standardize)
+        style = style_rows(battles, both_bad, ties, standardize, order_effect)
         unadjusted = _optimum(fit_pairs, ties, models, order_effect).params[: len(models)]
     optimum = _optimum(fit_pairs if style is None else style[0], ties, models, order_effect)
-    clusters = battles.cluster_cells(both_bad) if bootstrap else None
     info: dict[str, Any] = {
         "ties": "davidson" if ties else "half",
         "order_effect": order_effect,
@@ -213,11 +215,10 @@ def fit_battles(
                 bootstrap=0,
             )
         )
+    if few_clusters is not None:
+        note(few_clusters)
     boot = None
     if bootstrap and style is not None:
-        cluster_codes = None if battles.rows.cluster is None else battles.rows.cluster
-        if cluster_codes is not None:
-            cluster_codes = cluster_codes[battles.rows.kept(both_bad)]
         boot, failed, method = bootstrap_style(
             style[0],
             optimum.params,
@@ -311,6 +312,52 @@ def _optimum(pairs: Pairs, ties: bool, models: Sequence[str], order: bool):
             ties=Spelled("ties=False", "--ties half"),
             order_effect=Spelled("order_effect=False", "--no-order-effect"),
         ) from None
+
+
+def _bootstrap_clusters(battles: Battles, both_bad: str, bootstrap: int, styled: bool):
+    """What the bootstrap resamples over clusters: the (clusters × cells) counts, or with style
+    control each fitted battle's cluster code; and the warning on their number (refused below
+    2 by :func:`check_cluster_count`)."""
+    if not bootstrap or battles.cluster is None:
+        return None, None, None
+    if styled:
+        codes = battles.rows.cluster[battles.rows.kept(both_bad)]
+        return None, codes, check_cluster_count(np.unique(codes).size, battles.cluster)
+    cells = battles.cluster_cells(both_bad)
+    count = int((cells.getnnz(axis=1) > 0).sum())
+    return cells, None, check_cluster_count(count, battles.cluster)
+
+
+#: Fewer clusters than this: the cluster bootstrap warns that its intervals are too narrow.
+FEW_CLUSTERS = 20
+
+
+def check_cluster_count(count: int, column: str) -> AdviceWarning | None:
+    """Refuse a bootstrap over fewer than 2 clusters; the warning to give below
+    :data:`FEW_CLUSTERS`, else None.
+
+    One cluster makes every replicate the data itself (zero-width intervals, a fully separated
+    ``rank_ub``).  With few clusters the resampled sums take few distinct values and the
+    cluster bootstrap's intervals are too narrow (Cameron, Gelbach & Miller 2008, the pairs
+    cluster bootstrap with 5-30 clusters; Cameron & Miller 2015, §VI).
+    """
+    where = escape(f"the bootstrap over clusters ({column}) ")
+    if count < 2:
+        raise AdviceBattlesError(
+            where
+            + f"needs at least 2 clusters; the battles that are fitted form {count}, so every "
+            "replicate would be the data itself: read the battles without {cluster} to "
+            "resample battles",
+            cluster=Spelled("cluster=", "--cluster"),
+        )
+    if count < FEW_CLUSTERS:
+        return AdviceWarning(
+            where + f"has only {count} clusters (fewer than {FEW_CLUSTERS}): its intervals are too "
+            "narrow with few clusters; collect more clusters, or read the battles without "
+            "{cluster} if their battles are independent",
+            cluster=Spelled("cluster=", "--cluster"),
+        )
+    return None
 
 
 def _check_settings(

@@ -299,6 +299,10 @@ def read_battles(
         whitespace: the message names the first offending row (file line for text files) and
         the number of such rows.
     """
+    named = {"model_a": model_a, "model_b": model_b, "winner": winner, "cluster": cluster}
+    for option, value in named.items():
+        if not isinstance(value, str) and not (option == "cluster" and value is None):
+            raise TypeError(f"{option} must be a column name (str), not {value!r}")
     columns = {"model_a": model_a, "model_b": model_b, "winner": winner}
     if cluster is not None:
         columns["cluster"] = cluster

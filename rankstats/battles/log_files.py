@@ -223,6 +223,11 @@ def covariate_spec(covariates: object) -> dict[str, tuple[str, ...]]:
         return {}
     if isinstance(covariates, str):
         covariates = [covariates]
+    if not isinstance(covariates, (Mapping, list, tuple)):
+        raise TypeError(
+            "covariates must be a column name, a list of column names or a mapping name → "
+            f"column or (column_a, column_b), not {type(covariates).__name__} {covariates!r}"
+        )
     items = covariates.items() if isinstance(covariates, Mapping) else ((c, c) for c in covariates)
     spec: dict[str, tuple[str, ...]] = {}
     for name, columns in items:

@@ -40,12 +40,14 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from rankstats._util.advice import Spelled, escape
 from rankstats._util.parallel import cpu_count
 from rankstats.battles.design import identified_stack
 from rankstats.battles.log import Battles
-from rankstats.battles.log_files import InvalidBattlesError
+from rankstats.battles.log_files import AdviceBattlesError, InvalidBattlesError
 from rankstats.core.bradley_terry_likelihood import Pairs, row_scores
 from rankstats.core.bradley_terry_stack import fit_bt_stack, strongly_connected_stack
+from rankstats.core.collinearity import collinear_columns
 
 #: Battle weights held at once by the refitting bootstrap (replicates × battles).
 _BOOT_CELLS = 4_000_000
@@ -54,7 +56,7 @@ REFIT_CELLS = 2_000_000
 
 
 def style_rows(
-    battles: Battles, both_bad: str, ties: bool, standardize: bool
+    battles: Battles, both_bad: str, ties: bool, standardize: bool, order: bool = False
 ) -> tuple[Pairs, np.ndarray, np.ndarray]:
     """One row per battle with its (scaled) covariates: ``(rows, mean, scale)``; ``scale`` is
     each covariate's standard deviation (1 with ``standardize=False``), ``mean`` its mean (said
@@ -62,7 +64,9 @@ def style_rows(
 
     Ties count half a win each way without the tie parameter (``ties=False``), as in the
     fit without covariates.  A covariate that does not vary over the battles is an error: its
-    effect is not identified (it is the order effect, or nothing).
+    effect is not identified (it is the order effect, or nothing); so are collinear covariates
+    (named; decided on rescaled columns, :mod:`rankstats.core.collinearity`), among themselves
+    or, with the order effect (``order``), with its constant.
     """
     rows = battles.row_pairs(both_bad)
     z = rows.features
@@ -73,6 +77,23 @@ def style_rows(
         raise InvalidBattlesError(
             f"{battles.source}: covariate(s) {', '.join(map(repr, flat))} take one value over "
             "the battles fitted: their effect is not identified (leave them out)"
+        )
+    names = list(battles.covariate_names)
+    # With the order effect, the model shown first gets a constant: it is a column too.
+    design = np.column_stack([np.ones(len(z)), z]) if order else z
+    dependent = collinear_columns(design, ["the order effect", *names] if order else names)
+    if dependent:
+        listed = ", ".join(repr(name) for name in dependent if name in names)
+        if "the order effect" in dependent:
+            listed += " and the order effect"
+        raise AdviceBattlesError(
+            escape(
+                f"{battles.source}: covariates {listed} are collinear over the battles fitted "
+                "(one is a linear combination of the others): their effects are not identified; "
+                "leave one of them out"
+            )
+            + (" (or {order_effect})" if "the order effect" in dependent else ""),
+            order_effect=Spelled("order_effect=False", "--no-order-effect"),
         )
     if standardize:
         z = z / scale

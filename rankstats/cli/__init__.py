@@ -268,9 +268,11 @@ def main(argv: list[str] | None = None) -> int:
                 if isinstance(err, ResourceError):
                     print(f"{prog}: error: {_one_line(err)}", file=sys.stderr)
                     return EXIT_USAGE
+                # --stream only where the command has it (rank, report, ...; not power)
+                stream = " or --stream" if hasattr(args, "stream") else ""
                 print(
-                    f"{prog}: error: out of memory while computing; use a smaller input or "
-                    "--stream (run with --debug for the traceback)",
+                    f"{prog}: error: out of memory while computing; use a smaller input{stream} "
+                    "(run with --debug for the traceback)",
                     file=sys.stderr,
                 )
                 return EXIT_FAILURE

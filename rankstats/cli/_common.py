@@ -137,25 +137,17 @@ def load_rankings_file(args: argparse.Namespace, chosen: str, several_per_ranker
 
     options = {"sep": args.sep, "encoding": args.encoding}
     if chosen == "preferences":
-        from rankstats.errors import InvalidRankingsError
         from rankstats.io.preference_files import read_preferences
 
         cycles = "keep" if getattr(args, "error_model", None) else "refuse"
-        try:
-            data = read_preferences(
-                args.file,
-                args.ranker or "assessor",
-                args.preferred or "preferred",
-                args.other or "other",
-                cycles=cycles,
-                **options,
-            )
-        except InvalidRankingsError as err:
-            if "with a cycle" not in str(err):
-                raise
-            raise InvalidRankingsError(
-                f"{err}; --error-model bernoulli fits preferences that may be mistaken"
-            ) from None
+        data = read_preferences(
+            args.file,
+            args.ranker or "assessor",
+            args.preferred or "preferred",
+            args.other or "other",
+            cycles=cycles,
+            **options,
+        )
         return data, "assessors' preferences"
     if chosen == "pairwise":
         data = read_paired_comparisons(

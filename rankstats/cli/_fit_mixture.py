@@ -35,7 +35,11 @@ def mixture(args: argparse.Namespace, data, name: str, what: str) -> int:
             f"--clusters {args.clusters} is more than the {n_assessors} assessors of {name}"
         )
     model = models.Mallows(
-        prior=args.prior, distance=args.distance, kind=args.kind, clusters=args.clusters
+        prior=args.prior,
+        distance=args.distance,
+        kind=args.kind,
+        clusters=args.clusters,
+        error_model=args.error_model,
     )
     print(f"rankstats fit: {name} ({what}), {described(model, args)}", flush=True)
     fit = fit_model(

@@ -13,12 +13,15 @@ Boolean relation: :math:`\lceil \log_2 n \rceil` batched matrix products.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from rankstats.errors import InvalidRankingsError
+from rankstats._util.advice import AdviceRankingsError, Spelled, escape
+from rankstats.core.keys import refuse_whitespace_variants
+from rankstats.errors import InvalidRankingsError, InvalidScoresError
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,13 +83,16 @@ class AssessorPreferences:
         ``cycles="refuse"`` (default): an assessor whose preferences form a cycle is refused
         with the cycle named — no ranking respects them. ``cycles="keep"``: they are kept and
         listed in :attr:`cyclic`, for a model that reads stated preferences as possibly
-        mistaken (the Bernoulli error model of a Mallows fit).
+        mistaken (the Bernoulli error model of a Mallows fit). Items are named as text
+        (integer ids ``1`` become ``"1"``), as :class:`~rankstats.core.rankings.Rankings` names
+        systems.
 
         Raises
         ------
         InvalidRankingsError
-            A missing column or name, an item preferred to itself, or an assessor whose
-            preferences form a cycle (named, with the rows' items).
+            A missing column, no rows, a missing name, an item preferred to itself, item or
+            assessor names that differ only by surrounding whitespace (each naming the rows),
+            or an assessor whose preferences form a cycle (named, with the rows' items).
 
         Examples
         --------
@@ -99,49 +105,123 @@ class AssessorPreferences:
         >>> bool(prefs.above[0, 0, 2])  # assessor 1: a ≻ b ≻ c, so a ≻ c
         True
         """
-        if cycles not in ("refuse", "keep"):
-            raise ValueError(f"cycles must be 'refuse' or 'keep', not {cycles!r}")
+        if not isinstance(table, pd.DataFrame):
+            raise TypeError(
+                "table must be a pandas DataFrame of stated preferences, not "
+                f"{type(table).__name__}"
+            )
         absent = [c for c in (assessor, preferred, other) if c not in table.columns]
         if absent:
             raise InvalidRankingsError(
                 f"no column {absent[0]!r} in the preferences; the columns are "
                 f"{list(map(str, table.columns))}: name them with assessor=, preferred=, other="
             )
-        frame = table[[assessor, preferred, other]]
-        missing = np.flatnonzero(frame.isna().any(axis=1).to_numpy())
-        if len(missing):
-            raise InvalidRankingsError(
-                f"row {int(missing[0])} of the preferences has no {assessor!r}, {preferred!r} or "
-                f"{other!r} value ({len(missing)} such row(s))"
-            )
-        a, b = frame[preferred].to_numpy(), frame[other].to_numpy()
-        same = np.flatnonzero(a == b)
-        if len(same):
-            raise InvalidRankingsError(
-                f"row {int(same[0])} of the preferences prefers {a[same[0]]!r} to itself "
-                f"({len(same)} such row(s)): a preference needs two different items"
-            )
-        who, assessors = pd.factorize(frame[assessor], sort=False)
-        codes, systems = pd.factorize(pd.concat([frame[preferred], frame[other]]), sort=False)
-        first, second = codes[: len(frame)], codes[len(frame) :]
-        n, m = len(systems), len(assessors)
-        relation = np.zeros((m, n, n), dtype=bool)
-        relation[who, first, second] = True
-        stated = int(relation.sum())
-        closure = _closure(relation)
-        cyclic = np.flatnonzero(np.diagonal(closure, axis1=1, axis2=2).any(axis=1))
-        if len(cyclic) and cycles == "keep":
-            kept = tuple(assessors[j] for j in cyclic)
-            return cls(tuple(systems), tuple(assessors), closure, stated, relation, kept)
-        if len(cyclic):
-            j = int(cyclic[0])
-            names = [systems[i] for i in _cycle(relation[j])]
-            chain = " ≻ ".join(map(str, [*names, names[0]]))
-            raise InvalidRankingsError(
+        return build_preferences(
+            table[assessor],
+            table[preferred],
+            table[other],
+            cycles,
+            _rows,
+            (assessor, preferred, other),
+        )
+
+
+def _rows(positions: np.ndarray) -> list[str]:
+    """``"row k"`` of a table's rows, by position (from 0)."""
+    return [f"row {int(k)}" for k in positions]
+
+
+def build_preferences(
+    who: pd.Series,
+    preferred: pd.Series,
+    other: pd.Series,
+    cycles: str = "refuse",
+    where: Callable[[np.ndarray], Sequence[str]] = _rows,
+    columns: tuple[str, str, str] = ("assessor", "preferred", "other"),
+) -> AssessorPreferences:
+    """The one validation and construction of stated preferences (a table's columns or a file's,
+    ``where(positions)`` naming their rows or lines; ``columns``: their names in messages).
+
+    Refused, naming the rows: no rows, a missing value, an item preferred to itself, item or
+    assessor names that differ only by surrounding whitespace, and (``cycles="refuse"``) an
+    assessor whose preferences form a cycle.  Items are named as text (``str``), as
+    :class:`~rankstats.core.rankings.Rankings` names systems: BayesMallows' integer item ids
+    become ``"1"``, ``"2"``, ...
+    """
+    if cycles not in ("refuse", "keep"):
+        raise ValueError(f"cycles must be 'refuse' or 'keep', not {cycles!r}")
+    if len(who) == 0:
+        raise InvalidRankingsError("the preferences have no rows: there is nothing to fit")
+    frame = pd.DataFrame({"who": who, "a": preferred, "b": other}).reset_index(drop=True)
+    missing = np.flatnonzero(frame.isna().any(axis=1).to_numpy())
+    if len(missing):
+        names = ", ".join(map(repr, columns))
+        raise InvalidRankingsError(
+            f"{where(missing[:1])[0]} of the preferences has no value in one of {names} "
+            f"({len(missing)} such row(s))"
+        )
+    a, b = frame["a"].astype(str), frame["b"].astype(str)
+    same = np.flatnonzero(a.to_numpy() == b.to_numpy())
+    if len(same):
+        raise InvalidRankingsError(
+            f"{where(same[:1])[0]} of the preferences prefers {a[same[0]]!r} to itself "
+            f"({len(same)} such row(s)): a preference needs two different items"
+        )
+    who, assessors = pd.factorize(frame["who"], sort=False)
+    codes, systems = pd.factorize(pd.concat([a, b], ignore_index=True), sort=False)
+    rows = np.arange(len(frame))
+    _refuse_variants("assessor", list(assessors), rows, where, who)
+    _refuse_variants("system", list(systems), np.tile(rows, 2), where, codes)
+    first, second = codes[: len(frame)], codes[len(frame) :]
+    n, m = len(systems), len(assessors)
+    relation = np.zeros((m, n, n), dtype=bool)
+    relation[who, first, second] = True
+    stated = int(relation.sum())
+    closure = _closure(relation)
+    cyclic = np.flatnonzero(np.diagonal(closure, axis1=1, axis2=2).any(axis=1))
+    systems, assessors = tuple(systems), tuple(assessors)
+    if len(cyclic) and cycles == "keep":
+        kept = tuple(assessors[j] for j in cyclic)
+        return AssessorPreferences(systems, assessors, closure, stated, relation, kept)
+    if len(cyclic):
+        j = int(cyclic[0])
+        names = [systems[i] for i in _cycle(relation[j])]
+        chain = " ≻ ".join(map(str, [*names, names[0]]))
+        raise AdviceRankingsError(
+            escape(
                 f"assessor {assessors[j]!r} states preferences with a cycle: {chain} "
-                f"({len(cyclic)} assessor(s) with a cycle); no ranking respects them"
+                f"({len(cyclic)} assessor(s) with a cycle); no ranking respects them: "
             )
-        return cls(tuple(systems), tuple(assessors), closure, stated, relation)
+            + "{bernoulli} fits preferences that may be mistaken",
+            bernoulli=Spelled(
+                "cycles='keep' with Mallows(error_model='bernoulli')", "--error-model bernoulli"
+            ),
+        )
+    return AssessorPreferences(systems, assessors, closure, stated, relation)
+
+
+def _refuse_variants(
+    kind: str,
+    names: list,
+    rows: np.ndarray,
+    where: Callable[[np.ndarray], Sequence[str]],
+    codes: np.ndarray,
+) -> None:
+    """``kind`` names that differ only by surrounding whitespace, refused naming the row where
+    each spelling is first seen (``codes``: the name code of each cell, ``rows`` its row)."""
+    text = [name for name in names if isinstance(name, str)]
+    if len(text) < 2:
+        return
+
+    def first_seen(spellings: Sequence[str]) -> list[str]:
+        position = {name: k for k, name in enumerate(names)}
+        cells = [int(np.argmax(codes == position[s])) for s in spellings]
+        return where(rows[cells])
+
+    try:
+        refuse_whitespace_variants(kind, text, first_seen)
+    except InvalidScoresError as err:
+        raise InvalidRankingsError(str(err)) from None
 
 
 def _closure(relation: np.ndarray) -> np.ndarray:

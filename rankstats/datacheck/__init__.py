@@ -14,6 +14,8 @@ on it:
   with fewer than half the systems;
 - **name collisions**: names equal after folding case and collapsing whitespace;
 - **uneven instances**: task-level means of one task over different numbers of instances;
+- **no order**: rankings (tasks, or (task, instance) blocks) in which every system has the same
+  score — a warning when every ranking is such a tie (nothing to rank: ``fit`` refuses it);
 - **folds**: instances that are folds / seeds / repeats of one data set per task, so the
   (task, instance) rankings are not independent blocks.
 

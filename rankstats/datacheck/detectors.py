@@ -323,6 +323,72 @@ def collisions(scores: Scores) -> list[Finding]:
     return found
 
 
+# ---------------------------------------------------------------------------- order
+def tied_rankings(scores: Scores) -> list[Finding]:
+    """Rankings in which every scored system has the same score: tasks, or (task, instance)
+    blocks for instance scores (the rankings a fit reads by default). They carry no order
+    information; when every ranking is such a tie there is nothing to rank, and ``fit``
+    refuses the data (:func:`rankstats.models.information.require_order`)."""
+    data = scores.data
+    values = data["score"].to_numpy(np.float64)
+    kept = np.isfinite(values)
+    parts = [data["task"]] + ([data["instance"]] if scores.has_instances else [])
+    block, first = _block_codes(parts)
+    frame = pd.DataFrame({"block": block[kept], "value": values[kept]})
+    spread = frame.groupby("block", sort=True)["value"].agg(["size", "min", "max"])
+    ranked = spread[spread["size"] >= 2]
+    tied = ranked.index[(ranked["max"] == ranked["min"]).to_numpy()].to_numpy()
+    if not len(tied):
+        return []
+    subject = tuple(" / ".join(str(part.iloc[row]) for part in parts) for row in first[tied])
+    labels = _names(subject)
+    every = len(tied) == len(ranked)
+    unit = "(task, instance) rankings" if scores.has_instances else "tasks"
+    head = (
+        f"every one of the {len(ranked)} {unit} ties all its systems"
+        if every
+        else f"{len(tied)} of the {len(ranked)} {unit} tie all their systems"
+    )
+    return [
+        Finding(
+            kind="no-order",
+            severity="warning" if every else "note",
+            subject=subject,
+            count=len(tied),
+            examples=labels,
+            message=(
+                f"{head}: {_list(labels, len(tied))}; they carry no order information"
+                + (
+                    ": there is nothing to rank, and fit refuses the data (were the scores "
+                    "all equal, or read from the wrong column?)"
+                    if every
+                    else " (every system gets the mean rank in them)"
+                )
+            ),
+            option=(
+                "--score names the score column; check that the scores vary"
+                if every
+                else "nothing to do: rank-based methods give every system the mean rank in them"
+            ),
+            api=(
+                "score= names the score column; check that the scores vary"
+                if every
+                else "nothing to do: rank-based methods give every system the mean rank in them"
+            ),
+        )
+    ]
+
+
+def _block_codes(parts: list[pd.Series]) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's ranking (block) code, and the first row of each block."""
+    codes = pd.MultiIndex.from_arrays(parts).codes
+    key = codes[0].astype(np.int64)
+    for level in codes[1:]:
+        key = key * (int(level.max(initial=0)) + 1) + level
+    _, first, block = np.unique(key, return_index=True, return_inverse=True)
+    return block.ravel(), first
+
+
 # ---------------------------------------------------------------------------- instances
 def uneven_instances(scores: Scores) -> list[Finding]:
     """Task-level means of one task built from different numbers of instances."""
@@ -414,4 +480,12 @@ def folds(scores: Scores, instance_name: str | None = None) -> list[Finding]:
     ]
 
 
-DETECTORS = (placeholders, scales, missing, few_scores, collisions, uneven_instances)
+DETECTORS = (
+    placeholders,
+    scales,
+    missing,
+    few_scores,
+    collisions,
+    uneven_instances,
+    tied_rankings,
+)

@@ -17,7 +17,7 @@ class Finding:
     ----------
     kind : str
         ``aggregate-column``, ``metadata-column``, ``placeholder``, ``scales``, ``missing``,
-        ``few-scores``, ``name-collision``, ``uneven-instances`` or ``folds``.
+        ``few-scores``, ``name-collision``, ``uneven-instances``, ``no-order`` or ``folds``.
     severity : {"error", "warning", "note"}
         ``error``: the reader refuses the table until an option says what to do.
     subject : tuple of str

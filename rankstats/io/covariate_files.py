@@ -11,6 +11,7 @@ refusal is one line naming the file, the line and the column.
 
 from __future__ import annotations
 
+import csv
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.advice import AdviceScoresError, escape, keywords
+from rankstats.core.keys import first_rows_of, refuse_whitespace_variants
 from rankstats.errors import InvalidScoresError
 
 
@@ -81,8 +83,15 @@ def read_covariate_table(
             + escape(f"; its columns: {_list(frame)}"),
             **keywords("key"),
         )
-    units = frame[key].fillna("").str.strip()
     lines = np.arange(len(frame)) + 2  # the header is line 1
+    raw = frame[key].fillna("")
+    try:  # "gpt-4" and "gpt-4 ": two spellings, refused before the keys are stripped
+        refuse_whitespace_variants(
+            key, raw, first_rows_of(raw, lambda rows: [f"line {lines[r]}" for r in rows])
+        )
+    except InvalidScoresError as err:
+        raise InvalidScoresError(f"{name}: {err}") from None
+    units = raw.str.strip()
     blank = np.flatnonzero(units.to_numpy() == "")
     if len(blank):
         raise InvalidScoresError(f"{name}: line {lines[blank[0]]} has no {key!r}")
@@ -137,6 +146,8 @@ def _text_table(path: Path) -> pd.DataFrame:
     name = str(path)
     if not path.is_file():
         raise InvalidScoresError(f"{name}: no such file")
+    if path.suffix.lower() != ".parquet" and not _has_text(path):
+        raise InvalidScoresError(f"file {name} is empty: a covariate table needs a header line")
     try:
         if path.suffix.lower() == ".parquet":
             frame = pd.read_parquet(path)
@@ -148,7 +159,7 @@ def _text_table(path: Path) -> pd.DataFrame:
         return pd.read_csv(
             path, dtype=str, keep_default_na=False, sep=None, engine="python", skipinitialspace=True
         )
-    except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as err:
+    except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError, csv.Error) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise InvalidScoresError(f"{name}: not a readable covariate table ({first})") from None
 
@@ -179,6 +190,15 @@ class _Cells:
             head + escape(", or if the column is categorical declare it with ") + "{categorical}",
             categorical=[*named, self.column],
         )
+
+
+def _has_text(path: Path) -> bool:
+    """The file holds something besides whitespace (read in blocks: no whole-file read)."""
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 16):
+            if block.strip():
+                return True
+    return False
 
 
 def _list(frame: pd.DataFrame) -> str:

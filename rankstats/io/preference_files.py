@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
-from rankstats.core.preferences import AssessorPreferences
+from rankstats._util.advice import Advice, escape
+from rankstats.core.preferences import AssessorPreferences, build_preferences
 from rankstats.errors import InvalidRankingsError
-from rankstats.io.ranking_files import _refuse_variants, stated_preferences
+from rankstats.io import tables as _tables
+from rankstats.io.ranking_files import stated_preferences
 
 
 def read_preferences(
@@ -65,16 +64,18 @@ def read_preferences(
     >>> rs.read_preferences(path)
     AssessorPreferences(2 assessors, 3 systems, 3 stated preferences, 1 implied)
     """
+    columns = {"assessor": assessor, "preferred": preferred, "other": other}
     source, (who, a, b) = stated_preferences(
         path,
-        {"assessor": assessor, "preferred": preferred, "other": other},
+        columns,
         sep=sep,
         encoding=encoding,
     )
-    codes, systems = pd.factorize(pd.concat([a, b], ignore_index=True))
-    _refuse_variants(list(systems), codes, np.tile(np.arange(len(a)), 2), source)
-    table = pd.DataFrame({"assessor": who, "preferred": a, "other": b})
-    try:
-        return AssessorPreferences.from_table(table, cycles=cycles)
-    except InvalidRankingsError as err:  # the cycle, named: say in which file
+    try:  # every check of the table's rows, naming the file's lines
+        return build_preferences(
+            who, a, b, cycles, lambda rows: _tables.locate(source, rows), tuple(columns)
+        )
+    except InvalidRankingsError as err:  # say in which file
+        if isinstance(err, Advice):
+            raise type(err)(escape(f"{source.path}: ") + err.template, **err.options) from None
         raise InvalidRankingsError(f"{source.path}: {err}") from None

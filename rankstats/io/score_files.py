@@ -9,6 +9,7 @@ in-memory table is.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -125,6 +126,7 @@ def read_scores(
     if layout not in ("auto", "long", "wide"):
         raise ValueError(f"layout must be 'auto', 'long' or 'wide', not {layout!r}")
     source = _read.inspect(path, sep=sep, encoding=encoding)
+    _refuse_preflib(source)
     present = set(source.columns)
     absent: list[tuple[str, object]] = []  # (option, value) naming an absent column
     system_columns = _keys.key_columns(system)
@@ -188,6 +190,29 @@ def read_scores(
     elif instance is False:
         instance = None
     return _read_long(source, system, task, instance, score, higher_is_better, na_values, name)
+
+
+#: The first line of a PrefLib file (its metadata block: ``# FILE NAME: ...``).
+_PREFLIB_HEADER = re.compile(r"^#\s*(FILE NAME|TITLE|DATA TYPE)\s*:", re.IGNORECASE)
+
+
+def _refuse_preflib(source: _read.Source) -> None:
+    """A PrefLib rankings file whose name does not say so (not ``.soc`` / ``.soi`` / ``.toc`` /
+    ``.toi``) is not a score table: say how to read it, rather than blame its columns."""
+    first = str(source.columns[0]) if len(source.columns) else ""
+    if len(source.columns) != 1 or not _PREFLIB_HEADER.match(first):
+        return
+    raise AdviceScoresError(
+        escape(
+            f"{source.path}: its first line {first!r} opens a PrefLib rankings file, not a "
+            "score table, and its name does not end in .soc, .soi, .toc or .toi: rename it, "
+            "or read it with "
+        )
+        + "{format}",
+        format=Spelled(
+            "rs.read_rankings(path, format='preflib')", "--format preflib (rankstats fit, report)"
+        ),
+    )
 
 
 def _single_column_hint(source: _read.Source) -> str:

@@ -259,6 +259,12 @@ def kfold(
     >>> cv.estimate, cv.n_units
     ('plug-in', 32)
     """
+    if folds is None and (isinstance(k, bool) or not isinstance(k, (int, np.integer))):
+        raise TypeError(f"k must be a whole number of folds (2 ≤ k ≤ rankings), not {k!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+        raise TypeError(f"seed must be a whole number or None, not {seed!r}")
+    if method is not None and not isinstance(method, str):
+        raise TypeError(f"method must be a method name ('map', 'nuts', ...), not {method!r}")
     if isinstance(fit_or_model, Fit):
         model = _model_of(fit_or_model)
         method = method or fit_or_model.method

@@ -115,31 +115,41 @@ class Mallows:
         error_model: str | None = None,
         kappa: tuple[float, float] = KAPPA,
     ) -> None:
+        # Every parameter checked before anything is stored: a NaN shape or rate made the
+        # sampler's slice step loop for ever.
         check_distance(distance)
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+        if prior not in PRIORS:
+            raise ValueError(f"prior must be one of {PRIORS}, not {prior!r}")
         if (
             isinstance(clusters, bool)
             or not isinstance(clusters, (int, np.integer))
             or clusters < 1
         ):
             raise ValueError(f"clusters must be a whole number ≥ 1, not {clusters!r}")
-        if not (isinstance(psi, (int, float)) and psi > 0):
-            raise ValueError(f"psi must be > 0, not {psi!r}")
-        self.clusters, self.psi = int(clusters), float(psi)
+        for name, value in (("shape", shape), ("rate", rate), ("psi", psi)):
+            if not _positive(value):
+                raise ValueError(f"{name} must be a finite number > 0, not {value!r}")
         if error_model not in (None, "bernoulli"):
             raise ValueError(f"error_model must be None or 'bernoulli', not {error_model!r}")
-        if not (len(kappa) == 2 and all(float(k) > 0 for k in kappa)):
-            raise ValueError(f"kappa must be two numbers > 0, not {kappa!r}")
-        if error_model is not None and self.clusters > 1:
-            raise ValueError("the Bernoulli error model of a mixture is not implemented")
+        if not (
+            isinstance(kappa, (tuple, list, np.ndarray))
+            and len(kappa) == 2
+            and all(_positive(k) for k in kappa)
+        ):
+            raise ValueError(f"kappa must be two finite numbers > 0, not {kappa!r}")
+        if error_model is not None and clusters > 1:
+            raise AdviceError(
+                "{bernoulli} fits one population: the error model of a mixture ({clusters}) "
+                "is not implemented; fit the mixture without it, or one population with it",
+                bernoulli=("error_model", error_model),
+                clusters=("clusters", int(clusters)),
+            )
+        self.clusters, self.psi = int(clusters), float(psi)
         self.error_model, self.kappa = error_model, (float(kappa[0]), float(kappa[1]))
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
         self.distance, self.kind = distance, kind
-        if prior not in PRIORS:
-            raise ValueError(f"prior must be one of {PRIORS}, not {prior!r}")
-        if shape <= 0 or rate <= 0:
-            raise ValueError(f"Gamma prior needs shape > 0 and rate > 0 (got {shape}, {rate})")
-        self.prior, self.shape, self.rate = prior, shape, rate
+        self.prior, self.shape, self.rate = prior, float(shape), float(rate)
 
     def _log_prior(self, n: int) -> LogPrior:
         if self.prior == "bayesmallows":
@@ -168,8 +178,14 @@ class Mallows:
                         f"first: {data.cyclic[0]!r}): no ranking respects them; model mistaken "
                         "preferences with "
                     )
-                    + "{bernoulli}",
+                    + (
+                        "{bernoulli}"
+                        if self.clusters == 1
+                        else "{bernoulli} in one population (a mixture, {clusters}, has no "
+                        "error model), or drop the cycles"
+                    ),
                     bernoulli=("error_model", "bernoulli"),
+                    clusters=("clusters", self.clusters),
                 )
             return data
         if self.error_model is not None:
@@ -302,6 +318,16 @@ class Mallows:
         """
         if method not in ("mcmc", "map"):
             raise ValueError(f"method must be 'mcmc' or 'map', not {method!r}")
+        _check_counts(
+            draws=(draws, 1),
+            tune=(tune, 0),
+            chains=(chains, 1),
+            max_draws=(max_draws, 1),
+            cores=(cores, 1),
+            thin=(thin, 1),
+            leap=(leap, 1),
+            seed=(seed, 0),
+        )
         check_rho_proposal(rho_proposal)
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
@@ -442,3 +468,24 @@ class Mallows:
         else:
             prior = f"prior=Gamma(shape={self.shape}, rate={self.rate}) on θ = α/n"
         return f"Mallows(distance={self.distance!r}, kind={self.kind!r}, {prior})"
+
+
+def _positive(value: object) -> bool:
+    """A finite real number > 0 (not a bool, not NaN)."""
+    return (
+        isinstance(value, (int, float, np.integer, np.floating))
+        and not isinstance(value, bool)
+        and bool(np.isfinite(value))
+        and value > 0
+    )
+
+
+def _check_counts(**counts: tuple[object, int]) -> None:
+    """Each ``name=(value, minimum)``: None, or a whole number ≥ minimum (named when not)."""
+    for name, (value, minimum) in counts.items():
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{name} must be a whole number, not {value!r}")
+        if value < minimum:
+            raise ValueError(f"{name} must be ≥ {minimum}, not {value!r}")

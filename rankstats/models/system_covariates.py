@@ -16,8 +16,9 @@ by the chain rule (:func:`fit_with_covariates`), standard errors from the observ
 **Identification.**  The likelihood depends on differences of log-worths only, so a shift
 :math:`\theta \to \theta + c` must not be reachable through :math:`\varphi`: the covariates of the
 systems that have them must not span the constant (no intercept column, no dummies adding up to
-one) and must be linearly independent.  Both are checked before fitting, and the message names the
-columns.
+one) and must be linearly independent.  Both are checked before fitting, on columns rescaled to a
+common size (:mod:`rankstats.core.collinearity`: FLOP counts of 1e18 next to 0/1 columns are
+not "dependent"), and the message names the collinear columns.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ import numpy as np
 import pandas as pd
 
 from rankstats.core.bradley_terry_mle import newton
+from rankstats.core.collinearity import collinear_columns, equilibrated
+from rankstats.core.keys import first_rows_of, refuse_whitespace_variants
 from rankstats.errors import InvalidScoresError
 
 
@@ -75,6 +78,10 @@ def covariate_map(systems: Sequence[str], covariates: pd.DataFrame) -> Covariate
         raise TypeError(f"covariates must be a DataFrame indexed by system, not {type(covariates)}")
     systems = tuple(str(s) for s in systems)
     index = [str(s) for s in covariates.index]
+    keys = pd.Series(index, dtype=object)
+    refuse_whitespace_variants(  # "gpt-4" and "gpt-4 ": two keys printed alike
+        "system", keys, first_rows_of(keys, lambda rows: [f"covariates row {r}" for r in rows])
+    )
     unknown = sorted(set(index) - set(systems))
     if unknown:
         raise InvalidScoresError(
@@ -103,13 +110,16 @@ def covariate_map(systems: Sequence[str], covariates: pd.DataFrame) -> Covariate
         values[rows, k] = column_values
     covered = ~np.isnan(values).any(axis=1)
     x = values[covered]
-    if np.linalg.matrix_rank(x) < len(names):
+    dependent = collinear_columns(x, names)  # scale-free: FLOP counts next to 0/1 columns
+    if dependent:
         raise InvalidScoresError(
-            f"the covariates {', '.join(map(repr, names))} are linearly dependent over the "
-            f"{int(covered.sum())} systems that have them: their effects are not identified"
+            f"the covariates {', '.join(map(repr, dependent))} are collinear (linearly "
+            f"dependent) over the {int(covered.sum())} systems that have them: their effects "
+            "are not identified; leave one of them out"
         )
-    spans = np.linalg.lstsq(x, np.ones(len(x)), rcond=None)
-    if len(x) and np.allclose(x @ spans[0], 1.0, atol=1e-9):
+    scaled = equilibrated(x)
+    spans = np.linalg.lstsq(scaled, np.ones(len(x)), rcond=None)
+    if len(x) and np.allclose(scaled @ spans[0], 1.0, atol=1e-9):
         raise InvalidScoresError(
             "the covariates span a constant (an intercept column, or dummies that add up to "
             "one): Bradley–Terry log-worths are defined up to a constant, so that combination "

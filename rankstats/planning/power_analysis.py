@@ -243,10 +243,12 @@ def power(
         bayes = BayesOptions(
             tuple(sorted(chosen)), float(rope), float(threshold), 0.5, int(posterior_draws)
         )
+    scores = design.n_systems * design.n_tasks * design.n_instances
     require_memory(
-        power_bytes(design.n_systems, replications, len(tests)),
-        "rs.power",
+        power_bytes(design.n_systems, replications, len(tests), scores),
+        f"rs.power ({scores:,} simulated scores per benchmark)",
         n_systems=design.n_systems,
+        fewer="systems, tasks or instances per benchmark, or fewer replications",
     )
     beyond = design.extrapolation()
     if beyond:  # said, never silent: in a warning and in the result's notes and sentence
@@ -314,6 +316,7 @@ def _battle_power(
         power_bytes(design.n_models, replications, len(tests)),
         "rs.power",
         n_systems=design.n_models,
+        fewer="models, or fewer replications",
     )
     beyond = design.extrapolation()
     if beyond:

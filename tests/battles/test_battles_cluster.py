@@ -4,6 +4,8 @@ bootstrap (one battle per cluster)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -175,3 +177,30 @@ def test_replicates_that_cannot_identify_the_order_effect_are_counted_not_fitted
     p = (1 - 1 / 20) ** 20
     assert abs(failed - 400 * p) < 4 * np.sqrt(400 * p * (1 - p)), failed
     assert np.isnan(fit.bootstrap).all(axis=1).sum() == failed
+
+
+@pytest.mark.parametrize("styled", [False, True])
+def test_one_cluster_is_refused_and_few_clusters_warn(styled):
+    """One cluster: every replicate redraws that cluster, i.e. the data itself (zero-width
+    intervals): refused naming cluster=; below FEW_CLUSTERS a warning kept in the fit's info.
+    The same for the bootstrap of style control (covariates)."""
+    from rankstats.battles.fitting import FEW_CLUSTERS
+    from rankstats.battles.log_files import InvalidBattlesError
+
+    frame = clustered_log(300, 2, 0.3, seed=4)
+    frame["z"] = np.random.default_rng(0).normal(size=len(frame))
+    covariates = ["z"] if styled else None
+    one = read_battles(frame.assign(question=7), cluster="question", covariates=covariates)
+    with pytest.raises(InvalidBattlesError, match=r"needs at least 2 clusters.*cluster="):
+        fit_battles(one, bootstrap=20, seed=0)
+    with pytest.warns(DataWarning, match="used by the bootstrap only"):
+        assert fit_battles(one, bootstrap=0).info["n_clusters"] == 1
+    few = frame.assign(question=frame["question"] % 5)
+    with pytest.warns(DataWarning, match=f"only 5 clusters \\(fewer than {FEW_CLUSTERS}\\)"):
+        fit = fit_battles(read_battles(few, cluster="question", covariates=covariates),
+                          bootstrap=20, seed=0)  # fmt: skip
+    assert any("only 5 clusters" in w for w in fit.info["warnings"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DataWarning)  # 300 clusters: no warning
+        fit_battles(read_battles(frame, cluster="question", covariates=covariates),
+                    bootstrap=20, seed=0)  # fmt: skip

@@ -204,9 +204,22 @@ def test_bad_covariates_are_named() -> None:
         rs.read_battles(paired, covariates={"length": ("la", "lb")})
     with pytest.raises(ValueError, match="one column, or two"):
         rs.read_battles(frame, covariates={"x": ("z0", "z1", "z0")})
+    with pytest.raises(TypeError, match=r"covariates must be a column name, a list .* not int 42"):
+        rs.read_battles(frame, covariates=42)
+    with pytest.raises(TypeError, match="cluster must be a column name"):
+        rs.read_battles(frame, cluster=3)
     flat = rs.read_battles(frame.assign(c=1.0), covariates=["c"])
     with pytest.raises(InvalidBattlesError, match="take one value"):
         rs.fit_battles(flat, bootstrap=0)
+    # collinear covariates are named (not blamed on ties or the order effect); a third,
+    # independent one is not named, and a raw scale of 1e18 is not "collinear"
+    lined = frame.assign(z2=frame["z0"] * 1e18 - 3 * frame["z1"] * 1e18, z3=frame["z0"] * 1e18)
+    with pytest.raises(InvalidBattlesError, match="covariates 'z0', 'z1', 'z2' are collinear"):
+        rs.fit_battles(rs.read_battles(lined, covariates=["z0", "z1", "z2"]), bootstrap=0)
+    with pytest.raises(InvalidBattlesError, match="covariates 'z0', 'z3' are collinear"):
+        rs.fit_battles(rs.read_battles(lined, covariates=["z0", "z1", "z3"]), bootstrap=0)
+    raw = lined.assign(z1=frame["z1"] * 1e18)
+    assert rs.fit_battles(rs.read_battles(raw, covariates=["z0", "z1"]), bootstrap=0)
 
 
 def test_paired_columns_are_lmsys_normalised_differences() -> None:

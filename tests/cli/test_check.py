@@ -110,3 +110,18 @@ def test_report_has_a_data_check_section(tmp_path, capsys):
     page = (out / "report.html").read_text()
     assert "<h2 id='data-check'>Data check</h2>" in page and "--placeholders missing" in page
     assert pd.read_csv(out / "data_check.csv")["kind"].tolist() == ["placeholder"]
+
+
+def test_check_reports_a_table_whose_every_task_is_one_tie(tmp_path, capsys):
+    """What ``fit`` refuses (no order information), ``check`` names: the tied tasks."""
+    path = tmp_path / "tied.csv"
+    path.write_text("system,task,score\na,t1,1\nb,t1,1\nc,t1,1\na,t2,2\nb,t2,2\nc,t2,2\n")
+    out = tmp_path / "chk"
+    assert main(["check", str(path), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "warning: no-order: every one of the 2 tasks ties all its systems: t1, t2" in printed
+    assert "--score names the score column" in printed
+    (finding,) = json.loads((out / "check.json").read_text())["findings"]
+    assert (finding["kind"], finding["subject"]) == ("no-order", ["t1", "t2"])
+    assert main(["fit", str(path), "--method", "mle", "--out", str(tmp_path / "f")]) == 2
+    assert "no order information" in capsys.readouterr().err

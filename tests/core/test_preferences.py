@@ -29,7 +29,7 @@ def _closure_by_networkx(prefs: AssessorPreferences, table: pd.DataFrame, **colu
         )
         expected = np.zeros((len(index), len(index)), dtype=bool)
         for a, b in nx.transitive_closure_dag(graph).edges:
-            expected[index[a], index[b]] = True
+            expected[index[str(a)], index[str(b)]] = True  # items are named as text
         np.testing.assert_array_equal(prefs.above[j], expected, err_msg=str(who))
 
 
@@ -37,6 +37,8 @@ def test_beach_closure_equals_networkx():
     table = pd.read_csv(data_path("rankings/beach_preferences.csv"))
     prefs = AssessorPreferences.from_table(table, preferred="top_item", other="bottom_item")
     assert (len(prefs.assessors), len(prefs.systems), prefs.n_stated) == (60, 15, 1442)
+    # BayesMallows' integer item ids are named as text, as Rankings names systems
+    assert sorted(prefs.systems, key=int) == [str(k) for k in range(1, 16)]
     _closure_by_networkx(prefs, table, preferred="top_item", other="bottom_item")
 
 
@@ -86,3 +88,31 @@ def test_bad_rows_are_named():
         AssessorPreferences.from_table(
             pd.DataFrame({"assessor": [None], "preferred": ["a"], "other": ["b"]})
         )
+
+
+def test_an_empty_table_is_refused():
+    empty = pd.DataFrame({"assessor": [], "preferred": [], "other": []})
+    with pytest.raises(InvalidRankingsError, match="the preferences have no rows"):
+        AssessorPreferences.from_table(empty)
+    with pytest.raises(TypeError, match="table must be a pandas DataFrame"):
+        AssessorPreferences.from_table([("1", "a", "b")])
+
+
+@pytest.mark.parametrize(
+    ("column", "values", "named"),
+    [
+        ("preferred", ["a", "a ", "b"], "system names that differ only by surrounding whitespace: "
+         "'a' (row 0) and 'a ' (row 1)"),
+        ("other", ["b", "c", " b"], "system names that differ only by surrounding whitespace: "
+         "'b' (row 0) and ' b' (row 2)"),
+        ("assessor", ["x", "x ", "y"], "assessor names that differ only by surrounding "
+         "whitespace: 'x' (row 0) and 'x ' (row 1)"),
+    ],
+)  # fmt: skip
+def test_names_differing_by_whitespace_are_refused_with_their_rows(column, values, named):
+    table = pd.DataFrame({"assessor": ["x", "x", "y"], "preferred": ["a", "a", "d"],
+                          "other": ["b", "c", "e"]})  # fmt: skip
+    table[column] = values
+    with pytest.raises(InvalidRankingsError) as err:
+        AssessorPreferences.from_table(table)
+    assert named in str(err.value)

@@ -320,3 +320,36 @@ def test_warn_spells_the_remedy_for_python_or_the_command_line():
         texts = [str(w.message) for w in caught]
         assert texts and all(t.startswith("data check: ") for t in texts)
         assert any(spelling in t for t in texts), texts
+
+
+# ---------------------------------------------------------------------------- no order
+def test_tasks_that_tie_every_system_are_named():
+    """Every task one complete tie: a warning naming them (fit refuses such data); some tied
+    tasks: a note naming those only. Expected sets from pandas' per-task number of values."""
+    long = _board(n=5, k=4).melt(id_vars="system", var_name="task", value_name="score")
+    long.loc[long.task.isin(["t1", "t3"]), "score"] = 0.5
+    tied = sorted(t for t, v in long.groupby("task")["score"] if v.nunique() == 1)
+    (found,) = rs.check_data(long).of_kind("no-order")
+    assert (found.severity, found.subject, found.count) == ("note", tuple(tied), 2)
+    assert "2 of the 4 tasks tie all their systems: t1, t3" in found.message
+    long["score"] = long.task.str[1:].astype(float)  # one value per task: every task a tie
+    check = _quiet_check(long)
+    (found,) = check.of_kind("no-order")
+    assert found.severity == "warning" and not check.ok
+    assert found.subject == ("t0", "t1", "t2", "t3") and "fit refuses the data" in found.message
+    with pytest.raises(rs.InvalidRankingsError, match="no order information"):
+        rs.models.PlackettLuce().fit(check.scores, method="mle")
+
+
+def test_instance_rankings_that_tie_are_counted_per_task_and_instance():
+    long = _long(ids=lambda t, i: f"doc{t}-{i}")
+    first = long.instance.isin(["doc0-0", "doc1-3"])
+    long.loc[first, "score"] = 1.0  # two (task, instance) rankings tie; a lone score does not
+    long = long[~((long.instance == "doc0-1") & (long.system != "s0"))]
+    (found,) = _quiet_check(long, instance="instance").of_kind("no-order")
+    assert found.subject == ("t0 / doc0-0", "t1 / doc1-3") and found.severity == "note"
+    assert "(task, instance) rankings" in found.message
+    assert (
+        rs.check_data(_long(ids=lambda t, i: f"d{t}{i}"), instance="instance").of_kind("no-order")
+        == ()
+    )

@@ -1,5 +1,6 @@
 """Covariate tables read from files (:mod:`rankstats.io.covariate_files`): which columns are
-categorical, and the cells a numeric column refuses, named by line, key and value."""
+categorical, the cells a numeric column refuses, named by line, key and value; an empty file, and
+keys that differ only by surrounding whitespace, refused naming the file and its lines."""
 
 from __future__ import annotations
 
@@ -62,3 +63,22 @@ def test_system_covariates_stay_numeric_and_name_the_cell(tmp_path):
     text = _file(tmp_path, ["a,1,u,3", "b,4,v,5"], header="system,x,y,z\n")
     with pytest.raises(InvalidScoresError, match=r"column 'y' 2 cell\(s\) are not finite"):
         read_system_covariates(text)
+
+
+@pytest.mark.parametrize("text", ["", "\n  \n\t"])
+def test_an_empty_file_is_named_empty(tmp_path, text):
+    path = tmp_path / "cov.csv"
+    path.write_text(text)
+    with pytest.raises(InvalidScoresError, match=f"file {path} is empty"):
+        read_system_covariates(path)
+
+
+def test_keys_differing_by_whitespace_are_refused_with_their_lines(tmp_path):
+    path = tmp_path / "cov.csv"
+    path.write_text("system,size\ngpt-4,1\nclaude,2\ngpt-4 ,3\n")
+    with pytest.raises(InvalidScoresError) as err:
+        read_covariate_table(path)
+    assert "'gpt-4' (line 2) and 'gpt-4 ' (line 4)" in str(err.value)
+    assert str(err.value).startswith(f"{path}: system names that differ only by")
+    path.write_text("system,size\ngpt-4,1\nclaude,2\n")  # one spelling: read as before
+    assert list(read_covariate_table(path).index) == ["gpt-4", "claude"]

@@ -334,3 +334,16 @@ def test_an_orderings_column_that_shares_no_name_is_warned_about(tmp_path):
     assert rk.rankers.tolist() == ["1", "1", "2"]
     with pytest.raises(InvalidRankingsError, match="repeats a label"):
         rs.read_rankings(clean, "orderings", ranker="farmer")
+
+
+def test_a_preflib_file_named_otherwise_is_not_read_as_scores(tmp_path):
+    """A PrefLib file saved as .txt: the score reader recognises its first line and says how to
+    read it (it blamed the missing 'system' column); read as PrefLib, it is the bundled file."""
+    path = tmp_path / "skaters.txt"
+    path.write_bytes(data_path("rankings/skaters.toc").read_bytes())
+    with pytest.raises(rs.InvalidScoresError, match="opens a PrefLib rankings file") as err:
+        rs.read_scores(path)
+    assert "read_rankings(path, format='preflib')" in str(err.value)
+    as_preflib = rs.read_rankings(path, format="preflib")
+    bundled = rs.read_rankings(data_path("rankings/skaters.toc"))
+    np.testing.assert_array_equal(as_preflib.ranks, bundled.ranks)

@@ -2,6 +2,7 @@
 
 import itertools
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -383,3 +384,85 @@ def test_fitting_other_models_does_not_compile_the_kernels():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "False"
+
+
+# ---------------------------------------------------------------------------- bad input (#45)
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"shape": float("nan")}, "shape must be a finite number > 0, not nan"),  # it hung
+        ({"rate": float("inf")}, "rate must be a finite number > 0, not inf"),
+        ({"shape": -1.0}, "shape must be a finite number > 0"),
+        ({"rate": "0.1"}, "rate must be a finite number > 0, not '0.1'"),
+        ({"psi": float("nan")}, "psi must be a finite number > 0"),
+        ({"kappa": (1.0, float("nan"))}, "kappa must be two finite numbers > 0"),
+        ({"kappa": 1.0}, "kappa must be two finite numbers > 0"),
+        ({"clusters": 1.5}, "clusters must be a whole number"),
+        ({"kind": "top-k"}, "kind must be one of"),
+        (
+            {"clusters": 2, "error_model": "bernoulli"},
+            "error_model='bernoulli' fits one population",
+        ),
+    ],
+)
+def test_every_parameter_is_checked_at_construction(options, match):
+    with pytest.raises(ValueError, match=match.replace("(", r"\(").replace(")", r"\)")):
+        rs.models.Mallows(**options)
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "match"),
+    [
+        ({"draws": 2.5}, TypeError, "draws must be a whole number, not 2.5"),
+        ({"draws": 0}, ValueError, "draws must be ≥ 1, not 0"),
+        ({"tune": -1}, ValueError, "tune must be ≥ 0"),
+        ({"chains": 0}, ValueError, "chains must be ≥ 1"),
+        ({"cores": 0}, ValueError, "cores must be ≥ 1"),
+        ({"thin": 0}, ValueError, "thin must be ≥ 1"),
+        ({"leap": 0}, ValueError, "leap must be ≥ 1"),
+        ({"seed": "x"}, TypeError, "seed must be a whole number"),
+    ],
+)
+def test_the_fit_names_each_bad_count(options, error, match):
+    rk = rs.Rankings.from_orderings([["a", "b", "c"], ["b", "a", "c"]])
+    with pytest.raises(error, match=match):
+        rs.models.Mallows().fit(rk, progressbar=False, **options)
+
+
+#: BayesMallows' beach_preferences, as published (the shared data, beside the worktree).
+BEACH = Path(__file__).resolve().parents[3] / "shared/data/rankings/beach_preferences.csv"
+
+
+@pytest.mark.long  # 10 s: a Metropolis fit with the pointwise likelihood of 60 assessors
+@pytest.mark.skipif(not BEACH.exists(), reason="shared data absent")
+@pytest.mark.filterwarnings("ignore::rankstats._pymc.convergence.ConvergenceWarning")
+def test_beach_preferences_with_integer_ids_fit_end_to_end():
+    """The table as pandas reads it (integer item ids) fitted directly: ids are named as text
+    at the input boundary, so the fit is the one of the file read as text (same draws)."""
+    table = pd.read_csv(BEACH)
+    assert table["top_item"].dtype.kind == "i"
+    prefs = rs.models.AssessorPreferences.from_table(
+        table, preferred="top_item", other="bottom_item"
+    )
+    text = rs.read_preferences(BEACH, preferred="top_item", other="bottom_item")
+    assert prefs.systems == text.systems and (prefs.above == text.above).all()
+    settings = {"draws": 100, "tune": 100, "chains": 1, "max_draws": 100, "progressbar": False}
+    model = rs.models.Mallows(distance="footrule")
+    fit = model.fit(prefs, **settings)
+    assert sorted(fit.order, key=int) == [str(k) for k in range(1, 16)]
+    np.testing.assert_array_equal(
+        fit.draws()["alpha"], model.fit(text, **settings).draws()["alpha"]
+    )
+
+
+def test_cyclic_preferences_get_advice_that_fits_the_model():
+    """One population: the error model is advised; a mixture (which has none) is told to fit
+    one population with it, never to pass the option it cannot take."""
+    table = pd.DataFrame(
+        {"assessor": [1, 1, 1, 2, 3], "preferred": list("abcab"), "other": list("bcabc")}
+    )
+    prefs = rs.models.AssessorPreferences.from_table(table, cycles="keep")
+    with pytest.raises(ValueError, match=r"with error_model='bernoulli'$"):
+        rs.models.Mallows(distance="footrule").fit(prefs, progressbar=False)
+    with pytest.raises(ValueError, match=r"in one population \(a mixture, clusters=2, has no"):
+        rs.models.Mallows(distance="footrule", clusters=2).fit(prefs, progressbar=False)

@@ -91,6 +91,22 @@ def test_folds_are_balanced_and_seeded():
         fold_ids(3, 4, seed=0)
 
 
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"k": 2.5}, "k must be a whole number of folds"),
+        ({"k": True}, "k must be a whole number of folds"),
+        ({"k": 4, "seed": 1.5}, "seed must be a whole number"),
+        ({"k": 4, "method": 3}, "method must be a method name"),
+    ],
+)
+def test_arguments_are_checked_before_any_refit(options, match):
+    rk = rs.load_rankings("salad")
+    options.setdefault("method", "map")
+    with pytest.raises(TypeError, match=match):
+        rs.models.kfold(rs.models.PlackettLuce(), rk, **options)
+
+
 def test_compare_fits_by_kfold_from_point_fits():
     rk = rs.load_rankings("salad")
     fits = {

@@ -65,7 +65,14 @@ def test_the_mle_is_a_binomial_glm() -> None:
             pd.DataFrame(
                 {"x": np.arange(12.0), "y": 2 * np.arange(12.0)}, index=[f"s{k}" for k in range(12)]
             ),
-            "linearly dependent",
+            "the covariates 'x', 'y' are collinear",
+        ),
+        (  # the collinear pair named, the independent third covariate not
+            pd.DataFrame(
+                {"z": np.sin(np.arange(12.0)), "x": np.arange(12.0), "y": 3e18 * np.arange(12.0)},
+                index=[f"s{k}" for k in range(12)],
+            ),
+            "the covariates 'x', 'y' are collinear",
         ),
         (pd.DataFrame({"x": [1.0]}, index=["nobody"]), "'nobody'"),
         (pd.DataFrame({"x": ["big"] * 12}, index=[f"s{k}" for k in range(12)]), "not numeric"),
@@ -81,3 +88,20 @@ def test_map_is_refused_with_covariates() -> None:
     frame, covariates, *_ = _counts()
     with pytest.raises(ValueError, match="method='mle'"):
         rs.models.BradleyTerry(covariates=covariates).fit(frame, method="map")
+
+
+def test_raw_scale_covariates_are_identified_and_fit_as_rescaled_ones() -> None:
+    """FLOP counts (~1e18) beside a 0/1 column are independent (the check is scale-free); the
+    coefficients of the raw columns are those of the rescaled ones divided by the scale, and
+    both fits are the binomial GLM on the rescaled design."""
+    frame, covariates, *_ = _counts()
+    scaled = covariates.copy()
+    covariates = covariates.assign(size=covariates["size"] * 1e18 + 5e18)
+    raw = rs.models.BradleyTerry(covariates=covariates).fit(frame, method="mle").parameters
+    small = (
+        rs.models.BradleyTerry(covariates=scaled.assign(size=scaled["size"] + 5))
+        .fit(frame, method="mle")
+        .parameters
+    )
+    np.testing.assert_allclose(raw["beta: size"] * 1e18, small["beta: size"], rtol=1e-6)
+    np.testing.assert_allclose(raw["beta: age"], small["beta: age"], rtol=1e-6)

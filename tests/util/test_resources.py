@@ -197,3 +197,17 @@ def test_available_memory_reads_the_cgroup_limit(tmp_path, monkeypatch):
     monkeypatch.setattr(_resources, "_meminfo_available", lambda: None)
     monkeypatch.setattr(_resources, "_sysconf_memory", lambda: 3 * 2**30)
     assert available_memory() == 3 * 2**30
+
+
+def test_power_counts_the_chunk_of_simulated_scores():
+    """One benchmark larger than a chunk is simulated whole: 1e9 instances of 10 systems need
+    about 30 float64 arrays of 1e10 scores (they died in a MemoryError), and the refusal names
+    what to reduce (rs.power has no streaming)."""
+    from rankstats._util.resources import power_bytes
+    from rankstats.errors import ResourceError
+
+    small = power_bytes(10, 100, 3, scores=10 * 100)
+    assert power_bytes(10, 100, 3, scores=10**10) - small == 240 * (10**10 - 10**6)
+    with pytest.raises(ResourceError, match="instances per benchmark") as err:
+        rs.power(n_systems=10, n_tasks=1, n_instances=10**9, replications=10, progress=False)
+    assert "stream" not in str(err.value)
