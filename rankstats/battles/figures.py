@@ -21,7 +21,7 @@ from rankstats.plotting.names import labels, shortened_note
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-_COLOURS = {"fisher": "C0", "bootstrap": "C1", "posterior": "C2"}
+_COLOURS = {"fisher": "C0", "bootstrap": "C1", "posterior": "C2", "quasi": "C3"}
 _NAMES = {"fisher": "Fisher (Wald)", "bootstrap": "bootstrap percentile", "posterior": "posterior"}
 
 
@@ -45,7 +45,8 @@ def plot_intervals(
     models : sequence of str
         All the fit's models (the abbreviations are unique among them).
     methods : sequence of str
-        Interval methods drawn (``"fisher"``, ``"bootstrap"``, ``"posterior"``).
+        Interval methods drawn (``"fisher"``, ``"bootstrap"``, ``"posterior"``, ``"quasi"``:
+        comparison intervals from the quasi-standard errors, Firth & de Menezes 2004).
     confidence : float
         Level of the intervals, for the axis label.
     """
@@ -60,7 +61,8 @@ def plot_intervals(
     offsets = np.linspace(-0.25, 0.25, len(methods)) if len(methods) > 1 else [0.0]
     for method, offset in zip(methods, offsets, strict=True):
         low, high = table[f"{method}_low"].to_numpy(), table[f"{method}_high"].to_numpy()
-        ax.hlines(y + offset, low, high, color=_COLOURS[method], lw=2, label=_NAMES[method])
+        label = _NAMES[method] if method != "quasi" else _comparison_label(confidence)
+        ax.hlines(y + offset, low, high, color=_COLOURS[method], lw=2, label=label)
     ax.plot(table["rating"], y, "k|", ms=9, label="MLE")
     if xlabel is not None:  # effects: where "no effect" is
         ax.axvline(0.0, color="0.5", lw=0.8, ls="--")
@@ -70,11 +72,19 @@ def plot_intervals(
     unit = "Elo scale (400·log10(e)·θ)" if scale == "elo" else "log-worth θ"
     ax.set_xlabel(xlabel or f"rating, {unit}; {confidence:.0%} intervals")
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(loc="lower right", fontsize="small", frameon=False)
+    ax.legend(loc="best", fontsize="small", frameon=False)
     if note:
         ax.set_title(note, fontsize="small")
     fig.tight_layout()
     return fig
+
+
+def _comparison_label(confidence: float) -> str:
+    """The legend of comparison intervals: what they are, with their multiplier."""
+    from scipy import stats
+
+    z = float(stats.norm.ppf(0.5 + confidence / 2))
+    return f"comparison interval, ±{z:.2f} quasi-s.e."
 
 
 def plot_win_probability(

@@ -46,7 +46,7 @@ import pandas as pd
 from scipy import linalg, stats
 
 _MAX_ITERATIONS = 200
-_TOLERANCE = 1e-12
+_TOLERANCE = 1e-10
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -103,13 +103,20 @@ class QuasiVariances:
             }
         )
 
-    def __repr__(self) -> str:
+    def accuracy(self) -> str:
+        """The approximation's worst relative errors in one sentence (percent, as qvcalc)."""
         lo, hi = self.worst_pair
         clo, chi = self.worst_contrast
         return (
-            f"QuasiVariances({len(self.table)} systems; worst relative errors of the standard "
-            f"errors: pairs {100 * lo:+.1f} % / {100 * hi:+.1f} %, all contrasts "
-            f"{100 * clo:+.1f} % / {100 * chi:+.1f} %)\n{self.table.to_string(index=False)}"
+            f"worst relative errors of the standard errors from quasi-variances: pairs "
+            f"{100 * lo:+.1f} % / {100 * hi:+.1f} %, all contrasts {100 * clo:+.1f} % / "
+            f"{100 * chi:+.1f} %"
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"QuasiVariances({len(self.table)} systems; {self.accuracy()})\n"
+            f"{self.table.to_string(index=False)}"
         )
 
 
@@ -264,7 +271,7 @@ def _fit(v: np.ndarray) -> tuple[np.ndarray, int]:
         t = 1.0
         while True:
             trial = objective(q + t * step)
-            if trial is not None and trial[0] <= value:
+            if trial is not None and trial[0] < value:
                 break
             t *= 0.5
             if t < 1e-12:  # no decrease along the step: at the optimum (rounding)

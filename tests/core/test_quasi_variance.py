@@ -162,3 +162,12 @@ def test_two_systems_split_the_variance_and_bad_input_is_named():
         quasi_variances(np.eye(3), estimates=[1.0, 2.0])
     with pytest.raises(ValueError, match="confidence"):
         quasi_variances(np.eye(3)).comparison_intervals(1.5)
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
+def test_quasi_variances_scale_with_the_covariance(scale):
+    # A small covariance (a well-measured battle fit) converges like a large one: q(cC) = c q(C).
+    cov = _random_covariance(8, 4)
+    base = quasi_variances(cov).table["quasi_var"].to_numpy()
+    scaled = quasi_variances(scale * cov)
+    np.testing.assert_allclose(scaled.table["quasi_var"], scale * base, rtol=1e-8)
