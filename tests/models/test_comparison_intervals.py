@@ -59,13 +59,12 @@ def test_bt_fit_of_baseball_against_the_fisher_information_computed_here():
 
 
 def test_posterior_draws_give_their_covariance_and_mallows_has_none():
-    az = pytest.importorskip("arviz")
+    from rankstats._pymc import compat  # either ArviZ (0.x / 1.x)
+
     rng = np.random.default_rng(3)
     draws = rng.multivariate_normal(np.zeros(4), np.diag([0.1, 0.2, 0.3, 0.4]) + 0.05, 2000)
-    idata = az.from_dict(
-        posterior={"log_worth": draws[None]},
-        coords={"system": list("wxyz")},
-        dims={"log_worth": ["system"]},
+    idata = compat.from_dict(
+        {"log_worth": draws[None]}, {"system": list("wxyz")}, {"log_worth": ["system"]}, {}
     )
     worth = pd.Series(draws.mean(axis=0), index=list("wxyz"))
     fit = Fit("pl", "nuts", tuple("wxyz"), idata, worth)
