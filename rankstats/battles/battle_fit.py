@@ -346,7 +346,10 @@ class BattleFit:
         half = self._z() * table["quasi_se"]
         table["quasi_low"], table["quasi_high"] = table["rating"] - half, table["rating"] + half
         methods = [*self.methods, "quasi"]
-        return plot_intervals(table, self.models, methods, self.confidence, scale, top)
+        errors = self.quasi_variances(scale).worst_pair
+        return plot_intervals(
+            table, self.models, methods, self.confidence, scale, top, quasi_errors=errors
+        )
 
     def plot_covariates(self):
         """The covariate effects of a style-controlled fit, in Elo points per standard deviation

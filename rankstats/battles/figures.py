@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from rankstats.plotting.comparison import comparison_label
 from rankstats.plotting.names import labels, shortened_note
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ def plot_intervals(
     scale: str = "elo",
     top: int | None = None,
     xlabel: str | None = None,
+    quasi_errors: tuple[float, float] | None = None,
 ) -> Figure:
     """Ratings with their intervals, best at the top; one offset bar per interval method (also
     the covariate effects of a style-controlled fit, with their own ``xlabel``).
@@ -49,6 +51,9 @@ def plot_intervals(
         comparison intervals from the quasi-standard errors, Firth & de Menezes 2004).
     confidence : float
         Level of the intervals, for the axis label.
+    quasi_errors : (float, float), optional
+        The worst relative errors of the pairs' standard errors from the quasi-variances, shown
+        in the legend of the comparison intervals.
     """
     import matplotlib.pyplot as plt
 
@@ -61,7 +66,7 @@ def plot_intervals(
     offsets = np.linspace(-0.25, 0.25, len(methods)) if len(methods) > 1 else [0.0]
     for method, offset in zip(methods, offsets, strict=True):
         low, high = table[f"{method}_low"].to_numpy(), table[f"{method}_high"].to_numpy()
-        label = _NAMES[method] if method != "quasi" else _comparison_label(confidence)
+        label = _NAMES[method] if method != "quasi" else comparison_label(confidence, quasi_errors)
         ax.hlines(y + offset, low, high, color=_COLOURS[method], lw=2, label=label)
     ax.plot(table["rating"], y, "k|", ms=9, label="MLE")
     if xlabel is not None:  # effects: where "no effect" is
@@ -77,14 +82,6 @@ def plot_intervals(
         ax.set_title(note, fontsize="small")
     fig.tight_layout()
     return fig
-
-
-def _comparison_label(confidence: float) -> str:
-    """The legend of comparison intervals: what they are, with their multiplier."""
-    from scipy import stats
-
-    z = float(stats.norm.ppf(0.5 + confidence / 2))
-    return f"comparison interval, ±{z:.2f} quasi-s.e."
 
 
 def plot_win_probability(

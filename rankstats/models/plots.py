@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from scipy import stats
 
 from rankstats.models._fit import Fit
+from rankstats.plotting.comparison import comparison_label
 from rankstats.plotting.fonts import fitted_fonts
 from rankstats.plotting.names import labels, shortened_note
 
@@ -109,11 +110,12 @@ def _intervals(fit: Fit, prob: float) -> pd.DataFrame:
         }
     )
     try:
-        quasi_se = fit.quasi_variances().quasi_se
+        quasi = fit.quasi_variances()
     except ValueError:
         return table
-    half = stats.norm.ppf(0.5 + prob / 2) * quasi_se.loc[list(fit.order)].to_numpy()
+    half = stats.norm.ppf(0.5 + prob / 2) * quasi.quasi_se.loc[list(fit.order)].to_numpy()
     table["quasi_low"], table["quasi_high"] = table["centre"] - half, table["centre"] + half
+    table.attrs["quasi_errors"] = quasi.worst_pair
     return table
 
 
@@ -132,8 +134,7 @@ def _figure(
     kind = "posterior equal-tailed" if fit.method == "nuts" else "Wald"
     ax.hlines(y, table["low"], table["high"], color="C0", linewidth=1.6, label=f"{kind} interval")
     if "quasi_low" in table:  # comparison intervals: no overlap ≈ a significant difference
-        z = stats.norm.ppf(0.5 + prob / 2)
-        label = f"comparison interval, ±{z:.2f} quasi-s.e."
+        label = comparison_label(prob, table.attrs.get("quasi_errors"))
         ax.hlines(y - 0.25, table["quasi_low"], table["quasi_high"], color="C3", label=label)
     ax.plot(table["centre"], y, "o", color="C0", markersize=4)
     # Names shown literally (never mathtext), as unique abbreviations of all the fit's systems.

@@ -50,7 +50,9 @@ def test_leaderboard_and_figure_show_the_quasi_standard_errors(fits):
     np.testing.assert_allclose(table["quasi_se"], qv[table.index])
     fig = fit.plot()
     texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert "comparison interval, ±1.96 quasi-s.e." in texts
+    errors = fit.quasi_variances().worst_pair
+    label = f"comparison interval, ±1.96 quasi-s.e. (pair errors {100 * errors[0]:+.1f} % / "
+    assert label + f"{100 * errors[1]:+.1f} %)" in texts
     import matplotlib.pyplot as plt
 
     plt.close(fig)

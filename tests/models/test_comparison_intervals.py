@@ -78,12 +78,15 @@ def test_posterior_draws_give_their_covariance_and_mallows_has_none():
 
 
 def test_forest_plot_draws_comparison_intervals():
-    from rankstats.models.plots import forest_plot
+    from rankstats.models.plots import forest_pages, forest_plot
 
     fit = rs.models.PlackettLuce().fit(rs.load_rankings("salad"), method="mle")
     fig = forest_plot(fit, prob=0.95)
     texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert texts == ["Wald interval", "comparison interval, ±1.96 quasi-s.e."]
+    assert texts[0] == "Wald interval"
+    assert texts[1] == "comparison interval, ±1.96 quasi-s.e. (pair errors -2.4 % / +3.7 %)"
+    for page in forest_pages(fit, per_page=2):  # every page says it
+        assert page.axes[0].get_legend().get_texts()[1].get_text() == texts[1]
 
 
 def test_fit_command_writes_quasi_standard_errors(tmp_path, capsys):
