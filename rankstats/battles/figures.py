@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from rankstats.plotting.comparison import comparison_label
+from rankstats.plotting.comparison import comparison_label, comparison_note
 from rankstats.plotting.names import labels, shortened_note
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def plot_intervals(
         Level of the intervals, for the axis label.
     quasi_errors : (float, float), optional
         The worst relative errors of the pairs' standard errors from the quasi-variances, shown
-        in the legend of the comparison intervals.
+        under the x axis when the comparison intervals are drawn.
     """
     import matplotlib.pyplot as plt
 
@@ -66,7 +66,7 @@ def plot_intervals(
     offsets = np.linspace(-0.25, 0.25, len(methods)) if len(methods) > 1 else [0.0]
     for method, offset in zip(methods, offsets, strict=True):
         low, high = table[f"{method}_low"].to_numpy(), table[f"{method}_high"].to_numpy()
-        label = _NAMES[method] if method != "quasi" else comparison_label(confidence, quasi_errors)
+        label = _NAMES[method] if method != "quasi" else comparison_label(confidence)
         ax.hlines(y + offset, low, high, color=_COLOURS[method], lw=2, label=label)
     ax.plot(table["rating"], y, "k|", ms=9, label="MLE")
     if xlabel is not None:  # effects: where "no effect" is
@@ -75,7 +75,9 @@ def plot_intervals(
     ax.set_yticklabels([short[m] for m in table["model"]])
     ax.set_ylim(-0.8, n - 0.2)
     unit = "Elo scale (400·log10(e)·θ)" if scale == "elo" else "log-worth θ"
-    ax.set_xlabel(xlabel or f"rating, {unit}; {confidence:.0%} intervals")
+    errors = comparison_note(quasi_errors) if "quasi" in methods else ""
+    label = xlabel or f"rating, {unit}; {confidence:.0%} intervals"
+    ax.set_xlabel(label + (f"\n{errors}" if errors else ""))
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="best", fontsize="small", frameon=False)
     if note:

@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 from scipy import stats
 
 from rankstats.models._fit import Fit
-from rankstats.plotting.comparison import comparison_label
+from rankstats.plotting.comparison import comparison_label, comparison_note
 from rankstats.plotting.fonts import fitted_fonts
 from rankstats.plotting.names import labels, shortened_note
 
@@ -134,7 +134,7 @@ def _figure(
     kind = "posterior equal-tailed" if fit.method == "nuts" else "Wald"
     ax.hlines(y, table["low"], table["high"], color="C0", linewidth=1.6, label=f"{kind} interval")
     if "quasi_low" in table:  # comparison intervals: no overlap ≈ a significant difference
-        label = comparison_label(prob, table.attrs.get("quasi_errors"))
+        label = comparison_label(prob)
         ax.hlines(y - 0.25, table["quasi_low"], table["quasi_high"], color="C3", label=label)
     ax.plot(table["centre"], y, "o", color="C0", markersize=4)
     # Names shown literally (never mathtext), as unique abbreviations of all the fit's systems.
@@ -146,7 +146,8 @@ def _figure(
     ax.axvline(0.0, color="0.7", linewidth=0.8, zorder=0)
     if xlim is not None:
         ax.set_xlim(*xlim)
-    ax.set_xlabel(f"log-worth (centred), {prob:.0%} intervals")
+    errors = comparison_note(table.attrs.get("quasi_errors"))
+    ax.set_xlabel(f"log-worth (centred), {prob:.0%} intervals" + (f"\n{errors}" if errors else ""))
     ax.legend(loc="best", fontsize="small", frameon=False)
     note = shortened_note(fit.order)
     title = f"{fit.model.upper()} fit ({fit.method}): {what}"
