@@ -105,12 +105,12 @@ class QuasiVariances:
 
     def accuracy(self) -> str:
         """The approximation's worst relative errors in one sentence (percent, as qvcalc)."""
-        lo, hi = self.worst_pair
-        clo, chi = self.worst_contrast
-        return (
+        lo, hi, clo, chi = (
+            round(100 * e, 1) + 0.0 for e in (*self.worst_pair, *self.worst_contrast)
+        )
+        return (  # + 0.0 above: no "-0.0"
             f"worst relative errors of the standard errors from quasi-variances: pairs "
-            f"{100 * lo:+.1f} % / {100 * hi:+.1f} %, all contrasts {100 * clo:+.1f} % / "
-            f"{100 * chi:+.1f} %"
+            f"{lo:+.1f} % / {hi:+.1f} %, all contrasts {clo:+.1f} % / {chi:+.1f} %"
         )
 
     def __repr__(self) -> str:
