@@ -34,10 +34,3 @@ def fit_quasi_variances(fit: Fit) -> QuasiVariances:
             raise ValueError("quasi-variances need the covariance or at least 2 draws of the fit")
         covariance = np.cov(draws, rowvar=False)
     return quasi_variances(covariance, fit.worth.to_numpy(), fit.systems)
-
-
-def source(fit: Fit) -> str:
-    """Which covariance the quasi-variances of ``fit`` summarise, for labels and tables."""
-    if fit.covariance is not None:
-        return "inverse observed information" if fit.method == "mle" else "posterior curvature"
-    return "posterior covariance of the draws"
