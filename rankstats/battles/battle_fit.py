@@ -19,6 +19,7 @@ from rankstats.battles.rating_differences import (
     pair_positions,
     wald_differences,
 )
+from rankstats.core.quasi_variance import QuasiVariances, quasi_variances
 
 #: Points per unit of log-worth on the Elo scale: 400 / ln 10.
 ELO_SCALE = 400.0 / math.log(10.0)
@@ -186,6 +187,7 @@ class BattleFit:
         intervals = self.intervals(scale)
         for column in intervals.columns:
             frame[column] = intervals[column].to_numpy()
+        frame["quasi_se"] = self.quasi_variances(scale).table["quasi_se"].to_numpy()
         if self.posterior is not None:
             draws = self._worth_draws("posterior")
             anchor = self._anchor_index(self.anchor)
@@ -203,6 +205,25 @@ class BattleFit:
         return frame.sort_values(["rating", "model"], ascending=[False, True]).reset_index(
             drop=True
         )
+
+    def quasi_variances(self, scale: str = "elo") -> QuasiVariances:
+        """Quasi-variances of the ratings (Firth & de Menezes 2004; :func:`rankstats.models.
+        quasi_variances`): ``Var(r_i − r_j) ≈ q_i + q_j`` for every pair, from the Fisher
+        covariance, so that comparison intervals ``r_i ± 1.96 √q_i`` (:meth:`plot`) compare by
+        eye; with the relative error of every pair's standard error and the worst over all
+        contrasts.  The anchor changes no difference, so neither the quasi-variances.
+
+        Parameters
+        ----------
+        scale : {"elo", "log"}
+            Elo points (``q`` times :math:`(400 \\log_{10} e)^2`) or log-worths.
+        """
+        if scale not in ("elo", "log"):
+            raise ValueError(f"scale must be 'elo' or 'log', not {scale!r}")
+        n = self.n_models
+        unit = ELO_SCALE if scale == "elo" else 1.0
+        cov = unit**2 * self.covariance[:n, :n]
+        return quasi_variances(cov, self.ratings(scale).to_numpy(), self.models)
 
     def differences(self, alpha: float | None = None) -> pd.DataFrame:
         r"""Wald tests of every rating difference, Holm-adjusted over the pairs.
@@ -319,9 +340,16 @@ class BattleFit:
 
     # ---------------------------------------------------------------- figures
     def plot(self, scale: str = "elo", top: int | None = None):
-        """Interval plot: one row per model, one marker and bar per method."""
+        """Interval plot: one row per model, one marker and bar per method, and the comparison
+        intervals ``rating ± z·quasi-se`` (:meth:`quasi_variances`; z = 1.96 at 95 %)."""
         table = self.table(scale)
-        return plot_intervals(table, self.models, self.methods, self.confidence, scale, top)
+        half = self._z() * table["quasi_se"]
+        table["quasi_low"], table["quasi_high"] = table["rating"] - half, table["rating"] + half
+        methods = [*self.methods, "quasi"]
+        errors = self.quasi_variances(scale).worst_pair
+        return plot_intervals(
+            table, self.models, methods, self.confidence, scale, top, quasi_errors=errors
+        )
 
     def plot_covariates(self):
         """The covariate effects of a style-controlled fit, in Elo points per standard deviation

@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from rankstats.plotting.comparison import comparison_label, comparison_note
 from rankstats.plotting.names import labels, shortened_note
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-_COLOURS = {"fisher": "C0", "bootstrap": "C1", "posterior": "C2"}
+_COLOURS = {"fisher": "C0", "bootstrap": "C1", "posterior": "C2", "quasi": "C3"}
 _NAMES = {"fisher": "Fisher (Wald)", "bootstrap": "bootstrap percentile", "posterior": "posterior"}
 
 
@@ -33,6 +34,7 @@ def plot_intervals(
     scale: str = "elo",
     top: int | None = None,
     xlabel: str | None = None,
+    quasi_errors: tuple[float, float] | None = None,
 ) -> Figure:
     """Ratings with their intervals, best at the top; one offset bar per interval method (also
     the covariate effects of a style-controlled fit, with their own ``xlabel``).
@@ -45,9 +47,13 @@ def plot_intervals(
     models : sequence of str
         All the fit's models (the abbreviations are unique among them).
     methods : sequence of str
-        Interval methods drawn (``"fisher"``, ``"bootstrap"``, ``"posterior"``).
+        Interval methods drawn (``"fisher"``, ``"bootstrap"``, ``"posterior"``, ``"quasi"``:
+        comparison intervals from the quasi-standard errors, Firth & de Menezes 2004).
     confidence : float
         Level of the intervals, for the axis label.
+    quasi_errors : (float, float), optional
+        The worst relative errors of the pairs' standard errors from the quasi-variances, shown
+        under the x axis when the comparison intervals are drawn.
     """
     import matplotlib.pyplot as plt
 
@@ -60,7 +66,8 @@ def plot_intervals(
     offsets = np.linspace(-0.25, 0.25, len(methods)) if len(methods) > 1 else [0.0]
     for method, offset in zip(methods, offsets, strict=True):
         low, high = table[f"{method}_low"].to_numpy(), table[f"{method}_high"].to_numpy()
-        ax.hlines(y + offset, low, high, color=_COLOURS[method], lw=2, label=_NAMES[method])
+        label = _NAMES[method] if method != "quasi" else comparison_label(confidence)
+        ax.hlines(y + offset, low, high, color=_COLOURS[method], lw=2, label=label)
     ax.plot(table["rating"], y, "k|", ms=9, label="MLE")
     if xlabel is not None:  # effects: where "no effect" is
         ax.axvline(0.0, color="0.5", lw=0.8, ls="--")
@@ -68,9 +75,11 @@ def plot_intervals(
     ax.set_yticklabels([short[m] for m in table["model"]])
     ax.set_ylim(-0.8, n - 0.2)
     unit = "Elo scale (400·log10(e)·θ)" if scale == "elo" else "log-worth θ"
-    ax.set_xlabel(xlabel or f"rating, {unit}; {confidence:.0%} intervals")
+    errors = comparison_note(quasi_errors) if "quasi" in methods else ""
+    label = xlabel or f"rating, {unit}; {confidence:.0%} intervals"
+    ax.set_xlabel(label + (f"\n{errors}" if errors else ""))
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(loc="lower right", fontsize="small", frameon=False)
+    ax.legend(loc="best", fontsize="small", frameon=False)
     if note:
         ax.set_title(note, fontsize="small")
     fig.tight_layout()

@@ -63,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
         print_frame(parameters)
     if "bootstrap" in fit.methods:
         print(f"\nbootstrap over {_unit(fit, battles)}")
+    quasi = fit.quasi_variances()
+    print(f"\nquasi_se: comparison intervals rating ± 1.96 quasi_se; {quasi.accuracy()}")
     for note in notes:
         print(f"\nnote: {note}")
     problems = fit.info.get("posterior_problems")
@@ -87,6 +89,16 @@ def run(args: argparse.Namespace) -> int:
             "warnings": notes,
             "parameters": clean(parameters.to_dict("records")),
             "ratings": clean(table.to_dict("records")),
+            "quasi_variances": clean(
+                [
+                    {
+                        "worst_pair_low": quasi.worst_pair[0],
+                        "worst_pair_high": quasi.worst_pair[1],
+                        "worst_contrast_low": quasi.worst_contrast[0],
+                        "worst_contrast_high": quasi.worst_contrast[1],
+                    }
+                ]
+            )[0],
         }
         files.append(write_json(tmp / "summary.json", summary))
         file_done()

@@ -23,6 +23,7 @@ from rankstats.cli._fit_common import (
     fit_model,
     formatted,
     print_estimate,
+    quasi_summary,
     tune_for,
     warn_verdict,
     write_outputs,
@@ -152,6 +153,7 @@ def _run(args: argparse.Namespace) -> int:
 
     summary = fit.summary(args.prob)
     rows = [f"{fit.variable}[{s}]" for s in fit.order]
+    quasi_se, quasi = quasi_summary(fit)
     centre = "mean" if args.method == "nuts" else "estimate"
     spread = "sd" if args.method == "nuts" else "se"
     table = pd.DataFrame(
@@ -160,6 +162,7 @@ def _run(args: argparse.Namespace) -> int:
             "system": fit.order,
             "log_worth": summary.loc[rows, centre].to_numpy(),
             spread: summary.loc[rows, spread].to_numpy(),
+            "quasi_se": quasi_se,
             "low": summary.loc[rows, "low"].to_numpy(),
             "high": summary.loc[rows, "high"].to_numpy(),
         }
@@ -169,6 +172,7 @@ def _run(args: argparse.Namespace) -> int:
         ("system", "left"),
         ("log-worth", "right"),
         (spread, "right"),
+        ("quasi-se", "right"),
         ("low", "right"),
         ("high", "right"),
     ]
@@ -177,6 +181,7 @@ def _run(args: argparse.Namespace) -> int:
         list(table["system"]),
         formatted(table["log_worth"], ".4f"),
         formatted(table[spread], ".3f"),
+        formatted(table["quasi_se"], ".3f"),
         formatted(table["low"], ".3f"),
         formatted(table["high"], ".3f"),
     ]
@@ -193,6 +198,7 @@ def _run(args: argparse.Namespace) -> int:
         title=f"log-worth (centred), {args.prob:.0%} {interval} interval [low, high]",
         max_width={1: 40},
     )
+    print(f"  quasi-se: {quasi['note']}")
     pairs = fit.pairwise(args.prob)
     how = "posterior mean" if args.method == "nuts" else "at the estimate"
     _print_matrix(pairs, fit.order, how)
@@ -210,6 +216,7 @@ def _run(args: argparse.Namespace) -> int:
         verdict=verdict,
         advice=advice,
         more=more,
+        extra={"quasi_variances": quasi},
     )
 
 

@@ -14,6 +14,7 @@ from rankstats.core.mallows_partition import PartitionFunction, partition_functi
 from rankstats.core.partition_in_use import use_partition_function
 from rankstats.core.permutation_distances import DISTANCES, rank_distance
 from rankstats.core.preferences import AssessorPreferences
+from rankstats.core.quasi_variance import QuasiVariances, quasi_variances
 from rankstats.io.partition_files import read_partition_function
 from rankstats.models._fit import Fit, register_model
 from rankstats.models.bradley_terry import BradleyTerry
@@ -50,6 +51,7 @@ __all__ = [
     "PPCResult",
     "PartitionFunction",
     "PlackettLuce",
+    "QuasiVariances",
     "RankPosterior",
     "RankTree",
     "RankTreeNode",
@@ -61,6 +63,7 @@ __all__ = [
     "ppc",
     "ppc_draws",
     "predict_worth",
+    "quasi_variances",
     "rank_distance",
     "rank_tree",
     "read_partition_function",

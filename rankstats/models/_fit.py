@@ -28,6 +28,7 @@ from scipy import special, stats
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import SAMPLED, flat_draws
 from rankstats._util.advice import AdviceError, escape
+from rankstats.core.quasi_variance import QuasiVariances
 from rankstats.models.ppc_result import PPCResult
 from rankstats.models.predictive_checks import ppc
 from rankstats.models.rank_posteriors import RankPosterior, rank_posterior, rank_probabilities
@@ -362,6 +363,16 @@ class Fit:
         table["low"] = table["estimate"] - z * table["se"]
         table["high"] = table["estimate"] + z * table["se"]
         return table
+
+    def quasi_variances(self) -> QuasiVariances:
+        """Quasi-variances of the log-worths (Firth & de Menezes 2004; R's ``qvcalc``):
+        ``Var(θ_i − θ_j) ≈ q_i + q_j`` for every pair, so that comparison intervals
+        ``θ_i ± 1.96 √q_i`` compare by eye; with the relative error of every pair's standard
+        error and the worst over all contrasts (:func:`rankstats.quasi_variances`).  From
+        :attr:`covariance` (``mle`` / ``map``) or the posterior covariance (``nuts``)."""
+        from rankstats.models.comparison_intervals import fit_quasi_variances
+
+        return fit_quasi_variances(self)
 
     def relative_to(self, reference: str) -> pd.DataFrame:
         """Log-worths relative to one system, with standard errors (``mle`` / ``map``).

@@ -1,4 +1,5 @@
-"""Figures of a :class:`~rankstats.models.Fit`: forest plot of the log-worths.
+"""Figures of a :class:`~rankstats.models.Fit`: forest plot of the log-worths, with the
+comparison intervals of the quasi-variances (:meth:`Fit.quasi_variances`) below each interval.
 
 Every system is drawn: :func:`forest_plot` puts them all in one tall figure (its title says how
 many), :func:`forest_pages` splits them into pages of ``per_page`` systems, each titled with the
@@ -18,8 +19,10 @@ import math
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from scipy import stats
 
 from rankstats.models._fit import Fit
+from rankstats.plotting.comparison import comparison_label, comparison_note
 from rankstats.plotting.fonts import fitted_fonts
 from rankstats.plotting.names import labels, shortened_note
 
@@ -72,7 +75,9 @@ def forest_pages(fit: Fit, prob: float = 0.95, per_page: int = 60) -> list[Figur
     n = len(table)
     pages = max(1, math.ceil(n / per_page))
     # One x axis for every page, so that intervals on different pages compare by eye.
-    low, high = float(np.nanmin(table["low"])), float(np.nanmax(table["high"]))
+    lows = table[[c for c in ("low", "quasi_low") if c in table]].to_numpy()
+    highs = table[[c for c in ("high", "quasi_high") if c in table]].to_numpy()
+    low, high = float(np.nanmin(lows)), float(np.nanmax(highs))
     pad = 0.05 * (high - low if high > low else 1.0)
     xlim = (min(low, 0.0) - pad, max(high, 0.0) + pad)
     figures = []
@@ -89,11 +94,14 @@ def forest_pages(fit: Fit, prob: float = 0.95, per_page: int = 60) -> list[Figur
 
 
 def _intervals(fit: Fit, prob: float) -> pd.DataFrame:
-    """``system, centre, low, high`` in the fit's order (best first)."""
+    """``system, centre, low, high`` in the fit's order (best first), and the comparison
+    intervals ``quasi_low`` / ``quasi_high`` (``centre ± z·quasi-se``) when the fit has
+    quasi-variances (Plackett–Luce, Bradley–Terry; not for a covariance that leaves a difference
+    without variance, e.g. two systems with the same covariates)."""
     summary = fit.summary(prob)
     rows = [f"{fit.variable}[{s}]" for s in fit.order]
     centre = "mean" if fit.method == "nuts" else "estimate"
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "system": list(fit.order),
             "centre": summary.loc[rows, centre].to_numpy(dtype=np.float64),
@@ -101,6 +109,14 @@ def _intervals(fit: Fit, prob: float) -> pd.DataFrame:
             "high": summary.loc[rows, "high"].to_numpy(dtype=np.float64),
         }
     )
+    try:
+        quasi = fit.quasi_variances()
+    except ValueError:
+        return table
+    half = stats.norm.ppf(0.5 + prob / 2) * quasi.quasi_se.loc[list(fit.order)].to_numpy()
+    table["quasi_low"], table["quasi_high"] = table["centre"] - half, table["centre"] + half
+    table.attrs["quasi_errors"] = quasi.worst_pair
+    return table
 
 
 def _figure(
@@ -115,7 +131,11 @@ def _figure(
     fig = Figure(figsize=(7.0, height))
     ax = fig.add_subplot()
     y = np.arange(n)[::-1]
-    ax.hlines(y, table["low"], table["high"], color="C0", linewidth=1.6)
+    kind = "posterior equal-tailed" if fit.method == "nuts" else "Wald"
+    ax.hlines(y, table["low"], table["high"], color="C0", linewidth=1.6, label=f"{kind} interval")
+    if "quasi_low" in table:  # comparison intervals: no overlap ≈ a significant difference
+        label = comparison_label(prob)
+        ax.hlines(y - 0.25, table["quasi_low"], table["quasi_high"], color="C3", label=label)
     ax.plot(table["centre"], y, "o", color="C0", markersize=4)
     # Names shown literally (never mathtext), as unique abbreviations of all the fit's systems.
     short = dict(zip(fit.order, labels(fit.order), strict=True))
@@ -126,8 +146,9 @@ def _figure(
     ax.axvline(0.0, color="0.7", linewidth=0.8, zorder=0)
     if xlim is not None:
         ax.set_xlim(*xlim)
-    kind = "posterior equal-tailed" if fit.method == "nuts" else "Wald"
-    ax.set_xlabel(f"log-worth (centred), {prob:.0%} {kind} interval")
+    errors = comparison_note(table.attrs.get("quasi_errors"))
+    ax.set_xlabel(f"log-worth (centred), {prob:.0%} intervals" + (f"\n{errors}" if errors else ""))
+    ax.legend(loc="best", fontsize="small", frameon=False)
     note = shortened_note(fit.order)
     title = f"{fit.model.upper()} fit ({fit.method}): {what}"
     ax.set_title(title + ("\n" + note if note else ""), fontsize=10)

@@ -11,7 +11,8 @@ domain draws its own figures with them (the significance heatmap in
 - :mod:`~rankstats.plotting.fonts`: fallback fonts for characters the default font lacks, and
   one :class:`MissingFontWarning` when none is installed;
 - :mod:`~rankstats.plotting.matrices`: the diverging distance-from-½ image of a pair matrix;
-- :mod:`~rankstats.plotting.saving`: :func:`save_figure` (PNG and PDF).
+- :mod:`~rankstats.plotting.saving`: :func:`save_figure` (PNG and PDF);
+- :mod:`~rankstats.plotting.comparison`: the legend of comparison intervals (quasi-variances).
 """
 
 from rankstats.plotting.fonts import (

@@ -286,6 +286,7 @@ def test_table_parameters_and_win_probability():
         "fisher_high",
         "bootstrap_low",
         "bootstrap_high",
+        "quasi_se",
         "rank",
         "rank_ub",
         "n_battles",
