@@ -94,7 +94,7 @@ def fit_battles(
     ties: bool | None = None,
     order_effect: bool | None = None,
     both_bad: str = "tie",
-    bootstrap: int = 1000,
+    bootstrap: int | None = None,
     posterior: bool = False,
     confidence: float = 0.95,
     anchor: str | None = None,
@@ -129,8 +129,8 @@ def fit_battles(
         never estimates it.
     both_bad : {"tie", "drop"}
         Count "both bad" battles as ties (default) or leave them out.
-    bootstrap : int
-        Bootstrap replicates (0: none).
+    bootstrap : int, optional
+        Bootstrap replicates (0: none; default 1000, none with ``bias_reduction``).
     posterior : bool
         Also sample the posterior with NUTS (PyMC; compiles a model: tens of seconds); with
         covariates, over the battles one by one (slower for long logs).
@@ -166,8 +166,10 @@ def fit_battles(
     MLEDoesNotExistError
         The comparison graph is not strongly connected (the message names the groups).
     """
-    _check_settings(confidence, bootstrap, anchor_rating, order_effect)
     _check_bias_reduction(bias_reduction, bootstrap)
+    if bootstrap is None:
+        bootstrap = 0 if bias_reduction else 1000
+    _check_settings(confidence, bootstrap, anchor_rating, order_effect)
     pairs = battles.pairs(both_bad)
     if len(pairs.item1) == 0:
         raise AdviceBattlesError(

@@ -200,9 +200,7 @@ def _fit(args: argparse.Namespace):
         ties=None if args.ties == "davidson" else False,
         order_effect=args.order_effect,
         both_bad=args.both_bad,
-        bootstrap=(1000 if not args.bias_reduction else 0)
-        if args.bootstrap is None
-        else args.bootstrap,
+        bootstrap=args.bootstrap,
         bias_reduction=args.bias_reduction,
         posterior=args.posterior,
         confidence=args.confidence,

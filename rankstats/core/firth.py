@@ -102,11 +102,11 @@ def check_bias_reduction(bias_reduction: object, method: str, random_effect: boo
         raise TypeError(f"bias_reduction must be True or False, not {bias_reduction!r}")
     if bias_reduction and method != "mle":
         raise AdviceError(
-            "{bias_reduction} penalises the likelihood: it goes with {mle}, not "
-            + escape(f"method={method!r}")
-            + " (whose prior already keeps the estimates finite)",
+            "{bias_reduction} penalises the likelihood: it goes with {mle}, not {method} "
+            "(whose prior already keeps the estimates finite)",
             bias_reduction=Spelled("bias_reduction=True", "--bias-reduction"),
             mle=Spelled("method='mle'", "--method mle"),
+            method=Spelled(f"method={method!r}", f"--method {method}"),
         )
     if bias_reduction and random_effect:
         raise AdviceError(
