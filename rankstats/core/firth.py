@@ -38,7 +38,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rankstats._util.advice import AdviceError, Spelled, escape
+from rankstats._util.advice import AdviceError, Spelled
 
 Objective = Callable[[np.ndarray, bool], tuple[float, np.ndarray | None, np.ndarray | None]]
 

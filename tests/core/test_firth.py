@@ -130,7 +130,7 @@ def test_bt_with_covariates_and_own_worths_equals_firth_logistic_regression():
     systems = [f"s{k}" for k in range(7)]
     x = pd.DataFrame(rng.normal(size=(7, 2)), index=systems, columns=["size", "age"])
     x.loc["s0", "size"] = np.nan  # s0 (never loses) has an own log-worth, as lizard096
-    with pytest.raises(MLEDoesNotExistError, match="s0 .never lose"):
+    with pytest.raises(MLEDoesNotExistError, match=r"s0 \(never lose"):
         rs.models.BradleyTerry(covariates=x).fit(counts, method="mle")
     fit = rs.models.BradleyTerry(covariates=x).fit(counts, method="mle", bias_reduction=True)
     columns = {s: np.r_[x.loc[s].to_numpy(), 0.0] for s in systems[1:]}
@@ -304,5 +304,5 @@ def test_bias_reduction_is_refused_where_it_does_not_apply():
     with pytest.raises(ValueError, match="random_effect=True"):
         rs.models.BradleyTerry(random_effect=True).fit(counts, method="mle", bias_reduction=True)
     log = pd.DataFrame({"model_a": ["a", "b"], "model_b": ["b", "c"], "winner": ["model_a"] * 2})
-    with pytest.raises(ValueError, match="not available with the bootstrap .bootstrap=10"):
+    with pytest.raises(ValueError, match=r"not available with the bootstrap \(bootstrap=10"):
         rs.fit_battles(rs.read_battles(log), bias_reduction=True, bootstrap=10)
