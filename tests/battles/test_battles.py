@@ -89,7 +89,9 @@ def test_disconnected_graph_names_the_models():
     ):
         fit_battles(read_battles(frame), bootstrap=0)
     never_loses = _frame([("x", "y", "a"), ("y", "x", "a"), ("z", "x", "a"), ("y", "z", "b")])
-    with pytest.raises(MLEDoesNotExistError, match=r"never lose \(nor tie\), 1: z.*bias_reduction=True"):
+    with pytest.raises(
+        MLEDoesNotExistError, match=r"never lose \(nor tie\), 1: z.*bias_reduction=True"
+    ):
         fit_battles(read_battles(never_loses), bootstrap=0)
 
 
