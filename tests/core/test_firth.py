@@ -349,3 +349,36 @@ def test_firth_removes_the_bias_and_its_intervals_cover():
     # The MLE (where it exists) is biased away from zero at both ends; Firth's is not.
     assert mle_bias[0] > 4 * mc_se[0] and mle_bias[-1] < -4 * mc_se[-1]
     assert np.all((coverage > 0.93) & (coverage < 0.995)), coverage
+
+
+def test_battles_with_style_covariate_equal_generic_optimisation():
+    rows = [  # model_a, model_b, winner, length difference (a − b); "d" never loses
+        ("d", "a", "model_a", 0.5), ("b", "d", "tie", -0.2), ("d", "c", "model_a", 1.0),
+        ("a", "b", "model_a", 0.3), ("b", "a", "model_a", -0.4), ("c", "a", "model_b", 0.1),
+        ("a", "c", "tie", 0.0), ("b", "c", "model_a", 0.8), ("c", "b", "model_a", -0.6),
+        ("a", "b", "model_b", -0.9), ("d", "b", "model_a", 0.2), ("c", "d", "model_b", -0.3),
+    ]  # fmt: skip
+    log = pd.DataFrame(rows, columns=["model_a", "model_b", "winner", "length"])
+    battles = rs.read_battles(log, covariates={"length": "length"})
+    fit = rs.fit_battles(battles, bias_reduction=True, order_effect=False, standardize=False)
+    models = list(battles.models)
+    index = {m: k for k, m in enumerate(models)}
+    size = len(models) - 1 + 2  # worths (last fixed), log ν, γ
+    blocks = []
+    for a, b, winner, z in rows:
+        za, zb = np.zeros(size), np.zeros(size)
+        if index[a] < len(models) - 1:
+            za[index[a]] = 1.0
+        if index[b] < len(models) - 1:
+            zb[index[b]] = 1.0
+        za[-1] = z  # γ z in the log-worth of model_a
+        tie = 0.5 * (za + zb)
+        tie[-2] = 1.0
+        chosen = {"model_a": 0, "model_b": 1, "tie": 2}[winner]
+        blocks.append((np.array([za, zb, tie]), chosen, 1))
+    phi = minimise(multinomial_penalised(blocks), size)
+    theta = np.append(phi[: len(models) - 1], 0.0)
+    np.testing.assert_allclose(fit.log_worth, theta - theta.mean(), atol=2e-5)
+    n = len(models)
+    assert fit.params[n] == pytest.approx(phi[-2], abs=2e-5)  # log ν
+    assert fit.params[n + 1] == pytest.approx(phi[-1], abs=2e-5)  # γ
