@@ -74,13 +74,16 @@ from rankstats.battles.log import Battles
 from rankstats.battles.log_files import AdviceBattlesError
 from rankstats.battles.style_control import bootstrap_style, style_rows
 from rankstats.core.bradley_terry_mle import ConvergenceError, MLEDoesNotExistError, Pairs, fit_bt
+from rankstats.core.firth import FIRTH
 from rankstats.errors import DataWarning
 
 BATTLES_HINT = Spelled(
-    "Add battles that connect these models, or fit the connected part only (the posterior, "
-    "posterior=True, stays finite thanks to its prior).",
-    "Add battles that connect these models, or fit the connected part only (the posterior, "
-    "--posterior, stays finite thanks to its prior).",
+    "Fit with bias_reduction=True (Firth's penalised likelihood: finite ratings and standard "
+    "errors), add battles that connect these models, or fit the connected part only (the "
+    "posterior, posterior=True, stays finite thanks to its prior).",
+    "Fit with --bias-reduction (Firth's penalised likelihood: finite ratings and standard "
+    "errors), add battles that connect these models, or fit the connected part only (the "
+    "posterior, --posterior, stays finite thanks to its prior).",
 )
 
 
@@ -91,7 +94,7 @@ def fit_battles(
     ties: bool | None = None,
     order_effect: bool | None = None,
     both_bad: str = "tie",
-    bootstrap: int = 1000,
+    bootstrap: int | None = None,
     posterior: bool = False,
     confidence: float = 0.95,
     anchor: str | None = None,
@@ -105,6 +108,7 @@ def fit_battles(
     progressbar: bool = True,
     covariates: bool = True,
     standardize: bool = True,
+    bias_reduction: bool = False,
 ) -> BattleFit:
     """Fit Bradley–Terry with an order effect to battles, with Fisher, bootstrap and posterior
     intervals (see the module docstring for the model and the methods).
@@ -125,8 +129,8 @@ def fit_battles(
         never estimates it.
     both_bad : {"tie", "drop"}
         Count "both bad" battles as ties (default) or leave them out.
-    bootstrap : int
-        Bootstrap replicates (0: none).
+    bootstrap : int, optional
+        Bootstrap replicates (0: none; default 1000, none with ``bias_reduction``).
     posterior : bool
         Also sample the posterior with NUTS (PyMC; compiles a model: tens of seconds); with
         covariates, over the battles one by one (slower for long logs).
@@ -149,6 +153,11 @@ def fit_battles(
     standardize : bool
         Covariates divided by their standard deviation (their effects per standard deviation;
         not centred, so that the ratings are at equal style); False fits them as given.
+    bias_reduction : bool
+        Firth's (1993) bias-reduced estimate (:mod:`rankstats.core.firth`): the likelihood
+        penalised by Jeffreys' prior, finite when a model never wins or never loses; the
+        Fisher intervals from the inverse information at the estimate.  Not with the bootstrap
+        (whose replicates would need it too).
 
     Raises
     ------
@@ -157,6 +166,9 @@ def fit_battles(
     MLEDoesNotExistError
         The comparison graph is not strongly connected (the message names the groups).
     """
+    _check_bias_reduction(bias_reduction, bootstrap)
+    if bootstrap is None:
+        bootstrap = 0 if bias_reduction else 1000
     _check_settings(confidence, bootstrap, anchor_rating, order_effect)
     pairs = battles.pairs(both_bad)
     if len(pairs.item1) == 0:
@@ -183,8 +195,12 @@ def fit_battles(
     unadjusted, style = None, None
     if styled:
         style = style_rows(battles, both_bad, ties, standardize, order_effect)
-        unadjusted = _optimum(fit_pairs, ties, models, order_effect).params[: len(models)]
-    optimum = _optimum(fit_pairs if style is None else style[0], ties, models, order_effect)
+        unadjusted = _optimum(fit_pairs, ties, models, order_effect, bias_reduction).params[
+            : len(models)
+        ]
+    optimum = _optimum(
+        fit_pairs if style is None else style[0], ties, models, order_effect, bias_reduction
+    )
     info: dict[str, Any] = {
         "ties": "davidson" if ties else "half",
         "order_effect": order_effect,
@@ -196,6 +212,8 @@ def fit_battles(
         "newton_iterations": optimum.iterations,
         "warnings": [],
     }
+    if bias_reduction:
+        info["bias_reduction"] = FIRTH
     if battles.cluster is not None:
         info["n_clusters"] = battles.n_clusters
 
@@ -297,10 +315,19 @@ def fit_battles(
     )
 
 
-def _optimum(pairs: Pairs, ties: bool, models: Sequence[str], order: bool):
+def _optimum(
+    pairs: Pairs, ties: bool, models: Sequence[str], order: bool, bias_reduction: bool = False
+):
     """:func:`fit_bt` of the battles, its failure to converge said as the user's problem."""
     try:
-        return fit_bt(pairs, ties=ties, systems=models, hint=BATTLES_HINT, order=order)
+        return fit_bt(
+            pairs,
+            ties=ties,
+            systems=models,
+            hint=BATTLES_HINT,
+            order=order,
+            bias_reduction=bias_reduction,
+        )
     except ConvergenceError as err:
         covariates = pairs.features is not None
         raise MLEDoesNotExistError(
@@ -374,6 +401,19 @@ def _check_settings(
         )
     if order_effect not in (None, True, False):
         raise ValueError(f"order_effect must be None, True or False, not {order_effect!r}")
+
+
+def _check_bias_reduction(bias_reduction: object, bootstrap: int) -> None:
+    if not isinstance(bias_reduction, bool | np.bool_):
+        raise TypeError(f"bias_reduction must be True or False, not {bias_reduction!r}")
+    if bias_reduction and bootstrap:
+        raise AdviceError(
+            "{bias_reduction} is not available with the bootstrap ({bootstrap}): its replicates "
+            "are maximum-likelihood fits; use the Fisher intervals of the bias-reduced fit, "
+            "or the posterior",
+            bias_reduction=Spelled("bias_reduction=True", "--bias-reduction"),
+            bootstrap=Spelled(f"bootstrap={bootstrap}", f"--bootstrap {bootstrap}"),
+        )
 
 
 def _half_wins(pairs: Pairs) -> Pairs:

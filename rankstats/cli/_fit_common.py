@@ -282,6 +282,8 @@ def described(model: object, args: argparse.Namespace) -> str:
         structure += f", --covariates {', '.join(map(str, covariates.columns))}"
     if getattr(model, "random_effect", False):
         structure += ", --random-effect"
+    if getattr(args, "bias_reduction", False):
+        structure += ", --bias-reduction"
     return (
         f"{model_name(key)} (--prior-scale {args.prior_scale:g}, --kind {args.kind}"
         f"{structure}), --method {args.method}"

@@ -51,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
     table = fit.table()
     parameters = fit.parameters()
     adjusted = " adjusted for " + ", ".join(fit.covariate_names) if fit.covariate_names else ""
+    if "bias_reduction" in fit.info:
+        adjusted = ", bias-reduced (Firth)" + adjusted
     print(
         f"\nratings{adjusted} (Elo scale, {args.confidence:.0%} intervals: "
         f"{', '.join(fit.methods)}):"
@@ -211,6 +213,7 @@ def _fit(args: argparse.Namespace):
         order_effect=args.order_effect,
         both_bad=args.both_bad,
         bootstrap=args.bootstrap,
+        bias_reduction=args.bias_reduction,
         posterior=args.posterior,
         confidence=args.confidence,
         anchor=args.anchor,

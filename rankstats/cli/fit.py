@@ -89,6 +89,10 @@ def _run(args: argparse.Namespace) -> int:
 
     chosen = _models(args)
     covariates = _covariates(args, chosen)
+    if args.bias_reduction and (args.compare or args.model == "mallows"):
+        raise UsageError(
+            "--bias-reduction fits one pl or bt model (--model pl or bt, --method mle)"
+        )
     if args.compare:
         return compare(args, chosen)
     if args.model != "mallows":
@@ -128,7 +132,7 @@ def _run(args: argparse.Namespace) -> int:
     )
     print(f"rankstats fit: {name} ({what}), {described(model, args)}", flush=True)
     print_estimate(args, data)
-    fit = fit_model(model, data, args, sampler=args.sampler)
+    fit = fit_model(model, data, args, sampler=args.sampler, bias_reduction=args.bias_reduction)
     from rankstats.reporting.diagnostics import convergence
 
     verdict = convergence(fit)
@@ -146,6 +150,8 @@ def _run(args: argparse.Namespace) -> int:
             label = "log-likelihood (Laplace approximation, σ estimated)"
         elif args.method == "pql":
             label = "log-likelihood (Laplace approximation at the PQL estimates)"
+        if args.bias_reduction:
+            label = "log-likelihood at the bias-reduced estimate"
         print(f"  {label}: {fit.log_likelihood:.4f}")
     for key, value in fit.parameters.items():
         if not key.startswith("log_") and not key.endswith("_se"):

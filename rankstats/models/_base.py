@@ -16,7 +16,13 @@ from rankstats._pymc import shared
 from rankstats._pymc.convergence import check_convergence, warn_convergence
 from rankstats._pymc.nuts import SAMPLERS, sample_nuts
 from rankstats._util.advice import AdviceError, Spelled
-from rankstats.core.bradley_terry_mle import check_strongly_connected, newton
+from rankstats.core.bradley_terry_mle import (
+    check_connected,
+    check_strongly_connected,
+    firth_newton,
+    newton,
+)
+from rankstats.core.firth import FIRTH, check_bias_reduction
 from rankstats.models import information
 from rankstats.models._fit import Fit, attrs_for, optimum_fit
 from rankstats.models.system_covariates import CovariateMap, covariate_map, free_map
@@ -115,6 +121,7 @@ class RankModel:
         progressbar: bool = True,
         target_accept: float = 0.9,
         cores: int | None = None,
+        bias_reduction: bool = False,
     ) -> Fit:
         """Fit the model.
 
@@ -149,6 +156,12 @@ class RankModel:
             NUTS step-size adaptation target.
         cores : int, optional
             Parallel chains (default ``min(chains, os.cpu_count())``).
+        bias_reduction : bool
+            With ``method="mle"``: Firth's (1993) bias-reduced estimate, the likelihood
+            penalised by Jeffreys' prior, ½ log det I
+            (:mod:`rankstats.core.firth`; BradleyTerry2's ``BTm(..., br = TRUE)``): finite when
+            systems never win or never lose, standard errors from the inverse information at
+            the estimate; with covariates too, not with a random effect.
 
         Returns
         -------
@@ -172,6 +185,7 @@ class RankModel:
                 random=Spelled("random_effect=True", "--random-effect"),
                 mle=("method", "mle"),
             )
+        check_bias_reduction(bias_reduction, method, self.random_effect)
         if self.structured and method == "map":
             raise ValueError(
                 "with system covariates or a random effect, fit by maximum likelihood "
@@ -193,13 +207,17 @@ class RankModel:
         if self.structured and method in ("mle", "pql"):  # may exist on a disconnected graph
             from rankstats.models.covariate_fit import fit_structured_mle
 
-            return fit_structured_mle(self, prepared, seed, found, method)
+            return fit_structured_mle(self, prepared, seed, found, method, bias_reduction)
         worths = self._worths(prepared)  # covariate problems before any sampling
         info = {**self._info(prepared), "prior_scale": self.prior_scale, **found, **worths.info()}
-        if method == "mle":
+        if bias_reduction:
+            check_connected(systems, self._beats(prepared))
+            info["bias_reduction"] = FIRTH
+        elif method == "mle":
             check_strongly_connected(systems, self._beats(prepared))
         if method in ("mle", "map"):
-            optimum = newton(
+            fitter = firth_newton if bias_reduction else newton
+            optimum = fitter(
                 self._objective(prepared, prior=method == "map"), len(systems), len(extra)
             )
             return optimum_fit(

@@ -19,11 +19,23 @@ import numpy as np
 import pandas as pd
 
 from rankstats._pymc import compat as _compat
-from rankstats.core.bradley_terry_mle import ConvergenceError
+from rankstats._util.advice import Spelled
+from rankstats.core.bradley_terry_mle import ConvergenceError, check_own_worths
+from rankstats.core.firth import FIRTH
 from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError, preview
 from rankstats.models._fit import Fit, laplace_draws, optimum_fit
 from rankstats.models.random_effect_pql import fit_pql
 from rankstats.models.system_covariates import fit_random_effect, fit_with_covariates
+
+#: What to do when a system without covariates never wins or never loses.
+OWN_HINT = Spelled(
+    "Fit with bias_reduction=True (Firth's penalised likelihood: finite estimates and standard "
+    "errors, as BradleyTerry2's br = TRUE), give the system covariate values, or sample the "
+    "posterior (method='nuts').",
+    "Fit with --bias-reduction (Firth's penalised likelihood: finite estimates and standard "
+    "errors, as BradleyTerry2's br = TRUE), give the system covariate values, or sample the "
+    "posterior (--method nuts).",
+)
 
 
 class CovariateMLEError(InvalidRankingsError):
@@ -45,28 +57,39 @@ def fit_structured_mle(
     seed: int | None,
     found: dict[str, Any] | None = None,
     method: str = "mle",
+    bias_reduction: bool = False,
 ) -> Fit:
     """``model.fit(data, method="mle")`` for a model with covariates or a random effect, or
     ``method="pql"`` (a random effect; :mod:`rankstats.models.random_effect_pql`) (``found``:
-    what :func:`rankstats.models.information.check` recorded of the data)."""
+    what :func:`rankstats.models.information.check` recorded of the data; ``bias_reduction``:
+    Firth's estimate, :mod:`rankstats.core.firth`)."""
     systems = tuple(prepared.systems)
     cmap = model._covariate_map(systems)
     extra = model._extra_names(prepared)
     function = model._objective(prepared, prior=False)
     estimator = ESTIMATORS[method] if model.random_effect else "mle"
+    if not (bias_reduction or model.random_effect):
+        # a system without covariates that never loses: no MLE, named (a random effect's fit
+        # gives it an infinite own log-worth and a warning instead, as BTm does)
+        check_own_worths(systems, model._beats(prepared), cmap.own, OWN_HINT)
     try:
         if estimator == "pql":
             optimum = fit_pql(function, cmap, len(extra), model._beats(prepared))
         elif model.random_effect:
             optimum = fit_random_effect(function, cmap, len(extra), model._beats(prepared))
         else:
-            optimum = fit_with_covariates(function, cmap, len(extra))
+            optimum = fit_with_covariates(function, cmap, len(extra), bias_reduction)
     except ConvergenceError as err:
         raise CovariateMLEError(
-            f"the maximum-likelihood estimate of {model!r} was not found ({err}): a system "
-            "with a log-worth of its own that never wins or never loses, or covariates that "
-            "separate winners from losers, make it infinite; sample the posterior "
-            "(method='nuts') instead"
+            f"the {'bias-reduced' if bias_reduction else 'maximum-likelihood'} estimate of "
+            f"{model!r} was not found ({err}): "
+            + (
+                "the covariates and log-worths of their own are not identified by these comparisons"
+                if bias_reduction
+                else "covariates that separate winners from losers make it infinite; fit "
+                "with bias_reduction=True (Firth's penalised likelihood) or sample the "
+                "posterior (method='nuts') instead"
+            )
         ) from err
     n, p = cmap.matrix.shape
     finite = np.isfinite(optimum.log_worth)  # ±∞: own log-worths of unbeaten / winless systems
@@ -110,6 +133,8 @@ def fit_structured_mle(
             DataWarning,
             stacklevel=4,
         )
+    if bias_reduction:
+        info["bias_reduction"] = FIRTH
     # Joint normal draws of every parameter, so that the log-worths and β of one draw agree
     # (predict_worth reads both).
     full = laplace_draws(optimum.full_params, optimum.full_covariance, 4000, seed)

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rankstats.core.bradley_terry_mle import newton
+from rankstats.core.bradley_terry_mle import firth_newton, newton
 from rankstats.core.collinearity import collinear_columns, equilibrated
 from rankstats.core.keys import first_rows_of, refuse_whitespace_variants
 from rankstats.errors import InvalidScoresError
@@ -169,17 +169,22 @@ class CovariateOptimum:
 Objective = Callable[[np.ndarray, bool], tuple[float, Any, Any]]
 
 
-def fit_with_covariates(function: Objective, cmap: CovariateMap, n_extra: int) -> CovariateOptimum:
+def fit_with_covariates(
+    function: Objective, cmap: CovariateMap, n_extra: int, bias_reduction: bool = False
+) -> CovariateOptimum:
     """The MLE of a rank model whose log-likelihood ``function(params, derivatives)`` takes the
     ``N`` log-worths followed by ``n_extra`` other parameters (a model's ``_objective``), with
     the log-worths :math:`A\\varphi` (module docstring): gradient :math:`J^\\top g`, Hessian
-    :math:`J^\\top H J` with :math:`J = \\operatorname{diag}(A, I)`."""
+    :math:`J^\\top H J` with :math:`J = \\operatorname{diag}(A, I)`.  ``bias_reduction``:
+    Firth's estimate, the likelihood penalised by :math:`\\tfrac12\\log\\det(J^\\top I J)`
+    (:func:`rankstats.core.bradley_terry_mle.firth_newton`)."""
     a = cmap.matrix
     n, p = a.shape
     jacobian = np.zeros((n + n_extra, p + n_extra))
     jacobian[:n, :p] = a
     jacobian[n:, p:] = np.eye(n_extra)
-    optimum = newton(_through(function, jacobian), 0, p + n_extra)
+    fitter = firth_newton if bias_reduction else newton
+    optimum = fitter(_through(function, jacobian), 0, p + n_extra)
     phi = optimum.params
     log_worth = a @ phi[:p]
     worth_covariance = a @ optimum.covariance[:p, :p] @ a.T

@@ -47,6 +47,12 @@ def battle_methods_paragraph(data: BattleReportData) -> tuple[str, list[str]]:
         f"pairs of models; {terminal(log.source)}) with rankstats, by the maximum-likelihood fit "
         "of a Bradley–Terry model [bradleyterry1952] to the battles"
     )
+    if "bias_reduction" in fit.info:  # Firth's penalised likelihood (rs.fit_battles)
+        cites.append("firth1993")
+        text += (
+            ", bias-reduced: the likelihood penalised by Jeffreys' prior, ½ log det I "
+            "[firth1993], whose maximum is finite when a model never wins or never loses"
+        )
     text += (
         "" if log.cluster is None else f" ({log.n_clusters} clusters of {terminal(log.cluster)})"
     )

@@ -304,3 +304,12 @@ def test_bundled_style_log_end_to_end(tmp_path):
     pd.testing.assert_frame_equal(rep.leaderboard[fit.table().columns], fit.table())
     moved = (fit.table()["rank"] != fit.table()["rank_unadjusted"]).sum()
     assert f"{moved} of 7 models change rank" in rep.summary
+
+
+def test_bias_reduced_fit_is_named_and_cited(tmp_path):
+    log = _log(1, covariates=False)
+    fit = rs.fit_battles(log, bias_reduction=True)
+    rep = rs.battle_report(fit, log, out=tmp_path / "report")
+    assert "bias-reduced" in rep.methods_text and "[firth1993]" in rep.methods_text
+    assert "bootstrap" not in rep.methods_text.lower()
+    assert "Firth, David" in (rep.out / "references.bib").read_text()

@@ -75,7 +75,16 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "deviation, effects per standard deviation)",
     )
     parser.add_argument(
-        "--bootstrap", type=at_least(0), default=1000, help="bootstrap replicates (default 1000)"
+        "--bootstrap",
+        type=at_least(0),
+        default=None,
+        help="bootstrap replicates (default 1000; none with --bias-reduction)",
+    )
+    parser.add_argument(
+        "--bias-reduction",
+        action="store_true",
+        help="Firth's bias-reduced ratings (the likelihood penalised by Jeffreys' prior, as "
+        "BradleyTerry2's br = TRUE): finite when a model never wins or never loses",
     )
     parser.add_argument(
         "--posterior", action="store_true", help="also sample the posterior (PyMC NUTS; slower)"

@@ -186,6 +186,13 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "quasi-likelihood as BradleyTerry2's BTm (--method pql) or in the posterior (nuts)",
     )
     parser.add_argument(
+        "--bias-reduction",
+        action="store_true",
+        help="pl/bt with --method mle: Firth's bias-reduced estimate (the likelihood penalised "
+        "by Jeffreys' prior, as BradleyTerry2's br = TRUE), finite when a system never wins or "
+        "never loses; with or without --covariates",
+    )
+    parser.add_argument(
         "--prior-scale",
         type=positive,
         default=1.0,
