@@ -96,10 +96,11 @@ def _preferences(stated: list[list[tuple[int, int]]], n: int) -> AssessorPrefere
     rows = [(j, a, b) for j, pairs in enumerate(stated) for a, b in pairs]
     table = pd.DataFrame(rows, columns=["assessor", "preferred", "other"])
     prefs = AssessorPreferences.from_table(table)
-    # put the items in the order 0 … n − 1 (from_table orders them by first appearance)
-    index = [list(prefs.systems).index(i) for i in range(n)]
+    # put the items in the order 0 … n − 1 (from_table orders them by first appearance; item
+    # ids are text)
+    index = [list(prefs.systems).index(str(i)) for i in range(n)]
     above = prefs.above[:, index][:, :, index]
-    return AssessorPreferences(tuple(range(n)), prefs.assessors, above, prefs.n_stated)
+    return AssessorPreferences(tuple(map(str, range(n))), prefs.assessors, above, prefs.n_stated)
 
 
 N = 6
