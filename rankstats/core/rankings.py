@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from rankstats._util.arguments import choice
 from rankstats.core.codes import dense_codes, sorted_codes
 from rankstats.core.derived import DerivedOnce
 from rankstats.core.keys import refuse_whitespace_variants
@@ -42,6 +43,21 @@ def informative(values: np.ndarray) -> np.ndarray:
     ndarray of bool, shape (L,)
     """
     return np.count_nonzero(~np.isnan(values), axis=-1) >= MIN_SYSTEMS
+
+
+def require_systems(systems: Sequence[object]) -> None:
+    """Refuse a table of fewer than :data:`MIN_SYSTEMS` systems before a test or a ranking of
+    it is computed, naming them (one line, the one message of every such test).
+
+    Raises
+    ------
+    ValueError
+    """
+    if len(systems) < MIN_SYSTEMS:
+        named = f": {preview(map(str, systems))}" if len(systems) else ""
+        raise ValueError(
+            f"comparing systems needs at least {MIN_SYSTEMS}; the table has {len(systems)}{named}"
+        )
 
 
 def group_sum(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
@@ -450,10 +466,19 @@ def _refuse_variants(
         raise InvalidRankingsError(str(err)) from None
 
 
+#: The words of every ``level=`` argument (None: :func:`default_level`).
+LEVELS = ("task", "instance")
+
+
+def check_level(level: object) -> str | None:
+    """``level`` checked: None or one of :data:`LEVELS` (the one check of every ``level=``)."""
+    return choice("level", level, (None, *LEVELS))  # type: ignore[return-value]
+
+
 def default_level(scores: Scores, level: str | None = None) -> str:
     """The level at which a score table is ranked: ``level`` when given, else ``"instance"`` for
     an instance-level table and ``"task"`` otherwise (the rule of every ``level=`` argument)."""
-    return level or ("instance" if scores.has_instances else "task")
+    return check_level(level) or ("instance" if scores.has_instances else "task")
 
 
 def as_rankings(data: Scores | Rankings, level: str | None = None) -> Rankings:
@@ -465,6 +490,7 @@ def as_rankings(data: Scores | Rankings, level: str | None = None) -> Rankings:
     TypeError
         ``data`` is neither Scores nor Rankings.
     """
+    check_level(level)
     if isinstance(data, Rankings):
         return data
     if isinstance(data, Scores):

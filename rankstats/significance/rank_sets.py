@@ -72,7 +72,7 @@ import pandas as pd
 
 from rankstats._util.advice import AdviceError, AdviceWarning, escape
 from rankstats._util.text import shorten, terminal
-from rankstats.core.rankings import MIN_SYSTEMS, Rankings
+from rankstats.core.rankings import MIN_SYSTEMS, Rankings, require_systems
 from rankstats.core.scores import Scores
 from rankstats.errors import preview
 from rankstats.significance.block_variation import require_variation
@@ -276,6 +276,7 @@ def _values(
     or with ``of="rank"`` the negated ranks within each block (imputed expected ranks for
     blocks built with ``missing="imputed"``)."""
     if isinstance(data, pd.DataFrame):
+        require_systems(data.columns)
         try:
             values = data.to_numpy(dtype=np.float64)
         except (TypeError, ValueError) as error:
