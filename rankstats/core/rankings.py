@@ -214,6 +214,11 @@ class Rankings(DerivedOnce):
         Task code of each row (instance-level rankings), used by two-level Borda.
     group_names : tuple of str or None
         Task name of each group code.
+
+    The constructor takes canonical ranks (build rankings of any rank numbers with
+    :meth:`from_rank_matrix`, :meth:`from_orderings` or :meth:`from_scores`); lists are
+    accepted for every field and stored as the types above, anything else is refused here
+    rather than inside a later fit.
     """
 
     ranks: np.ndarray
@@ -226,6 +231,7 @@ class Rankings(DerivedOnce):
     _derived: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        self._coerce()
         if self.ranks.ndim != 2 or self.ranks.shape[1] != len(self.systems):
             raise InvalidRankingsError(
                 f"ranks must be (L, {len(self.systems)}), got shape {self.ranks.shape}"
@@ -234,6 +240,47 @@ class Rankings(DerivedOnce):
             raise InvalidRankingsError("one ranker label per row of ranks is required")
         if len(set(self.systems)) != len(self.systems):
             raise InvalidRankingsError(f"duplicated system names: {preview(self.systems)}")
+        if self.groups is not None:
+            bad = (self.groups < 0) | (self.groups >= len(self.group_names or ()))
+            if self.groups.shape != (len(self.rankers),) or bad.any():
+                raise InvalidRankingsError(
+                    "groups must hold one code per ranking, each in [0, len(group_names))"
+                )
+
+    def _coerce(self) -> None:
+        """The fields as the class holds them, whatever sequences were passed: ranks a float
+        array, systems a tuple of text, rankers a pandas Index, groups integer codes with
+        their names (a list for ``rankers`` once failed later, inside a fit)."""
+
+        def put(name: str, value: object) -> None:
+            object.__setattr__(self, name, value)
+
+        for name in ("systems", "rankers", "group_names"):
+            if isinstance(getattr(self, name), str | bytes):
+                raise InvalidRankingsError(f"{name} must be a sequence of names, not a string")
+        try:
+            ranks = np.asarray(self.ranks, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InvalidRankingsError(
+                "ranks must be an (L, N) array of numbers (NaN = not ranked); build rankings "
+                "of other data with Rankings.from_rank_matrix or Rankings.from_orderings"
+            ) from None
+        if np.isinf(ranks).any():
+            r, c = np.argwhere(np.isinf(ranks))[0]
+            raise InvalidRankingsError(f"infinite rank in row {r}, column {c}")
+        put("ranks", ranks)
+        if not isinstance(self.systems, tuple) or not all(type(s) is str for s in self.systems):
+            put("systems", tuple(str(s) for s in self.systems))
+        if not isinstance(self.rankers, pd.Index):
+            put("rankers", pd.Index(list(self.rankers)))
+        if (self.groups is None) != (self.group_names is None):
+            raise InvalidRankingsError("give groups and group_names together, or neither")
+        if self.groups is not None:
+            groups = np.asarray(self.groups)
+            if groups.dtype.kind not in "iu":
+                raise InvalidRankingsError("groups must be integer codes of group_names")
+            put("groups", groups.astype(np.int64, copy=False))
+            put("group_names", tuple(str(g) for g in self.group_names))
 
     # ------------------------------------------------------------------ constructors
     @classmethod
