@@ -107,7 +107,7 @@ def flag(name: str, value: object) -> bool:
     return bool(value)
 
 
-def seed(name: str, value: object) -> object:
+def random_seed(name: str, value: object) -> object:
     """``None``, an integer ≥ 0, or a :class:`numpy.random.Generator` / ``SeedSequence``: what
     :func:`numpy.random.default_rng` takes."""
     if value is None or isinstance(value, np.random.Generator | np.random.SeedSequence):
@@ -126,3 +126,13 @@ def positive(name: str, value: object) -> float:
     if not (math.isfinite(value) and value > 0):
         _refuse(name, "must be a finite number > 0", value, wrong_type=False)
     return float(value)
+
+
+def sampling(draws: object, tune: object, chains: object, seed_value: object = None) -> None:
+    """The settings of a sampler: ``draws`` ≥ 1 kept per chain, ``tune`` ≥ 0 tuning steps,
+    ``chains`` ≥ 1, and its ``seed`` (``tune=None``: the sampler's default)."""
+    count("draws", draws, 1)
+    if tune is not None:
+        count("tune", tune, 0)
+    count("chains", chains, 1)
+    random_seed("seed", seed_value)

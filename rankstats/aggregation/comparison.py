@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from rankstats._util.arguments import probability
 from rankstats._util.text import mpl_text
 from rankstats.aggregation.hoeffding_intervals import (
     HoeffdingResult,
@@ -346,6 +347,7 @@ def compare(
     >>> int(cmp.agreement.loc[0, "conflicts"])
     0
     """
+    probability("delta", delta)
     if not isinstance(fits, list | tuple):
         fits = [fits]
     if not fits:

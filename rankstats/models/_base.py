@@ -15,6 +15,7 @@ from rankstats._pymc import compat as _compat
 from rankstats._pymc import shared
 from rankstats._pymc.convergence import check_convergence, warn_convergence
 from rankstats._pymc.nuts import SAMPLERS, sample_nuts
+from rankstats._util.arguments import sampling
 from rankstats.core.bradley_terry_mle import check_strongly_connected, newton
 from rankstats.models import information
 from rankstats.models._fit import Fit, attrs_for, optimum_fit
@@ -157,6 +158,7 @@ class RankModel:
         """
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+        sampling(draws, tune, chains, seed)
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
         if self.structured and method == "map":

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._pymc import compat as _compat
+from rankstats._util.arguments import probability
 from rankstats.core.bradley_terry_mle import ConvergenceError
 from rankstats.errors import InvalidRankingsError, InvalidScoresError
 from rankstats.models._fit import Fit, laplace_draws, optimum_fit
@@ -154,6 +155,7 @@ def predict_worth(
         Indexed like ``covariates``: ``estimate`` (the MLE, or the posterior mean), ``se`` (sd
         of the draws), ``low``, ``high``.
     """
+    probability("prob", prob)
     names = listed(fit.info.get("covariates"))
     if not names:
         raise ValueError("predict_worth needs a fit with system covariates (covariates=...)")

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._pymc.convergence import SAMPLED, ConvergenceWarning
+from rankstats._util.arguments import count, random_seed
 from rankstats.core.rankings import Rankings
 from rankstats.errors import InvalidRankingsError, preview
 from rankstats.models import pointwise_likelihood as pointwise
@@ -259,6 +260,8 @@ def kfold(
     >>> cv.estimate, cv.n_units
     ('plug-in', 32)
     """
+    count("k", k, 2)
+    random_seed("seed", seed)
     if isinstance(fit_or_model, Fit):
         model = _model_of(fit_or_model)
         method = method or fit_or_model.method

@@ -24,6 +24,7 @@ from collections.abc import Callable
 import numpy as np
 
 from rankstats._util.advice import AdviceError, escape
+from rankstats._util.arguments import sampling
 from rankstats.core.mallows_kendall import log_z
 from rankstats.core.permutation_distances import check_distance
 from rankstats.core.preferences import AssessorPreferences
@@ -302,6 +303,7 @@ class Mallows:
         """
         if method not in ("mcmc", "map"):
             raise ValueError(f"method must be 'mcmc' or 'map', not {method!r}")
+        sampling(draws, tune, chains, seed)
         check_rho_proposal(rho_proposal)
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")

@@ -35,6 +35,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from scipy import stats
 
+from rankstats._util.arguments import probability, random_seed
 from rankstats.aggregation.hoeffding_intervals import holm_adjust
 from rankstats.core.bradley_terry_mle import fit_bt, pairs_from_matrices
 from rankstats.core.metrics import agreement
@@ -322,6 +323,8 @@ def paired(
     >>> res.strengths.set_index("system")[["mean", "median"]].to_dict("list")
     {'mean': [6.0, 6.0, 6.0], 'median': [10.0, 6.0, 2.0]}
     """
+    probability("confidence", confidence)
+    random_seed("seed", seed)
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     if bt_ties not in ("half", "davidson"):

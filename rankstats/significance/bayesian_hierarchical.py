@@ -101,6 +101,7 @@ from scipy import stats
 
 from rankstats._util import progress as _progress
 from rankstats._util.advice import AdviceError, escape
+from rankstats._util.arguments import sampling
 from rankstats._util.text import shorten, terminal
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidScoresError, preview
@@ -453,6 +454,7 @@ def bayes_hierarchical(
     comparison of classifiers through Bayesian hierarchical modelling. *Machine Learning* 106,
     1817–1837.
     """
+    sampling(draws, tune, chains, seed)
     check_rope(rope)
     if not (isinstance(rho, numbers.Real) and 0 <= rho < 1):
         raise ValueError(f"rho (the correlation of the instances) must be in [0, 1), got {rho!r}")

@@ -69,6 +69,7 @@ import pandas as pd
 from scipy import stats
 
 from rankstats._util.advice import AdviceError, Spelled
+from rankstats._util.arguments import count, probability, random_seed
 from rankstats.aggregation.hoeffding_intervals import holm_adjust
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
@@ -233,8 +234,7 @@ def check_posthoc(
     (:mod:`rankstats._util.advice`)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, not {method!r}")
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), not {alpha!r}")
+    probability("alpha", alpha)
     missing = check_missing_blocks(missing, min_coverage)
     imputed = imputed or missing == "imputed"
     if imputed and method != "nemenyi":
@@ -325,6 +325,9 @@ def posthoc(
     ('holm', 5460)
     """
     imputed = isinstance(data, Blocks) and data.imputed
+    random_seed("seed", seed)
+    if draws is not None:
+        count("draws", draws, 1)
     missing, adjust = check_posthoc(method, alpha, adjust, missing, min_coverage, imputed)
     blocks = rank_blocks(data, level=level, missing=missing, min_coverage=min_coverage)
     n, k = blocks.ranks.shape

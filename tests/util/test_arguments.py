@@ -1,0 +1,227 @@
+"""Arguments are checked before they are used (issue 45, item 8): the checks of
+``rankstats._util.arguments``, and a walk over the public API.
+
+The walk finds every public function (``rankstats.__all__``, ``rs.models.*``, ``rs.simulate.*``)
+and the model classes' constructors and ``fit`` methods, and calls each with a bad value of
+every parameter whose name has one meaning across the library (``alpha``, ``delta``, ``chains``,
+``seed``, ``level`` ...): each call must raise a ``ValueError`` or ``TypeError`` whose message
+names the parameter. A new public function with one of these parameters is walked too: it
+fails here until it checks them (or its required inputs are added to :data:`INPUTS`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+from functools import cache
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankstats as rs
+from rankstats._util import arguments
+from rankstats._util.advice import AdviceError
+
+# ---------------------------------------------------------------------------- the checks
+
+
+@pytest.mark.parametrize(
+    ("check", "value", "error"),
+    [
+        (lambda v: arguments.count("n", v), 2.5, TypeError),
+        (lambda v: arguments.count("n", v), True, TypeError),
+        (lambda v: arguments.count("n", v), "3", TypeError),
+        (lambda v: arguments.count("n", v), 0, ValueError),
+        (lambda v: arguments.count("n", v, 0, 5), 6, ValueError),
+        (lambda v: arguments.probability("n", v), "0.05", TypeError),
+        (lambda v: arguments.probability("n", v), 1.0, ValueError),
+        (lambda v: arguments.probability("n", v), math.nan, ValueError),
+        (lambda v: arguments.share("n", v), 1.5, ValueError),
+        (lambda v: arguments.choice("n", v, ("a", "b")), "c", ValueError),
+        (lambda v: arguments.choice("n", v, ("a", "b")), ["a"], TypeError),
+        (lambda v: arguments.flag("n", v), "yes", TypeError),
+        (lambda v: arguments.random_seed("n", v), -1, ValueError),
+        (lambda v: arguments.random_seed("n", v), 1.5, TypeError),
+        (lambda v: arguments.positive("n", v), math.inf, ValueError),
+    ],
+)
+def test_each_check_refuses_in_one_line_naming_the_parameter(check, value, error):
+    with pytest.raises(error, match=r"^n must be .*, not ") as caught:
+        check(value)
+    assert "\n" not in str(caught.value)
+    # A wrong type is a TypeError and (as the older checks raised) a ValueError.
+    assert isinstance(caught.value, ValueError)
+
+
+def test_good_values_come_back_as_plain_python_numbers():
+    assert arguments.count("n", np.int64(3)) == 3 and type(arguments.count("n", np.int64(3))) is int
+    assert arguments.probability("alpha", np.float32(0.5)) == 0.5
+    assert arguments.random_seed("seed", None) is None
+    rng = np.random.default_rng(0)
+    assert arguments.random_seed("seed", rng) is rng
+    assert arguments.flag("ties", np.bool_(True)) is True
+
+
+def test_the_command_line_spells_the_parameter_as_its_flag():
+    with pytest.raises(AdviceError) as caught:
+        arguments.count("n_boot", 0)
+    assert caught.value.cli().startswith("--boot must be an integer")
+    assert str(caught.value).startswith("n_boot must be an integer")
+
+
+# ---------------------------------------------------------------------------- the walk
+PROBABILITY = ["0.05", 0, 1, math.nan, True]
+COUNT = [-1, 2.5, "3", True]
+SEED = [-1, 1.5, "1"]
+#: Parameter name → bad values: the names that mean the same thing in every public function.
+BAD = {
+    "alpha": PROBABILITY,
+    "delta": PROBABILITY,
+    "confidence": PROBABILITY,
+    "prob": PROBABILITY,
+    "level": ["bogus", 3],
+    "min_coverage": [-0.1, 1.5, "0.5"],
+    "n_boot": COUNT,
+    "chains": COUNT,
+    "draws": COUNT,
+    "tune": COUNT,
+    "samples": COUNT,
+    "k": COUNT,
+    "bootstrap": COUNT,
+    "batch_rows": [0, *COUNT],
+    "replications": COUNT,
+    "seed": SEED,
+    "n_jobs": [2.5, "2"],
+    "workers": [2.5, "2", 0],
+}
+
+
+@cache
+def _scores():
+    return rs.simulate.gumbel(n_systems=4, n_tasks=6, n_instances=3, seed=3)
+
+
+@cache
+def _battles():
+    return rs.read_battles(rs.simulate_battles(n_models=4, n_battles=300, seed=3)[0])
+
+
+@cache
+def _scores_file(directory):
+    path = f"{directory}/scores.csv"
+    data = _scores().data.astype({"system": str, "task": str})
+    data.to_csv(path, index=False)
+    return path
+
+
+def _rankings():
+    return rs.Rankings.from_scores(_scores(), by="task")
+
+
+@cache
+def _pl_fit():
+    return rs.models.PlackettLuce().fit(_rankings(), method="mle")
+
+
+#: Values of the required parameters (by name, or "function:parameter"), valid for every
+#: function that takes them; a callable is called with the test's temporary directory.
+INPUTS = {
+    "data": lambda tmp: _scores(),
+    "scores": lambda tmp: _scores(),
+    "pilot": lambda tmp: _scores(),
+    "rankings": lambda tmp: _rankings(),
+    "pw": lambda tmp: rs.pairwise(_scores()),
+    "battles": lambda tmp: _battles(),
+    "battle_report:fit": lambda tmp: rs.fit_battles(_battles(), bootstrap=0),
+    "fits": lambda tmp: _pl_fit(),
+    "fit_or_model": lambda tmp: rs.models.PlackettLuce(),
+    "models.ppc:fit": lambda tmp: _pl_fit(),
+    "models.kfold:data": lambda tmp: _rankings(),
+    "models.ppc:data": lambda tmp: _rankings(),
+    "a": lambda tmp: _scores().systems[0],
+    "b": lambda tmp: _scores().systems[1],
+    "paths": lambda tmp: _scores_file(str(tmp)),
+    "n": lambda tmp: 4,
+    "distance": lambda tmp: "footrule",
+    "theta": lambda tmp: 1.0,
+    "size": lambda tmp: 5,
+    "worths": lambda tmp: [1.0, 2.0, 3.0],
+    "covariates": lambda tmp: pd.DataFrame(
+        {"x": np.arange(len(_scores().tasks), dtype=float)}, index=list(_scores().tasks)
+    ),
+    "models.rank_tree:data": lambda tmp: _rankings(),
+    "models.predict_worth:fit": lambda tmp: _pl_fit(),
+    "model": lambda tmp: "pl",
+    "parameters": lambda tmp: {"log_worth": np.zeros((10, 4))},
+    "models.ppc_draws:data": lambda tmp: _rankings(),
+    "directory": lambda tmp: tmp / "simulated",
+}
+
+
+def _entries():
+    """``(name, callable)`` of every public function, model constructor and ``fit`` method."""
+    for name in rs.__all__:
+        obj = getattr(rs, name)
+        if inspect.isfunction(obj):
+            yield name, obj
+    for module in (rs.models, rs.simulate):
+        prefix = module.__name__.rsplit(".", 1)[-1]
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isfunction(obj):
+                yield f"{prefix}.{name}", obj
+            elif inspect.isclass(obj) and hasattr(obj, "fit"):
+                yield f"{prefix}.{name}", obj
+                yield f"{prefix}.{name}.fit", obj.fit
+
+
+def _cases():
+    for name, function in _entries():
+        for parameter in inspect.signature(function).parameters:
+            for value in BAD.get(parameter, ()):
+                yield pytest.param(name, parameter, value, id=f"{name}-{parameter}={value!r}")
+
+
+ENTRIES = dict(_entries())
+
+
+def test_the_walk_finds_the_functions_of_the_issue():
+    names = {case.values[:2] for case in _cases()}
+    for expected in [
+        ("posthoc", "alpha"),
+        ("friedman", "level"),
+        ("scan_scores", "batch_rows"),
+        ("models.PlackettLuce.fit", "chains"),
+        ("rank_confidence_sets", "n_boot"),
+        ("fit_battles", "bootstrap"),
+    ]:
+        assert expected in names
+
+
+def _call(name, function, parameter, value, tmp_path):
+    kwargs = {parameter: value}
+    call = function
+    if name.endswith(".fit"):
+        call = ENTRIES[name.removesuffix(".fit")]().fit
+    for other, spec in inspect.signature(function).parameters.items():
+        required = spec.default is inspect.Parameter.empty and spec.kind not in (
+            spec.VAR_POSITIONAL,
+            spec.VAR_KEYWORD,
+        )
+        if other in ("self", parameter) or not required:
+            continue
+        make = INPUTS.get(f"{name.removesuffix('.fit')}:{other}") or INPUTS.get(other)
+        assert make is not None, f"add a valid value of {other!r} ({name}) to INPUTS"
+        kwargs[other] = make(tmp_path)
+    return call(**kwargs)
+
+
+@pytest.mark.parametrize(("name", "parameter", "value"), list(_cases()))
+def test_every_public_function_checks_its_arguments_first(name, parameter, value, tmp_path):
+    with pytest.raises((ValueError, TypeError)) as caught:
+        _call(name, ENTRIES[name], parameter, value, tmp_path)
+    message = str(caught.value)
+    assert re.search(rf"\b{parameter}\b", message), message
+    assert "\n" not in message.strip(), message
