@@ -49,6 +49,13 @@ def _refuse(name: str, wanted: str, value: object, wrong_type: bool) -> None:
     raise cls("{name} " + escape(wanted) + f", not {_shown(value)}{kind}", name=(name,))
 
 
+def _scalar(value: object) -> object:
+    """A 0-d array as its scalar (``np.array(0.05)`` is a number)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]
+    return value
+
+
 def is_integer(value: object) -> bool:
     """An integer that is not a bool (``True`` is an ``Integral`` in Python)."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
@@ -61,6 +68,7 @@ def is_real(value: object) -> bool:
 
 def count(name: str, value: object, minimum: int = 1, maximum: int | None = None) -> int:
     """An integer in ``[minimum, maximum]`` (a number of draws, chains, folds, rows ...)."""
+    value = _scalar(value)
     bound = f"≥ {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
     if not is_integer(value):
         _refuse(name, f"must be an integer {bound}", value, wrong_type=True)
@@ -71,6 +79,7 @@ def count(name: str, value: object, minimum: int = 1, maximum: int | None = None
 
 def probability(name: str, value: object) -> float:
     """A number strictly between 0 and 1 (a level α, δ, a confidence, a credible mass)."""
+    value = _scalar(value)
     if not is_real(value):
         _refuse(name, "must be a number in (0, 1)", value, wrong_type=True)
     if not 0.0 < value < 1.0:
@@ -80,6 +89,7 @@ def probability(name: str, value: object) -> float:
 
 def share(name: str, value: object) -> float:
     """A number in ``[0, 1]`` (a fraction of blocks, of cells)."""
+    value = _scalar(value)
     if not is_real(value):
         _refuse(name, "must be a number in [0, 1]", value, wrong_type=True)
     if not 0.0 <= value <= 1.0:
@@ -112,6 +122,7 @@ def random_seed(name: str, value: object) -> object:
     :func:`numpy.random.default_rng` takes."""
     if value is None or isinstance(value, np.random.Generator | np.random.SeedSequence):
         return value
+    value = _scalar(value)
     if not is_integer(value):
         _refuse(name, "must be None or an integer ≥ 0", value, wrong_type=True)
     if value < 0:
@@ -121,6 +132,7 @@ def random_seed(name: str, value: object) -> object:
 
 def positive(name: str, value: object) -> float:
     """A finite number > 0 (a scale, a time limit)."""
+    value = _scalar(value)
     if not is_real(value):
         _refuse(name, "must be a finite number > 0", value, wrong_type=True)
     if not (math.isfinite(value) and value > 0):

@@ -347,7 +347,8 @@ def compare(
     >>> int(cmp.agreement.loc[0, "conflicts"])
     0
     """
-    probability("delta", delta)
+    if delta is not None:
+        probability("delta", delta)
     if not isinstance(fits, list | tuple):
         fits = [fits]
     if not fits:
