@@ -167,8 +167,7 @@ def predict_worth(
             f"covariates lack column(s) {', '.join(map(repr, missing))} of the fit "
             f"(its covariates: {', '.join(map(repr, names))})"
         )
-    if not 0 < prob < 1:
-        raise ValueError(f"prob must be in (0, 1), got {prob}")
+    probability("prob", prob)
     if new_system and "sigma" not in fit.parameters:
         raise ValueError("new_system=True needs a fit with random_effect=True")
     x = np.empty((len(covariates), len(names)))

@@ -101,7 +101,7 @@ from scipy import stats
 
 from rankstats._util import progress as _progress
 from rankstats._util.advice import AdviceError, escape
-from rankstats._util.arguments import sampling
+from rankstats._util.arguments import probability, sampling
 from rankstats._util.text import shorten, terminal
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidScoresError, preview
@@ -230,6 +230,7 @@ class BayesHierarchical(ThreeRegions):
         published quantity: share of the draws where its θ is the largest), ``predictive``
         (posterior predictive probability of the region), the posterior ``theta_mean`` and its
         central ``level`` interval (``theta_low``, ``theta_high``)."""
+        probability("level", level)
         q = [(1 - level) / 2, (1 + level) / 2]
         low, high = np.quantile(self.samples, q, axis=0)
         r = f"{self.rope:g}"
@@ -252,6 +253,7 @@ class BayesHierarchical(ThreeRegions):
         (``delta_low``, ``delta_high``), and ``sigma_mean`` (within-task standard deviation);
         then one row ``task = "(new task)"`` for :math:`\\delta_\\text{new}` and one
         ``"(population mean δ0)"``. Score units."""
+        probability("level", level)
         q = [(1 - level) / 2, (1 + level) / 2]
         delta = self._posterior("delta")
         sigma = self._posterior("sigma")

@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.advice import AdviceScoresError, escape
-from rankstats._util.arguments import count, random_seed
+from rankstats._util.arguments import count, probability, random_seed
 from rankstats._util.text import shorten, terminal
 from rankstats.core.rankings import check_level, default_level
 from rankstats.core.scores import Scores
@@ -137,6 +137,7 @@ class BayesSignedRank(ThreeRegions):
         ``probability`` (share of draws where its θ is the largest) and its Monte Carlo
         ``mc_se``, the posterior ``theta_mean`` and the central ``level`` interval of θ
         (``theta_low``, ``theta_high``)."""
+        probability("level", level)
         q = [(1 - level) / 2, (1 + level) / 2]
         low, high = np.quantile(self.samples, q, axis=0)
         r = f"{self.rope:g}"

@@ -225,3 +225,88 @@ def test_every_public_function_checks_its_arguments_first(name, parameter, value
     message = str(caught.value)
     assert re.search(rf"\b{parameter}\b", message), message
     assert "\n" not in message.strip(), message
+
+
+# ---------------------------------------------------------------------------- result methods
+#: Instances of the public classes whose methods take one of the parameters of :data:`BAD`.
+INSTANCES = {
+    "BattleFit": lambda: rs.fit_battles(_battles(), bootstrap=0),
+    "BayesSignedRank": lambda: rs.bayes_signed_rank(
+        _scores(), *_scores().systems[:2], task=_scores().tasks[0], samples=2000
+    ),
+    "Calibration": lambda: rs.calibrate(_scores()),
+    "Comparison": lambda: rs.compare(rs.pairwise(_scores()), _pl_fit()),
+    "models.Fit": _pl_fit,
+    "models.MallowsFit": lambda: rs.models.Mallows().fit(_rankings(), method="map"),
+}
+#: Classes whose methods are not walked, and why.
+NOT_WALKED = {
+    "models.PartitionFunction": "its alpha is the Mallows dispersion α ≥ 0, not a level",
+    "models.MallowsMixtureFit": "a mixture is fitted by MCMC only; its prob / k / seed go "
+    "through the checks MallowsFit's methods use (tests/models/test_mallows_mixture.py)",
+    "BayesHierarchical": "fitted by NUTS; its table(level=) is BayesSignedRank's check",
+    "BenchmarkDesign": "draw(replications=) is a step of rs.power / rs.sample_size, which "
+    "check replications first",
+    "BattleDesign": "as BenchmarkDesign",
+}
+
+
+#: Values of the required parameters of methods ("method:parameter"), else :data:`INPUTS`.
+METHOD_INPUTS = {
+    "ppc:data": lambda tmp: _rankings(),
+    "top_k:k": lambda tmp: 2,
+}
+
+
+def _classes():
+    for name in rs.__all__:
+        obj = getattr(rs, name)
+        if inspect.isclass(obj):
+            yield name, obj
+    for name in rs.models.__all__:
+        obj = getattr(rs.models, name)
+        if inspect.isclass(obj):
+            yield f"models.{name}", obj
+
+
+def _method_cases():
+    for owner, cls in _classes():
+        for method, function in inspect.getmembers(cls, inspect.isfunction):
+            if method.startswith("_") or method == "fit":
+                continue
+            for parameter in inspect.signature(function).parameters:
+                for value in BAD.get(parameter, ()):
+                    yield owner, method, parameter, value
+
+
+def test_every_class_with_such_methods_is_walked_or_says_why_not():
+    owners = {case[0] for case in _method_cases()}
+    assert owners <= set(INSTANCES) | set(NOT_WALKED), owners - set(INSTANCES) - set(NOT_WALKED)
+
+
+@cache
+def _instance(owner):
+    return INSTANCES[owner]()
+
+
+@pytest.mark.parametrize(
+    ("owner", "method", "parameter", "value"),
+    [
+        pytest.param(*case, id=f"{case[0]}.{case[1]}-{case[2]}={case[3]!r}")
+        for case in _method_cases()
+        if case[0] in INSTANCES
+    ],
+)
+def test_every_public_method_checks_its_arguments_first(owner, method, parameter, value):
+    bound = getattr(_instance(owner), method)
+    kwargs = {parameter: value}
+    for other, spec in inspect.signature(bound).parameters.items():
+        if other != parameter and spec.default is inspect.Parameter.empty:
+            make = METHOD_INPUTS.get(f"{method}:{other}") or INPUTS.get(other)
+            assert make is not None, f"add a valid value of {other!r} ({owner}.{method})"
+            kwargs[other] = make(None)
+    with pytest.raises((ValueError, TypeError)) as caught:
+        bound(**kwargs)
+    message = str(caught.value)
+    assert re.search(rf"\b{parameter}\b", message), message
+    assert "\n" not in message.strip(), message
