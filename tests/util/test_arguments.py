@@ -310,3 +310,58 @@ def test_every_public_method_checks_its_arguments_first(owner, method, parameter
     message = str(caught.value)
     assert re.search(rf"\b{parameter}\b", message), message
     assert "\n" not in message.strip(), message
+
+
+# ---------------------------------------------------------------------------- the issue's cases
+def test_the_cases_of_issue_45_name_their_parameter(tmp_path):
+    """Each was used before it was checked (a comparison TypeError, ``by``, ``int()``,
+    ``range()``, ZeroDivisionError, an AttributeError 'pairs')."""
+    scores = _scores()
+    cases = [
+        (lambda: rs.posthoc(scores, alpha="0.05"), TypeError, r"^alpha must be a number"),
+        (lambda: rs.friedman(scores, level="bogus"), ValueError, r"^level must be one of"),
+        (lambda: rs.fit_battles(_battles(), ties="yes"), TypeError, r"^ties must be True or"),
+        (
+            lambda: rs.fit_battles(rs.simulate_battles(n_models=3, n_battles=20)[0]),
+            TypeError,
+            r"not DataFrame: read .* with rs\.read_battles",
+        ),
+        (
+            lambda: rs.scan_scores(_scores_file(str(tmp_path)), batch_rows=0),
+            ValueError,
+            "batch_rows",
+        ),
+        (
+            lambda: rs.scan_scores(_scores_file(str(tmp_path)), batch_rows=-1),
+            ValueError,
+            "batch_rows",
+        ),
+        (lambda: rs.models.PlackettLuce().fit(_rankings(), chains=0), ValueError, "^chains must"),
+    ]
+    for call, error, pattern in cases:
+        with pytest.raises(error, match=pattern):
+            call()
+
+
+def _one_system_scores():
+    with pytest.warns(rs.DataWarning, match="one system"):  # said once, not "evaluated on no task"
+        return rs.Scores.from_long(
+            pd.DataFrame({"system": ["a"] * 3, "task": ["t1", "t2", "t3"], "score": [1, 2, 3]})
+        )
+
+
+@pytest.mark.parametrize(
+    "test",
+    [rs.friedman, rs.posthoc, rs.rank_confidence_sets, rs.choose_test, rs.tukey_hsd],
+    ids=lambda f: f.__name__,
+)
+def test_one_system_is_refused_before_computing(test):
+    """Not equal scores, not '0 of 0 blocks, raise min_coverage': one line, before computing."""
+    inputs = [_one_system_scores(), rs.Rankings.from_orderings([["a"], ["a"]])]
+    if test not in (rs.friedman, rs.posthoc):  # the score-based tests take blocks × systems
+        inputs = [inputs[0], pd.DataFrame({"a": [0.1, 0.2, 0.3]})]
+    for data in inputs:
+        with pytest.raises(
+            ValueError, match=r"^comparing systems needs at least 2; the table has 1: a$"
+        ):
+            test(data)
