@@ -218,8 +218,6 @@ class BattleFit:
         if alpha is not None:
             probability("alpha", alpha)
         alpha = 1.0 - self.confidence if alpha is None else alpha
-        if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
-            raise ValueError(f"alpha must be a number in (0, 1), not {alpha!r}")
         n = self.n_models
         a, b = pair_positions(n)
         theta = self.log_worth

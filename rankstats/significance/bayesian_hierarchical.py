@@ -470,9 +470,6 @@ def bayes_hierarchical(
             f"parameterization must be 'auto' or one of {PARAMETERIZATIONS}, not "
             f"{parameterization!r}"
         )
-    for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
-        if int(value) != value or value < (0 if name == "tune" else 1):
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
     check_threshold(threshold)
     diff, shared = pair_differences(scores, a, b, task)
     short = shared[shared["n_shared"] < 2]

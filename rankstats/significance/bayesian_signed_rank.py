@@ -483,8 +483,6 @@ def bayes_signed_rank(
     check_rope(rope)
     if not (math.isfinite(prior) and prior > 0):
         raise ValueError(f"prior (the pseudo-observation's strength) must be > 0, got {prior!r}")
-    if int(samples) != samples or samples < 1:
-        raise ValueError(f"samples must be a positive integer, got {samples!r}")
     check_threshold(threshold)
     shown_task: object = None
     if isinstance(scores, Scores):
