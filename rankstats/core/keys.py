@@ -19,6 +19,7 @@ surrounding whitespace.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from itertools import combinations
 
@@ -133,7 +134,8 @@ def whitespace_groups(names: Sequence[str]) -> list[list[str]]:
 
 
 #: An integer written with a zero decimal part (``2.0``, ``-3.00``): a float column written out.
-_ZERO_DECIMALS = r"^\s*([+-]?\d+)\.0+\s*$"
+_ZERO_DECIMALS = re.compile(r"\s*([+-]?\d+)\.0+\s*")
+_INTEGER = re.compile(r"\s*([+-]?\d+)\s*")
 
 
 def integer_spelling_groups(names: Sequence[str]) -> list[list[str]]:
@@ -141,20 +143,23 @@ def integer_spelling_groups(names: Sequence[str]) -> list[list[str]]:
     (``"2"`` and ``"2.0"``: ids of a column that a tool wrote once as integers, once as floats),
     in order of first appearance. Other numbers are left alone: ``"3.1"`` and ``"3.10"`` may
     well be two versions, and leading zeros (``"007"``) are part of many ids."""
-    unique = pd.Series(pd.unique(pd.Series(list(names), dtype=object)), dtype=object).astype(str)
-    integer = unique.str.extract(_ZERO_DECIMALS, expand=False)
-    if integer.isna().all():
+    unique = list(dict.fromkeys(map(str, names)))
+    # Few names hold a "." and fewer end in zeros: one cheap pass finds them.
+    decimals = {}
+    for name in unique:
+        if "." in name and (match := _ZERO_DECIMALS.fullmatch(name)):
+            decimals[name] = match.group(1).lstrip("+")
+    if not decimals:
         return []
-    plain = unique.str.strip()
-    key = integer.fillna(plain).map(lambda text: text.lstrip("+"))
-    clash = (
-        key.duplicated(keep=False).to_numpy()
-        & (integer.notna() | plain.str.fullmatch(r"[+-]?\d+")).to_numpy()
-    )
-    if not clash.any():
-        return []
-    found = pd.DataFrame({"name": unique[clash].to_numpy(), "key": key[clash].to_numpy()})
-    return [list(group["name"]) for _, group in found.groupby("key", sort=False)]
+    wanted = set(decimals.values())
+    by_key: dict[str, list[str]] = {}
+    for name in unique:
+        key = decimals.get(name)
+        if key is None and (match := _INTEGER.fullmatch(name)):
+            key = match.group(1).lstrip("+")
+        if key in wanted:
+            by_key.setdefault(key, []).append(name)
+    return [group for group in by_key.values() if len(group) > 1]
 
 
 def refuse_whitespace_variants(
