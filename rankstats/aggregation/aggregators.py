@@ -34,7 +34,7 @@ from rankstats.core.pair_probabilities import Pairwise, pair_sums
 from rankstats.core.pair_probabilities import (
     ranking_borda as ranking_borda,  # documented here (docs/api.md)
 )
-from rankstats.core.rankings import Rankings, average_ranks, informative
+from rankstats.core.rankings import Rankings, average_ranks, check_level, informative
 from rankstats.core.reduction import TableStatistics
 from rankstats.core.scores import Scores
 from rankstats.core.sufficient import StatisticsSource, SufficientStatistics
@@ -311,8 +311,7 @@ def aggregate(data: AggregateInput, method: str = "borda", level: str | None = N
         importlib.import_module(LAZY_METHODS[method])
     if method not in AGGREGATORS:
         raise ValueError(f"unknown method {method!r}; available: {', '.join(AGGREGATORS)}")
-    if level not in (None, "task", "instance"):
-        raise ValueError(f"level must be 'task' or 'instance', not {level!r}")
+    check_level(level)
     return AGGREGATORS[method](data, level)
 
 

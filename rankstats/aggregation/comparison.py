@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from rankstats._util.arguments import count, probability
 from rankstats._util.text import mpl_text
 from rankstats.aggregation.hoeffding_intervals import (
     HoeffdingResult,
@@ -161,6 +162,7 @@ class Comparison:
         A model whose fit holds a single point (Mallows ``method="map"``) has no rank posterior:
         it is left out, and a ``UserWarning`` names it.
         """
+        probability("prob", prob)
         out, skipped = self.rank_posteriors_and_skipped(prob)
         if skipped:
             warnings.warn(
@@ -175,6 +177,7 @@ class Comparison:
     ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
         """:meth:`rank_posteriors` without the warning: the posteriors, and ``(name, reason)``
         for every model that has none (the report prints the reasons in its section)."""
+        probability("prob", prob)
         out: dict[str, Any] = {}
         skipped = []
         for name, fit in self.models.items():
@@ -197,6 +200,8 @@ class Comparison:
         :meth:`plot_forest_pages` draws them all, page by page. Long names are unique
         abbreviations, as in :meth:`plot_matrix` (key: ``rs.plotting.name_key(comparison.order)``,
         the same on every page)."""
+        if k is not None:
+            count("k", k, 1)
         keys = self._uncertain_pairs()
         total = len(keys)
         keys = keys if k is None else keys[: max(1, int(k))]
@@ -346,6 +351,8 @@ def compare(
     >>> int(cmp.agreement.loc[0, "conflicts"])
     0
     """
+    if delta is not None:
+        probability("delta", delta)
     if not isinstance(fits, list | tuple):
         fits = [fits]
     if not fits:

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rankstats._util.arguments import probability, random_seed
 from rankstats.aggregation.aggregators import AGGREGATORS, Aggregate, aggregate
 from rankstats.aggregation.kemeny_search import KemenyResult, kemeny
 from rankstats.core.metrics import kendall_distance as kendall_distance  # rs.kendall_distance
@@ -304,8 +305,8 @@ def dispersion(
     """
     if method not in ("auto", "exact", "sampled"):
         raise ValueError(f"method must be 'auto', 'exact' or 'sampled', not {method!r}")
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1), not {delta!r}")
+    probability("delta", delta)
+    random_seed("seed", seed)
     rk = as_rankings(data, level)
     ranks = rk.ranks
     n_rows, n = ranks.shape
@@ -415,6 +416,7 @@ def dispersion_table(
     >>> tab["candidate"].tolist()
     ['kemeny', 'random']
     """
+    random_seed("seed", seed)
     rk = as_rankings(data, level)
     ranks = rk.ranks
     n_rows, n = ranks.shape

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rankstats._util.arguments import probability
 from rankstats._util.resources import hoeffding_bytes, require_memory
 from rankstats._util.text import shorten, terminal
 from rankstats.aggregation.choices import CORRECTIONS, ESTIMANDS, FORMS
@@ -384,9 +385,8 @@ def hoeffding_test(
     >>> float(res.table.loc[0, "low"].round(3)), res.min_compared_for_significance()
     (0.752, 8)
     """
+    probability("delta", delta)
     require_memory(hoeffding_bytes(pw.n_systems), "rs.hoeffding", n_systems=pw.n_systems)
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1), got {delta}")
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {CORRECTIONS}, not {correction!r}")
     if form not in FORMS:

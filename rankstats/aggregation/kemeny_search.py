@@ -64,6 +64,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from rankstats._util.arguments import random_seed
 from rankstats._util.progress import meter
 from rankstats.aggregation.aggregators import Aggregate, input_level, register
 from rankstats.aggregation.kemeny_heuristics import (
@@ -76,7 +77,7 @@ from rankstats.aggregation.kemeny_heuristics import (
 )
 from rankstats.aggregation.linear_ordering import solve_linear_ordering
 from rankstats.core.pair_probabilities import Pairwise, pairwise
-from rankstats.core.rankings import Rankings, default_level
+from rankstats.core.rankings import Rankings, check_level, default_level
 from rankstats.core.scores import Scores
 
 METHODS = ("auto", "exact", "heuristic")
@@ -293,6 +294,8 @@ def kemeny(
     >>> res.order, res.cost, res.optimal
     (['a', 'b', 'c'], 4.0, True)
     """
+    check_level(level)
+    random_seed("seed", seed)
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
     if time_limit is not None:

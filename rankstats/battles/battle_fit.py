@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from rankstats._util.arguments import probability
 from rankstats.aggregation.hoeffding_intervals import holm_adjust
 from rankstats.battles.figures import plot_intervals, plot_win_probability
 from rankstats.battles.outcomes import outcome_probabilities
@@ -235,9 +236,9 @@ class BattleFit:
         ``alpha`` = 1 − the fit's confidence).  :func:`rankstats.power` simulates this decision
         (``tests="battles"``).
         """
+        if alpha is not None:
+            probability("alpha", alpha)
         alpha = 1.0 - self.confidence if alpha is None else alpha
-        if not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
-            raise ValueError(f"alpha must be a number in (0, 1), not {alpha!r}")
         n = self.n_models
         a, b = pair_positions(n)
         theta = self.log_worth

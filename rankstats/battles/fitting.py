@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 
 from rankstats._util.advice import AdviceError, AdviceWarning, Spelled, escape
+from rankstats._util.arguments import count, flag, probability, sampling
 from rankstats.battles.battle_fit import (  # noqa: F401 - the result's home, re-exported
     ELO_SCALE,
     ELO_START,
@@ -166,10 +167,20 @@ def fit_battles(
     MLEDoesNotExistError
         The comparison graph is not strongly connected (the message names the groups).
     """
+    if not isinstance(battles, Battles):
+        raise TypeError(
+            f"battles must be a Battles log, not {type(battles).__name__}: read a file or a "
+            "DataFrame with rs.read_battles"
+        )
     _check_bias_reduction(bias_reduction, bootstrap)
     if bootstrap is None:
         bootstrap = 0 if bias_reduction else 1000
     _check_settings(confidence, bootstrap, anchor_rating, order_effect)
+    if ties is not None:
+        flag("ties", ties)
+    if n_jobs is not None:
+        count("n_jobs", n_jobs, 1)
+    sampling(draws, tune, chains, seed)
     pairs = battles.pairs(both_bad)
     if len(pairs.item1) == 0:
         raise AdviceBattlesError(
@@ -390,10 +401,8 @@ def check_cluster_count(count: int, column: str) -> AdviceWarning | None:
 def _check_settings(
     confidence: float, bootstrap: int, anchor_rating: float, order_effect: bool | None
 ) -> None:
-    if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
-        raise ValueError(f"confidence must be a number in (0, 1), not {confidence!r}")
-    if isinstance(bootstrap, bool) or not isinstance(bootstrap, (int, np.integer)) or bootstrap < 0:
-        raise ValueError(f"bootstrap must be an integer >= 0, not {bootstrap!r}")
+    probability("confidence", confidence)
+    count("bootstrap", bootstrap, 0)
     if not (isinstance(anchor_rating, (int, float)) and math.isfinite(anchor_rating)):
         raise AdviceError(
             "{anchor_rating} must be a finite number, not " + escape(repr(anchor_rating)),

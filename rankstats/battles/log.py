@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from rankstats._util.arguments import random_seed
 from rankstats.battles.log_files import (
     InvalidBattlesError,
     check_columns,
@@ -448,6 +449,7 @@ def simulate_battles(
         ``tie (bothbad)``); the truth: ``log_worth`` (Series by model), ``order_effect``,
         ``tie``.
     """
+    random_seed("seed", seed)
     rng = np.random.default_rng(seed)
     theta = rng.normal(0.0, spread, n_models)
     theta -= theta.mean()

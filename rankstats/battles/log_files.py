@@ -13,7 +13,8 @@ Names are checked once for the whole log (both model columns together):
   :meth:`rankstats.Scores.from_long` refuses them;
 - names that differ only by surrounding whitespace (``"gpt-4"`` / ``"gpt-4 "``) are refused,
   naming both spellings and a row of each (:func:`rankstats.core.keys.refuse_whitespace_variants`,
-  the rule of the scores reader).
+  the rule of the scores reader), and so are ids that spell one integer two ways (``2`` and
+  ``2.0`` in a text file: one model split in two, then a disconnected graph).
 """
 
 from __future__ import annotations

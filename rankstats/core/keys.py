@@ -9,10 +9,17 @@ surrounding whitespace.
   that become equal once surrounding whitespace is stripped are refused, naming both spellings
   and a row of each; a name with surrounding whitespace that collides with nothing is kept as
   written (keys are never changed silently).
+- **One integer spelled two ways**: ``"2"`` and ``"2.0"`` (a model id column written once as
+  integers, once as floats, e.g. by pandas after a missing value) would split one model in
+  two; they are refused the same way, by the same check. They are not united even when the
+  whole column is numeric: ``"2.0"`` may be a version, and the file says which spelling is
+  meant nowhere. Other numbers are never compared (``"3.1"`` / ``"3.10"``, ``"007"`` / ``"7"``
+  stay two names).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from itertools import combinations
 
@@ -126,6 +133,35 @@ def whitespace_groups(names: Sequence[str]) -> list[list[str]]:
     return [list(group["name"]) for _, group in found.groupby("key", sort=False)]
 
 
+#: An integer written with a zero decimal part (``2.0``, ``-3.00``): a float column written out.
+_ZERO_DECIMALS = re.compile(r"\s*([+-]?\d+)\.0+\s*")
+_INTEGER = re.compile(r"\s*([+-]?\d+)\s*")
+
+
+def integer_spelling_groups(names: Sequence[str]) -> list[list[str]]:
+    """Groups of distinct names that spell one integer, with and without a zero decimal part
+    (``"2"`` and ``"2.0"``: ids of a column that a tool wrote once as integers, once as floats),
+    in order of first appearance. Other numbers are left alone: ``"3.1"`` and ``"3.10"`` may
+    well be two versions, and leading zeros (``"007"``) are part of many ids."""
+    unique = list(dict.fromkeys(map(str, names)))
+    # Few names hold a "." and fewer end in zeros: one cheap pass finds them.
+    decimals = {}
+    for name in unique:
+        if "." in name and (match := _ZERO_DECIMALS.fullmatch(name)):
+            decimals[name] = match.group(1).lstrip("+")
+    if not decimals:
+        return []
+    wanted = set(decimals.values())
+    by_key: dict[str, list[str]] = {}
+    for name in unique:
+        key = decimals.get(name)
+        if key is None and (match := _INTEGER.fullmatch(name)):
+            key = match.group(1).lstrip("+")
+        if key in wanted:
+            by_key.setdefault(key, []).append(name)
+    return [group for group in by_key.values() if len(group) > 1]
+
+
 def refuse_whitespace_variants(
     kind: str,
     names: Sequence[str],
@@ -142,6 +178,7 @@ def refuse_whitespace_variants(
     """
     groups = whitespace_groups(names)
     if not groups:
+        _refuse_integer_spellings(kind, names, first_seen, prefix)
         return
     shown = []
     for group in groups[:3]:
@@ -157,6 +194,35 @@ def refuse_whitespace_variants(
         f"{prefix}{kind} names that differ only by surrounding whitespace: {'; '.join(shown)}"
         f"{more}: they would be two {kind}s printed alike; correct the spelling so that each "
         f"{kind} is written one way"
+    )
+
+
+def _refuse_integer_spellings(
+    kind: str,
+    names: Sequence[str],
+    first_seen: Callable[[Sequence[str]], Sequence[str | None]],
+    prefix: str,
+) -> None:
+    """Refuse names that spell one integer two ways (:func:`integer_spelling_groups`), naming
+    both spellings and where each is first seen. Refused, not united: which spelling is the
+    name cannot be told, and a key is never rewritten silently."""
+    groups = integer_spelling_groups(names)
+    if not groups:
+        return
+    shown = []
+    for group in groups[:3]:
+        places = first_seen(group)
+        shown.append(
+            " and ".join(
+                f"{name!r}" + (f" ({place})" if place else "")
+                for name, place in zip(group, places, strict=True)
+            )
+        )
+    more = f"; {len(groups) - 3} more such group(s)" if len(groups) > 3 else ""
+    raise InvalidScoresError(
+        f"{prefix}{kind} names that spell one number two ways: {'; '.join(shown)}{more}: they "
+        f"would be two {kind}s (an id column written once as integers, once as floats?); write "
+        f"each {kind} one way"
     )
 
 

@@ -67,6 +67,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rankstats._util.arguments import count
 from rankstats.core import partition_in_use, partition_store
 from rankstats.core.mallows_importance_sampling import importance_sampling
 from rankstats.core.permutation_counts import (
@@ -419,12 +420,8 @@ def partition_function(
         raise ValueError(f"method must be 'auto', 'exact' or 'importance sampling', not {method!r}")
     if alpha_max is not None and not (np.isfinite(alpha_max) and alpha_max > 0):
         raise ValueError(f"alpha_max must be a positive number, not {alpha_max!r}")
-    if not isinstance(draws, (int, np.integer)) or draws < 2:
-        raise ValueError(f"draws must be a whole number ≥ 2, not {draws!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(
-            f"seed must be a whole number (the estimate is cached by it), not {seed!r}"
-        )
+    count("draws", draws, 2)
+    count("seed", seed, 0)  # an integer: the estimate is cached by it
     chosen = partition_in_use.in_use(distance, int(n)) if method == "auto" else None
     if chosen is not None:  # rs.models.use_partition_function
         return chosen

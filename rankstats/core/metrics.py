@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rankstats._util.arguments import count
 from rankstats.core.rankings import average_ranks
 
 
@@ -353,6 +354,7 @@ def agreement(rankings: Mapping[str, Any], k: int = 3) -> pd.DataFrame:
     >>> list(table[["a", "b"]].itertuples(index=False, name=None))
     [('mean', 'borda'), ('mean', 'borda2'), ('borda', 'borda2')]
     """
+    count("k", k, 1)
     scores = {}
     for name, value in rankings.items():
         if hasattr(value, "scores"):

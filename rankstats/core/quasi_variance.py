@@ -45,6 +45,8 @@ import numpy as np
 import pandas as pd
 from scipy import linalg, stats
 
+from rankstats._util.arguments import probability
+
 _MAX_ITERATIONS = 200
 _TOLERANCE = 1e-10
 
@@ -90,8 +92,7 @@ class QuasiVariances:
         Two systems whose intervals do not overlap differ at about level ``1 − confidence``
         (exactly so when the approximation is exact and the two quasi-s.e. are equal).
         """
-        if not (isinstance(confidence, int | float) and 0 < confidence < 1):
-            raise ValueError(f"confidence must be a number in (0, 1), not {confidence!r}")
+        confidence = probability("confidence", confidence)
         z = float(stats.norm.ppf(0.5 + confidence / 2))
         est, qse = self.table["estimate"], self.table["quasi_se"]
         return pd.DataFrame(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from rankstats._util.arguments import choice
 from rankstats.core.codes import dense_codes, sorted_codes
 from rankstats.core.derived import DerivedOnce
 from rankstats.core.keys import refuse_whitespace_variants
@@ -42,6 +43,21 @@ def informative(values: np.ndarray) -> np.ndarray:
     ndarray of bool, shape (L,)
     """
     return np.count_nonzero(~np.isnan(values), axis=-1) >= MIN_SYSTEMS
+
+
+def require_systems(systems: Sequence[object]) -> None:
+    """Refuse a table of fewer than :data:`MIN_SYSTEMS` systems before a test or a ranking of
+    it is computed, naming them (one line, the one message of every such test).
+
+    Raises
+    ------
+    ValueError
+    """
+    if len(systems) < MIN_SYSTEMS:
+        named = f": {preview(map(str, systems))}" if len(systems) else ""
+        raise ValueError(
+            f"comparing systems needs at least {MIN_SYSTEMS}; the table has {len(systems)}{named}"
+        )
 
 
 def group_sum(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
@@ -198,6 +214,11 @@ class Rankings(DerivedOnce):
         Task code of each row (instance-level rankings), used by two-level Borda.
     group_names : tuple of str or None
         Task name of each group code.
+
+    The constructor takes canonical ranks (build rankings of any rank numbers with
+    :meth:`from_rank_matrix`, :meth:`from_orderings` or :meth:`from_scores`); lists are
+    accepted for every field and stored as the types above, anything else is refused here
+    rather than inside a later fit.
     """
 
     ranks: np.ndarray
@@ -210,6 +231,7 @@ class Rankings(DerivedOnce):
     _derived: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        self._coerce()
         if self.ranks.ndim != 2 or self.ranks.shape[1] != len(self.systems):
             raise InvalidRankingsError(
                 f"ranks must be (L, {len(self.systems)}), got shape {self.ranks.shape}"
@@ -218,6 +240,47 @@ class Rankings(DerivedOnce):
             raise InvalidRankingsError("one ranker label per row of ranks is required")
         if len(set(self.systems)) != len(self.systems):
             raise InvalidRankingsError(f"duplicated system names: {preview(self.systems)}")
+        if self.groups is not None:
+            bad = (self.groups < 0) | (self.groups >= len(self.group_names or ()))
+            if self.groups.shape != (len(self.rankers),) or bad.any():
+                raise InvalidRankingsError(
+                    "groups must hold one code per ranking, each in [0, len(group_names))"
+                )
+
+    def _coerce(self) -> None:
+        """The fields as the class holds them, whatever sequences were passed: ranks a float
+        array, systems a tuple of text, rankers a pandas Index, groups integer codes with
+        their names (a list for ``rankers`` once failed later, inside a fit)."""
+
+        def put(name: str, value: object) -> None:
+            object.__setattr__(self, name, value)
+
+        for name in ("systems", "rankers", "group_names"):
+            if isinstance(getattr(self, name), str | bytes):
+                raise InvalidRankingsError(f"{name} must be a sequence of names, not a string")
+        try:
+            ranks = np.asarray(self.ranks, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InvalidRankingsError(
+                "ranks must be an (L, N) array of numbers (NaN = not ranked); build rankings "
+                "of other data with Rankings.from_rank_matrix or Rankings.from_orderings"
+            ) from None
+        if np.isinf(ranks).any():
+            r, c = np.argwhere(np.isinf(ranks))[0]
+            raise InvalidRankingsError(f"infinite rank in row {r}, column {c}")
+        put("ranks", ranks)
+        if not isinstance(self.systems, tuple) or not all(type(s) is str for s in self.systems):
+            put("systems", tuple(str(s) for s in self.systems))
+        if not isinstance(self.rankers, pd.Index):
+            put("rankers", pd.Index(list(self.rankers)))
+        if (self.groups is None) != (self.group_names is None):
+            raise InvalidRankingsError("give groups and group_names together, or neither")
+        if self.groups is not None:
+            groups = np.asarray(self.groups)
+            if groups.dtype.kind not in "iu":
+                raise InvalidRankingsError("groups must be integer codes of group_names")
+            put("groups", groups.astype(np.int64, copy=False))
+            put("group_names", tuple(str(g) for g in self.group_names))
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -450,10 +513,19 @@ def _refuse_variants(
         raise InvalidRankingsError(str(err)) from None
 
 
+#: The words of every ``level=`` argument (None: :func:`default_level`).
+LEVELS = ("task", "instance")
+
+
+def check_level(level: object) -> str | None:
+    """``level`` checked: None or one of :data:`LEVELS` (the one check of every ``level=``)."""
+    return choice("level", level, (None, *LEVELS))  # type: ignore[return-value]
+
+
 def default_level(scores: Scores, level: str | None = None) -> str:
     """The level at which a score table is ranked: ``level`` when given, else ``"instance"`` for
     an instance-level table and ``"task"`` otherwise (the rule of every ``level=`` argument)."""
-    return level or ("instance" if scores.has_instances else "task")
+    return check_level(level) or ("instance" if scores.has_instances else "task")
 
 
 def as_rankings(data: Scores | Rankings, level: str | None = None) -> Rankings:
@@ -465,6 +537,7 @@ def as_rankings(data: Scores | Rankings, level: str | None = None) -> Rankings:
     TypeError
         ``data`` is neither Scores nor Rankings.
     """
+    check_level(level)
     if isinstance(data, Rankings):
         return data
     if isinstance(data, Scores):

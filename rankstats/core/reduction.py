@@ -186,7 +186,8 @@ class TableStatistics:
     @cached_property
     def rankings(self) -> Rankings:
         """The rankings (built once from Scores; Pairwise input has none: TypeError)."""
-        return as_rankings(self.data, self.level)
+        # ``level`` names the rankings of a score table; Rankings are ranked already.
+        return as_rankings(self.data, self.level if isinstance(self.data, Scores) else None)
 
     @cached_property
     def pairwise(self) -> Pairwise:

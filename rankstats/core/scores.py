@@ -352,13 +352,22 @@ class Scores(DerivedOnce):
         seen[task_code * n_sys + system_code] = True
         per_task = seen.reshape(len(all_tasks), n_sys).sum(axis=1)
         skipped = tuple(t for t, count in zip(all_tasks, per_task, strict=True) if count < 2)
-        if skipped:
+        if n_sys == 1:
+            # One system: no task can rank it; say that once, not "evaluated on no task".
+            warnings.warn(
+                f"the table has one system ({systems[0]!r}): a ranking needs at least two, so "
+                "no task ranks anything",
+                DataWarning,
+                stacklevel=user_stacklevel(),
+            )
+        elif skipped:
             warnings.warn(
                 f"task(s) with fewer than two evaluated systems carry no ranking information "
                 f"and were skipped: {preview(skipped)}",
                 DataWarning,
                 stacklevel=user_stacklevel(),
             )
+        if skipped:
             rows = per_task[task_code] >= 2
             data, system_code, task_code = data[rows], system_code[rows], task_code[rows]
             ranking = ranking[rows] if ranking is not None else None
@@ -401,7 +410,7 @@ class Scores(DerivedOnce):
 
         evaluated = np.bincount(system_code, minlength=n_sys) > 0
         nowhere = [s for s, seen_s in zip(systems, evaluated, strict=True) if not seen_s]
-        if nowhere:
+        if nowhere and n_sys > 1:
             warnings.warn(
                 f"system(s) evaluated on no task are kept but carry no information: "
                 f"{preview(nowhere)}",

@@ -16,6 +16,7 @@ from rankstats._pymc import shared
 from rankstats._pymc.convergence import check_convergence, warn_convergence
 from rankstats._pymc.nuts import SAMPLERS, sample_nuts
 from rankstats._util.advice import AdviceError, Spelled
+from rankstats._util.arguments import sampling
 from rankstats.core.bradley_terry_mle import (
     check_connected,
     check_strongly_connected,
@@ -175,6 +176,7 @@ class RankModel:
         """
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+        sampling(draws, tune, chains, seed)
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
         if method == "pql" and not self.random_effect:

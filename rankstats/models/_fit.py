@@ -28,6 +28,7 @@ from scipy import special, stats
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import SAMPLED, flat_draws
 from rankstats._util.advice import AdviceError, escape
+from rankstats._util.arguments import probability
 from rankstats.core.quasi_variance import QuasiVariances
 from rankstats.models.ppc_result import PPCResult
 from rankstats.models.predictive_checks import ppc
@@ -158,8 +159,7 @@ class Fit:
             ``P(a above b) > ½``), ``significant`` (the interval excludes ½), ``winner``,
             ``distance`` (signed distance of the interval from ½), ``method``.
         """
-        if not 0 < prob < 1:
-            raise ValueError(f"prob must be in (0, 1), got {prob}")
+        probability("prob", prob)
         function = self._pair_function()
         systems = list(self.systems)
         index = {s: i for i, s in enumerate(systems)}
@@ -273,6 +273,7 @@ class Fit:
         -------
         RankPosterior
         """
+        probability("prob", prob)
         values = self.draws()[self.variable]
         if values.shape[0] < 2:
             hint = (
@@ -313,6 +314,7 @@ class Fit:
         ``ess_bulk``, ``ess_tail``, ``r_hat`` (rank-normalised split R-hat; Vehtari et al. 2021).
         ``mle`` / ``map``: ``estimate``, ``se`` and the Wald interval ``estimate ± z se``.
         """
+        probability("prob", prob)
         q = [(1 - prob) / 2, (1 + prob) / 2]
         posterior = _compat.group(self.idata)
         rows = []

@@ -20,6 +20,7 @@ import pandas as pd
 
 from rankstats._pymc import compat as _compat
 from rankstats._util.advice import Spelled
+from rankstats._util.arguments import probability
 from rankstats.core.bradley_terry_mle import ConvergenceError, check_own_worths
 from rankstats.core.firth import FIRTH
 from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError, preview
@@ -226,6 +227,7 @@ def predict_worth(
         Indexed like ``covariates``: ``estimate`` (the MLE, or the posterior mean), ``se`` (sd
         of the draws), ``low``, ``high``.
     """
+    probability("prob", prob)
     names = listed(fit.info.get("covariates"))
     if not names:
         raise ValueError("predict_worth needs a fit with system covariates (covariates=...)")
@@ -237,8 +239,7 @@ def predict_worth(
             f"covariates lack column(s) {', '.join(map(repr, missing))} of the fit "
             f"(its covariates: {', '.join(map(repr, names))})"
         )
-    if not 0 < prob < 1:
-        raise ValueError(f"prob must be in (0, 1), got {prob}")
+    probability("prob", prob)
     if new_system and "sigma" not in fit.parameters:
         raise ValueError("new_system=True needs a fit with random_effect=True")
     x = np.empty((len(covariates), len(names)))

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._pymc.convergence import SAMPLED, ConvergenceWarning
+from rankstats._util.arguments import count, random_seed
 from rankstats.core.rankings import Rankings
 from rankstats.errors import InvalidRankingsError, preview
 from rankstats.models import pointwise_likelihood as pointwise
@@ -259,10 +260,8 @@ def kfold(
     >>> cv.estimate, cv.n_units
     ('plug-in', 32)
     """
-    if folds is None and (isinstance(k, bool) or not isinstance(k, (int, np.integer))):
-        raise TypeError(f"k must be a whole number of folds (2 ≤ k ≤ rankings), not {k!r}")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-        raise TypeError(f"seed must be a whole number or None, not {seed!r}")
+    count("k", k, 2)
+    random_seed("seed", seed)
     if method is not None and not isinstance(method, str):
         raise TypeError(f"method must be a method name ('map', 'nuts', ...), not {method!r}")
     if isinstance(fit_or_model, Fit):

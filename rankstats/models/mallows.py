@@ -24,6 +24,7 @@ from collections.abc import Callable
 import numpy as np
 
 from rankstats._util.advice import AdviceError, escape
+from rankstats._util.arguments import count, random_seed
 from rankstats.core.mallows_kendall import log_z
 from rankstats.core.permutation_distances import check_distance
 from rankstats.core.preferences import AssessorPreferences
@@ -326,8 +327,8 @@ class Mallows:
             cores=(cores, 1),
             thin=(thin, 1),
             leap=(leap, 1),
-            seed=(seed, 0),
         )
+        random_seed("seed", seed)
         check_rho_proposal(rho_proposal)
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
@@ -483,9 +484,5 @@ def _positive(value: object) -> bool:
 def _check_counts(**counts: tuple[object, int]) -> None:
     """Each ``name=(value, minimum)``: None, or a whole number ≥ minimum (named when not)."""
     for name, (value, minimum) in counts.items():
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{name} must be a whole number, not {value!r}")
-        if value < minimum:
-            raise ValueError(f"{name} must be ≥ {minimum}, not {value!r}")
+        if value is not None:
+            count(name, value, minimum)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rankstats._util.arguments import probability
 from rankstats.core.mallows_kendall import pair_probability
 from rankstats.core.mallows_pair_table import PairTable, pair_table, rank_table
 from rankstats.models import mallows_predictive as _predictive
@@ -41,8 +42,7 @@ def check_top_k(k: int, n: int, prob: float) -> None:
     """Refuse a ``k`` outside ``1 … n`` and a ``prob`` outside (0, 1)."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
         raise ValueError(f"k must be a whole number between 1 and {n}, not {k!r}")
-    if not 0 < prob < 1:
-        raise ValueError(f"prob must be in (0, 1), got {prob}")
+    probability("prob", prob)
 
 
 def top_k_frame(

@@ -13,6 +13,7 @@ import pandas as pd
 
 from rankstats._pymc import compat as _compat
 from rankstats._util.advice import AdviceError, escape
+from rankstats._util.arguments import probability
 from rankstats.core.mallows_kendall import pair_probability
 from rankstats.core.mallows_pair_table import pair_table, rank_table
 from rankstats.models._fit import Fit, register_model
@@ -107,8 +108,7 @@ class MallowsMixtureFit(Fit):
     def weights(self, prob: float = 0.95) -> pd.DataFrame:
         """Posterior mean and equal-tailed interval of every cluster's weight τ_k, and the
         number of assessors whose most probable cluster it is."""
-        if not 0 < prob < 1:
-            raise ValueError(f"prob must be in (0, 1), got {prob}")
+        probability("prob", prob)
         w = self.draws()["weight"]
         low, high = np.quantile(w, [(1 - prob) / 2, (1 + prob) / 2], axis=0)
         members = np.bincount(np.argmax(self._probabilities(), axis=1), minlength=self.n_clusters)

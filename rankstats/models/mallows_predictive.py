@@ -41,6 +41,7 @@ import pandas as pd
 import xarray as xr
 
 from rankstats._pymc import compat as _compat
+from rankstats._util.arguments import count, random_seed
 from rankstats.core import mallows_sampling
 from rankstats.core.mallows_partition import partition_function
 from rankstats.core.permutation_distances import check_distance, row_distances
@@ -386,6 +387,8 @@ def predictive_rankings(
 ) -> pd.DataFrame:
     """:func:`sample_rankings` as a DataFrame of ranks (columns = systems, 1 = best); the same
     seed gives the same rankings."""
+    count("size", size, 1)
+    random_seed("seed", seed)
     ranks = sample_rankings(post, size, np.random.default_rng(seed), method)
     out = pd.DataFrame(ranks, columns=list(post.systems))
     exact = method == "auto" and (post.distance == "kendall" or post.n <= ENUMERATED)
@@ -416,6 +419,9 @@ def predictive_distribution(
         ``ranking`` (``"A > B > C"``), ``probability``, ``se``, [``frequency``], then the rank
         of each system; most probable first. ``attrs["method"]``: ``"exact"`` or ``"search"``.
     """
+    count("top", top, 1)
+    count("draws", draws, 1)
+    random_seed("seed", seed)
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
         raise ValueError(f"top must be a whole number ≥ 1, not {top!r}")
     n = post.n

@@ -34,6 +34,7 @@ from scipy.optimize import Bounds, LinearConstraint, minimize
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import SAMPLED
 from rankstats._util.advice import Advice, AdviceError, Spelled, escape
+from rankstats._util.arguments import count, random_seed
 from rankstats.models import pointwise_likelihood as pointwise
 from rankstats.models._fit import Fit
 
@@ -350,6 +351,8 @@ def compare_fits(
     ...         "mallows": rs.models.Mallows().fit(rk)}  # doctest: +SKIP
     >>> rs.models.compare_fits(fits).table  # doctest: +SKIP
     """
+    count("k", k, 2)
+    random_seed("seed", seed)
     if ic not in (*ICS, "kfold"):
         raise ValueError(f"ic must be one of {(*ICS, 'kfold')}, not {ic!r}")
     if ic == "kfold":

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.advice import AdviceError, Spelled, escape
+from rankstats._util.arguments import probability, random_seed
 from rankstats.core.bradley_terry_mle import (
     ConvergenceError,
     MLEDoesNotExistError,
@@ -150,8 +151,8 @@ def rank_tree(
     >>> tree.predict(pd.DataFrame({"group": ["y", "x"]})).tolist()
     [3, 2]
     """
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    random_seed("seed", seed)
+    probability("alpha", alpha)
     if not 0 < trim < 0.5:
         raise ValueError(f"trim must be in (0, 0.5), got {trim}")
     if int(min_size) < 1:

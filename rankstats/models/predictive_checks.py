@@ -61,6 +61,7 @@ import numpy as np
 
 from rankstats._pymc.convergence import SAMPLED
 from rankstats._util.advice import AdviceError
+from rankstats._util.arguments import count, probability, random_seed
 from rankstats.core.rankings import Rankings, default_level
 from rankstats.core.scores import Scores
 from rankstats.models._data import KINDS
@@ -131,13 +132,13 @@ def _select(parameters: Mapping[str, np.ndarray], draws: int, rng: np.random.Gen
     return {k: np.asarray(v)[pick] for k, v in parameters.items()}, note
 
 
-def _check_arguments(draws: int, threshold: float, prob: float, kind: str) -> None:
-    if isinstance(draws, bool) or not isinstance(draws, int | np.integer) or draws < 1:
-        raise ValueError(f"draws must be an integer ≥ 1, got {draws!r}")
-    if not 0 < threshold < 1:
-        raise ValueError(f"threshold must be in (0, 1), got {threshold}")
-    if not 0 < prob < 1:
-        raise ValueError(f"prob must be in (0, 1), got {prob}")
+def _check_arguments(
+    draws: int, threshold: float, prob: float, kind: str, seed: object = None
+) -> None:
+    count("draws", draws, 1)
+    probability("threshold", threshold)
+    probability("prob", prob)
+    random_seed("seed", seed)
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
 
@@ -204,7 +205,7 @@ def ppc_draws(
     """
     if model not in MODELS:
         raise ValueError(f"model must be one of {MODELS}, not {model!r}")
-    _check_arguments(draws, threshold, prob, kind)
+    _check_arguments(draws, threshold, prob, kind, seed)
     rng = np.random.default_rng(seed)
     notes = list(notes)
     params, note = _select(parameters, int(draws), rng)
@@ -461,7 +462,7 @@ def ppc(
     """
     if fit.model not in MODELS:
         raise ValueError(f"no posterior predictive check for model {fit.model!r}")
-    _check_arguments(draws, threshold, prob, kind or "subset")
+    _check_arguments(draws, threshold, prob, kind or "subset", seed)
     distance = fit.info.get("distance", "kendall") if fit.model == "mallows" else None
     if distance not in (None, "kendall"):
         raise ValueError(

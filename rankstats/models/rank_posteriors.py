@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from rankstats._util.arguments import probability
+
 if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn
     from matplotlib.figure import Figure
 
@@ -301,8 +303,7 @@ def rank_posterior(
 
     Rows are ordered by expected rank; systems with equal expected ranks keep the order given.
     """
-    if not 0 < prob < 1:
-        raise ValueError(f"prob must be in (0, 1), got {prob}")
+    probability("prob", prob)
     values = np.asarray(values, dtype=np.float64)
     systems = [str(s) for s in systems]
     if values.ndim != 2 or values.shape[1] != len(systems):

@@ -36,6 +36,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from scipy import stats
 
+from rankstats._util.arguments import count, probability, random_seed
 from rankstats.aggregation.hoeffding_intervals import holm_adjust
 from rankstats.core.bradley_terry_mle import fit_bt, pairs_from_matrices
 from rankstats.core.metrics import agreement
@@ -334,8 +335,8 @@ def paired(
     >>> res.strengths.set_index("system")[["mean", "median"]].to_dict("list")
     {'mean': [6.0, 6.0, 6.0], 'median': [10.0, 6.0, 2.0]}
     """
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    probability("confidence", confidence)
+    random_seed("seed", seed)
     if bt_ties not in ("half", "davidson"):
         raise ValueError(f"bt_ties must be 'half' or 'davidson', not {bt_ties!r}")
     check_zero_method(zero_method)
@@ -344,10 +345,8 @@ def paired(
         ("n_orders", n_orders),
         ("trueskill_orders", trueskill_orders),
     ):
-        if int(value) != value or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if not 0 < draw_probability < 1:
-        raise ValueError(f"draw_probability must be in (0, 1), got {draw_probability}")
+        count(name, value, 1)
+    probability("draw_probability", draw_probability)
     x, systems, task = _matrix(data, task)
     n_inst, n_sys = x.shape
     if n_sys < 2:

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from rankstats._util.arguments import random_seed
 from rankstats._util.text import terminal
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidScoresError
@@ -134,6 +135,7 @@ class Calibration:
         instead, from its lowest accuracy and at its latent correlation
         (:mod:`rankstats.planning.accuracy_gap`), with the exact McNemar test by default.
         """
+        random_seed("seed", seed)
         from rankstats.planning.power_analysis import sample_size
 
         d = self.design

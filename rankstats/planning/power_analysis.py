@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rankstats._util.arguments import count, probability
 from rankstats._util.parallel import check_parallel
 from rankstats._util.progress import meter
 from rankstats._util.resources import power_bytes, require_memory
@@ -128,11 +129,9 @@ def _check_common(
             "level='task' ranks the systems once per task: the design needs n_tasks ≥ 2, "
             f"not {design.n_tasks}"
         )
-    if not (isinstance(alpha, numbers.Real) and not isinstance(alpha, bool) and 0 < alpha < 1):
-        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    for name, value, low in (("replications", replications, 2), ("seed", seed, 0)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-            raise ValueError(f"{name} must be an integer ≥ {low}, got {value!r}")
+    probability("alpha", alpha)
+    count("replications", replications, 2)
+    count("seed", seed, 0)
     check_parallel(n_jobs, "processes")
 
 

@@ -77,12 +77,13 @@ from typing import Any
 
 import pandas as pd
 
+from rankstats._util.arguments import probability, random_seed
 from rankstats._util.atomic import check_output_dir, output_dir
 from rankstats._util.method_names import METHOD_NAMES, MODEL_NAMES
 from rankstats._util.text import latex_escape, mpl_text
 from rankstats.aggregation.hoeffding_figure import significance_heatmap
 from rankstats.aggregation.hoeffding_intervals import HoeffdingResult
-from rankstats.core.rankings import Rankings, default_level
+from rankstats.core.rankings import Rankings, check_level, default_level
 from rankstats.core.scores import Scores
 from rankstats.plotting.saving import save_figure
 from rankstats.reporting import html, latex, rankings_input
@@ -348,6 +349,10 @@ def report(
     >>> rep.html.name, rep.ranking["system"].iloc[0]
     ('report.html', 'Turing ULR v5 Alexander v-team Microsoft')
     """
+    check_level(level)
+    probability("delta", delta)
+    probability("confidence", confidence)
+    random_seed("seed", seed)
     from rankstats.battles.battle_fit import BattleFit
 
     if isinstance(scores, BattleFit):

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from rankstats._util.arguments import probability
 from rankstats._util.atomic import check_output_dir, output_dir
 from rankstats.battles.battle_fit import BattleFit
 from rankstats.battles.log import Battles
@@ -136,10 +137,10 @@ def battle_report(
     >>> rep.html.name, rep.leaderboard["model"].tolist() == fit.table()["model"].tolist()
     ('report.html', True)
     """
+    if alpha is not None:
+        probability("alpha", alpha)
     out = check_output_dir(out, option="out=")
     check_log(fit, battles)
-    if alpha is not None and not (isinstance(alpha, (int, float)) and 0 < alpha < 1):
-        raise ValueError(f"alpha must be a number in (0, 1), not {alpha!r}")
     data = compute_battles(fit, battles, title, alpha)
     text, cites = battle_methods_paragraph(data)
     summary = battle_claims(data)

@@ -26,6 +26,7 @@ from rankstats._util.advice import (
     escape,
     keywords,
 )
+from rankstats._util.arguments import count
 from rankstats.aggregation.aggregators import Aggregate, aggregate_source
 from rankstats.core.directions import Direction, parse_directions
 from rankstats.core.keys import refuse_whitespace_variants
@@ -358,13 +359,13 @@ def scan_scores(
     """
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(map(repr, ORDERS))}, not {order!r}")
+    count("batch_rows", batch_rows, 1)
+    count("workers", workers, 1)
     if order == "any" and client is not None:
         raise AdviceError("{message}", message=CLUSTER_ANY)
     columns = {"system": system, "task": task, "instance": instance, "score": score}
     if is_dask_frame(paths):
         return _scan_frame(paths, columns, higher_is_better, batch_rows, client)
-    if workers < 1:
-        raise ValueError(f"workers must be ≥ 1, not {workers}")
     na = tuple(str(w) for w in na_values) if na_values else None
     files, promised = _collect_files(paths)
     stamps = tuple((str(f), *_stamp(f)) for f in files)

@@ -101,6 +101,7 @@ from scipy import stats
 
 from rankstats._util import progress as _progress
 from rankstats._util.advice import AdviceError, escape
+from rankstats._util.arguments import probability, sampling
 from rankstats._util.text import shorten, terminal
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidScoresError, preview
@@ -229,6 +230,7 @@ class BayesHierarchical(ThreeRegions):
         published quantity: share of the draws where its θ is the largest), ``predictive``
         (posterior predictive probability of the region), the posterior ``theta_mean`` and its
         central ``level`` interval (``theta_low``, ``theta_high``)."""
+        probability("level", level)
         q = [(1 - level) / 2, (1 + level) / 2]
         low, high = np.quantile(self.samples, q, axis=0)
         r = f"{self.rope:g}"
@@ -251,6 +253,7 @@ class BayesHierarchical(ThreeRegions):
         (``delta_low``, ``delta_high``), and ``sigma_mean`` (within-task standard deviation);
         then one row ``task = "(new task)"`` for :math:`\\delta_\\text{new}` and one
         ``"(population mean δ0)"``. Score units."""
+        probability("level", level)
         q = [(1 - level) / 2, (1 + level) / 2]
         delta = self._posterior("delta")
         sigma = self._posterior("sigma")
@@ -453,6 +456,7 @@ def bayes_hierarchical(
     comparison of classifiers through Bayesian hierarchical modelling. *Machine Learning* 106,
     1817–1837.
     """
+    sampling(draws, tune, chains, seed)
     check_rope(rope)
     if not (isinstance(rho, numbers.Real) and 0 <= rho < 1):
         raise ValueError(f"rho (the correlation of the instances) must be in [0, 1), got {rho!r}")
@@ -466,9 +470,6 @@ def bayes_hierarchical(
             f"parameterization must be 'auto' or one of {PARAMETERIZATIONS}, not "
             f"{parameterization!r}"
         )
-    for name, value in (("draws", draws), ("tune", tune), ("chains", chains)):
-        if int(value) != value or value < (0 if name == "tune" else 1):
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
     check_threshold(threshold)
     diff, shared = pair_differences(scores, a, b, task)
     short = shared[shared["n_shared"] < 2]

@@ -57,8 +57,9 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.advice import AdviceScoresError, escape
+from rankstats._util.arguments import count, probability, random_seed
 from rankstats._util.text import shorten, terminal
-from rankstats.core.rankings import default_level
+from rankstats.core.rankings import check_level, default_level
 from rankstats.core.scores import Scores
 from rankstats.core.task_choice import only_task
 from rankstats.errors import InvalidScoresError, preview
@@ -136,6 +137,7 @@ class BayesSignedRank(ThreeRegions):
         ``probability`` (share of draws where its θ is the largest) and its Monte Carlo
         ``mc_se``, the posterior ``theta_mean`` and the central ``level`` interval of θ
         (``theta_low``, ``theta_high``)."""
+        probability("level", level)
         q = [(1 - level) / 2, (1 + level) / 2]
         low, high = np.quantile(self.samples, q, axis=0)
         r = f"{self.rope:g}"
@@ -189,8 +191,6 @@ def _from_scores(
     if a == b:
         raise ValueError(f"compare two different systems, not {a!r} with itself")
     level = default_level(scores, level)
-    if level not in ("task", "instance"):
-        raise ValueError(f"level must be 'task' or 'instance', not {level!r}")
     tasks = [task] if isinstance(task, str) else list(task) if task is not None else None
     for t in tasks or ():
         if t not in scores.tasks:
@@ -476,12 +476,13 @@ def bayes_signed_rank(
     >>> res.decision, round(res.p_a, 2)
     ('a', 1.0)
     """
+    check_level(level)
+    count("samples", samples, 1)
+    random_seed("seed", seed)
     missing = check_missing(missing, MISSING, what=_NOT_IMPUTED)
     check_rope(rope)
     if not (math.isfinite(prior) and prior > 0):
         raise ValueError(f"prior (the pseudo-observation's strength) must be > 0, got {prior!r}")
-    if int(samples) != samples or samples < 1:
-        raise ValueError(f"samples must be a positive integer, got {samples!r}")
     check_threshold(threshold)
     shown_task: object = None
     if isinstance(scores, Scores):

@@ -50,13 +50,16 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.advice import AdviceError, escape
+from rankstats._util.arguments import share
 from rankstats._util.text import shorten, terminal
 from rankstats.core.rankings import (
     MIN_SYSTEMS,
     Rankings,
     average_ranks,
+    check_level,
     default_level,
     instance_score_matrix,
+    require_systems,
 )
 from rankstats.core.scores import Scores
 from rankstats.errors import preview
@@ -359,8 +362,7 @@ MISSING: dict[str, Callable[..., Blocks]] = {
 def check_missing_blocks(missing: str, min_coverage: float = 0.0) -> str:
     """``missing`` and ``min_coverage`` of the rank tests, checked before any computing: the
     word in the one vocabulary (:func:`~rankstats.significance.missing_words.check_missing`)."""
-    if not 0.0 <= min_coverage <= 1.0:
-        raise ValueError(f"min_coverage must be in [0, 1], not {min_coverage!r}")
+    share("min_coverage", min_coverage)
     return check_missing(missing, tuple(MISSING), min_coverage=min_coverage)
 
 
@@ -407,10 +409,13 @@ def rank_blocks(
     >>> rank_blocks(rs.load_dataset("xtreme")).ranks.shape
     (4, 15)
     """
+    check_level(level)
     if isinstance(data, Blocks):
         require_variation(data.ranks, data.level)
         return data
     missing = check_missing_blocks(missing, min_coverage)
+    if isinstance(data, Scores | Rankings):
+        require_systems(data.systems)
     if isinstance(data, Scores):
         lvl = default_level(data, level)
         # Once per table: Friedman, the post-hoc test and the automatic choice of one script all

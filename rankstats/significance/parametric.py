@@ -71,7 +71,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from rankstats._util.arguments import probability
 from rankstats._util.text import shorten, terminal
+from rankstats.core.rankings import check_level
 from rankstats.core.scores import Scores
 from rankstats.significance.blocks import Blocks
 from rankstats.significance.effect_sizes import EFFECT_SIZES, effect_sizes_alongside
@@ -244,6 +246,7 @@ def repeated_measures_anova(
     ValueError
         Incomplete blocks with ``missing="error"``, fewer than two blocks or systems.
     """
+    check_level(level)
     blocks = score_blocks(data, level=level, missing=missing, min_coverage=min_coverage)
     x, n, k = _check_blocks(blocks, "the repeated-measures ANOVA")
     ss = anova_sums(x)
@@ -415,8 +418,8 @@ def tukey_hsd(
     """
     if error not in ERRORS:
         raise ValueError(f"error must be one of {', '.join(map(repr, ERRORS))}, not {error!r}")
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), not {alpha!r}")
+    probability("alpha", alpha)
+    check_level(level)
     blocks = score_blocks(data, level=level, missing=missing, min_coverage=min_coverage)
     x, n, k = _check_blocks(blocks, "Tukey's HSD")
     mean = x.mean(axis=0)

@@ -71,6 +71,7 @@ import pandas as pd
 from scipy import stats
 
 from rankstats._util.advice import AdviceError, Spelled
+from rankstats._util.arguments import count, probability, random_seed
 from rankstats.aggregation.hoeffding_intervals import holm_adjust
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
@@ -242,6 +243,7 @@ def check_posthoc(
     than ``"wilcoxon-holm"`` (the rank tests have no zero differences to treat)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, not {method!r}")
+    probability("alpha", alpha)
     if zero_method is not None:
         check_zero_method(zero_method)
         if method != "wilcoxon-holm":
@@ -251,8 +253,6 @@ def check_posthoc(
                 zero_method=None,
                 wilcoxon=Spelled("method='wilcoxon-holm'", "--posthoc wilcoxon-holm"),
             )
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), not {alpha!r}")
     missing = check_missing_blocks(missing, min_coverage)
     imputed = imputed or missing == "imputed"
     if imputed and method != "nemenyi":
@@ -348,6 +348,9 @@ def posthoc(
     ('holm', 5460)
     """
     imputed = isinstance(data, Blocks) and data.imputed
+    random_seed("seed", seed)
+    if draws is not None:
+        count("draws", draws, 1)
     missing, adjust = check_posthoc(
         method, alpha, adjust, missing, min_coverage, imputed, zero_method=zero_method
     )

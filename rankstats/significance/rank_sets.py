@@ -71,8 +71,9 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.advice import AdviceError, AdviceWarning, escape
+from rankstats._util.arguments import count, probability, random_seed
 from rankstats._util.text import shorten, terminal
-from rankstats.core.rankings import MIN_SYSTEMS, Rankings
+from rankstats.core.rankings import MIN_SYSTEMS, Rankings, check_level, require_systems
 from rankstats.core.scores import Scores
 from rankstats.errors import preview
 from rankstats.significance.block_variation import require_variation
@@ -276,6 +277,7 @@ def _values(
     or with ``of="rank"`` the negated ranks within each block (imputed expected ranks for
     blocks built with ``missing="imputed"``)."""
     if isinstance(data, pd.DataFrame):
+        require_systems(data.columns)
         try:
             values = data.to_numpy(dtype=np.float64)
         except (TypeError, ValueError) as error:
@@ -337,10 +339,8 @@ def check_rank_sets(
     """The arguments of :func:`rank_confidence_sets` checked before any computing (``frame``: the
     data is a DataFrame, whose blocks are never imputed); the word of ``missing`` in the one
     vocabulary."""
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    if not isinstance(n_boot, int | np.integer) or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
+    probability("alpha", alpha)
+    count("n_boot", n_boot, 1)
     if n_boot < minimum_boot(alpha):
         raise AdviceError(
             f"{{n_boot}} of {n_boot} resamples is too few for {1 - alpha:.4g} confidence sets: "
@@ -454,6 +454,8 @@ def rank_confidence_sets(
     1      b     2         2          3
     2      a     3         2          3
     """
+    check_level(level)
+    random_seed("seed", seed)
     missing = check_rank_sets(alpha, n_boot, missing, of, isinstance(data, pd.DataFrame))
     if memory is None:
         memory = MEMORY

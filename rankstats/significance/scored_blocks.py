@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.advice import AdviceError, escape
-from rankstats.core.rankings import MIN_SYSTEMS, Rankings, average_ranks
+from rankstats.core.rankings import MIN_SYSTEMS, Rankings, average_ranks, require_systems
 from rankstats.core.scores import Scores
 from rankstats.errors import preview
 from rankstats.significance.block_variation import require_variation
@@ -74,6 +74,7 @@ def score_blocks(
                 complete=("missing", "complete-case"),
             )
         return blocks
+    require_systems(data.columns)
     if data.columns.duplicated().any():
         dup = data.columns[data.columns.duplicated()]
         raise ValueError(f"the DataFrame has duplicated system columns: {preview(map(str, dup))}")
@@ -93,8 +94,6 @@ def score_blocks(
         columns.append(column)
     values = np.column_stack(columns) if columns else np.empty((len(data), 0))
     systems = tuple(str(c) for c in data.columns)
-    if len(systems) < MIN_SYSTEMS:
-        raise ValueError(f"need at least {MIN_SYSTEMS} systems (columns), got {len(systems)}")
     index = pd.Index(data.index)
     incomplete = np.isnan(values).any(axis=1)
     if incomplete.any() and missing == "error":

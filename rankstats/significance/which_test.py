@@ -68,7 +68,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from rankstats._util.arguments import probability
 from rankstats._util.text import shorten, terminal
+from rankstats.core.rankings import check_level
 from rankstats.core.scores import Scores
 from rankstats.significance.blocks import Blocks
 from rankstats.significance.effect_sizes import MAD_SCALE, pairwise_effect_sizes
@@ -464,8 +466,8 @@ def choose_test(
     >>> res.decision, res.posthoc.groups()
     ('anova-tukey', [('c',), ('b',), ('a',)])
     """
-    if not isinstance(alpha, float | int) or not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), not {alpha!r}")
+    probability("alpha", alpha)
+    check_level(level)
     if force not in (None, "parametric", "nonparametric"):
         raise ValueError(f"force must be None, 'parametric' or 'nonparametric', not {force!r}")
     if effect_size is not None:

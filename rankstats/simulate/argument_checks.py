@@ -8,25 +8,14 @@ import math
 import numbers
 from collections.abc import Mapping, Sequence
 
+from rankstats._util.arguments import count as check_count
+from rankstats._util.arguments import is_real
+
 
 def require(condition: bool, message: str) -> None:
     """Raise ``ValueError(message)`` unless ``condition``."""
     if not condition:
         raise ValueError(message)
-
-
-def check_count(name: str, value: object, minimum: int, maximum: int | None = None) -> None:
-    """``value`` is an integer (not a bool) in ``[minimum, maximum]``."""
-    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    ok = ok and value >= minimum and (maximum is None or value <= maximum)
-    if not ok:
-        bound = f"≥ {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
-        raise ValueError(f"{name} must be an integer {bound}, got {value!r}")
-
-
-def is_real(value: object) -> bool:
-    """A real number that is not a bool (``True`` is an ``Integral`` in Python)."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def check_generator(

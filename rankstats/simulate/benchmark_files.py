@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rankstats._util.arguments import random_seed
 from rankstats._util.atomic import (
     check_output_dir,
     checkpoint,
@@ -97,6 +98,7 @@ def gumbel_files(
     >>> len(files), rs.aggregate(rs.scan_scores(files), "borda").order[0]
     (4, 'sys05')
     """
+    random_seed("seed", seed)
     import pyarrow as pa
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from rankstats._util.arguments import random_seed
 from rankstats.core.scores import Scores
 from rankstats.simulate.argument_checks import check_count, check_generator, is_real, require
 from rankstats.simulate.labels import system_names, task_names
@@ -353,6 +354,7 @@ def gumbel(
     >>> sim.truth[0], rs.aggregate(sim, method="borda").order[0]
     ('sys05', 'sys05')
     """
+    random_seed("seed", seed)
     # Checked (before anything is drawn) in gumbel_cube, which also draws from the seed.
     cube = gumbel_cube(
         n_systems,

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from rankstats._util.arguments import random_seed
 from rankstats.core.mallows_kendall import mallows_expected_distance  # noqa: F401  (re-exported)
 from rankstats.core.mallows_sampling import insertion_ranks
 from rankstats.core.rankings import Rankings
@@ -50,6 +51,7 @@ def plackett_luce(
     >>> rk.ranks.shape
     (4, 2)
     """
+    random_seed("seed", seed)
     names = list(worths.index) if isinstance(worths, pd.Series) else None
     values = np.asarray(list(worths), dtype=np.float64)
     if not log:
@@ -100,6 +102,7 @@ def mallows(
     >>> rs.simulate.mallows(4, theta=50.0, size=2, center=list("abcd")).orderings()
     [['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'd']]
     """
+    random_seed("seed", seed)
     check_count("n", n, 1)
     check_count("size", size, 1)
     require(

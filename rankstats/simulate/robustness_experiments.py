@@ -38,6 +38,7 @@ import pandas as pd
 if TYPE_CHECKING:  # matplotlib loads on first plot only
     from matplotlib.figure import Figure
 
+from rankstats._util.arguments import random_seed
 from rankstats._util.parallel import check_parallel, run_cells
 from rankstats._util.progress import meter
 from rankstats.aggregation.aggregators import aggregate
@@ -404,6 +405,7 @@ def robustness(
     >>> sorted(res.table.aggregator.unique())
     ['borda', 'borda2', 'mean']
     """
+    random_seed("seed", seed)
     check_parallel(n_jobs, backend)
     grid = dict(grid or {"phi": [0.5]})
     base = dict(base or {"n_systems": 20, "n_tasks": 20, "n_instances": 20})
@@ -532,6 +534,7 @@ def perturbation(
     >>> len(res.table)
     9
     """
+    random_seed("seed", seed)
     check_parallel(n_jobs, backend)
     grid = dict(grid or {"missing": [0.1, 0.2, 0.3]})
     _check_run(grid, aggregators, n_rep, top_k)

@@ -146,7 +146,7 @@ def test_never_compared_pairs_are_uninformative():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"delta": 0}, "delta must be in"),
+        ({"delta": 0}, "delta must be a number in"),
         ({"correction": "fdr"}, "correction must be one of"),
         ({"form": "one-sided"}, "form must be one of"),
         ({"estimand": "raw"}, "estimand must be one of"),

@@ -69,6 +69,15 @@ def corpus(tmp_path: Path) -> dict[str, Path]:
         "wide_average": _write(
             d / "wide.csv", "system,t1,t2,Average\na,3,0.9,1.95\nb,2,0.8,1.4\nc,1,0.7,0.85\n"
         ),
+        # Issue 45, item 8: one system; one id written 2 and 2.0 (scores, battles).
+        "one_system": _write(d / "one.csv", "system,task,score\nA,t1,1\nA,t2,2\nA,t3,3\n"),
+        "mixed_ids": _write(d / "ids.csv", "system,task,score\n2,t1,1\n3,t1,2\n2.0,t2,3\n3,t2,1\n"),
+        "battles": _write(
+            d / "log.csv", "model_a,model_b,winner\n1,2,model_a\n2,3,tie\n3,1,model_b\n"
+        ),
+        "mixed_battles": _write(
+            d / "mixed.csv", "model_a,model_b,winner\n1,2,model_a\n2.0,3,tie\n3,1,model_b\n"
+        ),
     }
     ts = pd.DataFrame(
         {
@@ -127,6 +136,18 @@ ARGUMENT_CASES = [
     (["rank", "{tmp}/missing.csv"], "rank", "missing.csv"),
     (["rank", "{tmp}/nothing*.parquet", "--stream"], "rank", "no file matches"),
     (["rank", "{good}", "--workers", "2"], "rank", "--stream"),
+    # Issue 45, item 8: refused before computing, in the library's words, spelled as flags.
+    (["significance", "{one_system}", "--out", "{tmp}/out"], "significance", "at least 2"),
+    (
+        ["significance", "{one_system}", "--choose", "--out", "{tmp}/out"],
+        "significance",
+        "the table has 1: A",
+    ),
+    (["rank", "{mixed_ids}"], "rank", "'2' (ids.csv line 2) and '2.0' (ids.csv line 4)"),
+    (["battles", "{mixed_battles}", "--out", "{tmp}/out"], "battles", "'2.0' (line 3)"),
+    (["battles", "{battles}", "--seed", "-1", "--out", "{tmp}/out"], "battles", "--seed"),
+    (["kemeny", "{good}", "--seed", "-1"], "kemeny", "--seed must be"),
+    (["fit", "{good}", "--seed", "-1"], "fit", "--seed must be"),
 ]
 
 

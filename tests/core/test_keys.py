@@ -166,3 +166,78 @@ def test_a_key_part_differing_by_whitespace_is_refused():
     df = pd.DataFrame({"n": ["RN50", "RN50 "], "p": ["openai", "openai"], "t": [1, 2], "u": [2, 1]})
     with pytest.raises(InvalidScoresError, match=r"'RN50' \(row 0\) and 'RN50 ' \(row 1\)"):
         rs.Scores.from_wide(df, system=["n", "p"])
+
+
+# -------------------------------------------------------------- one integer spelled two ways
+# Issue 45, item 8: a battle log whose model ids were written ``2`` and ``2.0`` split one model
+# in two and then reported a disconnected graph. Every surface that reads names goes through
+# core/keys.py; each must refuse, naming both spellings and where each is first seen.
+def _long(tmp_path, a="2", b="2.0"):
+    path = tmp_path / "long.csv"
+    path.write_text(f"system,task,score\n{a},t1,1\n3,t1,2\n{b},t2,3\n3,t2,1\n")
+    return path
+
+
+def _battles(tmp_path, a="2", b="2.0"):
+    path = tmp_path / "log.csv"
+    path.write_text(f"model_a,model_b,winner\n{a},3,model_a\n3,{b},model_b\n1,3,tie\n")
+    return path
+
+
+SURFACES = {
+    "Scores.from_long": lambda tmp, a, b: rs.Scores.from_long(
+        pd.DataFrame(
+            {"system": [a, "3", b, "3"], "task": ["t1", "t1", "t2", "t2"], "score": [1, 2, 3, 4]}
+        )
+    ),
+    "read_scores long": lambda tmp, a, b: rs.read_scores(_long(tmp, a, b)),
+    "read_scores wide": lambda tmp, a, b: rs.read_scores(
+        _write(tmp / "wide.csv", f"system,t1,t2\n{a},1,2\n{b},3,4\n3,5,6\n")
+    ),
+    "scan_scores": lambda tmp, a, b: rs.scan_scores(
+        _write(
+            tmp / "inst.csv",
+            f"system,task,instance,score\n{a},t1,1,1\n3,t1,1,2\n{b},t1,2,3\n3,t1,2,1\n",
+        )
+    ).statistics(),
+    "read_battles csv": lambda tmp, a, b: rs.read_battles(_battles(tmp, a, b)),
+    "read_battles jsonl": lambda tmp, a, b: rs.read_battles(
+        _write(
+            tmp / "log.jsonl",
+            f'{{"model_a": {a}, "model_b": 3, "winner": "model_a"}}\n'
+            f'{{"model_a": 3, "model_b": {b}, "winner": "model_b"}}\n',
+        )
+    ),
+    "read_battles DataFrame": lambda tmp, a, b: rs.read_battles(
+        pd.DataFrame({"model_a": [a, "3"], "model_b": ["3", b], "winner": ["model_a", "tie"]})
+    ),
+    "Rankings.from_orderings": lambda tmp, a, b: rs.Rankings.from_orderings([[a, "3"], ["3", b]]),
+    "Rankings.from_rank_matrix": lambda tmp, a, b: rs.Rankings.from_rank_matrix(
+        pd.DataFrame({a: [1, 2], "3": [2, 1], b: [3, 3]})
+    ),
+    "read_rankings orderings": lambda tmp, a, b: rs.read_rankings(
+        _write(tmp / "orders.csv", f"first,second\n{a},3\n3,{b}\n"), format="orderings"
+    ),
+}
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("surface", sorted(SURFACES))
+def test_one_integer_spelled_two_ways_is_refused_everywhere(tmp_path, surface):
+    with pytest.raises(ValueError, match=r"spell one number two ways: '2(\.0)?' .*and '2(\.0)?'"):
+        SURFACES[surface](tmp_path, "2", "2.0")
+
+
+@pytest.mark.parametrize(
+    "surface", ["read_scores long", "read_battles csv", "Rankings.from_orderings"]
+)
+@pytest.mark.parametrize(("a", "b"), [("3.1", "3.10"), ("007", "7"), ("2", "2.5")])
+def test_other_numbers_stay_two_names(tmp_path, surface, a, b):
+    """Versions (3.1 / 3.10) and ids with leading zeros are distinct names, as written."""
+    result = SURFACES[surface](tmp_path, a, b)
+    names = result.models if hasattr(result, "models") else result.systems
+    assert {a, b} <= set(names)

@@ -158,7 +158,7 @@ def test_importance_sampling_refuses_to_extrapolate_and_bad_arguments_are_named(
         partition_function(5, "footrule").log_z(-1.0)
     with pytest.raises(ValueError, match="distance must be one of"):
         partition_function(5, "manhattan")
-    with pytest.raises(ValueError, match="seed must be a whole number"):
+    with pytest.raises(ValueError, match="seed must be an integer"):
         partition_function(20, "spearman", seed=np.random.default_rng(0))
 
 

@@ -98,3 +98,43 @@ def test_names_differing_only_by_surrounding_whitespace_are_refused():
         InvalidRankingsError, match=r"'gpt-4' \(column 1\) and 'gpt-4 ' \(column 2\)"
     ):
         rs.Rankings.from_rank_matrix(df)
+
+
+# ------------------------------------------------------- the constructor's fields (issue 45, 8)
+def test_lists_for_every_field_are_stored_as_the_class_types_and_fit_alike():
+    """``rs.Rankings(ranks, systems=[...], rankers=[...])`` was accepted and failed later inside
+    a fit (a list of rankers indexed by a boolean mask)."""
+    ranks = [[1.0, 2.0, 3.0], [2.0, 1.0, 3.0], [1.0, 3.0, 2.0], [3.0, 1.0, 2.0]]
+    given = rs.Rankings(ranks, systems=["a", "b", "c"], rankers=["r1", "r2", "r3", "r4"])
+    assert isinstance(given.ranks, np.ndarray) and given.ranks.dtype == np.float64
+    assert given.systems == ("a", "b", "c") and isinstance(given.rankers, pd.Index)
+    frame = pd.DataFrame(ranks, columns=list("abc"), index=["r1", "r2", "r3", "r4"])
+    reference = rs.Rankings.from_rank_matrix(frame)
+    fit, expected = (
+        rs.models.PlackettLuce().fit(r, method="mle").worth for r in (given, reference)
+    )
+    pd.testing.assert_series_equal(fit, expected)
+    grouped = rs.Rankings(
+        ranks, ["a", "b", "c"], [("t", 1), ("t", 2), ("u", 1), ("u", 2)], [0, 0, 1, 1], ["t", "u"]
+    )
+    assert grouped.groups.dtype == np.int64 and grouped.group_names == ("t", "u")
+
+
+@pytest.mark.parametrize(
+    ("fields", "pattern"),
+    [
+        ({"ranks": [["x", 1, 2]]}, "array of numbers"),
+        ({"ranks": [[1, np.inf, 2]]}, "infinite rank"),
+        ({"systems": "abc"}, "systems must be a sequence of names, not a string"),
+        ({"rankers": "r"}, "rankers must be a sequence"),
+        ({"systems": [1, "1", 2]}, "duplicated system names"),
+        ({"groups": [0]}, "groups and group_names together"),
+        ({"groups": [0.5], "group_names": ["t"]}, "integer codes"),
+        ({"groups": [3], "group_names": ["t"]}, r"in \[0, len\(group_names\)\)"),
+        ({"ranks": [[1, 2]]}, r"ranks must be \(L, 3\)"),
+    ],
+)
+def test_a_bad_field_is_refused_at_construction(fields, pattern):
+    base = {"ranks": [[1.0, 2.0, 3.0]], "systems": ["a", "b", "c"], "rankers": ["r"]}
+    with pytest.raises(rs.InvalidRankingsError, match=pattern):
+        rs.Rankings(**{**base, **fields})

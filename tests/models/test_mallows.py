@@ -413,14 +413,14 @@ def test_every_parameter_is_checked_at_construction(options, match):
 @pytest.mark.parametrize(
     ("options", "error", "match"),
     [
-        ({"draws": 2.5}, TypeError, "draws must be a whole number, not 2.5"),
-        ({"draws": 0}, ValueError, "draws must be ≥ 1, not 0"),
-        ({"tune": -1}, ValueError, "tune must be ≥ 0"),
-        ({"chains": 0}, ValueError, "chains must be ≥ 1"),
-        ({"cores": 0}, ValueError, "cores must be ≥ 1"),
-        ({"thin": 0}, ValueError, "thin must be ≥ 1"),
-        ({"leap": 0}, ValueError, "leap must be ≥ 1"),
-        ({"seed": "x"}, TypeError, "seed must be a whole number"),
+        ({"draws": 2.5}, TypeError, "draws must be an integer ≥ 1, not 2.5"),
+        ({"draws": 0}, ValueError, "draws must be an integer ≥ 1, not 0"),
+        ({"tune": -1}, ValueError, "tune must be an integer ≥ 0"),
+        ({"chains": 0}, ValueError, "chains must be an integer ≥ 1"),
+        ({"cores": 0}, ValueError, "cores must be an integer ≥ 1"),
+        ({"thin": 0}, ValueError, "thin must be an integer ≥ 1"),
+        ({"leap": 0}, ValueError, "leap must be an integer ≥ 1"),
+        ({"seed": "x"}, TypeError, "seed must be None or an integer ≥ 0"),
     ],
 )
 def test_the_fit_names_each_bad_count(options, error, match):

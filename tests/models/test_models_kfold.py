@@ -94,9 +94,9 @@ def test_folds_are_balanced_and_seeded():
 @pytest.mark.parametrize(
     ("options", "match"),
     [
-        ({"k": 2.5}, "k must be a whole number of folds"),
-        ({"k": True}, "k must be a whole number of folds"),
-        ({"k": 4, "seed": 1.5}, "seed must be a whole number"),
+        ({"k": 2.5}, "k must be an integer ≥ 2"),
+        ({"k": True}, "k must be an integer ≥ 2"),
+        ({"k": 4, "seed": 1.5}, "seed must be None or an integer ≥ 0"),
         ({"k": 4, "method": 3}, "method must be a method name"),
     ],
 )

@@ -333,7 +333,7 @@ def small():
         ({"task": "task0"}, r"needs at least 2 tasks .* found 1"),
         ({"task": ["task0", "nope"]}, r"unknown task 'nope'"),
         ({"sampler": "stan"}, r"sampler must be one of"),
-        ({"draws": 0}, r"draws must be a positive integer"),
+        ({"draws": 0}, r"draws must be an integer ≥ 1"),
         ({"parameterization": "x"}, r"parameterization must be 'auto' or one of"),
     ],
 )

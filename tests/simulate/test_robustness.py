@@ -161,7 +161,7 @@ def _never(*args, **kwargs):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"n_rep": 0}, r"n_rep must be an integer ≥ 1, got 0"),
+        ({"n_rep": 0}, r"n_rep must be an integer ≥ 1, not 0"),
         ({"n_rep": -3}, r"n_rep must be an integer ≥ 1"),
         ({"n_jobs": 0}, r"n_jobs must be a positive integer \(≥ 1\) or -1"),
         ({"n_jobs": -2}, r"n_jobs must be"),
