@@ -189,6 +189,8 @@ def _check_battles(args: argparse.Namespace) -> None:
     for flag, value in (("--rope", args.rope != 0.01), ("--threshold", args.threshold != 0.95)):
         if value:
             raise UsageError(f"{flag} belongs to the Bayesian signed-rank test (score tables)")
+    if args.zero_method is not None:
+        raise UsageError("--zero-method belongs to the Wilcoxon signed-rank test (score tables)")
     if args.tests is None:
         args.tests = ["battles"] if args.target_power else list(BATTLE_TESTS)
     if args.vary is None:
@@ -303,6 +305,7 @@ def run(args: argparse.Namespace) -> int:
         rope=args.rope,
         threshold=args.threshold,
         posterior_draws=args.posterior_draws,
+        zero_method=args.zero_method,
         progress=True,  # a bar on a terminal, unless --quiet (rankstats._util.progress)
     )
     if args.target_power is not None:
@@ -359,6 +362,7 @@ def _sample_size(args: argparse.Namespace, design, common: dict, cal) -> int:
             progress=True,
             sizes=args.sizes,
             refine=args.refine,
+            zero_method=args.zero_method,
         )
         res, sentence = found.curve, found.sentence()
     else:

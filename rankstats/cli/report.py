@@ -9,22 +9,24 @@ from rankstats._util.text import terminal
 from rankstats.cli._common import file_format, load_input, load_rankings_file
 from rankstats.cli.check import before_analysis
 from rankstats.cli.usage import UsageError
-from rankstats.core.rankings import Rankings, as_rankings
+from rankstats.core.rankings import Rankings, as_rankings, require_systems
 
 
 def run(args: argparse.Namespace) -> int:
     if args.methods is not None and len(set(args.methods)) != len(args.methods):
         raise UsageError("--methods lists a method twice")
-    significance = _significance_options(args)
     _power_options(args)  # refused before anything is read
+    significance = _significance_options(args)
     rankings = _rankings_file(args)
     if rankings is not None:  # rankings without scores: no data check, nothing on scores
+        require_systems(rankings.systems)  # before anything is computed (as rs.report)
         args.data_check = None
         _announce_models(args, rankings)
         return _finish(_report(args, rankings, significance))
     if args.methods is None:
         args.methods = ["borda", "borda2", "mean"]
     scores = load_input(args)
+    require_systems(scores.systems)  # before the data check prints (as rs.report refuses it)
     scores, args.data_check = before_analysis(args, scores)  # its warnings printed here
     if args.paired:
         unknown = [t for t in args.paired if t not in scores.tasks]
@@ -140,10 +142,11 @@ def _significance_options(args: argparse.Namespace) -> dict | bool:
     options = dict(given.values())
     if options:
         check_posthoc(**{"method": "nemenyi", **options})
-    # --zero-method: with --posthoc wilcoxon-holm or --paired, refused otherwise (the library's
-    # check, before the data is read).
+    # --zero-method: with --posthoc wilcoxon-holm, --paired or --power-test wilcoxon, refused
+    # otherwise (the library's check, before the data is read).
     section = {"method": "nemenyi", **options} if args.significance else None
-    with_zero_method(section, args.zero_method, bool(args.paired))
+    power_wilcoxon = bool(args.power) and args.power_test == "wilcoxon"
+    with_zero_method(section, args.zero_method, bool(args.paired), power_wilcoxon)
     return options or args.significance
 
 

@@ -48,7 +48,7 @@ from rankstats._util.text import terminal
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidScoresError
 from rankstats.planning.design import BenchmarkDesign, pair_indices
-from rankstats.planning.power_result import TEST_PROSE
+from rankstats.planning.power_result import test_label
 
 #: Pairs whose pilot win rate is this many standard errors from the model's are listed as misfits.
 MISFIT_SE = 3.0
@@ -119,6 +119,7 @@ class Calibration:
         progress: bool = False,
         sizes: Sequence[float] | None = None,
         refine: int = 2,
+        zero_method: str | None = None,
     ) -> Detectable:
         r"""The smallest difference between neighbouring systems this benchmark detects.
 
@@ -134,6 +135,7 @@ class Calibration:
         A binary pilot (right / wrong) is varied by the gap between neighbouring accuracies
         instead, from its lowest accuracy and at its latent correlation
         (:mod:`rankstats.planning.accuracy_gap`), with the exact McNemar test by default.
+        ``zero_method``: the Wilcoxon test's zero differences, as in :func:`rankstats.power`.
         """
         random_seed("seed", seed)
         from rankstats.planning.power_analysis import sample_size
@@ -147,6 +149,7 @@ class Calibration:
             replications=replications,
             seed=seed,
             progress=progress,
+            zero_method=zero_method,
         )
         if d.outcome == "binary":
             test = "mcnemar" if test is None else test
@@ -250,7 +253,7 @@ class Detectable:
         """ "With N instances, this benchmark detects …" for a methods section."""
         first = self.curve.results[0]
         d, test = first.design, self.curve.test
-        label = TEST_PROSE.get(test, test)
+        label = test_label(test, first.zero_method, prose=True)
         sizes = f"{d.n_instances:,} instances in each of {d.n_tasks} task(s)"
         if self.kind == "binary":
             return self._binary_sentence(sizes, label)

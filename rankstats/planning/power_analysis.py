@@ -43,6 +43,7 @@ from rankstats.planning.replications import (
     BayesOptions,
     check_tests,
     simulate_tests,
+    zero_method_of,
 )
 from rankstats.planning.sample_size_result import SampleSizeResult, crossing
 from rankstats.significance.three_regions import check_rope, check_threshold
@@ -149,6 +150,7 @@ def power(
     rope: float = 0.01,
     threshold: float = 0.95,
     posterior_draws: int = 1000,
+    zero_method: str | None = None,
     **fields: object,
 ) -> PowerResult:
     r"""Power of each test for a benchmark design, by simulation, with Monte Carlo errors.
@@ -192,6 +194,12 @@ def power(
         posterior draws of each decision (the user-facing default is 50,000; 1,000 puts a
         Monte Carlo error of at most 0.007 on a share near 0.95). It decides the named pair and
         the adjacent pairs only: each decision costs ``posterior_draws × blocks`` Gamma draws.
+    zero_method : {"wilcox", "pratt", "zsplit"}, optional
+        The zero score differences of the Wilcoxon test (``"wilcoxon"``), as
+        ``scipy.stats.wilcoxon`` treats them: dropped (``"wilcox"``, the default), ranked
+        (Pratt, 1959) or their ranks split between the signs
+        (:mod:`rankstats.significance.zero_methods`); they arise with rounded or binary scores.
+        Kept in :attr:`PowerResult.zero_method`; refused without the Wilcoxon test.
 
     Returns
     -------
@@ -223,11 +231,13 @@ def power(
     design = _design(design, fields)
     if isinstance(design, BattleDesign):
         _no_bayes_settings(rope, threshold, posterior_draws)
+        zero_method_of(("battles",), zero_method)  # no Wilcoxon test: refused when given
         return _battle_power(
             design, tests, pair, level, alpha, replications, seed, progress, n_jobs
         )
     tests = check_tests(DEFAULT_TESTS if tests is None else tests)
     check_outcome(design, tests)
+    zeros = zero_method_of(tests, zero_method)
     position = named_pair(design, pair)
     _check_common(design, level, alpha, replications, seed, n_jobs)
     bayes = None
@@ -252,7 +262,9 @@ def power(
     beyond = design.extrapolation()
     if beyond:  # said, never silent: in a warning and in the result's notes and sentence
         warnings.warn(beyond, DataWarning, stacklevel=2)
-    rep = simulate_tests(design, tests, level, alpha, replications, seed, progress, n_jobs, bayes)
+    rep = simulate_tests(
+        design, tests, level, alpha, replications, seed, progress, n_jobs, bayes, zeros
+    )
     summary, pairs, recovery = power_tables(rep, position)
     return PowerResult(
         summary=summary,
@@ -274,6 +286,7 @@ def power(
             "posterior_draws": bayes.samples,
         },
         notes=(design.extrapolation(brief=True),) if beyond else (),
+        zero_method=zeros,
     )
 
 
@@ -360,6 +373,7 @@ def sample_size(
     rope: float = 0.01,
     threshold: float = 0.95,
     posterior_draws: int = 1000,
+    zero_method: str | None = None,
     **fields: object,
 ) -> SampleSizeResult:
     r"""The smallest size (or effect) at which a test reaches a target power, from a power curve.
@@ -376,8 +390,9 @@ def sample_size(
     ----------
     design, pair, level, alpha, replications, seed, progress, n_jobs, **fields
         As in :func:`power` (``replications`` at each size).
-    rope, threshold, posterior_draws
-        The Bayesian signed-rank test's settings, as in :func:`power`.
+    rope, threshold, posterior_draws, zero_method
+        The Bayesian signed-rank test's settings and the Wilcoxon test's zero differences, as
+        in :func:`power`.
     test : str
         One test of :func:`power`.
     target : str
@@ -427,6 +442,7 @@ def sample_size(
         check_battle_tests(test)
     else:
         check_outcome(design, check_tests(test))
+    zero_method_of((test,), zero_method)
     recovery = ("bt_top1", "bt_tau") if battles else RECOVERY_TARGETS[:4]
     targets = tuple(t for t in TARGETS if not (battles and t == "omnibus"))
     if target not in (*targets, *recovery):
@@ -481,6 +497,7 @@ def sample_size(
         rope=rope,
         threshold=threshold,
         posterior_draws=posterior_draws,
+        zero_method=zero_method,
     )
     beyond = designs[-1].extrapolation()
     if beyond:  # once for the curve (each point would say it again)

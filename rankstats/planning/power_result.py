@@ -37,6 +37,7 @@ import pandas as pd
 from rankstats._util.text import terminal
 from rankstats.planning.design import BenchmarkDesign, pair_indices
 from rankstats.planning.replications import OMNIBUS, Replicates
+from rankstats.significance.zero_methods import SHORT
 
 #: What :attr:`PowerResult.summary` reports per test (the targets of :func:`rankstats.sample_size`).
 TARGETS = ("pair", "adjacent", "all_adjacent", "all_pairs", "omnibus")
@@ -87,6 +88,18 @@ TEST_PROSE = {
     "battles": "the Wald tests of rating differences",
     "battles-ub": "the separation of the ratings' Fisher intervals",
 }
+
+
+def test_label(test: str, zero_method: str | None = None, prose: bool = False) -> str:
+    """How a table (:data:`TEST_LABELS`) or a sentence (``prose``: :data:`TEST_PROSE`) names
+    ``test``; the Wilcoxon test with its treatment of zero differences
+    (:data:`rankstats.significance.zero_methods.SHORT`).
+
+    >>> test_label("wilcoxon", "pratt", prose=True)
+    'the Wilcoxon signed-rank test with zero differences ranked as Pratt (1959)'
+    """
+    label = TEST_PROSE.get(test, test) if prose else TEST_LABELS[test]
+    return f"{label} {SHORT[zero_method]}" if test == "wilcoxon" and zero_method else label
 
 
 def mean_and_se(values: np.ndarray) -> tuple[float, float]:
@@ -162,6 +175,9 @@ class PowerResult:
         it was simulated).
     notes : tuple of str
         What the numbers rest on beyond the design (e.g. sizes beyond a calibration pilot's).
+    zero_method : str or None
+        The Wilcoxon test's treatment of zero score differences (``"wilcox"``, ``"pratt"`` or
+        ``"zsplit"``: :mod:`rankstats.significance.zero_methods`); None without that test.
     """
 
     summary: pd.DataFrame
@@ -177,6 +193,7 @@ class PowerResult:
     complete: bool
     bayes: dict | None = None
     notes: tuple[str, ...] = ()
+    zero_method: str | None = None
 
     def power_of(self, test: str, target: str = "adjacent") -> tuple[float, float]:
         """``(power, Monte Carlo s.e.)`` of one test for one target of :attr:`summary`; a
@@ -231,7 +248,7 @@ class PowerResult:
         if self.level == "battle":
             simulated, what = "battle logs", what.replace("systems", "models")
         return (
-            f"{self.design.setting()}, {TEST_LABELS[test]} {how} "
+            f"{self.design.setting()}, {test_label(test, self.zero_method)} {how} "
             f"{what} with power {value:.3f} (Monte Carlo s.e. {se:.3f}, "
             f"{self.replications:,} simulated {simulated}; Card et al. 2020{notes})."
         )
@@ -252,6 +269,9 @@ class PowerResult:
         ]
         if self.pair:
             lines.append(f"  pair: {terminal(self.pair[0])} vs {terminal(self.pair[1])}")
+        if self.zero_method:
+            zeros = self.zero_method
+            lines.append(f"  wilcoxon: {SHORT[zeros]} (zero_method={zeros!r})")
         table = shown.to_string(float_format=lambda v: f"{v:.3f}", na_rep="—")
         lines += ["  " + line for line in table.splitlines()]
         lines += [f"  note: {note}" for note in self.notes]

@@ -30,6 +30,8 @@ test            statistic (function) and decision                               
 ``mcnemar``     the same on binary outcomes: the exact (conditional binomial) McNemar test   pair
                 (``outcome="binary"`` designs only)
 ``wilcoxon``    :func:`~rankstats.paired_analysis.paired_tests.wilcoxon_p_values`, Holm         pair
+                (zero differences treated by ``zero_method``:
+                :mod:`rankstats.significance.zero_methods`)
 ``t``           :func:`~rankstats.paired_analysis.paired_tests.paired_t_p_values`, Holm         pair
 ``bayes``       the Bayesian signed-rank test with a ROPE (``rs.bayes_signed_rank``,            pair
                 Benavoli et al. 2017): claims the region whose posterior share reaches the
@@ -61,6 +63,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from rankstats._util.advice import AdviceError, Spelled, escape
 from rankstats.aggregation.aggregators import mean_scores, snap_ties
 from rankstats.aggregation.hoeffding_intervals import hoeffding_arrays, holm_adjust
 from rankstats.core.metrics import ranking_metrics
@@ -82,6 +85,8 @@ from rankstats.significance.friedman_test import friedman_arrays
 from rankstats.significance.imputed_ranks import imputed_arrays
 from rankstats.significance.posthoc_tests import conover_arrays, nemenyi_arrays
 from rankstats.significance.studentized_range import q_alpha
+from rankstats.significance.zero_methods import DEFAULT as DEFAULT_ZERO_METHOD
+from rankstats.significance.zero_methods import check_zero_method
 
 TESTS = (
     "hoeffding",
@@ -207,6 +212,24 @@ def check_tests(tests: str | Sequence[str]) -> tuple[str, ...]:
     return tuple(t for t in TESTS if t in asked)
 
 
+def zero_method_of(tests: tuple[str, ...], zero_method: str | None) -> str | None:
+    """The Wilcoxon test's treatment of zero differences (None when ``tests`` has no Wilcoxon
+    test; the default when not given): checked against
+    :data:`~rankstats.significance.zero_methods.ZERO_METHODS`, and refused without a Wilcoxon
+    test (it would be ignored)."""
+    if zero_method is None:
+        return DEFAULT_ZERO_METHOD if "wilcoxon" in tests else None
+    check_zero_method(zero_method)
+    if "wilcoxon" not in tests:
+        raise AdviceError(
+            "{zero_method} applies to the Wilcoxon signed-rank test ({tests}); the tests "
+            f"simulated are {escape(', '.join(tests))}",
+            zero_method=None,
+            tests=Spelled("'wilcoxon'", "--tests wilcoxon"),
+        )
+    return zero_method
+
+
 def chunk_size(design: BenchmarkDesign) -> int:
     """Replications per chunk: a function of the design only (the draws must not depend on the
     machine)."""
@@ -224,8 +247,10 @@ def simulate_tests(
     progress: bool = True,
     n_jobs: int = -1,
     bayes: BayesOptions | None = None,
+    zero_method: str | None = None,
 ) -> Replicates:
-    """Draw ``replications`` benchmarks of ``design`` and apply every test to each.
+    """Draw ``replications`` benchmarks of ``design`` and apply every test to each
+    (``zero_method``: the Wilcoxon test's zero differences, None for the default).
 
     Arguments are checked by the caller (:func:`rankstats.power`). An interrupt (Ctrl-C) stops
     after the chunk under way: the replications done are returned with ``complete=False``.
@@ -237,7 +262,7 @@ def simulate_tests(
         # The posterior draws of the Bayesian test from a child of the chunk's seed: the
         # benchmarks do not depend on whether it is simulated.
         posterior = np.random.default_rng(child.spawn(1)[0])
-        return _one_chunk(design, cube, tests, level, alpha, bayes, posterior)
+        return _one_chunk(design, cube, tests, level, alpha, bayes, posterior, zero_method)
 
     chunks = run_chunks(replications, chunk_size(design), seed, work, progress, n_jobs)
     tested = {t: _tested(t, design.n_systems, bayes) for t in tests if t in PAIR_TESTS}
@@ -277,6 +302,7 @@ def _one_chunk(
     alpha: float,
     bayes: BayesOptions | None = None,
     posterior: np.random.Generator | None = None,
+    zero_method: str | None = None,
 ) -> dict[str, dict[str, np.ndarray]]:
     scores = block_scores(cube, level)
     r, n_blocks, n = scores.shape
@@ -360,7 +386,8 @@ def _one_chunk(
                 mean_diff, p = paired_t_p_values(columns)
                 p, estimate = p.reshape(r, -1), mean_diff.reshape(r, -1)
             else:
-                p = wilcoxon_p_values(columns, quiet=False).reshape(r, -1)
+                zeros = zero_method or DEFAULT_ZERO_METHOD
+                p = wilcoxon_p_values(columns, False, zeros).reshape(r, -1)
                 estimate = _nan_mean(d, axis=1)
             p = np.where(np.isnan(p), 1.0, p)
             estimate = np.where(np.isnan(estimate), 0.0, estimate)

@@ -23,8 +23,8 @@ from rankstats._util.text import mpl_text
 from rankstats.planning.power_result import (
     RECOVERY_TARGETS,
     TARGET_WORDS,
-    TEST_LABELS,
     PowerResult,
+    test_label,
 )
 
 #: Normal quantile of the two-sided 95 % band around the power curve.
@@ -115,6 +115,10 @@ class SampleSizeResult:
 
         return f"{shown(low)}–{shown(high)}"
 
+    def _label(self) -> str:
+        """The test's name (the Wilcoxon test's with its treatment of zero differences)."""
+        return test_label(self.test, self.results[0].zero_method)
+
     def _subject(self) -> str:
         """What reaches the target: ``"<test> at α = … reaches power 0.8 for <target>"``."""
         alpha = self.results[0].alpha
@@ -125,7 +129,7 @@ class SampleSizeResult:
         level = "" if self.test == "bayes" else f" at α = {alpha:g}"  # a posterior claim
         if self.results[0].level == "battle":
             words = words.replace("systems", "models")
-        return f"{TEST_LABELS[self.test]}{level} reaches power {self.power:g} for {words}"
+        return f"{self._label()}{level} reaches power {self.power:g} for {words}"
 
     def sentence(self) -> str:
         """One sentence for a methods section."""
@@ -208,7 +212,7 @@ class SampleSizeResult:
         title = (
             TARGET_WORDS[self.target]
             if recovery
-            else f"{TEST_LABELS[self.test]}: {TARGET_WORDS[self.target]}"
+            else f"{self._label()}: {TARGET_WORDS[self.target]}"
         )
         ax.set_title(mpl_text(title), fontsize="medium", wrap=True)
         ax.legend(loc="lower right", fontsize="small")

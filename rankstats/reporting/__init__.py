@@ -83,7 +83,7 @@ from rankstats._util.method_names import METHOD_NAMES, MODEL_NAMES
 from rankstats._util.text import latex_escape, mpl_text
 from rankstats.aggregation.hoeffding_figure import significance_heatmap
 from rankstats.aggregation.hoeffding_intervals import HoeffdingResult
-from rankstats.core.rankings import Rankings, check_level, default_level
+from rankstats.core.rankings import Rankings, check_level, default_level, require_systems
 from rankstats.core.scores import Scores
 from rankstats.plotting.saving import save_figure
 from rankstats.reporting import html, latex, rankings_input
@@ -329,9 +329,9 @@ def report(
         ``"wilcoxon-holm"`` post-hoc test of ``significance`` and the ``paired`` analyses),
         passed to ``scipy.stats.wilcoxon``: dropped (``"wilcox"``, the default), ranked (Pratt,
         1959) or their ranks split between the signs
-        (:mod:`rankstats.significance.zero_methods`); the methods paragraph states it. Refused
-        when the report runs no Wilcoxon test. The power section's simulated Wilcoxon test
-        (``power={"test": "wilcoxon"}``) is not affected: it drops zeros, as ``rs.power`` does.
+        (:mod:`rankstats.significance.zero_methods`); the methods paragraph states it. It also
+        reaches the power section's simulated Wilcoxon test (``power={"test": "wilcoxon"}``,
+        as ``rs.power(zero_method=...)``). Refused when the report runs no Wilcoxon test.
 
     Returns
     -------
@@ -341,6 +341,9 @@ def report(
     ------
     OutputError
         ``out`` cannot be (re)placed, or two ``paired`` tasks map to the same file name.
+    ValueError
+        A table of fewer than two systems (nothing to compare), an argument out of its range,
+        before anything is computed or written.
 
     Examples
     --------
@@ -360,6 +363,8 @@ def report(
             "rs.report ranks score tables and rankings; a battle fit has its own report: "
             "rs.battle_report(fit, battles, out=...)"
         )
+    if isinstance(scores, Scores | Rankings):  # a ranking of one system compares nothing
+        require_systems(scores.systems)
     # Everything that can be refused is refused before any computing or model fitting: the
     # output directory here, the request in the first step of compute (compute.check).
     out = check_output_dir(out, option="out=")
@@ -375,8 +380,9 @@ def report(
         check = run_data_check(scores, data_check)
         block_level = default_level(scores, level)
     sig_options = options(significance)
-    sig_options = with_zero_method(sig_options, zero_method, bool(paired))
     power_options = power_request(power)
+    power_wilcoxon = power_options is not None and power_options["test"] == "wilcoxon"
+    sig_options = with_zero_method(sig_options, zero_method, bool(paired), power_wilcoxon)
     if power_options is not None and isinstance(scores, Rankings):
         raise ValueError(
             "power= calibrates a design on scores; rankings without scores have no noise to "
@@ -399,7 +405,9 @@ def report(
         confidence,
         zero_method=zero_method,
     )
-    power_part = run_power(scores, power_options) if power_options is not None else None
+    power_part = (
+        run_power(scores, power_options, zero_method) if power_options is not None else None
+    )
     text, cites = methods_paragraph(data, sig, power_part)
     summary = claims(
         data.intervals,

@@ -23,8 +23,9 @@ from rankstats._util.text import terminal, write_csv
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
 from rankstats.planning.calibration import Calibration, Detectable, calibrate
-from rankstats.planning.power_result import TEST_PROSE
+from rankstats.planning.power_result import test_label
 from rankstats.plotting.saving import save_figure
+from rankstats.significance.zero_methods import zero_method_text
 
 #: Keyword arguments a ``power={...}`` mapping may hold.
 OPTIONS = ("test", "power", "replications", "seed")
@@ -39,6 +40,11 @@ class PowerSection:
     calibration: Calibration
     detectable: Detectable
     test: str
+
+    @property
+    def zero_method(self) -> str | None:
+        """The simulated Wilcoxon test's treatment of zero differences (None for the others)."""
+        return self.detectable.curve.results[0].zero_method
 
 
 @dataclass(frozen=True)
@@ -80,8 +86,12 @@ def options(power: bool | Mapping[str, Any] | None) -> dict[str, Any] | None:
     return out
 
 
-def run_power(scores: Scores | Rankings, opts: Mapping[str, Any]) -> PowerSection:
-    """Calibrate on ``scores`` and find the detectable step (scores only: a design needs them)."""
+def run_power(
+    scores: Scores | Rankings, opts: Mapping[str, Any], zero_method: str | None = None
+) -> PowerSection:
+    """Calibrate on ``scores`` and find the detectable step (scores only: a design needs them);
+    ``zero_method``: the report's, for the Wilcoxon test (the other tests have no zeros to
+    treat)."""
     if not isinstance(scores, Scores):
         raise ValueError(
             "the power section calibrates a design on scores; rankings without scores have no "
@@ -95,6 +105,7 @@ def run_power(scores: Scores | Rankings, opts: Mapping[str, Any]) -> PowerSectio
         power=float(opts["power"]),
         replications=int(opts["replications"]),
         seed=int(opts["seed"]),
+        zero_method=zero_method if test == "wilcoxon" else None,
     )
     return PowerSection(cal, found, test)
 
@@ -120,13 +131,21 @@ def methods_sentence(section_: PowerSection) -> tuple[str, list[str]]:
     cal = section_.calibration
     d = cal.design
     sentence = section_.detectable.sentence().replace("Card et al. 2020", "[card2020]")
+    zeros, keys = "", []
+    if section_.zero_method is not None:  # the simulated Wilcoxon test's zero differences
+        words, keys = zero_method_text(section_.zero_method)
+        zeros = (
+            f" The simulated Wilcoxon test: {words}"
+            + "".join(f" [{k}]" for k in keys)
+            + f" (scipy.stats.wilcoxon, zero_method={section_.zero_method!r})."
+        )
     return (
         terminal(sentence)
         + f" The design was calibrated on the scores (normal scores with one location and scale "
         f"per system and a correlation of {d.correlation:.2f} between systems on an instance); "
         f"its pairwise win rates differ from the observed ones by at most "
-        f"{cal.max_win_gap:.3f}.",
-        ["card2020"],
+        f"{cal.max_win_gap:.3f}." + zeros,
+        ["card2020", *keys],
     )
 
 
@@ -136,7 +155,7 @@ def section(section_: PowerSection, files: PowerFiles, image: str) -> dict[str, 
     cal = section_.calibration
     return {
         "sentence": terminal(found.sentence()),
-        "test": TEST_PROSE[section_.test],
+        "test": test_label(section_.test, section_.zero_method, prose=True),
         "reached": found.step is not None,
         "misfits": len(cal.misfits),
         "n_rates": len(cal.pairs),

@@ -93,24 +93,26 @@ def options(significance: bool | Mapping[str, Any] | None) -> dict[str, Any] | N
 
 
 def with_zero_method(
-    opts: dict[str, Any] | None, zero_method: str | None, paired: bool
+    opts: dict[str, Any] | None, zero_method: str | None, paired: bool, power_wilcoxon: bool = False
 ) -> dict[str, Any] | None:
     """The section's options with the report's Wilcoxon ``zero_method`` (checked here, before
     anything is computed); refused when the report runs no Wilcoxon signed-rank test (neither
-    the ``"wilcoxon-holm"`` post-hoc test nor a paired analysis): it would be ignored."""
+    the ``"wilcoxon-holm"`` post-hoc test, nor a paired analysis, nor the power section's
+    simulated Wilcoxon test, ``power_wilcoxon``): it would be ignored."""
     if zero_method is None:
         return opts
     check_zero_method(zero_method)
     wilcoxon = opts is not None and opts["method"] == "wilcoxon-holm"
-    if not wilcoxon and not paired:
+    if not (wilcoxon or paired or power_wilcoxon):
         raise AdviceError(
-            "{zero_method} applies to the report's Wilcoxon signed-rank tests: {posthoc} or "
-            "{paired}; this report runs none",
+            "{zero_method} applies to the report's Wilcoxon signed-rank tests: {posthoc}, "
+            "{paired} or {power}; this report runs none",
             zero_method=None,
             posthoc=Spelled(
                 "significance={'method': 'wilcoxon-holm'}", "--significance --posthoc wilcoxon-holm"
             ),
             paired=Spelled("paired=[task, ...]", "--paired TASK"),
+            power=Spelled("power={'test': 'wilcoxon'}", "--power --power-test wilcoxon"),
         )
     return {**opts, "zero_method": zero_method} if wilcoxon else opts
 

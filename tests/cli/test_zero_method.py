@@ -76,11 +76,25 @@ def test_paired_passes_the_zero_method(tmp_path, capsys):
 
 def test_report_refuses_a_zero_method_without_a_wilcoxon_test(table, tmp_path, capsys):
     path, _ = table
-    for extra in ([], ["--significance"], ["--significance", "--posthoc", "conover"]):
+    for extra in (
+        [],
+        ["--significance"],
+        ["--significance", "--posthoc", "conover"],
+        ["--power"],  # the paired t-test
+        ["--power", "--power-test", "sign"],
+    ):
         argv = ["report", str(path), *extra, "--zero-method", "pratt", "--out", str(tmp_path / "r")]
         code, _, err = run(argv, capsys)
         assert code == 2, extra
-        one_error_line(err, "report", "--zero-method", "--posthoc wilcoxon-holm", "--paired")
+        one_error_line(
+            err,
+            "report",
+            "--zero-method",
+            "--posthoc wilcoxon-holm",
+            "--paired",
+            "--power --power-test wilcoxon",
+        )
+        assert not (tmp_path / "r").exists()
 
 
 @pytest.mark.long
@@ -93,3 +107,42 @@ def test_report_states_the_zero_method(table, tmp_path, capsys):
     assert "Pratt's method [pratt1959]: scipy.stats.wilcoxon, zero_method='pratt')" in printed
     page = (out / "report.html").read_text()
     assert "Requested post-hoc test, Wilcoxon&#39;s signed-rank test" in page
+
+
+POWER = ["power", "--systems", "3", "--instances", "25", "--phi", "0.4", "--round", "0"]
+
+
+def test_power_passes_the_zero_method(tmp_path, capsys):
+    """The CLI's numbers are rs.power's with the same zero method (itself checked against
+    scipy replicate by replicate in tests/planning/test_power_zero_method.py)."""
+    import rankstats as rs
+
+    out = tmp_path / "power"
+    argv = [*POWER, "--tests", "wilcoxon", "--zero-method", "zsplit", "--replications", "100"]
+    code, printed, err = run([*argv, "--seed", "5", "--out", str(out)], capsys)
+    assert code == 0, err
+    assert "with the ranks of zero differences split" in printed
+    design = rs.BenchmarkDesign(n_systems=3, n_instances=25, phi=0.4, round_to=0)
+    kwargs = dict(tests="wilcoxon", replications=100, seed=5, progress=False)
+    expected = rs.power(design, zero_method="zsplit", **kwargs).pairs
+    pairs = pd.read_csv(out / "pairs.csv")
+    np.testing.assert_allclose(pairs["power"], expected["power"], rtol=1e-12)
+    dropped = rs.power(design, **kwargs).pairs
+    assert not np.allclose(pairs["power"], dropped["power"])  # the option reached the engine
+
+
+@pytest.mark.parametrize(
+    ("extra", "needles"),
+    [
+        (["--tests", "wilcoxon", "--zero-method", "drop"], ["--zero-method", "drop"]),
+        (["--tests", "t", "--zero-method", "pratt"], ["--zero-method", "--tests wilcoxon"]),
+        (["--zero-method", "pratt"], ["--zero-method", "--tests wilcoxon"]),
+        (["--models", "3", "--zero-method", "pratt"], ["--zero-method", "Wilcoxon"]),
+    ],
+)
+def test_power_refuses_a_bad_zero_method(extra, needles, tmp_path, capsys):
+    out = tmp_path / "power"
+    code, _, err = run(["power", *extra, "--replications", "10", "--out", str(out)], capsys)
+    assert code == 2, err
+    one_error_line(err, "power", *needles, forbidden=["zero_method"])
+    assert not out.exists()

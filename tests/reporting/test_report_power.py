@@ -70,3 +70,33 @@ def test_names_are_escaped_and_misfits_warned(tmp_path):
     assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
     assert "id='power-warning'" in page  # the two tasks rank the systems oppositely
     assert len(rep.power.calibration.misfits) > 0
+
+
+def test_the_report_s_zero_method_reaches_a_wilcoxon_power_section(tmp_path):
+    """A binary pilot (right / wrong): most paired differences are zero, so the zero method of
+    rs.report(zero_method=...) changes the simulated Wilcoxon test ("zsplit": with every
+    nonzero difference ±1, "pratt" gives the p-values of "wilcox")."""
+    rng = np.random.default_rng(6)
+    right = (rng.uniform(size=(80, 3)) < [0.55, 0.65, 0.75]).astype(float)
+    long = pd.DataFrame(
+        [(f"s{j}", "t", i, right[i, j]) for i in range(80) for j in range(3)],
+        columns=["system", "task", "instance", "score"],
+    )
+    scores = rs.Scores.from_long(long, instance="instance")
+    power = {"test": "wilcoxon", "replications": 60}
+    rep = rs.report(scores, out=tmp_path / "rep", power=power, zero_method="zsplit")
+    assert rep.power.zero_method == "zsplit"
+    cal = rs.calibrate(scores)
+    again = cal.detectable(test="wilcoxon", replications=60, zero_method="zsplit")
+    curve = pd.read_csv(tmp_path / "rep" / "power_curve.csv")
+    np.testing.assert_allclose(curve["power"], again.curve.curve["power"])
+    dropped = cal.detectable(test="wilcoxon", replications=60)
+    assert not np.allclose(curve["power"], dropped.curve.curve["power"])
+    assert "split evenly between the two signed-rank sums" in rep.methods_text
+    assert "zero_method='zsplit'" in rep.methods_text
+    page = (tmp_path / "rep" / "report.html").read_text()
+    assert "with the ranks of zero differences split" in page
+    # Without a Wilcoxon test anywhere in the report: refused, nothing written.
+    with pytest.raises(ValueError, match=re.escape("power={'test': 'wilcoxon'}")):
+        rs.report(scores, out=tmp_path / "r2", power={"test": "t"}, zero_method="pratt")
+    assert not (tmp_path / "r2").exists()

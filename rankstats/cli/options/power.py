@@ -6,6 +6,7 @@ import argparse
 
 from rankstats.cli.options.shared import (
     add_output_argument,
+    add_zero_method_argument,
     at_least,
     fraction,
     nonnegative,
@@ -235,6 +236,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default=1000,
         help="bayes: posterior draws per decision (default 1000)",
     )
+    add_zero_method_argument(tests, None)  # wilcoxon only: refused without it
     tests.add_argument(
         "--replications",
         type=at_least(2),

@@ -103,7 +103,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="family-wise error level of the post-hoc tests, in (0, 1) (default 0.05)",
     )
-    add_zero_method_argument(sig, None)  # also that of --paired: refused when neither runs it
+    # Also that of --paired and --power-test wilcoxon: refused when none runs it.
+    add_zero_method_argument(sig, None)
     sig.add_argument(
         "--missing",
         choices=list(MISSING),
