@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rankstats.core.firth import choice_terms
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Pairs:
@@ -318,6 +320,70 @@ def bt_derivatives(
             hess[..., n, k:] = hess[..., k:, n] = tie[..., :p] @ f
     value = float(value) if np.ndim(value) == 0 else value
     return value, grad, -hess
+
+
+#: The log-worth part of the design rows of win of item1, win of item2 and tie (on ``i, j``).
+_WORTH_ROWS = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+
+
+def bt_information_trace(
+    counts: Pairs,
+    params: np.ndarray,
+    b: np.ndarray,
+    ties: bool,
+    order: bool = False,
+    index: HessianIndex | None = None,
+    terms: tuple | None = None,
+) -> np.ndarray:
+    r""":math:`\operatorname{tr}(B\,\partial I/\partial\varphi_r)` of every parameter ``r``,
+    :math:`I = -\nabla^2\ell` (:func:`bt_derivatives`), for a symmetric ``b`` of the size of
+    ``params`` (one fit): with :math:`B = I^{-1}`, twice the gradient of Firth's penalty
+    :math:`\tfrac12\log\det I` (:mod:`rankstats.core.firth`).
+
+    Each pair is a multinomial logit with ``m`` trials (its battles) over item1, item2 and a
+    tie, linear predictors :math:`X_S\varphi` with rows :math:`e_i + f`, :math:`e_j` and
+    :math:`e_\lambda + \tfrac12(e_i + e_j + f)` (:math:`f`: the order effect's and the
+    covariates' columns, :func:`feature_matrix`; no tie row without ties), so the trace is
+    :math:`\sum_S m_S X_S^\top[p \odot (g - p^\top g)]`, :math:`g = \operatorname{diag}(G) -
+    2Gp`, :math:`G = X_S B X_S^\top` (:func:`rankstats.core.firth.choice_terms`): a 3 × 3
+    matrix per pair from entries of ``b`` (Kosmidis & Firth 2009).  ``index`` and ``terms``:
+    :func:`hessian_index` and :func:`bt_terms`, when the caller has them already.
+    """
+    n = counts.n_systems
+    index = hessian_index(counts, ties, order) if index is None else index
+    lw, ll_, lt = bt_terms(counts, params, ties, order, index.features) if terms is None else terms
+    p = np.stack([np.exp(lw), np.exp(ll_), np.exp(lt) if ties else np.zeros_like(lw)], axis=1)
+    i, j = counts.item1, counts.item2
+    worths = np.stack([b[i, i], b[i, j], b[j, i], b[j, j]], axis=1).reshape(-1, 2, 2)
+    gram = np.einsum("as,pst,bt->pab", _WORTH_ROWS, worths, _WORTH_ROWS)
+    design = _extra_design(index.features, ties, len(i))  # (P, 3, E): the rows beyond θ
+    if design is not None:
+        beside = b[:n, n:]
+        cross = np.einsum("as,pse,pbe->pab", _WORTH_ROWS, beside[np.stack([i, j], axis=1)], design)
+        gram += cross + cross.transpose(0, 2, 1)
+        gram += np.einsum("pae,ef,pbf->pab", design, b[n:, n:], design)
+    h = index.total[:, None] * choice_terms(gram, p)
+    out = np.zeros(len(params))
+    out[:n] = np.bincount(i, weights=h[:, 0] + 0.5 * h[:, 2], minlength=n)
+    out[:n] += np.bincount(j, weights=h[:, 1] + 0.5 * h[:, 2], minlength=n)
+    if design is not None:
+        out[n:] = np.einsum("pae,pa->e", design, h)
+    return out
+
+
+def _extra_design(features: np.ndarray | None, ties: bool, n_pairs: int) -> np.ndarray | None:
+    """The design rows of win1, win2, tie on the parameters after the log-worths: the tie
+    parameter (the tie's row), then the features (win1's row, half in the tie's)."""
+    width = int(ties) + (0 if features is None else features.shape[1])
+    if not width:
+        return None
+    design = np.zeros((n_pairs, 3, width))
+    if ties:
+        design[:, 2, 0] = 1.0
+    if features is not None:
+        design[:, 0, int(ties) :] = features
+        design[:, 2, int(ties) :] = 0.5 * features
+    return design
 
 
 def row_scores(

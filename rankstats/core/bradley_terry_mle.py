@@ -54,6 +54,7 @@ from rankstats.core.bradley_terry_likelihood import (  # noqa: F401 - the counts
     beats_edges,
     bt_beats,
     bt_derivatives,
+    bt_information_trace,
     bt_loglik,
     bt_terms,
     feature_matrix,
@@ -61,7 +62,7 @@ from rankstats.core.bradley_terry_likelihood import (  # noqa: F401 - the counts
     n_params,
     pairs_from_matrices,
 )
-from rankstats.core.firth import TOL, firth_objective, free_mask
+from rankstats.core.firth import TOL, firth_objective, free_mask, with_trace
 from rankstats.errors import InvalidRankingsError, preview
 
 #: What to do instead, in Python and on the command line (``rankstats fit --method``).
@@ -335,7 +336,9 @@ def bt_objective(
     ``N(0, tie_prior_scale²)`` on each of them).
 
     :func:`newton` asks for the derivatives at the parameters whose value it has just accepted:
-    the log-probabilities (:func:`bt_terms`) of the last parameters are kept for that call."""
+    the log-probabilities (:func:`bt_terms`) of the last parameters are kept for that call.
+    The exact trace of Firth's penalty (:func:`bt_information_trace`) is attached
+    (:func:`rankstats.core.firth.with_trace`)."""
     n = counts.n_systems
     size = n_params(counts, ties, order)
     centre = np.zeros((size, size))
@@ -344,11 +347,14 @@ def bt_objective(
     coefficients = slice(n + int(ties), size)  # the order effect and the covariates
     last: list = [b"", None]  # the last parameters (bytes) and their bt_terms
 
-    def function(params: np.ndarray, derivatives: bool):
+    def terms_at(params: np.ndarray) -> tuple:
         key = np.ascontiguousarray(params, dtype=np.float64).tobytes()
         if key != last[0]:
             last[:] = [key, bt_terms(counts, params, ties, order, index.features)]
-        terms = last[1]
+        return last[1]
+
+    def function(params: np.ndarray, derivatives: bool):
+        terms = terms_at(params)
         if derivatives:
             value, grad, hess = bt_derivatives(counts, params, ties, order, index, terms)
         else:
@@ -373,7 +379,11 @@ def bt_objective(
                 hess[k, k] -= 1.0 / tie_prior_scale**2
         return value, grad, hess
 
-    return function
+    def trace(params: np.ndarray, b: np.ndarray) -> np.ndarray:
+        # The priors' Hessians are constant: the information's derivative is the likelihood's.
+        return bt_information_trace(counts, params, b, ties, order, index, terms_at(params))
+
+    return with_trace(function, trace)
 
 
 def fit_bt(
