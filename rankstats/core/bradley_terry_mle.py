@@ -40,6 +40,7 @@ driver.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -266,6 +267,13 @@ def _listed(labels: list[str], limit: int = 8) -> str:
 
 
 # ---------------------------------------------------------------------------- driver
+#: :func:`newton` with at most this many parameters runs on one BLAS thread: its solves and the
+#: models' batched products are small, and threads only add synchronisation — on two busy
+#: cores, the bias-reduced Plackett–Luce fit of open_clip (121 systems) took 11 s on OpenBLAS's
+#: default threads and 0.5 s on one.
+ONE_THREAD_UP_TO = 2000
+
+
 def newton(
     function: Callable[[np.ndarray, bool], tuple[float, np.ndarray | None, np.ndarray | None]],
     n_worths: int,
@@ -280,8 +288,21 @@ def newton(
     parameters; ``n_worths=0``: every parameter free (a parametrisation that is identified
     already, e.g. log-worths as functions of covariates), nothing centred.  Newton steps with
     step halving until the objective does not decrease; stops when the largest step is below
-    ``tol``.
+    ``tol``.  Up to :data:`ONE_THREAD_UP_TO` parameters it runs on one BLAS thread.
     """
+    size = n_worths + n_extra
+    with one_blas_thread() if size <= ONE_THREAD_UP_TO else nullcontext():
+        return _newton(function, n_worths, n_extra, tol, max_iter, slack)
+
+
+def _newton(
+    function: Callable[[np.ndarray, bool], tuple[float, np.ndarray | None, np.ndarray | None]],
+    n_worths: int,
+    n_extra: int,
+    tol: float,
+    max_iter: int,
+    slack: float,
+) -> Optimum:
     size = n_worths + n_extra
     free = free_mask(n_worths, size)  # the last log-worth is fixed (defined up to a constant)
     params = np.zeros(size)
@@ -465,11 +486,12 @@ def firth_newton(
     (:func:`rankstats.core.firth.firth_objective`); ``objective`` is the log-likelihood
     (unpenalised) at the estimate, ``information`` and ``covariance`` :math:`I` and
     :math:`I^{-1}` there."""
-    free = free_mask(n_worths, n_worths + n_extra)
-    penalised = firth_objective(function, free)
-    if not np.isfinite(penalised(np.zeros(n_worths + n_extra), False)[0]):
-        raise ConvergenceError("singular information: the parameters are not identified")
-    # No slack: the penalised objective is flat where the separated worths are large, and steps
-    # that lose a rounding error each could cycle there.
-    optimum = newton(penalised, n_worths, n_extra, tol, max_iter, 0.0)
-    return replace(optimum, objective=float(function(optimum.params, False)[0]))
+    size = n_worths + n_extra
+    penalised = firth_objective(function, free_mask(n_worths, size))
+    with one_blas_thread() if size <= ONE_THREAD_UP_TO else nullcontext():
+        if not np.isfinite(penalised(np.zeros(size), False)[0]):
+            raise ConvergenceError("singular information: the parameters are not identified")
+        # No slack: the penalised objective is flat where the separated worths are large, and
+        # steps that lose a rounding error each could cycle there.
+        optimum = newton(penalised, n_worths, n_extra, tol, max_iter, 0.0)
+        return replace(optimum, objective=float(function(optimum.params, False)[0]))

@@ -54,7 +54,7 @@ errors are from :math:`I^{-1}` at the penalised estimate, as ``brglm`` reports t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy import linalg
@@ -88,12 +88,19 @@ def trace_of(function: Objective) -> Trace | None:
     return getattr(function, "information_trace", None)
 
 
-def choice_terms(gram: np.ndarray, p: np.ndarray) -> np.ndarray:
-    r""":math:`p \odot (g - p^\top g)`, :math:`g = \operatorname{diag}(G) - 2Gp`, of every
-    stage: ``gram`` :math:`G_S = X_S B X_S^\top` of shape (..., k, k), ``p`` (..., k) (module
-    docstring); summed against the design rows they give the trace."""
-    g = np.einsum("...aa->...a", gram) - 2.0 * np.einsum("...ab,...b->...a", gram, p)
-    return p * (g - np.sum(p * g, axis=-1, keepdims=True))
+def choice_terms(
+    gram: Sequence[Sequence[np.ndarray]], p: Sequence[np.ndarray], count: np.ndarray
+) -> list[np.ndarray]:
+    r""":math:`m\,p \odot (g - p^\top g)`, :math:`g = \operatorname{diag}(G) - 2Gp`, of every
+    stage (module docstring), one array per alternative: ``gram[a][b]`` :math:`(G_S)_{ab}`
+    and ``p[a]`` of every stage, ``count`` their :math:`m_S` (a few alternatives over many
+    stages: one vectorised pass per entry).  Summed against the design rows they give the
+    trace."""
+    k = len(p)
+    gp = [sum(gram[a][c] * p[c] for c in range(k)) for a in range(k)]
+    g = [gram[a][a] - 2.0 * gp[a] for a in range(k)]
+    mean = sum(p[a] * g[a] for a in range(k))
+    return [count * p[a] * (g[a] - mean) for a in range(k)]
 
 
 def firth_objective(function: Objective, free: np.ndarray) -> Objective:
