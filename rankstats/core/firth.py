@@ -46,10 +46,11 @@ this *trace* to its objective (:func:`with_trace`: ``trace(params, B)``, the vec
 (:math:`\varphi \mapsto A\varphi`: :math:`A^\top \operatorname{trace}(A\varphi, ABA^\top)`).
 An objective without one (none of the models' bias-reduced fits) is penalised through central
 differences of its analytic Hessian (step :data:`STEP`: error :math:`O(10^{-8})` relative; two
-Hessians per parameter and iteration), which the tests also use to check the traces.  The Newton step of the
-penalised objective uses :math:`I` in place of :math:`-\nabla^2\ell^*` (the modified-score
-Fisher scoring of Firth 1993 and ``brglm``), with a line search on :math:`\ell^*`; the standard
-errors are from :math:`I^{-1}` at the penalised estimate, as ``brglm`` reports them.
+Hessians per parameter and iteration), which the tests also use to check the traces.  The
+Newton step of the penalised objective uses :math:`I` in place of :math:`-\nabla^2\ell^*` (the
+modified-score Fisher scoring of Firth 1993 and ``brglm``), with a line search on
+:math:`\ell^*`; the standard errors are from :math:`I^{-1}` at the penalised estimate, as
+``brglm`` reports them.
 """
 
 from __future__ import annotations
