@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rankstats.core.firth import choice_terms
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Pairs:
@@ -318,6 +320,66 @@ def bt_derivatives(
             hess[..., n, k:] = hess[..., k:, n] = tie[..., :p] @ f
     value = float(value) if np.ndim(value) == 0 else value
     return value, grad, -hess
+
+
+def bt_information_trace(
+    counts: Pairs,
+    params: np.ndarray,
+    b: np.ndarray,
+    ties: bool,
+    order: bool = False,
+    index: HessianIndex | None = None,
+    terms: tuple | None = None,
+) -> np.ndarray:
+    r""":math:`\operatorname{tr}(B\,\partial I/\partial\varphi_r)` of every parameter ``r``,
+    :math:`I = -\nabla^2\ell` (:func:`bt_derivatives`), for a symmetric ``b`` of the size of
+    ``params`` (one fit): with :math:`B = I^{-1}`, twice the gradient of Firth's penalty
+    :math:`\tfrac12\log\det I` (:mod:`rankstats.core.firth`).
+
+    Each pair is a multinomial logit with ``m`` trials (its battles) over item1, item2 and a
+    tie, linear predictors :math:`X_S\varphi` with rows :math:`e_i + f`, :math:`e_j` and
+    :math:`e_\lambda + \tfrac12(e_i + e_j + f)` (:math:`f`: the order effect's and the
+    covariates' columns, :func:`feature_matrix`; the tie's probability is 0 without ties), so
+    the trace is :math:`\sum_S m_S X_S^\top[p \odot (g - p^\top g)]`, :math:`g =
+    \operatorname{diag}(G) - 2Gp` (:func:`rankstats.core.firth.choice_terms`), and the 3 × 3
+    matrix :math:`G = X_S B X_S^\top` of every pair is written out from the entries of ``b``
+    at ``i``, ``j``, the tie parameter and the features (Kosmidis & Firth 2009).  ``index``
+    and ``terms``: :func:`hessian_index` and :func:`bt_terms`, when the caller has them.
+    """
+    n = counts.n_systems
+    index = hessian_index(counts, ties, order) if index is None else index
+    lw, ll_, lt = bt_terms(counts, params, ties, order, index.features) if terms is None else terms
+    p = (np.exp(lw), np.exp(ll_), np.exp(lt) if ties else np.zeros_like(lw))
+    i, j = counts.item1, counts.item2
+    bii, bij, bjj = b[i, i], b[i, j], b[j, j]
+    # G's entries (rows e_i, e_j, ½(e_i + e_j) of the log-worths), then the other parameters
+    g00, g11, g01 = bii, bjj, bij
+    g22, g02, g12 = 0.25 * (bii + 2.0 * bij + bjj), 0.5 * (bii + bij), 0.5 * (bij + bjj)
+    f, k = index.features, n + int(ties)
+    if ties:  # the tie's row has e_λ: B_iλ, B_jλ, B_λλ
+        g02 = g02 + b[i, n]
+        g12 = g12 + b[j, n]
+        g22 = g22 + b[i, n] + b[j, n] + b[n, n]
+    if f is not None:  # win1's row has f, the tie's ½ f
+        fi, fj = np.sum(b[i, k:] * f, axis=1), np.sum(b[j, k:] * f, axis=1)  # e_iᵀ B f, e_jᵀ B f
+        ff = np.sum((f @ b[k:, k:]) * f, axis=1)  # fᵀ B f
+        fl = f @ b[k:, n] if ties else 0.0  # fᵀ B e_λ
+        g00 = g00 + 2.0 * fi + ff
+        g01 = g01 + fj
+        g02 = g02 + fi + 0.5 * fj + fl + 0.5 * ff
+        g12 = g12 + 0.5 * fj
+        g22 = g22 + 0.5 * (fi + fj) + fl + 0.25 * ff
+    gram = ((g00, g01, g02), (g01, g11, g12), (g02, g12, g22))
+    h = choice_terms(gram, p, index.total)  # m p ⊙ (g − pᵀg) of win1, win2, tie
+    first, second = h[0] + 0.5 * h[2], h[1] + 0.5 * h[2]  # the rows' e_i and e_j
+    out = np.zeros(len(params))
+    out[:n] = np.bincount(i, weights=first, minlength=n)
+    out[:n] += np.bincount(j, weights=second, minlength=n)
+    if ties:
+        out[n] = np.sum(h[2])
+    if f is not None:
+        out[k:] = first @ f
+    return out
 
 
 def row_scores(

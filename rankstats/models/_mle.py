@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from rankstats.core.firth import with_trace
 from rankstats.models._data import PLData
 
 _BLOCK = 2_000_000  # entries of the (rankings, K, K) temporaries per block
@@ -97,6 +98,47 @@ def pl_derivatives(data: PLData, theta: np.ndarray) -> tuple[float, np.ndarray, 
     return loglik, (grad - expected)[:n], hess
 
 
+def pl_information_trace(data: PLData, theta: np.ndarray, b: np.ndarray) -> np.ndarray:
+    r""":math:`\operatorname{tr}(B\,\partial I/\partial\theta_s)` for every system ``s``,
+    :math:`I = -\nabla^2\ell` of :func:`pl_derivatives`, ``b`` symmetric (N × N): with
+    :math:`B = I^{-1}`, twice the gradient of Firth's penalty (:mod:`rankstats.core.firth`).
+
+    Choice ``t`` of a ranking is a multinomial logit over the positions ``q`` with
+    probabilities :math:`v_{tq}` (Efron's weights are offsets, :func:`_choice_weights`) and
+    design rows :math:`e_{i_q}`, so :math:`G = X B X^\top` is ``b`` among the ranking's
+    systems and the trace is :math:`\sum_t\sum_q e_{i_q} v_{tq}(g_{tq} - \sum_r v_{tr}g_{tr})`,
+    :math:`g_{tq} = B_{i_q i_q} - 2(Gv_t)_q`.  :math:`(Gv_t)_q = \sum_r B_{i_q i_r} v_{tr}`
+    is a tail sum over the positions (the risk set from the choice's tie group on, Efron's
+    coefficient within it), as the denominators of :func:`_pl_denominators`: O(K²) per
+    ranking, in blocks of rankings.
+    """
+    n = data.n_systems
+    a_all, x_all, _ = _pl_denominators(data, theta)
+    padded = np.zeros((n + 1, n + 1))  # the padding slot N: no row, no column
+    padded[:n, :n] = b
+    diagonal = np.diag(padded)
+    rows, width = data.index.shape
+    out = np.zeros(n + 1)
+    block = max(1, _BLOCK // max(width * width, 1))
+    for lo in range(0, rows, block):
+        sl = slice(lo, lo + block)
+        a, term, idx = a_all[sl], data.term[sl], data.index[sl]
+        gs, ge, frac = data.group_start[sl], data.group_end[sl], data.fraction[sl]
+        inv = np.where(term, 1.0 / np.where(term, x_all[sl], 1.0), 0.0)
+        v = _choice_weights(a, inv, gs, frac)  # (l, t, q)
+        # tail[l, s, q] = Σ_{r ≥ s} B[i_q, i_r] a_r: the weighted sums over each risk set
+        weighted = padded[idx[:, :, None], idx[:, None, :]] * a[:, None, :]
+        tail = np.zeros((len(idx), width + 1, width))
+        tail[:, :width] = np.cumsum(weighted[:, :, ::-1], axis=2)[:, :, ::-1].transpose(0, 2, 1)
+        r = np.arange(len(idx))[:, None]
+        efron = frac[:, :, None]  # tail[gs]: the tie group and below; tail[ge]: below it
+        gv = inv[:, :, None] * ((1.0 - efron) * tail[r, gs] + efron * tail[r, ge])  # (G v_t)_q
+        g = diagonal[idx][:, None, :] - 2.0 * gv
+        h = v * (g - np.sum(v * g, axis=2, keepdims=True))
+        out += np.bincount(idx.ravel(), weights=h.sum(axis=1).ravel(), minlength=n + 1)
+    return out[:n]
+
+
 def pl_ranking_scores(data: PLData, theta: np.ndarray) -> np.ndarray:
     r"""Score contribution of every ranking: :math:`\psi_r(\theta) = \partial \log
     P(\text{ranking } r \mid \theta) / \partial \theta`, shape ``(L, N)``.
@@ -156,7 +198,8 @@ def pl_beats(data: PLData) -> np.ndarray:
 def pl_objective(
     data: PLData, prior_scale: float | None
 ) -> Callable[[np.ndarray, bool], tuple[float, np.ndarray | None, np.ndarray | None]]:
-    """PL log-likelihood (``prior_scale=None``) or log-posterior, for :func:`newton`."""
+    """PL log-likelihood (``prior_scale=None``) or log-posterior, for :func:`newton`, with the
+    exact trace of Firth's penalty attached (:func:`pl_information_trace`)."""
     n = data.n_systems
     centre = np.eye(n) - 1.0 / n
 
@@ -173,4 +216,7 @@ def pl_objective(
                 hess = hess - centre / prior_scale**2
         return value, grad, hess
 
-    return function
+    def trace(theta: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return pl_information_trace(data, theta, b)  # the prior's Hessian is constant
+
+    return with_trace(function, trace)

@@ -32,6 +32,7 @@ import pandas as pd
 
 from rankstats.core.bradley_terry_mle import firth_newton, newton
 from rankstats.core.collinearity import collinear_columns, equilibrated
+from rankstats.core.firth import trace_of, with_trace
 from rankstats.core.keys import first_rows_of, refuse_whitespace_variants
 from rankstats.errors import InvalidScoresError
 
@@ -207,7 +208,8 @@ def _through(
     offset: np.ndarray | None = None,
 ):
     """``function`` of ``jacobian @ params + offset`` (minus ``½ paramsᵀ diag(penalty)
-    params``)."""
+    params``), with the trace of Firth's penalty of ``function`` composed through the map
+    (:mod:`rankstats.core.firth`), when it has one."""
     offset = np.zeros(jacobian.shape[0]) if offset is None else offset
 
     def composed(params: np.ndarray, derivatives: bool):
@@ -222,7 +224,15 @@ def _through(
             hess = hess - np.diag(penalty)
         return value, grad, hess
 
-    return composed
+    inner = trace_of(function)
+    if inner is None:
+        return composed
+
+    def trace(params: np.ndarray, b: np.ndarray) -> np.ndarray:
+        # I_ψ = Jᵀ I_θ J (+ the constant penalty): tr(B ∂I_ψ/∂ψ_r) = Σ_s J_sr tr(JBJᵀ ∂I_θ/∂θ_s)
+        return jacobian.T @ inner(jacobian @ params + offset, jacobian @ b @ jacobian.T)
+
+    return with_trace(composed, trace)
 
 
 SIGMA_BOUNDS = (1e-4, 20.0)
