@@ -218,7 +218,7 @@ def methods_sentence(sig: Significance) -> tuple[str, list[str]]:
     text = (
         f"Following Demšar's protocol [demsar2006], we tested whether the systems rank alike over "
         f"{_blocks_text(sig)} (k = {fr.n_systems} systems{'; ' + dropped if dropped else ''}) "
-        f"with {omnibus}, then compared every pair with {posthoc_name(ph)}{posthoc_cite}"
+        f"with {omnibus}, then compared the pairs with {posthoc_name(ph)}{posthoc_cite}"
         f"{zeros} at α = {ph.alpha:g}: {ph.n_significant} of {ph.n_pairs} pairs differ "
         "significantly."
     )
