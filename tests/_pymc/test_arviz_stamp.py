@@ -45,6 +45,7 @@ def _python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.long  # a process importing ArviZ (the check that the trap works)
 def test_the_trap_catches_arviz_writing_its_stamp(tmp_path):
     # The check below can fail: ArviZ imported on its own writes the stamp and falls in the trap.
     plain = _python("import arviz", _fresh_cache(tmp_path))

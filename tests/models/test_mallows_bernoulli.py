@@ -58,6 +58,7 @@ def _exact(stated, rho, c, kappa):
     return weights.sum(axis=1) / total, theta_mean / total
 
 
+@pytest.mark.slow  # a sampler against exact enumeration
 def test_the_updates_reproduce_the_exact_conditional_posterior():
     prefs = _preferences()
     rho, c, kappa = np.array([1, 3, 2]), 0.6, (1.0, 1.0)
@@ -78,6 +79,7 @@ def test_the_updates_reproduce_the_exact_conditional_posterior():
     assert aug.violations == int(violations(prefs.stated, aug.completions).sum())
 
 
+@pytest.mark.slow  # a sampler's long chain against exact enumeration (15 s)
 def test_the_chain_reproduces_the_exact_joint_posterior():
     """ρ, α and θ of MetropolisChain(error_model="bernoulli") against the joint posterior,
     enumerated over ρ and both latent rankings with α and θ integrated (they separate given

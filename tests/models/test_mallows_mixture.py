@@ -94,8 +94,9 @@ def _batch_se(x: np.ndarray, batches: int = 40) -> np.ndarray:
 
 @pytest.mark.parametrize(
     ("proposal", "leap"),
-    [("leap_and_shift", 1), pytest.param("swap", 2, marks=pytest.mark.slow)],
+    [("leap_and_shift", 1), ("swap", 2)],
 )
+@pytest.mark.slow  # a sampler's long chain against exact enumeration (18 s)
 def test_the_sampler_reproduces_the_exact_relabelled_posterior(proposal, leap):
     n = 3
     pf = partition_function(n, "footrule")
@@ -148,6 +149,7 @@ def _simulated(seed: int = 0, n: int = 10, sizes=(60, 40), alphas=(6.0, 9.0)):
     return rk, rhos, truth
 
 
+@pytest.mark.slow  # sampled fits of simulated mixtures
 def test_simulated_clusters_are_recovered():
     rk, rhos, truth = _simulated()
     fit = rs.models.Mallows(distance="footrule", clusters=2, prior="bayesmallows").fit(
