@@ -176,10 +176,11 @@ def check_own_worths(
     src, dst = np.nonzero(np.asarray(beats) > 0)
     never_win, never_lose = never_win_lose(len(systems), src, dst)
     parts = []
-    for mask, what in ((never_lose, "never lose"), (never_win, "never win")):
+    for mask, what in ((never_lose, "lose"), (never_win, "win")):
         names = [str(s) for s in own if mask[index[str(s)]]]
         if names:
-            parts.append(f"{preview(names)} ({what}, nor tie)")
+            each = "" if len(names) == 1 else "each "
+            parts.append(f"{preview(names)} ({each}never {what}s, nor ties)")
     if not parts:
         return
     raise MLEDoesNotExistError(
