@@ -202,6 +202,11 @@ def _instance_score_matrix(scores: Scores) -> tuple[np.ndarray, np.ndarray, np.n
 class Rankings(DerivedOnce):
     """Partial rankings of ``N`` systems by ``L`` rankers.
 
+    The constructor takes canonical ranks (build rankings of any rank numbers with
+    :meth:`from_rank_matrix`, :meth:`from_orderings` or :meth:`from_scores`); lists are
+    accepted for every field and stored as the types below, anything else is refused here
+    rather than inside a later fit.
+
     Attributes
     ----------
     ranks : ndarray, shape (L, N)
@@ -214,11 +219,6 @@ class Rankings(DerivedOnce):
         Task code of each row (instance-level rankings), used by two-level Borda.
     group_names : tuple of str or None
         Task name of each group code.
-
-    The constructor takes canonical ranks (build rankings of any rank numbers with
-    :meth:`from_rank_matrix`, :meth:`from_orderings` or :meth:`from_scores`); lists are
-    accepted for every field and stored as the types above, anything else is refused here
-    rather than inside a later fit.
     """
 
     ranks: np.ndarray
