@@ -180,21 +180,28 @@ def refuse_whitespace_variants(
     if not groups:
         _refuse_integer_spellings(kind, names, first_seen, prefix)
         return
-    shown = []
-    for group in groups[:3]:
-        places = first_seen(group)
-        shown.append(
-            " and ".join(
-                f"{name!r}" + (f" ({place})" if place else "")
-                for name, place in zip(group, places, strict=True)
-            )
-        )
-    more = f"; {len(groups) - 3} more such group(s)" if len(groups) > 3 else ""
+    shown, more = _spellings_shown(groups, first_seen)
     raise InvalidScoresError(
         f"{prefix}{kind} names that differ only by surrounding whitespace: {'; '.join(shown)}"
         f"{more}: they would be two {kind}s printed alike; correct the spelling so that each "
         f"{kind} is written one way"
     )
+
+
+def _spellings_shown(
+    groups: Sequence[Sequence[str]], first_seen: Callable[[Sequence[str]], Sequence[str | None]]
+) -> tuple[list[str], str]:
+    """The first three groups of spellings, each with where it is first seen, and how many
+    more groups there are: the body of both refusals above and below."""
+    shown = [
+        " and ".join(
+            f"{name!r}" + (f" ({place})" if place else "")
+            for name, place in zip(group, first_seen(group), strict=True)
+        )
+        for group in groups[:3]
+    ]
+    more = f"; {len(groups) - 3} more such group(s)" if len(groups) > 3 else ""
+    return shown, more
 
 
 def _refuse_integer_spellings(
@@ -209,16 +216,7 @@ def _refuse_integer_spellings(
     groups = integer_spelling_groups(names)
     if not groups:
         return
-    shown = []
-    for group in groups[:3]:
-        places = first_seen(group)
-        shown.append(
-            " and ".join(
-                f"{name!r}" + (f" ({place})" if place else "")
-                for name, place in zip(group, places, strict=True)
-            )
-        )
-    more = f"; {len(groups) - 3} more such group(s)" if len(groups) > 3 else ""
+    shown, more = _spellings_shown(groups, first_seen)
     raise InvalidScoresError(
         f"{prefix}{kind} names that spell one number two ways: {'; '.join(shown)}{more}: they "
         f"would be two {kind}s (an id column written once as integers, once as floats?); write "
