@@ -34,10 +34,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import sys
 import warnings
 from collections.abc import Callable, Collection
 from typing import Any, TypeVar
+
+from rankstats._util.user_frame import user_stacklevel
 
 T = TypeVar("T")
 
@@ -45,20 +46,12 @@ T = TypeVar("T")
 RENAMES = "__renamed_parameters__"
 
 
-def caller_level() -> int:
-    """The ``stacklevel`` of the first frame outside rankstats (the user's call)."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("rankstats."):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 def warn_renamed(old: str, new: str, where: str) -> None:
     """The one :class:`FutureWarning` of an old spelling: ``old`` is now ``new`` (in ``where``)."""
     warnings.warn(
         f"{old} is now {new} (in {where}); the old spelling will be removed in the next release",
         FutureWarning,
-        stacklevel=caller_level(),
+        stacklevel=user_stacklevel(),
     )
 
 

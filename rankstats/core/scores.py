@@ -23,7 +23,7 @@ from rankstats.core.codes import dense_codes, duplicated_keys, instance_codes, r
 from rankstats.core.derived import DerivedOnce
 from rankstats.core.directions import Direction, parse_directions
 from rankstats.core.score_values import Where, numeric_scores, row_report
-from rankstats.core.user_frame import user_stacklevel
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.errors import DataWarning, InvalidScoresError, preview
 
 

@@ -23,7 +23,7 @@ from rankstats.core import wide_columns as _columns
 from rankstats.core.directions import Direction
 from rankstats.core.score_values import Where
 from rankstats.core.scores import Scores
-from rankstats.core.user_frame import user_stacklevel
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.errors import DataWarning, InvalidScoresError, UnreadableFileError, preview
 from rankstats.io import cells as _cells
 from rankstats.io import csv_dialect as _dialect

@@ -29,7 +29,7 @@ from __future__ import annotations
 import warnings
 
 from rankstats._util.advice import AdviceError, escape
-from rankstats._util.renamed import caller_level
+from rankstats._util.user_frame import user_stacklevel
 
 #: Every treatment of incomplete blocks, in the order documented.
 WORDS = ("error", "complete-case", "imputed")
@@ -71,7 +71,7 @@ def check_missing(
             f"missing={missing!r} is now spelled missing={new!r} (the old word is accepted "
             "until the next release)",
             FutureWarning,
-            stacklevel=caller_level(),
+            stacklevel=user_stacklevel(),
         )
         missing = new
     if missing not in WORDS or (missing not in allowed and not what):
