@@ -26,6 +26,8 @@ TABLE = Path(__file__).parents[1] / "docs" / "vocabulary.md"
 MARKER = "<!-- vocabulary-table"
 PYTHON_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 FLAG = re.compile(r"^--[a-z][a-z0-9-]*(?:[ =][A-Za-z|\\]+)*$")
+#: The CLI cell of a concept the command line does not spell (a result's attribute).
+NO_FLAG = "—"
 #: The public subpackages walked beside ``rankstats.__all__`` (each with an ``__all__``).
 SUBPACKAGES = ("models", "simulate", "planning", "datacheck", "plotting", "reporting", "scan")
 
@@ -68,8 +70,10 @@ def parse_row(line: str) -> Row:
     concept, python_cell, cli_cell, replaces_cell = cells
     python = tuple(name for name, _ in _names(python_cell))
     cli = tuple(name for name, _ in _names(cli_cell))
-    if not concept or not python or not cli:
-        raise ValueError(f"{concept or 'a row'}: the concept, a Python name and a flag are needed")
+    if not concept or not python or not (cli or cli_cell == NO_FLAG):
+        raise ValueError(
+            f"{concept or 'a row'}: the concept, a Python name and a flag (or {NO_FLAG}) are needed"
+        )
     for name in python:
         if not PYTHON_NAME.match(name):
             raise ValueError(f"{concept}: {name!r} is not a Python parameter name")
@@ -233,14 +237,18 @@ def test_every_deprecated_alias_is_a_replaced_word_of_the_table(rows):
                 assert (old, new) in pairs, f"{name}: {old} → {new} is not in docs/vocabulary.md"
 
 
-MARKED = f"{MARKER}: the test reads the rows below -->\n| concept | Python | CLI | replaces |\n|---|---|---|---|\n"
+MARKED = (
+    f"{MARKER}: the test reads the rows below -->\n"
+    "| concept | Python | CLI | replaces |\n|---|---|---|---|\n"
+)
 
 
 @pytest.mark.parametrize(
     ("row", "message"),
     [
         ("| seeds | `seed` | `--seed` |", "a row has 4 cells"),
-        ("| seeds | seed | `--seed` | `rng` |", "a Python name and a flag are needed"),
+        ("| seeds | seed | `--seed` | `rng` |", "a Python name and a flag (or —) are needed"),
+        ("| seeds | `seed` | | `rng` |", "a Python name and a flag (or —) are needed"),
         ("| seeds | `Seed!` | `--seed` | `rng` |", "'Seed!' is not a Python parameter name"),
         ("| seeds | `seed` | `-s` | `rng` |", "'-s' is not a command-line flag"),
         ("| seeds | `seed` | `--seed` | `random state` |", "neither a Python name nor a flag"),

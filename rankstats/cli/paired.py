@@ -51,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
     res = paired(
         data,
         task=args.metric,
-        confidence=args.confidence,
-        n_bootstrap=args.bootstrap,
+        confidence_level=args.confidence,
+        n_resamples=args.bootstrap,
         seed=args.seed,
         bt_ties=args.bt_ties,
         zero_method=args.zero_method,

@@ -118,7 +118,7 @@ def _streamed(args: argparse.Namespace) -> int:
             higher_is_better=directions,
             batch_rows=args.batch_rows,
             client=client,
-            workers=args.workers,
+            n_jobs=args.workers,
             order=args.order,
             **options,
         )

@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     preset = PRESETS[args.experiment]
     print(f"{args.experiment}: {preset['description']}")
     run = {
-        "n_rep": args.reps or preset["n_rep"],
+        "n_replications": args.reps or preset["n_replications"],
         "seed": args.seed,
         "n_jobs": args.jobs,
         "base": preset["base"],

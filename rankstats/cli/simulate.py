@@ -18,7 +18,7 @@ def _gumbel_options(args: argparse.Namespace) -> dict:
         "phi": args.phi,
         "scale": args.scale,
         "seed": args.seed,
-        "missing": args.missing,
+        "missing_rate": args.missing,
         "round_to": args.round_to,
     }
 

@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         min_size=args.min_size,
         max_depth=args.max_depth,
         trim=args.trim,
-        n_draws=args.n_draws,
+        draws=args.n_draws,
         seed=args.seed,
     )
     print(f"rankstats tree: {short(name, 80)}")

@@ -424,7 +424,7 @@ def uneven_instances(scores: Scores) -> list[Finding]:
             ),
             option="--level instance compares systems instance by instance (the default "
             "with instances); --level task averages unequal sets",
-            api="level='instance' compares systems instance by instance",
+            api="by='instance' compares systems instance by instance",
         )
     ]
 
@@ -475,7 +475,7 @@ def folds(scores: Scores, instance_name: str | None = None) -> list[Finding]:
                 "evidence"
             ),
             option="--level task averages the folds: one ranking per task",
-            api="level='task' (or scores.to_task_level()) averages the folds",
+            api="by='task' (or scores.to_task_level()) averages the folds",
         )
     ]
 

@@ -17,6 +17,7 @@ from rankstats._pymc.convergence import check_convergence, warn_convergence
 from rankstats._pymc.nuts import SAMPLERS, sample_nuts
 from rankstats._util.advice import AdviceError, Spelled
 from rankstats._util.arguments import sampling
+from rankstats._util.renamed import renamed_parameters
 from rankstats.core.bradley_terry_mle import (
     check_connected,
     check_strongly_connected,
@@ -110,6 +111,7 @@ class RankModel:
         raise NotImplementedError
 
     # --------------------------------------------------------------- public
+    @renamed_parameters(cores="n_jobs", progressbar="progress")
     def fit(
         self,
         data: Any,
@@ -119,9 +121,9 @@ class RankModel:
         chains: int = 4,
         seed: int | None = 0,
         sampler: str = "auto",
-        progressbar: bool = True,
+        progress: bool = True,
         target_accept: float = 0.9,
-        cores: int | None = None,
+        n_jobs: int | None = None,
         bias_reduction: bool = False,
     ) -> Fit:
         """Fit the model.
@@ -150,12 +152,12 @@ class RankModel:
             parameters or more (:func:`rankstats._pymc.nuts.resolve_sampler`).  The choice is
             always passed to PyMC explicitly (pymc 6 would otherwise pick one itself) and
             recorded in ``fit.info["sampler"]``.
-        progressbar : bool
+        progress : bool
             Show sampling progress (Ctrl-C stops sampling): PyMC's bar, drawn only when stderr
             is a terminal and progress is not silenced (:func:`rankstats._util.progress.show`).
         target_accept : float
             NUTS step-size adaptation target.
-        cores : int, optional
+        n_jobs : int, optional
             Parallel chains (default ``min(chains, os.cpu_count())``).
         bias_reduction : bool
             With ``method="mle"``: Firth's (1993) bias-reduced estimate, the likelihood
@@ -242,9 +244,9 @@ class RankModel:
             chains,
             seed,
             sampler,
-            progressbar,
+            progress,
             target_accept,
-            cores,
+            n_jobs,
             worths,
         )
         # The pointwise log-likelihood (ArviZ ``log_likelihood`` group), in NumPy from the draws.
@@ -263,9 +265,9 @@ class RankModel:
         chains,
         seed,
         sampler,
-        progressbar,
+        progress,
         target_accept,
-        cores,
+        n_jobs,
         worths: Worths | None = None,
     ) -> Fit:
         import pandas as pd
@@ -280,9 +282,9 @@ class RankModel:
                 draws=draws,
                 tune=tune,
                 chains=chains,
-                cores=cores,
+                n_jobs=n_jobs,
                 seed=seed,
-                progressbar=progressbar,
+                progress=progress,
                 target_accept=target_accept,
                 n_parameters=len(prepared.systems) + len(extra),
                 coords={"system": list(prepared.systems), **worths.coords},

@@ -63,9 +63,9 @@ def fit_mixture(
     thin: int = THIN,
     chains: int = 4,
     seed: int | None = 0,
-    progressbar: bool = True,
+    progress: bool = True,
     max_draws: int | None = None,
-    cores: int | None = None,
+    n_jobs: int | None = None,
     on_extend: Callable[[int, int, list[str]], None] | None = None,
     leap: int = 1,
     rho_proposal: str = "leap_and_shift",
@@ -121,9 +121,9 @@ def fit_mixture(
         store,
         tune=tune,
         thin=thin,
-        cores=cores,
+        n_jobs=n_jobs,
         label=label,
-        progressbar=progressbar,
+        progress=progress,
         after_tune=set_pivot,
     )
     if tune == pilot:  # no tuning left: the pivot now

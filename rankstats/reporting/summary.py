@@ -28,7 +28,7 @@ def claims(
     intervals: HoeffdingResult,
     convergence: Sequence[Convergence] = (),
     method: str = "borda",
-    level: str = "task",
+    by: str = "task",
     has_instances: bool = False,
     significance: Significance | None = None,
 ) -> str:
@@ -42,7 +42,7 @@ def claims(
         The verdicts of the fitted rank models.
     method : str
         The aggregator that orders the tables.
-    level : {"task", "instance", "ranking"}
+    by : {"task", "instance", "ranking"}
         What one ranking is (``"ranking"``: rankings given without scores).
     has_instances : bool
         The scores have an instance column (a task-level report could rank per instance).
@@ -79,12 +79,12 @@ def claims(
         most = int(compared.max()) if len(compared) else 0
         need = intervals.min_compared_for_significance()
         if most < need:
-            if level == "task" and has_instances:
+            if by == "task" and has_instances:
                 hint = (
-                    "rank per instance (level='instance', --level instance) to use every "
+                    "rank per instance (by='instance', --by instance) to use every "
                     "instance as a ranking"
                 )
-            elif level == "ranking":  # rankings given without scores
+            elif by == "ranking":  # rankings given without scores
                 hint = "more rankings are needed"
             else:
                 hint = "more tasks or instance-level scores are needed"
