@@ -22,7 +22,7 @@ for name in ("glue", "superglue", "xtreme"):
         rs.load_dataset(name),
         aggregators=("mean", "borda", "borda2"),
         grid={"missing": [0.1, 0.2, 0.3, 0.4, 0.5]},
-        n_rep=30,
+        n_replications=30,
         seed=0,
     )
     summary = res.summary().assign(dataset=name)

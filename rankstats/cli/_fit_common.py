@@ -248,7 +248,7 @@ def fit_model(model: object, data: object, args: argparse.Namespace, **extra: ob
             tune=args.tune,
             chains=args.chains,
             seed=args.seed,
-            progressbar=not args.no_progress,
+            progress=not args.no_progress,
             **extra,
         ),
         args,

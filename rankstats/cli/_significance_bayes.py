@@ -69,7 +69,7 @@ def bayes_table(blocks, ph, args: argparse.Namespace, chosen) -> pd.DataFrame:
     rows = []
     for a, b in chosen:
         res = bayes_signed_rank(
-            frame, a, b, rope=args.rope, samples=args.samples, seed=args.seed, missing=missing
+            frame, a, b, rope=args.rope, draws=args.samples, seed=args.seed, missing=missing
         )
         rows.append({**_pair(a, b, ph), "n_blocks": res.n, **_answer(a, b, res)})
     return pd.DataFrame(rows)

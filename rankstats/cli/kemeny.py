@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     )
     candidates = {"kemeny": res, "borda": "borda", "mean": "mean", "random": "random"}
     disp = dispersion_table(
-        scores, candidates=candidates, level=level, time_limit=args.time_limit, seed=args.seed
+        scores, candidates=candidates, by=level, time_limit=args.time_limit, seed=args.seed
     )
     gamma = disp.attrs["pairwise"]
     print(

@@ -34,7 +34,7 @@ def _battle_design(args: argparse.Namespace):
         )
         with warnings.catch_warnings():  # the fit's notes (e.g. no order effect) are its own
             warnings.simplefilter("ignore", DataWarning)
-            fit = rs.fit_battles(battles, bootstrap=0)
+            fit = rs.fit_battles(battles, n_resamples=0)
         sizes = {"n_battles": args.battles} if args.battles else {}
         return BattleDesign.from_fit(fit, battles, **sizes)
     fields = {key: value for key, value in given.items() if value is not None}
@@ -55,7 +55,7 @@ def _design(args: argparse.Namespace):
         pilot = _pilot(args)
         cal = calibrate(pilot, n_tasks=args.tasks, n_instances=args.instances)
         return cal.design, cal
-    common = dict(missing=args.missing, missing_pattern=args.missing_pattern, **sizes)
+    common = dict(missing_rate=args.missing, missing_pattern=args.missing_pattern, **sizes)
     if args.accuracies is not None:
         return BenchmarkDesign.from_accuracies(args.accuracies, args.agreement, **common), None
     design = BenchmarkDesign(
@@ -298,7 +298,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"calibrated on the pilot: {cal.summary()}".replace("\n", "\n  "))
     common = dict(
         pair=args.pair,
-        level=args.level,
+        by=args.level,
         alpha=args.alpha,
         seed=args.seed,
         n_jobs=args.jobs,
@@ -310,11 +310,11 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.target_power is not None:
         return _sample_size(args, design, common, cal)
-    res = rs.power(design, tests=args.tests, replications=args.replications or 2000, **common)
+    res = rs.power(design, tests=args.tests, n_replications=args.replications or 2000, **common)
     if not res.complete:
         raise KeyboardInterrupt
-    simulated = "battle logs" if res.level == "battle" else "benchmarks"
-    print(f"design: {design.describe()}; {res.replications:,} simulated {simulated}")
+    simulated = "battle logs" if res.by == "battle" else "benchmarks"
+    print(f"design: {design.describe()}; {res.n_replications:,} simulated {simulated}")
     print_frame(_shown(res.summary), title="power ± Monte Carlo s.e.")
     print_frame(_shown(res.recovery), title="recovery of the true order ± s.e.")
     for test in res.tests:
@@ -357,7 +357,7 @@ def _sample_size(args: argparse.Namespace, design, common: dict, cal) -> int:
             test=args.tests[0],
             power=args.target_power,
             target=args.target,
-            replications=args.replications or 1000,
+            n_replications=args.replications or 1000,
             seed=args.seed,
             progress=True,
             sizes=args.sizes,
@@ -374,7 +374,7 @@ def _sample_size(args: argparse.Namespace, design, common: dict, cal) -> int:
             vary=args.vary,
             sizes=args.sizes,
             refine=args.refine,
-            replications=args.replications or 1000,
+            n_replications=args.replications or 1000,
             **common,
         )
         sentence = res.sentence()

@@ -97,7 +97,7 @@ def _options(args: argparse.Namespace, data, significance: dict | bool) -> dict:
         delta=args.delta,
         correction=args.correction,
         estimand=args.estimand,
-        level=None if isinstance(data, Rankings) else args.level,
+        by=None if isinstance(data, Rankings) else args.level,
         title=args.title,
         models=args.models,
         model_method=args.model_method,

@@ -112,14 +112,14 @@ def run(args: argparse.Namespace) -> int:
     )
     level = level_of(args, scores)
     with _warnings_kept() as said:
-        fr = friedman(scores, level=level, missing=args.missing, min_coverage=args.min_coverage)
+        fr = friedman(scores, by=level, missing=args.missing, min_coverage=args.min_coverage)
         blocks = fr.blocks
         chosen = pairs(scores, blocks, None, args) if args.pair is not None else None
         ph = posthoc(
             blocks,
             method=args.posthoc,
             alpha=args.alpha,
-            adjust=args.adjust,
+            correction=args.adjust,
             zero_method=args.zero_method,
         )
         letters = group_letters(ph)
@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
                 # blocks may mix tasks on different scales, and the table is in average-rank
                 # order. With --missing imputed: the expected imputed rank (every block used).
                 of="rank",
-                n_boot=args.boot,
+                n_resamples=args.boot,
                 seed=args.seed,
             )
             table = _hoeffding(scores, level, blocks, sets)
@@ -249,7 +249,7 @@ def _print(args, name, fr, ph, ranks, sets, bayes, significant) -> None:
     b = fr.blocks
     print(f"rankstats significance: {short(name, 80)}")
     print(
-        f"  N = {fr.n_blocks} {b.level} blocks, k = {fr.n_systems} systems, "
+        f"  N = {fr.n_blocks} {b.by} blocks, k = {fr.n_systems} systems, "
         f"missing = {b.missing}; {_dropped_lines(fr)}"
     )
     if b.imputed:
@@ -306,13 +306,13 @@ def _print(args, name, fr, ph, ranks, sets, bayes, significant) -> None:
         text = (
             f"rank set: {kind} {1 - args.alpha:.0%} confidence set for the rank of the expected "
             f"{'imputed ' if fr.blocks.imputed else ''}rank in a block (Mogstad et al. 2024, "
-            f"studentized; {sets.n_boot} bootstrap resamples of the blocks, seed {sets.seed})"
+            f"studentized; {sets.n_resamples} bootstrap resamples of the blocks, seed {sets.seed})"
         )
         if "hoeffding_low" in ranks:
             text += "; Hoeffding range: rank range implied by the Hoeffding intervals (δ = 0.05)"
         print(text + ".")
     adjust = {"single-step": "single-step", "none": "no adjustment"}.get(
-        ph.adjust, f"{ph.adjust}-adjusted"
+        ph.correction, f"{ph.correction}-adjusted"
     )
     if ph.zero_method is not None:
         adjust += f"; zero method {ph.zero_method!r}: {SHORT[ph.zero_method].removeprefix('with ')}"

@@ -16,7 +16,7 @@ from rankstats._pymc import shared
 from rankstats._pymc.convergence import check_convergence, warn_convergence
 from rankstats._pymc.nuts import SAMPLERS, sample_nuts
 from rankstats._util.advice import AdviceError, Spelled
-from rankstats._util.arguments import sampling
+from rankstats._util.arguments import count, sampling
 from rankstats._util.renamed import renamed_parameters
 from rankstats.core.bradley_terry_mle import (
     check_connected,
@@ -179,6 +179,8 @@ class RankModel:
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, not {method!r}")
         sampling(draws, tune, chains, seed)
+        if n_jobs is not None:
+            count("n_jobs", n_jobs, 1)
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
         if method == "pql" and not self.random_effect:

@@ -101,7 +101,7 @@ from scipy import stats
 
 from rankstats._util import progress as _progress
 from rankstats._util.advice import AdviceError, escape
-from rankstats._util.arguments import probability, sampling
+from rankstats._util.arguments import count, probability, sampling
 from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import shorten, terminal
 from rankstats.core.scores import Scores
@@ -462,6 +462,8 @@ def bayes_hierarchical(
     1817–1837.
     """
     sampling(draws, tune, chains, seed)
+    if n_jobs is not None:
+        count("n_jobs", n_jobs, 1)
     check_rope(rope)
     if not (isinstance(rho, numbers.Real) and 0 <= rho < 1):
         raise ValueError(f"rho (the correlation of the instances) must be in [0, 1), got {rho!r}")

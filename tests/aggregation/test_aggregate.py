@@ -122,4 +122,4 @@ def test_errors():
     with pytest.raises(TypeError, match="needs Scores"):
         rs.aggregate(rs.Rankings.from_scores(x), method="mean")
     with pytest.raises(ValueError, match="level must be"):
-        rs.aggregate(x, level="system")
+        rs.aggregate(x, by="system")

@@ -54,7 +54,7 @@ def generate(directory: Path, instances: int) -> float:
             return float("nan")
     start = time.perf_counter()
     rs.simulate.gumbel_files(
-        directory, 20, 20, instances, partitions=40, missing=0.1, seed=0, progress=True
+        directory, 20, 20, instances, partitions=40, missing_rate=0.1, seed=0, progress=True
     )
     return time.perf_counter() - start
 
@@ -76,7 +76,7 @@ def child(
 
         client = Client(client_address)
     start = time.perf_counter()
-    scanned = rs.scan_scores(directory, client=client, workers=workers, order=order)
+    scanned = rs.scan_scores(directory, client=client, n_jobs=workers, order=order)
     vocab = time.perf_counter() - start
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", rs.DataWarning)

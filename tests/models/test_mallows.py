@@ -121,7 +121,7 @@ def test_recovery_with_missing_items(n, draws):
     ranks[rng.random(ranks.shape) < 0.3] = np.nan
     partial = Rankings.from_rank_matrix(pd.DataFrame(ranks, columns=list(rk.systems)))
     fit = rs.models.Mallows().fit(
-        partial, draws=draws, tune=300, chains=2, seed=5, progressbar=False
+        partial, draws=draws, tune=300, chains=2, seed=5, progress=False
     )
     truth = pd.Series(np.arange(1, n + 1), index=centre)
     order_rank = pd.Series(np.arange(1, n + 1), index=fit.order)
@@ -156,7 +156,7 @@ def test_map_on_complete_rankings():
 
 def test_fit_interface_and_diagnostics():
     rk = rs.load_rankings("potato_visual")
-    fit = rs.models.Mallows().fit(rk, draws=300, tune=100, chains=2, seed=0, progressbar=False)
+    fit = rs.models.Mallows().fit(rk, draws=300, tune=100, chains=2, seed=0, progress=False)
     summary = fit.summary()
     assert {"r_hat", "ess_bulk"} <= set(summary.columns)
     assert "theta" in summary.index
@@ -173,7 +173,7 @@ def test_short_chain_warns():
     with pytest.warns(ConvergenceWarning, match="did not converge"):
         # max_draws=15: no automatic extension, so 2 × 15 draws cannot reach bulk ESS 400.
         rs.models.Mallows().fit(
-            rk, draws=15, tune=0, chains=2, seed=0, progressbar=False, max_draws=15
+            rk, draws=15, tune=0, chains=2, seed=0, progress=False, max_draws=15
         )
 
 
@@ -196,7 +196,7 @@ def test_netcdf_round_trip_and_zoo(tmp_path):
     both PyMC / ArviZ stacks in CI: InferenceData and xarray.DataTree)."""
     rk = rs.load_rankings("potato_visual")
     fit = rs.models.Mallows().fit(
-        rk, draws=200, tune=50, chains=2, seed=1, progressbar=False, max_draws=200
+        rk, draws=200, tune=50, chains=2, seed=1, progress=False, max_draws=200
     )  # no extension: keep=200 stores every draw
     rs.models.save(fit, "potato", tmp_path, keep=200)
     back = rs.models.load("potato", "mallows", tmp_path)
@@ -309,9 +309,9 @@ def test_chains_in_worker_processes_draw_the_same(monkeypatch):
         pytest.skip("chains run in parallel only where fork() is available")
     rk = rs.load_rankings("potato_visual")
     settings = dict(draws=60, tune=20, chains=3, seed=2, progressbar=False, max_draws=120)
-    one = rs.models.Mallows().fit(rk, cores=1, **settings)
+    one = rs.models.Mallows().fit(rk, n_jobs=1, **settings)
     monkeypatch.setattr(timing, "PARALLEL_FROM", 0.0)
-    many = rs.models.Mallows().fit(rk, cores=2, **settings)
+    many = rs.models.Mallows().fit(rk, n_jobs=2, **settings)
     assert one.info["workers"] == 1 and many.info["workers"] == 2
     assert many.info["draws"] == one.info["draws"]
     for name in ("theta", "position"):
@@ -336,7 +336,7 @@ def test_backend_choice_without_numba(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         fit = rs.models.Mallows().fit(
-            rk, draws=30, tune=10, chains=2, progressbar=False, max_draws=30
+            rk, draws=30, tune=10, chains=2, progress=False, max_draws=30
         )
     assert fit.info["backend"] == "numpy"
     with pytest.raises(ValueError, match="backend must be"):
@@ -426,7 +426,7 @@ def test_every_parameter_is_checked_at_construction(options, match):
 def test_the_fit_names_each_bad_count(options, error, match):
     rk = rs.Rankings.from_orderings([["a", "b", "c"], ["b", "a", "c"]])
     with pytest.raises(error, match=match):
-        rs.models.Mallows().fit(rk, progressbar=False, **options)
+        rs.models.Mallows().fit(rk, progress=False, **options)
 
 
 #: BayesMallows' beach_preferences, as published (the shared data, beside the worktree).
@@ -463,6 +463,6 @@ def test_cyclic_preferences_get_advice_that_fits_the_model():
     )
     prefs = rs.models.AssessorPreferences.from_table(table, cycles="keep")
     with pytest.raises(ValueError, match=r"with error_model='bernoulli'$"):
-        rs.models.Mallows(distance="footrule").fit(prefs, progressbar=False)
+        rs.models.Mallows(distance="footrule").fit(prefs, progress=False)
     with pytest.raises(ValueError, match=r"in one population \(a mixture, clusters=2, has no"):
-        rs.models.Mallows(distance="footrule", clusters=2).fit(prefs, progressbar=False)
+        rs.models.Mallows(distance="footrule", clusters=2).fit(prefs, progress=False)

@@ -115,9 +115,9 @@ def test_numba_chains_in_worker_processes_draw_the_same(monkeypatch):
         pytest.skip("chains run in parallel only where fork() is available")
     rk = rs.load_rankings("potato_visual")
     settings = dict(draws=60, tune=20, chains=3, seed=2, progressbar=False, max_draws=60)
-    one = rs.models.Mallows().fit(rk, cores=1, backend="numpy", **settings)
+    one = rs.models.Mallows().fit(rk, n_jobs=1, backend="numpy", **settings)
     monkeypatch.setattr(timing, "PARALLEL_FROM", 0.0)
-    many = rs.models.Mallows().fit(rk, cores=2, backend="numba", **settings)
+    many = rs.models.Mallows().fit(rk, n_jobs=2, backend="numba", **settings)
     assert many.info["workers"] == 2 and many.info["backend"] == "numba"
     for name in ("theta", "position"):
         np.testing.assert_array_equal(many.draws()[name], one.draws()[name])

@@ -48,7 +48,7 @@ def fits(salad):
         "pl": _quiet(lambda: rs.models.PlackettLuce().fit(salad, seed=1, sampler="pymc", **SHORT)),
         "bt": _quiet(lambda: rs.models.BradleyTerry().fit(salad, seed=2, sampler="pymc", **SHORT)),
         "mallows": _quiet(
-            lambda: rs.models.Mallows().fit(salad, draws=300, tune=50, chains=2, progressbar=False)
+            lambda: rs.models.Mallows().fit(salad, draws=300, tune=50, chains=2, progress=False)
         ),
     }
 
@@ -252,7 +252,7 @@ def test_refuses_different_units(fits, bt_counts):
 def test_refuses_different_data(fits, salad):
     other = rs.Rankings.from_rank_matrix(salad.to_frame().iloc[:20])
     pl_other = _quiet(
-        lambda: rs.models.Mallows().fit(other, draws=100, tune=10, chains=2, progressbar=False)
+        lambda: rs.models.Mallows().fit(other, draws=100, tune=10, chains=2, progress=False)
     )
     with pytest.raises(ValueError, match=r"different data: pl \(32 rankings.*mallows20 \(20 rank"):
         rs.models.compare_fits({"pl": fits["pl"], "mallows20": pl_other})
@@ -276,7 +276,7 @@ def test_mallows_with_unranked_systems_is_compared():
         [["a", "b", "c", "d"], ["b", "a", "c"], ["c", "a", "b", "d"], ["a", "c"]] * 3
     )
     fit = _quiet(
-        lambda: rs.models.Mallows().fit(rk, draws=50, tune=10, chains=2, progressbar=False)
+        lambda: rs.models.Mallows().fit(rk, draws=50, tune=10, chains=2, progress=False)
     )
     assert _compat.group(fit.idata, "log_likelihood").attrs["estimate"] == "exact"
     result = rs.models.compare_fits({"mallows": fit, "again": fit})
@@ -364,7 +364,7 @@ def _fit_all(rk: rs.Rankings, which: tuple[str, ...], seed: int) -> dict[str, Fi
         "pl": lambda: rs.models.PlackettLuce().fit(rk, **nuts),
         "bt": lambda: rs.models.BradleyTerry().fit(rk, **nuts),
         "mallows": lambda: rs.models.Mallows().fit(
-            rk, draws=500, tune=200, chains=2, seed=seed, progressbar=False
+            rk, draws=500, tune=200, chains=2, seed=seed, progress=False
         ),
     }
     return {name: _quiet(makers[name]) for name in which}

@@ -171,7 +171,7 @@ def test_methods_state_instance_level_missing(tmp_path):
     frame = pd.concat([frame, pd.DataFrame([("ghost", "t1", 0, np.nan)], columns=frame.columns)])
     with pytest.warns(DataWarning):
         scores = rs.Scores.from_long(frame, instance="instance")
-    rep = rs.report(scores, out=tmp_path / "r", methods=["borda"], level="instance")
+    rep = rs.report(scores, out=tmp_path / "r", methods=["borda"], by="instance")
     counts = frame.dropna().groupby(["task", "instance"]).size()
     kept = counts[counts >= 2]
     n_systems = frame["system"].nunique()  # 5, the never-evaluated one included
@@ -189,7 +189,7 @@ def test_methods_state_instance_level_missing(tmp_path):
     assert "no score was negated" in text
 
     # The same data ranked per task: instance means, some over fewer instances than the task has.
-    rep = rs.report(scores, out=tmp_path / "t", methods=["borda"], level="task")
+    rep = rs.report(scores, out=tmp_path / "t", methods=["borda"], by="task")
     observed = frame.dropna()
     observed = observed[
         observed.groupby(["task", "instance"])["system"].transform("size").to_numpy() >= 2
@@ -219,7 +219,7 @@ def disagreeing_scores():
 
 
 def test_contradicted_order_is_marked(disagreeing_scores, tmp_path):
-    rep = rs.report(disagreeing_scores, out=tmp_path / "r", methods=["borda"], level="instance")
+    rep = rs.report(disagreeing_scores, out=tmp_path / "r", methods=["borda"], by="instance")
     assert rep.ranking["system"].tolist() == ["b", "a", "c"]
     pairs = rep.pairs.set_index(["system_a", "system_b"])
     assert pairs.loc[("b", "a"), "winner"] == "a" and pairs.loc[("a", "c"), "winner"] == "a"
@@ -285,7 +285,7 @@ def test_unconverged_fit_is_stated(four_systems, tmp_path):
     scores, rk = four_systems
     with pytest.warns(ConvergenceWarning):
         fit = rs.models.Mallows().fit(
-            rk, draws=20, tune=0, chains=2, seed=0, progressbar=False, max_draws=20
+            rk, draws=20, tune=0, chains=2, seed=0, progress=False, max_draws=20
         )
     theta = np.asarray(fit.idata["posterior"]["theta"])
     assert float(az.ess(theta, method="bulk")) < 400  # ArviZ itself: too few effective draws
@@ -306,7 +306,7 @@ def test_r_hat_above_threshold_is_stated(four_systems, tmp_path, monkeypatch):
     from rankstats.models.mallows_fit import MallowsFit
 
     scores, rk = four_systems
-    fit = rs.models.Mallows().fit(rk, draws=1500, tune=300, chains=2, seed=0, progressbar=False)
+    fit = rs.models.Mallows().fit(rk, draws=1500, tune=300, chains=2, seed=0, progress=False)
     rep = rs.report(scores, out=tmp_path / "ok", methods=["borda"], models=[fit])
     assert rep.convergence[0].converged
     assert "did not converge" not in rep.methods_text
@@ -420,7 +420,7 @@ def test_report_computes_each_statistic_once(tmp_path, monkeypatch):
 
     calls["from_scores"].clear()
     calls["pairwise"].clear()
-    rs.report(scores, out=tmp_path / "t", methods=["borda", "copeland", "mean"], level="task")
+    rs.report(scores, out=tmp_path / "t", methods=["borda", "copeland", "mean"], by="task")
     assert calls["from_scores"] == ["task"]
     assert calls["pairwise"] == [("task",)]
 

@@ -283,7 +283,7 @@ def test_other_methods_and_options_are_refused():
     with pytest.raises(ValueError, match="tie_correction=False"):
         friedman(scores, missing="imputed", tie_correction=False)
     with pytest.raises(ValueError, match="adjust must be"):
-        posthoc(scores, missing="imputed", adjust="bogus")
+        posthoc(scores, missing="imputed", correction="bogus")
 
 
 # ------------------------------------------------------------------------------------ post-hoc
@@ -299,9 +299,9 @@ def test_complete_blocks_without_ties_give_the_classical_nemenyi():
 
 
 def test_holm_and_single_step_p_values():
-    scores = rs.simulate.gumbel(n_systems=6, n_tasks=12, phi=0.4, missing=0.3, seed=5)
+    scores = rs.simulate.gumbel(n_systems=6, n_tasks=12, phi=0.4, missing_rate=0.3, seed=5)
     single = posthoc(scores, missing="imputed", seed=1)
-    holm = posthoc(scores, missing="imputed", adjust="holm")
+    holm = posthoc(scores, missing="imputed", correction="holm")
     blocks = single.blocks
     test = imputed_rank_test(blocks.ranks, blocks.observed, blocks.systems)
     pos = {s: i for i, s in enumerate(blocks.systems)}
@@ -364,8 +364,8 @@ def _null_fwer(replications: int, level: str | None = None, **simulation) -> dic
         warnings.simplefilter("ignore")
         for r in range(replications):
             sim = rs.simulate.gumbel(phi=1e-9, seed=r, **simulation)
-            single = posthoc(sim, missing="imputed", level=level, effect_sizes=False)
-            holm = posthoc(single.blocks, adjust="holm", effect_sizes=False)
+            single = posthoc(sim, missing="imputed", by=level, effect_sizes=False)
+            holm = posthoc(single.blocks, correction="holm", effect_sizes=False)
             hits["single-step"] += single.n_significant > 0
             hits["holm"] += holm.n_significant > 0
             hits["wrong variance"] += single.table.statistic.max() * np.sqrt(2) > single.q_alpha

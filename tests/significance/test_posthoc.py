@@ -69,7 +69,7 @@ def test_nemenyi_equals_scikit_posthocs(name, scores, values):
     np.testing.assert_allclose(
         res.table["p_value"], _lookup(expected, res.table), rtol=1e-9, atol=1e-13
     )
-    assert (res.table["p_adjusted"] == res.table["p_value"]).all() and res.adjust == "single-step"
+    assert (res.table["p_adjusted"] == res.table["p_value"]).all() and res.correction == "single-step"
     # The CD is the rank difference at which scikit-posthocs' p-value crosses α.
     n, k = values.shape
     cd = res.critical_difference
@@ -97,11 +97,11 @@ def test_critical_difference_formula():
 def test_conover_equals_scikit_posthocs(name, scores, values):
     sp = pytest.importorskip("scikit_posthocs")
     frame = pd.DataFrame(values, columns=list(scores.systems))
-    raw = posthoc(scores, method="conover", adjust="none", effect_sizes=False)
+    raw = posthoc(scores, method="conover", correction="none", effect_sizes=False)
     expected = sp.posthoc_conover_friedman(frame)
     np.testing.assert_allclose(raw.table["p_value"], _lookup(expected, raw.table), rtol=1e-9)
     holm = posthoc(scores, method="conover", effect_sizes=False)  # Holm by default
-    assert holm.adjust == "holm"
+    assert holm.correction == "holm"
     expected = sp.posthoc_conover_friedman(frame, p_adjust="holm")
     np.testing.assert_allclose(holm.table["p_adjusted"], _lookup(expected, holm.table), rtol=1e-9)
     np.testing.assert_allclose(holm.table["p_adjusted"], _holm(holm.table["p_value"].to_numpy()))
@@ -227,8 +227,8 @@ def test_complete_case_and_options():
     with pytest.raises(ValueError, match="method must be one of"):
         posthoc(scores, method="tukey")
     with pytest.raises(ValueError, match="single-step"):
-        posthoc(rs.load_dataset("xtreme"), method="nemenyi", adjust="holm")
-    bonferroni = posthoc(rs.load_dataset("xtreme"), method="conover", adjust="bonferroni")
+        posthoc(rs.load_dataset("xtreme"), method="nemenyi", correction="holm")
+    bonferroni = posthoc(rs.load_dataset("xtreme"), method="conover", correction="bonferroni")
     p = bonferroni.table["p_value"].to_numpy()
     np.testing.assert_allclose(bonferroni.table["p_adjusted"], np.minimum(1, p * len(p)))
 
@@ -267,10 +267,10 @@ def test_imputed_missing_scores():
         scores = rs.load_dataset("xtreme_table5")
     res = posthoc(scores, missing="imputed")
     assert res.blocks.imputed and res.n_blocks == 4 and res.dropped_systems == ("M5",)
-    assert res.adjust == "single-step" and res.table[list(EFFECT_SIZES)].isna().all().all()
+    assert res.correction == "single-step" and res.table[list(EFFECT_SIZES)].isna().all().all()
     assert not np.isfinite(res.critical_difference) and np.isfinite(res.q_alpha)
-    holm = posthoc(res.blocks, adjust="holm")
-    assert holm.adjust == "holm" and not np.isfinite(holm.q_alpha)
+    holm = posthoc(res.blocks, correction="holm")
+    assert holm.correction == "holm" and not np.isfinite(holm.q_alpha)
     assert (holm.table.p_adjusted >= holm.table.p_value).all()
     text = repr(res)
     assert "missing='imputed'" in text and "no single critical difference" in text

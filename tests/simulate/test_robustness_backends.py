@@ -100,7 +100,7 @@ def test_interrupt_returns_finished_cells_and_cancels_the_rest(tmp_path, monkeyp
             res = rs.simulate.robustness(
                 ["interrupting"],
                 grid={"phi": [0.1 * (i + 1) for i in range(n_cells)]},
-                n_rep=1,
+                n_replications=1,
                 base={"n_systems": 4, "n_tasks": 2, "n_instances": 2},
                 n_jobs=n_jobs,
             )

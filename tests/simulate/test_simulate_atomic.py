@@ -151,7 +151,7 @@ def test_csv_name_to_parquet_and_back_are_refused(tmp_path):
 
 @pytest.mark.parametrize("name", ["bench.csv", "bench.csv.gz", "bench.tsv", "b.parquet", "b.pq"])
 def test_every_allowed_extension_round_trips(tmp_path, name):
-    sim = rs.simulate.gumbel(4, 2, 3, seed=0, missing=0.2)
+    sim = rs.simulate.gumbel(4, 2, 3, seed=0, missing_rate=0.2)
     write = sim.to_parquet if name.endswith(("parquet", "pq")) else sim.to_csv
     path, meta = write(tmp_path / name)
     assert path == tmp_path / name and meta == tmp_path / f"{name.split('.')[0]}.truth.json"
