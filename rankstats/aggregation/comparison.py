@@ -31,6 +31,7 @@ from matplotlib.figure import Figure
 from rankstats._util.arguments import count, probability
 from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import mpl_text
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.aggregation.hoeffding_intervals import (
     HoeffdingResult,
     as_hoeffding_result,
@@ -172,7 +173,7 @@ class Comparison:
             warnings.warn(
                 "no rank posterior for " + "; ".join(f"{name} ({why})" for name, why in skipped),
                 UserWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         return out
 

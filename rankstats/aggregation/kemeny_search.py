@@ -67,6 +67,7 @@ import pandas as pd
 from rankstats._util.arguments import random_seed
 from rankstats._util.progress import meter
 from rankstats._util.renamed import renamed_parameters
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.aggregation.aggregators import Aggregate, input_level, register
 from rankstats.aggregation.kemeny_heuristics import (
     borda_order,
@@ -354,7 +355,7 @@ def kemeny(
             f"lower bound {result.lower_bound:.6g}, gap {gap:.3%}); raise time_limit "
             "(None: no limit) to search longer",
             NotProvedOptimalWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     return result
 

@@ -77,7 +77,6 @@ def sample_posterior(
     problems = check_convergence(idata, variables)
     warn_convergence(
         problems,
-        stacklevel=4,
         hint="run longer chains ({draws}, {tune}) or more chains ({chains})",
         inspect=Spelled(
             "fit.info['posterior_problems'] and the draws in fit.posterior",

@@ -60,6 +60,7 @@ import numpy as np
 from rankstats._util.advice import AdviceError, AdviceWarning, Spelled, escape
 from rankstats._util.arguments import count, flag, probability, sampling
 from rankstats._util.renamed import renamed_parameters
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.battles.battle_fit import (  # noqa: F401 - the result's home, re-exported
     ELO_SCALE,
     ELO_START,
@@ -232,7 +233,7 @@ def fit_battles(
 
     def note(warning: str | AdviceWarning) -> None:  # a warning the fit keeps (info["warnings"])
         info["warnings"].append(str(warning))
-        warnings.warn(warning, DataWarning, stacklevel=3)
+        warnings.warn(warning, DataWarning, stacklevel=user_stacklevel())
 
     if dropped:
         info["order_effect_dropped"] = str(dropped)

@@ -293,7 +293,7 @@ class RankModel:
             )
         variables = [self.variable, *extra, *worths.variables]
         problems = check_convergence(idata, variables)
-        warn_convergence(problems, stacklevel=4)
+        warn_convergence(problems)
         posterior = _compat.group(idata)
         worth = posterior[self.variable].mean(dim=("chain", "draw")).to_numpy()
         parameters = {}

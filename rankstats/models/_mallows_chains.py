@@ -15,6 +15,7 @@ import numpy as np
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import ESS_MIN, RHAT_MAX
 from rankstats._util.progress import meter
+from rankstats._util.user_frame import user_stacklevel
 
 
 def kemeny_consensus(positions: np.ndarray, systems: tuple[str, ...]) -> list[str]:
@@ -154,7 +155,6 @@ def sample_until_converged(
     on_extend: Callable[[int, int, list[str]], None] | None,
     label: str,
     name: str,
-    stacklevel: int,
 ) -> tuple[np.ndarray, np.ndarray, list[str], int, bool]:
     """Run the first block, then extend every chain by blocks of ``draws`` while the
     convergence check fails, up to ``max_draws``; on Ctrl-C keep the chains finished so far.
@@ -191,7 +191,7 @@ def sample_until_converged(
         warnings.warn(
             "sampling interrupted: the fit holds the chains finished so far",
             RuntimeWarning,
-            stacklevel=stacklevel,
+            stacklevel=user_stacklevel(),
         )
     return scalar, pos, problems, extensions, interrupted
 

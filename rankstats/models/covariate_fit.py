@@ -22,6 +22,7 @@ from rankstats._pymc import compat as _compat
 from rankstats._util.advice import Spelled
 from rankstats._util.arguments import probability
 from rankstats._util.renamed import renamed_parameters
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.core.bradley_terry_mle import ConvergenceError, check_own_worths
 from rankstats.core.firth import FIRTH
 from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError, preview
@@ -133,7 +134,7 @@ def fit_structured_mle(
             "fit.worth; BTm prints a huge estimate with a huge standard error), and its "
             "comparisons tell nothing about the others",
             DataWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     if bias_reduction:
         info["bias_reduction"] = FIRTH

@@ -117,7 +117,6 @@ def fit_gibbs(
             on_extend=on_extend,
             label="Mallows Gibbs sampler",
             name="theta",
-            stacklevel=4,  # the caller of Mallows.fit
         )
     finally:
         if pool is not None:
@@ -142,7 +141,6 @@ def fit_gibbs(
     )
     warn_convergence(
         problems,
-        stacklevel=4,
         hint=(
             "the chains were extended to {cap} sweeps and still fail the check: raise "
             "{max_draws} or {tune}; "

@@ -187,7 +187,6 @@ def fit_metropolis(
             on_extend=on_extend,
             label=label,
             name="alpha, error_probability" if error_model else "alpha",
-            stacklevel=4,  # the caller of Mallows.fit
         )
     finally:
         runner.close()
@@ -287,7 +286,6 @@ def _result(
         cap=("max_draws", max_draws),
         thin=None,
         leap=None,
-        stacklevel=5,  # the caller of Mallows.fit
     )
     from rankstats.models import pointwise_likelihood as pointwise
 

@@ -154,7 +154,6 @@ def fit_mixture(
             on_extend=on_extend,
             label=label,
             name="alpha, weight",
-            stacklevel=4,
         )
     finally:
         runner.close()
@@ -305,7 +304,6 @@ def _result(
         cap=("max_draws", max_draws),
         thin=None,
         clusters=None,
-        stacklevel=5,
     )
     _add_pointwise(data, idata, distance, alpha, weight, rho, kind)
     flat_rho = rho.reshape(-1, clusters, n)

@@ -41,6 +41,7 @@ import pandas as pd
 from rankstats._util.advice import AdviceError, Spelled, escape
 from rankstats._util.arguments import probability, random_seed
 from rankstats._util.renamed import renamed_parameters
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.core.bradley_terry_mle import (
     ConvergenceError,
     MLEDoesNotExistError,
@@ -271,7 +272,7 @@ def _units(rk: Rankings, prepared: PLData, covariates: pd.DataFrame) -> _Units:
             f"{len(unused)} {unit}(s) without a ranking that makes a choice are left out of the "
             f"tree: {preview(unused)}",
             DataWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     frame = covariates.set_axis(keys).loc[labels]
     values, levels = {}, {}

@@ -38,6 +38,7 @@ from scipy import stats
 
 from rankstats._util.arguments import count, probability, random_seed
 from rankstats._util.renamed import renamed_parameters
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.aggregation.hoeffding_intervals import holm_adjust
 from rankstats.core.bradley_terry_mle import fit_bt, pairs_from_matrices
 from rankstats.core.metrics import agreement
@@ -405,7 +406,11 @@ def paired(
             bt = bradley_terry(x, systems)
     except ValueError as err:
         # Common on real data (e.g. reference summaries that never lose): report, don't abort.
-        warnings.warn(f"task {task!r}: {err} The bt columns are NaN.", UserWarning, stacklevel=2)
+        warnings.warn(
+            f"task {task!r}: {err} The bt columns are NaN.",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
         bt = np.full(n_sys, np.nan)
     mu, sigma = trueskill(
         x, draw_probability=draw_probability, n_orders=trueskill_orders, seed=seed

@@ -22,6 +22,7 @@ from rankstats._util.parallel import check_parallel
 from rankstats._util.progress import meter
 from rankstats._util.renamed import renamed_parameters
 from rankstats._util.resources import power_bytes, require_memory
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.errors import DataWarning
 from rankstats.planning.accuracy_gap import check_gap_design, largest_gap, with_accuracy_gap
 from rankstats.planning.battle_design import BATTLE_EFFECTS, BATTLE_SIZES, BattleDesign
@@ -261,7 +262,7 @@ def power(
     )
     beyond = design.extrapolation()
     if beyond:  # said, never silent: in a warning and in the result's notes and sentence
-        warnings.warn(beyond, DataWarning, stacklevel=2)
+        warnings.warn(beyond, DataWarning, stacklevel=user_stacklevel())
     rep = simulate_tests(
         design, tests, by, alpha, n_replications, seed, progress, n_jobs, bayes, zeros
     )
@@ -332,7 +333,7 @@ def _battle_power(
     )
     beyond = design.extrapolation()
     if beyond:
-        warnings.warn(beyond, DataWarning, stacklevel=3)
+        warnings.warn(beyond, DataWarning, stacklevel=user_stacklevel())
     rep = simulate_battle_tests(design, tests, alpha, n_replications, seed, progress, n_jobs)
     summary, pairs, recovery = power_tables(rep, position)
     return PowerResult(
@@ -502,7 +503,7 @@ def sample_size(
     )
     beyond = designs[-1].extrapolation()
     if beyond:  # once for the curve (each point would say it again)
-        warnings.warn(f"power curve {beyond}", DataWarning, stacklevel=2)
+        warnings.warn(f"power curve {beyond}", DataWarning, stacklevel=user_stacklevel())
     points: dict[float, PowerResult] = {}
     with (
         meter("power curve", total=len(grid) + refine, unit="designs", enabled=progress) as m,

@@ -28,6 +28,7 @@ from rankstats._util.advice import (
 )
 from rankstats._util.arguments import count
 from rankstats._util.renamed import renamed_parameters
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.aggregation.aggregators import Aggregate, aggregate_source
 from rankstats.core.directions import Direction, parse_directions
 from rankstats.core.keys import refuse_whitespace_variants
@@ -217,7 +218,7 @@ class ScannedScores(StatisticsSource):
                 + "{any} skips this first attempt",
                 any=("order", "any"),
             ),
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
         return self._partitioned(units, progress)
 
@@ -386,7 +387,7 @@ def scan_scores(
         warnings.warn(
             _cells.na_warning(f"{len(sources)} file(s)", vocabulary.missing, na or ()),
             DataWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     if client is not None:
         require_distributed()

@@ -104,6 +104,7 @@ from rankstats._util.advice import AdviceError, escape
 from rankstats._util.arguments import count, probability, sampling
 from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import shorten, terminal
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidScoresError, preview
 from rankstats.significance.hierarchical_data import pair_differences, prepare
@@ -546,7 +547,7 @@ def bayes_hierarchical(
             f"{int(tune)}), target_accept= (now {target_accept:g}) or try parameterization="
             f"{other!r}, and inspect res.idata.",
             ConvergenceWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
 
     posterior = _compat.group(idata)

@@ -74,6 +74,7 @@ from rankstats._util.advice import AdviceError, AdviceWarning, escape
 from rankstats._util.arguments import count, probability, random_seed
 from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import shorten, terminal
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.core.rankings import MIN_SYSTEMS, Rankings, check_level, require_systems
 from rankstats.core.scores import Scores
 from rankstats.errors import preview
@@ -479,7 +480,7 @@ def rank_confidence_sets(
                 "are unreliable with so few (use {by}, or the Hoeffding rank ranges)",
                 by=("by", "instance"),
             ),
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
 
     theta = values.mean(axis=0)

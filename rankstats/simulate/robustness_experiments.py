@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.renamed import renamed_parameters, translate
+from rankstats._util.user_frame import user_stacklevel
 
 if TYPE_CHECKING:  # matplotlib loads on first plot only
     from matplotlib.figure import Figure
@@ -336,7 +337,7 @@ def _collect(
         warnings.warn(
             f"{label} run interrupted: {len(rows)} rows of finished cells returned",
             RuntimeWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     return Robustness(pd.DataFrame(rows), grid, complete)
 

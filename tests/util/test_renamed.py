@@ -106,3 +106,20 @@ def test_a_rename_of_a_parameter_the_function_lacks_is_refused_at_definition():
         @renamed_parameters(cores="n_jobs")
         def bad(cores=1):
             return cores
+
+
+def test_a_warning_inside_a_renamed_function_points_at_the_callers_line():
+    """The wrapper adds a frame; the library's warnings skip it (``user_stacklevel``)."""
+    import pandas as pd
+
+    import rankstats as rs
+
+    table = pd.DataFrame(
+        {"a": [0.1, 0.5, 0.3, 0.2], "b": [0.2, 0.1, 0.4, 0.3], "c": [0, 0.2, 0.1, 0.5]}
+    )
+    with pytest.warns(UserWarning, match="only 4 blocks") as caught:
+        rs.rank_confidence_sets(table, n_resamples=200)
+    assert {w.filename for w in caught} == {__file__}
+    with pytest.warns(FutureWarning) as caught:
+        rs.rank_confidence_sets(table, n_boot=200)
+    assert {w.filename for w in caught} == {__file__}
