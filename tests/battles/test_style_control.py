@@ -66,7 +66,7 @@ def _log(
 def _fit(frame: pd.DataFrame, **kw) -> rs.BattleFit:
     names = [c for c in frame.columns if c.startswith("z")]
     battles = rs.read_battles(frame, covariates=names)
-    return rs.fit_battles(battles, **{"bootstrap": 0, **kw})
+    return rs.fit_battles(battles, **{"n_resamples": 0, **kw})
 
 
 def test_without_ties_it_is_a_logistic_regression() -> None:
@@ -291,9 +291,9 @@ def test_one_step_numbers_do_not_depend_on_numba_or_threads(monkeypatch) -> None
 
 def test_large_logs_take_the_one_step_bootstrap() -> None:
     frame, *_ = _log(13, n_models=4, n_battles=3000)
-    fit = _fit(frame, bootstrap=1000)
+    fit = _fit(frame, n_resamples=1000)
     assert fit.info["bootstrap_method"] == "one-step"
-    small = _fit(frame.head(500), bootstrap=100)
+    small = _fit(frame.head(500), n_resamples=100)
     assert small.info["bootstrap_method"] == "refit"
 
 

@@ -47,7 +47,7 @@ HERE = Path(__file__).resolve().parent
 
 def generate(directory: Path, instances: int) -> float:
     meta = directory / "truth.json"
-    wanted = {"n_systems": 20, "n_tasks": 20, "n_instances": instances, "missing": 0.1}
+    wanted = {"n_systems": 20, "n_tasks": 20, "n_instances": instances, "missing_rate": 0.1}
     if meta.exists():
         params = json.loads(meta.read_text())["parameters"]
         if all(params.get(k) == v for k, v in wanted.items()):

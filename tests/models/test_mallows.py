@@ -120,9 +120,7 @@ def test_recovery_with_missing_items(n, draws):
     rng = np.random.default_rng(4)
     ranks[rng.random(ranks.shape) < 0.3] = np.nan
     partial = Rankings.from_rank_matrix(pd.DataFrame(ranks, columns=list(rk.systems)))
-    fit = rs.models.Mallows().fit(
-        partial, draws=draws, tune=300, chains=2, seed=5, progress=False
-    )
+    fit = rs.models.Mallows().fit(partial, draws=draws, tune=300, chains=2, seed=5, progress=False)
     truth = pd.Series(np.arange(1, n + 1), index=centre)
     order_rank = pd.Series(np.arange(1, n + 1), index=fit.order)
     # Spearman footrule of the consensus summary to the true centre is small.
@@ -279,7 +277,7 @@ def test_chain_in_blocks_equals_one_run():
 
 def test_automatic_extension_keeps_the_first_draws_and_reports_the_cap():
     rk = rs.load_rankings("potato_visual")
-    settings = dict(draws=40, tune=20, chains=2, seed=3, progressbar=False)
+    settings = dict(draws=40, tune=20, chains=2, seed=3, progress=False)
     with pytest.warns(ConvergenceWarning, match="max_draws=40"):
         short = rs.models.Mallows().fit(rk, max_draws=40, **settings)
     assert short.info["extensions"] == 0 and short.info["cap_reached"] is True
@@ -308,7 +306,7 @@ def test_chains_in_worker_processes_draw_the_same(monkeypatch):
     if not timing.CAN_FORK:
         pytest.skip("chains run in parallel only where fork() is available")
     rk = rs.load_rankings("potato_visual")
-    settings = dict(draws=60, tune=20, chains=3, seed=2, progressbar=False, max_draws=120)
+    settings = dict(draws=60, tune=20, chains=3, seed=2, progress=False, max_draws=120)
     one = rs.models.Mallows().fit(rk, n_jobs=1, **settings)
     monkeypatch.setattr(timing, "PARALLEL_FROM", 0.0)
     many = rs.models.Mallows().fit(rk, n_jobs=2, **settings)
@@ -335,9 +333,7 @@ def test_backend_choice_without_numba(monkeypatch):
     rk = Rankings.from_orderings([["a", "b", "c"], ["b", "a", "c"], ["a", "c"]] * 3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        fit = rs.models.Mallows().fit(
-            rk, draws=30, tune=10, chains=2, progress=False, max_draws=30
-        )
+        fit = rs.models.Mallows().fit(rk, draws=30, tune=10, chains=2, progress=False, max_draws=30)
     assert fit.info["backend"] == "numpy"
     with pytest.raises(ValueError, match="backend must be"):
         rs.models.Mallows().fit(rk, backend="cuda")
@@ -378,7 +374,7 @@ def test_fitting_other_models_does_not_compile_the_kernels():
         "rk = rs.load_rankings('potato_visual')\n"
         "rs.models.Mallows().fit(rk, method='map')\n"
         "rs.models.Mallows().fit(rk, draws=20, tune=0, chains=1, backend='numpy',"
-        " progressbar=False)\n"
+        " progress=False)\n"
         "print('rankstats.models._mallows_numba' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -417,7 +413,7 @@ def test_every_parameter_is_checked_at_construction(options, match):
         ({"draws": 0}, ValueError, "draws must be an integer ≥ 1, not 0"),
         ({"tune": -1}, ValueError, "tune must be an integer ≥ 0"),
         ({"chains": 0}, ValueError, "chains must be an integer ≥ 1"),
-        ({"cores": 0}, ValueError, "cores must be an integer ≥ 1"),
+        ({"n_jobs": 0}, ValueError, "n_jobs must be an integer ≥ 1"),
         ({"thin": 0}, ValueError, "thin must be an integer ≥ 1"),
         ({"leap": 0}, ValueError, "leap must be an integer ≥ 1"),
         ({"seed": "x"}, TypeError, "seed must be None or an integer ≥ 0"),
@@ -446,7 +442,7 @@ def test_beach_preferences_with_integer_ids_fit_end_to_end():
     )
     text = rs.read_preferences(BEACH, preferred="top_item", other="bottom_item")
     assert prefs.systems == text.systems and (prefs.above == text.above).all()
-    settings = {"draws": 100, "tune": 100, "chains": 1, "max_draws": 100, "progressbar": False}
+    settings = {"draws": 100, "tune": 100, "chains": 1, "max_draws": 100, "progress": False}
     model = rs.models.Mallows(distance="footrule")
     fit = model.fit(prefs, **settings)
     assert sorted(fit.order, key=int) == [str(k) for k in range(1, 16)]

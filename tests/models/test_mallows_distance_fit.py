@@ -185,7 +185,7 @@ def test_pointwise_likelihood_is_the_mallows_probability():
 
 def test_chains_in_worker_processes_draw_the_same(monkeypatch):
     model = rs.models.Mallows(distance="ulam")
-    options = dict(draws=200, tune=300, chains=2, progressbar=False, max_draws=200)
+    options = dict(draws=200, tune=300, chains=2, progress=False, max_draws=200)
     one = model.fit(_rankings(), n_jobs=1, **options)
     monkeypatch.setattr(_mallows_chains, "PARALLEL_FROM", 0.0)
     two = model.fit(_rankings(), n_jobs=2, **options)

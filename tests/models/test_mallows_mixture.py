@@ -362,7 +362,7 @@ def test_choose_clusters_picks_the_best_converged_number():
             tune=1000,
             thin=5,
             chains=2,
-            progressbar=False,
+            progress=False,
         )
     assert list(choice.table.index) == [1, 2]
     assert choice.table.loc[2, "within"] < choice.table.loc[1, "within"]

@@ -28,7 +28,7 @@ from rankstats.models._fit import Fit
 
 pytest.importorskip("pymc")
 
-SHORT = dict(draws=100, tune=150, chains=2, progressbar=False)
+SHORT = dict(draws=100, tune=150, chains=2, progress=False)
 
 
 def _quiet(call):
@@ -275,9 +275,7 @@ def test_mallows_with_unranked_systems_is_compared():
     rk = rs.Rankings.from_orderings(
         [["a", "b", "c", "d"], ["b", "a", "c"], ["c", "a", "b", "d"], ["a", "c"]] * 3
     )
-    fit = _quiet(
-        lambda: rs.models.Mallows().fit(rk, draws=50, tune=10, chains=2, progress=False)
-    )
+    fit = _quiet(lambda: rs.models.Mallows().fit(rk, draws=50, tune=10, chains=2, progress=False))
     assert _compat.group(fit.idata, "log_likelihood").attrs["estimate"] == "exact"
     result = rs.models.compare_fits({"mallows": fit, "again": fit})
     assert result.table.loc["mallows", "elpd"] == pytest.approx(result.table.loc["again", "elpd"])
@@ -356,10 +354,8 @@ def _bt_data(seed: int, worth: np.ndarray, n_rankings: int) -> rs.Rankings:
 def _fit_all(rk: rs.Rankings, which: tuple[str, ...], seed: int) -> dict[str, Fit]:
     # 2 x 250 draws: the MC error of an elpd (a sum of log-mean-exps) is under 1, against elpd
     # differences of 9-77 and dse of 4-9 (measured, seeds 0-2).
-    # cores=1: chains one after the other in this process, no worker start-up per fit.
-    nuts = dict(
-        draws=250, tune=300, chains=2, cores=1, progressbar=False, seed=seed, sampler="pymc"
-    )
+    # n_jobs=1: chains one after the other in this process, no worker start-up per fit.
+    nuts = dict(draws=250, tune=300, chains=2, n_jobs=1, progress=False, seed=seed, sampler="pymc")
     makers = {
         "pl": lambda: rs.models.PlackettLuce().fit(rk, **nuts),
         "bt": lambda: rs.models.BradleyTerry().fit(rk, **nuts),

@@ -20,7 +20,7 @@ from rankstats.models._data import choice_sets, pl_data
 pytensor = pytest.importorskip("pytensor")
 from pytensor.graph.replace import clone_replace  # noqa: E402
 
-SMALL = dict(draws=500, tune=500, chains=2, progressbar=False)
+SMALL = dict(draws=500, tune=500, chains=2, progress=False)
 
 
 @pytest.fixture(scope="session")

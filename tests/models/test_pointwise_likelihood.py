@@ -27,7 +27,7 @@ from rankstats._pymc.convergence import ConvergenceWarning
 from rankstats.models import LOOWarning
 from rankstats.models import pointwise_likelihood as pointwise
 
-SHORT = dict(draws=60, tune=40, chains=2, max_draws=60, progressbar=False, seed=0)
+SHORT = dict(draws=60, tune=40, chains=2, max_draws=60, progress=False, seed=0)
 
 
 def _quiet(call):

@@ -234,7 +234,7 @@ def test_differences_of_two_models_are_the_closed_form_wald_test() -> None:
     ("kwargs", "match"),
     [
         ({"tests": "hoeffding"}, "do not apply to battle logs"),
-        ({"level": "task"}, "no blocks"),
+        ({"by": "task"}, "no blocks"),
         ({"n_models": 1}, "n_models"),
         ({"allocation": "round-robin"}, "allocation"),
         ({"baseline": "model02"}, "star"),

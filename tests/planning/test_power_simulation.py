@@ -140,7 +140,7 @@ def test_every_test_holds_its_size_under_the_null(noise: str) -> None:
 
 
 def test_power_grows_with_size_and_effect() -> None:
-    kw = dict(tests=("hoeffding", "nemenyi", "sign"), replications=2000, progress=False)
+    kw = dict(tests=("hoeffding", "nemenyi", "sign"), n_replications=2000, progress=False)
     small = rs.power(n_systems=5, n_instances=200, phi=0.15, **kw)
     more = rs.power(n_systems=5, n_instances=800, phi=0.15, **kw)
     larger = rs.power(n_systems=5, n_instances=200, phi=0.3, **kw)
@@ -232,7 +232,7 @@ def test_recovery_is_the_ranking_metrics_of_the_aggregates() -> None:
 
 
 def test_batched_draws_start_with_the_single_cube() -> None:
-    kw = dict(missing=0.2, outliers=(0.1, 2.0), instance_types=(3, 0.5), round_to=2)
+    kw = dict(missing_rate=0.2, outliers=(0.1, 2.0), instance_types=(3, 0.5), round_to=2)
     single = gumbel_cube(4, 3, 5, 0.5, 1.0, 7, **kw)
     batch = gumbel_cubes(1, 4, 3, 5, 0.5, 1.0, 7, **kw)
     np.testing.assert_array_equal(batch[0], single)
@@ -242,7 +242,7 @@ def test_batched_draws_start_with_the_single_cube() -> None:
 
 
 def test_same_seed_same_numbers_whatever_the_threads() -> None:
-    kw = dict(n_systems=6, n_instances=300, phi=0.1, replications=700, progress=False)
+    kw = dict(n_systems=6, n_instances=300, phi=0.1, n_replications=700, progress=False)
     one = rs.power(n_jobs=1, **kw)
     two = rs.power(n_jobs=2, **kw)
     pd.testing.assert_frame_equal(one.pairs, two.pairs)

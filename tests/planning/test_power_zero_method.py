@@ -106,7 +106,7 @@ def test_rejection_rates_equal_scipy_replicate_by_replicate():
 
 
 def test_the_default_drops_zeros_and_is_stated():
-    common = dict(tests=("t", "wilcoxon"), replications=50, seed=1, progress=False)
+    common = dict(tests=("t", "wilcoxon"), n_replications=50, seed=1, progress=False)
     default = rs.power(DESIGN, **common)
     explicit = rs.power(DESIGN, zero_method="wilcox", **common)
     assert default.zero_method == "wilcox"

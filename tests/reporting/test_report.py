@@ -314,8 +314,8 @@ def test_r_hat_above_threshold_is_stated(four_systems, tmp_path, monkeypatch):
 
     real = MallowsFit.summary
 
-    def r_hat_108(self, prob=0.95):
-        table = real(self, prob)
+    def r_hat_108(self, ci_prob=0.95):
+        table = real(self, ci_prob)
         table["r_hat"] = 1.08
         table["ess_bulk"] = 5000.0
         return table
@@ -347,7 +347,7 @@ def test_convergence_counts_divergences_and_single_chains():
         def __init__(self, idata, r_hat=1.0, ess=2000.0):
             self.idata, self.r_hat, self.ess = idata, r_hat, ess
 
-        def summary(self, prob=0.95):
+        def summary(self, ci_prob=0.95):
             return pd.DataFrame(
                 {"sd": [1.0, 1.0, 0.0], "r_hat": [self.r_hat, 1.0, np.nan], "ess_bulk": self.ess}
             )
@@ -622,13 +622,13 @@ def test_summary_no_pair_can_be_significant():
 
     res = _result([["a", "b", "c"]] * 4, ["a", "b", "c"])
     assert res.n_significant == 0
-    text = claims(res, level="task", has_instances=True)
+    text = claims(res, by="task", has_instances=True)
     assert not text.startswith("Can be claimed")
     assert "no pair of systems differs significantly" in text
     need = res.min_compared_for_significance()
     assert f"compared in at most 4 ranking(s), and even a unanimous pair needs {need}" in text
     assert "rank per instance" in text
-    assert "more tasks" in claims(res, level="task", has_instances=False)
+    assert "more tasks" in claims(res, by="task", has_instances=False)
 
 
 def test_summary_contradicted_order_and_unconverged_model():

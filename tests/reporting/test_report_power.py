@@ -13,7 +13,7 @@ from rankstats.reporting.power_section import options
 
 pytestmark = pytest.mark.long  # reports of several seconds each (CI runs them on both stacks)
 
-SMALL = {"replications": 100}
+SMALL = {"n_replications": 100}
 
 
 def test_section_files_sentence_and_citation(tmp_path):
@@ -83,7 +83,7 @@ def test_the_report_s_zero_method_reaches_a_wilcoxon_power_section(tmp_path):
         columns=["system", "task", "instance", "score"],
     )
     scores = rs.Scores.from_long(long, instance="instance")
-    power = {"test": "wilcoxon", "replications": 60}
+    power = {"test": "wilcoxon", "n_replications": 60}
     rep = rs.report(scores, out=tmp_path / "rep", power=power, zero_method="zsplit")
     assert rep.power.zero_method == "zsplit"
     cal = rs.calibrate(scores)

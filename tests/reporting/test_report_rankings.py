@@ -126,7 +126,7 @@ def test_report_of_a_preflib_file_equals_the_statistics_computed_directly(tmp_pa
         ({"methods": ("borda", "median")}, "methods='median'"),
         ({"methods": ("borda", "borda2")}, "methods='borda2'"),
         ({"paired": ("x",)}, "paired="),
-        ({"level": "task"}, "level="),
+        ({"by": "task"}, "by="),
     ],
 )
 def test_requests_that_need_scores_are_refused_before_anything_is_written(

@@ -79,7 +79,7 @@ def test_options_mapping_complete_case_and_names_escaped(tmp_path):
         ("d", "t4", 0.9),
     ]
     scores = rs.Scores.from_long(pd.DataFrame(rows, columns=["system", "task", "score"]))
-    opts = {"method": "conover", "adjust": "bonferroni", "missing": "complete-case"}
+    opts = {"method": "conover", "correction": "bonferroni", "missing": "complete-case"}
     rep = rs.report(scores, out=tmp_path / "rep", significance=opts)
     assert rep.significance.posthoc.correction == "bonferroni"
     assert list(rep.significance.friedman.dropped_blocks) == ["t3", "t4"]
@@ -121,7 +121,7 @@ def test_imputed_ranks_section_says_what_was_computed(tmp_path):
     how many cells were imputed, and no critical difference (there is none)."""
     scores = rs.load_dataset("xtreme_missing")
     rep = rs.report(
-        scores, out=tmp_path / "rep", significance={"missing": "imputed", "adjust": "holm"}
+        scores, out=tmp_path / "rep", significance={"missing": "imputed", "correction": "holm"}
     )
     fr = rs.friedman(scores, missing="imputed")
     ph = rs.posthoc(scores, missing="imputed", correction="holm")

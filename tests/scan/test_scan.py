@@ -120,10 +120,12 @@ def test_client_needs_the_dask_extra(tmp_path, monkeypatch):
 
 @pytest.mark.long
 def test_local_worker_processes_equal_one_process(tmp_path):
-    """workers=2: row groups reduced in two processes, the instances cut by row-group and file
+    """n_jobs=2: row groups reduced in two processes, the instances cut by row-group and file
     boundaries merged by the driver; equal to the one-process scan (itself equal to the in-memory
     statistics) to 1e-12, and an instance written in two files is refused by name."""
-    sim = rs.simulate.gumbel(7, 4, 60, seed=11, missing_rate=0.25, missing_pattern="block", round_to=1)
+    sim = rs.simulate.gumbel(
+        7, 4, 60, seed=11, missing_rate=0.25, missing_pattern="block", round_to=1
+    )
     df = sim.data.astype({"system": str, "task": str})
     df = df.sort_values(["task", "instance"], kind="stable").reset_index(drop=True)
     half = len(df) // 2 + 3  # cuts an instance between the two files

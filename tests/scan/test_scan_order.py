@@ -119,7 +119,7 @@ def test_every_layout_gives_the_in_memory_statistics(tmp_path, memory, fmt):
 
 @pytest.mark.slow  # starts two pools of two processes (~5 s)
 def test_any_order_with_local_worker_processes(tmp_path, memory):
-    """workers=2 reduces the partitions in two processes: the same statistics; with
+    """n_jobs=2 reduces the partitions in two processes: the same statistics; with
     order="auto" the refusal raised in a worker process names the instance in the warning."""
     df, _ = memory
     directory = _layout(df, tmp_path / "u", "parquet", "ungrouped")

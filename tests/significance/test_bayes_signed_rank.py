@@ -287,7 +287,7 @@ def test_the_test_loads_no_plotting_library():
     code = (
         "import sys, numpy as np\n"
         "from rankstats.significance.bayesian_signed_rank import bayes_signed_rank\n"
-        "bayes_signed_rank(np.full(5, 0.1), rope=0.01, samples=100)\n"
+        "bayes_signed_rank(np.full(5, 0.1), rope=0.01, draws=100)\n"
         "print('matplotlib' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -282,7 +282,7 @@ def test_other_methods_and_options_are_refused():
             posthoc(scores, method=method, missing="imputed")
     with pytest.raises(ValueError, match="tie_correction=False"):
         friedman(scores, missing="imputed", tie_correction=False)
-    with pytest.raises(ValueError, match="adjust must be"):
+    with pytest.raises(ValueError, match="correction must be"):
         posthoc(scores, missing="imputed", correction="bogus")
 
 
@@ -390,13 +390,13 @@ FWER_TOLERANCE = float(stats.binom.ppf(0.999, R_FWER, ALPHA)) / R_FWER
     "simulation",
     [
         # 30 % of the (system, task) cells missing, integer-rounded scores (many ties)
-        {"n_systems": 6, "n_tasks": 15, "missing": 0.3, "round_to": 0},
+        {"n_systems": 6, "n_tasks": 15, "missing_rate": 0.3, "round_to": 0},
         # whole (system, task) blocks missing at instance level: 20 (task, instance) blocks
         {
             "n_systems": 6,
             "n_tasks": 5,
             "n_instances": 4,
-            "missing": 0.3,
+            "missing_rate": 0.3,
             "missing_pattern": "block",
             "round_to": 0,
             "level": "instance",
@@ -451,7 +451,7 @@ def test_power_against_complete_case():
     (sd 0.46; imputed rejects in every replication, complete-case in 69 %), measured on 100
     replications; with 60 the chance that either mean difference is ≤ 0 is below 1e-7
     (z = 0.31 √60 / 0.46 = 5.2; 0.69⁶⁰ = 2e-10), so 300 bought nothing."""
-    power = _power(60, n_systems=6, n_tasks=20, phi=0.5, missing=0.2)
+    power = _power(60, n_systems=6, n_tasks=20, phi=0.5, missing_rate=0.2)
     print(f"\npower (60 replications): {power}")
     assert power["imputed"] > power["complete-case"]
     assert power["imputed omnibus"] > power["complete-case omnibus"]

@@ -53,7 +53,7 @@ FUNCTIONS = {
         lambda d, m: rank_confidence_sets(d, by="task", of="rank", missing=m, n_resamples=200),
         WORDS,
     ),
-    "score_blocks": (lambda d, m: score_blocks(d, level="task", missing=m), COMPLETE),
+    "score_blocks": (lambda d, m: score_blocks(d, by="task", missing=m), COMPLETE),
     "repeated_measures_anova": (
         lambda d, m: repeated_measures_anova(d, by="task", missing=m),
         COMPLETE,

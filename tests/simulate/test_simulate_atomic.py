@@ -13,7 +13,7 @@ from rankstats._util import atomic as _atomic
 from rankstats.errors import OutputError
 from rankstats.io.directories import MANIFEST
 
-SMALL = dict(n_systems=5, n_tasks=3, n_instances=40, partitions=3, missing=0.2, seed=1)
+SMALL = dict(n_systems=5, n_tasks=3, n_instances=40, partitions=3, missing_rate=0.2, seed=1)
 
 
 @pytest.fixture
@@ -116,7 +116,7 @@ def test_a_directory_that_is_not_ours_is_refused_before_generating(tmp_path):
         ("n_instances", 0),
         ("partitions", 0),
         ("partitions", 10**6),
-        ("missing", 1.0),
+        ("missing_rate", 1.0),
         ("scale", 0.0),
         ("phi", float("nan")),
         ("round_to", -1),
