@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import rankstats as rs
@@ -265,3 +266,53 @@ def test_a_malformed_row_is_refused(row, message):
 def test_the_table_ends_at_the_first_line_that_is_not_a_row():
     text = MARKED + "| seeds | `seed` | `--seed` | `rng` |\n\n| not | read | at | all |\n"
     assert [row.python for row in read_table(text)] == [("seed",)]
+
+
+# ---------------------------------------------------------------------------- old spellings
+def _same_with_warning(old, new, word):
+    """``old()`` warns naming ``word`` and gives what ``new()`` gives."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        expected = new()
+    with pytest.warns(FutureWarning, match=rf"^{word} is now "):
+        got = old()
+    return got, expected
+
+
+def test_old_keywords_still_work_for_one_release():
+    sim = rs.simulate.gumbel(n_systems=4, n_tasks=6, n_instances=3, seed=3)
+    got, expected = _same_with_warning(
+        lambda: rs.friedman(sim, level="task"), lambda: rs.friedman(sim, by="task"), "level"
+    )
+    assert (got.statistic, got.p_value) == (expected.statistic, expected.p_value)
+    got, expected = _same_with_warning(
+        lambda: rs.simulate.gumbel(n_systems=4, n_tasks=6, missing=0.3, seed=1),
+        lambda: rs.simulate.gumbel(n_systems=4, n_tasks=6, missing_rate=0.3, seed=1),
+        "missing",
+    )
+    pd.testing.assert_frame_equal(got.data, expected.data)
+    rk = rs.Rankings.from_scores(sim, by="task")
+    got, expected = _same_with_warning(
+        lambda: rs.models.PlackettLuce().fit(rk, method="mle").pairwise(prob=0.9),
+        lambda: rs.models.PlackettLuce().fit(rk, method="mle").pairwise(ci_prob=0.9),
+        "prob",
+    )
+    pd.testing.assert_frame_equal(got, expected)
+    with pytest.raises(TypeError, match="got both n_resamples and its old spelling n_boot"):
+        rs.rank_confidence_sets(sim, n_boot=200, n_resamples=200)
+
+
+def test_old_result_attributes_and_option_keys_still_work():
+    sim = rs.simulate.gumbel(n_systems=4, n_tasks=30, seed=3)
+    sets = rs.rank_confidence_sets(sim, n_resamples=200)
+    with pytest.warns(FutureWarning, match=r"^n_boot is now n_resamples \(in RankSets\)"):
+        assert sets.n_boot == sets.n_resamples == 200
+    with pytest.warns(FutureWarning, match=r"^level is now by \(in RankSets\)"):
+        assert sets.level == sets.by == "task"
+    with pytest.warns(FutureWarning, match=r"^missing is now missing_rate \(in robustness"):
+        table = rs.simulate.robustness(
+            grid={"missing": [0.2]},
+            n_replications=2,
+            base={"n_systems": 4, "n_tasks": 5, "n_instances": 3},
+        ).table
+    assert "missing_rate" in table.columns

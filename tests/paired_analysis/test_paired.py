@@ -394,9 +394,9 @@ def test_more_bad_input():
         rs.paired(pd.DataFrame({"a": [1.0, 2.0], "z": [np.nan, np.nan]}))
     with pytest.raises(rs.InvalidScoresError, match="non-numeric score in column 'b'"):
         rs.paired(pd.DataFrame({"a": [1.0, 2.0], "b": ["x", 1.0]}))
-    with pytest.raises(ValueError, match="confidence"):
+    with pytest.raises(ValueError, match="confidence_level"):
         rs.paired(TOY, confidence_level=95)
-    with pytest.raises(ValueError, match="n_bootstrap"):
+    with pytest.raises(ValueError, match="n_resamples"):
         rs.paired(TOY, n_resamples=0)
     res = rs.paired(TOY, n_resamples=20)
     with pytest.raises(KeyError, match="unknown system 'Z'"):

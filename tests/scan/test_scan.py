@@ -148,7 +148,7 @@ def test_local_worker_processes_equal_one_process(tmp_path):
     pd.concat([df.iloc[200:400], first]).to_parquet(bad / "b.parquet", row_group_size=50)
     with pytest.raises(rs.InvalidScoresError, match=r"\('task01', 0\) are not contiguous"):
         rs.scan_scores(bad, n_jobs=2, order="grouped").statistics()
-    with pytest.raises(ValueError, match="workers"):
+    with pytest.raises(ValueError, match="n_jobs"):
         rs.scan_scores(bad, n_jobs=0)
 
 
