@@ -390,7 +390,7 @@ def sample_size(
 
     Parameters
     ----------
-    design, pair, level, alpha, replications, seed, progress, n_jobs, **fields
+    design, pair, by, alpha, n_replications, seed, progress, n_jobs, **fields
         As in :func:`power` (``n_replications`` at each size).
     rope, threshold, posterior_draws, zero_method
         The Bayesian signed-rank test's settings and the Wilcoxon test's zero differences, as

@@ -319,7 +319,7 @@ def report(
         an HTML section with the power curve, ``power_curve.png`` / ``.pdf`` / ``.csv``,
         ``calibration_pairs.csv`` and a sentence of the methods paragraph. ``True``: the paired
         t-test; a mapping sets ``test`` (``"t"``, ``"wilcoxon"``, ``"sign"``, ``"hoeffding"``,
-        ``"nemenyi"``, ``"conover"``), ``power``, ``replications`` (per point of the curve,
+        ``"nemenyi"``, ``"conover"``), ``power``, ``n_replications`` (per point of the curve,
         default 1,000) and ``seed``. Scores only.
     top : int, optional
         Show only the best ``top`` systems of the primary order in the ranking tables (HTML,

@@ -55,7 +55,7 @@ def refuse(
     Raises
     ------
     ValueError
-        A method that needs scores, ``paired``, ``level`` or ``data_check``.
+        A method that needs scores, ``paired``, ``by`` or ``data_check``.
     """
     bad = unavailable(rankings, methods)
     if bad:

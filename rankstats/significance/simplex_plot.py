@@ -36,7 +36,7 @@ def simplex_figure(result, *, title: str | None = None, note: str | None = None)
     ``Figure``; names through :func:`rankstats.plotting.names.labels`, never mathtext; two long
     names sharing their start are drawn as two unique abbreviations).
 
-    ``result`` is any result with ``a``, ``b``, ``rope``, ``samples`` (``(S, 3)`` draws of
+    ``result`` is any result with ``a``, ``b``, ``rope``, ``draws`` (``(S, 3)`` draws of
     :math:`(\\theta_a, \\theta_\\text{rope}, \\theta_b)`) and ``probabilities`` (printed at the
     vertices): :class:`~rankstats.significance.bayesian_signed_rank.BayesSignedRank` or
     :class:`~rankstats.significance.bayesian_hierarchical.BayesHierarchical`, which passes its

@@ -72,7 +72,7 @@ def gumbel_files(
     partitions : int
         Number of files (each ≈ n_systems · n_tasks · n_instances / partitions rows), in
         ``[1, n_tasks · n_instances]``.
-    phi, scale, seed, missing, missing_pattern, round_to
+    phi, scale, seed, missing_rate, missing_pattern, round_to
         As in :func:`gumbel`.
     fmt : {"parquet", "csv"}
     progress : bool

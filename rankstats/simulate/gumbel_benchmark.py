@@ -335,7 +335,7 @@ def gumbel(
         Gumbel scale; instance rankings are Plackett–Luce with log-worths ``φ n / scale``.
     seed : int or SeedSequence
         Same seed, same benchmark.
-    adversarial_tasks, rescale, missing, missing_pattern, outliers, instance_types, round_to
+    adversarial_tasks, rescale, missing_rate, missing_pattern, outliers, instance_types, round_to
         Corruptions, see the module docstring. ``rescale`` maps task names to factors.
 
     Returns
