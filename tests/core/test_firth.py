@@ -304,7 +304,7 @@ def test_bias_reduction_is_refused_where_it_does_not_apply():
     with pytest.raises(ValueError, match="random_effect=True"):
         rs.models.BradleyTerry(random_effect=True).fit(counts, method="mle", bias_reduction=True)
     log = pd.DataFrame({"model_a": ["a", "b"], "model_b": ["b", "c"], "winner": ["model_a"] * 2})
-    with pytest.raises(ValueError, match=r"not available with the bootstrap \(bootstrap=10"):
+    with pytest.raises(ValueError, match=r"not available with the bootstrap \(n_resamples=10"):
         rs.fit_battles(rs.read_battles(log), bias_reduction=True, n_resamples=10)
 
 
