@@ -1,6 +1,6 @@
 r"""Metropolis–Hastings sampler of a mixture of Bayesian Mallows models (Vitelli et al. 2018,
 Sec. 4.3; BayesMallows' ``n_clusters``), with any distance of
-:mod:`rankstats.core.permutation_distances`.
+:mod:`rankstats.core.permutations.distances`.
 
 Each of ``N`` assessors belongs to one of ``K`` clusters, cluster ``k`` with its own consensus
 :math:`\rho_k` and dispersion :math:`\alpha_k`:
@@ -17,7 +17,7 @@ Each of ``N`` assessors belongs to one of ``K`` clusters, cluster ``k`` with its
    :math:`(\rho_{z_j}, \alpha_{z_j})` (:meth:`Augmentation.update` with one consensus per
    ranking);
 2. every cluster's :math:`\rho_k` by one leap-and-shift proposal and :math:`\alpha_k` by one
-   log-normal step — the moves of :class:`~rankstats.models._mallows_metropolis.MetropolisChain`
+   log-normal step — the moves of :class:`~rankstats.models.mallows._metropolis.MetropolisChain`
    applied to the rankings the cluster holds (an empty cluster draws from its prior);
 3. :math:`\tau \mid z \sim \text{Dirichlet}(\psi + N_1, …, \psi + N_K)` (conjugate);
 4. every :math:`z_j` from its full conditional :math:`P(z_j = k) \propto \tau_k\,
@@ -50,17 +50,17 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from rankstats.core.mallows_partition import PartitionFunction, partition_function
-from rankstats.core.permutation_distances import (
+from rankstats.core.permutations.distances import (
     ITEMWISE,
     central_ranking,
     check_distance,
     row_distances,
     total_distance,
 )
+from rankstats.core.permutations.partition import PartitionFunction, partition_function
 from rankstats.core.preferences import AssessorPreferences
-from rankstats.models._mallows_augmentation import Augmentation
-from rankstats.models._mallows_metropolis import (
+from rankstats.models.mallows._augmentation import Augmentation
+from rankstats.models.mallows._metropolis import (
     ADAPT_WINDOW,
     ALPHA_RATE,
     ALPHA_SD,
@@ -113,13 +113,13 @@ class MixtureChain:
     Parameters
     ----------
     rankings : ndarray, shape (N, n), or AssessorPreferences
-        As :class:`~rankstats.models._mallows_metropolis.MetropolisChain`.
+        As :class:`~rankstats.models.mallows._metropolis.MetropolisChain`.
     distance : str
     rng : numpy.random.Generator
     clusters : int
         ``K ≥ 1``.
     kind, leap, alpha_sd, alpha_shape, alpha_rate, alpha_start, partition, rho_proposal
-        As :class:`~rankstats.models._mallows_metropolis.MetropolisChain` (one α proposal scale
+        As :class:`~rankstats.models.mallows._metropolis.MetropolisChain` (one α proposal scale
         per cluster, each adapted while tuning).
     psi : float
         Concentration of the symmetric Dirichlet prior on the weights.
@@ -259,7 +259,7 @@ class MixtureChain:
 
     def _cluster_costs(self) -> np.ndarray:
         """Item-wise distances: ``cost[k, i, r − 1]`` = :math:`\\sum_{j: z_j = k} f(R_{ji} − r)`
-        (the :class:`~rankstats.models._mallows_metropolis.RankCosts` of each cluster)."""
+        (the :class:`~rankstats.models.mallows._metropolis.RankCosts` of each cluster)."""
         comp = self.augmentation.completions
         n = comp.shape[1]
         key = (self.z[:, None] * n + np.arange(n)[None, :]) * n + (comp - 1)
@@ -277,7 +277,7 @@ class MixtureChain:
     def _toward_mode(self, k: int, members: np.ndarray, total: int, costs) -> int:
         """Tuning only: cluster ``k``'s consensus jumps to the ranking closest to its members
         when that is closer than the current one (as
-        :meth:`~rankstats.models._mallows_metropolis.MetropolisChain._toward_mode`)."""
+        :meth:`~rankstats.models.mallows._metropolis.MetropolisChain._toward_mode`)."""
         if len(members) == 0:
             return total
         target = self.distance if self.itemwise else "footrule"

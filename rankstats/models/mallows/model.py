@@ -9,9 +9,9 @@ rankings: an unranked item's position and the order inside a tied group are late
 
 Why not PyMC: :math:`\sigma` is a permutation (discrete, :math:`n!` values) and the latent
 completions are permutations too; NUTS cannot move on them, and every exact full conditional is
-cheap (``_mallows_sampler``), so rankstats runs its own Gibbs / slice sampler and returns
+cheap (``_gibbs``), so rankstats runs its own Gibbs / slice sampler and returns
 standard ArviZ data (R-hat, ESS from ArviZ).  The sampler's inner loops run in NumPy (the
-reference) or, when numba is installed, in compiled kernels (``_mallows_numba``, about ten times
+reference) or, when numba is installed, in compiled kernels (``_gibbs_numba``, about ten times
 faster) that give the same chains draw for draw.  References: Mallows (1957); Fligner & Verducci
 (1986); Vitelli, Sørensen, Crispino, Frigessi & Arjas (2018), *Probabilistic preference learning
 with the Mallows rank model*, JMLR 18 (BayesMallows).
@@ -25,25 +25,25 @@ import numpy as np
 
 from rankstats._util.advice import AdviceError, escape
 from rankstats._util.arguments import count, random_seed
-from rankstats.core.mallows_kendall import log_z
-from rankstats.core.permutation_distances import check_distance
+from rankstats.core.permutations.distances import check_distance
+from rankstats.core.permutations.kendall import log_z
 from rankstats.core.preferences import AssessorPreferences
 from rankstats.core.rankings import Rankings, default_level
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidRankingsError
-from rankstats.models._mallows_augmentation import KINDS
-from rankstats.models._mallows_bernoulli import KAPPA
-from rankstats.models._mallows_metropolis import RHO_PROPOSALS, check_rho_proposal
-from rankstats.models._mallows_mixture import PSI
-from rankstats.models._mallows_sampler import BACKENDS, DRAWS, TUNE, LogPrior, total_distance
 from rankstats.models.information import require_order
-from rankstats.models.mallows_fit import MallowsFit
-from rankstats.models.mallows_gibbs_fit import fit_gibbs
-from rankstats.models.mallows_map import fit_map
-from rankstats.models.mallows_metropolis_fit import THIN as METROPOLIS_THIN
-from rankstats.models.mallows_metropolis_fit import TUNE as METROPOLIS_TUNE
-from rankstats.models.mallows_metropolis_fit import fit_metropolis
-from rankstats.models.mallows_mixture_fit import fit_model_mixture
+from rankstats.models.mallows._augmentation import KINDS
+from rankstats.models.mallows._bernoulli import KAPPA
+from rankstats.models.mallows._gibbs import BACKENDS, DRAWS, TUNE, LogPrior, total_distance
+from rankstats.models.mallows._metropolis import RHO_PROPOSALS, check_rho_proposal
+from rankstats.models.mallows._mixture import PSI
+from rankstats.models.mallows.fit import MallowsFit
+from rankstats.models.mallows.gibbs_fit import fit_gibbs
+from rankstats.models.mallows.map import fit_map
+from rankstats.models.mallows.metropolis_fit import THIN as METROPOLIS_THIN
+from rankstats.models.mallows.metropolis_fit import TUNE as METROPOLIS_TUNE
+from rankstats.models.mallows.metropolis_fit import fit_metropolis
+from rankstats.models.mallows.mixture_fit import fit_model_mixture
 
 PRIORS = ("gamma", "bayesmallows")
 SAMPLERS = ("auto", "gibbs", "metropolis")
@@ -59,7 +59,7 @@ class Mallows:
         (BayesMallows' default), ``"spearman"``, ``"cayley"``, ``"hamming"``, ``"ulam"``.
         Kendall's fit runs the exact Gibbs sampler below; every distance (Kendall too, with
         ``sampler="metropolis"``) runs the Metropolis–Hastings sampler of Vitelli et al. (2018)
-        (:mod:`rankstats.models.mallows_metropolis_fit`), in BayesMallows' parametrisation
+        (:mod:`rankstats.models.mallows.metropolis_fit`), in BayesMallows' parametrisation
         :math:`P(r) \propto e^{-\alpha d(r, \rho)/n}`, α = n θ.
     kind : {"subset", "top_k"}
         What an unranked system (NaN) means: ``"subset"`` (default) — it was not compared, it
@@ -77,7 +77,7 @@ class Mallows:
         ``1`` (default): one population. ``K > 1``: a mixture of ``K`` Mallows models, each
         cluster of assessors with its own consensus and dispersion, weights
         τ ~ Dirichlet(ψ, …, ψ) (Vitelli et al. 2018, Sec. 4.3; BayesMallows' ``n_clusters``),
-        fitted by Metropolis–Hastings (:mod:`rankstats.models.mallows_mixture_fit`); the fit is
+        fitted by Metropolis–Hastings (:mod:`rankstats.models.mallows.mixture_fit`); the fit is
         a :class:`~rankstats.models.MallowsMixtureFit`. Choose ``K`` with
         :func:`~rankstats.models.choose_clusters`.
     psi : float
@@ -285,8 +285,8 @@ class Mallows:
         cores : int, optional
             Chains run in parallel worker processes (default ``min(chains, os.cpu_count())``)
             when the fit is expected to take more than
-            :data:`~rankstats.models.timing.PARALLEL_FROM` seconds; the draws are the same as one
-            chain after the other (each chain carries its own random generator).
+            :data:`~rankstats.models.mallows.timing.PARALLEL_FROM` seconds; the draws are the same
+            as one chain after the other (each chain carries its own random generator).
         on_extend : callable, optional
             ``on_extend(draws_so_far, block, problems)`` before each extension block (the
             command line says there what it is doing).
@@ -309,7 +309,7 @@ class Mallows:
             over the orders of its tied systems, closed-form; :func:`log_likelihood`), not the
             likelihood of the sampled latent completion: LOO predicts the data, and the other
             families' likelihoods are of the data too.  Every data pattern and distance
-            (:func:`rankstats.core.mallows_marginal.marginal_likelihood`): closed form for
+            (:func:`rankstats.core.permutations.marginal.marginal_likelihood`): closed form for
             complete rankings with ties, top-k lists and pairs under Kendall, a sum over the
             compatible rankings where they are few, else an importance-sampling estimate whose
             Monte Carlo error the group's attributes record (and

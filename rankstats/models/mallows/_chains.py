@@ -1,8 +1,8 @@
 """What the two Mallows samplers share around their chains: worker processes, blocks of
 iterations run in them, the convergence check and the consensus of the draws.
 
-The exact Kendall Gibbs sampler (:mod:`rankstats.models.mallows`) and the Metropolis–Hastings
-sampler of any distance (:mod:`rankstats.models.mallows_metropolis_fit`) differ in what one
+The exact Kendall Gibbs sampler (:mod:`rankstats.models.mallows.model`) and the Metropolis–Hastings
+sampler of any distance (:mod:`rankstats.models.mallows.metropolis_fit`) differ in what one
 iteration does, not in how chains are run, extended and summarised.
 """
 
@@ -336,7 +336,7 @@ def start_runner(
     import os
     import time
 
-    from rankstats.models.timing import CAN_FORK
+    from rankstats.models.mallows.timing import CAN_FORK
 
     pilot = min(tune, PILOT)
     started = time.perf_counter()

@@ -1,5 +1,5 @@
 r"""Metropolis–Hastings sampler of the Bayesian Mallows model with any distance of
-:mod:`rankstats.core.permutation_distances` (Vitelli et al., 2018, Sec. 3–4), on complete
+:mod:`rankstats.core.permutations.distances` (Vitelli et al., 2018, Sec. 3–4), on complete
 rankings, on partial rankings (unranked and tied items) and on each assessor's pairwise
 preferences; the last two through latent complete rankings (:class:`Augmentation`).
 
@@ -27,14 +27,14 @@ Target, in BayesMallows' parametrisation, for ``N`` complete (or latent complete
    ratio is the likelihood's (and ρ's uniform prior's) alone. :func:`propose_rho` makes either;
 2. **α by a log-normal random walk**: :math:`\log \alpha^* = \log \alpha + \sigma_\alpha z`, with
    the Jacobian :math:`\alpha^* / \alpha` in the ratio and :math:`\log Z_n` from
-   :func:`rankstats.core.mallows_partition.partition_function`.
+   :func:`rankstats.core.permutations.partition.partition_function`.
 
 Given the latent rankings, the data enter only through :math:`D(\rho) = \sum_j d(R_j, \rho)`,
-evaluated for all of them at once (:func:`rankstats.core.permutation_distances.total_distance`);
+evaluated for all of them at once (:func:`rankstats.core.permutations.distances.total_distance`);
 each iteration first updates the latent rankings (:meth:`Augmentation.update`), then ρ, then α.
 
 **Two backends, one chain** (:func:`resolve_backend`): the loop of :meth:`MetropolisChain.run`
-here is the reference; the kernels of :mod:`rankstats.models._mallows_metropolis_numba` run
+here is the reference; the kernels of :mod:`rankstats.models.mallows._metropolis_numba` run
 blocks of iterations from the same random numbers, drawn in the same order, and give the same
 draws (tested draw for draw; that module says how), 200–9,000 times faster per iteration.
 
@@ -49,17 +49,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rankstats.core.mallows_partition import PartitionFunction, partition_function
-from rankstats.core.permutation_distances import (
+from rankstats.core.permutations.distances import (
     DISTANCES,
     ITEMWISE,
     central_ranking,
     check_distance,
     total_distance,
 )
+from rankstats.core.permutations.partition import PartitionFunction, partition_function
 from rankstats.core.preferences import AssessorPreferences
-from rankstats.models._mallows_augmentation import Augmentation
-from rankstats.models._mallows_sampler import resolve_backend as resolve_sampler_backend
+from rankstats.models.mallows._augmentation import Augmentation
+from rankstats.models.mallows._gibbs import resolve_backend as resolve_sampler_backend
 
 #: BayesMallows' defaults: the rate of α's exponential prior, the leap size, the standard
 #: deviation of the log-normal proposal of α, and α's starting value.
@@ -191,9 +191,9 @@ def check_rho_proposal(proposal: str) -> None:
 
 
 def resolve_backend(backend: str = "auto") -> str:
-    """``"numpy"`` or ``"numba"``, as :func:`rankstats.models._mallows_sampler.resolve_backend`
-    for this sampler's kernels (:mod:`rankstats.models._mallows_metropolis_numba`)."""
-    return resolve_sampler_backend(backend, kernels="_mallows_metropolis_numba")
+    """``"numpy"`` or ``"numba"``, as :func:`rankstats.models.mallows._gibbs.resolve_backend`
+    for this sampler's kernels (:mod:`rankstats.models.mallows._metropolis_numba`)."""
+    return resolve_sampler_backend(backend, kernels="_metropolis_numba")
 
 
 def run_chain(
@@ -221,7 +221,7 @@ class MetropolisChain:
         preferences (:class:`~rankstats.core.preferences.AssessorPreferences`): a complete
         latent ranking per assessor that respects their transitive closure.
     distance : str
-        One of :data:`rankstats.core.permutation_distances.DISTANCES`.
+        One of :data:`rankstats.core.permutations.distances.DISTANCES`.
     rng : numpy.random.Generator
     kind : {"subset", "top_k"}
         ``"subset"``: only the order of the ranked items is observed (an unranked item may be
@@ -239,11 +239,11 @@ class MetropolisChain:
         Default :func:`partition_function` ``(n, distance)``.
     backend : {"auto", "numpy", "numba"}
         Where the iterations run (:func:`resolve_backend`): the NumPy reference, or the numba
-        kernels of :mod:`rankstats.models._mallows_metropolis_numba` — the same draws for the
+        kernels of :mod:`rankstats.models.mallows._metropolis_numba` — the same draws for the
         same generator, faster. Resolved here, before a fit's worker processes fork.
     error_model : {None, "bernoulli"}
         Preferences only: ``"bernoulli"`` reads each assessor's *stated* preferences as
-        possibly mistaken (:class:`~rankstats.models._mallows_bernoulli.BernoulliAugmentation`;
+        possibly mistaken (:class:`~rankstats.models.mallows._bernoulli.BernoulliAugmentation`;
         cycles allowed), its error probability updated every iteration after the latent
         rankings; it runs the NumPy reference.
     kappa : (float, float)
@@ -292,7 +292,7 @@ class MetropolisChain:
         self.leap, self.alpha_sd, self.rho_proposal = leap, alpha_sd, rho_proposal
         self.alpha_shape, self.alpha_rate = alpha_shape, alpha_rate
         if error_model:
-            from rankstats.models._mallows_bernoulli import BernoulliAugmentation
+            from rankstats.models.mallows._bernoulli import BernoulliAugmentation
 
             self.augmentation = BernoulliAugmentation(rankings.stated, distance, rng, kappa)
         else:
@@ -326,7 +326,7 @@ class MetropolisChain:
     def _toward_mode(self, rho: np.ndarray, total: int) -> tuple[np.ndarray, int]:
         """Tuning only: ρ replaced by the ranking closest to the current (latent) complete
         rankings — exact for the distances of
-        :data:`~rankstats.core.permutation_distances.ITEMWISE`, the footrule's for the others —
+        :data:`~rankstats.core.permutations.distances.ITEMWISE`, the footrule's for the others —
         when that lowers their total distance (the conditional mode of ρ, whatever α). With
         many assessors the posterior of ρ is so peaked that leap-and-shift moves from a
         ranking a few swaps from the mode are almost never accepted: a chain started there
@@ -442,8 +442,8 @@ class MetropolisChain:
         of iterations drawn as the reference draws them (``draw_block``; at most
         :data:`BLOCK_NUMBERS` at a time), the iterations run by ``run_block`` up to the next
         jump to the conditional mode, which stays here (both in
-        :mod:`rankstats.models._mallows_metropolis_numba`)."""
-        from rankstats.models import _mallows_metropolis_numba as kernels
+        :mod:`rankstats.models.mallows._metropolis_numba`)."""
+        from rankstats.models.mallows import _metropolis_numba as kernels
 
         aug, costs = self.augmentation, self.costs
         m = len(aug.rows) if aug.active else 0
@@ -498,7 +498,7 @@ class MetropolisChain:
         aug.proposed += m * iterations
 
     def _kernel_arguments(self, kernels) -> tuple:
-        """:func:`~rankstats.models._mallows_metropolis_numba.fixed_arguments` (built at the
+        """:func:`~rankstats.models.mallows._metropolis_numba.fixed_arguments` (built at the
         first run, with the Kendall pair counts, which the kernels keep up to date)."""
         if self._fixed is None:
             self._fixed = kernels.fixed_arguments(self.augmentation, self.pf.log_z_table())
@@ -509,7 +509,7 @@ class MetropolisChain:
 
 class RankCosts:
     r"""The sufficient statistic of a set of rankings for an item-wise distance
-    (:data:`~rankstats.core.permutation_distances.ITEMWISE`): ``cost[i, r − 1]`` =
+    (:data:`~rankstats.core.permutations.distances.ITEMWISE`): ``cost[i, r − 1]`` =
     :math:`\sum_j f(R_{ji} - r)`, so that :math:`\sum_j d(R_j, \rho) = \sum_i
     \text{cost}[i, \rho_i - 1]` — O(n) per consensus instead of O(N n). ``cost`` = counts of
     each item at each rank × the table :math:`f(k - r)`, all integers (exact)."""

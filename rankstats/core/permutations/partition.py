@@ -1,5 +1,5 @@
 r"""Normalising constants and expected distances of the Mallows model for every distance of
-:mod:`rankstats.core.permutation_distances`, in BayesMallows' parametrisation.
+:mod:`rankstats.core.permutations.distances`, in BayesMallows' parametrisation.
 
 .. math::
 
@@ -9,7 +9,7 @@ r"""Normalising constants and expected distances of the Mallows model for every 
 
 (Vitelli et al., 2018), with :math:`N_n(d)` the number of permutations at distance ``d`` from
 the identity (the same from any ρ: every distance is right-invariant). For Kendall's distance
-θ = α / n is the dispersion of :mod:`rankstats.core.mallows_kendall`. The expected distance is
+θ = α / n is the dispersion of :mod:`rankstats.core.permutations.kendall`. The expected distance is
 :math:`E_\alpha[d] = \sum_d d\, N_n(d)\, e^{-\alpha d/n} / Z_n(\alpha)`.
 
 How :math:`Z_n` is computed (:func:`partition_function`; each ``(distance, n)`` once per process,
@@ -17,10 +17,10 @@ and the costly ones once per machine: kept on disk, see below):
 
 - **closed form** — Kendall: :math:`\prod_{j=1}^{n} (1 - q^j)/(1 - q)`; Cayley:
   :math:`\prod_{j=1}^{n-1} (1 + j q)` (Fligner & Verducci, 1986), :math:`q = e^{-\alpha/n}`;
-- **exact counts** :math:`N_n(d)` (:mod:`rankstats.core.permutation_counts`: the algorithms)
+- **exact counts** :math:`N_n(d)` (:mod:`rankstats.core.permutations.counts`: the algorithms)
   — Hamming, any ``n``; footrule, Spearman (as BayesMallows) and Ulam up to :data:`EXACT_MAX`
   items;
-- **importance sampling** (:mod:`rankstats.core.mallows_importance_sampling`) beyond those
+- **importance sampling** (:mod:`rankstats.core.permutations.importance`) beyond those
   sizes (footrule, Spearman): the pseudo-likelihood proposal of Vitelli et al. (2018, Sec.
   4.1) on a grid of α denser at small α (quadratic spacing), where it
   estimates :math:`E_\alpha[d]` (the self-normalised weighted mean, 20,000 draws per point) and
@@ -34,8 +34,8 @@ and the costly ones once per machine: kept on disk, see below):
   Ulam beyond :data:`EXACT_MAX` is refused: the item-wise proposal is far from the Ulam model,
   and on 20 items its estimate missed the exact value by 90 of its own standard errors.
 
-**Disk cache, export and import** (:mod:`rankstats.core.partition_store`). An estimate, and the
-exact counts that take ≥ 0.1 s (:data:`DISK_CACHE_FROM`), are written to a cache folder and
+**Disk cache, export and import** (:mod:`rankstats.core.permutations.partition_store`). An estimate,
+and the exact counts that take ≥ 0.1 s (:data:`DISK_CACHE_FROM`), are written to a cache folder and
 loaded by the next process that asks for them (``cache=False`` or ``RANKSTATS_CACHE_DIR=""``
 turns it off); :data:`ALGORITHM_VERSION` in the file name retires the files of an older
 estimator. :meth:`PartitionFunction.save` writes a CSV table of α, :math:`\log Z`, its standard
@@ -68,16 +68,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rankstats._util.arguments import count
-from rankstats.core import partition_in_use, partition_store
-from rankstats.core.mallows_importance_sampling import importance_sampling
-from rankstats.core.permutation_counts import (
+from rankstats.core.permutations import partition_in_use, partition_store
+from rankstats.core.permutations.counts import (
     CLOSED_EXPECTED,
     CLOSED_LOG_Z,
     LOG_COUNTS,
     counts_expected,
     counts_log_z,
 )
-from rankstats.core.permutation_distances import check_distance
+from rankstats.core.permutations.distances import check_distance
+from rankstats.core.permutations.importance import importance_sampling
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -238,7 +238,7 @@ class PartitionFunction:
     def log_z_table(self) -> LogZTable:
         r""":meth:`log_z` as plain numbers and arrays, for a compiled sampler that evaluates
         :math:`\log Z_n(\alpha)` at every proposal of α
-        (:mod:`rankstats.models._mallows_metropolis_numba`): the closed form's name, the log-counts
+        (:mod:`rankstats.models.mallows._metropolis_numba`): the closed form's name, the log-counts
         of the exact counts, or the breakpoints and coefficients of the spline of the
         importance-sampling estimate (:class:`LogZTable`)."""
         empty = np.empty(0)
@@ -553,7 +553,7 @@ def partition_function_from_grid(
     ------
     ValueError
         One line naming what is wrong with the table (see
-        :func:`rankstats.core.partition_store.check_table`).
+        :func:`rankstats.core.permutations.partition_store.check_table`).
     """
     from scipy.interpolate import PchipInterpolator
 

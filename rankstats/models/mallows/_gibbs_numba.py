@@ -1,9 +1,9 @@
 r"""numba kernels of the Mallows Gibbs sampler (optional: ``pip install "rankstats[fast]"``).
 
-The same moves as the NumPy reference functions of :mod:`rankstats.models._mallows_sampler`
-(:func:`~rankstats.models._mallows_sampler.update_completions`, which also maintains the pair
-counts, :func:`~rankstats.models._mallows_sampler.update_consensus` and
-:func:`~rankstats.models._mallows_sampler.total_distance`), written as plain loops: the NumPy
+The same moves as the NumPy reference functions of :mod:`rankstats.models.mallows._gibbs`
+(:func:`~rankstats.models.mallows._gibbs.update_completions`, which also maintains the pair
+counts, :func:`~rankstats.models.mallows._gibbs.update_consensus` and
+:func:`~rankstats.models.mallows._gibbs.total_distance`), written as plain loops: the NumPy
 versions spend most of their time in the Python overhead of many small array operations
 (one round per latent item, one re-insertion per item of σ), which a compiled loop does not pay.
 :func:`sweep_steps` runs both steps of a sweep, scan orders included, in one call from Python
@@ -11,14 +11,14 @@ versions spend most of their time in the Python overhead of many small array ope
 scan orders sorted in NumPy; its default fit 29.6 against 41.7 s, the same draws).
 
 They give the same draws as the reference, bit for bit (tested): they receive the same uniforms
-and the same weight table from the driver (:meth:`~rankstats.models._mallows_sampler.Chain._sweep`),
+and the same weight table from the driver (:meth:`~rankstats.models.mallows._gibbs.Chain._sweep`),
 compute the same integer costs, and invert the cumulative weights with the same floating-point
 operations in the same order — sequential sums, ``(1 − u) × total``, no ``fastmath`` (which would
 allow reassociation and fused multiply-adds) and no transcendental function (NumPy's SIMD ``exp``
 and the C library's may differ in the last bit).
 
 This module is imported only when a Mallows chain runs with the numba backend
-(:func:`~rankstats.models._mallows_sampler.resolve_backend`), so nobody else pays for compiling
+(:func:`~rankstats.models.mallows._gibbs.resolve_backend`), so nobody else pays for compiling
 or loading the kernels (numba itself may be loaded anyway: ArviZ uses it when it is installed).
 The kernels are compiled eagerly for the one signature the driver uses (C-contiguous int64 /
 float64 arrays; another layout raises instead of compiling again) and cached on disk
@@ -45,7 +45,7 @@ def update_completions(
 ):  # pragma: no cover
     """Gibbs re-insertion of every latent item of every ranking (in place), ranking by ranking.
 
-    Arguments as :func:`rankstats.models._mallows_sampler.update_completions`; ``counts`` (the
+    Arguments as :func:`rankstats.models.mallows._gibbs.update_completions`; ``counts`` (the
     pair counts of ``positions``) is kept up to date move by move (an item that moves past
     ``k`` others changes ``2 k`` counts) instead of being recounted, :math:`O(L n^2)`, after
     the sweep.  For the ``t``-th latent item of ranking ``l``: the integer cost of every gap
@@ -152,7 +152,7 @@ def update_completions(
 )
 def update_consensus(sigma_order, counts, scan, table, u):  # pragma: no cover
     """Gibbs re-insertion of every item of σ; arguments as
-    :func:`rankstats.models._mallows_sampler.update_consensus`.  The costs are sums of integer
+    :func:`rankstats.models.mallows._gibbs.update_consensus`.  The costs are sums of integer
     counts, exact in float64, so their order of addition does not matter."""
     n = sigma_order.shape[0]
     sentinel = table.shape[0] - 1
@@ -223,7 +223,7 @@ def sweep_steps(
     positions, ranks, latent, n_latent, sigma_pos, table, u, counts, sigma_order
 ):  # pragma: no cover
     """Steps 1 and 2 of a sweep in one call; arguments and result as
-    :func:`rankstats.models._mallows_sampler.sweep_steps`.  The scan orders are the same
+    :func:`rankstats.models.mallows._gibbs.sweep_steps`.  The scan orders are the same
     ``argsort`` of the same uniform keys (an insertion sort within each ranking: its few latent
     items; the keys are distinct, so every sort gives the one order), and the moves are
     :func:`update_completions`, :func:`update_consensus` and :func:`total_distance`."""

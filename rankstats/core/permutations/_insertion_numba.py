@@ -1,7 +1,7 @@
 r"""numba kernel of the constrained repeated insertion of
-:mod:`rankstats.core.mallows_insertion` (optional: ``pip install "rankstats[fast]"``).
+:mod:`rankstats.core.permutations.insertion` (optional: ``pip install "rankstats[fast]"``).
 
-The same draws as the NumPy reference :func:`rankstats.core.mallows_insertion._insert_numpy`,
+The same draws as the NumPy reference :func:`rankstats.core.permutations.insertion._insert_numpy`,
 bit for bit (tested): the uniforms and the table of :math:`e^{-\theta k}` come from the caller,
 the weights of a step are summed in place order from zero, a place is the same inverse-CDF
 comparison, and the kernel returns each step's normaliser rather than its logarithm (no
@@ -50,7 +50,7 @@ def insertions(
     scale,
     positions,
 ):  # pragma: no cover
-    """Arguments as :func:`rankstats.core.mallows_insertion.insert` (the observations'
+    """Arguments as :func:`rankstats.core.permutations.insertion.insert` (the observations'
     arrays spelled out); writes ``cost``, ``floor``, ``norm``, ``scale`` and (when it has
     rows) ``positions`` in place."""
     size, n = u.shape
@@ -145,7 +145,7 @@ def insertions(
 def free_insertions(
     order, rank, draw, obs_index, skeleton, on_skeleton, pw, cum, u, cost, floor, norm, scale
 ):  # pragma: no cover
-    """:func:`rankstats.core.mallows_insertion.insert_free`: the items off the skeleton are
+    """:func:`rankstats.core.permutations.insertion.insert_free`: the items off the skeleton are
     unconstrained, so only the number of items inserted into each gap is kept."""
     size, n = u.shape
     count = np.empty(n + 1, dtype=np.int64)

@@ -2,10 +2,10 @@ r"""Fit of a mixture of Bayesian Mallows models (clusters of assessors) by Metro
 chains, their extension until they converge, label switching, ArviZ output and
 :class:`MallowsMixtureFit`.
 
-The model and one iteration are described in :mod:`rankstats.models._mallows_mixture`; the
+The model and one iteration are described in :mod:`rankstats.models.mallows._mixture`; the
 chains are run, extended (R-hat ≤ 1.01 and bulk ESS ≥ 400 on every α, weight and consensus
 position, after relabelling) and interrupted as every rankstats Mallows fit
-(:mod:`rankstats.models._mallows_chains`).
+(:mod:`rankstats.models.mallows._chains`).
 """
 
 from __future__ import annotations
@@ -18,24 +18,24 @@ import pandas as pd
 
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import warn_convergence
-from rankstats.core.mallows_partition import partition_function
+from rankstats.core.permutations.partition import partition_function
 from rankstats.core.preferences import AssessorPreferences
 from rankstats.core.rankings import Rankings
-from rankstats.models._mallows_chains import (
+from rankstats.models.mallows._chains import (
     check_thin_leap,
     extension_cap,
     sample_until_converged,
     start_runner,
 )
-from rankstats.models._mallows_mixture import MixtureChain, restart_stragglers
-from rankstats.models.mallows_metropolis_fit import (
+from rankstats.models.mallows._mixture import MixtureChain, restart_stragglers
+from rankstats.models.mallows.metropolis_fit import (
     DRAWS,
     EXTEND_FACTOR,
     THIN,
     TUNE,
     bayes_consensus,
 )
-from rankstats.models.mallows_mixture_result import ASSIGNMENT_GROUP, MallowsMixtureFit
+from rankstats.models.mallows.mixture_result import ASSIGNMENT_GROUP, MallowsMixtureFit
 
 
 class _Advance:
@@ -403,14 +403,14 @@ def mixture_marginal(
 ):
     r"""Each observation's mixture log-likelihood per draw, :math:`\log \sum_k \tau_k
     P(y_j \mid \rho_k, \alpha_k)`, from each cluster's marginal likelihood
-    (:func:`rankstats.core.mallows_marginal.marginal_likelihood`: closed form, enumeration or
+    (:func:`rankstats.core.permutations.marginal.marginal_likelihood`: closed form, enumeration or
     importance sampling; draws ``alpha``, ``weight`` ``(S, K)``, ``rho`` ``(S, K, n)``). An
     estimated value's standard error combines the clusters' by the delta method,
     :math:`\sqrt{\sum_k (\tau_k p_k se_k)^2} / \sum_k \tau_k p_k`. Computed in blocks of draws
     of at most :data:`MIXTURE_BLOCK` elements (the memory of a block, not of all draws; with
     more than one block the importance-sampling size is that of all draws, and each block's
-    seed its own). Returns a :class:`~rankstats.core.mallows_marginal.MarginalLikelihood`."""
-    from rankstats.core import mallows_marginal as marginal
+    seed its own). Returns a :class:`~rankstats.core.permutations.marginal.MarginalLikelihood`."""
+    from rankstats.core.permutations import marginal
 
     draws, clusters = alpha.shape
     n_obs = len(
@@ -436,7 +436,7 @@ def _mixture_block(
     observations, alpha, weight, rho, distance: str, kind: str, samples: int | None, block: int
 ):
     """:func:`mixture_marginal` of one block of draws (``block``: its number, in the seeds)."""
-    from rankstats.core import mallows_marginal as marginal
+    from rankstats.core.permutations import marginal
 
     clusters = alpha.shape[1]
     log_total = se2 = ess = method = None

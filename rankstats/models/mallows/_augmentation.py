@@ -1,13 +1,13 @@
 r"""The latent complete rankings of partial rankings and of each assessor's preferences in the
 Metropolis–Hastings Mallows sampler (:class:`Augmentation`), and what a partial ranking means
-(:data:`KINDS`); the chain is :class:`rankstats.models._mallows_metropolis.MetropolisChain`.
+(:data:`KINDS`); the chain is :class:`rankstats.models.mallows._metropolis.MetropolisChain`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from rankstats.core.permutation_distances import row_distances
+from rankstats.core.permutations.distances import row_distances
 
 #: How a partial ranking is completed (:class:`Augmentation`).
 KINDS = ("subset", "top_k")

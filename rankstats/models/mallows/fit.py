@@ -2,8 +2,8 @@
 probabilities and its round trip through NetCDF.
 
 ``P(i above j)`` for consensus positions ``a < b`` is the closed form of
-:func:`rankstats.core.mallows_kendall.pair_probability` (Fligner & Verducci 1986), evaluated per
-draw of (σ, θ); the consensus and the convergence problems are kept in the file's attributes so
+:func:`rankstats.core.permutations.kendall.pair_probability` (Fligner & Verducci 1986), evaluated
+per draw of (σ, θ); the consensus and the convergence problems are kept in the file's attributes so
 that :meth:`Fit.from_idata` rebuilds a :class:`MallowsFit`.
 """
 
@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.arguments import probability
-from rankstats.core.mallows_kendall import pair_probability
-from rankstats.core.mallows_pair_table import PairTable, pair_table, rank_table
-from rankstats.models import mallows_predictive as _predictive
+from rankstats.core.permutations.kendall import pair_probability
+from rankstats.core.permutations.pair_tables import PairTable, pair_table, rank_table
 from rankstats.models._fit import Fit, register_model
+from rankstats.models.mallows import predictive as _predictive
 
 #: Values of α at which a non-Kendall fit's pair table is computed (:attr:`MallowsFit.pair_table`).
 ALPHA_GRID = 5
@@ -61,8 +61,8 @@ def top_k_frame(
 
 
 def gap_table(theta: np.ndarray, n: int) -> np.ndarray:
-    """``table[s, d − 1]`` = :func:`~rankstats.core.mallows_kendall.pair_probability` ``(d, θ_s)``
-    for every draw ``s`` and gap ``d = 1 … n − 1``.
+    """``table[s, d − 1]`` = :func:`~rankstats.core.permutations.kendall.pair_probability`
+    ``(d, θ_s)`` for every draw ``s`` and gap ``d = 1 … n − 1``.
 
     The gap between two consensus positions is an integer, so the closed form takes only
     ``n − 1`` values per draw; :func:`mallows_pairs` looks them up instead of evaluating it for
@@ -115,7 +115,7 @@ class MallowsFit(Fit):
     minimises the expected distance to the posterior draws of σ in the model's distance — for
     Kendall their Kemeny consensus (solved exactly by :func:`rankstats.kemeny` within 60 s, else
     its best heuristic with a gap), for the others see
-    :func:`rankstats.models.mallows_metropolis_fit.bayes_consensus`. ``distance`` names it;
+    :func:`rankstats.models.mallows.metropolis_fit.bayes_consensus`. ``distance`` names it;
     ``parameters`` holds θ (and α = nθ for a Metropolis–Hastings fit).
     """
 
@@ -139,8 +139,8 @@ class MallowsFit(Fit):
 
     @functools.cached_property
     def pair_table(self) -> PairTable:
-        """:math:`T_\\alpha` (:mod:`rankstats.core.mallows_pair_table`) on a grid of α over the
-        posterior: its 0.5 % and 99.5 % quantiles and :data:`ALPHA_GRID` points between (the
+        """:math:`T_\\alpha` (:mod:`rankstats.core.permutations.pair_tables`) on a grid of α over
+        the posterior: its 0.5 % and 99.5 % quantiles and :data:`ALPHA_GRID` points between (the
         draws' tables are interpolated linearly in α). Exact for Kendall and up to 8 systems;
         beyond, Monte Carlo with ``pair_table.standard_error`` (``pairwise()`` records it).
         Computed once per fit."""
@@ -158,7 +158,7 @@ class MallowsFit(Fit):
         ``k``, with an equal-tailed interval over the posterior.
 
         Per draw of (ρ, α): :math:`\\sum_{r \\le k} M_\\alpha[\\rho_i, r]`, the rank marginals
-        of the model (:func:`rankstats.core.mallows_pair_table.rank_table` on a grid of α over
+        of the model (:func:`rankstats.core.permutations.pair_tables.rank_table` on a grid of α over
         the posterior, as :attr:`pair_table`, interpolated). Rows in :attr:`order`; ``attrs``
         name the table's method and its Monte Carlo standard error. Works for fits of every
         distance, the Gibbs sampler's included (α = nθ).
@@ -200,12 +200,12 @@ class MallowsFit(Fit):
         Z_n(\alpha_k^{(s)})` (one cluster: τ = 1; Vitelli et al. 2018, JMLR 18(158)), with its
         Monte Carlo s.e. ``rankings``: a DataFrame of ranks (columns = systems), a dict system
         → rank, or orders (lists of systems, best first); see
-        :func:`rankstats.models.mallows_predictive.predictive_probability`."""
+        :func:`rankstats.models.mallows.predictive.predictive_probability`."""
         return _predictive.predictive_probability(self._predictive_posterior(), rankings)
 
     def predictive_rankings(self, size: int = 1000, seed: int | None = 0) -> pd.DataFrame:
         """``size`` rankings of new assessors (ranks, columns = systems), one per posterior draw
-        (resampled): :func:`rankstats.models.mallows_predictive.sample_rankings`."""
+        (resampled): :func:`rankstats.models.mallows.predictive.sample_rankings`."""
         return _predictive.predictive_rankings(self._predictive_posterior(), size, seed)
 
     def predictive_distribution(
@@ -214,7 +214,7 @@ class MallowsFit(Fit):
         """The ``top`` most probable rankings of a new assessor, their probability and s.e.:
         exact over all ``n!`` rankings up to 8 systems, else the most probable of ``draws``
         predictive rankings, scored exactly
-        (:func:`rankstats.models.mallows_predictive.predictive_distribution`)."""
+        (:func:`rankstats.models.mallows.predictive.predictive_distribution`)."""
         return _predictive.predictive_distribution(self._predictive_posterior(), top, draws, seed)
 
     def pairwise(self, prob: float = 0.95, order=None):

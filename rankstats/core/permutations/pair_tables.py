@@ -1,7 +1,7 @@
 r"""Pairwise probabilities of the Mallows model with any distance: ``P(i ranked above j)`` as a
 function of the consensus ranks of ``i`` and ``j`` and of α.
 
-Every distance of :mod:`rankstats.core.permutation_distances` is right-invariant, so a ranking
+Every distance of :mod:`rankstats.core.permutations.distances` is right-invariant, so a ranking
 drawn around ρ is :math:`r = \pi \circ \rho` with π drawn around the identity, and
 
 .. math:: P(r_i < r_j \mid \rho, \alpha) = T_\alpha[\rho_i, \rho_j], \qquad
@@ -10,11 +10,11 @@ drawn around ρ is :math:`r = \pi \circ \rho` with π drawn around the identity,
 one ``n × n`` table per α serves every pair and every consensus. It is computed
 
 - in closed form for Kendall's distance (Fligner & Verducci 1986:
-  :func:`rankstats.core.mallows_kendall.pair_probability` of the gap ``b − a`` at θ = α/n);
-- exactly for every distance up to :data:`~rankstats.core.mallows_sampling.ENUMERATED` items, by
-  summing over the ``n!`` permutations;
+  :func:`rankstats.core.permutations.kendall.pair_probability` of the gap ``b − a`` at θ = α/n);
+- exactly for every distance up to :data:`~rankstats.core.permutations.sampling.ENUMERATED`
+  items, by summing over the ``n!`` permutations;
 - beyond, as the share of ``size`` rankings drawn by
-  :func:`~rankstats.core.mallows_sampling.sample_mallows` (Metropolis) with ``π_a < π_b``,
+  :func:`~rankstats.core.permutations.sampling.sample_mallows` (Metropolis) with ``π_a < π_b``,
   with its binomial standard error.
 """
 
@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rankstats.core.mallows_kendall import pair_probability
-from rankstats.core.mallows_sampling import ENUMERATED, all_permutations, sample_mallows
-from rankstats.core.permutation_distances import check_distance, row_distances
+from rankstats.core.permutations.distances import check_distance, row_distances
+from rankstats.core.permutations.kendall import pair_probability
+from rankstats.core.permutations.sampling import ENUMERATED, all_permutations, sample_mallows
 
 #: Rankings drawn per α where the table is estimated (standard error ≤ 0.5/√size = 0.011).
 SIZE = 2000
@@ -116,8 +116,8 @@ def rank_table(
     """:math:`M_\\alpha[a, r]` = P(the item at consensus rank ``a + 1`` is ranked ``r + 1``)
     under the Mallows model, at each α of ``alpha``: the rank marginals of a new ranking, by
     right-invariance the same for every consensus (module docstring). Summed over all ``n!``
-    rankings up to :data:`~rankstats.core.mallows_sampling.ENUMERATED` items, else the shares
-    of ``size`` rankings drawn by :func:`~rankstats.core.mallows_sampling.sample_mallows`
+    rankings up to :data:`~rankstats.core.permutations.sampling.ENUMERATED` items, else the shares
+    of ``size`` rankings drawn by :func:`~rankstats.core.permutations.sampling.sample_mallows`
     (exactly, by repeated insertion, for Kendall; by Metropolis otherwise), with the binomial
     standard error."""
     grid = _alpha_grid(n, alpha, distance)

@@ -1,7 +1,7 @@
 r"""The partition functions a user has chosen for this process: an imported table
 (:func:`rankstats.models.read_partition_function`) or a more precise estimate, used by every fit,
 pointwise likelihood and prediction that needs :math:`Z_n(\alpha)` of that distance and number
-of items, instead of the one :func:`rankstats.core.mallows_partition.partition_function` would
+of items, instead of the one :func:`rankstats.core.permutations.partition.partition_function` would
 compute (BayesMallows: ``compute_mallows(pfun_estimate = ...)``).
 """
 
@@ -19,7 +19,7 @@ def in_use(distance: str, n: int) -> Any | None:
 
 
 class use_partition_function:  # a function to the user, a context manager too
-    """Use ``pf`` (a :class:`~rankstats.core.mallows_partition.PartitionFunction`) wherever
+    """Use ``pf`` (a :class:`~rankstats.core.permutations.partition.PartitionFunction`) wherever
     :math:`Z_n(\\alpha)` of its distance and number of items is needed in this process (and in
     the worker processes a fit forks), in place of what ``partition_function(n, distance)``
     computes by default (``method="auto"``); an explicit ``method=`` still gets its own.

@@ -2,20 +2,20 @@ r"""Mallows partition functions on disk: the cache that spares a new process the
 sampling estimate, and the CSV table a user exports, reads back or brings from elsewhere.
 
 Only arrays, metadata and files are handled here:
-:mod:`rankstats.core.mallows_partition` builds the objects and imports this module (never the
+:mod:`rankstats.core.permutations.partition` builds the objects and imports this module (never the
 reverse), and :mod:`rankstats.io.partition_files` reads the CSV tables.
 
 **Disk cache.** One ``.npz`` file (NumPy, no pickle) per argument set, in
 ``$RANKSTATS_CACHE_DIR/partition/`` (else ``$XDG_CACHE_HOME/rankstats/partition/``, else
 ``~/.cache/rankstats/partition/``); ``RANKSTATS_CACHE_DIR=""`` turns it off. The file name
 carries the arguments, :data:`FORMAT_VERSION` and the algorithm version of
-:mod:`rankstats.core.mallows_partition`, and the file repeats them: a file of another version,
+:mod:`rankstats.core.permutations.partition`, and the file repeats them: a file of another version,
 or one that cannot be read, is ignored and overwritten. Files are written to a temporary file in
 the same folder and renamed (a reader never sees half a file, and two processes computing the
 same function at once both leave a whole one). A folder that cannot be written costs one warning
 per process, never an error.
 
-**CSV table** (:meth:`~rankstats.core.mallows_partition.PartitionFunction.save`): ``# key:
+**CSV table** (:meth:`~rankstats.core.permutations.partition.PartitionFunction.save`): ``# key:
 value`` header lines (:data:`CSV_HEADER` first, then ``format_version``, ``distance``, ``n``,
 ``method``, ``draws``, ``seed``, …), then the columns :data:`COLUMNS`, floats written to their
 shortest exact representation (read back bit for bit).
@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from rankstats._util.atomic import output_file
-from rankstats.core.permutation_distances import check_distance, max_distance
+from rankstats.core.permutations.distances import check_distance, max_distance
 
 #: Version of the files' layout (cache and CSV). A reader refuses a CSV of a newer format.
 FORMAT_VERSION = 1

@@ -1,12 +1,12 @@
 r"""The marginal likelihood of partial observations under the Mallows model with any distance of
-:mod:`rankstats.core.permutation_distances`: for each observation and each posterior draw
+:mod:`rankstats.core.permutations.distances`: for each observation and each posterior draw
 :math:`(\rho, \alpha)`,
 
 .. math:: P(y \mid \rho, \alpha) = \sum_{r \in C(y)} \frac{e^{-\alpha\, d(r, \rho)/n}}{Z_n(\alpha)},
 
 the sum over the complete rankings :math:`C(y)` compatible with ``y`` (BayesMallows'
 parametrisation; Kendall's θ = α/n). Compatible, as in the sampler's augmentation
-(:class:`rankstats.models._mallows_metropolis.Augmentation`): every strict preference of ``y`` is
+(:class:`rankstats.models.mallows._metropolis.Augmentation`): every strict preference of ``y`` is
 kept — tied items may take either order; with ``kind="subset"`` an unranked item (NaN) may be
 anywhere, with ``kind="top_k"`` it is below every ranked item; preferences
 (:class:`~rankstats.core.preferences.AssessorPreferences`) constrain by their transitive
@@ -26,7 +26,7 @@ closure. Each observation is computed the first way that applies:
     otherwise: the ranked items (one per tie group; for preferences a longest chain) are laid
     out first, then the other items inserted in the order of ρ, each at a place drawn with
     probability :math:`\propto \varphi^{\text{new discordant pairs}}` among the places that
-    keep the observation (:mod:`rankstats.core.mallows_insertion`: Lu & Boutilier's AMP, which
+    keep the observation (:mod:`rankstats.core.permutations.insertion`: Lu & Boutilier's AMP, which
     has no skeleton, kept an effective sample size of 6 % of its draws on NASCAR, this 82 %).
     For Kendall the proposal runs at the draw's θ and the weight,
     :math:`\varphi^{d(\text{skeleton})} \prod_x N_x / Z_n` (:math:`N_x` the normaliser of
@@ -71,11 +71,11 @@ import numpy as np
 from scipy import sparse
 from scipy.special import gammaln, logsumexp
 
-from rankstats.core import mallows_insertion as amp
-from rankstats.core.mallows_kendall import log_z as kendall_log_z
-from rankstats.core.mallows_kendall import pair_probability
-from rankstats.core.mallows_partition import partition_function
-from rankstats.core.permutation_distances import ITEMWISE, check_distance, row_distances
+from rankstats.core.permutations import insertion as amp
+from rankstats.core.permutations.distances import ITEMWISE, check_distance, row_distances
+from rankstats.core.permutations.kendall import log_z as kendall_log_z
+from rankstats.core.permutations.kendall import pair_probability
+from rankstats.core.permutations.partition import partition_function
 from rankstats.core.preferences import AssessorPreferences
 
 #: Importance-sampling rankings per (draw, observation) by default: as many as fit in
@@ -233,7 +233,7 @@ def kendall_pair(
     first: np.ndarray, second: np.ndarray, position: np.ndarray, theta: np.ndarray
 ) -> np.ndarray:
     """``log P(first ≻ second)`` under the Kendall model, ``(S, P)``: the closed form of
-    :func:`rankstats.core.mallows_kendall.pair_probability` at the two items' gap in σ."""
+    :func:`rankstats.core.permutations.kendall.pair_probability` at the two items' gap in σ."""
     pos = np.asarray(position, dtype=np.float64)
     theta = np.asarray(theta, dtype=np.float64).reshape(-1, 1)
     gap = pos[:, second] - pos[:, first]  # > 0: σ agrees with the observation
@@ -303,7 +303,7 @@ def marginal_likelihood(
     alpha : ndarray, shape (S,)
         The dispersion of each draw, BayesMallows' α (Kendall: θ = α/n).
     distance : str
-        One of :data:`~rankstats.core.permutation_distances.DISTANCES`.
+        One of :data:`~rankstats.core.permutations.distances.DISTANCES`.
     kind : {"subset", "top_k"}
         What an unranked item means (as the fit's ``kind``).
     samples : int, optional
@@ -470,7 +470,7 @@ def _distances(listed: np.ndarray, rho: np.ndarray, distance: str) -> np.ndarray
 
 
 def _importance(above, rho, dispersion, distance, samples, seed, backend, skeleton):
-    """:func:`rankstats.core.mallows_insertion.importance_estimate` at the draw's θ (Kendall),
+    """:func:`rankstats.core.permutations.insertion.importance_estimate` at the draw's θ (Kendall),
     or with the surrogate mixture of this module's docstring (the other distances)."""
     n = rho.shape[1]
     log_z = _log_z(n, dispersion, distance)

@@ -6,7 +6,7 @@ output and the consensus.
           \qquad \alpha = n\,\theta,
 
 ρ uniform over the permutations, α ~ Gamma(shape, rate) (BayesMallows: Exponential(0.001)).
-The chain itself is :class:`rankstats.models._mallows_metropolis.MetropolisChain`; this module
+The chain itself is :class:`rankstats.models.mallows._metropolis.MetropolisChain`; this module
 runs several of them (in worker processes when that pays), extends them block by block until
 R-hat ≤ 1.01 and bulk ESS ≥ 400 (the rules of every rankstats fit), and builds the
 :class:`~rankstats.models.MallowsFit`.
@@ -27,19 +27,19 @@ import pandas as pd
 
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import warn_convergence
-from rankstats.core.mallows_partition import partition_function
-from rankstats.core.permutation_distances import ITEMWISE, central_ranking, rank_distance
+from rankstats.core.permutations.distances import ITEMWISE, central_ranking, rank_distance
+from rankstats.core.permutations.partition import partition_function
 from rankstats.core.preferences import AssessorPreferences
 from rankstats.core.rankings import Rankings
-from rankstats.models._mallows_chains import (
+from rankstats.models.mallows._chains import (
     check_thin_leap,
     extension_cap,
     kemeny_consensus,
     sample_until_converged,
     start_runner,
 )
-from rankstats.models._mallows_metropolis import MetropolisChain
-from rankstats.models.mallows_fit import MallowsFit, persisted_attributes
+from rankstats.models.mallows._metropolis import MetropolisChain
+from rankstats.models.mallows.fit import MallowsFit, persisted_attributes
 
 #: Default kept draws per chain, the iterations between two kept draws, and the discarded
 #: iterations at the start of every chain (BayesMallows leaves burn-in and thinning to the user).

@@ -25,8 +25,8 @@ exact conditionals are cheap here because the Kendall distance decomposes over p
 
 **Two backends, one chain.**  Steps 1 and 2 run either in the NumPy functions of this module
 (the reference, always available) or in the numba kernels of
-:mod:`rankstats.models._mallows_numba` (about ten times faster; optional).  Both give *the same
-chain, draw for draw*, for the same seed, because
+:mod:`rankstats.models.mallows._gibbs_numba` (about ten times faster; optional).  Both give
+*the same chain, draw for draw*, for the same seed, because
 
 * every random number of steps 1 and 2 is drawn here, by the shared driver
   (:meth:`Chain._sweep`), in one ``Generator.random`` call per sweep of a size fixed by the data,
@@ -259,11 +259,11 @@ def latent_structure(ranks: np.ndarray) -> np.ndarray:
     return np.where(np.take_along_axis(latent, order, axis=1), order, -1)
 
 
-def resolve_backend(backend: str = "auto", kernels: str = "_mallows_numba") -> str:
+def resolve_backend(backend: str = "auto", kernels: str = "_gibbs_numba") -> str:
     """``"numpy"`` or ``"numba"``: ``"auto"`` is numba when the kernel module
-    ``rankstats.models.<kernels>`` imports (and compiles its kernels, or loads them from numba's
-    disk cache), else NumPy; ``"numba"`` without numba raises ImportError.  Called before any
-    chain starts (and before worker processes fork, so the workers inherit the compiled
+    ``rankstats.models.mallows.<kernels>`` imports (and compiles its kernels, or loads them from
+    numba's disk cache), else NumPy; ``"numba"`` without numba raises ImportError.  Called before
+    any chain starts (and before worker processes fork, so the workers inherit the compiled
     kernels)."""
     import importlib
 
@@ -272,7 +272,7 @@ def resolve_backend(backend: str = "auto", kernels: str = "_mallows_numba") -> s
     if backend == "numpy":
         return "numpy"
     try:
-        importlib.import_module(f"rankstats.models.{kernels}")
+        importlib.import_module(f"rankstats.models.mallows.{kernels}")
     except ImportError as err:
         if backend == "numba":
             raise ImportError(
@@ -319,7 +319,7 @@ def sweep_steps(
 def _steps(backend: str) -> Callable[..., tuple[np.ndarray, float]]:
     """:func:`sweep_steps` of a resolved backend."""
     if backend == "numba":
-        from rankstats.models import _mallows_numba
+        from rankstats.models.mallows import _gibbs_numba as _mallows_numba
 
         return _mallows_numba.sweep_steps
     return sweep_steps
@@ -366,8 +366,8 @@ class Chain:
         self.sweeps = 0
 
     def _log_post(self, t: float, distance: float) -> float:
-        # rankstats.core.mallows_kendall.log_z(n, t) for one θ, with fewer temporary arrays (the
-        # slice sampler calls this about ten times per sweep).
+        # rankstats.core.permutations.kendall.log_z(n, t) for one θ, with fewer temporary arrays
+        # (the slice sampler calls this about ten times per sweep).
         j = self._j
         log_z_t = float(np.log(-np.expm1(j * -t)).sum()) - self.n * math.log(-math.expm1(-t))
         return self.log_prior(t) - t * distance - self.n_rows * log_z_t

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from rankstats.core.permutation_distances import row_distances
+from rankstats.core.permutations.distances import row_distances
 
 #: BayesMallows' default Beta(κ₁, κ₂) prior of the error probability θ.
 KAPPA = (1.0, 1.0)

@@ -1,14 +1,15 @@
 r"""numba kernels of :math:`\log Z_n(\alpha)` for the Metropolis–Hastings Mallows sampler
-(:mod:`rankstats.models._mallows_metropolis_numba`), from a
-:class:`~rankstats.core.mallows_partition.LogZTable`: the closed forms, the exact counts as
+(:mod:`rankstats.models.mallows._metropolis_numba`), from a
+:class:`~rankstats.core.permutations.partition.LogZTable`: the closed forms, the exact counts as
 polynomials in :math:`q = e^{-\alpha/n}` (:func:`counts_table`), the importance-sampling
 spline. :func:`log_z` agrees with
-:meth:`~rankstats.core.mallows_partition.PartitionFunction.log_z` within 6e-14 relative (tested; the
-spline bit for bit) at a fraction of its cost: the sampler evaluates it at every proposal of α.
+:meth:`~rankstats.core.permutations.partition.PartitionFunction.log_z` within 6e-14 relative
+(tested; the spline bit for bit) at a fraction of its cost: the sampler evaluates it at every
+proposal of α.
 
 numba caches the machine code of a kernel with the functions it calls, but checks only the
 kernel's own file for changes: after editing this one, delete the cache of
-``_mallows_metropolis_numba`` (``rankstats/models/__pycache__/_mallows_metropolis_numba*.nb*``).
+``_metropolis_numba`` (``rankstats/models/mallows/__pycache__/_metropolis_numba*.nb*``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ _F2 = types.float64[:, ::1]
 _I1 = types.int64[::1]
 _I2 = types.int64[:, ::1]
 
-#: :data:`rankstats.core.mallows_partition.LOG_Z_FORMS`' codes.
+#: :data:`rankstats.core.permutations.partition.LOG_Z_FORMS`' codes.
 CLOSED_KENDALL, CLOSED_CAYLEY, COUNTS, SPLINE = range(4)
 #: Largest spread of the log-counts within one block of :func:`counts_table` (its coefficients
 #: lie within e^±600 of each other: representable, with room for the sums).
@@ -110,7 +111,7 @@ def polynomial(coefficients, start, stop, y):  # pragma: no cover
 def log_z(
     form, n, coefficients, starts, scales, stride, breaks, spline, log_factorial, alpha
 ):  # pragma: no cover
-    r""":math:`\log Z_n(\alpha)` of a :class:`~rankstats.core.mallows_partition.LogZTable`
+    r""":math:`\log Z_n(\alpha)` of a :class:`~rankstats.core.permutations.partition.LogZTable`
     (``coefficients, starts, scales, stride``: its counts by :func:`counts_table`; ``breaks,
     spline``: its breakpoints and coefficients). NaN beyond the grid of a spline (the
     reference refuses such an α).
@@ -123,7 +124,7 @@ def log_z(
     :class:`scipy.interpolate.PPoly` evaluates it (the interval closed on the left, the last one
     also on the right; the powers of ``α − x_i`` by repeated multiplication). Products are
     rescaled into their logarithm before they overflow. Within 6e-14 (relative) of
-    :meth:`~rankstats.core.mallows_partition.PartitionFunction.log_z` (tested)."""
+    :meth:`~rankstats.core.permutations.partition.PartitionFunction.log_z` (tested)."""
     c = alpha / max(n, 1)
     if form == CLOSED_KENDALL:
         q = 1.0 if c < 1e-12 else math.exp(-c)

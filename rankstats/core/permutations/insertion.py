@@ -32,7 +32,7 @@ effective sample size of 6 % of the draws (median over races and posterior draws
 The places are drawn from uniforms the caller gives (inverse CDF over the weights, summed in
 place order), the costs are shifted by their minimum over the range (no weight underflows) and
 the normalisers are returned per step, so the NumPy reference here and the compiled kernel of
-:mod:`rankstats.core._mallows_numba` give the same numbers, bit for bit (tested).
+:mod:`rankstats.core.permutations._insertion_numba` give the same numbers, bit for bit (tested).
 
 Lu, T. and Boutilier, C. (2014). Effective sampling and learning for Mallows models with
 pairwise-preference data. *JMLR* 15, 3963–4009 (AMP: Sec. 4; Lu & Boutilier, ICML 2011).
@@ -205,7 +205,7 @@ def insert(
         np.full((size, n) if full else (0, n), -1, dtype=np.int64),
     )
     if backend == "numba":
-        from rankstats.core import _mallows_numba
+        from rankstats.core.permutations import _insertion_numba as _mallows_numba
 
         _mallows_numba.insertions(
             *args,
@@ -335,7 +335,7 @@ def insert_free(
         np.zeros((size, 1), dtype=np.int64),
     )
     if backend == "numba":
-        from rankstats.core import _mallows_numba
+        from rankstats.core.permutations import _insertion_numba as _mallows_numba
 
         _mallows_numba.free_insertions(
             *args,
@@ -421,7 +421,7 @@ def resolve_backend(backend: str) -> str:
     if backend == "numpy":
         return backend
     try:
-        from rankstats.core import _mallows_numba  # noqa: F401
+        from rankstats.core.permutations import _insertion_numba as _mallows_numba  # noqa: F401
     except ImportError as err:
         if backend == "numba":
             raise ImportError(

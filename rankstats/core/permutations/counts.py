@@ -1,6 +1,6 @@
 r"""The numbers :math:`N_n(d)` of permutations of ``n`` items at each distance ``d`` from the
 identity, as logarithms (``-inf`` where there is none): the exact normalising constants of
-:mod:`rankstats.core.mallows_partition`, :math:`Z_n(\alpha) = \sum_d N_n(d)\, e^{-\alpha d/n}`.
+:mod:`rankstats.core.permutations.partition`, :math:`Z_n(\alpha) = \sum_d N_n(d)\, e^{-\alpha d/n}`.
 
 - Hamming: :math:`\binom{n}{k} D_k` (``D_k`` derangements), any ``n``;
 - footrule: a transfer recursion over the cuts between positions — the footrule is
@@ -17,7 +17,7 @@ And their generating functions, :math:`\log Z_n` and :math:`E_\alpha[d]` at
 Cayley, :math:`q = e^{-c}`; :func:`counts_log_z` and :func:`counts_expected` from the counts).
 
 Their sizes, and the costs that decide which are kept on disk, are in
-:data:`rankstats.core.mallows_partition.EXACT_MAX` and ``DISK_CACHE_FROM``.
+:data:`rankstats.core.permutations.partition.EXACT_MAX` and ``DISK_CACHE_FROM``.
 
 Fligner, M. A. and Verducci, J. S. (1986). Distance based ranking models. *JRSS B* 48(3), 359–369.
 

@@ -18,7 +18,7 @@ ulam       fewest moves of one item (``n`` − the longest common    0, 1, …, 
 
 All six are right-invariant, :math:`d(r \circ \tau, \rho \circ \tau) = d(r, \rho)` for a
 relabelling ``τ`` of the items, so a Mallows model's normalising constant depends on ``n`` and the
-dispersion only (:mod:`rankstats.core.mallows_partition`). Cayley and Hamming are also
+dispersion only (:mod:`rankstats.core.permutations.partition`). Cayley and Hamming are also
 left-invariant (the same on the orderings as on the rank vectors); footrule, Spearman, Kendall
 and Ulam are not, so the rank vectors are the convention (BayesMallows').
 

@@ -1,17 +1,17 @@
 r"""numba kernels of the Metropolis–Hastings Mallows sampler (optional: ``rankstats[fast]``).
 
 :func:`run_block` runs a block of iterations of
-:meth:`~rankstats.models._mallows_metropolis.MetropolisChain.run` in one call from Python — the
+:meth:`~rankstats.models.mallows._metropolis.MetropolisChain.run` in one call from Python — the
 swap proposals of the latent rankings
-(:class:`~rankstats.models._mallows_augmentation.Augmentation`), the leap-and-shift move of ρ with
-the proposal ratio of :func:`~rankstats.models._mallows_metropolis.leap_and_shift_log_q` or the
-swap of two of its ranks (:func:`~rankstats.models._mallows_metropolis.propose_rho`), the
+(:class:`~rankstats.models.mallows._augmentation.Augmentation`), the leap-and-shift move of ρ with
+the proposal ratio of :func:`~rankstats.models.mallows._metropolis.leap_and_shift_log_q` or the
+swap of two of its ranks (:func:`~rankstats.models.mallows._metropolis.propose_rho`), the
 log-normal move of α and its adaptation — as plain loops: the NumPy reference spends most of an
 iteration in the Python overhead of a dozen small array operations, and the change of
 :math:`D(\rho)` a move makes needs only the items it moves:
 
 - item-wise distances (footrule, Spearman, Hamming): the
-  :class:`~rankstats.models._mallows_metropolis.RankCosts` of the reference, updated in place
+  :class:`~rankstats.models.mallows._metropolis.RankCosts` of the reference, updated in place
   (``O(|r − ρ_u|)`` per proposal of ρ, ``O(1)`` per swap of ρ or of a latent ranking);
 - Kendall: the pair counts ``pairs[a, b]`` = the latent rankings with ``a`` above ``b`` (the
   proposal flips the pairs of the moved item with the items it passes; a swap of ranks ``a < b``
@@ -28,7 +28,7 @@ iteration in the Python overhead of a dozen small array operations, and the chan
   relabels the cycles it touched and renews their changes;
 - Ulam: the same :math:`\pi_j` and, for each position, the longest increasing runs of
   :math:`\pi_j` ending and starting there and whether every longest run passes through it
-  (``profile`` of :mod:`rankstats.models._permutation_distances_numba`): an adjacent swap
+  (``profile`` of :mod:`rankstats.models.mallows._distances_numba`): an adjacent swap
   changes a ranking's distance by one or not at all, which these tell, kept and summed as
   Cayley's. A swap of latent ranks is counted by a bit-parallel longest common subsequence
   (:math:`O(n)` word operations), and its ranking is "stale" from then on: counted so at each
@@ -37,8 +37,8 @@ iteration in the Python overhead of a dozen small array operations, and the chan
 
 Every change of :math:`D` is an integer, so these sums give the reference's :math:`D(\rho)`
 exactly. :math:`\log Z_n(\alpha)` comes from
-:meth:`~rankstats.core.mallows_partition.PartitionFunction.log_z_table`, evaluated by
-:mod:`rankstats.models._mallows_partition_numba`.
+:meth:`~rankstats.core.permutations.partition.PartitionFunction.log_z_table`, evaluated by
+:mod:`rankstats.models.mallows._partition_numba`.
 
 Per iteration this costs 0.1–0.3 µs on potato_visual (12 × 20) and sushi (5,000 × 10), for
 every distance, against 46–1,850 µs in NumPy; a sweep of n iterations costs 0.02–0.11× a numba
@@ -48,7 +48,7 @@ Gibbs sweep of the Kendall model on the same data, 0.03–0.73× on simulated co
 (``tests/benchmarks/bench_mallows_distances.py``; shared 2-core machine, load 3.2–3.5).
 
 **The same chain as the reference.** The driver
-(:meth:`~rankstats.models._mallows_metropolis.MetropolisChain.run`) draws the random numbers of
+(:meth:`~rankstats.models.mallows._metropolis.MetropolisChain.run`) draws the random numbers of
 a block with :func:`draw_block` from the chain's own generator, in the reference's order (per
 iteration: ``random(5)``, ``standard_normal()``, then the augmentation's three ``random(m)``;
 numba's ``Generator`` methods are NumPy's algorithms on the same bit generator, and the
@@ -66,14 +66,14 @@ when :math:`\log u` falls within about :math:`N \times 10^{-13}` of the log rati
 tests, which compare the draws of both backends exactly.
 
 This module is imported only when a Metropolis–Hastings chain runs with the numba backend
-(:func:`~rankstats.models._mallows_metropolis.resolve_backend`); like
-:mod:`rankstats.models._mallows_numba`, the kernels are compiled eagerly for the one signature
+(:func:`~rankstats.models.mallows._metropolis.resolve_backend`); like
+:mod:`rankstats.models.mallows._gibbs_numba`, the kernels are compiled eagerly for the one signature
 the driver uses and cached on disk (``cache=True``: 7–10 s to compile them with an empty cache
 on the 2-core machine, 0.05 s to load them from it), ``nogil``, without ``fastmath``. The kernels
-of :mod:`rankstats.models._permutation_distances_numba` and
-:mod:`rankstats.models._mallows_partition_numba` are compiled into :func:`run_block`, whose
+of :mod:`rankstats.models.mallows._distances_numba` and
+:mod:`rankstats.models.mallows._partition_numba` are compiled into :func:`run_block`, whose
 cache numba renews only when this file changes: after editing one of those, delete
-``rankstats/models/__pycache__/_mallows_metropolis_numba*.nb*``.
+``rankstats/models/mallows/__pycache__/_metropolis_numba*.nb*``.
 """
 
 from __future__ import annotations
@@ -84,8 +84,7 @@ import numba
 import numpy as np
 from numba import types
 
-from rankstats.models._mallows_partition_numba import counts_table, log_z
-from rankstats.models._permutation_distances_numba import (
+from rankstats.models.mallows._distances_numba import (
     CAYLEY,
     FOOTRULE,
     KENDALL,
@@ -97,9 +96,10 @@ from rankstats.models._permutation_distances_numba import (
     relabel,
     source,
 )
-from rankstats.models._permutation_distances_numba import (  # for the driver
+from rankstats.models.mallows._distances_numba import (  # for the driver
     pair_counts as pair_counts,
 )
+from rankstats.models.mallows._partition_numba import counts_table, log_z
 
 _OPTIONS = {"cache": True, "nogil": True, "fastmath": False, "error_model": "numpy"}
 
@@ -131,8 +131,8 @@ def draw_block(rng, u, z, pick, other, accept):  # pragma: no cover
 
 def fixed_arguments(augmentation, table) -> tuple:
     """The arguments of :func:`run_block` that stay the same from run to run of a chain, from
-    its :class:`~rankstats.models._mallows_augmentation.Augmentation` and the
-    :class:`~rankstats.core.mallows_partition.LogZTable` of its partition function: ``rows,
+    its :class:`~rankstats.models.mallows._augmentation.Augmentation` and the
+    :class:`~rankstats.core.permutations.partition.LogZTable` of its partition function: ``rows,
     latent_items, n_latent, key, above`` and ``form … log_factorial``."""
     aug = augmentation
     rows = np.asarray(aug.rows if aug.active else [], dtype=np.int64)
@@ -273,7 +273,7 @@ def run_block(
     log_factorial, leap, swap, thin, adapt, adapt_window, n_rankings, alpha_shape, alpha_rate,
     state, counters, rho_draws, alpha_draws,
 ):  # fmt: skip  # pragma: no cover
-    """``len(z)`` iterations of :meth:`~rankstats.models._mallows_metropolis.MetropolisChain.run`
+    """``len(z)`` iterations of :meth:`~rankstats.models.mallows._metropolis.MetropolisChain.run`
     (the NumPy reference), from the random numbers of :func:`draw_block` (``log_accept``: the
     logarithms of its ``accept``). Returns the iterations done: all of them, unless a proposal
     of α falls beyond the importance-sampling grid (``state[3]``), which the caller refuses.
@@ -283,8 +283,8 @@ def run_block(
     ``above`` the preferences), ``cost`` (:class:`RankCosts`, ``term`` its table; empty when
     D(ρ) comes from the rankings), ``pairs`` (Kendall's pair counts; else empty) are updated in
     place. ``form`` … ``log_factorial``: the arguments of ``log_z``
-    (:mod:`rankstats.models._mallows_partition_numba`). ``swap``: ρ's proposal is the swap, not
-    leap-and-shift (:func:`~rankstats.models._mallows_metropolis.propose_rho`). ``state`` = (α,
+    (:mod:`rankstats.models.mallows._partition_numba`). ``swap``: ρ's proposal is the swap, not
+    leap-and-shift (:func:`~rankstats.models.mallows._metropolis.propose_rho`). ``state`` = (α,
     log Z, α's proposal scale, the refused α) and ``counters`` = (D(ρ), accepted ρ, accepted α,
     the adaptation window's proposals and acceptances, the chain's iterations, the next draw's
     slot, the augmentation's acceptances) are read and written back."""

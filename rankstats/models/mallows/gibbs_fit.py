@@ -1,5 +1,5 @@
 r"""The exact Gibbs fit of the Bayesian Mallows model with Kendall distance (the sampler is
-:mod:`rankstats.models._mallows_sampler`): chains, their extension until they converge, ArviZ
+:mod:`rankstats.models.mallows._gibbs`): chains, their extension until they converge, ArviZ
 output and the Kemeny consensus of the draws.
 
 .. math:: P(\pi \mid \sigma, \theta) = \frac{e^{-\theta\, d(\pi, \sigma)}}{Z_n(\theta)},
@@ -20,13 +20,13 @@ from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import warn_convergence
 from rankstats._util.progress import meter
 from rankstats.core.rankings import Rankings
-from rankstats.models._mallows_chains import (
+from rankstats.models.mallows._chains import (
     fork_pool,
     kemeny_consensus,
     parallel_block,
     sample_until_converged,
 )
-from rankstats.models._mallows_sampler import (
+from rankstats.models.mallows._gibbs import (
     BACKENDS,
     EXTEND_FACTOR,
     Chain,
@@ -34,8 +34,8 @@ from rankstats.models._mallows_sampler import (
     advance,
     resolve_backend,
 )
-from rankstats.models.mallows_fit import MallowsFit, persisted_attributes
-from rankstats.models.timing import chain_workers
+from rankstats.models.mallows.fit import MallowsFit, persisted_attributes
+from rankstats.models.mallows.timing import chain_workers
 
 
 def fit_gibbs(

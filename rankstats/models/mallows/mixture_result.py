@@ -14,10 +14,10 @@ import pandas as pd
 from rankstats._pymc import compat as _compat
 from rankstats._util.advice import AdviceError, escape
 from rankstats._util.arguments import probability
-from rankstats.core.mallows_kendall import pair_probability
-from rankstats.core.mallows_pair_table import pair_table, rank_table
+from rankstats.core.permutations.kendall import pair_probability
+from rankstats.core.permutations.pair_tables import pair_table, rank_table
 from rankstats.models._fit import Fit, register_model
-from rankstats.models.mallows_fit import (
+from rankstats.models.mallows.fit import (
     MallowsFit,
     check_top_k,
     persisted_attributes,
@@ -40,7 +40,7 @@ class MallowsMixtureFit(Fit):
     whose cluster is unknown: :math:`P(a \succ b) = \sum_k \tau_k P_k(a \succ b)` per draw.
     ``worth`` (``order``) is the posterior mean of :math:`\sum_k \tau_k \rho_{k,i}`, the
     expected consensus position of each system in a random assessor's cluster. Clusters are
-    numbered by the pivot of the relabelling (:mod:`rankstats.models._mallows_mixture`).
+    numbered by the pivot of the relabelling (:mod:`rankstats.models.mallows._mixture`).
     """
 
     @property

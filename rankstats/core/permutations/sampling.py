@@ -1,5 +1,5 @@
 r"""Rankings drawn from the Mallows model with any distance of
-:mod:`rankstats.core.permutation_distances`, in BayesMallows' parametrisation
+:mod:`rankstats.core.permutations.distances`, in BayesMallows' parametrisation
 :math:`P(r \mid \rho, \alpha) \propto e^{-\alpha\, d(r, \rho) / n}`.
 
 Every distance is right-invariant, so a draw is :math:`r = \pi \circ \rho` with π drawn around
@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from rankstats.core.permutation_distances import check_distance, row_distances
+from rankstats.core.permutations.distances import check_distance, row_distances
 
 #: Up to this many items every distance is sampled exactly, from all ``n!`` permutations.
 ENUMERATED = 8
@@ -150,7 +150,7 @@ def metropolis_draws(
 ) -> np.ndarray:
     """``size`` chains of adjacent swaps around the identity, advanced together, each at the
     dispersion ``alpha`` — one for all, or one per chain ``(size,)`` (a posterior predictive
-    draw per posterior draw: :mod:`rankstats.models.mallows_predictive`). Returns each chain's
+    draw per posterior draw: :mod:`rankstats.models.mallows.predictive`). Returns each chain's
     state after ``steps`` steps, ``(size, n)`` ranks.
 
     For the footrule, Spearman and Hamming distances a swap changes only the two items' terms of

@@ -9,10 +9,10 @@ from scipy import optimize
 
 from rankstats._pymc import compat as _compat
 from rankstats._util.advice import AdviceError
-from rankstats.core.mallows_kendall import log_z, mallows_expected_distance
+from rankstats.core.permutations.kendall import log_z, mallows_expected_distance
 from rankstats.core.rankings import Rankings, tied_entries
-from rankstats.models._mallows_sampler import pair_counts, total_distance
-from rankstats.models.mallows_fit import MallowsFit, persisted_attributes
+from rankstats.models.mallows._gibbs import pair_counts, total_distance
+from rankstats.models.mallows.fit import MallowsFit, persisted_attributes
 
 
 def fit_map(rk: Rankings) -> MallowsFit:

@@ -1,12 +1,12 @@
 r"""numba kernels of the distances between one ranking and ρ for the Metropolis–Hastings
-Mallows sampler (:mod:`rankstats.models._mallows_metropolis_numba`), and of what makes their
+Mallows sampler (:mod:`rankstats.models.mallows._metropolis_numba`), and of what makes their
 changes cheap: Kendall's pair counts, the labels of the cycles of a relative permutation
 (Cayley), the longest increasing runs through each position (Ulam). Each agrees with
-:func:`rankstats.core.permutation_distances.rank_distance` (tested).
+:func:`rankstats.core.permutations.distances.rank_distance` (tested).
 
 numba caches the machine code of a kernel with the functions it calls, but checks only the
 kernel's own file for changes: after editing this one, delete the cache of
-``_mallows_metropolis_numba`` (``rankstats/models/__pycache__/_mallows_metropolis_numba*.nb*``).
+``_metropolis_numba`` (``rankstats/models/mallows/__pycache__/_metropolis_numba*.nb*``).
 
 Hyyrö, H. (2004). Bit-parallel LCS-length computation revisited. *Proceedings of the 15th
 Australasian Workshop on Combinatorial Algorithms (AWOCA)*, 16–27.
@@ -20,7 +20,7 @@ from numba import types
 
 _OPTIONS = {"cache": True, "nogil": True, "fastmath": False, "error_model": "numpy"}
 
-#: The distances' codes (their index in :data:`rankstats.core.permutation_distances.DISTANCES`).
+#: The distances' codes (their index in :data:`rankstats.core.permutations.distances.DISTANCES`).
 FOOTRULE, SPEARMAN, KENDALL, CAYLEY, HAMMING, ULAM = range(6)
 
 

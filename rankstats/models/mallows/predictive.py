@@ -1,6 +1,6 @@
 r"""The posterior predictive distribution of the complete ranking of a *new* assessor under a
 Mallows model or a mixture of them, for every distance of
-:mod:`rankstats.core.permutation_distances`.
+:mod:`rankstats.core.permutations.distances`.
 
 .. math::
 
@@ -8,7 +8,7 @@ Mallows model or a mixture of them, for every distance of
         \frac{\exp\{-\alpha_k^{(s)}\, d(r, \rho_k^{(s)}) / n\}}{Z_n(\alpha_k^{(s)})}
 
 over the ``S`` posterior draws (one cluster: ``K = 1``, τ = 1; the Gibbs sampler's Kendall fits
-have α = nθ), with :math:`Z_n` from :func:`rankstats.core.mallows_partition.partition_function`
+have α = nθ), with :math:`Z_n` from :func:`rankstats.core.permutations.partition.partition_function`
 (exact: closed form or exact counts, except footrule beyond 165 and Spearman beyond 14 items,
 where it is an importance-sampling estimate whose standard error is recorded). This is the
 predictive distribution of Vitelli et al. (2018, Sec. 2.3), as BayesMallows computes it.
@@ -42,9 +42,9 @@ import xarray as xr
 
 from rankstats._pymc import compat as _compat
 from rankstats._util.arguments import count, random_seed
-from rankstats.core import mallows_sampling
-from rankstats.core.mallows_partition import partition_function
-from rankstats.core.permutation_distances import check_distance, row_distances
+from rankstats.core.permutations import sampling as mallows_sampling
+from rankstats.core.permutations.distances import check_distance, row_distances
+from rankstats.core.permutations.partition import partition_function
 
 #: Elements (draws × clusters × rankings) gathered at once: bounds the memory of a block.
 BLOCK = 1 << 22
@@ -332,7 +332,7 @@ def sample_rankings(
 
     Every posterior draw is used ⌊size/S⌋ or ⌈size/S⌉ times (which ones, at random); a draw of a
     mixture picks its cluster with probabilities τ^{(s)}; the ranking is drawn from
-    Mallows(ρ, α) as :func:`rankstats.core.mallows_sampling.sample_mallows` does — around the
+    Mallows(ρ, α) as :func:`rankstats.core.permutations.sampling.sample_mallows` does — around the
     identity, then relabelled by ρ (every distance is right-invariant) — but with each row at
     its own α: exactly by repeated insertion for Kendall, exactly over the distance classes of
     all ``n!`` rankings up to 8 systems, else by ``steps`` Metropolis swaps per ranking

@@ -1,5 +1,5 @@
 r"""The importance-sampling estimate of the Mallows normalising constant (footrule, Spearman)
-beyond the exact sizes of :mod:`rankstats.core.mallows_partition`: the pseudo-likelihood
+beyond the exact sizes of :mod:`rankstats.core.permutations.partition`: the pseudo-likelihood
 proposal of Vitelli et al. (2018, Sec. 4.1) — the items in a random order, each given one of
 the ranks left with probability :math:`\propto e^{-\alpha |r - \rho_i|^p / n}` (``p`` = 2 for
 Spearman, 1 otherwise) — at each α of a grid: :math:`E_\alpha[d]` (the self-normalised
@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from rankstats.core.permutation_distances import rank_distance
+from rankstats.core.permutations.distances import rank_distance
 
 
 def importance_sampling(
