@@ -20,6 +20,7 @@ with the Mallows rank model*, JMLR 18 (BayesMallows).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import ClassVar
 
 import numpy as np
 
@@ -47,6 +48,15 @@ from rankstats.models.mallows.mixture_fit import fit_model_mixture
 
 PRIORS = ("gamma", "bayesmallows")
 SAMPLERS = ("auto", "gibbs", "metropolis")
+#: The other rank models' methods that have another name here, or none, and why: their ``fit``
+#: takes the same keywords (docs/user-guide/mallows.md, "Mallows and the other rank models").
+OTHER_METHODS = {
+    "nuts": "the posterior is sampled by 'mcmc' (the consensus is a permutation, on which NUTS "
+    "cannot move: rankstats runs its own Gibbs or Metropolis–Hastings chains)",
+    "mle": "the maximum-likelihood fit is 'map' (the Kemeny consensus, the maximum-likelihood "
+    "estimate of σ, with the θ that solves the likelihood equation; Kendall, complete rankings)",
+    "pql": "the Mallows model has no random effect",
+}
 
 
 class Mallows:
@@ -103,6 +113,10 @@ class Mallows:
     >>> fit.info["backend"] in ("numba", "numpy")  # numba when installed: the same draws
     True
     """
+
+    #: The model's name, as :attr:`Fit.model <rankstats.models.Fit.model>` of its fits (a
+    #: mixture's fits: ``"mallows_mixture"``), like the ``name`` of the other rank models.
+    name: ClassVar[str] = "mallows"
 
     def __init__(
         self,
@@ -317,8 +331,7 @@ class Mallows:
             :class:`~rankstats.models.MallowsMixtureFit`, whose group holds each ranking's
             likelihood with its cluster summed out.
         """
-        if method not in ("mcmc", "map"):
-            raise ValueError(f"method must be 'mcmc' or 'map', not {method!r}")
+        _check_method(method)
         _check_counts(
             draws=(draws, 1),
             tune=(tune, 0),
@@ -479,6 +492,15 @@ def _positive(value: object) -> bool:
         and bool(np.isfinite(value))
         and value > 0
     )
+
+
+def _check_method(method: object) -> None:
+    """``"mcmc"`` or ``"map"``; another model's method is refused with what it is called here."""
+    if method in ("mcmc", "map"):
+        return
+    why = OTHER_METHODS.get(method) if isinstance(method, str) else None
+    message = f"method must be 'mcmc' or 'map', not {method!r}"
+    raise ValueError(f"{message}: {why}" if why else message)
 
 
 def _check_counts(**counts: tuple[object, int]) -> None:
