@@ -14,7 +14,7 @@ from rankstats.cli._fit_common import formatted
 
 def extension_notice(args: argparse.Namespace, unit: str = "draws"):
     """The ``on_extend`` callback of a sampled fit: one line on stderr per extension block."""
-    from rankstats.models.mallows_metropolis_fit import EXTEND_FACTOR
+    from rankstats.models.mallows.metropolis_fit import EXTEND_FACTOR
 
     cap = args.max_draws or EXTEND_FACTOR * args.draws
 

@@ -34,7 +34,13 @@ METHODS = ("nuts", "mle", "map", "pql")
 
 
 class RankModel:
-    """Base class of :class:`PlackettLuce` and :class:`BradleyTerry`."""
+    """Base class of :class:`PlackettLuce` and :class:`BradleyTerry`.
+
+    :class:`~rankstats.models.Mallows` is not one (its consensus is a permutation: no NUTS, no
+    Newton–Raphson); it takes the same ``fit`` keywords except ``target_accept`` and
+    ``bias_reduction``, has a ``name`` and a ``kind`` too and returns a :class:`Fit`
+    (docs/user-guide/mallows.md, "Mallows and the other rank models").
+    """
 
     name: ClassVar[str] = ""
     variable: ClassVar[str] = "log_worth"

@@ -24,7 +24,11 @@ from rankstats._util.renamed import renamed_parameters
 from rankstats._util.resources import power_bytes, require_memory
 from rankstats._util.user_frame import user_stacklevel
 from rankstats.errors import DataWarning
-from rankstats.planning.accuracy_gap import check_gap_design, largest_gap, with_accuracy_gap
+from rankstats.planning.accuracy_gap import (
+    check_gap_design,
+    keeps_accuracies_below_one,
+    with_accuracy_gap,
+)
 from rankstats.planning.battle_design import BATTLE_EFFECTS, BATTLE_SIZES, BattleDesign
 from rankstats.planning.battle_replications import (
     BATTLE_TESTS,
@@ -557,7 +561,7 @@ def _default_grid(design: BenchmarkDesign | BattleDesign, vary: str) -> tuple:
     """:data:`DEFAULT_GRIDS` ``[vary]``; accuracy gaps that keep every accuracy below 1."""
     grid = DEFAULT_GRIDS[vary]
     if vary == "accuracy_gap":
-        grid = tuple(g for g in grid if g < largest_gap(design))  # type: ignore[arg-type]
+        grid = tuple(g for g in grid if keeps_accuracies_below_one(design, g))  # type: ignore[arg-type]
     return grid
 
 

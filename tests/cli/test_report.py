@@ -56,7 +56,7 @@ def test_model_fits_are_announced_with_the_fit_estimate(capsys, monkeypatch):
 
     from rankstats.cli.report import _announce_models
     from rankstats.models import timing as _timing
-    from rankstats.models.mallows import DRAWS, TUNE
+    from rankstats.models.mallows.model import DRAWS, TUNE
 
     scores = rs.load_dataset("dialogue_tc")
     monkeypatch.setattr(_timing, "ANNOUNCE_FROM", 0.0)

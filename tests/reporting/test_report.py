@@ -303,7 +303,7 @@ def test_unconverged_fit_is_stated(four_systems, tmp_path):
 
 def test_r_hat_above_threshold_is_stated(four_systems, tmp_path, monkeypatch):
     """A converged fit, then the same fit whose summary reports R-hat 1.08."""
-    from rankstats.models.mallows_fit import MallowsFit
+    from rankstats.models.mallows.fit import MallowsFit
 
     scores, rk = four_systems
     fit = rs.models.Mallows().fit(rk, draws=1500, tune=300, chains=2, seed=0, progress=False)
