@@ -16,7 +16,9 @@ from rankstats.models import quasi_variances
 def fits():
     frame, _ = simulate_battles(6, 4000, order_effect=0.3, tie=-0.3, seed=11)
     battles = read_battles(frame)
-    return fit_battles(battles, n_resamples=0), fit_battles(battles, n_resamples=0, anchor="model-002")
+    return fit_battles(battles, n_resamples=0), fit_battles(
+        battles, n_resamples=0, anchor="model-002"
+    )
 
 
 def test_battle_quasi_variances_are_those_of_the_fisher_covariance(fits):

@@ -349,7 +349,9 @@ def test_the_posterior_gives_the_sampler_choice_its_size(monkeypatch, ties, orde
     monkeypatch.setattr(nuts, "sample_nuts", fake)
     frame, _ = simulate_battles(6, 400, order_effect=0.2, seed=3)
     with pytest.raises(Stop):
-        fit_battles(read_battles(frame), ties=ties, order_effect=order, n_resamples=0, posterior=True)
+        fit_battles(
+            read_battles(frame), ties=ties, order_effect=order, n_resamples=0, posterior=True
+        )
     assert seen["sampler"] == "auto"
     assert seen["n_parameters"] == 6 + int(ties) + int(order)
 

@@ -56,9 +56,7 @@ def test_sushi_reaches_the_mode_that_bayesmallows_mcmc_missed():
     rk = rs.load_rankings("sushi")
     with warnings.catch_warnings():
         warnings.simplefilter("error", rs.models.ConvergenceWarning)
-        fit = rs.models.Mallows(distance="footrule", prior="bayesmallows").fit(
-            rk, progress=False
-        )
+        fit = rs.models.Mallows(distance="footrule", prior="bayesmallows").fit(rk, progress=False)
     ranks = rk.ranks.astype(np.int64)
     median = central_ranking(ranks, "footrule")
     assert fit.order == [rk.systems[i] for i in np.argsort(median)]

@@ -71,9 +71,7 @@ def fitted():
         "bt": _sampled(rs.models.BradleyTerry(), rk, 2),
     }
     mallows = _quiet(
-        lambda: rs.models.Mallows().fit(
-            rk, draws=400, tune=100, chains=2, seed=3, progress=False
-        )
+        lambda: rs.models.Mallows().fit(rk, draws=400, tune=100, chains=2, seed=3, progress=False)
     )
     map_fit = rs.models.Mallows().fit(rk, method="map")  # one point: not comparable
     return scores, rk, fits, map_fit, mallows

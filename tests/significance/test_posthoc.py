@@ -69,7 +69,9 @@ def test_nemenyi_equals_scikit_posthocs(name, scores, values):
     np.testing.assert_allclose(
         res.table["p_value"], _lookup(expected, res.table), rtol=1e-9, atol=1e-13
     )
-    assert (res.table["p_adjusted"] == res.table["p_value"]).all() and res.correction == "single-step"
+    assert (
+        res.table["p_adjusted"] == res.table["p_value"]
+    ).all() and res.correction == "single-step"
     # The CD is the rank difference at which scikit-posthocs' p-value crosses α.
     n, k = values.shape
     cd = res.critical_difference
