@@ -406,8 +406,7 @@ class BenchmarkDesign:
         fit : rankstats.models.Fit
             A ``PlackettLuce``, ``BradleyTerry`` or ``Mallows`` fit.
         **fields
-            The design's sizes and corruptions (``n_tasks``, ``n_instances``, ``missing_rate``,
-            ...).
+            The design's sizes and corruptions (``n_tasks``, ``missing_rate``, ...).
         """
         model = getattr(fit, "model", None)
         if model not in ("pl", "bt", "mallows"):
@@ -447,10 +446,8 @@ class BenchmarkDesign:
 
     @renamed_parameters(replications="n_replications", rng="seed")
     def draw(self, n_replications: int, seed: int | np.random.Generator | None) -> np.ndarray:
-        """``n_replications`` simulated score cubes, shape ``(R, N, T, K)`` (NaN = missing), drawn
-        with ``numpy.random.default_rng(seed)`` (a Generator is used as it is)."""
+        """``n_replications`` score cubes ``(R, N, T, K)`` (NaN = missing), drawn from ``seed``."""
         check_count("n_replications", n_replications, 1)
-        rng = np.random.default_rng(seed)  # a Generator is used as it is
         sampler = None
         if self.mallows is not None:
             distance, alpha = self.mallows
@@ -466,7 +463,7 @@ class BenchmarkDesign:
             self.n_instances,
             self.phi,
             self.scale,
-            rng,
+            seed,
             missing_rate=self.missing_rate,
             missing_pattern=self.missing_pattern,
             outliers=self.outliers,
