@@ -145,6 +145,7 @@ def gumbel_cubes(
     then removed as for any other draw (the score corruptions do not apply).
     """
     check_count("replications", replications, 1)
+    random_seed("seed", seed)
     check_generator(
         n_systems,
         n_tasks,

@@ -441,6 +441,7 @@ def perturb(
     """A perturbed copy of a real benchmark: remove a share of the scores (``cell`` or whole
     (system, task) ``block``), keep ``keep_tasks`` random tasks, drop ``drop_systems`` systems;
     drawn with ``numpy.random.default_rng(seed)`` (a Generator is used as it is)."""
+    random_seed("seed", seed)
     rng = np.random.default_rng(seed)
     data = scores.data
     if keep_tasks is not None:

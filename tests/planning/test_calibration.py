@@ -43,7 +43,7 @@ def test_calibration_recovers_the_simulator_s_parameters(pattern: str) -> None:
     # Instances with fewer than two scores are dropped by Scores: the median is about 400.
     assert d.pilot[0] == 6 and 390 <= d.pilot[1] <= 400 and d.n_instances == d.pilot[1]
     assert d.correlation == pytest.approx(0.5, abs=0.05)
-    assert d.missing == pytest.approx(0.1, abs=0.03) and d.missing_pattern == pattern
+    assert d.missing_rate == pytest.approx(0.1, abs=0.03) and d.missing_pattern == pattern
     # Scales and locations in the task's unit √(mean s²): ratios and win rates are unit-free.
     scales = np.asarray(truth.scales)
     np.testing.assert_allclose(

@@ -154,6 +154,8 @@ INPUTS = {
     "parameters": lambda tmp: {"log_worth": np.zeros((10, 4))},
     "models.ppc_draws:data": lambda tmp: _rankings(),
     "directory": lambda tmp: tmp / "simulated",
+    "simulate.gumbel_cube:n_systems": lambda tmp: 4,
+    "simulate.gumbel_cube:n_tasks": lambda tmp: 3,
 }
 
 
