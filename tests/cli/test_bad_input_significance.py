@@ -129,7 +129,7 @@ def test_imputed_rank_sets_have_no_nan_and_the_mean_imputed_ranks(tmp_path, caps
         (["--rope", "0.5", "--pair", "nope", "a"], ["--pair: unknown system(s) 'nope'"]),
         (["--rope", "0.5", "--pair", "a", "a"], ["--pair: give two different systems"]),
         (["--pair", "a", "b"], ["--pair applies with --rope R"]),
-        (["--boot", "150"], ["--boot of 150 resamples is too few", "at least 200"]),
+        (["--boot", "150"], ["--n-resamples of 150 resamples is too few", "at least 200"]),
         (["--boot", "500", "--alpha", "0.01"], ["at least 1000", "--alpha 0.01"]),
     ],
     ids=["unknown", "same", "no-rope", "boot", "boot-alpha"],

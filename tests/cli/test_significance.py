@@ -161,7 +161,7 @@ def test_not_significant_is_said_and_files_still_written(tmp_path, capsys):
         (["--rope", "-0.1"], "argument --rope: expected a finite number ≥ 0"),
         (["--posthoc", "holm"], "use --posthoc wilcoxon-holm"),
         (["--posthoc", "tukey"], "expected one of nemenyi, conover, wilcoxon-holm"),
-        (["--adjust", "holm"], "--adjust applies to --posthoc conover and wilcoxon-holm"),
+        (["--adjust", "holm"], "--correction applies to --posthoc conover and wilcoxon-holm"),
         (["--min-coverage", "0.5"], "--min-coverage applies with --missing complete-case"),
         (["--hierarchical"], "--hierarchical needs --rope R"),
         (["--draws", "500"], "--draws applies with --hierarchical --rope R"),
