@@ -49,6 +49,7 @@ def test_report_with_paired_section(tmp_path, capsys):
     assert (tmp_path / "cli" / "paired_task01_strengths.csv").exists()
 
 
+@pytest.mark.pymc
 def test_model_fits_are_announced_with_the_fit_estimate(capsys, monkeypatch):
     """`report --models` announces each sampled fit with the same estimate `rankstats fit`
     prints (one function, models.timing.fit_estimate); optimum fits are never announced."""
