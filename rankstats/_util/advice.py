@@ -35,6 +35,7 @@ from rankstats.errors import (
     DataWarning,
     InvalidRankingsError,
     InvalidScoresError,
+    OutputError,
     ResourceError,
     UnreadableFileError,
 )
@@ -175,5 +176,37 @@ class AdviceResourceError(Advice, ResourceError):
     """A :class:`~rankstats.errors.ResourceError` whose remedy names options."""
 
 
+class AdviceOutputError(Advice, OutputError):
+    """An :class:`~rankstats.errors.OutputError` that names the output's option
+    (``out='report'`` in Python, ``--out report`` on the command line)."""
+
+
 class AdviceWarning(Advice, DataWarning):
     """A :class:`~rankstats.errors.DataWarning` whose advice names options."""
+
+
+class AdviceText(Advice):
+    """Advice that is shown, neither raised nor warned (the remedy of a data-check finding, a
+    hint in a report): ``str()`` spells its options as Python arguments, :meth:`cli` as flags.
+
+    >>> hint = AdviceText("rank per instance ({level})", level="instance")
+    >>> str(hint), hint.cli()
+    ("rank per instance (level='instance')", 'rank per instance (--level instance)')
+    """
+
+    def __init__(self, template: str, **options: object):
+        self.text = self._init(template, options)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AdviceText):
+            return NotImplemented
+        return (self.text, self.cli()) == (other.text, other.cli())
+
+    def __hash__(self) -> int:
+        return hash((self.text, self.cli()))
