@@ -370,8 +370,8 @@ class Fit:
         """The coefficients β, own log-worths and σ of a fit with system covariates or a random
         effect: estimate, se and the ``ci_prob`` interval (Wald ``estimate ± z se`` for
         ``mle`` / ``pql``, posterior quantiles for ``nuts``;
-        :func:`rankstats.models.covariate_fit.coefficients`)."""
-        from rankstats.models.covariate_fit import coefficients
+        :func:`rankstats.models.coefficient_table.coefficients`)."""
+        from rankstats.models.coefficient_table import coefficients
 
         return coefficients(self, ci_prob)
 
