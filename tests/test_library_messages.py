@@ -25,6 +25,7 @@ ALLOWED = {
     # The one table of flags that differ from their argument's name: where the mapping lives.
     ("_util/advice.py", "--boot"): "advice.FLAGS maps n_boot to its flag",
     ("_util/advice.py", "--marginal"): "advice.FLAGS maps simultaneous to its flag",
+    ("_util/advice.py", "--no-"): "cli_spelling: a switch given as False is --no-<flag>",
 }
 
 

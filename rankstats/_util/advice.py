@@ -21,6 +21,12 @@ Examples
 'pass --posthoc conover'
 >>> AdviceError("pass {na_values}", na_values=["NA", "n/a"]).cli()
 'pass --na-values NA n/a'
+>>> err = AdviceError("fit with {bias_reduction} or {order_effect}", bias_reduction=True,
+...                   order_effect=False)
+>>> str(err)
+'fit with bias_reduction=True or order_effect=False'
+>>> err.cli()
+'fit with --bias-reduction or --no-order-effect'
 
 This is the one mechanism: the library raises the template, the command line prints
 ``err.cli()`` (:func:`rankstats.cli.main`); no module of :mod:`rankstats.cli` rewrites a message.
@@ -50,9 +56,11 @@ def python_spelling(name: str, value: object = None) -> str:
 
 
 def cli_spelling(name: str, value: object = None) -> str:
-    """``--name value`` (``--name`` alone when ``value`` is None; a list as the words of a
-    many-valued flag)."""
+    """``--name value`` (``--name`` alone when ``value`` is None or True, ``--no-name`` when it
+    is False: a switch; a list as the words of a many-valued flag)."""
     flag = FLAGS.get(name, "--" + name.replace("_", "-"))
+    if isinstance(value, bool):
+        return flag if value else "--no-" + flag[2:]
     if isinstance(value, list):
         value = " ".join(map(shell_word, value))
     elif isinstance(value, str):
