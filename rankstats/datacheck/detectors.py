@@ -279,10 +279,11 @@ def few_scores(scores: Scores) -> list[Finding]:
             AdviceText("remove its rows from the file to rank without it")
             if kind == "system"
             else AdviceText(
-                "{drop_columns} (a wide table) or remove its rows to rank without it",
-                drop_columns=Spelled(
-                    "Scores.select(tasks) keeps chosen tasks;",
-                    cli_spelling("drop_columns", "TASK"),
+                "{remedy}",
+                remedy=Spelled(
+                    "Scores.select(tasks) keeps chosen tasks",
+                    cli_spelling("drop_columns", "TASK")
+                    + " (a wide table) or remove its rows to rank without it",
                 ),
             )
         )
