@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import math
 import sys
 import warnings
 from collections.abc import Iterator
@@ -110,11 +109,7 @@ def fitting(fit_call, args: argparse.Namespace):
 def advice_text(args: argparse.Namespace, verdict, fit) -> str:
     """What to rerun with, in the command's options."""
     draws = fit.info.get("draws", args.draws) if args.model == "mallows" else args.draws
-    if verdict.min_ess_bulk and verdict.min_ess_bulk > 0:
-        factor = max(2.0, 1.2 * 400 / verdict.min_ess_bulk)
-    else:
-        factor = 4.0
-    suggest = int(math.ceil(draws * factor / 500) * 500)
+    suggest = verdict.suggested_draws(draws)
     if args.model == "mallows":
         if fit.info.get("cap_reached"):
             return (

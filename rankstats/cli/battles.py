@@ -146,7 +146,7 @@ def _report_dir(args: argparse.Namespace) -> Path | None:
             f"--report {args.report} and --out {args.out} must be two separate directories "
             "(neither inside the other): each is replaced as a whole"
         )
-    return check_output_dir(args.report, option="--report")
+    return check_output_dir(args.report, option="report")
 
 
 def _write_report(fit, battles, directory: Path | None, title: str | None):

@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
             zero_method=args.zero_method,
         )
         letters = group_letters(ph)
-        significant = bool(fr.f_p_value < args.alpha)
+        significant = fr.significant(args.alpha)
 
         ranks = ph.mean_ranks.rename_axis("system").reset_index()
         ranks.insert(0, "position", np.arange(1, len(ranks) + 1))
