@@ -64,6 +64,7 @@ from rankstats.core.bradley_terry_likelihood import (  # noqa: F401 - the counts
     pairs_from_matrices,
 )
 from rankstats.core.firth import TOL, firth_objective, free_mask, with_trace
+from rankstats.core.newton_krylov import hessian_cost, krylov_newton
 from rankstats.errors import InvalidRankingsError, preview
 
 #: What to do instead, in Python and on the command line (``rankstats fit --method``).
@@ -306,6 +307,9 @@ def _newton(
 ) -> Optimum:
     size = n_worths + n_extra
     free = free_mask(n_worths, size)  # the last log-worth is fixed (defined up to a constant)
+    if hessian_cost(function):
+        found = krylov_newton(function, free, tol, max_iter, slack, ConvergenceError)
+        return _optimum(*found, free, n_worths)
     params = np.zeros(size)
     value, grad, hess = function(params, True)
     for iteration in range(1, max_iter + 1):
@@ -335,6 +339,19 @@ def _newton(
             f"Newton–Raphson did not converge in {max_iter} iterations (last step "
             f"{np.max(np.abs(scale * step)):.2e})"
         )
+    return _optimum(params, value, hess, iteration, free, n_worths)
+
+
+def _optimum(
+    params: np.ndarray,
+    value: float,
+    hess: np.ndarray,
+    iteration: int,
+    free: np.ndarray,
+    n_worths: int,
+) -> Optimum:
+    """The centred parameters and their covariance, the inverse information of the free ones."""
+    size = len(params)
     information = -hess
     cov_free = np.linalg.inv(information[np.ix_(free, free)])
     cov = np.zeros((size, size))

@@ -33,6 +33,7 @@ import pandas as pd
 from rankstats.core.bradley_terry_mle import firth_newton, newton
 from rankstats.core.collinearity import collinear_columns, equilibrated
 from rankstats.core.firth import trace_of, with_trace
+from rankstats.core.newton_krylov import hessian_cost, with_hessian_cost
 from rankstats.core.keys import first_rows_of, refuse_whitespace_variants
 from rankstats.errors import InvalidScoresError
 
@@ -212,18 +213,25 @@ def _through(
     (:mod:`rankstats.core.firth`), when it has one."""
     offset = np.zeros(jacobian.shape[0]) if offset is None else offset
 
-    def composed(params: np.ndarray, derivatives: bool):
+    def composed(params: np.ndarray, derivatives: bool | str):
         value, grad, hess = function(jacobian @ params + offset, derivatives)
         if penalty is not None:
             value = value - 0.5 * float(penalty @ params**2)
-        if not derivatives:
+        if grad is None:
             return value, None, None
-        grad, hess = jacobian.T @ grad, jacobian.T @ hess @ jacobian
+        grad = jacobian.T @ grad  # linear in the data: the gradient of the log-worths, mapped
         if penalty is not None:
             grad = grad - penalty * params
-            hess = hess - np.diag(penalty)
+        if callable(hess):  # a Hessian–vector product (GRADIENT: rankstats.core.newton_krylov)
+            hess = _product_through(hess, jacobian, penalty)
+        elif hess is not None:
+            hess = jacobian.T @ hess @ jacobian
+            if penalty is not None:
+                hess = hess - np.diag(penalty)
         return value, grad, hess
 
+    if hessian_cost(function):
+        with_hessian_cost(composed, hessian_cost(function))
     inner = trace_of(function)
     if inner is None:
         return composed
@@ -233,6 +241,18 @@ def _through(
         return jacobian.T @ inner(jacobian @ params + offset, jacobian @ b @ jacobian.T)
 
     return with_trace(composed, trace)
+
+
+def _product_through(
+    product: Callable[[np.ndarray], np.ndarray], jacobian: np.ndarray, penalty: np.ndarray | None
+) -> Callable[[np.ndarray], np.ndarray]:
+    """``u ↦ Jᵀ H J u`` (minus ``penalty · u``) from ``product`` = ``v ↦ H v``: O(data)."""
+
+    def composed(u: np.ndarray) -> np.ndarray:
+        out = jacobian.T @ product(jacobian @ u)
+        return out if penalty is None else out - penalty * u
+
+    return composed
 
 
 SIGMA_BOUNDS = (1e-4, 20.0)
