@@ -6,12 +6,13 @@ Hessian–vector products in O(L·K) but a Hessian in O(L·K²) (:mod:`rankstats
 :math:`-\nabla^2\ell\, s = \nabla\ell` by conjugate gradients on Hessian–vector products
 (Hestenes & Stiefel 1952), preconditioned by the Cholesky factor of the last exact Hessian
 (Nocedal & Wright 2006, §7.1), to a relative residual :math:`\min(0.1, \|\nabla\ell\|_\infty)`
-(quadratic convergence, Dembo et al. 1982).  When the conjugate gradients need more products than a new Hessian
-costs (the objective says how much, :func:`with_hessian_cost`), the Hessian is recomputed at the
-current point.  So a fit computes a handful of Hessians (one at the start, one at the optimum
-for the standard errors, a few in between when the curvature changes much), the rest is linear
-in the data.  Steps longer than :data:`MAX_STEP` are shortened (a trust region), and a line
-search keeps the objective from decreasing, as in :func:`rankstats.core.bradley_terry_mle.newton`.
+(quadratic convergence, Dembo et al. 1982).  When the conjugate gradients need more products
+than a new Hessian costs (the objective says how much, :func:`with_hessian_cost`), the Hessian
+is recomputed at the current point.  So a fit computes a handful of Hessians (one at the start,
+one at the optimum for the standard errors, a few in between when the curvature changes much),
+the rest is linear in the data.  Steps longer than :data:`MAX_STEP` are shortened (a trust
+region), and a line search keeps the objective from decreasing, as in
+:func:`rankstats.core.bradley_terry_mle.newton`.
 
 An objective takes part by answering ``function(params, GRADIENT)`` with ``(value, gradient,
 product)``, ``product(u)`` being the Hessian times ``u``; ``derivatives=True`` and ``False`` mean

@@ -43,13 +43,14 @@ def _risk_sum(data: PLData, w: np.ndarray) -> np.ndarray:
     r""":math:`\sum_q c_{tq} w_q` for every choice ``t`` (L, K): ``w`` summed over the risk set,
     Efron's :math:`1 - f_t` on the members of the choice's tie group.  Tail sums along each
     ranking: O(K) per ranking (meaningless at the entries that are not choices)."""
-    rows, width = w.shape
     tail = np.cumsum(w[:, ::-1], axis=1)[:, ::-1]
     if _untied(data):  # every choice its own group: the tail sum at the choice itself
         return tail
+    rows = w.shape[0]
     tail = np.concatenate([tail, np.zeros((rows, 1))], axis=1)
     r = np.arange(rows)[:, None]
-    return (1.0 - data.fraction) * tail[r, data.group_start] + data.fraction * tail[r, data.group_end]
+    f = data.fraction
+    return (1.0 - f) * tail[r, data.group_start] + f * tail[r, data.group_end]
 
 
 _UNTIED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -33,8 +33,8 @@ import pandas as pd
 from rankstats.core.bradley_terry_mle import firth_newton, newton
 from rankstats.core.collinearity import collinear_columns, equilibrated
 from rankstats.core.firth import trace_of, with_trace
-from rankstats.core.newton_krylov import hessian_cost, with_hessian_cost
 from rankstats.core.keys import first_rows_of, refuse_whitespace_variants
+from rankstats.core.newton_krylov import hessian_cost, with_hessian_cost
 from rankstats.errors import InvalidScoresError
 
 
