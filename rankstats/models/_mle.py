@@ -202,7 +202,9 @@ def pl_derivatives(data: PLData, theta: np.ndarray) -> tuple[float, np.ndarray, 
     tied = _group_sum(data, data.fraction * (1.0 - data.fraction) * square) if ties else None
     rows, width = data.index.shape
     hess = np.zeros((n + 1) * (n + 1))
-    block = max(1, _HESSIAN_BLOCK // max(width * width, 1))
+    # blocks of at least 2 (N + 1)² entries: each bincount returns (N + 1)² cells
+    entries = max(_HESSIAN_BLOCK, 2 * (n + 1) ** 2)
+    block = max(1, entries // max(width * width, 1))
     for lo in range(0, rows, block):
         sl = slice(lo, lo + block)
         a, e, idx = a_all[sl], e_all[sl], data.index[sl]
