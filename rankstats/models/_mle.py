@@ -1,11 +1,17 @@
 r"""Maximum likelihood (and MAP) for Plackett–Luce in NumPy.
 
-The log-likelihood is concave in the log-worths; it is maximised by the Newton–Raphson driver
-shared with Bradley–Terry (:func:`rankstats.core.bradley_terry_mle.newton`), whose Hessian is also
-the observed information that gives the standard errors.  (Hunter's (2004) MM algorithm and Maystre
-& Grossglauser's (2015) iterative Luce spectral ranking converge linearly to the same maximum; here
-every Newton iteration is a few vectorised passes over the padded rankings, so the exact Hessian
-costs little more.)  Identification and the MAP penalty are as in
+The log-likelihood is concave in the log-worths.  Its gradient (:func:`pl_gradient`) and
+Hessian–vector products (:func:`pl_hessian_product`) cost O(L·K) for ``L`` rankings padded to
+width ``K`` — prefix and tail sums along each ranking (:func:`_exposure`, :func:`_risk_sum`)
+accumulated onto the systems with ``np.bincount`` — and the exact Hessian (:func:`pl_derivatives`)
+O(L·K²), in closed form per ranking (it was O(L·K³) through the dense choice probabilities of
+every choice, which only the trace of Firth's penalty still forms).  The objective says so
+(:func:`pl_hessian_cost`), and :func:`rankstats.core.bradley_terry_mle.newton` then takes inexact
+Newton steps by conjugate gradients on the products, preconditioned by the last exact Hessian
+(:mod:`rankstats.core.newton_krylov`): a fit computes about three Hessians, the last one at the
+optimum, whose inverse gives the standard errors.  (Hunter's (2004) MM algorithm and Maystre &
+Grossglauser's (2015) iterative Luce spectral ranking converge linearly to the same maximum.)
+Identification and the MAP penalty are as in
 :mod:`rankstats.core.bradley_terry_mle`: the last system is fixed at 0 during the optimisation,
 results are centred, and a Gaussian penalty ``−‖θ‖² / (2 s²)`` on the centred log-worths
 (``ZeroSumNormal(s)``) gives the MAP.
