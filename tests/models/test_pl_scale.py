@@ -174,3 +174,30 @@ def test_a_dominant_system_converges():
         newton(exact_newton(_mle.pl_objective(data, None)), data.n_systems)
     optimum = newton(_mle.pl_objective(data, None), data.n_systems)
     assert np.abs(_mle.pl_gradient(data, optimum.params)[1]).max() < 1e-8
+
+
+def test_bradley_terry_log_probabilities_without_ties():
+    """log P(i beats j) = −log(1 + e^{θj−θi}) by log1p: against math.log1p/exp term by term,
+    accurate for the loser's tiny log-probability at large differences too."""
+    import math
+
+    from rankstats.core.bradley_terry_likelihood import Pairs, bt_terms
+
+    diffs = np.array([-40.0, -5.0, -1e-9, 0.0, 0.3, 7.0, 40.0])
+    counts = Pairs(
+        2 * len(diffs),
+        np.arange(0, 2 * len(diffs), 2),
+        np.arange(1, 2 * len(diffs), 2),
+        np.ones(len(diffs)),
+        np.ones(len(diffs)),
+        np.zeros(len(diffs)),
+    )
+    theta = np.zeros(2 * len(diffs))
+    theta[1::2] = diffs  # θj − θi
+    win, loss, _ = bt_terms(counts, theta, ties=False)
+    for d, w, lo in zip(diffs, win, loss, strict=True):
+        exact_win = -(max(d, 0.0) + math.log1p(math.exp(-abs(d))))
+        exact_loss = -(max(-d, 0.0) + math.log1p(math.exp(-abs(d))))
+        assert w == pytest.approx(exact_win, rel=1e-15, abs=0)
+        assert lo == pytest.approx(exact_loss, rel=1e-15, abs=0)
+    assert loss[-1] == pytest.approx(-math.exp(-40.0), rel=1e-12)  # the loser's tiny log-prob
