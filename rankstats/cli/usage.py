@@ -17,6 +17,8 @@ Light on purpose (the standard library): ``rankstats --help`` imports it.
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import Any
 
 from rankstats._util.atomic import check_output_dir
 
@@ -38,13 +40,64 @@ def spoken(message: object) -> str:
 
 
 class Parser(argparse.ArgumentParser):
-    """``argparse`` with the one-line error format of every rankstats error."""
+    """``argparse`` with the one-line error format of every rankstats error, and the renamed
+    options of :func:`renamed` (an old spelling and its new one given together: a usage error)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        namespace, extras = super().parse_known_args(args, namespace)
+        marks = vars(namespace)
+        for key in [k for k in marks if k.startswith(_OLD)]:
+            old = marks.pop(key)
+            new = marks.pop(_NEW + key[len(_OLD) :], None)
+            if new is not None:
+                self.error(f"give {new} or its old spelling {old}, not both")
+        for key in [k for k in marks if k.startswith(_NEW)]:
+            del marks[key]
+        return namespace, extras
 
-def check_out(args: argparse.Namespace) -> None:
-    """Refuse an unusable ``--out`` directory before any computing."""
-    if getattr(args, "out", None):
-        check_output_dir(args.out)
+
+# Marks left on the namespace while parsing (removed by Parser.parse_known_args).
+_OLD, _NEW = "_renamed_old_", "_renamed_new_"
+
+
+def renamed(container: Any, *flags: str, old: tuple[str, ...] = (), **kwargs: Any) -> None:
+    """``container.add_argument(*flags, **kwargs)``, and each ``old`` spelling of the option
+    still accepted for one release: hidden from ``--help``, a one-line note on stderr when
+    used, a usage error when given with the new spelling."""
+    action = container.add_argument(*flags, **kwargs)
+    if not old:
+        return
+    action.__class__ = _marking(type(action), _NEW + action.dest, flags[0], note=False)
+    for spelling in old:
+        alias = container.add_argument(
+            spelling, **{**kwargs, "dest": action.dest, "help": argparse.SUPPRESS}
+        )
+        alias.default = argparse.SUPPRESS  # the new spelling's default stands
+        alias.__class__ = _marking(type(alias), _OLD + action.dest, flags[0], note=True)
+
+
+def _marking(base: type, mark: str, new: str, note: bool) -> type:
+    """``base`` (an argparse action class) that marks the namespace when its option is used,
+    and for an old spelling prints the note of the rename."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        if note:
+            print(
+                f"rankstats: {option_string} is now {new} (the old spelling will be removed in "
+                "the next release)",
+                file=sys.stderr,
+            )
+        setattr(namespace, mark, option_string)
+        base.__call__(self, parser, namespace, values, option_string)
+
+    return type(base.__name__, (base,), {"__call__": __call__})
+
+
+def check_out(output: Any) -> None:
+    """Refuse an unusable ``--out`` directory (of a command's output options) before any
+    computing."""
+    if getattr(output, "out", None):
+        check_output_dir(output.out)

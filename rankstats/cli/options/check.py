@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
-from rankstats.cli.options.shared import add_input_arguments, add_output_argument
+from rankstats.cli.options.shared import (
+    InputOptions,
+    OutputOptions,
+    add_input_arguments,
+    add_output_argument,
+    group,
+)
 
 HELP = "check a score table before any analysis: placeholders, aggregate columns, scales, folds"
 EXAMPLE = (
@@ -16,3 +23,11 @@ EXAMPLE = (
 def arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
     add_output_argument(parser, "rankstats-check", "check.json and check.csv")
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The options of ``rankstats check``."""
+
+    input: InputOptions = group(InputOptions)
+    output: OutputOptions = group(OutputOptions)
