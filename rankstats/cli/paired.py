@@ -8,8 +8,8 @@ from rankstats._util.atomic import output_dir
 from rankstats._util.text import terminal, unique_slugs, write_csv
 from rankstats.cli._common import clean, file_done, load_input, write_json, written
 from rankstats.cli._console import print_frame
-from rankstats.cli.usage import UsageError
 from rankstats.cli.options.paired import Options
+from rankstats.cli.usage import UsageError
 
 
 def _load(opts: Options):

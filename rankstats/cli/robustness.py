@@ -8,9 +8,9 @@ from rankstats._util.atomic import output_dir
 from rankstats._util.text import write_csv
 from rankstats.cli._common import file_done, written
 from rankstats.cli._console import method_label, print_frame
-from rankstats.cli.usage import EXIT_INTERRUPTED
 from rankstats.cli.options.robustness import Options
 from rankstats.cli.options.shared import check_n_jobs
+from rankstats.cli.usage import EXIT_INTERRUPTED
 
 
 def run(opts: Options) -> int:

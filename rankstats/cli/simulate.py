@@ -6,8 +6,8 @@ import time
 from pathlib import Path
 
 from rankstats._util.atomic import check_output_dir, check_output_file
-from rankstats.cli.usage import UsageError
 from rankstats.cli.options.simulate import Options
+from rankstats.cli.usage import UsageError
 
 SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
 

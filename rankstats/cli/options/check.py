@@ -10,7 +10,6 @@ from rankstats.cli.options.shared import (
     OutputOptions,
     add_input_arguments,
     add_output_argument,
-    group,
 )
 
 HELP = "check a score table before any analysis: placeholders, aggregate columns, scales, folds"
@@ -29,5 +28,5 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 class Options:
     """The options of ``rankstats check``."""
 
-    input: InputOptions = group(InputOptions)
-    output: OutputOptions = group(OutputOptions)
+    input: InputOptions
+    output: OutputOptions

@@ -12,7 +12,6 @@ from rankstats.cli.options.shared import (
     add_output_argument,
     add_progress_argument,
     add_seed_argument,
-    group,
     positive,
 )
 
@@ -44,8 +43,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 class Options:
     """The options of ``rankstats kemeny``."""
 
-    input: InputOptions = group(InputOptions)
-    output: OutputOptions = group(OutputOptions)
+    input: InputOptions
+    output: OutputOptions
     method: str = "auto"
     time_limit: float = 60.0
     seed: int = 0

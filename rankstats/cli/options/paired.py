@@ -16,7 +16,6 @@ from rankstats.cli.options.shared import (
     add_progress_argument,
     add_seed_argument,
     add_zero_method_argument,
-    group,
 )
 
 HELP = "paired instance-level tests and ratings on one metric"
@@ -66,8 +65,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 class Options:
     """The options of ``rankstats paired``."""
 
-    input: InputOptions = group(InputOptions)
-    output: OutputOptions = group(OutputOptions)
+    input: InputOptions
+    output: OutputOptions
     metric: str | None = None
     systems_as_columns: bool = False
     confidence_level: float = 0.95

@@ -13,7 +13,6 @@ from rankstats.cli.options.shared import (
     add_progress_argument,
     add_seed_argument,
     at_least,
-    group,
 )
 from rankstats.cli.usage import renamed
 
@@ -71,7 +70,7 @@ class Options:
     """The options of ``rankstats robustness``."""
 
     experiment: str
-    output: OutputOptions = group(OutputOptions)
+    output: OutputOptions
     n_replications: int | None = None
     aggregators: list[str] = dataclasses.field(default_factory=lambda: ["mean", "borda", "borda2"])
     n_jobs: int = 1

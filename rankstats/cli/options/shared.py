@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import typing
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -30,15 +31,11 @@ GLOBAL = frozenset({"command", "debug", "quiet"})
 
 
 # ---------------------------------------------------------------------------- options objects
-def group(cls: type) -> Any:
-    """A field of an options object holding a shared group, built from the same namespace."""
-    return dataclasses.field(metadata={"group": cls})
-
-
 def from_namespace(cls: type[T], namespace: argparse.Namespace, **derived: Any) -> T:
     """The options object ``cls`` of a parsed command line: each field from the option of its
-    name (a group field: its group, built from the same namespace; a field the command does not
-    declare: its default), ``derived`` values as given. The one step that reads the namespace."""
+    name (a field whose type is an options dataclass: that shared group, built from the same
+    namespace; a field the command does not declare: its default), ``derived`` values as given.
+    The one step that reads the namespace."""
     values = vars(namespace)
     obj = _build(cls, values, derived)
     unread = set(values) - GLOBAL - _names(cls)
@@ -47,13 +44,24 @@ def from_namespace(cls: type[T], namespace: argparse.Namespace, **derived: Any) 
     return obj
 
 
+def _groups(cls: type) -> dict[str, type]:
+    """The fields of ``cls`` that hold a shared group (typed by an options dataclass)."""
+    hints = typing.get_type_hints(cls)
+    return {
+        f.name: hints[f.name]
+        for f in dataclasses.fields(cls)
+        if dataclasses.is_dataclass(hints[f.name])
+    }
+
+
 def _build(cls: type, values: dict, derived: dict) -> Any:
     given: dict[str, Any] = {}
+    groups = _groups(cls)
     for f in dataclasses.fields(cls):
         if f.name in derived:
             given[f.name] = derived[f.name]
-        elif "group" in f.metadata:
-            given[f.name] = _build(f.metadata["group"], values, {})
+        elif f.name in groups:
+            given[f.name] = _build(groups[f.name], values, {})
         elif f.name in values:
             given[f.name] = values[f.name]
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
@@ -63,8 +71,9 @@ def _build(cls: type, values: dict, derived: dict) -> Any:
 
 def _names(cls: type) -> set[str]:
     names: set[str] = set()
+    groups = _groups(cls)
     for f in dataclasses.fields(cls):
-        names |= _names(f.metadata["group"]) if "group" in f.metadata else {f.name}
+        names |= _names(groups[f.name]) if f.name in groups else {f.name}
     return names
 
 

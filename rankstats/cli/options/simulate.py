@@ -14,7 +14,10 @@ from rankstats.cli.options.shared import (
 )
 
 HELP = "write a synthetic Gumbel benchmark with its truth"
-EXAMPLE = "rankstats simulate --systems 20 --tasks 20 --instances 20 --missing-rate 0.2 --out bench.parquet"
+EXAMPLE = (
+    "rankstats simulate --systems 20 --tasks 20 --instances 20 --missing-rate 0.2 "
+    "--out bench.parquet"
+)
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
