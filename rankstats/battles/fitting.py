@@ -421,7 +421,7 @@ def _check_bias_reduction(bias_reduction: object, bootstrap: int) -> None:
             "are maximum-likelihood fits; use the Fisher intervals of the bias-reduced fit, "
             "or the posterior",
             bias_reduction=Spelled("bias_reduction=True", "--bias-reduction"),
-            bootstrap=Spelled(f"bootstrap={bootstrap}", f"--bootstrap {bootstrap}"),
+            bootstrap=Spelled(f"bootstrap={bootstrap}", f"--n-resamples {bootstrap}"),
         )
 
 

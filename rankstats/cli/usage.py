@@ -56,6 +56,9 @@ class Parser(argparse.ArgumentParser):
                 self.error(f"give {new} or its old spelling {old}, not both")
         for key in [k for k in marks if k.startswith(_NEW)]:
             del marks[key]
+        for action in self._actions:  # required, by either spelling
+            if getattr(action, "required_renamed", False) and marks.get(action.dest) is None:
+                self.error(f"the following arguments are required: {action.option_strings[0]}")
         return namespace, extras
 
 
@@ -70,6 +73,9 @@ def renamed(container: Any, *flags: str, old: tuple[str, ...] = (), **kwargs: An
     action = container.add_argument(*flags, **kwargs)
     if not old:
         return
+    if action.required:  # given by the old spelling, the new one is not "seen" by argparse
+        action.required, action.required_renamed = False, True
+        kwargs["required"] = False
     action.__class__ = _marking(type(action), _NEW + action.dest, flags[0], note=False)
     for spelling in old:
         alias = container.add_argument(

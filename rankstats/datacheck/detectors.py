@@ -422,8 +422,8 @@ def uneven_instances(scores: Scores) -> list[Finding]:
                 f"instances: {_list(examples, len(uneven))}; a mean over fewer (or easier) "
                 "instances is not comparable"
             ),
-            option="--level instance compares systems instance by instance (the default "
-            "with instances); --level task averages unequal sets",
+            option="--by instance compares systems instance by instance (the default "
+            "with instances); --by task averages unequal sets",
             api="level='instance' compares systems instance by instance",
         )
     ]
@@ -474,7 +474,7 @@ def folds(scores: Scores, instance_name: str | None = None) -> list[Finding]:
                 "independent blocks, so intervals and tests at instance level overstate the "
                 "evidence"
             ),
-            option="--level task averages the folds: one ranking per task",
+            option="--by task averages the folds: one ranking per task",
             api="level='task' (or scores.to_task_level()) averages the folds",
         )
     ]

@@ -81,7 +81,7 @@ def claims(
         if most < need:
             if level == "task" and has_instances:
                 hint = (
-                    "rank per instance (level='instance', --level instance) to use every "
+                    "rank per instance (level='instance', --by instance) to use every "
                     "instance as a ranking"
                 )
             elif level == "ranking":  # rankings given without scores
