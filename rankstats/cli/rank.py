@@ -143,7 +143,7 @@ def _streamed(opts: Options) -> int:
         "never_evaluated": [s for s, n in zip(pw.systems, pw.n_evaluated, strict=True) if n == 0],
     }
     return _output(
-        args,
+        opts,
         repr(scanned),
         data,
         scanned.aggregate(opts.method, statistics=st),
@@ -230,12 +230,13 @@ def _output(
     shown = order[: opts.top] if opts.top else order
     _print_ranking(table.head(len(shown)), opts.method)
     n_sig = test.n_significant
+    hoeffding = opts.hoeffding
     print(
         f"\nsig.> / sig.<: number of systems it is significantly above / below; * = significantly "
         f"above the next system; ! = the next system is significantly above this one (the "
         f"ranking order contradicts the pairwise test there).\nHoeffding intervals "
-        f"({opts.hoeffding.form}, {opts.hoeffding.estimand} estimand), "
-        f"δ = {opts.hoeffding.delta}, {opts.hoeffding.correction} correction over {test.n_pairs} pairs: "
+        f"({hoeffding.form}, {hoeffding.estimand} estimand), "
+        f"δ = {hoeffding.delta}, {hoeffding.correction} correction over {test.n_pairs} pairs: "
         f"{n_sig} significant pair(s)."
     )
     if kemeny_note:
