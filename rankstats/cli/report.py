@@ -21,7 +21,9 @@ def build_options(namespace: argparse.Namespace) -> Options:
     from rankstats.reporting import rankings_input
 
     opts = from_namespace(Options, namespace)
-    chosen = file_format(opts.input, opts.rankings)  # refuses the score-table options (--by, ...)
+    chosen = file_format(
+        opts.input, opts.rankings_file
+    )  # refuses the score-table options (--by, ...)
     if chosen == "scores":
         methods = opts.methods or ["borda", "borda2", "mean"]
         return dataclasses.replace(opts, methods=methods)
@@ -40,7 +42,7 @@ def run(opts: Options) -> int:
         require_systems(rankings.systems)  # before anything is computed (as rs.report)
         _announce_models(opts.models, opts.model_method, opts.input.by, rankings)
         return _finish(_report(opts, rankings, significance, None))
-    scores = load_input(opts.input, opts.rankings.format)
+    scores = load_input(opts.input, opts.rankings_file.format)
     require_systems(scores.systems)  # before the data check prints (as rs.report refuses it)
     scores, data_check = before_analysis(opts.input, scores)  # its warnings printed here
     if opts.paired:
@@ -67,7 +69,7 @@ def _rankings_file(opts: Options):
     every option that needs scores refused, naming its flag; None for a score table."""
     from rankstats.reporting import rankings_input
 
-    chosen = file_format(opts.input, opts.rankings)
+    chosen = file_format(opts.input, opts.rankings_file)
     if chosen == "scores":
         return None
     if opts.input.dataset:
@@ -82,7 +84,7 @@ def _rankings_file(opts: Options):
             "--format preferences: assessors' preferences are not rankings; fit them with "
             "rankstats fit FILE --format preferences --model mallows"
         )
-    rankings, _ = load_rankings_file(opts.input, opts.rankings, chosen)
+    rankings, _ = load_rankings_file(opts.input, opts.rankings_file, chosen)
     what = f"{opts.input.file} holds rankings, not scores"
     if opts.paired:
         raise UsageError(f"--paired needs instance-level scores; {what}")

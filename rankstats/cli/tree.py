@@ -53,16 +53,18 @@ def read_rankings(opts: Options):
     per task or per (task, instance)."""
     from rankstats.core.rankings import Rankings
 
-    chosen = file_format(opts.input, opts.rankings)
+    chosen = file_format(opts.input, opts.rankings_file)
     if chosen in ("pairwise", "preferences"):
         raise UsageError(
             f"--format {chosen}: a rank tree fits rankings; give a rank-matrix, orderings or "
             "PrefLib file (or a score table)"
         )
     if chosen != "scores":
-        rankings, _ = load_rankings_file(opts.input, opts.rankings, chosen, several_per_ranker=True)
+        rankings, _ = load_rankings_file(
+            opts.input, opts.rankings_file, chosen, several_per_ranker=True
+        )
         return rankings, Path(opts.input.file).name, f"{chosen} file"
-    scores = load_input(opts.input, opts.rankings.format)
+    scores = load_input(opts.input, opts.rankings_file.format)
     level = level_of(opts.input.by, scores)
     name = scores.name or (Path(opts.input.file).name if opts.input.file else "scores")
     return Rankings.from_scores(scores, by=level), name, f"{level} level"

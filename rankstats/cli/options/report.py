@@ -126,7 +126,7 @@ class Options:
     options are built (their defaults depend on what FILE holds)."""
 
     input: InputOptions
-    rankings: RankingsFileOptions
+    rankings_file: RankingsFileOptions
     hoeffding: HoeffdingOptions
     output: OutputOptions
     methods: list[str] | None = None

@@ -465,6 +465,7 @@ def add_mcmc_arguments(
     minimum: int,
     what: str,
     tune_help: str | None = None,
+    draws_help: str | None = None,
 ) -> None:
     """``--draws``, ``--tune``, ``--chains`` of a sampler (:class:`McmcOptions`)."""
     parser.add_argument(
@@ -472,7 +473,7 @@ def add_mcmc_arguments(
         type=at_least(max(minimum, 1)),
         default=draws,
         metavar="N",
-        help=f"{what}: draws per chain (default {draws})",
+        help=draws_help or f"{what}: draws per chain (default {draws})",
     )
     parser.add_argument(
         "--tune",

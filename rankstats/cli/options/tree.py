@@ -111,7 +111,7 @@ class Options:
     """The options of ``rankstats tree``."""
 
     input: InputOptions
-    rankings: RankingsFileOptions
+    rankings_file: RankingsFileOptions
     output: OutputOptions
     ranker_covariates: str
     key: str | None = None
