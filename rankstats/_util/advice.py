@@ -47,6 +47,7 @@ FLAGS = {
     "bootstrap": "--n-resamples",
     "n_bootstrap": "--n-resamples",
     "confidence": "--confidence-level",
+    "workers": "--n-jobs",
     "n_draws": "--draws",
     "adjust": "--correction",
     "level": "--by",

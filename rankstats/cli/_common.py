@@ -21,7 +21,7 @@ from rankstats.cli.options.shared import InputOptions, RankingsFileOptions
 from rankstats.cli.usage import UsageError
 
 
-def load_input(inp: InputOptions, fmt: str = "scores"):
+def load_input(inp: InputOptions, fmt: str = "auto"):
     """Scores from ``FILE`` or ``--dataset`` (exactly one), read with the library's one reader
     (``fmt``: ``--format`` of a command that also reads rankings files)."""
     from rankstats.datasets import load_dataset

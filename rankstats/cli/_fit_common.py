@@ -281,7 +281,7 @@ def described(model: object, opts: Options) -> str:
     structure = ""
     covariates = getattr(model, "covariates", None)
     if covariates is not None:
-        structure += f", --covariates {', '.join(map(str, covariates.columns))}"
+        structure += f", --system-covariates {', '.join(map(str, covariates.columns))}"
     if getattr(model, "random_effect", False):
         structure += ", --random-effect"
     if opts.bias_reduction:

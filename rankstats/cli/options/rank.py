@@ -68,6 +68,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         1,
         "local worker processes reducing Parquet row groups in parallel",
         old=("--workers",),
+        all_cores=False,
     )
     stream.add_argument(
         "--order",

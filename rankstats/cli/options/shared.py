@@ -395,17 +395,22 @@ def add_seed_argument(parser: argparse._ActionsContainer, what: str = "random se
 
 
 def add_n_jobs_argument(
-    parser: argparse._ActionsContainer, default: int, what: str, old: tuple[str, ...] = ("--jobs",)
+    parser: argparse._ActionsContainer,
+    default: int,
+    what: str,
+    old: tuple[str, ...] = ("--jobs",),
+    all_cores: bool = True,
 ) -> None:
-    """``--n-jobs N``: parallel workers, -1 for all cores (checked by :func:`check_n_jobs`)."""
+    """``--n-jobs N``: parallel workers, -1 for all cores where ``all_cores`` (checked by
+    :func:`check_n_jobs`)."""
     renamed(
         parser,
         "--n-jobs",
         old=old,
-        type=int,
+        type=int if all_cores else at_least(1),
         default=default,
         metavar="N",
-        help=f"{what} (-1: all cores; default {default})",
+        help=f"{what} ({'-1: all cores; ' if all_cores else ''}default {default})",
     )
 
 
