@@ -122,7 +122,7 @@ def build_parser(commands: Iterable[str] = COMMANDS) -> argparse.ArgumentParser:
 def _build_options(namespace: argparse.Namespace, module: ModuleType) -> object:
     """The command's frozen options object: its ``build_options`` (options derived from
     others), else its ``Options`` filled from the namespace."""
-    from rankstats.cli.options.shared import from_namespace
+    from rankstats.cli.options.groups import from_namespace
 
     if hasattr(module, "build_options"):
         return module.build_options(namespace)

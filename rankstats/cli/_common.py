@@ -17,7 +17,7 @@ import numpy as np
 
 from rankstats._util.atomic import checkpoint
 from rankstats._util.text import shorten, terminal
-from rankstats.cli.options.shared import InputOptions, RankingsFileOptions
+from rankstats.cli.options.groups import InputOptions, RankingsFileOptions
 from rankstats.cli.usage import UsageError
 
 

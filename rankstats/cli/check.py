@@ -16,7 +16,7 @@ from rankstats._util.atomic import output_dir
 from rankstats._util.text import write_csv
 from rankstats.cli._common import file_done, load_input, short, write_json, written
 from rankstats.cli.options.check import Options
-from rankstats.cli.options.shared import InputOptions
+from rankstats.cli.options.groups import InputOptions
 from rankstats.errors import DataWarning
 
 

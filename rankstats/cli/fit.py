@@ -32,7 +32,7 @@ from rankstats.cli._fit_common import (
 from rankstats.cli._fit_compare import compare
 from rankstats.cli._fit_mallows import mallows
 from rankstats.cli.options.fit import Options
-from rankstats.cli.options.shared import from_namespace
+from rankstats.cli.options.groups import from_namespace
 from rankstats.cli.usage import UsageError, check_out
 
 

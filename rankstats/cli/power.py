@@ -10,8 +10,9 @@ from rankstats._util.atomic import output_dir
 from rankstats._util.text import write_csv
 from rankstats.cli._common import file_done, written
 from rankstats.cli._console import print_frame
+from rankstats.cli.options.groups import from_namespace
 from rankstats.cli.options.power import Options
-from rankstats.cli.options.shared import check_n_jobs, from_namespace
+from rankstats.cli.options.shared import check_n_jobs
 from rankstats.cli.usage import UsageError
 
 

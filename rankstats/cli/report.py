@@ -9,8 +9,8 @@ from pathlib import Path
 from rankstats._util.text import terminal
 from rankstats.cli._common import file_format, load_input, load_rankings_file
 from rankstats.cli.check import before_analysis
+from rankstats.cli.options.groups import from_namespace
 from rankstats.cli.options.report import Options
-from rankstats.cli.options.shared import from_namespace
 from rankstats.cli.usage import UsageError
 from rankstats.core.rankings import Rankings, as_rankings, require_systems
 

@@ -16,7 +16,7 @@ CLI = Path(rankstats.cli.__file__).parent
 #: The building step: the functions that read the namespace (file, function name).
 BUILDERS = {
     ("__init__.py", "_build_options"),
-    ("options/shared.py", "from_namespace"),
+    ("options/groups.py", "from_namespace"),
     ("report.py", "build_options"),
     ("power.py", "build_options"),
     ("fit.py", "build_options"),
@@ -106,7 +106,7 @@ def test_options_objects_are_frozen_and_hold_every_option(command):
 
 
 def test_an_option_without_a_field_is_a_bug():
-    from rankstats.cli.options.shared import OutputOptions, from_namespace
+    from rankstats.cli.options.groups import OutputOptions, from_namespace
 
     namespace = _parse(["check", "--dataset", "glue"])
     with pytest.raises(TypeError, match="no field for the options"):
@@ -115,7 +115,7 @@ def test_an_option_without_a_field_is_a_bug():
 
 def test_shared_groups_are_one_object_type_across_commands():
     """``--dataset``, ``--out``: the same group object in every command that has them."""
-    from rankstats.cli.options.shared import InputOptions, OutputOptions
+    from rankstats.cli.options.groups import InputOptions, OutputOptions
 
     for command in ("check", "rank", "significance", "report", "fit", "kemeny", "paired"):
         options = _build_options(

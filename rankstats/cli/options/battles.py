@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
+from rankstats.cli.options.groups import McmcOptions, OutputOptions
 from rankstats.cli.options.shared import (
-    McmcOptions,
-    OutputOptions,
     add_battle_columns,
     add_confidence_level_argument,
     add_figures_argument,
@@ -16,6 +15,7 @@ from rankstats.cli.options.shared import (
     add_output_argument,
     add_progress_argument,
     add_seed_argument,
+    add_text_file_arguments,
     finite,
 )
 from rankstats.cli.usage import renamed
@@ -27,8 +27,7 @@ EXAMPLE = "rankstats battles battles.parquet --n-resamples 1000 --anchor gpt-4-0
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="battle log: CSV, TSV, Parquet, JSON (lines)")
     add_battle_columns(parser)
-    parser.add_argument("--sep", default=None, help="delimiter of a text file (default: sniffed)")
-    parser.add_argument("--encoding", default="utf-8", help="encoding of a text file")
+    add_text_file_arguments(parser)
     parser.add_argument(
         "--both-bad",
         choices=["tie", "drop"],

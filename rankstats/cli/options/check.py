@@ -5,12 +5,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from rankstats.cli.options.shared import (
-    InputOptions,
-    OutputOptions,
-    add_input_arguments,
-    add_output_argument,
-)
+from rankstats.cli.options.groups import InputOptions, OutputOptions
+from rankstats.cli.options.shared import add_input_arguments, add_output_argument
 
 HELP = "check a score table before any analysis: placeholders, aggregate columns, scales, folds"
 EXAMPLE = (

@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from rankstats.cli.options.shared import (
+from rankstats.cli.options.groups import (
     InputOptions,
     McmcOptions,
     OutputOptions,
     RankingsFileOptions,
+)
+from rankstats.cli.options.shared import (
+    add_covariate_columns_argument,
     add_figures_argument,
     add_input_arguments,
     add_mcmc_arguments,
@@ -183,13 +186,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "--random-effect); the coefficients in "
         "<model>_coefficients.csv",
     )
-    parser.add_argument(
-        "--covariate-columns",
-        nargs="+",
-        default=None,
-        metavar="COLUMN",
-        help="with --system-covariates: the columns to use (default: every column after the first)",
-    )
+    add_covariate_columns_argument(parser, "with --system-covariates, every column after the first")
     parser.add_argument(
         "--random-effect",
         action="store_true",

@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
+from rankstats.cli.options.groups import InputOptions, OutputOptions
 from rankstats.cli.options.shared import (
-    InputOptions,
-    OutputOptions,
     add_input_arguments,
     add_output_argument,
     add_progress_argument,

@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
+from rankstats.cli.options.groups import InputOptions, OutputOptions
 from rankstats.cli.options.shared import (
-    InputOptions,
-    OutputOptions,
     add_confidence_level_argument,
     add_figures_argument,
     add_input_arguments,

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
+from rankstats.cli.options.groups import OutputOptions
 from rankstats.cli.options.shared import (
-    OutputOptions,
+    add_alpha_argument,
     add_battle_columns,
     add_by_argument,
     add_n_jobs_argument,
@@ -198,7 +199,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     add_by_argument(
         tests, "blocks: each (task, instance) or each task (mean over its instances)", "instance"
     )
-    tests.add_argument("--alpha", type=probability, default=0.05, help="level (default 0.05)")
+    add_alpha_argument(tests, 0.05, "the tests")
     tests.add_argument(
         "--rope",
         type=nonnegative,

@@ -6,16 +6,15 @@ import argparse
 import dataclasses
 
 from rankstats.aggregation.choices import METHODS
+from rankstats.cli.options.groups import HoeffdingOptions, InputOptions, OutputOptions
 from rankstats.cli.options.shared import (
-    HoeffdingOptions,
-    InputOptions,
-    OutputOptions,
     add_figures_argument,
     add_input_arguments,
     add_n_jobs_argument,
     add_output_argument,
     add_placeholder_argument,
     add_progress_argument,
+    add_scheduler_argument,
     add_significance_arguments,
     add_top_argument,
     at_least,
@@ -57,12 +56,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default=2_000_000,
         help="rows per batch (default 2,000,000)",
     )
-    stream.add_argument(
-        "--scheduler",
-        default=None,
-        metavar="ADDRESS",
-        help="run on a Dask cluster, e.g. tcp://host:8786 (needs rankstats[dask])",
-    )
+    add_scheduler_argument(stream, "the scan")
     add_n_jobs_argument(
         stream,
         1,

@@ -6,11 +6,14 @@ import argparse
 import dataclasses
 
 from rankstats.aggregation.choices import METHODS
-from rankstats.cli.options.shared import (
+from rankstats.cli.options.groups import (
     HoeffdingOptions,
     InputOptions,
     OutputOptions,
     RankingsFileOptions,
+)
+from rankstats.cli.options.shared import (
+    add_alpha_argument,
     add_input_arguments,
     add_missing_treatment_arguments,
     add_output_argument,
@@ -21,7 +24,6 @@ from rankstats.cli.options.shared import (
     add_top_argument,
     add_zero_method_argument,
     at_least,
-    probability,
 )
 from rankstats.cli.usage import renamed
 
@@ -106,12 +108,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="post-hoc test of the section (default: nemenyi)",
     )
-    sig.add_argument(
-        "--alpha",
-        type=probability,
-        default=None,
-        help="family-wise error level of the post-hoc tests, in (0, 1) (default 0.05)",
-    )
+    add_alpha_argument(sig, None, "the post-hoc tests (family-wise)")
     # Also that of --paired and --power-test wilcoxon: refused when none runs it.
     add_zero_method_argument(sig, None)
     add_missing_treatment_arguments(sig, None, None)

@@ -6,11 +6,12 @@ import argparse
 import dataclasses
 
 from rankstats.aggregation.choices import METHODS
+from rankstats.cli.options.groups import OutputOptions
 from rankstats.cli.options.shared import (
-    OutputOptions,
     add_n_jobs_argument,
     add_output_argument,
     add_progress_argument,
+    add_scheduler_argument,
     add_seed_argument,
     at_least,
 )
@@ -53,13 +54,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="how --n-jobs runs the grid cells: the standard library's process pool (default) or "
         "joblib (loky; or a Dask cluster with --scheduler)",
     )
-    parser.add_argument(
-        "--scheduler",
-        default=None,
-        metavar="ADDRESS",
-        help="run the cells on this Dask cluster through joblib (implies --backend joblib; "
-        "needs rankstats[dask])",
-    )
+    add_scheduler_argument(parser, "the cells through joblib (implies --backend joblib)")
     add_seed_argument(parser)
     add_output_argument(parser, "robustness-out", "robustness.csv, summary.csv and the figure")
     add_progress_argument(parser)

@@ -1,141 +1,20 @@
-"""The options several subcommands share: declared once (``add_*``), held by one frozen
-options object each (:class:`InputOptions`, ...), and the argument types that check a value as
-it is parsed (``--delta 1.5`` is refused by argparse with the expected range).
+"""The options several subcommands share, declared once (``add_*``; each group held by one
+frozen object of :mod:`rankstats.cli.options.groups`), and the argument types that check a value
+as it is parsed (``--delta 1.5`` is refused by argparse with the expected range).
 
-Each command's options are a frozen dataclass built once from the parsed namespace
-(:func:`from_namespace`, right after parsing, in :func:`rankstats.cli.main`); no function below
-the parser sees the namespace. A shared group is a sub-object of it (``options.input.file``).
-
-Light on purpose: only :mod:`argparse`, :mod:`dataclasses` and the lists of choices (bundled
-data sets, aggregation methods, Hoeffding options), so that ``rankstats --help`` imports no
-numerical library.
+Light on purpose: only :mod:`argparse` and the lists of choices (bundled data sets, aggregation
+methods, Hoeffding options), so that ``rankstats --help`` imports no numerical library.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import math
-import typing
 from collections.abc import Callable
-from typing import Any, TypeVar
 
 from rankstats.aggregation.choices import CORRECTIONS, ESTIMANDS, FORMS
 from rankstats.cli.usage import renamed
 from rankstats.datasets import DATASETS
-
-T = TypeVar("T")
-
-#: Options of ``rankstats`` itself, read by :func:`rankstats.cli.main` (not by a command).
-GLOBAL = frozenset({"command", "debug", "quiet"})
-
-
-# ---------------------------------------------------------------------------- options objects
-def from_namespace(cls: type[T], namespace: argparse.Namespace, **derived: Any) -> T:
-    """The options object ``cls`` of a parsed command line: each field from the option of its
-    name (a field whose type is an options dataclass: that shared group, built from the same
-    namespace; a field the command does not declare: its default), ``derived`` values as given.
-    The one step that reads the namespace."""
-    values = vars(namespace)
-    obj = _build(cls, values, derived)
-    unread = set(values) - GLOBAL - _names(cls)
-    if unread:  # an option declared but held by no field: a bug of the options object
-        raise TypeError(f"{cls.__name__} has no field for the options {sorted(unread)}")
-    return obj
-
-
-def _groups(cls: type) -> dict[str, type]:
-    """The fields of ``cls`` that hold a shared group (typed by an options dataclass)."""
-    hints = typing.get_type_hints(cls)
-    return {
-        f.name: hints[f.name]
-        for f in dataclasses.fields(cls)
-        if dataclasses.is_dataclass(hints[f.name])
-    }
-
-
-def _build(cls: type, values: dict, derived: dict) -> Any:
-    given: dict[str, Any] = {}
-    groups = _groups(cls)
-    for f in dataclasses.fields(cls):
-        if f.name in derived:
-            given[f.name] = derived[f.name]
-        elif f.name in groups:
-            given[f.name] = _build(groups[f.name], values, {})
-        elif f.name in values:
-            given[f.name] = values[f.name]
-        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            raise TypeError(f"{cls.__name__}.{f.name}: no option of this name was parsed")
-    return cls(**given)
-
-
-def _names(cls: type) -> set[str]:
-    names: set[str] = set()
-    groups = _groups(cls)
-    for f in dataclasses.fields(cls):
-        names |= _names(groups[f.name]) if f.name in groups else {f.name}
-    return names
-
-
-@dataclasses.dataclass(frozen=True)
-class InputOptions:
-    """FILE | ``--dataset`` and how a score table is read (:func:`add_input_arguments`), with
-    ``--by`` and ``--placeholders`` where the command has them."""
-
-    file: str | None = None
-    dataset: str | None = None
-    system: str | list[str] = "system"
-    task: str = "task"
-    instance: str | None = None
-    score: str = "score"
-    layout: str = "auto"
-    lower_is_better: list[str] = dataclasses.field(default_factory=list)
-    sep: str | None = None
-    encoding: str = "utf-8"
-    na_values: list[str] | None = None
-    ignore_memory_check: bool = False
-    tasks: list[str] | None = None
-    drop_columns: list[str] | None = None
-    by: str | None = None
-    placeholders: str = "keep"
-
-
-@dataclasses.dataclass(frozen=True)
-class RankingsFileOptions:
-    """What FILE holds and the columns of a rankings file (:func:`add_rankings_file_arguments`);
-    ``scores`` for a command that reads score tables only."""
-
-    format: str = "scores"
-    ranker: str | None = None
-    preferred: str | None = None
-    other: str | None = None
-
-
-@dataclasses.dataclass(frozen=True)
-class HoeffdingOptions:
-    """The Hoeffding intervals (:func:`add_significance_arguments`)."""
-
-    delta: float = 0.05
-    correction: str = "holm"
-    form: str = "two-sided"
-    estimand: str = "imputed"
-
-
-@dataclasses.dataclass(frozen=True)
-class OutputOptions:
-    """Where the outputs go (:func:`add_output_argument`) and whether figures are drawn."""
-
-    out: str | None = None
-    no_figures: bool = False
-
-
-@dataclasses.dataclass(frozen=True)
-class McmcOptions:
-    """The sampler's draws, tuning steps and chains (:func:`add_mcmc_arguments`)."""
-
-    draws: int = 1000
-    tune: int | None = 1000
-    chains: int = 4
 
 
 # ---------------------------------------------------------------------------- argument types
@@ -215,14 +94,7 @@ def add_input_arguments(
         metavar="TASK",
         help="tasks where a lower score is better",
     )
-    parser.add_argument(
-        "--sep", default=None, help="field separator of a text file (default: detected)"
-    )
-    parser.add_argument(
-        "--encoding",
-        default="utf-8",
-        help="text encoding of a CSV/TSV file (default: utf-8; e.g. latin-1, utf-16)",
-    )
+    add_text_file_arguments(parser)
     parser.add_argument(
         "--na-values",
         nargs="+",
@@ -390,6 +262,49 @@ def add_placeholder_argument(parser: argparse.ArgumentParser) -> None:
 
 
 # ---------------------------------------------------------------------------- other groups
+def add_text_file_arguments(parser: argparse._ActionsContainer) -> None:
+    """``--sep`` and ``--encoding`` of a CSV/TSV file."""
+    parser.add_argument(
+        "--sep", default=None, help="field separator of a text file (default: detected)"
+    )
+    parser.add_argument(
+        "--encoding",
+        default="utf-8",
+        help="text encoding of a CSV/TSV file (default: utf-8; e.g. latin-1, utf-16)",
+    )
+
+
+def add_alpha_argument(
+    parser: argparse._ActionsContainer, default: float | None, what: str
+) -> None:
+    """``--alpha``: the significance level of a test (docs/vocabulary.md)."""
+    parser.add_argument(
+        "--alpha",
+        type=probability,
+        default=default,
+        help=f"significance level of {what}, in (0, 1) (default 0.05)",
+    )
+
+
+def add_scheduler_argument(parser: argparse._ActionsContainer, what: str) -> None:
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help=f"run {what} on this Dask cluster, e.g. tcp://host:8786 (needs rankstats[dask])",
+    )
+
+
+def add_covariate_columns_argument(parser: argparse._ActionsContainer, default: str) -> None:
+    parser.add_argument(
+        "--covariate-columns",
+        nargs="+",
+        default=None,
+        metavar="COLUMN",
+        help=f"the covariates to use (default: {default})",
+    )
+
+
 def add_seed_argument(parser: argparse._ActionsContainer, what: str = "random seed") -> None:
     parser.add_argument("--seed", type=int, default=0, help=f"{what} (default 0)")
 

@@ -7,10 +7,9 @@ import argparse
 import dataclasses
 import math
 
+from rankstats.cli.options.groups import InputOptions, McmcOptions, OutputOptions
 from rankstats.cli.options.shared import (
-    InputOptions,
-    McmcOptions,
-    OutputOptions,
+    add_alpha_argument,
     add_input_arguments,
     add_mcmc_arguments,
     add_missing_treatment_arguments,
@@ -20,7 +19,6 @@ from rankstats.cli.options.shared import (
     add_seed_argument,
     add_zero_method_argument,
     at_least,
-    probability,
 )
 from rankstats.cli.usage import renamed
 
@@ -103,13 +101,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "imputed, where holm / bonferroni / none replace the single-step max-|z| p-values)",
     )
     add_zero_method_argument(tests, None)  # checked with --posthoc: wilcoxon-holm only
-    tests.add_argument(
-        "--alpha",
-        type=probability,
-        default=0.05,
-        help="family-wise error level of the tests, the CD and the rank sets, in (0, 1) "
-        "(default 0.05)",
-    )
+    add_alpha_argument(tests, 0.05, "the tests, the CD and the rank sets (family-wise)")
     add_missing_treatment_arguments(tests, "error", 0.0)
     tests.add_argument(
         "--choose",

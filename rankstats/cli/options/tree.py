@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
+from rankstats.cli.options.groups import InputOptions, OutputOptions, RankingsFileOptions
 from rankstats.cli.options.shared import (
-    InputOptions,
-    OutputOptions,
-    RankingsFileOptions,
+    add_alpha_argument,
+    add_covariate_columns_argument,
     add_input_arguments,
     add_output_argument,
     add_progress_argument,
@@ -16,7 +16,6 @@ from rankstats.cli.options.shared import (
     add_seed_argument,
     at_least,
     positive,
-    probability,
 )
 from rankstats.cli.usage import renamed
 
@@ -48,13 +47,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--key", default=None, metavar="COLUMN", help="the column naming the ranker or task"
     )
-    parser.add_argument(
-        "--covariate-columns",
-        nargs="+",
-        default=None,
-        metavar="COLUMN",
-        help="the covariates to use (default: every column but the key)",
-    )
+    add_covariate_columns_argument(parser, "every column but the key")
     parser.add_argument(
         "--categorical",
         nargs="+",
@@ -71,12 +64,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="fit these systems only (each ranking restricted to them); the tests need more "
         "rankers (or tasks) than systems",
     )
-    parser.add_argument(
-        "--alpha",
-        type=probability,
-        default=0.05,
-        help="level of the Bonferroni-adjusted instability tests (default 0.05)",
-    )
+    add_alpha_argument(parser, 0.05, "the Bonferroni-adjusted instability tests")
     parser.add_argument(
         "--min-size",
         type=at_least(1),
