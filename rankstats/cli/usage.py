@@ -49,11 +49,17 @@ class Parser(argparse.ArgumentParser):
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
         namespace, extras = super().parse_known_args(args, namespace)
         marks = vars(namespace)
+        notes = []
         for key in [k for k in marks if k.startswith(_OLD)]:
-            old = marks.pop(key)
-            new = marks.pop(_NEW + key[len(_OLD) :], None)
-            if new is not None:
+            old, new = marks.pop(key)
+            if marks.pop(_NEW + key[len(_OLD) :], None) is not None:
                 self.error(f"give {new} or its old spelling {old}, not both")
+            notes.append(
+                f"rankstats: {old} is now {new} (the old spelling will be removed in the next "
+                "release)"
+            )
+        for note in notes:  # once the command line is known to be valid
+            print(note, file=sys.stderr)
         for key in [k for k in marks if k.startswith(_NEW)]:
             del marks[key]
         for action in self._actions:  # required, by either spelling
@@ -76,27 +82,22 @@ def renamed(container: Any, *flags: str, old: tuple[str, ...] = (), **kwargs: An
     if action.required:  # given by the old spelling, the new one is not "seen" by argparse
         action.required, action.required_renamed = False, True
         kwargs["required"] = False
-    action.__class__ = _marking(type(action), _NEW + action.dest, flags[0], note=False)
+    action.__class__ = _marking(type(action), _NEW + action.dest, flags[0], old=False)
     for spelling in old:
         alias = container.add_argument(
             spelling, **{**kwargs, "dest": action.dest, "help": argparse.SUPPRESS}
         )
         alias.default = argparse.SUPPRESS  # the new spelling's default stands
-        alias.__class__ = _marking(type(alias), _OLD + action.dest, flags[0], note=True)
+        alias.__class__ = _marking(type(alias), _OLD + action.dest, flags[0], old=True)
 
 
-def _marking(base: type, mark: str, new: str, note: bool) -> type:
-    """``base`` (an argparse action class) that marks the namespace when its option is used,
-    and for an old spelling prints the note of the rename."""
+def _marking(base: type, mark: str, new: str, old: bool) -> type:
+    """``base`` (an argparse action class) that marks the namespace when its option is used:
+    the new spelling with itself, an old one with ``(old, new)`` (for the note of the rename,
+    printed by :meth:`Parser.parse_known_args`)."""
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
-        if note:
-            print(
-                f"rankstats: {option_string} is now {new} (the old spelling will be removed in "
-                "the next release)",
-                file=sys.stderr,
-            )
-        setattr(namespace, mark, option_string)
+        setattr(namespace, mark, (option_string, new) if old else option_string)
         base.__call__(self, parser, namespace, values, option_string)
 
     return type(base.__name__, (base,), {"__call__": __call__})

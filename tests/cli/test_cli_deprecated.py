@@ -41,7 +41,9 @@ def test_both_spellings_are_a_usage_error(argv, capsys):
     with pytest.raises(SystemExit) as done:
         _parser().parse_args([*argv, "--ranker-covariates", "c.csv"])
     assert done.value.code == EXIT_USAGE
-    last = capsys.readouterr().err.splitlines()[-1]
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1  # the error alone: no note of the rename
+    last = err.splitlines()[-1]
     assert last.startswith("rankstats x: error: give --n-resamples or its old spelling --")
     assert last.endswith(", not both (see rankstats x --help)")
 
