@@ -164,11 +164,11 @@ def _significance_options(opts: Options) -> dict | bool:
     return options or opts.significance
 
 
-def _announce_models(models_: list[str], model_method: str, by: str | None, data) -> None:
+def _announce_models(names: list[str], model_method: str, by: str | None, data) -> None:
     """Before a report that samples its models (``--models``, fitted by ``--model-method``): how
     long each fit should take (the same estimate as ``rankstats fit``; fits expected under a few
     seconds are not announced)."""
-    if not models_:
+    if not names:
         return
 
     from rankstats import models
@@ -176,7 +176,7 @@ def _announce_models(models_: list[str], model_method: str, by: str | None, data
     from rankstats.reporting.report_data import complete_untied
 
     rankings = as_rankings(data, by)  # Scores --by task or instance; Rankings as they are
-    for name in models_:
+    for name in names:
         if name == "mallows":
             complete = complete_untied(rankings.ranks)
             method = "map" if model_method == "map" and complete else "mcmc"
