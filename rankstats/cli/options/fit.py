@@ -212,7 +212,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         1000,
         None,
         0,
-        "the sampler",
+        "",
         tune_help="tuning steps (NUTS) or discarded sweeps (Mallows Gibbs) per chain (default "
         "1000); Mallows Metropolis–Hastings: discarded iterations (default 5000)",
         draws_help="draws (NUTS) or sweeps (Mallows Gibbs) kept per chain (default 1000)",

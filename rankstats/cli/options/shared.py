@@ -403,7 +403,11 @@ def add_mcmc_arguments(
         help=tune_help or f"{what}: tuning steps per chain (default {tune})",
     )
     parser.add_argument(
-        "--chains", type=at_least(1), default=4, metavar="N", help=f"{what}: chains (default 4)"
+        "--chains",
+        type=at_least(1),
+        default=4,
+        metavar="N",
+        help=f"{what}: chains (default 4)" if what else "independent chains (default 4)",
     )
 
 
