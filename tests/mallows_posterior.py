@@ -11,8 +11,8 @@ import math
 import numpy as np
 from scipy.special import logsumexp
 
-from rankstats.core.mallows_partition import partition_function
-from rankstats.core.permutation_distances import rank_distance
+from rankstats.core.permutations.distances import rank_distance
+from rankstats.core.permutations.partition import partition_function
 
 #: Rate of α's exponential prior in the checks (a proper, weak prior).
 ALPHA_RATE = 0.05

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import math
 import sys
 import warnings
 from collections.abc import Iterator
@@ -112,11 +111,7 @@ def fitting(fit_call, notes: list[str]):
 def advice_text(opts: Options, verdict, fit) -> str:
     """What to rerun with, in the command's options."""
     draws = fit.info.get("draws", opts.mcmc.draws) if opts.model == "mallows" else opts.mcmc.draws
-    if verdict.min_ess_bulk and verdict.min_ess_bulk > 0:
-        factor = max(2.0, 1.2 * 400 / verdict.min_ess_bulk)
-    else:
-        factor = 4.0
-    suggest = int(math.ceil(draws * factor / 500) * 500)
+    suggest = verdict.suggested_draws(draws)
     if opts.model == "mallows":
         if fit.info.get("cap_reached"):
             return (

@@ -15,8 +15,6 @@ import sys
 import warnings
 from pathlib import Path
 
-import numpy as np
-
 from rankstats._util.atomic import output_dir
 from rankstats._util.text import write_csv
 from rankstats.cli._common import file_done, written
@@ -106,7 +104,9 @@ def compare(opts: Options, chosen: list[str]) -> int:
         check_sampler_options(opts, len(data.systems))  # before any model is fitted
     choose_partition(opts, len(data.systems))
     if kfold is not None:
-        n_units = int(((~np.isnan(data.ranks)).sum(axis=1) >= 2).sum())
+        from rankstats.models.pointwise_likelihood import informative
+
+        n_units = int(informative(data.ranks, opts.kind).sum())  # the rankings kfold splits
         if kfold > n_units:
             raise UsageError(
                 f"--kfold {kfold} is more folds than the {n_units} rankings of {name}: give "

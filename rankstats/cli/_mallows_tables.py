@@ -14,7 +14,7 @@ from rankstats.cli.options.fit import Options
 
 def extension_notice(opts: Options, unit: str = "draws"):
     """The ``on_extend`` callback of a sampled fit: one line on stderr per extension block."""
-    from rankstats.models.mallows_metropolis_fit import EXTEND_FACTOR
+    from rankstats.models.mallows.metropolis_fit import EXTEND_FACTOR
 
     cap = opts.max_draws or EXTEND_FACTOR * opts.mcmc.draws
 

@@ -146,7 +146,7 @@ def _report_dir(opts: Options) -> Path | None:
             f"--report {opts.report} and --out {opts.output.out} must be two separate directories "
             "(neither inside the other): each is replaced as a whole"
         )
-    return check_output_dir(opts.report, option="--report")
+    return check_output_dir(opts.report, option="report")
 
 
 def _write_report(fit, battles, directory: Path | None, title: str | None):

@@ -225,7 +225,7 @@ def _run(opts: Options) -> int:
     _print_matrix(pairs, fit.order, how)
     more = {}
     if model.structured:
-        more["coefficients"] = coefficient_table(fit, opts.ci_prob)
+        more["coefficients"] = fit.coefficients(opts.ci_prob).reset_index()
     return write_outputs(
         opts,
         fit,
@@ -264,36 +264,3 @@ def _covariates(opts: Options, chosen: list[str]) -> pd.DataFrame | None:
     from rankstats.io.covariate_files import read_system_covariates
 
     return read_system_covariates(opts.system_covariates, opts.covariate_columns)
-
-
-def coefficient_table(fit, prob: float) -> pd.DataFrame:
-    """The coefficients β, the own log-worths and σ of a fit with covariates: estimate (MLE or
-    posterior mean), standard error (posterior sd) and the ``prob`` interval (Wald, or the
-    posterior's equal-tailed interval)."""
-    import numpy as np
-    from scipy import stats
-
-    from rankstats.models.covariate_fit import listed
-
-    names = [k for k in fit.parameters if k.startswith(("beta: ", "own: ")) or k == "sigma"]
-    names = [k for k in names if not k.endswith("_se")]
-    estimate = np.array([fit.parameters[k] for k in names])
-    se = np.array([fit.parameters[f"{k}_se"] for k in names])
-    if fit.method == "nuts":
-        draws = fit.draws()
-        low, high = [], []
-        for k in names:
-            kind, _, label = k.partition(": ")
-            if k == "sigma":
-                values = draws["sigma"]
-            else:
-                labels = listed(fit.info["covariates" if kind == "beta" else "own_log_worth"])
-                values = draws[kind][:, labels.index(label)]
-            low.append(np.quantile(values, (1 - prob) / 2))
-            high.append(np.quantile(values, (1 + prob) / 2))
-    else:
-        z = stats.norm.ppf((1 + prob) / 2)
-        low, high = estimate - z * se, estimate + z * se
-    return pd.DataFrame(
-        {"parameter": names, "estimate": estimate, "se": se, "low": low, "high": high}
-    )

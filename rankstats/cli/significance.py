@@ -125,7 +125,7 @@ def run(opts: Options) -> int:
             zero_method=opts.zero_method,
         )
         letters = group_letters(ph)
-        significant = bool(fr.f_p_value < opts.alpha)
+        significant = fr.significant(opts.alpha)
 
         ranks = ph.mean_ranks.rename_axis("system").reset_index()
         ranks.insert(0, "position", np.arange(1, len(ranks) + 1))

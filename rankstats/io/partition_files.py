@@ -1,11 +1,12 @@
 r"""Mallows partition functions read from CSV tables: the files that
-:meth:`~rankstats.core.mallows_partition.PartitionFunction.save` writes, and tables of
+:meth:`~rankstats.core.permutations.partition.PartitionFunction.save` writes, and tables of
 :math:`\log Z_n(\alpha)` brought from elsewhere (BayesMallows' ``estimate_partition_function``
 evaluated on a grid of α, say), as a
-:class:`~rankstats.core.mallows_partition.PartitionFunction` that a Mallows fit can use.
+:class:`~rankstats.core.permutations.partition.PartitionFunction` that a Mallows fit can use.
 
-The table's checks are :func:`rankstats.core.partition_store.check_table`'s; here the file is
-parsed and every refusal is one line that names the file and the problem.
+The table's checks are
+:func:`rankstats.core.permutations.partition_store.check_table`'s; here the file is parsed
+and every refusal is one line that names the file and the problem.
 """
 
 from __future__ import annotations
@@ -17,8 +18,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rankstats.core.mallows_partition import PartitionFunction, partition_function_from_grid
-from rankstats.core.partition_store import COLUMNS, CSV_HEADER, FORMAT_VERSION, REQUIRED
+from rankstats.core.permutations.partition import PartitionFunction, partition_function_from_grid
+from rankstats.core.permutations.partition_store import (
+    COLUMNS,
+    CSV_HEADER,
+    FORMAT_VERSION,
+    REQUIRED,
+)
 
 
 def read_partition_function(
@@ -36,10 +42,10 @@ def read_partition_function(
         (:math:`\log Z_n(\alpha)`), and optionally ``expected_distance``
         (:math:`E_\alpha[d]`) and ``log_z_se`` (its standard error); lines that begin with
         ``#`` are comments, except the header :meth:`PartitionFunction.save
-        <rankstats.core.mallows_partition.PartitionFunction.save>` writes (``# key: value``:
+        <rankstats.core.permutations.partition.PartitionFunction.save>` writes (``# key: value``:
         distance, n, method, …), which is checked. Or a table with those columns (the
         metadata, if any, in its ``.attrs``, as
-        :meth:`~rankstats.core.mallows_partition.PartitionFunction.to_frame` leaves them).
+        :meth:`~rankstats.core.permutations.partition.PartitionFunction.to_frame` leaves them).
     distance, n : optional
         The distance and number of items of a table without rankstats' header (required
         then); with it, they must agree with it.
@@ -67,7 +73,7 @@ def read_partition_function(
     A table computed in R (BayesMallows), evaluated on a grid that starts at 0:
 
     >>> import numpy as np, pandas as pd
-    >>> from rankstats.core.mallows_partition import partition_function
+    >>> from rankstats.core.permutations.partition import partition_function
     >>> alpha = np.linspace(0.0, 20.0, 41)
     >>> exact = partition_function(10, "spearman")
     >>> table = pd.DataFrame({"alpha": alpha, "log_z": exact.log_z(alpha)})

@@ -10,9 +10,9 @@ See :class:`Fit` for what a fit offers, and the user guide (``docs/user-guide/mo
 
 from rankstats._pymc.convergence import ConvergenceWarning
 from rankstats.core.bradley_terry_mle import ConvergenceError, MLEDoesNotExistError
-from rankstats.core.mallows_partition import PartitionFunction, partition_function
-from rankstats.core.partition_in_use import use_partition_function
-from rankstats.core.permutation_distances import DISTANCES, rank_distance
+from rankstats.core.permutations.distances import DISTANCES, rank_distance
+from rankstats.core.permutations.partition import PartitionFunction, partition_function
+from rankstats.core.permutations.partition_in_use import use_partition_function
 from rankstats.core.preferences import AssessorPreferences
 from rankstats.core.quasi_variance import QuasiVariances, quasi_variances
 from rankstats.io.partition_files import read_partition_function
@@ -21,9 +21,9 @@ from rankstats.models.bradley_terry import BradleyTerry
 from rankstats.models.cluster_choice import ClusterChoice, choose_clusters
 from rankstats.models.covariate_fit import predict_worth
 from rankstats.models.cross_validation import KFoldResult, kfold
-from rankstats.models.mallows import Mallows
-from rankstats.models.mallows_fit import MallowsFit
-from rankstats.models.mallows_mixture_fit import MallowsMixtureFit
+from rankstats.models.mallows.fit import MallowsFit
+from rankstats.models.mallows.mixture_fit import MallowsMixtureFit
+from rankstats.models.mallows.model import Mallows
 from rankstats.models.model_comparison import LOOWarning, ModelComparison, compare_fits
 from rankstats.models.partitioning import rank_tree
 from rankstats.models.plackett_luce import PlackettLuce

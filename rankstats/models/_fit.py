@@ -366,6 +366,15 @@ class Fit:
         table["high"] = table["estimate"] + z * table["se"]
         return table
 
+    def coefficients(self, ci_prob: float = 0.95) -> pd.DataFrame:
+        """The coefficients β, own log-worths and σ of a fit with system covariates or a random
+        effect: estimate, se and the ``ci_prob`` interval (Wald ``estimate ± z se`` for
+        ``mle`` / ``pql``, posterior quantiles for ``nuts``;
+        :func:`rankstats.models.coefficient_table.coefficients`)."""
+        from rankstats.models.coefficient_table import coefficients
+
+        return coefficients(self, ci_prob)
+
     def quasi_variances(self) -> QuasiVariances:
         """Quasi-variances of the log-worths (Firth & de Menezes 2004; R's ``qvcalc``):
         ``Var(θ_i − θ_j) ≈ q_i + q_j`` for every pair, so that comparison intervals

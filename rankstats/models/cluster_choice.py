@@ -1,7 +1,7 @@
 r"""How many clusters of assessors? Mallows mixtures with ``K = 1, 2, …`` compared by PSIS-LOO
 (or WAIC), next to BayesMallows' elbow of the within-cluster distance.
 
-Each ``K`` is fitted with the same sampler (:mod:`rankstats.models.mallows_mixture_fit`; ``K =
+Each ``K`` is fitted with the same sampler (:mod:`rankstats.models.mallows.mixture_fit`; ``K =
 1`` is the one-cluster mixture, the plain Mallows model), and the fits are compared by
 :func:`~rankstats.models.compare_fits` on each ranking's mixture likelihood
 :math:`\log \sum_k \tau_k P(R_j \mid \rho_k, \alpha_k)` — the expected log predictive density
@@ -153,8 +153,8 @@ def choose_clusters(
     -------
     ClusterChoice
     """
-    from rankstats.models.mallows import Mallows
-    from rankstats.models.mallows_mixture_fit import fit_model_mixture
+    from rankstats.models.mallows.mixture_fit import fit_model_mixture
+    from rankstats.models.mallows.model import Mallows
     from rankstats.models.model_comparison import compare_fits
 
     ks = sorted({int(k) for k in clusters})

@@ -24,7 +24,7 @@ The unit is a ranking and the per-ranking likelihood is the one of
 composite likelihood of rankings (the sum over the ranking's pairs: biased low against proper
 likelihoods, and noted), Mallows' marginal likelihood of the held-out ranking — every data
 pattern, every distance, a mixture's summed over its clusters
-(:func:`rankstats.core.mallows_marginal.marginal_likelihood`: closed form or enumeration where
+(:func:`rankstats.core.permutations.marginal.marginal_likelihood`: closed form or enumeration where
 they apply, else an importance-sampling estimate, noted with its largest standard error).
 """
 
@@ -183,8 +183,8 @@ def _heldout(
     if model == "bt":
         tie = values.get("log_tie")
         return pointwise.bt_rankings(ranks, kind, values["log_worth"], tie), 0.0
-    from rankstats.core.mallows_marginal import marginal_likelihood
-    from rankstats.models.mallows_mixture_fit import mixture_marginal
+    from rankstats.core.permutations.marginal import marginal_likelihood
+    from rankstats.models.mallows.mixture_fit import mixture_marginal
 
     n = ranks.shape[1]
     distance = fit.info.get("distance", "kendall")

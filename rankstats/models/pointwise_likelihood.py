@@ -37,7 +37,7 @@ from scipy import sparse
 
 from rankstats._pymc import compat as _compat
 from rankstats._util.advice import Advice, AdviceError, Spelled, escape
-from rankstats.core import mallows_marginal as marginal
+from rankstats.core.permutations import marginal
 from rankstats.core.preferences import AssessorPreferences
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
@@ -207,7 +207,7 @@ def mallows_rankings(
 ) -> np.ndarray:
     r"""Mallows (Kendall) marginal log-likelihood of every observed ranking, ``(S, L)``: the
     sum of the probabilities of its compatible complete rankings
-    (:func:`rankstats.core.mallows_marginal.kendall_marginal`).
+    (:func:`rankstats.core.permutations.marginal.kendall_marginal`).
 
     Closed form for complete rankings with ties (the orders inside a tie group sum to a
     q-factorial),
@@ -219,11 +219,11 @@ def mallows_rankings(
     bottom) and for rankings of two systems, :math:`P(a \succ b) = \frac{d+1}{1-q^{d+1}} -
     \frac{d}{1-q^d}` (``d`` their gap in σ, :math:`q = e^{-\theta}`). Other sub-rankings:
     summed over their compatible rankings when there are at most
-    :data:`~rankstats.core.mallows_marginal.EXACT_MAX`, else estimated by importance sampling
+    :data:`~rankstats.core.permutations.marginal.EXACT_MAX`, else estimated by importance sampling
     (``samples`` rankings per draw and ranking, by default as many as fit in a budget for the
-    whole fit: :func:`~rankstats.core.mallows_marginal.default_samples`; seeded by ``seed``;
+    whole fit: :func:`~rankstats.core.permutations.marginal.default_samples`; seeded by ``seed``;
     the estimate's standard error is in
-    :func:`~rankstats.core.mallows_marginal.kendall_marginal`'s result). Not the
+    :func:`~rankstats.core.permutations.marginal.kendall_marginal`'s result). Not the
     likelihood of a sampled latent completion: that would be the probability of a complete
     ranking, not of the data, and not on the scale of the other families' likelihoods.
     """
@@ -351,7 +351,7 @@ def _attach_rankings(
     rk: Any, idata: Any, values_of, extra: dict[str, Any], kind: str = "subset"
 ) -> None:
     """Attach ``values_of()`` (``(S, L)``, one column per ranking, or a
-    :class:`~rankstats.core.mallows_marginal.MarginalLikelihood`, whose Monte Carlo errors are
+    :class:`~rankstats.core.permutations.marginal.MarginalLikelihood`, whose Monte Carlo errors are
     recorded: :func:`estimate_attrs`) as the ``log_likelihood`` group of a Mallows fit, or
     record why it is unavailable."""
     try:
@@ -411,7 +411,8 @@ def distance_rankings(
     for draws ``rho`` ``(S, n)`` (rank vectors) and ``alpha`` ``(S,)``: for a complete ranking
     without ties :math:`-\alpha\, d(y, \rho)/n - \log Z_n(\alpha)` (BayesMallows'
     parametrisation), else the sum over its compatible complete rankings — enumerated, or
-    estimated by importance sampling (:func:`rankstats.core.mallows_marginal.marginal_likelihood`).
+    estimated by importance sampling
+    (:func:`rankstats.core.permutations.marginal.marginal_likelihood`).
     """
     found = marginal.marginal_likelihood(
         ranks, rho, alpha, distance, kind=kind, samples=samples, seed=seed
@@ -435,7 +436,7 @@ def add_to_distance_fit(
 ) -> None:
     """:func:`add_to_mallows_fit` for a fit by Metropolis–Hastings with any distance: the
     Kendall model's marginal likelihood (θ = α/n) for Kendall rankings,
-    :func:`~rankstats.core.mallows_marginal.marginal_likelihood` for the others and for each
+    :func:`~rankstats.core.permutations.marginal.marginal_likelihood` for the others and for each
     assessor's preferences (unit ``"assessor"``)."""
     if distance == "kendall" and isinstance(data, Rankings):
         add_to_mallows_fit(data, idata, samples=samples, seed=seed)
@@ -468,7 +469,7 @@ def attach_preferences(
     data: AssessorPreferences, idata: Any, found: Any, extra: dict[str, Any]
 ) -> None:
     """Attach the marginal likelihood ``found`` of each assessor's preferences (a
-    :class:`~rankstats.core.mallows_marginal.MarginalLikelihood`) as the ``log_likelihood``
+    :class:`~rankstats.core.permutations.marginal.MarginalLikelihood`) as the ``log_likelihood``
     group, unit ``"assessor"``, with its Monte Carlo errors (:func:`estimate_attrs`)."""
     names = labels(pd.Index(data.assessors))
     attrs = {

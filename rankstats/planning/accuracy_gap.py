@@ -34,8 +34,15 @@ def check_gap_design(design: object) -> None:
 
 
 def largest_gap(design: BenchmarkDesign) -> float:
-    """The largest gap that keeps every accuracy below 1."""
+    """The supremum of the gaps that keep every accuracy below 1 (itself excluded)."""
     return float((1.0 - design.accuracies.min()) / (design.n_systems - 1))
+
+
+def keeps_accuracies_below_one(design: BenchmarkDesign, gap: float) -> bool:
+    """Whether ``gap`` > 0 leaves the most accurate system below 1 *as computed*: a gap just
+    under :func:`largest_gap` can round the top accuracy to exactly 1 (0.7 + 2 · 0.15 == 1.0),
+    whose latent location would be infinite."""
+    return bool(gap > 0 and _stepped(design, gap).max() < 1.0)
 
 
 def with_accuracy_gap(design: BenchmarkDesign, gap: float) -> BenchmarkDesign:
@@ -43,12 +50,18 @@ def with_accuracy_gap(design: BenchmarkDesign, gap: float) -> BenchmarkDesign:
     lowest one (the latent correlation unchanged)."""
     check_gap_design(design)
     require(
-        0 < gap < largest_gap(design),
+        keeps_accuracies_below_one(design, gap),
         f"an accuracy gap must be in (0, {largest_gap(design):.4g}) for these "
         f"{design.n_systems} systems (the most accurate would reach 1), got {gap!r}",
     )
+    new = _stepped(design, gap)
+    return design.replace(locations=tuple(float(v) for v in stats.norm.ppf(new) * design.scale))
+
+
+def _stepped(design: BenchmarkDesign, gap: float) -> np.ndarray:
+    """The accuracies stepped by ``gap`` from the lowest, in the design's order of accuracy."""
     accuracies = design.accuracies
     order = np.argsort(accuracies, kind="stable")
     new = np.empty_like(accuracies)
     new[order] = accuracies.min() + gap * np.arange(design.n_systems)
-    return design.replace(locations=tuple(float(v) for v in stats.norm.ppf(new) * design.scale))
+    return new

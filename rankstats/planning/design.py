@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from rankstats.core.mallows_sampling import sample_mallows
-from rankstats.core.permutation_distances import DISTANCES
+from rankstats.core.permutations.distances import DISTANCES
+from rankstats.core.permutations.sampling import sample_mallows
 from rankstats.planning.noise_probabilities import (
     both_below,
     correlation_for,

@@ -22,7 +22,11 @@ from rankstats._util.parallel import check_parallel
 from rankstats._util.progress import meter
 from rankstats._util.resources import power_bytes, require_memory
 from rankstats.errors import DataWarning
-from rankstats.planning.accuracy_gap import check_gap_design, largest_gap, with_accuracy_gap
+from rankstats.planning.accuracy_gap import (
+    check_gap_design,
+    keeps_accuracies_below_one,
+    with_accuracy_gap,
+)
 from rankstats.planning.battle_design import BATTLE_EFFECTS, BATTLE_SIZES, BattleDesign
 from rankstats.planning.battle_replications import (
     BATTLE_TESTS,
@@ -555,7 +559,7 @@ def _default_grid(design: BenchmarkDesign | BattleDesign, vary: str) -> tuple:
     """:data:`DEFAULT_GRIDS` ``[vary]``; accuracy gaps that keep every accuracy below 1."""
     grid = DEFAULT_GRIDS[vary]
     if vary == "accuracy_gap":
-        grid = tuple(g for g in grid if g < largest_gap(design))  # type: ignore[arg-type]
+        grid = tuple(g for g in grid if keeps_accuracies_below_one(design, g))  # type: ignore[arg-type]
     return grid
 
 

@@ -3,7 +3,7 @@ r"""Samplers of complete rankings with a known centre or worths.
 - :func:`plackett_luce`: Plackett–Luce rankings by the Gumbel-max construction (Yellott 1977);
 - :func:`mallows`: Mallows rankings with Kendall distance by repeated insertion (Doignon et al.
   2004); ``mallows_expected_distance``, the expected Kendall distance to the centre (Fligner &
-  Verducci 1986), lives in :mod:`rankstats.core.mallows_kendall` and is re-exported here.
+  Verducci 1986), lives in :mod:`rankstats.core.permutations.kendall` and is re-exported here.
 
 Both are vectorised over rankings.
 """
@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.arguments import random_seed
-from rankstats.core.mallows_kendall import mallows_expected_distance  # noqa: F401  (re-exported)
-from rankstats.core.mallows_sampling import insertion_ranks
+from rankstats.core.permutations.kendall import mallows_expected_distance  # noqa: F401  (re-exported)
+from rankstats.core.permutations.sampling import insertion_ranks
 from rankstats.core.rankings import Rankings
 from rankstats.simulate.argument_checks import check_count, is_real, require
 from rankstats.simulate.labels import system_names

@@ -273,7 +273,7 @@ def test_elo_scale_anchor_and_differences():
         1114.0 - ratings["model-002"],
     )
     assert ELO_SCALE == pytest.approx(400 / math.log(10))
-    with pytest.raises(ValueError, match="anchor 'nope'"):
+    with pytest.raises(ValueError, match="anchor='nope' is not a model"):
         fit_battles(battles, bootstrap=0, anchor="nope")
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 import rankstats as rs
-from rankstats.models._mallows_sampler import Chain, LogPrior, resolve_backend
+from rankstats.models.mallows._gibbs import Chain, LogPrior, resolve_backend
 
 
 def uptime() -> str:

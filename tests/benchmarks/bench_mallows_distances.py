@@ -34,9 +34,9 @@ import numpy as np
 import pandas as pd
 
 import rankstats as rs
-from rankstats.core.mallows_partition import partition_function
-from rankstats.models._mallows_metropolis import MetropolisChain
-from rankstats.models._mallows_sampler import Chain, LogPrior, resolve_backend
+from rankstats.core.permutations.partition import partition_function
+from rankstats.models.mallows._gibbs import Chain, LogPrior, resolve_backend
+from rankstats.models.mallows._metropolis import MetropolisChain
 
 #: Part 3, run in a fresh interpreter.
 MEMORY = """
@@ -51,7 +51,7 @@ def peak_mb():  # this process's own peak: ru_maxrss also counts the parent's, k
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-from rankstats.models._mallows_metropolis import MetropolisChain
+from rankstats.models.mallows._metropolis import MetropolisChain
 rng = np.random.default_rng(0)
 n_rankings, n = 10_000, 20
 order = np.argsort(rng.random((n_rankings, n)), axis=1)

@@ -132,6 +132,7 @@ def test_short_mallows_fit_warns_in_cli_terms_and_summarises_at_the_end(tmp_path
 def test_time_estimate_is_printed_up_front(tmp_path, capsys, monkeypatch):
     from rankstats.cli import main
     from rankstats.models import timing as _timing
+    from rankstats.models.mallows import timing as _mallows_timing
 
     monkeypatch.setattr(_timing, "ANNOUNCE_FROM", 0.0)
     args = ["fit", "--rankings", "potato_visual", "--model", "mallows", "--no-figures"]
@@ -148,9 +149,9 @@ def test_time_estimate_is_printed_up_front(tmp_path, capsys, monkeypatch):
 
     # The numba kernels are accounted for (the estimate says which kernels it assumed).
     ranks = rs.load_rankings("nascar").ranks
-    slow = _timing.mallows_seconds(ranks, 1000, 2, fast=False)
-    assert _timing.mallows_seconds(ranks, 1000, 2, fast=True) == pytest.approx(
-        slow / _timing.NUMBA_SPEEDUP
+    slow = _mallows_timing.mallows_seconds(ranks, 1000, 2, fast=False)
+    assert _mallows_timing.mallows_seconds(ranks, 1000, 2, fast=True) == pytest.approx(
+        slow / _mallows_timing.NUMBA_SPEEDUP
     )
     kernels = "numba kernels" if _timing.numba_kernels("auto") else "NumPy kernels"
     assert kernels in lines[1]
@@ -309,7 +310,7 @@ def test_cli_partition_file_is_used_and_checked(tmp_path, capsys):
     import warnings
 
     from rankstats.cli import main
-    from rankstats.core import partition_in_use
+    from rankstats.core.permutations import partition_in_use
 
     good = tmp_path / "spearman4.csv"
     rs.models.partition_function(4, "spearman").save(good)

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from cli_run import one_error_line, run
+from scipy import stats
 
 import rankstats as rs
 
@@ -37,6 +38,10 @@ def test_the_coefficients_written_are_the_fit(tmp_path, capsys, covariates_file)
     for name in written.index:
         assert written.loc[name, "estimate"] == pytest.approx(fit.parameters[name], abs=1e-9)
         assert written.loc[name, "se"] == pytest.approx(fit.parameters[f"{name}_se"], abs=1e-9)
+        wald = stats.norm.interval(
+            0.95, loc=fit.parameters[name], scale=fit.parameters[f"{name}_se"]
+        )
+        assert written.loc[name, ["low", "high"]].tolist() == pytest.approx(wald, abs=1e-9)
     assert "--system-covariates size, --random-effect" in stdout
 
 

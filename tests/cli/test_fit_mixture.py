@@ -12,7 +12,7 @@ import pytest
 
 import rankstats as rs
 from rankstats.cli import main
-from rankstats.core.mallows_sampling import sample_mallows
+from rankstats.core.permutations.sampling import sample_mallows
 
 SETTINGS = ["--draws", "100", "--tune", "400", "--chains", "2", "--max-draws", "100"]
 

@@ -49,12 +49,13 @@ def test_report_with_paired_section(tmp_path, capsys):
     assert (tmp_path / "cli" / "paired_task01_strengths.csv").exists()
 
 
+@pytest.mark.pymc
 def test_model_fits_are_announced_with_the_fit_estimate(capsys, monkeypatch):
     """`report --models` announces each sampled fit with the same estimate `rankstats fit`
     prints (one function, models.timing.fit_estimate); optimum fits are never announced."""
     from rankstats.cli.report import _announce_models
     from rankstats.models import timing as _timing
-    from rankstats.models.mallows import DRAWS, TUNE
+    from rankstats.models.mallows.model import DRAWS, TUNE
 
     scores = rs.load_dataset("dialogue_tc")
     monkeypatch.setattr(_timing, "ANNOUNCE_FROM", 0.0)

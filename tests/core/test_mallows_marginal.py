@@ -1,4 +1,4 @@
-"""The Mallows marginal likelihood of partial observations (rankstats.core.mallows_marginal)
+"""The Mallows marginal likelihood of partial observations (rankstats.core.permutations.marginal)
 against brute force: every complete ranking of n ≤ 7 items, filtered by compatibility with the
 observation and weighted by its Mallows probability, all written here independently (the six
 distances from their definitions, compatibility from the stated preferences themselves, not
@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankstats.core import mallows_insertion as amp
-from rankstats.core.mallows_marginal import (
+from rankstats.core.permutations import insertion as amp
+from rankstats.core.permutations.marginal import (
     constraints,
     kendall_marginal,
     linear_extensions,

@@ -1,5 +1,5 @@
 """Mallows partition functions and expected distances: exhaustive enumeration (n ≤ 8),
-BayesMallows' published values, the Kendall closed form of core/mallows_kendall, and the
+BayesMallows' published values, the Kendall closed form of core/permutations/kendall, and the
 importance-sampling estimate against the exact values within its own standard error."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import math
 import numpy as np
 import pytest
 
-from rankstats.core.mallows_kendall import log_z as kendall_log_z
-from rankstats.core.mallows_kendall import mallows_expected_distance
-from rankstats.core.mallows_partition import EXACT_MAX, partition_function
-from rankstats.core.permutation_distances import DISTANCES
+from rankstats.core.permutations.distances import DISTANCES
+from rankstats.core.permutations.kendall import log_z as kendall_log_z
+from rankstats.core.permutations.kendall import mallows_expected_distance
+from rankstats.core.permutations.partition import EXACT_MAX, partition_function
 
 ALPHAS = np.array([0.0, 0.05, 0.7, 3.0, 12.0, 60.0])
 

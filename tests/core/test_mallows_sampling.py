@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rankstats.core.mallows_sampling import sample_mallows
-from rankstats.core.permutation_distances import DISTANCES, rank_distance
+from rankstats.core.permutations.distances import DISTANCES, rank_distance
+from rankstats.core.permutations.sampling import sample_mallows
 
 
 def _exact(n: int, alpha: float, distance: str, rho: np.ndarray):

@@ -1,5 +1,5 @@
 """Partition functions on disk: the cache a new process loads instead of recomputing, the CSV
-tables that export and import them (rankstats/core/partition_store.py,
+tables that export and import them (rankstats/core/permutations/partition_store.py,
 rankstats/io/partition_files.py). Every test points the cache at its own folder."""
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankstats.core import mallows_partition, partition_store
-from rankstats.core.mallows_partition import partition_function
+from rankstats.core.permutations import partition as mallows_partition
+from rankstats.core.permutations import partition_store
+from rankstats.core.permutations.partition import partition_function
 from rankstats.io.partition_files import read_partition_function
 
 ARRAYS = ("log_counts", "alpha_grid", "log_z_grid", "log_z_se", "expected_grid")
@@ -64,7 +65,7 @@ def test_a_fresh_process_loads_the_estimate_instead_of_computing_it(cache):
     out = cache.parent / "loaded.npz"
     script = f"""
 import numpy as np
-from rankstats.core import mallows_partition as mp
+from rankstats.core.permutations import partition as mp
 def refuse(*args):
     raise AssertionError("recomputed instead of loaded")
 mp.importance_sampling = refuse
@@ -259,7 +260,7 @@ def test_a_table_of_log_z_alone_is_a_consistent_spline(tmp_path):
     np.testing.assert_array_equal(pf.standard_error(fine), 0.0)
     with pytest.raises(ValueError, match="beyond the imported table"):
         pf.log_z(41.0)
-    numba_kernels = pytest.importorskip("rankstats.models._mallows_partition_numba")
+    numba_kernels = pytest.importorskip("rankstats.models.mallows._partition_numba")
     table = pf.log_z_table()
     assert table.form == "spline"
     empty = np.empty(0)

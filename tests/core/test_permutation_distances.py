@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from rankstats.core.permutation_distances import DISTANCES, max_distance, rank_distance
+from rankstats.core.permutations.distances import DISTANCES, max_distance, rank_distance
 
 
 def _ordering(r):
@@ -99,7 +99,7 @@ def test_bad_rankings_are_named():
 @pytest.mark.parametrize("distance", ["footrule", "spearman", "hamming"])
 def test_central_ranking_is_the_brute_force_minimum(distance):
     """The assignment's ranking has the least summed distance of all 720 rankings of 6."""
-    from rankstats.core.permutation_distances import central_ranking
+    from rankstats.core.permutations.distances import central_ranking
 
     rng = np.random.default_rng(11)
     r = np.array([rng.permutation(6) + 1 for _ in range(25)])

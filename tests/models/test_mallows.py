@@ -10,9 +10,11 @@ import pytest
 
 import rankstats as rs
 from rankstats._pymc.convergence import ConvergenceWarning
-from rankstats.core.mallows_kendall import log_z, pair_probability
+from rankstats.core.permutations.kendall import log_z, pair_probability
 from rankstats.core.rankings import Rankings
-from rankstats.models._mallows_sampler import run_chain
+from rankstats.models.mallows._gibbs import run_chain
+
+pytestmark = pytest.mark.pymc  # runs PyMC / ArviZ: CI runs it on both stacks
 
 
 def kendall(p, s):
@@ -242,7 +244,7 @@ def test_mallows_is_read_back_through_the_model_registry(monkeypatch):
     (as PL and BT register their pair functions), and any registered model can do the same."""
     from rankstats._pymc import compat as _compat
     from rankstats.models import _fit
-    from rankstats.models.mallows_fit import from_attributes
+    from rankstats.models.mallows.fit import from_attributes
 
     assert _fit.REBUILDERS["mallows"] is from_attributes
     assert _fit.MODEL_VARIABLES["mallows"] == ("position", False)
@@ -265,7 +267,7 @@ def test_mallows_is_read_back_through_the_model_registry(monkeypatch):
 
 def test_chain_in_blocks_equals_one_run():
     """Extending a chain continues it exactly: tune + blocks draws the same as one run."""
-    from rankstats.models._mallows_sampler import Chain
+    from rankstats.models.mallows._gibbs import Chain
 
     ranks = np.array(CASES["ties"], dtype=float)
     prior = lambda t: -0.1 * t  # noqa: E731
@@ -303,7 +305,7 @@ def test_automatic_extension_keeps_the_first_draws_and_reports_the_cap():
 def test_chains_in_worker_processes_draw_the_same(monkeypatch):
     """Chains run in forked worker processes (long fits, Linux) give exactly the draws of the
     chains run one after the other."""
-    from rankstats.models import timing
+    from rankstats.models.mallows import timing
 
     if not timing.CAN_FORK:
         pytest.skip("chains run in parallel only where fork() is available")
@@ -323,12 +325,12 @@ def test_backend_choice_without_numba(monkeypatch):
     ``backend="numba"`` then says how to install it; unknown names are refused."""
     import sys
 
-    from rankstats.models._mallows_sampler import resolve_backend
+    from rankstats.models.mallows._gibbs import resolve_backend
 
     assert resolve_backend("numpy") == "numpy"
     # The import fails (also when another test imported the kernels already).
-    monkeypatch.setitem(sys.modules, "rankstats.models._mallows_numba", None)
-    monkeypatch.delattr(rs.models, "_mallows_numba", raising=False)
+    monkeypatch.setitem(sys.modules, "rankstats.models.mallows._gibbs_numba", None)
+    monkeypatch.delattr(rs.models.mallows, "_gibbs_numba", raising=False)
     assert resolve_backend("auto") == "numpy"
     with pytest.raises(ImportError, match=r"rankstats\[fast\]"):
         resolve_backend("numba")
@@ -379,7 +381,7 @@ def test_fitting_other_models_does_not_compile_the_kernels():
         "rs.models.Mallows().fit(rk, method='map')\n"
         "rs.models.Mallows().fit(rk, draws=20, tune=0, chains=1, backend='numpy',"
         " progressbar=False)\n"
-        "print('rankstats.models._mallows_numba' in sys.modules)\n"
+        "print('rankstats.models.mallows._gibbs_numba' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -13,7 +13,7 @@ import pytest
 from mallows_posterior import ALPHA_RATE, assert_draws_match, exact_posterior
 
 from rankstats.core.preferences import AssessorPreferences
-from rankstats.models._mallows_metropolis import MetropolisChain, run_chain
+from rankstats.models.mallows._metropolis import MetropolisChain, run_chain
 
 PARTIAL = np.array(  # 7 assessors, 4 items: unranked items (NaN), ties, complete rankings
     [
@@ -139,7 +139,7 @@ def test_rank_costs_give_the_chains_of_the_whole_distance(distance, monkeypatch)
     """D(ρ) from the counts of each item at each rank (updated as latent ranks move) against
     D(ρ) summed over the rankings: the same chains, draw for draw, for sub-rankings, top-k lists
     and preferences, tuning included."""
-    from rankstats.models import _mallows_metropolis as mm
+    from rankstats.models.mallows import _metropolis as mm
 
     rng = np.random.default_rng(5)
     ranks = np.array([rng.permutation(7) + 1.0 for _ in range(9)])

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import rankstats as rs
-from rankstats.core.permutation_distances import central_ranking, rank_distance
+from rankstats.core.permutations.distances import central_ranking, rank_distance
 
 pytestmark = pytest.mark.slow
 

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from scipy import integrate, stats
 
-from rankstats.core.permutation_distances import rank_distance
+from rankstats.core.permutations.distances import rank_distance
 from rankstats.core.preferences import AssessorPreferences
-from rankstats.models._mallows_bernoulli import BernoulliAugmentation, violations
+from rankstats.models.mallows._bernoulli import BernoulliAugmentation, violations
 
 ITEMS = ("a", "b", "c")
 # Assessor 0 states a cycle a ≻ b ≻ c ≻ a; assessor 1 states a ≻ b, a ≻ c and c ≻ b.
@@ -84,8 +84,8 @@ def test_the_chain_reproduces_the_exact_joint_posterior():
     """ρ, α and θ of MetropolisChain(error_model="bernoulli") against the joint posterior,
     enumerated over ρ and both latent rankings with α and θ integrated (they separate given
     them)."""
-    from rankstats.core.mallows_partition import partition_function
-    from rankstats.models._mallows_metropolis import MetropolisChain
+    from rankstats.core.permutations.partition import partition_function
+    from rankstats.models.mallows._metropolis import MetropolisChain
 
     prefs = _preferences()
     n, shape, rate = 3, 2.0, 1.0

@@ -21,7 +21,7 @@ import pytest
 from scipy import stats
 
 import rankstats as rs
-from rankstats.core.mallows_sampling import sample_mallows
+from rankstats.core.permutations.sampling import sample_mallows
 
 pytestmark = pytest.mark.slow
 
@@ -87,7 +87,7 @@ def _mixture_ranks(psi_fit: float) -> np.ndarray:
     """(replications, 2) ranks of the true max α and max τ (label-invariant: the relabelling
     does not change them) among DRAWS posterior draws of a 2-cluster mixture, the data simulated
     from the mixture's prior with ψ = MIX_PSI and fitted with ψ = ``psi_fit``."""
-    from rankstats.models._mallows_mixture import MixtureChain
+    from rankstats.models.mallows._mixture import MixtureChain
 
     rng = np.random.default_rng(7)
     out = np.empty((REPLICATIONS, 2), dtype=int)

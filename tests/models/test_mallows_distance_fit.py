@@ -16,12 +16,12 @@ from mallows_posterior import ALPHA_RATE, assert_draws_match, exact_posterior
 from scipy.special import logsumexp
 
 import rankstats as rs
-from rankstats.core import mallows_sampling
-from rankstats.core.mallows_pair_table import pair_table
+from rankstats.core.permutations import sampling as mallows_sampling
+from rankstats.core.permutations.pair_tables import pair_table
 from rankstats.core.preferences import AssessorPreferences
-from rankstats.models import _mallows_chains
-from rankstats.models._mallows_metropolis import run_chain
-from rankstats.models.mallows_metropolis_fit import bayes_consensus
+from rankstats.models.mallows import _chains as _mallows_chains
+from rankstats.models.mallows._metropolis import run_chain
+from rankstats.models.mallows.metropolis_fit import bayes_consensus
 from rankstats.models.pointwise_likelihood import distance_rankings
 
 RANKINGS = np.array(  # 6 assessors, 4 items (as tests/models/test_mallows_metropolis.py)
@@ -289,7 +289,7 @@ def _enumerated_ranks(n: int, alpha: float, distance_of) -> np.ndarray:
 
 
 def test_rank_tables_equal_enumeration():
-    from rankstats.core.mallows_pair_table import rank_table
+    from rankstats.core.permutations.pair_tables import rank_table
 
     footrule = lambda p, r: np.abs(p - r).sum(axis=1)  # noqa: E731
     exact = rank_table(5, [3.0], "footrule")

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from mallows_posterior import ALPHA_RATE, assert_draws_match, batch_se, exact_posterior
 
-from rankstats.core.permutation_distances import DISTANCES
-from rankstats.models._mallows_metropolis import (
+from rankstats.core.permutations.distances import DISTANCES
+from rankstats.models.mallows._metropolis import (
     leap_and_shift,
     leap_and_shift_log_q,
     propose_rho,
@@ -136,7 +136,7 @@ def test_swap_draws_follow_the_exact_posterior(distance, leap):
 def test_a_defective_swap_fails_the_check(monkeypatch):
     """The check can fail: a swap whose lower rank ranges over 1 … n − l − 1 (one short) never
     moves the item ranked last, and its chain misses every consensus that moves it."""
-    from rankstats.models import _mallows_metropolis as sampler
+    from rankstats.models.mallows import _metropolis as sampler
 
     def one_short(n, leap, u_rank, u_leap):
         size = 1 + int(u_leap * leap)
@@ -153,7 +153,7 @@ def test_a_defective_swap_fails_the_check(monkeypatch):
 def test_a_defective_sampler_fails_the_check(monkeypatch):
     """The check can fail: a sampler that forgets the power ``N`` of the normalising constant
     (one ranking's ``log Z`` instead of ``N`` of them) draws α from another posterior."""
-    from rankstats.models import _mallows_metropolis as sampler
+    from rankstats.models.mallows import _metropolis as sampler
 
     class OneRanking:  # log Z / N: what the ratio would use without the factor N
         def __init__(self, pf):

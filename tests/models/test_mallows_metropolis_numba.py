@@ -21,16 +21,16 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats.core.mallows_partition import partition_function
-from rankstats.core.permutation_distances import DISTANCES, rank_distance
+from rankstats.core.permutations.distances import DISTANCES, rank_distance
+from rankstats.core.permutations.partition import partition_function
 from rankstats.core.preferences import AssessorPreferences
-from rankstats.models import _mallows_metropolis as mm
+from rankstats.models.mallows import _metropolis as mm
 
 pytest.importorskip("numba")
 
-from rankstats.models import _mallows_metropolis_numba as kernels
-from rankstats.models import _permutation_distances_numba as distances
-from rankstats.models._mallows_partition_numba import log_z
+from rankstats.models.mallows import _distances_numba as distances
+from rankstats.models.mallows import _metropolis_numba as kernels
+from rankstats.models.mallows._partition_numba import log_z
 
 PROPOSALS = pytest.mark.parametrize("rho_proposal", mm.RHO_PROPOSALS)
 
@@ -187,7 +187,7 @@ def test_backend_choice(monkeypatch):
     assert mm.resolve_backend("auto") == mm.resolve_backend("numba") == "numba"
     with pytest.raises(ValueError, match="backend must be one of"):
         mm.resolve_backend("cuda")
-    monkeypatch.setitem(sys.modules, "rankstats.models._mallows_metropolis_numba", None)
+    monkeypatch.setitem(sys.modules, "rankstats.models.mallows._metropolis_numba", None)
     monkeypatch.delattr(rs.models, "_mallows_metropolis_numba", raising=False)
     assert mm.resolve_backend("auto") == "numpy"
     with pytest.raises(ImportError, match='backend="numba" needs numba'):

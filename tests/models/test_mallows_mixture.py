@@ -13,9 +13,9 @@ import pytest
 from scipy import integrate, special, stats
 
 import rankstats as rs
-from rankstats.core.mallows_partition import partition_function
-from rankstats.core.mallows_sampling import sample_mallows
-from rankstats.models._mallows_mixture import MixtureChain, pivot_permutation
+from rankstats.core.permutations.partition import partition_function
+from rankstats.core.permutations.sampling import sample_mallows
+from rankstats.models.mallows._mixture import MixtureChain, pivot_permutation
 
 # A small data set with two unequal groups: 3 items, 5 assessors.
 SMALL = np.array([[1, 2, 3], [1, 2, 3], [1, 3, 2], [3, 2, 1], [2, 3, 1]])
@@ -302,7 +302,7 @@ def test_the_start_is_the_best_k_medians_clustering():
 
 
 def test_a_chain_stuck_far_below_the_best_continues_from_it():
-    from rankstats.models._mallows_mixture import restart_stragglers
+    from rankstats.models.mallows._mixture import restart_stragglers
 
     rk, _, _ = _simulated(seed=2, n=6, sizes=(30, 30))
     chains = [MixtureChain(rk.ranks, "footrule", np.random.default_rng(s), 2) for s in range(3)]
@@ -322,7 +322,7 @@ def test_a_chain_stuck_far_below_the_best_continues_from_it():
 
 
 def test_the_mixture_likelihood_in_blocks_of_draws_is_the_same(monkeypatch):
-    from rankstats.models import mallows_mixture_fit as mixture
+    from rankstats.models.mallows import mixture_fit as mixture
 
     rng = np.random.default_rng(0)
     n, draws, clusters = 6, 40, 3

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import rankstats as rs
-from rankstats.models._mallows_sampler import Chain, LogPrior, run_chain
+from rankstats.models.mallows._gibbs import Chain, LogPrior, run_chain
 
 pytest.importorskip("numba")
 
@@ -109,7 +109,7 @@ def test_fit_backends_give_the_same_fit():
 @pytest.mark.filterwarnings("ignore::rankstats._pymc.convergence.ConvergenceWarning")
 def test_numba_chains_in_worker_processes_draw_the_same(monkeypatch):
     """Forked workers inherit the compiled kernels; their draws are the reference's."""
-    from rankstats.models import timing
+    from rankstats.models.mallows import timing
 
     if not timing.CAN_FORK:
         pytest.skip("chains run in parallel only where fork() is available")

@@ -5,8 +5,8 @@ import pytest
 import xarray as xr
 
 from rankstats._pymc import compat as _compat
-from rankstats.core.mallows_kendall import pair_probability
-from rankstats.models import mallows_fit
+from rankstats.core.permutations.kendall import pair_probability
+from rankstats.models.mallows import fit as mallows_fit
 
 
 def _draws(n_draws: int, n: int, seed: int) -> dict[str, np.ndarray]:

@@ -1,5 +1,5 @@
 """The posterior predictive distribution of a new assessor's ranking
-(:mod:`rankstats.models.mallows_predictive`): its probabilities against a double loop over the
+(:mod:`rankstats.models.mallows.predictive`): its probabilities against a double loop over the
 draws and all ``n!`` rankings with the normalising constant summed by hand, its sum over all
 rankings, its draws against its probabilities (chi-square), mixtures, the Gibbs sampler's θ,
 and the refusals."""
@@ -16,8 +16,8 @@ import pytest
 from scipy.stats import chisquare
 
 import rankstats as rs
-from rankstats.core.permutation_distances import DISTANCES, rank_distance
-from rankstats.models import mallows_predictive as mp
+from rankstats.core.permutations.distances import DISTANCES, rank_distance
+from rankstats.models.mallows import predictive as mp
 
 RANKINGS = np.array(  # 6 assessors, 4 items (as tests/models/test_mallows_distance_fit.py)
     [[1, 2, 3, 4], [2, 1, 3, 4], [1, 3, 2, 4], [1, 2, 4, 3], [3, 1, 2, 4], [2, 1, 4, 3]]

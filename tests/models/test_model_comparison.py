@@ -21,7 +21,7 @@ import pytest
 import rankstats as rs
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import ConvergenceWarning
-from rankstats.core.mallows_kendall import log_z
+from rankstats.core.permutations.kendall import log_z
 from rankstats.models import LOOWarning
 from rankstats.models import pointwise_likelihood as pointwise
 from rankstats.models._fit import Fit

@@ -207,7 +207,7 @@ def test_nascar_default_fits_compared_by_loo():
     Mallows fit (Gibbs, chains extended until they converge: 40,000 draws) and Plackett–Luce
     by NUTS, compared by PSIS-LOO. The Monte Carlo error of Mallows' estimated likelihoods
     must be small next to the elpd's own standard error."""
-    from rankstats.core.mallows_marginal import SAMPLE_BUDGET, SAMPLES
+    from rankstats.core.permutations.marginal import SAMPLE_BUDGET, SAMPLES
 
     rk = rs.load_rankings("nascar")
     start = time.perf_counter()

@@ -24,6 +24,7 @@ from scipy import integrate, optimize, stats
 import rankstats as rs
 from rankstats.planning.accuracy_gap import with_accuracy_gap
 from rankstats.planning.analytic import mcnemar_exact_power
+from rankstats.planning.power_analysis import _default_grid
 from rankstats.simulate.gumbel_benchmark import cube_to_scores
 
 R = 10_000
@@ -176,3 +177,18 @@ def test_a_binary_pilot_has_a_detectable_accuracy_gap() -> None:
     assert found.step is not None and 0.01 < found.step < 0.2
     assert found.win_rate is None and found.points is None
     assert "accuracy gap" in found.sentence()
+
+
+def test_a_gap_that_rounds_the_top_accuracy_to_one_is_left_out_and_refused() -> None:
+    # 0.7 + 2 · 0.15 is exactly 1.0 in floating point although 0.15 < (1 − 0.7) / 2 as computed
+    # (0.15000000000000002): the third system's latent location would be infinite.
+    assert 0.7 + 0.15 * 2 == 1.0
+    design = rs.BenchmarkDesign.from_accuracies([0.70, 0.75, 0.76], agreement=0.8, n_instances=400)
+    with pytest.raises(ValueError, match="the most accurate would reach 1"):
+        with_accuracy_gap(design, 0.15)
+    low = with_accuracy_gap(design, 0.1499)
+    assert np.all(np.isfinite(low.locations))
+    with pytest.raises(ValueError, match="the most accurate would reach 1"):
+        rs.sample_size(design, test="mcnemar", vary="accuracy_gap", sizes=(0.1, 0.15))
+    assert 0.15 not in _default_grid(design, "accuracy_gap")
+    assert 0.1 in _default_grid(design, "accuracy_gap")

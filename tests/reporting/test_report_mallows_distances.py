@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 import rankstats as rs
-from rankstats.core.mallows_sampling import sample_mallows
+from rankstats.core.permutations.sampling import sample_mallows
 
 
 def _rankings() -> rs.Rankings:

@@ -32,7 +32,7 @@ from rankstats.datasets import PAIRED, PREFERENCES, RANKINGS
 #: names).
 MALLOWS_DISTANCES = ("kendall", "footrule", "spearman", "cayley", "hamming", "ulam")
 #: The Metropolis–Hastings fit's default ``tune``
-#: (:data:`rankstats.models.mallows_metropolis_fit.TUNE`; tests/cli: the same number).
+#: (:data:`rankstats.models.mallows.metropolis_fit.TUNE`; tests/cli: the same number).
 METROPOLIS_TUNE = 5000
 
 HELP = "fit a Plackett–Luce, Bradley–Terry or Mallows model (MLE, MAP, NUTS or Gibbs)"
