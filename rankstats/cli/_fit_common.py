@@ -231,13 +231,12 @@ def tune_for(opts: Options, given: int | None) -> int:
     return METROPOLIS_TUNE if metropolis(opts) else 1000
 
 
-def fit_model(
-    model: object, data: object, opts: Options, notes: list[str], **extra: object
-) -> object:
-    """``model.fit`` with the options every model shares (``extra``: the model's own), under
-    :func:`fitting` (interruption and sampler errors in CLI terms; data warnings kept in
-    ``notes``)."""
-    return fitting(
+def fit_model(model: object, data: object, opts: Options, **extra: object) -> tuple:
+    """``(fit, notes)``: ``model.fit`` with the options every model shares (``extra``: the
+    model's own), under :func:`fitting` (interruption and sampler errors in CLI terms), and the
+    data warnings it gave (for the JSON)."""
+    notes: list[str] = []
+    fit = fitting(
         lambda: model.fit(
             data,
             method=opts.method,
@@ -250,6 +249,7 @@ def fit_model(
         ),
         notes,
     )
+    return fit, notes
 
 
 def described(model: object, opts: Options) -> str:

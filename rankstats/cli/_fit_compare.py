@@ -119,7 +119,7 @@ def compare(opts: Options, chosen: list[str]) -> int:
     )
     fits: dict[str, object] = {}
     problems: dict[str, str] = {}
-    given, data_notes = opts, []  # data warnings, printed as they come
+    given = opts
     for model_name in chosen:
         # This model's fit: its sampler's method and tuning unless given.
         opts = dataclasses.replace(given, model=model_name, method=_method(given, model_name))
@@ -146,7 +146,7 @@ def compare(opts: Options, chosen: list[str]) -> int:
             extra = {"sampler": opts.sampler}
             print_estimate(opts, data)
         print(f"  {model_name}: {described(model, opts)}", flush=True)
-        fit = fit_model(model, data, opts, data_notes, **extra)
+        fit, _ = fit_model(model, data, opts, **extra)  # its data warnings printed
         verdict = convergence(fit)
         if verdict.problems:
             problems[model_name] = "; ".join(verdict.problems)
@@ -158,7 +158,7 @@ def compare(opts: Options, chosen: list[str]) -> int:
         print(f"  K-fold: refitting every model {kfold} times{refits}", flush=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LOOWarning)
-        with noted(data_notes):
+        with noted([]):  # the data warnings printed
             if kfold is None:
                 result = models.compare_fits(fits, ic=opts.ic)
             else:

@@ -87,8 +87,7 @@ def mallows(opts: Options, data: object, name: str, what: str) -> int:
         if sampled
         else {}
     )
-    notes: list[str] = []
-    fit = fit_model(model, data, opts, notes, **extra)
+    fit, notes = fit_model(model, data, opts, **extra)
     verdict = convergence(fit)
     advice = advice_text(opts, verdict, fit)
     warn_verdict(verdict, advice)
@@ -101,9 +100,8 @@ def mallows(opts: Options, data: object, name: str, what: str) -> int:
         )
         if hastings:
             print(
-                f"  Metropolis–Hastings: {fit.info['chains']} chains × {opts.mcmc.draws} draws, "
-                "one "
-                f"every {fit.info['thin']} iterations, after {fit.info['tune']} discarded"
+                f"  Metropolis–Hastings: {fit.info['chains']} chains × {opts.mcmc.draws} draws, one"
+                f" every {fit.info['thin']} iterations, after {fit.info['tune']} discarded"
                 f"{extended}, seed {opts.seed}; acceptance ρ {fit.info['acceptance_rho']:.2f}, "
                 f"α {fit.info['acceptance_alpha']:.2f}"
             )
@@ -165,16 +163,13 @@ def mallows(opts: Options, data: object, name: str, what: str) -> int:
             formatted(table["ess_bulk"], ".0f"),
         ]
     print()
+    ci = opts.ci_prob
     print_table(
         columns,
         list(zip(*cells, strict=True)),
         title=f"consensus (the ranking closest in expected {opts.distance} distance to the "
         "posterior draws)"
-        + (
-            f"; posterior position of each system in σ, {opts.ci_prob:.0%} interval"
-            if sampled
-            else ""
-        ),
+        + (f"; posterior position of each system in σ, {ci:.0%} interval" if sampled else ""),
         max_width={1: 40},
     )
     if sampled:

@@ -41,18 +41,7 @@ def mixture(opts: Options, data, name: str, what: str) -> int:
         error_model=opts.error_model,
     )
     print(f"rankstats fit: {name} ({what}), {described(model, opts)}", flush=True)
-    notes: list[str] = []
-    fit = fit_model(
-        model,
-        data,
-        opts,
-        notes,
-        max_draws=opts.max_draws,
-        on_extend=extension_notice(opts),
-        thin=opts.thin,
-        leap=opts.leap,
-        rho_proposal=opts.rho_proposal,
-    )
+    fit, notes = fit_model(model, data, opts, **_sampler_options(opts))
     verdict = convergence(fit)
     advice = advice_text(opts, verdict, fit)
     warn_verdict(verdict, advice)
@@ -167,3 +156,14 @@ def mixture(opts: Options, data, name: str, what: str) -> int:
         advice=advice,
         more=more,
     )
+
+
+def _sampler_options(opts: Options) -> dict:
+    """The Metropolis–Hastings options of the mixture's fit."""
+    return {
+        "max_draws": opts.max_draws,
+        "on_extend": extension_notice(opts),
+        "thin": opts.thin,
+        "leap": opts.leap,
+        "rho_proposal": opts.rho_proposal,
+    }

@@ -144,9 +144,8 @@ def _run(opts: Options) -> int:
     )
     print(f"rankstats fit: {name} ({what}), {described(model, opts)}", flush=True)
     print_estimate(opts, data)
-    notes: list[str] = []
-    fit = fit_model(
-        model, data, opts, notes, sampler=opts.sampler, bias_reduction=opts.bias_reduction
+    fit, notes = fit_model(
+        model, data, opts, sampler=opts.sampler, bias_reduction=opts.bias_reduction
     )
     from rankstats.reporting.diagnostics import convergence
 
