@@ -1,7 +1,7 @@
 """The library does not know the command line (issue 46): no string of :mod:`rankstats` outside
 :mod:`rankstats.cli` spells a flag. A message that names an option is an
 :class:`~rankstats._util.advice.Advice` template: ``str()`` spells the option as a Python
-argument (``level='instance'``), ``.cli()`` as a flag (``--level instance``), and the command
+argument (``level='instance'``), ``.cli()`` as a flag (``--by instance``), and the command
 line prints ``.cli()`` (:func:`rankstats.cli.usage.spoken`)."""
 
 from __future__ import annotations
