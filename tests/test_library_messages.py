@@ -1,7 +1,7 @@
 """The library does not know the command line (issue 46): no string of :mod:`rankstats` outside
 :mod:`rankstats.cli` spells a flag. A message that names an option is an
 :class:`~rankstats._util.advice.Advice` template: ``str()`` spells the option as a Python
-argument (``level='instance'``), ``.cli()`` as a flag (``--level instance``), and the command
+argument (``level='instance'``), ``.cli()`` as a flag (``--by instance``), and the command
 line prints ``.cli()`` (:func:`rankstats.cli.usage.spoken`)."""
 
 from __future__ import annotations
@@ -23,7 +23,20 @@ FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 #: (module, flag) pairs that may stay, each with its reason.
 ALLOWED = {
     # The one table of flags that differ from their argument's name: where the mapping lives.
-    ("_util/advice.py", "--boot"): "advice.FLAGS maps n_boot to its flag",
+    **{
+        (
+            "_util/advice.py",
+            flag,
+        ): "advice.FLAGS maps a replaced name (docs/vocabulary.md) to its flag"
+        for flag in (
+            "--n-resamples",
+            "--confidence-level",
+            "--n-jobs",
+            "--draws",
+            "--correction",
+            "--by",
+        )
+    },
     ("_util/advice.py", "--marginal"): "advice.FLAGS maps simultaneous to its flag",
     ("_util/advice.py", "--no-"): "cli_spelling: a switch given as False is --no-<flag>",
 }
@@ -128,13 +141,13 @@ def test_data_check_remedy_in_both_spellings():
     scores = rs.Scores.from_long(df, instance="instance")
     (uneven,) = rs.check_data(scores).of_kind("uneven-instances")
     assert uneven.api.startswith("level='instance' compares systems instance by instance")
-    assert uneven.option.startswith("--level instance compares systems instance by instance")
+    assert uneven.option.startswith("--by instance compares systems instance by instance")
     assert "level='task' averages unequal sets" in uneven.api
     assert uneven.record()["option"] == uneven.option and uneven.record()["api"] == uneven.api
     with pytest.warns(rs.errors.DataWarning) as caught:
         rs.check_data(scores).warn()
     (warning,) = [w.message for w in caught if "instances" in str(w.message)]
-    assert "--level task" in warning.cli() and "--level" not in str(warning)
+    assert "--by task" in warning.cli() and "--by" not in str(warning)
 
 
 def test_report_hint_names_level_for_its_reader():
@@ -144,8 +157,8 @@ def test_report_hint_names_level_for_its_reader():
     res = rs.hoeffding_test(rs.pairwise(rk), order=["a", "b", "c"])
     python = claims(res, level="task", has_instances=True)
     cli = claims(res, level="task", has_instances=True, cli=True)
-    assert "rank per instance (level='instance')" in python and "--level" not in python
-    assert "rank per instance (--level instance)" in cli and "level='instance'" not in cli
+    assert "rank per instance (level='instance')" in python and "--by" not in python
+    assert "rank per instance (--by instance)" in cli and "level='instance'" not in cli
 
 
 def test_advice_text_is_shown_in_either_spelling():

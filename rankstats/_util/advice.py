@@ -47,7 +47,18 @@ from rankstats.errors import (
 )
 
 #: Options whose flag is not ``--`` + the argument name with dashes.
-FLAGS = {"n_boot": "--boot", "simultaneous": "--marginal"}
+FLAGS = {
+    "simultaneous": "--marginal",
+    # The library names these as the vocabulary replaced (docs/vocabulary.md): their flags.
+    "n_boot": "--n-resamples",
+    "bootstrap": "--n-resamples",
+    "n_bootstrap": "--n-resamples",
+    "confidence": "--confidence-level",
+    "workers": "--n-jobs",
+    "n_draws": "--draws",
+    "adjust": "--correction",
+    "level": "--by",
+}
 
 
 def python_spelling(name: str, value: object = None) -> str:

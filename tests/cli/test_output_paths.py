@@ -24,9 +24,9 @@ COMMANDS = [
     ["robustness", "--experiment", "colombo2022-scaling"],
     ["kemeny", "--dataset", "glue"],
     ["fit", "--dataset", "glue", "--model", "pl", "--method", "mle"],
-    ["tree", "--dataset", "glue", "--covariates", "covariates.csv"],
+    ["tree", "--dataset", "glue", "--ranker-covariates", "covariates.csv"],
     ["simulate", "--partitions", "2", "--instances", "3"],
-    ["power", "--replications", "2"],
+    ["power", "--n-replications", "2"],
 ]
 
 
