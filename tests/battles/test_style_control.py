@@ -252,7 +252,9 @@ def test_the_command_line_fits_the_covariates(tmp_path, capsys) -> None:
     figures = tmp_path / "figures"
     code, *_ = run([*argv, "--n-resamples", "20", "--out", str(figures)], capsys)
     assert code == 0 and (figures / "covariates.png").exists()
-    code, _, err = run(["battles", str(path), "--battle-covariate", "x=a,b,c", "--out", str(out)], capsys)
+    code, _, err = run(
+        ["battles", str(path), "--battle-covariate", "x=a,b,c", "--out", str(out)], capsys
+    )
     assert code == 2
     one_error_line(err, "battles", "--battle-covariate")
 
