@@ -25,7 +25,9 @@ Markers, an HTML comment on the line(s) just before the fence (invisible on GitH
 
 - ``<!-- docs-test: slow -->``: run only with ``pytest -m slow`` (NUTS compiles, long samplers);
 - ``<!-- docs-test: long -->``: run only with ``pytest -m long`` (commands of several seconds:
-  CI runs them, on both stacks; the README's default run leaves them out);
+  CI runs them; the README's default run leaves them out);
+- ``<!-- docs-test: long; pymc -->``: a long block that runs PyMC or ArviZ (a sampled fit and its
+  summary): CI runs it on the second stack too, where the other long blocks are left out;
 - ``<!-- docs-test: skip (reason) -->``: never run; the reason is required and the list is kept
   short (``pytest -rs`` prints it);
 - ``<!-- docs-test: data NAME key=value ... -->``: writes the example input a block names as the
@@ -90,6 +92,8 @@ def _param(block: Block):
         marks.append(pytest.mark.slow)
     elif block.marker("long"):
         marks.append(pytest.mark.long)
+    if block.marker("pymc"):
+        marks.append(pytest.mark.pymc)
     return pytest.param(block, id=block.id, marks=marks)
 
 
@@ -345,6 +349,7 @@ def test_the_runner_finds_the_blocks():
             assert m.split()[0].rstrip(":") in (
                 "slow",
                 "long",
+                "pymc",
                 "skip",
                 "data",
                 "replace",

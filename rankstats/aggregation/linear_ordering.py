@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
@@ -171,98 +171,145 @@ def solve_linear_ordering(
         Called after every solve with ``(kind, iteration, lower_bound, best_cost)``, ``kind``
         ``"LP"`` or ``"ILP"`` (the progress bar of :func:`rankstats.kemeny`).
     """
-    # scipy.optimize takes a tenth of a second to import: only an exact search needs it.
-    from scipy.optimize import Bounds, LinearConstraint, milp
-
     n = weights.shape[0]
     if n <= 1:
         return OrderingSolution(np.arange(n), 0.0, True, 0, 0, "trivial")
-    rows, cols = pair_index(n)
-    constant = weights[rows, cols].sum()
-    c = weights[cols, rows] - weights[rows, cols]
-    n_var = len(c)
-    bounds = Bounds(np.zeros(n_var), np.ones(n_var))
-    blocks: list[sparse.csr_matrix] = []
-    upper: list[np.ndarray] = []
-    lower_bound = -np.inf
-    iterations = 0
+    search = _CuttingPlanes.of(weights, deadline)
     best = None if start is None else np.asarray(start)
-    best_cost = np.inf if best is None else order_cost(weights, best)
+    incumbent = _Incumbent(best, np.inf if best is None else order_cost(weights, best))
     tol = 1e-9 * max(1.0, float(np.abs(weights).sum()))
-
-    def remaining() -> float | None:
-        return None if deadline is None else deadline - time.perf_counter()
-
-    last_solve = [0.0]
-
-    def solve(integral: bool):
-        options: dict = {"mip_rel_gap": 0.0} if integral else {}
-        left = remaining()
-        if left is not None:
-            # The set-up of a program (not interruptible) takes about as long as the last
-            # solve took at least: a round that cannot finish is not started.
-            if left <= 0 or left < 0.5 * last_solve[0]:
-                return None
-            options["time_limit"] = left
-        constraints = ()
-        if blocks:
-            a = sparse.vstack(blocks, format="csr")
-            ub = np.concatenate(upper)
-            constraints = (LinearConstraint(a, np.full(len(ub), -np.inf), ub),)
-        began = time.perf_counter()
-        res = milp(
-            c,
-            integrality=np.full(n_var, 1 if integral else 0),
-            bounds=bounds,
-            constraints=constraints,
-            options=options,
-        )
-        last_solve[0] = time.perf_counter() - began
-        return res
-
-    def result(optimal: bool, message: str) -> OrderingSolution:
-        return OrderingSolution(best, lower_bound, optimal, _count(upper), iterations, message)
-
     for integral in (False, True):
         while True:
-            res = solve(integral)
-            iterations += 1
+            res = search.solve(integral)
             if res is None or res.x is None or (not integral and res.status != 0):
-                lower_bound = max(lower_bound, _dual_bound(res, constant))
-                return result(False, _message(res))
-            if not integral or res.status == 0:
-                # Optimum of a relaxation (fewer cycle constraints, or no integrality).
-                lower_bound = max(lower_bound, constant + res.fun)
-            else:
-                lower_bound = max(lower_bound, _dual_bound(res, constant))
+                search.raise_bound(_dual_bound(res, search.constant))
+                return search.solution(incumbent, False, _message(res))
+            # the optimum of a relaxation (fewer cycle constraints, or no integrality) bounds
+            # the cost from below; an integer program cut short only by its dual bound
+            exact = not integral or res.status == 0
+            search.raise_bound(
+                search.constant + res.fun if exact else _dual_bound(res, search.constant)
+            )
             candidate = _order_from_solution(res.x, n)
-            if polish is not None:
-                candidate = polish(candidate)
-            cost = order_cost(weights, candidate)
-            if cost < best_cost - tol:
-                best, best_cost = candidate, cost
+            incumbent.offer(weights, candidate if polish is None else polish(candidate), tol)
             cycles = violated_cycles(res.x, n, limit=max(20_000, _CUTS_PER_NODE * n))
-            kind = "ILP" if integral else "LP"
-            if on_round is not None:
-                on_round(kind, iterations, lower_bound, best_cost)
-            if progress is not None:
-                progress(
-                    f"{kind} {iterations}: n={n}, {_count(upper)} cycle constraints, "
-                    f"bound {lower_bound:.6g}, best order {best_cost:.6g}, "
-                    f"{len(cycles)} violated"
-                )
-            if best_cost <= lower_bound + tol:
-                return result(True, "optimal")
+            _announce(
+                search, incumbent, "ILP" if integral else "LP", len(cycles), progress, on_round
+            )
+            if incumbent.cost <= search.lower_bound + tol:
+                return search.solution(incumbent, True, "optimal")
             if len(cycles):
-                a, ub = _cycle_rows(cycles, n)
-                blocks.append(a)
-                upper.append(ub)
+                search.cut(cycles)
                 continue
             if integral:
                 # A transitive integral solution: optimal unless the time limit cut it short.
-                return result(res.status == 0, "optimal" if res.status == 0 else _message(res))
+                done = res.status == 0
+                return search.solution(incumbent, done, "optimal" if done else _message(res))
             break
     raise AssertionError("unreachable")
+
+
+@dataclass
+class _Incumbent:
+    """The best order found so far and its cost."""
+
+    order: np.ndarray | None
+    cost: float
+
+    def offer(self, weights: np.ndarray, order: np.ndarray, tol: float) -> None:
+        cost = order_cost(weights, order)
+        if cost < self.cost - tol:
+            self.order, self.cost = order, cost
+
+
+@dataclass
+class _CuttingPlanes:
+    """The relaxation of the linear ordering polytope (one variable per pair ``a < b``: 1 when
+    ``a`` is above ``b``), tightened by the 3-cycle constraints found violated so far
+    (Grötschel, Jünger & Reinelt 1984), solved by ``scipy.optimize.milp``."""
+
+    n: int
+    c: np.ndarray
+    constant: float
+    deadline: float | None
+    blocks: list = field(default_factory=list)
+    upper: list = field(default_factory=list)
+    lower_bound: float = -np.inf
+    iterations: int = 0
+    last_solve: float = 0.0
+
+    @classmethod
+    def of(cls, weights: np.ndarray, deadline: float | None) -> _CuttingPlanes:
+        rows, cols = pair_index(weights.shape[0])
+        constant = float(weights[rows, cols].sum())
+        return cls(len(weights), weights[cols, rows] - weights[rows, cols], constant, deadline)
+
+    def solve(self, integral: bool):
+        """One program (``None`` when the deadline leaves no time to finish it)."""
+        # scipy.optimize takes a tenth of a second to import: only an exact search needs it.
+        from scipy.optimize import Bounds, LinearConstraint, milp
+
+        self.iterations += 1
+        options: dict = {"mip_rel_gap": 0.0} if integral else {}
+        if self.deadline is not None:
+            left = self.deadline - time.perf_counter()
+            # The set-up of a program (not interruptible) takes about as long as the last
+            # solve took at least: a round that cannot finish is not started.
+            if left <= 0 or left < 0.5 * self.last_solve:
+                return None
+            options["time_limit"] = left
+        constraints = ()
+        if self.blocks:
+            ub = np.concatenate(self.upper)
+            a = sparse.vstack(self.blocks, format="csr")
+            constraints = (LinearConstraint(a, np.full(len(ub), -np.inf), ub),)
+        began = time.perf_counter()
+        n_var = len(self.c)
+        res = milp(
+            self.c,
+            integrality=np.full(n_var, 1 if integral else 0),
+            bounds=Bounds(np.zeros(n_var), np.ones(n_var)),
+            constraints=constraints,
+            options=options,
+        )
+        self.last_solve = time.perf_counter() - began
+        return res
+
+    def raise_bound(self, bound: float) -> None:
+        self.lower_bound = max(self.lower_bound, bound)
+
+    def cut(self, cycles: np.ndarray) -> None:
+        a, ub = _cycle_rows(cycles, self.n)
+        self.blocks.append(a)
+        self.upper.append(ub)
+
+    @property
+    def n_cuts(self) -> int:
+        return _count(self.upper)
+
+    def solution(self, incumbent: _Incumbent, optimal: bool, message: str) -> OrderingSolution:
+        return OrderingSolution(
+            incumbent.order, self.lower_bound, optimal, self.n_cuts, self.iterations, message
+        )
+
+
+def _announce(
+    search: _CuttingPlanes,
+    incumbent: _Incumbent,
+    kind: str,
+    violated: int,
+    progress: Callable[[str], None] | None,
+    on_round: Callable[[str, int, float, float], None] | None,
+) -> None:
+    """The caller's progress hooks after one solve."""
+    if on_round is not None:
+        on_round(kind, search.iterations, search.lower_bound, incumbent.cost)
+    if progress is not None:
+        progress(
+            f"{kind} {search.iterations}: n={search.n}, {search.n_cuts} cycle "
+            f"constraints, bound {search.lower_bound:.6g}, best order {incumbent.cost:.6g}, "
+            f"{violated} violated"
+        )
 
 
 def _count(upper: list[np.ndarray]) -> int:

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rankstats._util.advice import AdviceError, Spelled, escape
+from rankstats._util.advice import AdviceError, escape
 from rankstats._util.arguments import probability, random_seed
 from rankstats._util.renamed import renamed_parameters
 from rankstats._util.user_frame import user_stacklevel
@@ -208,7 +208,7 @@ def _check_floor(units: _Units, alpha: float, draws: int) -> None:
             + "{alpha}"
             + escape(" or ")
             + "{draws}",
-            given=Spelled(f"alpha={alpha:g}", f"--alpha {alpha:g}"),
+            given=("alpha", alpha),
             alpha=None,
             draws=None,
         )

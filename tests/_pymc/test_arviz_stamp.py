@@ -46,6 +46,7 @@ def _python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.long  # a process importing ArviZ (the check that the trap works)
+@pytest.mark.pymc
 def test_the_trap_catches_arviz_writing_its_stamp(tmp_path):
     # The check below can fail: ArviZ imported on its own writes the stamp and falls in the trap.
     plain = _python("import arviz", _fresh_cache(tmp_path))
@@ -63,6 +64,7 @@ def test_rankstats_leaves_arviz_nothing_to_write(tmp_path):
 
 
 @pytest.mark.long
+@pytest.mark.pymc
 def test_many_processes_import_at_once_on_a_fresh_machine(tmp_path):
     env = {**_keep_fonts(), "XDG_CACHE_HOME": str(tmp_path / "cache")}
     code = "import rankstats._pymc.compat"

@@ -14,6 +14,8 @@ from rankstats.core.permutations.kendall import log_z, pair_probability
 from rankstats.core.rankings import Rankings
 from rankstats.models.mallows._gibbs import run_chain
 
+pytestmark = pytest.mark.pymc  # runs PyMC / ArviZ: CI runs it on both stacks
+
 
 def kendall(p, s):
     n = len(p)

@@ -20,6 +20,8 @@ from rankstats.models._data import choice_sets, pl_data
 pytensor = pytest.importorskip("pytensor")
 from pytensor.graph.replace import clone_replace  # noqa: E402
 
+pytestmark = pytest.mark.pymc  # runs PyMC / ArviZ: CI runs it on both stacks
+
 SMALL = dict(draws=500, tune=500, chains=2, progress=False)
 
 

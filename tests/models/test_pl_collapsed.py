@@ -25,6 +25,8 @@ from rankstats.models._data import choice_sets, pl_data
 pytensor = pytest.importorskip("pytensor")
 from pytensor.graph.replace import clone_replace  # noqa: E402
 
+pytestmark = pytest.mark.pymc  # runs PyMC / ArviZ: CI runs it on both stacks
+
 
 def _load_bench_models() -> types.ModuleType:
     """tests/benchmarks/bench_models.py, which holds the padded-rankings graph of rankstats ≤

@@ -40,6 +40,8 @@ from rankstats.models.ppc_result import PPCResult, p_values
 from rankstats.models.ppc_statistics import ranking_statistics
 from rankstats.models.predictive_checks import ppc, ppc_draws
 
+pytestmark = pytest.mark.pymc  # runs PyMC / ArviZ: CI runs it on both stacks
+
 ALPHA = 1e-3  # chi-square acceptance level of the sampler tests (fixed seeds: deterministic)
 
 

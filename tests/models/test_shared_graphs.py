@@ -11,7 +11,8 @@ import rankstats as rs
 from rankstats._pymc import shared
 from rankstats._pymc.convergence import ConvergenceWarning
 
-pytestmark = pytest.mark.long  # NUTS on models compiled cold in a fresh checkout
+# NUTS on models compiled cold in a fresh checkout
+pytestmark = [pytest.mark.long, pytest.mark.pymc]
 SMALL = {"draws": 40, "tune": 40, "chains": 2, "cores": 1, "progressbar": False, "seed": 3}
 
 

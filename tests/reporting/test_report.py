@@ -102,6 +102,7 @@ def test_report_matches_aggregate(tac_report):
     np.testing.assert_allclose(tac_report.ranking["score_borda"], borda.table["score"])
 
 
+@pytest.mark.pymc
 def test_report_with_models(tmp_path):
     scores = rs.load_dataset("dialogue_tc", tasks=["BLEU", "H:overall"])
     rep = rs.report(scores, out=tmp_path, models=["pl", "bt"], delta=0.05)
@@ -276,6 +277,7 @@ def _warning_boxes(page: str) -> list[str]:
     return re.findall(r"<div class='warning'[^>]*>(.*?)</div>", page, flags=re.S)
 
 
+@pytest.mark.pymc
 def test_unconverged_fit_is_stated(four_systems, tmp_path):
     """Mallows with 20 sweeps per chain: a realistic fit that did not converge."""
     import arviz as az
@@ -301,6 +303,7 @@ def test_unconverged_fit_is_stated(four_systems, tmp_path):
     assert (tmp_path / "r" / "methods.txt").read_text(encoding="utf-8") == text + "\n"
 
 
+@pytest.mark.pymc
 def test_r_hat_above_threshold_is_stated(four_systems, tmp_path, monkeypatch):
     """A converged fit, then the same fit whose summary reports R-hat 1.08."""
     from rankstats.models.mallows.fit import MallowsFit
@@ -328,6 +331,7 @@ def test_r_hat_above_threshold_is_stated(four_systems, tmp_path, monkeypatch):
     assert len(boxes) == 1 and "R-hat = 1.080 &gt; 1.01" in boxes[0]
 
 
+@pytest.mark.pymc
 def test_convergence_counts_divergences_and_single_chains():
     import arviz as az
 
@@ -631,6 +635,7 @@ def test_summary_no_pair_can_be_significant():
     assert "more tasks" in claims(res, by="task", has_instances=False)
 
 
+@pytest.mark.pymc
 def test_summary_contradicted_order_and_unconverged_model():
     from rankstats.reporting.diagnostics import Convergence
     from rankstats.reporting.summary import claims

@@ -33,7 +33,7 @@ from rankstats.reporting.model_comparison import (
     verdicts,
 )
 
-pytestmark = pytest.mark.long
+pytestmark = [pytest.mark.long, pytest.mark.pymc]
 
 HOSTILE = ["<b>bold</b>", "$x$", "A & B", r"c\textbf{y}", "plain"]
 

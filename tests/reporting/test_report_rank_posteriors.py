@@ -13,7 +13,7 @@ from scipy import stats
 
 import rankstats as rs
 
-pytestmark = pytest.mark.long
+pytestmark = [pytest.mark.long, pytest.mark.pymc]
 
 
 def _scores(names: list[str], n_tasks: int = 8, seed: int = 3) -> rs.Scores:
