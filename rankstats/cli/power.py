@@ -310,7 +310,7 @@ def run(opts: Options) -> int:
         print(f"calibrated on the pilot: {cal.summary()}".replace("\n", "\n  "))
     common = dict(
         pair=opts.pair,
-        level=opts.by,
+        by=opts.by,
         alpha=opts.alpha,
         seed=opts.seed,
         n_jobs=opts.n_jobs,

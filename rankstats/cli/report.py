@@ -104,14 +104,14 @@ def _report(opts: Options, data, significance: dict | bool, data_check):
 
 
 def _options(opts: Options, data, significance: dict | bool, data_check) -> dict:
-    """The keyword arguments of :func:`rankstats.reporting.report` (``level`` only for scores)."""
+    """The keyword arguments of :func:`rankstats.reporting.report` (``by`` only for scores)."""
     return dict(
         out=opts.output.out,
         methods=opts.methods,
         delta=opts.hoeffding.delta,
         correction=opts.hoeffding.correction,
         estimand=opts.hoeffding.estimand,
-        level=None if isinstance(data, Rankings) else opts.input.by,
+        by=None if isinstance(data, Rankings) else opts.input.by,
         title=opts.title,
         models=opts.models,
         model_method=opts.model_method,
