@@ -125,9 +125,21 @@ def paired_t_p_values(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         mean_diff = np.where(present, d, 0.0).sum(axis=0) / n
         sq = np.where(present, d - mean_diff, 0.0) ** 2
         sd = np.sqrt(sq.sum(axis=0) / (n - 1))
+    return mean_diff, paired_t_from_moments(mean_diff, sd, n)
+
+
+def paired_t_from_moments(mean_diff: np.ndarray, sd: np.ndarray, n: np.ndarray) -> np.ndarray:
+    r"""Two-sided paired t-test p-values from the sufficient statistic of normal differences:
+    the mean :math:`\bar D`, the standard deviation :math:`s_D` (``n − 1`` divisor) and the
+    count ``n``; :math:`t = \bar D \sqrt n / s_D` on ``n − 1`` df (NaN when ``n < 2`` or
+    :math:`s_D = \bar D = 0`). Arrays of any shape: :func:`paired_t_p_values` passes one value
+    per column of differences, the power simulations (:mod:`rankstats.planning.sufficient`) the
+    means and variances they draw."""
+    n = np.asarray(n)
+    with np.errstate(invalid="ignore", divide="ignore"):
         sd = np.where(n >= 2, sd, np.nan)
         t_stat = mean_diff / (sd / np.sqrt(n))
-        return mean_diff, 2 * stats.t.sf(np.abs(t_stat), n - 1)
+        return 2 * stats.t.sf(np.abs(t_stat), n - 1)
 
 
 def wilcoxon_p_values(

@@ -50,6 +50,13 @@ from rankstats.planning.replications import (
     zero_method_of,
 )
 from rankstats.planning.sample_size_result import SampleSizeResult, crossing
+from rankstats.planning.sufficient import (
+    ENGINE,
+    needing,
+    simulate_sufficient,
+    sufficient_path,
+    unmeasured_recovery,
+)
 from rankstats.significance.three_regions import check_rope, check_threshold
 
 DEFAULT_TESTS = ("hoeffding", "friedman", "nemenyi")
@@ -256,20 +263,26 @@ def power(
         bayes = BayesOptions(
             tuple(sorted(chosen)), float(rope), float(threshold), 0.5, int(posterior_draws)
         )
-    scores = design.n_systems * design.n_tasks * design.n_instances
-    require_memory(
-        power_bytes(design.n_systems, replications, len(tests), scores),
-        f"rs.power ({scores:,} simulated scores per benchmark)",
-        n_systems=design.n_systems,
-        fewer="systems, tasks or instances per benchmark, or fewer replications",
-    )
+    path = sufficient_path(design, tests, level)
+    if path is None:
+        scores = design.n_systems * design.n_tasks * design.n_instances
+        require_memory(
+            power_bytes(design.n_systems, replications, len(tests), scores),
+            f"rs.power ({scores:,} simulated scores per benchmark)",
+            n_systems=design.n_systems,
+            fewer="systems, tasks or instances per benchmark, or fewer replications",
+        )
     beyond = design.extrapolation()
     if beyond:  # said, never silent: in a warning and in the result's notes and sentence
         warnings.warn(beyond, DataWarning, stacklevel=2)
-    rep = simulate_tests(
-        design, tests, level, alpha, replications, seed, progress, n_jobs, bayes, zeros
-    )
+    if path is None:
+        rep = simulate_tests(
+            design, tests, level, alpha, replications, seed, progress, n_jobs, bayes, zeros
+        )
+    else:  # the test's sufficient statistic, drawn directly (rankstats.planning.sufficient)
+        rep = simulate_sufficient(design, path, tests[0], alpha, replications, seed, zeros)
     summary, pairs, recovery = power_tables(rep, position)
+    notes = (design.extrapolation(brief=True),) if beyond else ()
     return PowerResult(
         summary=summary,
         pairs=pairs,
@@ -289,8 +302,9 @@ def power(
             "threshold": bayes.threshold,
             "posterior_draws": bayes.samples,
         },
-        notes=(design.extrapolation(brief=True),) if beyond else (),
+        notes=notes + unmeasured_recovery(path, tests[0]),
         zero_method=zeros,
+        method=path or ENGINE,
     )
 
 
@@ -352,6 +366,7 @@ def _battle_power(
         pair=None if pair is None else (str(pair[0]), str(pair[1])),
         complete=rep.complete,
         notes=(design.extrapolation(brief=True),) if beyond else (),
+        method="battles",
     )
 
 
@@ -507,9 +522,13 @@ def sample_size(
     if beyond:  # once for the curve (each point would say it again)
         warnings.warn(f"power curve {beyond}", DataWarning, stacklevel=2)
     points: dict[float, PowerResult] = {}
+    # A recovery target needs its aggregator: a sufficient statistic that does not determine it
+    # leaves the curve to the engine (rankstats.planning.sufficient).
+    aggregator = target.split("_")[0] if target in RECOVERY_TARGETS else None
     with (
         meter("power curve", total=len(grid) + refine, unit="designs", enabled=progress) as m,
         warnings.catch_warnings(),
+        needing(aggregator),
     ):
         warnings.simplefilter("ignore", DataWarning)
         for value, d in zip(grid, designs, strict=True):
