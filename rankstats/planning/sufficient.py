@@ -69,6 +69,11 @@ PATHS = ("discordant counts", "win counts", "ranking counts", "normal moments")
 ENGINE = "scores"
 #: Most systems whose N! rankings are the cells of one multinomial.
 MAX_RANKED = 6
+#: Numbers held per chunk of replications (cells or Wishart factors, and pairs).
+CHUNK_CELLS = 2_000_000
+#: What a chunk gives: decisions, estimates (None for an omnibus test), computable, and the
+#: aggregate scores whose recovery is measured.
+Parts = tuple[np.ndarray, np.ndarray | None, np.ndarray, dict[str, np.ndarray]]
 #: The aggregators whose recovery of the true order each path measures (σ^l, σ^μ).
 AGGREGATORS = {
     "discordant counts": ("borda", "mean"),
@@ -158,14 +163,30 @@ def simulate_sufficient(
     (:func:`sufficient_path`), as the engine's :class:`Replicates`."""
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     blocks = design.n_tasks * design.n_instances
+    n, n_pairs = design.n_systems, design.n_systems * (design.n_systems - 1) // 2
     if path == "normal moments":
-        parts = _normal_moments(design, blocks, alpha, replications, rng)
+        per_chunk = max(1, CHUNK_CELLS // (n * n + n * n_pairs))
+
+        def chunk(count: int) -> Parts:
+            return _normal_moments(design, blocks, alpha, count, rng)
+
     else:
         ranks, scores, p = _cells(design, path)
-        counts = rng.multinomial(blocks, p, size=replications)
-        parts = _on_counts(design, test, counts, ranks, scores, alpha, zero_method)
-    decisions, estimates, computable, aggregates = parts
-    n_pairs = design.n_systems * (design.n_systems - 1) // 2
+        per_chunk = max(1, CHUNK_CELLS // (len(p) + n * n_pairs))
+
+        def chunk(count: int) -> Parts:
+            counts = rng.multinomial(blocks, p, size=count)
+            return _on_counts(design, test, counts, ranks, scores, alpha, zero_method)
+
+    # Chunks of replications bound the memory (the N! cells, the Wishart factors); drawn in
+    # turn from one generator, so the numbers depend on the seed alone.
+    sizes = [min(per_chunk, replications - lo) for lo in range(0, replications, per_chunk)]
+    parts = [chunk(size) for size in sizes]
+    decisions, estimates, computable = (
+        None if parts[0][k] is None else np.concatenate([part[k] for part in parts])
+        for k in range(3)
+    )
+    aggregates = {key: np.concatenate([part[3][key] for part in parts]) for key in parts[0][3]}
     return Replicates(
         design=design,
         tests=(test,),
@@ -235,7 +256,7 @@ def _on_counts(
     scores: np.ndarray | None,
     alpha: float,
     zero_method: str | None,
-) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, dict[str, np.ndarray]]:
+) -> Parts:
     """Decisions, estimates, computable and aggregate scores from the counts ``(R, C)`` of the
     kinds of block (:func:`_cells`)."""
     blocks = counts.sum(axis=1).astype(np.float64)
@@ -289,7 +310,7 @@ def _normal_moments(
     alpha: float,
     replications: int,
     rng: np.random.Generator,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+) -> Parts:
     r"""The paired t-test of every pair from the means and the scatter matrix of normal scores.
 
     The scores of a block are :math:`\mu + \text{scale}\, M z`, :math:`M M^\top` the
