@@ -105,8 +105,8 @@ CASES = [
 
 def ratios() -> None:
     for test, design, plain in CASES:
-        ours = best(lambda: rs.power(design, tests=test, replications=R, progress=False))
-        theirs = best(lambda: plain(design))
+        ours = best(lambda d=design, t=test: rs.power(d, tests=t, replications=R, progress=False))
+        theirs = best(lambda d=design, f=plain: f(d))
         method = rs.power(design, tests=test, replications=10, progress=False).method
         print(
             f"{test:9s} ({method}): rs.power {1000 * ours:7.1f} ms, plain NumPy "
@@ -120,10 +120,8 @@ def documented() -> None:
         "McNemar, 10,000 replications (power.md)": lambda: rs.power(
             card, tests="mcnemar", replications=10_000, progress=False
         ),
-        "sample_size, 5 systems, sign test, 1,000 replications (power.md)": lambda: (
-            rs.sample_size(
-                n_systems=5, phi=0.2, test="sign", power=0.8, replications=1000, progress=False
-            )
+        "sample_size, 5 systems, sign test, 1,000 replications (power.md)": lambda: rs.sample_size(
+            n_systems=5, phi=0.2, test="sign", power=0.8, replications=1000, progress=False
         ),
         "sample_size, McNemar over the accuracy gap, 2,000 replications (power.md)": lambda: (
             rs.sample_size(
@@ -134,9 +132,11 @@ def documented() -> None:
     for label, call in calls.items():
         print(f"{label}: {best(call, repeat=1):.3f} s")
     for test, design, _ in CASES[:2]:
-        slow = best(lambda: engine(design, test, R), repeat=1)
-        fast = best(lambda: rs.power(design, tests=test, replications=R, progress=False))
-        print(f"{test}: engine {slow:.2f} s, sufficient statistic {fast:.3f} s ({slow / fast:.0f}×)")
+        slow = best(lambda d=design, t=test: engine(d, t, R), repeat=1)
+        fast = best(lambda d=design, t=test: rs.power(d, tests=t, replications=R, progress=False))
+        print(
+            f"{test}: engine {slow:.2f} s, sufficient statistic {fast:.3f} s ({slow / fast:.0f}×)"
+        )
 
 
 if __name__ == "__main__":

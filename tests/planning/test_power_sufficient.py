@@ -43,9 +43,7 @@ CASES = [
     ("mcnemar", BenchmarkDesign.from_accuracies([0.70, 0.75], agreement=0.8, n_instances=150)),
     (
         "sign",
-        BenchmarkDesign.from_accuracies(
-            [0.60, 0.65], agreement=0.7, n_instances=60, identical=0.3
-        ),
+        BenchmarkDesign.from_accuracies([0.60, 0.65], agreement=0.7, n_instances=60, identical=0.3),
     ),
     ("sign", BenchmarkDesign(n_systems=2, n_instances=60, phi=0.3, identical=0.25)),
     ("sign", BenchmarkDesign.from_swap_effects(1.0, zeros=0.13, spread=25.8, n_instances=300)),
@@ -109,7 +107,9 @@ def test_wilcoxon_of_binary_outcomes_agrees_with_the_engine(zero_method: str, n:
     assert fast.method == "discordant counts" and fast.zero_method == zero_method
     summary, _, _ = _engine(design, "wilcoxon", zero_method=zero_method)
     a, a_se = fast.power_of("wilcoxon")
-    assert _close(a, a_se, summary.loc["wilcoxon", "adjacent"], summary.loc["wilcoxon", "adjacent_se"])
+    assert _close(
+        a, a_se, summary.loc["wilcoxon", "adjacent"], summary.loc["wilcoxon", "adjacent_se"]
+    )
 
 
 def test_wilcoxon_p_values_of_counts_are_scipy_s() -> None:
@@ -188,9 +188,7 @@ def test_plackett_luce_probabilities_are_those_of_gumbel_maxima() -> None:
     p = np.exp(plackett_luce_log_probabilities(lam, orders))
     assert p.sum() == pytest.approx(1.0, abs=1e-12)
     w = np.exp(lam)
-    by_hand = [
-        np.prod([w[o[k]] / w[list(o[k:])].sum() for k in range(4)]) for o in orders
-    ]
+    by_hand = [np.prod([w[o[k]] / w[list(o[k:])].sum() for k in range(4)]) for o in orders]
     assert np.allclose(p, by_hand, rtol=1e-12)
     draws = 200_000
     keys = lam + np.random.default_rng(0).gumbel(size=(draws, 4))
@@ -219,7 +217,12 @@ def test_plackett_luce_probabilities_are_those_of_gumbel_maxima() -> None:
         (BenchmarkDesign(n_systems=2, noise="laplace"), ("t",), "instance", None),
         (BenchmarkDesign(n_systems=2), ("wilcoxon",), "instance", None),
         (BenchmarkDesign(n_systems=2), ("hoeffding",), "instance", None),
-        (BenchmarkDesign.from_accuracies([0.7, 0.8]), ("wilcoxon",), "instance", "discordant counts"),
+        (
+            BenchmarkDesign.from_accuracies([0.7, 0.8]),
+            ("wilcoxon",),
+            "instance",
+            "discordant counts",
+        ),
         (BenchmarkDesign.from_accuracies([0.7, 0.8, 0.9]), ("mcnemar",), "instance", None),
     ],
 )
@@ -234,7 +237,9 @@ def test_the_result_says_which_path_ran_and_what_it_did_not_measure() -> None:
     assert any("σ^μ (mean) recovery not simulated" in note for note in fast.notes)
     with pytest.raises(ValueError, match="does not apply"):
         fast.power_of("sign", "mean_top1")
-    full = rs.power(n_systems=3, n_instances=50, tests=["sign", "t"], replications=50, progress=False)
+    full = rs.power(
+        n_systems=3, n_instances=50, tests=["sign", "t"], replications=50, progress=False
+    )
     assert full.method == "scores" and not full.notes
     again = rs.power(n_systems=3, n_instances=50, tests="sign", replications=50, progress=False)
     assert again.summary.equals(fast.summary)  # same seed, same numbers
@@ -246,5 +251,7 @@ def test_a_recovery_target_the_statistic_does_not_determine_runs_the_engine() ->
     assert {r.method for r in by_mean.results} == {"scores"}
     by_borda = rs.sample_size(target="borda_top1", replications=100, **common)
     assert {r.method for r in by_borda.results} == {"ranking counts"}
-    plain = rs.power(n_systems=3, n_instances=10, phi=0.3, tests="sign", replications=50, progress=False)
+    plain = rs.power(
+        n_systems=3, n_instances=10, phi=0.3, tests="sign", replications=50, progress=False
+    )
     assert plain.method == "ranking counts"  # the context of the curve is gone
