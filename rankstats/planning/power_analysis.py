@@ -55,7 +55,6 @@ from rankstats.planning.sufficient import (
     needing,
     simulate_sufficient,
     sufficient_path,
-    unmeasured_recovery,
 )
 from rankstats.significance.three_regions import check_rope, check_threshold
 
@@ -282,7 +281,6 @@ def power(
     else:  # the test's sufficient statistic, drawn directly (rankstats.planning.sufficient)
         rep = simulate_sufficient(design, path, tests[0], alpha, replications, seed, zeros)
     summary, pairs, recovery = power_tables(rep, position)
-    notes = (design.extrapolation(brief=True),) if beyond else ()
     return PowerResult(
         summary=summary,
         pairs=pairs,
@@ -302,7 +300,7 @@ def power(
             "threshold": bayes.threshold,
             "posterior_draws": bayes.samples,
         },
-        notes=notes + unmeasured_recovery(path, tests[0]),
+        notes=(design.extrapolation(brief=True),) if beyond else (),
         zero_method=zeros,
         method=path or ENGINE,
     )

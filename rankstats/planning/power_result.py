@@ -183,7 +183,9 @@ class PowerResult:
         each test applied to the table: :mod:`rankstats.planning.replications`), ``"battles"``
         (battle logs), or the one test's sufficient statistic drawn directly
         (:mod:`rankstats.planning.sufficient`): ``"discordant counts"``, ``"win counts"``,
-        ``"ranking counts"`` or ``"normal moments"``.
+        ``"ranking counts"`` or ``"normal moments"``; such a statistic determines the recovery
+        of one aggregator only (σ^l from rankings, σ^μ from means) where it does not give both,
+        and :attr:`recovery` then has that row alone.
     """
 
     summary: pd.DataFrame
@@ -277,7 +279,12 @@ class PowerResult:
         if self.pair:
             lines.append(f"  pair: {terminal(self.pair[0])} vs {terminal(self.pair[1])}")
         if self.method not in ("scores", "battles"):
-            lines.append(f"  simulated: the test's sufficient statistic ({self.method})")
+            # A sufficient statistic determines one aggregator's recovery only (σ^l or σ^μ).
+            measured = ", ".join(self.recovery.index)
+            lines.append(
+                f"  simulated: the test's sufficient statistic ({self.method}); recovery of the "
+                f"true order measured for {measured} only"
+            )
         if self.zero_method:
             zeros = self.zero_method
             lines.append(f"  wilcoxon: {SHORT[zeros]} (zero_method={zeros!r})")

@@ -27,7 +27,7 @@ the Wilcoxon test of ±1 / 0 differences by
 :func:`~rankstats.paired_analysis.paired_tests.wilcoxon_p_values` of one column per distinct
 count triple. The recovery of the true order is measured for the aggregators the statistic
 determines: σ^l (Borda) from the ranking counts, σ^μ (the mean) from the 2 × 2 table or the
-means; the other is not simulated on this path, and the result says so in its notes.
+means; the other is not simulated on this path, and the result's repr says so.
 
 Any other design, several tests, task-level blocks or the Bayesian test: None, and
 :func:`rankstats.power` runs the engine.
@@ -88,17 +88,6 @@ def needing(aggregator: str | None) -> Iterator[None]:
         yield
     finally:
         _needed.reset(token)
-
-
-def unmeasured_recovery(path: str | None, test: str) -> tuple[str, ...]:
-    """The result's note when ``path`` measures one aggregator's recovery only."""
-    if path is None or len(AGGREGATORS[path]) == 2:
-        return ()
-    missing = "σ^μ (mean)" if "borda" in AGGREGATORS[path] else "σ^l (Borda)"
-    return (
-        f"{missing} recovery not simulated: the {test} test was simulated on its sufficient "
-        f"statistic ({path}), which does not determine it",
-    )
 
 
 def sufficient_path(design: BenchmarkDesign, tests: tuple[str, ...], level: str) -> str | None:
@@ -287,8 +276,9 @@ def _on_counts(
         p = stats.chi2.sf(chi2, ranks.shape[1] - 1)
         return computable & (p < alpha), None, computable & np.isfinite(chi2), aggregates
     ia, ib = pair_indices(design.n_systems)
-    wins_a = counts @ (ranks[:, ia] < ranks[:, ib])  # (R, P)
-    wins_b = counts @ (ranks[:, ia] > ranks[:, ib])
+    # Float products (BLAS; integer ones are not): whole numbers, exactly, far below 2^53.
+    wins_a = counts_f @ (ranks[:, ia] < ranks[:, ib]).astype(np.float64)  # (R, P)
+    wins_b = counts_f @ (ranks[:, ia] > ranks[:, ib]).astype(np.float64)
     if test == "wilcoxon":
         p = _wilcoxon_on_counts(wins_a[:, 0], wins_b[:, 0], counts.sum(axis=1), zero_method)
         estimate = ((wins_a - wins_b) / blocks[:, None]).astype(np.float64)
