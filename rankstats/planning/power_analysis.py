@@ -9,11 +9,12 @@ argument before simulating anything.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import numbers
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -45,6 +46,7 @@ from rankstats.planning.replications import (
     LEVELS,
     PAIR_TESTS,
     BayesOptions,
+    check_memory,
     check_tests,
     simulate_tests,
     zero_method_of,
@@ -264,13 +266,7 @@ def power(
         )
     path = sufficient_path(design, tests, level)
     if path is None:
-        scores = design.n_systems * design.n_tasks * design.n_instances
-        require_memory(
-            power_bytes(design.n_systems, replications, len(tests), scores),
-            f"rs.power ({scores:,} simulated scores per benchmark)",
-            n_systems=design.n_systems,
-            fewer="systems, tasks or instances per benchmark, or fewer replications",
-        )
+        check_memory(design, tests, replications)
     beyond = design.extrapolation()
     if beyond:  # said, never silent: in a warning and in the result's notes and sentence
         warnings.warn(beyond, DataWarning, stacklevel=2)
@@ -520,15 +516,10 @@ def sample_size(
     if beyond:  # once for the curve (each point would say it again)
         warnings.warn(f"power curve {beyond}", DataWarning, stacklevel=2)
     points: dict[float, PowerResult] = {}
-    # A recovery target needs its aggregator: a sufficient statistic that does not determine it
-    # leaves the curve to the engine (rankstats.planning.sufficient).
-    aggregator = target.split("_")[0] if target in RECOVERY_TARGETS else None
     with (
         meter("power curve", total=len(grid) + refine, unit="designs", enabled=progress) as m,
-        warnings.catch_warnings(),
-        needing(aggregator),
+        _curve_points(target),
     ):
-        warnings.simplefilter("ignore", DataWarning)
         for value, d in zip(grid, designs, strict=True):
             points[value] = _whole(run(d))
             m.advance()
@@ -541,6 +532,18 @@ def sample_size(
             points = dict(sorted(points.items()))
             m.advance()
     return crossing(list(points.values()), test, target, float(power), vary, tuple(points))
+
+
+@contextlib.contextmanager
+def _curve_points(target: str) -> Iterator[None]:
+    """Around the points of a power curve: the design's warnings silenced (the curve gave them
+    once), and a recovery target's aggregator required of a sufficient statistic (one that does
+    not determine it leaves the points to the engine: :func:`rankstats.planning.sufficient.
+    needing`)."""
+    aggregator = target.split("_")[0] if target in RECOVERY_TARGETS else None
+    with warnings.catch_warnings(), needing(aggregator):
+        warnings.simplefilter("ignore", DataWarning)
+        yield
 
 
 def _whole(result: PowerResult) -> PowerResult:

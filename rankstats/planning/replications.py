@@ -64,6 +64,7 @@ import numpy as np
 from scipy import stats
 
 from rankstats._util.advice import AdviceError, Spelled, escape
+from rankstats._util.resources import power_bytes, require_memory
 from rankstats.aggregation.aggregators import mean_scores, snap_ties
 from rankstats.aggregation.hoeffding_intervals import hoeffding_arrays, holm_adjust
 from rankstats.core.metrics import ranking_metrics
@@ -235,6 +236,18 @@ def chunk_size(design: BenchmarkDesign) -> int:
     machine)."""
     cells = design.n_systems * design.n_tasks * design.n_instances
     return max(1, CHUNK_CELLS // cells)
+
+
+def check_memory(design: BenchmarkDesign, tests: tuple[str, ...], replications: int) -> None:
+    """The results of :func:`simulate_tests` (a decision and an estimate per pair, benchmark and
+    test) must fit in memory: ResourceError otherwise, before anything is drawn."""
+    scores = design.n_systems * design.n_tasks * design.n_instances
+    require_memory(
+        power_bytes(design.n_systems, replications, len(tests), scores),
+        f"rs.power ({scores:,} simulated scores per benchmark)",
+        n_systems=design.n_systems,
+        fewer="systems, tasks or instances per benchmark, or fewer replications",
+    )
 
 
 def simulate_tests(
