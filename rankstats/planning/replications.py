@@ -491,7 +491,7 @@ def recovery_metrics(
     """``"<aggregator>_tau"`` and ``"<aggregator>_top1"`` of :attr:`Replicates.recovery` from
     each aggregator's scores ``(R, N)`` (higher = better): Kendall τ_b to the design's truth and
     the true best first alone (:func:`~rankstats.core.metrics.ranking_metrics`)."""
-    truth_rank = stats.rankdata(-design.mu)
+    truth_rank = average_ranks(design.mu[None, :])[0]  # 1 = the best (scipy's rankdata of −μ)
     out = {}
     for name, score in aggregates.items():
         # Snapped as rs.aggregate's scores are, so that equal sums added in another order tie.
