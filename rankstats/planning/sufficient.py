@@ -299,12 +299,14 @@ def _wilcoxon_on_counts(
     triples, inverse = np.unique(
         np.stack([positive, negative, blocks], axis=1), axis=0, return_inverse=True
     )
-    size = int(blocks.max())
-    row = np.arange(size)[:, None]
-    pos, neg, n = triples[:, 0], triples[:, 1], triples[:, 2]
-    columns = np.where(row < pos, 1.0, np.where(row < pos + neg, -1.0, 0.0))
-    columns = np.where(row < n, columns, np.nan)
-    p = wilcoxon_p_values(columns, False, zero_method or "wilcox")
+    row = np.arange(int(blocks.max()))[:, None]
+    p = np.empty(len(triples))
+    group = max(1, CHUNK_CELLS // len(row))  # columns held at once
+    for lo in range(0, len(triples), group):
+        pos, neg, n = triples[lo : lo + group].T
+        columns = np.where(row < pos, 1.0, np.where(row < pos + neg, -1.0, 0.0))
+        columns = np.where(row < n, columns, np.nan)
+        p[lo : lo + group] = wilcoxon_p_values(columns, False, zero_method or "wilcox")
     return p[inverse.ravel()][:, None]
 
 
