@@ -103,12 +103,26 @@ def friedman_arrays(
     selects the blocks of each batch (complete-case analysis of simulated benchmarks with
     missing scores); ``N`` is then the number kept. Fewer than one block gives NaN.
     """
-    k = ranks.shape[-1]
     n, deviations = centred_ranks(ranks, keep)
+    squares = np.sum(deviations**2, axis=(-2, -1))
+    return friedman_from_sums(n, deviations.sum(axis=-2), squares, tie_correction)
+
+
+def friedman_from_sums(
+    n: np.ndarray, centred_sums: np.ndarray, squares: np.ndarray, tie_correction: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(χ²_F, C)`` from Friedman's sufficient statistic: the number of blocks ``n``
+    (``(...)``), each system's sum of centred ranks :math:`S_j = \sum_b (R_{bj} - \frac{k+1}{2})`
+    (``(..., k)``) and the sum of the squared centred ranks :math:`Q = \sum_{b,j} (R_{bj} -
+    \frac{k+1}{2})^2` (``(...)``, which carries the ties):
+    :math:`\chi^2_F = \frac{12}{n k (k+1)} \sum_j S_j^2`, :math:`C = 12 Q / (n (k^3 - k))`.
+    :func:`friedman_arrays` computes the sums from rank matrices; the power simulations of
+    :mod:`rankstats.planning.sufficient` draw them (counts of each ranking)."""
+    k = centred_sums.shape[-1]
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean_dev = deviations.sum(axis=-2) / n[..., None]
+        mean_dev = centred_sums / n[..., None]
         chi2 = 12.0 * n / (k * (k + 1)) * np.sum(mean_dev**2, axis=-1)
-        correction = 12.0 * np.sum(deviations**2, axis=(-2, -1)) / (n * (k**3 - k))
+        correction = 12.0 * squares / (n * (k**3 - k))
     if not tie_correction:
         return chi2, np.ones_like(chi2)
     tied_out = correction <= 1e-12

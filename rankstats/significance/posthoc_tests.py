@@ -346,7 +346,7 @@ def posthoc(
     >>> import rankstats as rs
     >>> from rankstats.significance.posthoc_tests import posthoc
     >>> res = posthoc(rs.load_dataset("glue"), method="conover")
-    >>> res.adjust, res.n_pairs
+    >>> res.correction, res.n_pairs
     ('holm', 5460)
     """
     imputed = isinstance(data, Blocks) and data.imputed
