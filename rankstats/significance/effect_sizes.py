@@ -31,6 +31,7 @@ Open Source Software* 5(48), 2173.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -39,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.blas_threads import one_blas_thread
+from rankstats._util.parallel import cpu_count
 
 #: Scale of the median absolute deviation to a standard deviation under normality.
 MAD_SCALE = 1.4826
@@ -80,12 +82,12 @@ def effect_sizes_alongside(
     counted; the pairs inside the chunks of the sort are counted on a third thread
     (:func:`_earlier_pairs`). On 100 systems × 10,000 blocks with two idle cores, Nemenyi's
     post-hoc test with its effect sizes took 0.234 s against 0.288 s on one thread (Cliff's δ
-    alone: 0.158 s against 0.193 s; 2026-11-27, load 0.9). Below :data:`THREAD_CELLS` scores
-    everything runs on the caller's thread when the function is called. The numbers are the
-    same either way (exact integer counts).
+    alone: 0.158 s against 0.193 s; 2026-11-27, load 0.9). Below :data:`THREAD_CELLS` scores,
+    or without a spare core (:func:`_spare_core`), everything runs on the caller's thread when
+    the function is called. The numbers are the same either way (exact integer counts).
     """
     values = np.asarray(values, dtype=np.float64)
-    if values.size < THREAD_CELLS:
+    if values.size < THREAD_CELLS or not _spare_core():
         return lambda: pairwise_effect_sizes(values, a, b)
     delta = _in_thread(_cliffs_delta, values)
 
@@ -94,6 +96,22 @@ def effect_sizes_alongside(
         return _table(delta()[a, b], cohen, gamma)
 
     return table
+
+
+def _spare_core() -> bool:
+    """Whether a second thread may have a core of its own: the one-minute load average (this
+    process included) at least one below the cores this process may run on.
+
+    On a busy machine the threads wait for a core and then for the GIL of each other: on two
+    cores at load 5, Conover's test of 100 systems × 10,000 blocks with its effect sizes took
+    1.06 s (best of 7; median 2.4 s) on threads against 0.37 s on one (2026-12-02). Platforms
+    without a load average (Windows) count as idle.
+    """
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - Windows
+        return True
+    return load + 1.0 <= cpu_count()
 
 
 def _in_thread(function: Callable[..., T], *args: object) -> Callable[[], T]:
@@ -184,7 +202,7 @@ def _earlier_pairs(label: np.ndarray, first: np.ndarray, k: int) -> np.ndarray:
     per_chunk = np.bincount(position_chunk * k + label, minlength=n_chunks * k)
     per_chunk = per_chunk.reshape(n_chunks, k)
     # On a large table the pairs inside the chunks are counted meanwhile on a second thread.
-    if size >= THREAD_CELLS:
+    if size >= THREAD_CELLS and _spare_core():
         within = _in_thread(_within_chunks, label, first, k, position_chunk)
     else:
         within = functools.partial(_within_chunks, label, first, k, position_chunk)

@@ -333,6 +333,7 @@ def test_chunked_cliffs_delta_is_identical_to_one_count_per_system(monkeypatch, 
 
     monkeypatch.setattr(effect_sizes, "_CHUNK", chunk)
     monkeypatch.setattr(effect_sizes, "THREAD_CELLS", 1 if threads else 10**12)
+    monkeypatch.setattr(effect_sizes, "_spare_core", lambda: True)  # whatever the load
     rng = np.random.default_rng(chunk)
     for trial in range(60):
         n, k = int(rng.integers(1, 40)), int(rng.integers(2, 9))
@@ -406,6 +407,7 @@ def test_effect_sizes_counted_alongside_equal_the_sequential_table(monkeypatch):
         }
     )
     scores = rs.Scores.from_long(frame)
+    monkeypatch.setattr(effect_sizes, "_spare_core", lambda: True)  # whatever the load
     alongside = rs.posthoc(scores), rs.tukey_hsd(scores)
     monkeypatch.setattr(effect_sizes, "THREAD_CELLS", 10**12)
     sequential = rs.posthoc(scores), rs.tukey_hsd(scores)
@@ -424,3 +426,23 @@ def test_effect_sizes_counted_alongside_equal_the_sequential_table(monkeypatch):
     with pytest.raises(MemoryError, match="counting failed"):
         rs.posthoc(scores)
     assert counted_on == ["rankstats-effect-sizes"]  # not on the caller's thread
+
+
+def test_no_second_thread_without_a_spare_core(monkeypatch):
+    """A busy machine: Cliff's δ is counted on the caller's thread (a thread would wait for a
+    core), with the same table."""
+    from rankstats.significance import effect_sizes
+
+    values = np.random.default_rng(2).normal(size=(2_000, 60))
+    a, b = np.triu_indices(60, 1)
+    spare_core = effect_sizes._spare_core
+    started = []
+    monkeypatch.setattr(effect_sizes, "_in_thread", lambda *args: started.append(args))
+    monkeypatch.setattr(effect_sizes, "_spare_core", lambda: False)
+    table = effect_sizes.effect_sizes_alongside(values, a, b)()
+    assert not started
+    pd.testing.assert_frame_equal(table, pairwise_effect_sizes(values, a, b), check_exact=True)
+    monkeypatch.setattr(effect_sizes.os, "getloadavg", lambda: (99.0, 0.0, 0.0))
+    assert not spare_core()
+    monkeypatch.setattr(effect_sizes.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert spare_core()
