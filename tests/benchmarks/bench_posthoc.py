@@ -139,14 +139,18 @@ def effect_size_agreement(post, path: Path, pairs: int = 20) -> float:
     return worst
 
 
-def compare(path: Path, shape: tuple[int, int], repeat: int) -> None:
+METHODS = {
+    "wilcoxon-holm": "Wilcoxon–Holm",
+    "conover": "Conover (Holm)",
+    "nemenyi": "Friedman + Nemenyi",
+}
+
+
+def compare(path: Path, shape: tuple[int, int], repeat: int, methods: list[str]) -> None:
     k, n = shape
     print(f"\n== {k} systems × {n:,} blocks (uptime: {uptime()})")
-    for method, label in (
-        ("wilcoxon-holm", "Wilcoxon–Holm"),
-        ("conover", "Conover (Holm)"),
-        ("nemenyi", "Friedman + Nemenyi"),
-    ):
+    for method in methods:
+        label = METHODS[method]
         t_ours, post = timed(lambda m=method: ours(path, m), repeat)
         t_ref, matrix = timed(lambda m=method: theirs(path, m), repeat)
         worst = p_agreement(post, matrix, method)
@@ -172,6 +176,7 @@ def main() -> None:
     parser.add_argument(
         "--shapes", nargs="*", default=[f"{k}x{n}" for k, n in SHAPES], help="systems x blocks"
     )
+    parser.add_argument("--methods", nargs="*", default=list(METHODS), choices=list(METHODS))
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     shapes = [tuple(int(v) for v in s.split("x")) for s in args.shapes]
@@ -184,7 +189,7 @@ def main() -> None:
         for shape in shapes:
             path = Path(tmp) / f"{shape[0]}x{shape[1]}.csv"
             write_csv(path, *shape)
-            compare(path, shape, args.repeat)
+            compare(path, shape, args.repeat, args.methods)
 
 
 if __name__ == "__main__":

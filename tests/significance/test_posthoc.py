@@ -334,6 +334,8 @@ def test_chunked_cliffs_delta_is_identical_to_one_count_per_system(monkeypatch, 
     monkeypatch.setattr(effect_sizes, "_CHUNK", chunk)
     monkeypatch.setattr(effect_sizes, "THREAD_CELLS", 1 if threads else 10**12)
     monkeypatch.setattr(effect_sizes, "_spare_core", lambda: True)  # whatever the load
+    # Blocks of one chunk, of a few, or all chunks at once in the product across chunks.
+    monkeypatch.setattr(effect_sizes, "_PRODUCT_CELLS", (1, 20, 10**9)[chunk % 3])
     rng = np.random.default_rng(chunk)
     for trial in range(60):
         n, k = int(rng.integers(1, 40)), int(rng.integers(2, 9))
