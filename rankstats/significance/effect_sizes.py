@@ -10,10 +10,11 @@ them (Herbold, 2020), oriented so that positive means the first system scores hi
 
 Cliff's δ of all ``k (k − 1) / 2`` pairs is the costly one (``k² N²`` comparisons by
 definition): it is counted from one sort of the whole table, in chunks of the sorted values
-(:func:`_earlier_pairs`), so that no loop runs over systems, pairs or blocks. On a large table a
-test starts it on a second thread before computing its own statistics
-(:func:`effect_sizes_alongside`): NumPy's sort, product and array arithmetic release the GIL
-(``np.bincount`` does not), so the two overlap in part.
+(:func:`_earlier_pairs`), so that no loop runs over systems, pairs or blocks. On a large table,
+when the load average leaves a core idle (:func:`_spare_core`), a test starts it on a second
+thread before computing its own statistics (:func:`effect_sizes_alongside`): NumPy's sort,
+product and array arithmetic release the GIL (``np.bincount`` does not), so the two overlap in
+part.
 
 References
 ----------
