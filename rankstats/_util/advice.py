@@ -21,6 +21,12 @@ Examples
 'pass --posthoc conover'
 >>> AdviceError("pass {na_values}", na_values=["NA", "n/a"]).cli()
 'pass --na-values NA n/a'
+>>> err = AdviceError("fit with {bias_reduction} or {order_effect}", bias_reduction=True,
+...                   order_effect=False)
+>>> str(err)
+'fit with bias_reduction=True or order_effect=False'
+>>> err.cli()
+'fit with --bias-reduction or --no-order-effect'
 
 This is the one mechanism: the library raises the template, the command line prints
 ``err.cli()`` (:func:`rankstats.cli.main`); no module of :mod:`rankstats.cli` rewrites a message.
@@ -35,12 +41,24 @@ from rankstats.errors import (
     DataWarning,
     InvalidRankingsError,
     InvalidScoresError,
+    OutputError,
     ResourceError,
     UnreadableFileError,
 )
 
 #: Options whose flag is not ``--`` + the argument name with dashes.
-FLAGS = {"n_boot": "--boot", "simultaneous": "--marginal"}
+FLAGS = {
+    "simultaneous": "--marginal",
+    # The library names these as the vocabulary replaced (docs/vocabulary.md): their flags.
+    "n_boot": "--n-resamples",
+    "bootstrap": "--n-resamples",
+    "n_bootstrap": "--n-resamples",
+    "confidence": "--confidence-level",
+    "workers": "--n-jobs",
+    "n_draws": "--draws",
+    "adjust": "--correction",
+    "level": "--by",
+}
 
 
 def python_spelling(name: str, value: object = None) -> str:
@@ -49,9 +67,11 @@ def python_spelling(name: str, value: object = None) -> str:
 
 
 def cli_spelling(name: str, value: object = None) -> str:
-    """``--name value`` (``--name`` alone when ``value`` is None; a list as the words of a
-    many-valued flag)."""
+    """``--name value`` (``--name`` alone when ``value`` is None or True, ``--no-name`` when it
+    is False: a switch; a list as the words of a many-valued flag)."""
     flag = FLAGS.get(name, "--" + name.replace("_", "-"))
+    if isinstance(value, bool):
+        return flag if value else "--no-" + flag[2:]
     if isinstance(value, list):
         value = " ".join(map(shell_word, value))
     elif isinstance(value, str):
@@ -175,5 +195,37 @@ class AdviceResourceError(Advice, ResourceError):
     """A :class:`~rankstats.errors.ResourceError` whose remedy names options."""
 
 
+class AdviceOutputError(Advice, OutputError):
+    """An :class:`~rankstats.errors.OutputError` that names the output's option
+    (``out='report'`` in Python, ``--out report`` on the command line)."""
+
+
 class AdviceWarning(Advice, DataWarning):
     """A :class:`~rankstats.errors.DataWarning` whose advice names options."""
+
+
+class AdviceText(Advice):
+    """Advice that is shown, neither raised nor warned (the remedy of a data-check finding, a
+    hint in a report): ``str()`` spells its options as Python arguments, :meth:`cli` as flags.
+
+    >>> hint = AdviceText("rank per instance ({level})", level="instance")
+    >>> str(hint), hint.cli()
+    ("rank per instance (level='instance')", 'rank per instance (--level instance)')
+    """
+
+    def __init__(self, template: str, **options: object):
+        self.text = self._init(template, options)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AdviceText):
+            return NotImplemented
+        return (self.text, self.cli()) == (other.text, other.cli())
+
+    def __hash__(self) -> int:
+        return hash((self.text, self.cli()))

@@ -16,15 +16,18 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from rankstats.errors import OutputError
+from rankstats._util.advice import AdviceOutputError, Spelled, escape
 
 #: The file a rankstats output directory carries; a non-empty directory without it is not ours
 #: and is never replaced.
 MARKER = ".rankstats-output"
 
 
-def check_output_dir(path: str | Path, option: str = "--out") -> Path:
+def check_output_dir(path: str | Path, option: str = "out") -> Path:
     """Refuse, before any computing, an output directory that cannot be (re)placed.
+
+    ``option`` is the Python parameter that names the output (the command line prints its
+    flag, :func:`given`).
 
     Raises
     ------
@@ -34,44 +37,63 @@ def check_output_dir(path: str | Path, option: str = "--out") -> Path:
     """
     path = Path(path)
     if path.exists() and not path.is_dir():
-        raise OutputError(f"{option} {path} is an existing file; give a directory")
+        raise refused(option, path, " is an existing file; give a directory")
     if path.is_dir() and any(path.iterdir()) and not (path / MARKER).exists():
-        raise OutputError(
-            f"{option} {path} is a non-empty directory that rankstats did not write; give a new "
-            "or empty directory (rankstats replaces a directory only if it wrote it)"
+        raise refused(
+            option,
+            path,
+            " is a non-empty directory that rankstats did not write; give a new or empty "
+            "directory (rankstats replaces a directory only if it wrote it)",
         )
     parent = _existing_parent(path)
     if not parent.is_dir():
-        raise OutputError(f"{option} {path}: {parent} is not a directory")
+        raise refused(option, path, f": {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"{option} {path}: no permission to write in {parent}")
+        raise refused(option, path, f": no permission to write in {parent}")
     _probe(path, parent, option)
     return path
 
 
-def check_output_file(path: str | Path, suffixes: tuple[str, ...], option: str = "--out") -> Path:
+def given(option: str, path: str | Path) -> tuple[str, str] | Spelled:
+    """The output as the reader named it: a parameter and its value (``out='report'`` in
+    Python, ``--out report`` on the command line), or a label (``the partition-function
+    cache``) followed by the path."""
+    if option.isidentifier():
+        return option, str(path)
+    return Spelled(f"{option} {path}", f"{option} {path}")
+
+
+def refused(option: str, path: str | Path, why: str) -> AdviceOutputError:
+    """The :class:`~rankstats.errors.OutputError` for the output ``path`` given as ``option``:
+    the option and path, then ``why`` (plain text)."""
+    return AdviceOutputError("{given}" + escape(why), given=given(option, path))
+
+
+def check_output_file(path: str | Path, suffixes: tuple[str, ...], option: str = "out") -> Path:
     """Refuse an output file that is a directory, has an unknown extension or is unwritable."""
     path = Path(path)
     if path.is_dir():
-        raise OutputError(f"{option} {path} is a directory; give a file name")
+        raise refused(option, path, " is a directory; give a file name")
     if "".join(path.suffixes[-2:]).lower() not in suffixes and path.suffix.lower() not in suffixes:
-        raise OutputError(
-            f"{option} {path}: unknown file type {path.suffix or '(no extension)'!r}; "
-            f"use one of {', '.join(suffixes)}"
+        raise refused(
+            option,
+            path,
+            f": unknown file type {path.suffix or '(no extension)'!r}; "
+            f"use one of {', '.join(suffixes)}",
         )
     parent = _existing_parent(path)
     if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"{option} {path}: cannot write in {parent}")
+        raise refused(option, path, f": cannot write in {parent}")
     _probe(path, parent, option)
     return path
 
 
-def check_save_dir(path: str | Path, option: str = "--save") -> Path:
+def check_save_dir(path: str | Path, option: str = "save") -> Path:
     """Refuse, before any computing, a directory that files will be added to (``--save DIR``,
     which may hold other files) but that cannot be written."""
     path = Path(path)
     if path.exists() and not path.is_dir():
-        raise OutputError(f"{option} {path} is an existing file; give a directory")
+        raise refused(option, path, " is an existing file; give a directory")
     _probe(path, path if path.is_dir() else _existing_parent(path), option)
     return path
 
@@ -92,11 +114,11 @@ def _why(err: OSError) -> str:
     return reason
 
 
-def unwritable(path: str | Path, where: str | Path, err: OSError, option: str = "--out"):
-    """The :class:`OutputError` for ``path`` (as the user gave it) when creating the output
-    in ``where`` failed with ``err``: it names the path given and the reason, never the
-    temporary name written first."""
-    return OutputError(f"{option} {path}: cannot write in {where}: {_why(err)}")
+def unwritable(path: str | Path, where: str | Path, err: OSError, option: str = "out"):
+    """The :class:`~rankstats.errors.OutputError` for ``path`` (as the user gave it) when
+    creating the output in ``where`` failed with ``err``: it names the path given and the
+    reason, never the temporary name written first."""
+    return refused(option, path, f": cannot write in {where}: {_why(err)}")
 
 
 def _probe(path: Path, parent: Path, option: str) -> None:
@@ -115,7 +137,7 @@ def _umask() -> int:
 
 
 @contextlib.contextmanager
-def output_dir(path: str | Path, option: str = "--out") -> Iterator[Path]:
+def output_dir(path: str | Path, option: str = "out") -> Iterator[Path]:
     """Yield a temporary directory; on success it replaces ``path`` as a whole.
 
     The temporary directory is created next to ``path`` (same file system, so the final rename is
@@ -156,7 +178,7 @@ def output_dir(path: str | Path, option: str = "--out") -> Iterator[Path]:
 
 
 @contextlib.contextmanager
-def output_file(path: str | Path, option: str = "output") -> Iterator[Path]:
+def output_file(path: str | Path, option: str = "path") -> Iterator[Path]:
     """Yield a temporary file name beside ``path``; on success it replaces ``path``."""
     given, path = path, Path(path)
     try:

@@ -115,7 +115,7 @@ def significance_heatmap(
             0.5,
             0.5,
             "no pair is significant at this level\n(few rankings compare each pair:\nrank per "
-            "instance, --level instance,\nwhen the data has instances)",
+            "instance when the data has instances)",
             transform=ax.transAxes,
             ha="center",
             va="center",

@@ -151,7 +151,7 @@ def decide_order_effect(
     )
 
 
-_NO_ORDER_EFFECT = Spelled("order_effect=False", "--no-order-effect")
+_NO_ORDER_EFFECT = ("order_effect", False)
 
 
 def both_orders(n: int, item1: np.ndarray, item2: np.ndarray) -> bool:

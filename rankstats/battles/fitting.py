@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from rankstats._util.advice import AdviceError, AdviceWarning, Spelled, escape
+from rankstats._util.advice import AdviceError, AdviceWarning, Spelled, escape, keywords
 from rankstats._util.arguments import count, flag, probability, sampling
 from rankstats.battles.battle_fit import (  # noqa: F401 - the result's home, re-exported
     ELO_SCALE,
@@ -196,7 +196,7 @@ def fit_battles(
         raise AdviceError(
             "{anchor} is not a model of the battles; models are "
             + escape(", ".join(map(repr, models[:20]))),
-            anchor=Spelled(f"anchor {anchor!r}", f"--anchor {anchor!r}"),
+            anchor=anchor,
         )
     order_effect, dropped = decide_order_effect(pairs, models, order_effect)
     styled = bool(covariates) and battles.rows is not None
@@ -348,7 +348,7 @@ def _optimum(
             + (", or a covariate that separates wins from losses" if covariates else "")
             + "); fit with {ties} or {order_effect}",
             ties=Spelled("ties=False", "--ties half"),
-            order_effect=Spelled("order_effect=False", "--no-order-effect"),
+            order_effect=False,
         ) from None
 
 
@@ -386,14 +386,14 @@ def check_cluster_count(count: int, column: str) -> AdviceWarning | None:
             + f"needs at least 2 clusters; the battles that are fitted form {count}, so every "
             "replicate would be the data itself: read the battles without {cluster} to "
             "resample battles",
-            cluster=Spelled("cluster=", "--cluster"),
+            **keywords("cluster"),
         )
     if count < FEW_CLUSTERS:
         return AdviceWarning(
             where + f"has only {count} clusters (fewer than {FEW_CLUSTERS}): its intervals are too "
             "narrow with few clusters; collect more clusters, or read the battles without "
             "{cluster} if their battles are independent",
-            cluster=Spelled("cluster=", "--cluster"),
+            **keywords("cluster"),
         )
     return None
 
@@ -420,8 +420,8 @@ def _check_bias_reduction(bias_reduction: object, bootstrap: int) -> None:
             "{bias_reduction} is not available with the bootstrap ({bootstrap}): its replicates "
             "are maximum-likelihood fits; use the Fisher intervals of the bias-reduced fit, "
             "or the posterior",
-            bias_reduction=Spelled("bias_reduction=True", "--bias-reduction"),
-            bootstrap=Spelled(f"bootstrap={bootstrap}", f"--bootstrap {bootstrap}"),
+            bias_reduction=True,
+            bootstrap=bootstrap,
         )
 
 

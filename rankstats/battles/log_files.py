@@ -103,9 +103,10 @@ def _read_json(
     try:
         text = path.read_text(encoding=encoding)
     except UnicodeDecodeError as err:
-        raise InvalidBattlesError(
-            f"{path} is not {encoding} text ({err.reason} at byte {err.start}); give its "
-            "encoding (--encoding)"
+        raise AdviceBattlesError(
+            escape(f"{path} is not {encoding} text ({err.reason} at byte {err.start}); give its ")
+            + "encoding ({encoding})",
+            **keywords("encoding"),
         ) from None
     numbers: list[int] = []
     try:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from rankstats._util.advice import Spelled, escape
+from rankstats._util.advice import escape
 from rankstats._util.parallel import cpu_count
 from rankstats.battles.design import identified_stack
 from rankstats.battles.log import Battles
@@ -93,7 +93,7 @@ def style_rows(
                 "leave one of them out"
             )
             + (" (or {order_effect})" if "the order effect" in dependent else ""),
-            order_effect=Spelled("order_effect=False", "--no-order-effect"),
+            order_effect=False,
         )
     if standardize:
         z = z / scale

@@ -1,10 +1,13 @@
 """The ``rankstats`` command: one module per subcommand, its options apart.
 
 Each subcommand has two modules named like it: :mod:`rankstats.cli.options.<name>` declares
-``HELP``, ``EXAMPLE`` and ``arguments(parser)`` (light: the parser of ``rankstats --help`` is
-built from them without numpy, pandas, SciPy or matplotlib), and ``rankstats.cli.<name>``
-defines ``run(args) -> int`` (and optionally ``check(args)``), imported only when the command
-runs. Only the options of the subcommand named on the command line are built.
+``HELP``, ``EXAMPLE``, ``arguments(parser)`` and ``Options``, the command's frozen options
+object (light: the parser of ``rankstats --help`` is built from them without numpy, pandas,
+SciPy or matplotlib), and ``rankstats.cli.<name>`` defines ``run(options) -> int`` (and
+optionally ``check(options)``, and ``build_options(namespace)`` when some options are derived
+from others), imported only when the command runs. Only the options of the subcommand named on
+the command line are built. The options object is built once, right after parsing; no function
+below the parser sees the argparse namespace.
 
 Errors follow one convention (see :mod:`rankstats.cli.usage`): a user error is one line
 ``rankstats <command>: error: …`` and exit code 2, a failure while computing exit code 1, an
@@ -38,8 +41,8 @@ from rankstats.cli.usage import (
 
 #: ``--quiet``, accepted before and after the subcommand.
 QUIET_HELP = (
-    "no progress display (by default a progress bar with an ETA is drawn on stderr when it is "
-    "a terminal; also RANKSTATS_QUIET=1)"
+    "no progress display, as --no-progress (by default a progress bar with an ETA is drawn on "
+    "stderr when it is a terminal; also RANKSTATS_QUIET=1)"
 )
 
 #: Subcommands in the order of ``rankstats --help``.
@@ -114,6 +117,20 @@ def build_parser(commands: Iterable[str] = COMMANDS) -> argparse.ArgumentParser:
             "--quiet", action="store_true", default=argparse.SUPPRESS, help=QUIET_HELP
         )
     return parser
+
+
+def _build_options(namespace: argparse.Namespace, module: ModuleType) -> object:
+    """The command's frozen options object: its ``build_options`` (options derived from
+    others), else its ``Options`` filled from the namespace."""
+    from rankstats.cli.options.groups import from_namespace
+
+    if hasattr(module, "build_options"):
+        return module.build_options(namespace)
+    return from_namespace(_options(namespace.command).Options, namespace)
+
+
+def _check_out(options: object) -> None:
+    check_out(getattr(options, "output", None))
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
@@ -221,8 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     from rankstats._util import progress as _progress
 
     progress_state = _progress.settings()
-    _progress.set_quiet(progress_state[0] or bool(getattr(args, "quiet", False)))
-    _progress.set_log(progress_state[1] or getattr(args, "progress", False) is True)
+    shown = getattr(args, "progress", None)  # --progress / --no-progress (None: a terminal's)
+    _progress.set_quiet(progress_state[0] or bool(getattr(args, "quiet", False)) or shown is False)
+    _progress.set_log(progress_state[1] or shown is True)
     try:
         from rankstats.errors import DataWarning
 
@@ -237,9 +255,10 @@ def main(argv: list[str] | None = None) -> int:
                     # Restored in the finally clause (main() is also called in-process).
                     os.environ["RANKSTATS_IGNORE_MEMORY"] = "1"
                 module = _command(args.command)
+                options = _build_options(args, module)
                 # Arguments and output paths are checked before any computing.
-                getattr(module, "check", check_out)(args)
-                return module.run(args)
+                getattr(module, "check", _check_out)(options)
+                return module.run(options)
             except KeyboardInterrupt:
                 if debug:
                     raise

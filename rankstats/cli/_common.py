@@ -9,7 +9,6 @@ The options themselves are declared in :mod:`rankstats.cli.options`; the exit co
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 from pathlib import Path
@@ -18,46 +17,48 @@ import numpy as np
 
 from rankstats._util.atomic import checkpoint
 from rankstats._util.text import shorten, terminal
+from rankstats.cli.options.groups import InputOptions, RankingsFileOptions
 from rankstats.cli.usage import UsageError
 
 
-def load_input(args: argparse.Namespace):
-    """Scores from ``FILE`` or ``--dataset`` (exactly one), read with the library's one reader."""
+def load_input(inp: InputOptions, fmt: str = "auto"):
+    """Scores from ``FILE`` or ``--dataset`` (exactly one), read with the library's one reader
+    (``fmt``: ``--format`` of a command that also reads rankings files)."""
     from rankstats.datasets import load_dataset
     from rankstats.io.score_files import read_scores
 
-    if bool(args.file) == bool(args.dataset):
+    if bool(inp.file) == bool(inp.dataset):
         raise UsageError("give a score FILE or --dataset NAME (exactly one)")
-    if args.dataset:
+    if inp.dataset:
         given = [
             f
             for f in ("lower_is_better", "na_values", "tasks", "drop_columns", "sep")
-            if getattr(args, f, None)
+            if getattr(inp, f)
         ]
-        if args.encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+        if inp.encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
             given.append("encoding")
         if given:
             flags = ", ".join("--" + f.replace("_", "-") for f in given)
             raise UsageError(f"{flags} appl{'ies' if len(given) == 1 else 'y'} to FILE input only")
-        return load_dataset(args.dataset)
-    path = Path(args.file)
+        return load_dataset(inp.dataset)
+    path = Path(inp.file)
     if path.is_dir():
         raise UsageError(f"{path} is a directory; give a score file (or --stream for a directory)")
-    _refuse_rankings_file(args)
-    directions = {t: False for t in args.lower_is_better} if args.lower_is_better else True
+    _refuse_rankings_file(inp.file, fmt)
+    directions = {t: False for t in inp.lower_is_better} if inp.lower_is_better else True
     options = {
-        key: getattr(args, key)
+        key: getattr(inp, key)
         for key in ("sep", "na_values", "tasks", "drop_columns", "encoding")
-        if getattr(args, key, None) is not None
+        if getattr(inp, key) is not None
     }
     return read_scores(
         path,
-        system=args.system,
-        task=args.task,
-        instance=args.instance,
-        score=args.score,
+        system=inp.system,
+        task=inp.task,
+        instance=inp.instance,
+        score=inp.score,
         higher_is_better=directions,
-        layout=args.layout,
+        layout=inp.layout,
         **options,
     )
 
@@ -72,28 +73,28 @@ _SCORE_OPTIONS = {
     "tasks": None,
     "drop_columns": None,
     "placeholders": "keep",
-    "level": None,
+    "by": None,
 }
 
 
-def file_format(args: argparse.Namespace) -> str:
+def file_format(inp: InputOptions, rankings: RankingsFileOptions) -> str:
     """What ``FILE`` holds: ``--format``, or for ``auto`` a PrefLib type from the suffix, else
     ``scores``; options that do not apply to it are refused."""
     from rankstats.io.preflib import suffix_type
     from rankstats.io.sources import COMPRESSED_SUFFIXES
 
-    chosen = getattr(args, "format", "scores")
+    chosen = rankings.format
     if chosen == "auto":
-        chosen = (suffix_type(args.file, COMPRESSED_SUFFIXES) if args.file else None) or "scores"
-    if chosen != "scores" and not args.file:
-        raise UsageError(f"--format {args.format} applies to FILE input only")
+        chosen = (suffix_type(inp.file, COMPRESSED_SUFFIXES) if inp.file else None) or "scores"
+    if chosen != "scores" and not inp.file:
+        raise UsageError(f"--format {rankings.format} applies to FILE input only")
     rankings_only = {
         "--ranker": chosen in ("rank-matrix", "orderings", "preferences"),
         "--preferred": chosen in ("pairwise", "preferences"),
         "--other": chosen in ("pairwise", "preferences"),
     }
     for flag, allowed in rankings_only.items():
-        if getattr(args, flag[2:], None) is not None and not allowed:
+        if getattr(rankings, flag[2:]) is not None and not allowed:
             what = {"--ranker": "rank-matrix / orderings / preferences"}.get(
                 flag, "pairwise / preferences"
             )
@@ -102,9 +103,9 @@ def file_format(args: argparse.Namespace) -> str:
         given = [
             "--" + key.replace("_", "-")
             for key, default in _SCORE_OPTIONS.items()
-            if getattr(args, key, default) != default
+            if getattr(inp, key) != default
         ]
-        if chosen != "rank-matrix" and args.na_values:
+        if chosen != "rank-matrix" and inp.na_values:
             given.append("--na-values")
         if given:
             raise UsageError(
@@ -114,63 +115,66 @@ def file_format(args: argparse.Namespace) -> str:
     return chosen
 
 
-def _refuse_rankings_file(args: argparse.Namespace) -> None:
+def _refuse_rankings_file(file: str, fmt: str) -> None:
     """A PrefLib file given to a command that reads score tables (``--format scores`` reads
     it as one anyway)."""
     from rankstats.io.preflib import suffix_type
     from rankstats.io.sources import COMPRESSED_SUFFIXES
 
-    kind = suffix_type(args.file, COMPRESSED_SUFFIXES)
-    if kind and getattr(args, "format", "auto") != "scores":
+    kind = suffix_type(file, COMPRESSED_SUFFIXES)
+    if kind and fmt != "scores":
         raise UsageError(
-            f"{args.file} is a PrefLib rankings file (.{kind}), not a score table: this command "
+            f"{file} is a PrefLib rankings file (.{kind}), not a score table: this command "
             "reads scores; fit a model to the rankings with rankstats fit FILE, or report on "
             "them with rankstats report FILE"
         )
 
 
-def load_rankings_file(args: argparse.Namespace, chosen: str, several_per_ranker: bool = False):
+def load_rankings_file(
+    inp: InputOptions,
+    rankings: RankingsFileOptions,
+    chosen: str,
+    several_per_ranker: bool = False,
+    cycles: str = "refuse",
+):
     """``(data, what)`` of a rankings FILE in format ``chosen``: Rankings, or the paired counts
     of a pairwise file (``item1, item2, wins1, wins2``); ``several_per_ranker``: a ``--ranker``
-    label may repeat (rank-matrix, orderings)."""
+    label may repeat (rank-matrix, orderings); ``cycles``: of assessors' preferences."""
     from rankstats.io.ranking_files import read_paired_comparisons, read_rankings
 
-    options = {"sep": args.sep, "encoding": args.encoding}
+    options = {"sep": inp.sep, "encoding": inp.encoding}
     if chosen == "preferences":
         from rankstats.io.preference_files import read_preferences
 
-        cycles = "keep" if getattr(args, "error_model", None) else "refuse"
         data = read_preferences(
-            args.file,
-            args.ranker or "assessor",
-            args.preferred or "preferred",
-            args.other or "other",
+            inp.file,
+            rankings.ranker or "assessor",
+            rankings.preferred or "preferred",
+            rankings.other or "other",
             cycles=cycles,
             **options,
         )
         return data, "assessors' preferences"
     if chosen == "pairwise":
         data = read_paired_comparisons(
-            args.file, args.preferred or "preferred", args.other or "other", **options
+            inp.file, rankings.preferred or "preferred", rankings.other or "other", **options
         )
         return data, "paired comparisons"
     extra = {}
     if chosen in ("rank-matrix", "orderings"):
-        extra = {"ranker": args.ranker, "several_per_ranker": several_per_ranker}
+        extra = {"ranker": rankings.ranker, "several_per_ranker": several_per_ranker}
     if chosen == "rank-matrix":
-        extra["na_values"] = args.na_values
-    return read_rankings(args.file, chosen, **options, **extra), f"{chosen} rankings"
+        extra["na_values"] = inp.na_values
+    return read_rankings(inp.file, chosen, **options, **extra), f"{chosen} rankings"
 
 
-def level_of(args: argparse.Namespace, scores) -> str:
-    """``--level`` (default: instance when the data has instances); refuses an impossible one."""
+def level_of(by: str | None, scores) -> str:
+    """``--by`` (default: instance when the data has instances); refuses an impossible one."""
     from rankstats.core.rankings import default_level
 
-    level = default_level(scores, args.level)
+    level = default_level(scores, by)
     if level == "instance" and not scores.has_instances:
-        raise UsageError(
-            "--level instance needs an instance column: name it with --instance COLUMN"
-        )
+        raise UsageError("--by instance needs an instance column: name it with --instance COLUMN")
     return level
 
 

@@ -5,10 +5,8 @@ columns, and the output directory of one fitted model."""
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import dataclasses
-import math
 import sys
 import warnings
 from collections.abc import Iterator
@@ -17,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from rankstats._util import progress as _progress
 from rankstats._util.atomic import output_dir
 from rankstats._util.text import write_csv
 from rankstats.cli._common import (
@@ -28,50 +27,51 @@ from rankstats.cli._common import (
     write_json,
     written,
 )
+from rankstats.cli.options.fit import Options
 from rankstats.cli.usage import UsageError, spoken
 from rankstats.core.rankings import Rankings
 from rankstats.datasets import load_paired, load_rankings
 
 
-def fit_input(args: argparse.Namespace) -> tuple[object, str, str]:
-    given = sum(
-        bool(x) for x in (args.file, args.dataset, args.rankings, args.paired, args.preferences)
-    )
+def fit_input(opts: Options) -> tuple[object, str, str]:
+    sources = (opts.input.file, opts.input.dataset, opts.rankings, opts.paired, opts.preferences)
+    given = sum(bool(x) for x in sources)
     if given != 1:
         raise UsageError("give exactly one of FILE, --dataset, --rankings, --paired, --preferences")
-    chosen = file_format(args)
-    if getattr(args, "error_model", None) and not (args.preferences or chosen == "preferences"):
+    chosen = file_format(opts.input, opts.rankings_file)
+    if opts.error_model and not (opts.preferences or chosen == "preferences"):
         raise UsageError(
             "--error-model models assessors' stated preferences (--format preferences or "
             "--preferences NAME), not rankings"
         )
-    if args.preferences or chosen == "preferences":
-        if args.compare or args.model != "mallows":
+    if opts.preferences or chosen == "preferences":
+        if opts.compare or opts.model != "mallows":
             raise UsageError(
                 "assessors' preferences are fitted by --model mallows only"
-                + (" (nothing to compare)" if args.compare else "")
+                + (" (nothing to compare)" if opts.compare else "")
             )
-        if args.preferences:
+        if opts.preferences:
             from rankstats.datasets import load_preferences
 
-            return load_preferences(args.preferences), args.preferences, "assessors' preferences"
-    if args.rankings:
-        return load_rankings(args.rankings), args.rankings, "rankings"
-    if args.paired:
-        if args.model != "bt":
+            return load_preferences(opts.preferences), opts.preferences, "assessors' preferences"
+    if opts.rankings:
+        return load_rankings(opts.rankings), opts.rankings, "rankings"
+    if opts.paired:
+        if opts.model != "bt":
             raise UsageError("--paired data need --model bt")
-        return load_paired(args.paired), args.paired, "paired comparisons"
+        return load_paired(opts.paired), opts.paired, "paired comparisons"
     if chosen != "scores":
-        if chosen == "pairwise" and (args.compare or args.model != "bt"):
+        if chosen == "pairwise" and (opts.compare or opts.model != "bt"):
             raise UsageError(
                 "--format pairwise data are paired comparisons, fitted by --model bt only"
-                + (" (nothing to compare)" if args.compare else "")
+                + (" (nothing to compare)" if opts.compare else "")
             )
-        data, what = load_rankings_file(args, chosen)
-        return data, Path(args.file).name.split(".")[0], what
-    scores = load_input(args)
-    level = level_of(args, scores)
-    name = args.dataset or Path(args.file).stem
+        cycles = "keep" if opts.error_model else "refuse"
+        data, what = load_rankings_file(opts.input, opts.rankings_file, chosen, cycles=cycles)
+        return data, Path(opts.input.file).name.split(".")[0], what
+    scores = load_input(opts.input, opts.rankings_file.format)
+    level = level_of(opts.input.by, scores)
+    name = opts.input.dataset or Path(opts.input.file).stem
     return Rankings.from_scores(scores, by=level), name, f"{level}-level rankings"
 
 
@@ -97,25 +97,22 @@ def noted(notes: list[str]) -> Iterator[None]:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
-def fitting(fit_call, args: argparse.Namespace):
+def fitting(fit_call, notes: list[str]):
     """Run ``fit_call()`` with the library's ConvergenceWarning (worded in Python arguments)
-    silenced: the command words the problems in its own options (:func:`warn_verdict`)."""
+    silenced: the command words the problems in its own options (:func:`warn_verdict`); the data
+    warnings are kept in ``notes`` (for the JSON)."""
     from rankstats.models import ConvergenceWarning
 
-    with noted(args.__dict__.setdefault("data_notes", [])), warnings.catch_warnings():
+    with noted(notes), warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=ConvergenceWarning)
         return fit_call()
 
 
-def advice_text(args: argparse.Namespace, verdict, fit) -> str:
+def advice_text(opts: Options, verdict, fit) -> str:
     """What to rerun with, in the command's options."""
-    draws = fit.info.get("draws", args.draws) if args.model == "mallows" else args.draws
-    if verdict.min_ess_bulk and verdict.min_ess_bulk > 0:
-        factor = max(2.0, 1.2 * 400 / verdict.min_ess_bulk)
-    else:
-        factor = 4.0
-    suggest = int(math.ceil(draws * factor / 500) * 500)
-    if args.model == "mallows":
+    draws = fit.info.get("draws", opts.mcmc.draws) if opts.model == "mallows" else opts.mcmc.draws
+    suggest = verdict.suggested_draws(draws)
+    if opts.model == "mallows":
         if fit.info.get("cap_reached"):
             return (
                 f"the chains reached the cap of --max-draws {fit.info['max_draws']} sweeps: rerun "
@@ -128,7 +125,7 @@ def advice_text(args: argparse.Namespace, verdict, fit) -> str:
             "divergent transitions: a stronger prior (smaller --prior-scale) helps when systems "
             "never win or never lose; or --method map"
         )
-    return f"rerun with --draws {suggest} --tune {max(args.tune, 1000)} or more --chains"
+    return f"rerun with --draws {suggest} --tune {max(opts.mcmc.tune, 1000)} or more --chains"
 
 
 def warn_verdict(verdict, advice: str) -> None:
@@ -142,21 +139,21 @@ def warn_verdict(verdict, advice: str) -> None:
         )
 
 
-def print_convergence(verdict, advice: str, fit, args: argparse.Namespace) -> dict:
+def print_convergence(verdict, advice: str, fit, opts: Options) -> dict:
     """Print the convergence summary (the last lines of the output); return it for the JSON."""
     record = {
         **dataclasses.asdict(verdict),
         "converged": verdict.converged,
         "rule": "R-hat ≤ 1.01, bulk ESS ≥ 400, no divergent transitions",
     }
-    if args.model == "mallows" and args.method == "mcmc":
+    if opts.model == "mallows" and opts.method == "mcmc":
         record.update(
             {k: fit.info.get(k) for k in ("draws", "max_draws", "extensions", "cap_reached")}
         )
     lines = ["", "convergence summary"]
     if not verdict.sampled:
         lines.append(
-            f"  {args.method}: an optimum, no MCMC diagnostics"
+            f"  {opts.method}: an optimum, no MCMC diagnostics"
             + (f"; {'; '.join(verdict.problems)}" if verdict.problems else "")
         )
     else:
@@ -166,10 +163,10 @@ def print_convergence(verdict, advice: str, fit, args: argparse.Namespace) -> di
             f"  max R-hat {r_hat} (≤ 1.01), min bulk ESS {ess} (≥ 400), "
             f"divergences {verdict.divergences}"
         )
-        if args.model == "mallows" and fit.info.get("extensions"):
+        if opts.model == "mallows" and fit.info.get("extensions"):
             lines.append(
                 f"  chains extended {fit.info['extensions']} time(s) in blocks of --draws "
-                f"{args.draws} sweeps to {fit.info['draws']} sweeps per chain"
+                f"{opts.mcmc.draws} sweeps to {fit.info['draws']} sweeps per chain"
                 + (
                     f"; the cap --max-draws {fit.info['max_draws']} was reached"
                     if fit.info.get("cap_reached")
@@ -188,22 +185,22 @@ def print_convergence(verdict, advice: str, fit, args: argparse.Namespace) -> di
     return record
 
 
-def print_estimate(args: argparse.Namespace, data: object) -> None:
+def print_estimate(opts: Options, data: object) -> None:
     """One line, before the fit, when it should take more than a few seconds."""
     from rankstats.models.timing import fit_estimate
 
     line = fit_estimate(
-        args.model,
+        opts.model,
         data,
-        args.method,
-        args.draws,
-        args.tune,
-        args.chains,
-        getattr(args, "max_draws", None),
-        getattr(args, "kind", None),
-        getattr(args, "backend", "auto"),
-        getattr(args, "distance", "kendall"),
-        getattr(args, "thin", None),
+        opts.method,
+        opts.mcmc.draws,
+        opts.mcmc.tune,
+        opts.mcmc.chains,
+        opts.max_draws,
+        opts.kind,
+        opts.backend,
+        opts.distance,
+        opts.thin,
     )
     if line:
         print(f"  {line}", flush=True)
@@ -214,84 +211,84 @@ def formatted(values, spec: str) -> list[str]:
     return ["-" if v is None or not np.isfinite(v) else format(float(v), spec) for v in values]
 
 
-def metropolis(args: argparse.Namespace, model: str | None = None) -> bool:
+def metropolis(opts: Options, model: str | None = None) -> bool:
     """Whether ``--model mallows`` runs Metropolis–Hastings (any distance but Kendall, or top-k
     lists), not the exact Gibbs sampler (:meth:`rankstats.models.Mallows.fit`'s ``auto``);
-    ``model``: the model asked about (default ``args.model``, the one being fitted)."""
-    preferences = getattr(args, "preferences", None) or getattr(args, "format", "") == "preferences"
-    return (model or args.model) == "mallows" and (
-        args.distance != "kendall"
-        or args.kind == "top_k"
-        or getattr(args, "clusters", 1) > 1
-        or bool(preferences)
+    ``model``: the model asked about (default ``opts.model``, the one being fitted)."""
+    preferences = opts.preferences or opts.rankings_file.format == "preferences"
+    return (model or opts.model) == "mallows" and (
+        opts.distance != "kendall" or opts.kind == "top_k" or opts.clusters > 1 or bool(preferences)
     )
 
 
-def tune_for(args: argparse.Namespace, given: int | None) -> int:
+def tune_for(opts: Options, given: int | None) -> int:
     """``--tune`` as given, else the default of the sampler that runs: 5,000 iterations for
     Metropolis–Hastings, 1,000 sweeps or steps for the Gibbs sampler and NUTS."""
     if given is not None:
         return given
     from rankstats.cli.options.fit import METROPOLIS_TUNE
 
-    return METROPOLIS_TUNE if metropolis(args) else 1000
+    return METROPOLIS_TUNE if metropolis(opts) else 1000
 
 
-def fit_model(model: object, data: object, args: argparse.Namespace, **extra: object) -> object:
-    """``model.fit`` with the options every model shares (``extra``: the model's own), under
-    :func:`fitting` (interruption and sampler errors in CLI terms)."""
-    return fitting(
+def fit_model(model: object, data: object, opts: Options, **extra: object) -> tuple:
+    """``(fit, notes)``: ``model.fit`` with the options every model shares (``extra``: the
+    model's own), under :func:`fitting` (interruption and sampler errors in CLI terms), and the
+    data warnings it gave (for the JSON)."""
+    notes: list[str] = []
+    fit = fitting(
         lambda: model.fit(
             data,
-            method=args.method,
-            draws=args.draws,
-            tune=args.tune,
-            chains=args.chains,
-            seed=args.seed,
-            progressbar=not args.no_progress,
+            method=opts.method,
+            draws=opts.mcmc.draws,
+            tune=opts.mcmc.tune,
+            chains=opts.mcmc.chains,
+            seed=opts.seed,
+            progressbar=_progress.displayed(),  # --progress / --no-progress (cli main)
             **extra,
         ),
-        args,
+        notes,
     )
+    return fit, notes
 
 
-def described(model: object, args: argparse.Namespace) -> str:
+def described(model: object, opts: Options) -> str:
     """The model and its settings in the command's flags."""
     from rankstats._util.method_names import model_name
 
     key = getattr(model, "name", "mallows")
     if key == "mallows":
-        label = model_name(key) if args.distance == "kendall" else f"Mallows ({args.distance})"
-        clusters = getattr(args, "clusters", 1)
+        label = model_name(key) if opts.distance == "kendall" else f"Mallows ({opts.distance})"
+        clusters = opts.clusters
         mixture = f", --clusters {clusters}" if clusters > 1 else ""
-        if getattr(args, "error_model", None):
-            mixture += f", --error-model {args.error_model}"
-        if getattr(args, "rho_proposal", "leap_and_shift") != "leap_and_shift":
-            mixture += f", --rho-proposal {args.rho_proposal}"
-        if getattr(args, "leap", 1) != 1:
-            mixture += f", --leap {args.leap}"
+        if opts.error_model:
+            mixture += f", --error-model {opts.error_model}"
+        if opts.rho_proposal != "leap_and_shift":
+            mixture += f", --rho-proposal {opts.rho_proposal}"
+        if opts.leap != 1:
+            mixture += f", --leap {opts.leap}"
         if clusters > 1:
-            label = f"Mallows ({args.distance}) mixture of {clusters}"
+            label = f"Mallows ({opts.distance}) mixture of {clusters}"
         return (
-            f"{label} (--distance {args.distance}, --kind {args.kind}, --prior "
-            f"{args.prior}{mixture}), --method {args.method}"
+            f"{label} (--distance {opts.distance}, --kind {opts.kind}, --prior "
+            f"{opts.prior}{mixture}), --method {opts.method}"
         )
     structure = ""
     covariates = getattr(model, "covariates", None)
     if covariates is not None:
-        structure += f", --covariates {', '.join(map(str, covariates.columns))}"
+        structure += f", --system-covariates {', '.join(map(str, covariates.columns))}"
     if getattr(model, "random_effect", False):
         structure += ", --random-effect"
-    if getattr(args, "bias_reduction", False):
+    if opts.bias_reduction:
         structure += ", --bias-reduction"
     return (
-        f"{model_name(key)} (--prior-scale {args.prior_scale:g}, --kind {args.kind}"
-        f"{structure}), --method {args.method}"
+        f"{model_name(key)} (--prior-scale {opts.prior_scale:g}, --kind {opts.kind}"
+        f"{structure}), --method {opts.method}"
     )
 
 
 def write_outputs(
-    args: argparse.Namespace,
+    opts: Options,
     fit: object,
     name: str,
     table: pd.DataFrame,
@@ -302,6 +299,7 @@ def write_outputs(
     verdict=None,
     advice: str = "",
     more: dict[str, pd.DataFrame] | None = None,
+    notes: list[str] = (),
 ) -> int:
     """The significant-pair count, then ``<model>_<table_name>.csv``, ``<model>_pairwise.csv``,
     ``<model>_<name>.csv`` for each table of ``more``, the forest plot, the stored fit
@@ -313,7 +311,7 @@ def write_outputs(
 
     n = len(fit.order)
     n_sig = int(pairs["significant"].sum() // 2)
-    print(f"\n{n_sig} of {n * (n - 1) // 2} pairs have a {args.prob:.0%} interval excluding ½.")
+    print(f"\n{n_sig} of {n * (n - 1) // 2} pairs have a {opts.ci_prob:.0%} interval excluding ½.")
     from rankstats.models.information import caveat
 
     text = caveat(fit)
@@ -321,16 +319,16 @@ def write_outputs(
         print(f"warning: {text} (see the warning above).")
     buffer = io.StringIO()
     with redirect_stdout(buffer):
-        record = print_convergence(verdict, advice, fit, args)
-    out = Path(args.out)
+        record = print_convergence(verdict, advice, fit, opts)
+    out = Path(opts.output.out)
     with output_dir(out) as tmp:
-        files = [tmp / f"{args.model}_{table_name}.csv", tmp / f"{args.model}_pairwise.csv"]
+        files = [tmp / f"{opts.model}_{table_name}.csv", tmp / f"{opts.model}_pairwise.csv"]
         write_csv(table, files[0])
         file_done()
         write_csv(pairs, files[1])
         file_done()
         for more_name, more_table in (more or {}).items():
-            files.append(tmp / f"{args.model}_{more_name}.csv")
+            files.append(tmp / f"{opts.model}_{more_name}.csv")
             write_csv(more_table, files[-1])
             file_done()
         if forest:
@@ -338,24 +336,24 @@ def write_outputs(
             from rankstats.models.plots import forest_plot
             from rankstats.plotting.saving import save_figure
 
-            files += save_figure(forest_plot(fit, args.prob), tmp / f"{args.model}_forest")
-            files += figures_key_file({f"{args.model}_forest": fit.order}, tmp)
+            files += save_figure(forest_plot(fit, opts.ci_prob), tmp / f"{opts.model}_forest")
+            files += figures_key_file({f"{opts.model}_forest": fit.order}, tmp)
             file_done()
         info = {
             "data": name,
-            "model": args.model,
-            "method": args.method,
+            "model": opts.model,
+            "method": opts.method,
             **(extra or {}),
             "info": fit.info,
             "parameters": fit.parameters,
             "log_likelihood": fit.log_likelihood,
             "convergence": record,
-            "warnings": list(getattr(args, "data_notes", [])),
+            "warnings": list(notes),
         }
-        files.append(write_json(tmp / f"{args.model}_fit.json", info))
+        files.append(write_json(tmp / f"{opts.model}_fit.json", info))
     print(written(tmp, out, files))
-    if args.save:
-        print(f"wrote {models.save(fit, name, args.save, keep=args.keep)}")
+    if opts.save:
+        print(f"wrote {models.save(fit, name, opts.save, keep=opts.keep)}")
     sys.stdout.write(buffer.getvalue())
     sys.stdout.flush()
     return 0
@@ -380,16 +378,16 @@ def quasi_summary(fit: object) -> tuple[np.ndarray, dict]:
     return qv.quasi_se.loc[list(fit.order)].to_numpy(), record
 
 
-def choose_partition(args: argparse.Namespace, n: int) -> None:
+def choose_partition(opts: Options, n: int) -> None:
     """``--partition FILE``: read it (a bad file, or one of another distance or number of
     items, is a usage error naming it) and use it for this process's Mallows fits
     (:func:`rankstats.models.use_partition_function`)."""
-    if getattr(args, "partition", None) is None:
+    if opts.partition is None:
         return
     from rankstats import models
 
     try:
-        pf = models.read_partition_function(args.partition, distance=args.distance, n=n)
+        pf = models.read_partition_function(opts.partition, distance=opts.distance, n=n)
     except (OSError, ValueError) as err:
         raise UsageError(f"--partition: {err}") from None
     models.use_partition_function(pf)

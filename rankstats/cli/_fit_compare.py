@@ -10,12 +10,10 @@ and the estimate is the plug-in held-out log-likelihood, said so in the output.
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import sys
 import warnings
 from pathlib import Path
-
-import numpy as np
 
 from rankstats._util.atomic import output_dir
 from rankstats._util.text import write_csv
@@ -30,42 +28,43 @@ from rankstats.cli._fit_common import (
     tune_for,
 )
 from rankstats.cli._fit_mallows import check_sampler_options
+from rankstats.cli.options.fit import Options
 from rankstats.cli.usage import UsageError, spoken
 
 
-def check_methods(args: argparse.Namespace, chosen: list[str]) -> None:
+def check_methods(opts: Options, chosen: list[str]) -> None:
     """``--method`` and ``--kfold`` with ``--compare``: a method only for K-fold (LOO / WAIC
     need posterior draws), and one every chosen model has."""
-    if args.kfold is not None and args.ic != "loo":
+    if opts.kfold is not None and opts.ic != "loo":
         raise UsageError("--kfold replaces --ic: give one of them")
-    if args.method is None:
+    if opts.method is None:
         return
-    if args.kfold is None:
+    if opts.kfold is None:
         raise UsageError(
             f"--compare fits each model by its sampler (nuts for pl/bt, mcmc for mallows): drop "
-            f"--method {args.method} (MAP / MLE fits have no posterior draws for LOO / WAIC), "
+            f"--method {opts.method} (MAP / MLE fits have no posterior draws for LOO / WAIC), "
             "or compare by K-fold cross-validation (--kfold K), which refits point fits too"
         )
-    if args.method == "pql":
+    if opts.method == "pql":
         raise UsageError(
             "--method pql fits a system random effect (--random-effect), which --compare does "
             "not take"
         )
-    if args.method == "mle" and "mallows" in chosen:
+    if opts.method == "mle" and "mallows" in chosen:
         raise UsageError("--model mallows takes --method mcmc or map, not --method mle")
-    if args.method == "mcmc" and set(chosen) - {"mallows"}:
+    if opts.method == "mcmc" and set(chosen) - {"mallows"}:
         raise UsageError("--method mcmc is the Mallows sampler; pl/bt use nuts, mle or map")
-    if args.method == "nuts" and "mallows" in chosen:
+    if opts.method == "nuts" and "mallows" in chosen:
         raise UsageError("--method nuts is the pl/bt sampler; mallows uses mcmc or map")
 
 
-def _method(args: argparse.Namespace, model_name: str) -> str:
-    if args.method in ("map", "mle"):
-        return args.method
+def _method(opts: Options, model_name: str) -> str:
+    if opts.method in ("map", "mle"):
+        return opts.method
     return "mcmc" if model_name == "mallows" else "nuts"
 
 
-def compare(args: argparse.Namespace, chosen: list[str]) -> int:
+def compare(opts: Options, chosen: list[str]) -> int:
     """One fit per model, then :func:`rankstats.models.compare_fits`; the table,
     ``model_comparison.csv`` (and with ``--kfold`` ``kfold_pointwise.csv``) and the caveats
     worded in the command's options."""
@@ -74,98 +73,100 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
     from rankstats.models.model_comparison import LOOWarning
     from rankstats.reporting.diagnostics import convergence
 
-    if args.paired:
+    if opts.paired:
         raise UsageError(
             "--paired data are fitted by bt only: nothing to compare (--compare compares models "
             "of the same rankings)"
         )
-    for flag, given in (("--top-k", args.top_k), ("--predictive", args.predictive)):
+    for flag, given in (("--top-k", opts.top_k), ("--predictive", opts.predictive)):
         if given is not None:
             raise UsageError(f"{flag} applies to one Mallows fit (--model mallows), not --compare")
-    if args.clusters > 1:
+    if opts.clusters > 1:
         raise UsageError(
             "--clusters applies to one Mallows fit (--model mallows), not --compare; compare "
             "numbers of clusters with rankstats.models.choose_clusters"
         )
     if "mallows" not in chosen:
         for flag, given in (
-            ("--max-draws", args.max_draws is not None),
-            ("--distance", args.distance != "kendall"),
-            ("--thin", args.thin is not None),
-            ("--rho-proposal", args.rho_proposal != "leap_and_shift"),
-            ("--leap", args.leap != 1),
-            ("--partition", args.partition is not None),
+            ("--max-draws", opts.max_draws is not None),
+            ("--distance", opts.distance != "kendall"),
+            ("--thin", opts.thin is not None),
+            ("--rho-proposal", opts.rho_proposal != "leap_and_shift"),
+            ("--leap", opts.leap != 1),
+            ("--partition", opts.partition is not None),
         ):
             if given:
                 raise UsageError(f"{flag} is a Mallows option (--model mallows)")
-    check_methods(args, chosen)
-    kfold = args.kfold
-    args.model = chosen[0]
-    data, name, what = fit_input(args)
-    if "mallows" in chosen and _method(args, "mallows") == "mcmc":
-        check_sampler_options(args, len(data.systems))  # before any model is fitted
-    choose_partition(args, len(data.systems))
+    check_methods(opts, chosen)
+    kfold = opts.kfold
+    data, name, what = fit_input(opts)
+    if "mallows" in chosen and _method(opts, "mallows") == "mcmc":
+        check_sampler_options(opts, len(data.systems))  # before any model is fitted
+    choose_partition(opts, len(data.systems))
     if kfold is not None:
-        n_units = int(((~np.isnan(data.ranks)).sum(axis=1) >= 2).sum())
+        from rankstats.models.pointwise_likelihood import informative
+
+        n_units = int(informative(data.ranks, opts.kind).sum())  # the rankings kfold splits
         if kfold > n_units:
             raise UsageError(
                 f"--kfold {kfold} is more folds than the {n_units} rankings of {name}: give "
                 f"--kfold {n_units} or fewer (--kfold {n_units}: leave-one-out by refitting)"
             )
-    how = f"--kfold {kfold}" if kfold is not None else f"--ic {args.ic}"
+    how = f"--kfold {kfold}" if kfold is not None else f"--ic {opts.ic}"
     print(
         f"rankstats fit --compare: {name} ({what}), models {', '.join(chosen)}, {how}",
         flush=True,
     )
     fits: dict[str, object] = {}
     problems: dict[str, str] = {}
-    tune = args.tune
+    given = opts
     for model_name in chosen:
-        args.model = model_name
-        args.method = _method(args, model_name)
-        args.tune = tune_for(args, tune)
+        # This model's fit: its sampler's method and tuning unless given.
+        opts = dataclasses.replace(given, model=model_name, method=_method(given, model_name))
+        tune = tune_for(opts, given.mcmc.tune)
+        opts = dataclasses.replace(opts, mcmc=dataclasses.replace(opts.mcmc, tune=tune))
         if model_name == "mallows":
-            model = models.Mallows(prior=args.prior, distance=args.distance, kind=args.kind)
+            model = models.Mallows(prior=opts.prior, distance=opts.distance, kind=opts.kind)
             extra = (
                 {
-                    "max_draws": args.max_draws,
-                    "backend": args.backend,
-                    "thin": args.thin,
-                    "leap": args.leap,
-                    "rho_proposal": args.rho_proposal,
+                    "max_draws": opts.max_draws,
+                    "backend": opts.backend,
+                    "thin": opts.thin,
+                    "leap": opts.leap,
+                    "rho_proposal": opts.rho_proposal,
                 }
-                if args.method == "mcmc"
+                if opts.method == "mcmc"
                 else {}
             )
-            if args.method == "mcmc":
-                print_estimate(args, model._prepare(data))
+            if opts.method == "mcmc":
+                print_estimate(opts, model._prepare(data))
         else:
             cls = models.PlackettLuce if model_name == "pl" else models.BradleyTerry
-            model = cls(prior_scale=args.prior_scale, kind=args.kind)
-            extra = {"sampler": args.sampler}
-            print_estimate(args, data)
-        print(f"  {model_name}: {described(model, args)}", flush=True)
-        fit = fit_model(model, data, args, **extra)
+            model = cls(prior_scale=opts.prior_scale, kind=opts.kind)
+            extra = {"sampler": opts.sampler}
+            print_estimate(opts, data)
+        print(f"  {model_name}: {described(model, opts)}", flush=True)
+        fit, _ = fit_model(model, data, opts, **extra)  # its data warnings printed
         verdict = convergence(fit)
         if verdict.problems:
             problems[model_name] = "; ".join(verdict.problems)
         fits[model_name] = fit
-        if args.save:
-            print(f"  wrote {models.save(fit, name, args.save, keep=args.keep)}")
+        if opts.save:
+            print(f"  wrote {models.save(fit, name, opts.save, keep=opts.keep)}")
     if kfold is not None:
-        refits = " (point fits: fast)" if args.method in ("map", "mle") else " (slow)"
+        refits = " (point fits: fast)" if opts.method in ("map", "mle") else " (slow)"
         print(f"  K-fold: refitting every model {kfold} times{refits}", flush=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", LOOWarning)
-        with noted(args.__dict__.setdefault("data_notes", [])):
+        with noted([]):  # the data warnings printed
             if kfold is None:
-                result = models.compare_fits(fits, ic=args.ic)
+                result = models.compare_fits(fits, ic=opts.ic)
             else:
-                result = models.compare_fits(fits, ic="kfold", data=data, k=kfold, seed=args.seed)
+                result = models.compare_fits(fits, ic="kfold", data=data, k=kfold, seed=opts.seed)
     notes = [spoken(w.message) for w in caught if issubclass(w.category, LOOWarning)]
     if kfold is not None:  # what the estimates are (notes that are no warnings)
         notes = [n for n in result.notes if n.startswith("K-fold")] + notes
-    _print_table(result, args, kfold, print_frame)
+    _print_table(result, opts, kfold, print_frame)
     for note in notes:
         if note.startswith("K-fold"):
             print(f"  {note}")
@@ -177,12 +178,12 @@ def compare(args: argparse.Namespace, chosen: list[str]) -> int:
             "reliable: rerun with more --draws / --tune or --chains",
             file=sys.stderr,
         )
-    return _write(args, result, problems)
+    return _write(opts, result, problems)
 
 
-def _print_table(result, args: argparse.Namespace, kfold: int | None, print_frame) -> None:
+def _print_table(result, opts: Options, kfold: int | None, print_frame) -> None:
     table = result.table.reset_index()
-    ic = "kfold" if kfold is not None else args.ic
+    ic = "kfold" if kfold is not None else opts.ic
     label = {"loo": "PSIS-LOO", "waic": "WAIC", "kfold": f"{kfold}-fold cross-validation"}[ic]
     columns = ["rank", "fit", "elpd", "se", "p", "elpd_diff", "dse", "weight"]
     if ic == "kfold":
@@ -207,15 +208,15 @@ def _print_table(result, args: argparse.Namespace, kfold: int | None, print_fram
     )
 
 
-def _write(args: argparse.Namespace, result, problems: dict[str, str]) -> int:
+def _write(opts: Options, result, problems: dict[str, str]) -> int:
     table = result.table.reset_index()
     table["pareto_k_high"] = table["pareto_k_high"].astype("float")
-    out = Path(args.out)
+    out = Path(opts.output.out)
     record = table.assign(
         rank=table["rank"] + 1, ic=result.ic, unit=result.unit, n_units=result.n_units
     )
     if result.ic == "kfold":
-        record["k"] = args.kfold
+        record["k"] = opts.kfold
         record["estimate"] = [result.kfold[m].estimate for m in record["fit"]]
     record["converged"] = [m not in problems for m in record["fit"]]
     with output_dir(out) as tmp:

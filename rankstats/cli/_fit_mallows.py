@@ -4,8 +4,6 @@ the outputs of :mod:`rankstats.cli.fit`."""
 
 from __future__ import annotations
 
-import argparse
-
 import pandas as pd
 
 from rankstats.cli._console import print_table
@@ -21,23 +19,24 @@ from rankstats.cli._fit_common import (
     write_outputs,
 )
 from rankstats.cli._mallows_tables import extension_notice, print_predictive, print_top_k
+from rankstats.cli.options.fit import Options
 from rankstats.cli.usage import UsageError
 from rankstats.core.rankings import Rankings
 
 
-def check_sampler_options(args: argparse.Namespace, n_systems: int) -> None:
-    """The Metropolis–Hastings options of a Mallows fit (``args.model == "mallows"``) against
+def check_sampler_options(opts: Options, n_systems: int) -> None:
+    """The Metropolis–Hastings options of a Mallows fit (``opts.model == "mallows"``) against
     the sampler that will run and the number of systems, before any fitting (also before the
-    other models' fits of ``--compare``, whatever ``args.model`` is then)."""
-    if args.leap >= n_systems:
-        raise UsageError(f"--leap {args.leap} must be below the number of systems ({n_systems})")
-    if metropolis(args, "mallows"):
+    other models' fits of ``--compare``, whatever ``opts.model`` is then)."""
+    if opts.leap >= n_systems:
+        raise UsageError(f"--leap {opts.leap} must be below the number of systems ({n_systems})")
+    if metropolis(opts, "mallows"):
         return
     for flag, given in (
-        ("--thin", args.thin is not None),
-        ("--rho-proposal", args.rho_proposal != "leap_and_shift"),
-        ("--leap", args.leap != 1),
-        ("--partition", args.partition is not None),
+        ("--thin", opts.thin is not None),
+        ("--rho-proposal", opts.rho_proposal != "leap_and_shift"),
+        ("--leap", opts.leap != 1),
+        ("--partition", opts.partition is not None),
     ):
         if given:
             raise UsageError(
@@ -46,7 +45,7 @@ def check_sampler_options(args: argparse.Namespace, n_systems: int) -> None:
             )
 
 
-def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int:
+def mallows(opts: Options, data: object, name: str, what: str) -> int:
     """``rankstats fit --model mallows``: consensus positions, θ and pairwise probabilities."""
     from rankstats import models
     from rankstats.core.preferences import AssessorPreferences
@@ -55,44 +54,44 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
     preferences = isinstance(data, AssessorPreferences)
     if not isinstance(data, Rankings) and not preferences:
         raise UsageError("the Mallows model takes rankings, not paired comparisons")
-    if preferences and args.method == "map":
+    if preferences and opts.method == "map":
         raise UsageError("assessors' preferences are fitted by --method mcmc only")
-    if args.max_draws is not None and args.max_draws < args.draws:
-        raise UsageError(f"--max-draws {args.max_draws} is below --draws {args.draws}")
-    if args.top_k is not None and args.top_k > len(data.systems):
-        raise UsageError(f"--top-k {args.top_k} is more than the {len(data.systems)} systems")
-    check_sampler_options(args, len(data.systems))
-    hastings = metropolis(args)
-    choose_partition(args, len(data.systems))
-    if args.clusters > 1:
+    if opts.max_draws is not None and opts.max_draws < opts.mcmc.draws:
+        raise UsageError(f"--max-draws {opts.max_draws} is below --draws {opts.mcmc.draws}")
+    if opts.top_k is not None and opts.top_k > len(data.systems):
+        raise UsageError(f"--top-k {opts.top_k} is more than the {len(data.systems)} systems")
+    check_sampler_options(opts, len(data.systems))
+    hastings = metropolis(opts)
+    choose_partition(opts, len(data.systems))
+    if opts.clusters > 1:
         from rankstats.cli._fit_mixture import mixture
 
-        return mixture(args, data, name, what)
+        return mixture(opts, data, name, what)
     model = models.Mallows(
-        prior=args.prior, distance=args.distance, kind=args.kind, error_model=args.error_model
+        prior=opts.prior, distance=opts.distance, kind=opts.kind, error_model=opts.error_model
     )
-    sampled = args.method == "mcmc"
-    print(f"rankstats fit: {name} ({what}), {described(model, args)}", flush=True)
+    sampled = opts.method == "mcmc"
+    print(f"rankstats fit: {name} ({what}), {described(model, opts)}", flush=True)
     if sampled and not preferences:
-        print_estimate(args, model._prepare(data))
+        print_estimate(opts, model._prepare(data))
     unit = "draws" if hastings else "sweeps"
-    extending = extension_notice(args, unit)
+    extending = extension_notice(opts, unit)
     extra = (
         {
-            "max_draws": args.max_draws,
+            "max_draws": opts.max_draws,
             "on_extend": extending,
-            "backend": args.backend,
-            "thin": args.thin,
-            **({"leap": args.leap, "rho_proposal": args.rho_proposal} if hastings else {}),
+            "backend": opts.backend,
+            "thin": opts.thin,
+            **({"leap": opts.leap, "rho_proposal": opts.rho_proposal} if hastings else {}),
         }
         if sampled
         else {}
     )
-    fit = fit_model(model, data, args, **extra)
+    fit, notes = fit_model(model, data, opts, **extra)
     verdict = convergence(fit)
-    advice = advice_text(args, verdict, fit)
+    advice = advice_text(opts, verdict, fit)
     warn_verdict(verdict, advice)
-    summary = fit.summary(args.prob)
+    summary = fit.summary(opts.ci_prob)
     if sampled:
         extended = (
             f", extended {fit.info['extensions']} time(s) to {fit.info['draws']} {unit}"
@@ -101,21 +100,21 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
         )
         if hastings:
             print(
-                f"  Metropolis–Hastings: {fit.info['chains']} chains × {args.draws} draws, one "
-                f"every {fit.info['thin']} iterations, after {fit.info['tune']} discarded"
-                f"{extended}, seed {args.seed}; acceptance ρ {fit.info['acceptance_rho']:.2f}, "
+                f"  Metropolis–Hastings: {fit.info['chains']} chains × {opts.mcmc.draws} draws, one"
+                f" every {fit.info['thin']} iterations, after {fit.info['tune']} discarded"
+                f"{extended}, seed {opts.seed}; acceptance ρ {fit.info['acceptance_rho']:.2f}, "
                 f"α {fit.info['acceptance_alpha']:.2f}"
             )
         else:
             print(
-                f"  Gibbs sampler: {fit.info['chains']} chains × {args.draws} sweeps after "
-                f"{args.tune} discarded{extended}, seed {args.seed}, backend "
+                f"  Gibbs sampler: {fit.info['chains']} chains × {opts.mcmc.draws} sweeps after "
+                f"{opts.mcmc.tune} discarded{extended}, seed {opts.seed}, backend "
                 f"{fit.info.get('backend', 'numpy')}"
             )
         parameter = "alpha" if hastings else "theta"
         t = summary.loc[parameter]
         print(
-            f"  {parameter} = {t['mean']:.4g} (sd {t['sd']:.3g}; {args.prob:.0%} interval "
+            f"  {parameter} = {t['mean']:.4g} (sd {t['sd']:.3g}; {opts.ci_prob:.0%} interval "
             f"[{t['low']:.4g}, {t['high']:.4g}])"
             + (f"; θ = α/n = {t['mean'] / len(fit.systems):.4g}" if hastings else "")
         )
@@ -123,7 +122,7 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
             e = summary.loc["error_probability"]
             print(
                 f"  error probability of a stated preference = {e['mean']:.4g} (sd "
-                f"{e['sd']:.3g}; {args.prob:.0%} interval [{e['low']:.4g}, {e['high']:.4g}]; "
+                f"{e['sd']:.3g}; {opts.ci_prob:.0%} interval [{e['low']:.4g}, {e['high']:.4g}]; "
                 "Bernoulli error model)"
             )
     else:
@@ -164,34 +163,34 @@ def mallows(args: argparse.Namespace, data: object, name: str, what: str) -> int
             formatted(table["ess_bulk"], ".0f"),
         ]
     print()
+    ci = opts.ci_prob
     print_table(
         columns,
         list(zip(*cells, strict=True)),
-        title=f"consensus (the ranking closest in expected {args.distance} distance to the "
+        title=f"consensus (the ranking closest in expected {opts.distance} distance to the "
         "posterior draws)"
-        + (
-            f"; posterior position of each system in σ, {args.prob:.0%} interval" if sampled else ""
-        ),
+        + (f"; posterior position of each system in σ, {ci:.0%} interval" if sampled else ""),
         max_width={1: 40},
     )
     if sampled:
         print("(R-hat / ESS '-': the position is the same in every draw.)")
     more = {}
-    if args.top_k is not None:
-        more["top_k"] = fit.top_k(args.top_k, args.prob)
-        print_top_k(more["top_k"], args, "a new ranking puts the system in its")
-    if args.predictive is not None:
-        more["predictive"] = fit.predictive_distribution(top=args.predictive, seed=args.seed)
-        print_predictive(more["predictive"], args, "a new assessor")
+    if opts.top_k is not None:
+        more["top_k"] = fit.top_k(opts.top_k, opts.ci_prob)
+        print_top_k(more["top_k"], opts, "a new ranking puts the system in its")
+    if opts.predictive is not None:
+        more["predictive"] = fit.predictive_distribution(top=opts.predictive, seed=opts.seed)
+        print_predictive(more["predictive"], opts, "a new assessor")
     return write_outputs(
-        args,
+        opts,
         fit,
         name,
         table,
         "consensus",
-        fit.pairwise(args.prob),
-        extra={"prior": args.prior, "distance": args.distance, "kind": args.kind},
+        fit.pairwise(opts.ci_prob),
+        extra={"prior": opts.prior, "distance": opts.distance, "kind": opts.kind},
         verdict=verdict,
+        notes=notes,
         advice=advice,
         more=more,
     )

@@ -4,8 +4,6 @@ probabilities — printed and written by the outputs of :mod:`rankstats.cli.fit`
 
 from __future__ import annotations
 
-import argparse
-
 import pandas as pd
 
 from rankstats.cli._console import print_table
@@ -18,42 +16,34 @@ from rankstats.cli._fit_common import (
     write_outputs,
 )
 from rankstats.cli._mallows_tables import extension_notice, print_predictive, print_top_k
+from rankstats.cli.options.fit import Options
 from rankstats.cli.usage import UsageError
 
 
-def mixture(args: argparse.Namespace, data, name: str, what: str) -> int:
+def mixture(opts: Options, data, name: str, what: str) -> int:
     """The mixture's fit, tables and files (``mallows_clusters.csv``,
     ``mallows_assignments.csv``, ``mallows_consensus.csv``, ``mallows_pairwise.csv``)."""
     from rankstats import models
     from rankstats.reporting.diagnostics import convergence
 
-    if args.method != "mcmc":
-        raise UsageError(f"--clusters {args.clusters} is fitted by --method mcmc only")
+    if opts.method != "mcmc":
+        raise UsageError(f"--clusters {opts.clusters} is fitted by --method mcmc only")
     n_assessors = len(data.assessors) if hasattr(data, "assessors") else data.n_rankings
-    if args.clusters > n_assessors:
+    if opts.clusters > n_assessors:
         raise UsageError(
-            f"--clusters {args.clusters} is more than the {n_assessors} assessors of {name}"
+            f"--clusters {opts.clusters} is more than the {n_assessors} assessors of {name}"
         )
     model = models.Mallows(
-        prior=args.prior,
-        distance=args.distance,
-        kind=args.kind,
-        clusters=args.clusters,
-        error_model=args.error_model,
+        prior=opts.prior,
+        distance=opts.distance,
+        kind=opts.kind,
+        clusters=opts.clusters,
+        error_model=opts.error_model,
     )
-    print(f"rankstats fit: {name} ({what}), {described(model, args)}", flush=True)
-    fit = fit_model(
-        model,
-        data,
-        args,
-        max_draws=args.max_draws,
-        on_extend=extension_notice(args),
-        thin=args.thin,
-        leap=args.leap,
-        rho_proposal=args.rho_proposal,
-    )
+    print(f"rankstats fit: {name} ({what}), {described(model, opts)}", flush=True)
+    fit, notes = fit_model(model, data, opts, **_sampler_options(opts))
     verdict = convergence(fit)
-    advice = advice_text(args, verdict, fit)
+    advice = advice_text(opts, verdict, fit)
     warn_verdict(verdict, advice)
     extended = (
         f", extended {fit.info['extensions']} time(s) to {fit.info['draws']} draws"
@@ -61,9 +51,9 @@ def mixture(args: argparse.Namespace, data, name: str, what: str) -> int:
         else ""
     )
     print(
-        f"  Metropolis–Hastings: {fit.info['chains']} chains × {args.draws} draws, one every "
+        f"  Metropolis–Hastings: {fit.info['chains']} chains × {opts.mcmc.draws} draws, one every "
         f"{fit.info['thin']} iterations, after {fit.info['tune']} discarded{extended}, seed "
-        f"{args.seed}; clusters numbered by {fit.info['label_switching']}"
+        f"{opts.seed}; clusters numbered by {fit.info['label_switching']}"
     )
     restarted = fit.info.get("restarted_chains") or []
     if restarted:
@@ -72,8 +62,8 @@ def mixture(args: argparse.Namespace, data, name: str, what: str) -> int:
             f"  chains restarted at the end of tuning from the best one's state, their mixture "
             f"log-likelihood far below it: {moved}"
         )
-    summary = fit.summary(args.prob)
-    weights = fit.weights(args.prob)
+    summary = fit.summary(opts.ci_prob)
+    weights = fit.weights(opts.ci_prob)
     k = fit.n_clusters
     alpha = summary.loc[[f"alpha[{c + 1}]" for c in range(k)]]
     clusters = pd.DataFrame(
@@ -119,7 +109,7 @@ def mixture(args: argparse.Namespace, data, name: str, what: str) -> int:
                 strict=True,
             )
         ),
-        title=f"clusters (posterior mean, {args.prob:.0%} interval; assessors: those whose "
+        title=f"clusters (posterior mean, {opts.ci_prob:.0%} interval; assessors: those whose "
         "most probable cluster it is)",
         max_width={9: 60},
     )
@@ -131,7 +121,7 @@ def mixture(args: argparse.Namespace, data, name: str, what: str) -> int:
     print_table(
         [("rank", "right")] + [(f"cluster {c + 1}", "left") for c in range(k)],
         [[str(r), *row] for r, *row in consensus.itertuples(index=False)],
-        title=f"each cluster's consensus (the ranking closest in expected {args.distance} "
+        title=f"each cluster's consensus (the ranking closest in expected {opts.distance} "
         "distance to its draws)",
         max_width={c + 1: 30 for c in range(k)},
     )
@@ -142,26 +132,38 @@ def mixture(args: argparse.Namespace, data, name: str, what: str) -> int:
         "(mallows_assignments.csv)."
     )
     more = {"clusters": clusters, "assignments": assignments}
-    if args.top_k is not None:
-        more["top_k"] = fit.top_k(args.top_k, args.prob)
-        print_top_k(more["top_k"], args, "a new assessor (cluster unknown) puts the system in the")
-    if args.predictive is not None:
-        more["predictive"] = fit.predictive_distribution(top=args.predictive, seed=args.seed)
-        print_predictive(more["predictive"], args, "a new assessor (cluster unknown)")
+    if opts.top_k is not None:
+        more["top_k"] = fit.top_k(opts.top_k, opts.ci_prob)
+        print_top_k(more["top_k"], opts, "a new assessor (cluster unknown) puts the system in the")
+    if opts.predictive is not None:
+        more["predictive"] = fit.predictive_distribution(top=opts.predictive, seed=opts.seed)
+        print_predictive(more["predictive"], opts, "a new assessor (cluster unknown)")
     return write_outputs(
-        args,
+        opts,
         fit,
         name,
         consensus,
         "consensus",
-        fit.pairwise(args.prob),
+        fit.pairwise(opts.ci_prob),
         extra={
-            "prior": args.prior,
-            "distance": args.distance,
-            "kind": args.kind,
-            "clusters": args.clusters,
+            "prior": opts.prior,
+            "distance": opts.distance,
+            "kind": opts.kind,
+            "clusters": opts.clusters,
         },
         verdict=verdict,
+        notes=notes,
         advice=advice,
         more=more,
     )
+
+
+def _sampler_options(opts: Options) -> dict:
+    """The Metropolis–Hastings options of the mixture's fit."""
+    return {
+        "max_draws": opts.max_draws,
+        "on_extend": extension_notice(opts),
+        "thin": opts.thin,
+        "leap": opts.leap,
+        "rho_proposal": opts.rho_proposal,
+    }

@@ -3,20 +3,20 @@ automatic extension and the top-k table."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import pandas as pd
 
 from rankstats.cli._console import print_table
 from rankstats.cli._fit_common import formatted
+from rankstats.cli.options.fit import Options
 
 
-def extension_notice(args: argparse.Namespace, unit: str = "draws"):
+def extension_notice(opts: Options, unit: str = "draws"):
     """The ``on_extend`` callback of a sampled fit: one line on stderr per extension block."""
     from rankstats.models.mallows.metropolis_fit import EXTEND_FACTOR
 
-    cap = args.max_draws or EXTEND_FACTOR * args.draws
+    cap = opts.max_draws or EXTEND_FACTOR * opts.mcmc.draws
 
     def extending(done: int, block: int, problems: list[str]) -> None:
         print(
@@ -29,7 +29,7 @@ def extension_notice(args: argparse.Namespace, unit: str = "draws"):
     return extending
 
 
-def print_top_k(top: pd.DataFrame, args: argparse.Namespace, who: str) -> None:
+def print_top_k(top: pd.DataFrame, opts: Options, who: str) -> None:
     """Print a fit's ``top_k`` table (with ``P(ρ ≤ k)`` when it has the consensus column);
     ``who``: the subject of the title's "probability that …"."""
     columns = [("system", "left"), ("P(top k)", "right"), ("low", "right"), ("high", "right")]
@@ -48,15 +48,15 @@ def print_top_k(top: pd.DataFrame, args: argparse.Namespace, who: str) -> None:
     print_table(
         columns,
         list(zip(*values, strict=True)),
-        title=f"probability that {who} top {args.top_k}"
+        title=f"probability that {who} top {opts.top_k}"
         + (" and that the consensus ρ does (P(ρ ≤ k))" if consensus else "")
-        + f" (posterior predictive, {args.prob:.0%} interval; rank marginals by "
+        + f" (posterior predictive, {opts.ci_prob:.0%} interval; rank marginals by "
         f"{top.attrs['table']}" + (f", Monte Carlo s.e. ≤ {error:.3f})" if error else ")"),
         max_width={0: 40},
     )
 
 
-def print_predictive(table: pd.DataFrame, args: argparse.Namespace, who: str) -> None:
+def print_predictive(table: pd.DataFrame, opts: Options, who: str) -> None:
     """Print a fit's ``predictive_distribution`` table (the most probable rankings)."""
     exact = table.attrs.get("method") == "exact"
     plug_in = table.attrs.get("draws") == 1  # a MAP fit: one point, no posterior to average

@@ -4,7 +4,6 @@ order or on the pair named by ``--pair A B``."""
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import warnings
 
@@ -12,16 +11,17 @@ import pandas as pd
 
 from rankstats.cli._common import clean, short
 from rankstats.cli._console import NAME_WIDTH, print_frame
+from rankstats.cli.options.significance import Options
 from rankstats.cli.usage import UsageError, spoken
 from rankstats.errors import preview
 
 
-def pairs(scores, blocks, ph, args: argparse.Namespace) -> list[tuple[str, str]]:
+def pairs(scores, blocks, ph, opts: Options) -> list[tuple[str, str]]:
     """The pairs to test: ``--pair A B`` (checked against the systems, naming what is unknown
     or was dropped), else every adjacent pair of the average-rank order."""
-    if args.pair is None:
+    if opts.pair is None:
         return list(itertools.pairwise(ph.mean_ranks.index))
-    a, b = args.pair
+    a, b = opts.pair
     unknown = [name for name in (a, b) if name not in scores.systems]
     if unknown:
         raise UsageError(
@@ -57,7 +57,7 @@ def _answer(a: str, b: str, res) -> dict:
     }
 
 
-def bayes_table(blocks, ph, args: argparse.Namespace, chosen) -> pd.DataFrame:
+def bayes_table(blocks, ph, opts: Options, chosen) -> pd.DataFrame:
     """The Bayesian signed-rank test of the ``chosen`` pairs, on the scores of the same
     blocks."""
     from rankstats.significance.bayesian_signed_rank import bayes_signed_rank
@@ -69,13 +69,19 @@ def bayes_table(blocks, ph, args: argparse.Namespace, chosen) -> pd.DataFrame:
     rows = []
     for a, b in chosen:
         res = bayes_signed_rank(
-            frame, a, b, rope=args.rope, samples=args.samples, seed=args.seed, missing=missing
+            frame,
+            a,
+            b,
+            rope=opts.rope,
+            samples=opts.signed_rank_draws,
+            seed=opts.seed,
+            missing=missing,
         )
         rows.append({**_pair(a, b, ph), "n_blocks": res.n, **_answer(a, b, res)})
     return pd.DataFrame(rows)
 
 
-def hierarchical_table(scores, ph, args: argparse.Namespace, chosen) -> pd.DataFrame:
+def hierarchical_table(scores, ph, opts: Options, chosen) -> pd.DataFrame:
     """The hierarchical test (Corani et al. 2017) of the ``chosen`` pairs, on the instance-level
     scores (the instances where both systems were scored). One compiled PyMC model serves every
     pair with the same number of tasks. ``p_*``: the published quantity (baycomp's); the
@@ -94,15 +100,15 @@ def hierarchical_table(scores, ph, args: argparse.Namespace, chosen) -> pd.DataF
                     scores,
                     a,
                     b,
-                    rope=args.rope,
-                    rho=args.rho,
-                    draws=args.draws,
-                    tune=args.tune,
-                    chains=args.chains,
-                    seed=args.seed,
+                    rope=opts.rope,
+                    rho=opts.rho,
+                    draws=opts.mcmc.draws,
+                    tune=opts.mcmc.tune,
+                    chains=opts.mcmc.chains,
+                    seed=opts.seed,
                     # Tasks with fewer than 2 shared instances: dropped with --missing
                     # complete-case, else refused (scores are never imputed).
-                    missing="complete-case" if args.missing == "complete-case" else "error",
+                    missing="complete-case" if opts.missing == "complete-case" else "error",
                 )
         except ValueError as err:  # the library's message as the command prints it, located
             where = f"--hierarchical, {short(a, 40)} vs {short(b, 40)}"
@@ -131,14 +137,14 @@ def hierarchical_table(scores, ph, args: argparse.Namespace, chosen) -> pd.DataF
     return pd.DataFrame(rows)
 
 
-def _which(args: argparse.Namespace) -> str:
-    return "the pair given by --pair" if args.pair is not None else "adjacent systems"
+def _which(opts: Options) -> str:
+    return "the pair given by --pair" if opts.pair is not None else "adjacent systems"
 
 
-def print_bayes(args: argparse.Namespace, bayes: pd.DataFrame) -> None:
+def print_bayes(opts: Options, bayes: pd.DataFrame) -> None:
     print(
-        f"\nBayesian signed-rank test of {_which(args)}, ROPE ±{args.rope:g} "
-        f"({args.samples} posterior draws, seed {args.seed}; decision at P ≥ 0.95):"
+        f"\nBayesian signed-rank test of {_which(opts)}, ROPE ±{opts.rope:g} "
+        f"({opts.signed_rank_draws} posterior draws, seed {opts.seed}; decision at P ≥ 0.95):"
     )
     print_frame(
         bayes[["system_a", "system_b", "p_a_better", "p_rope", "p_b_better", "decision"]],
@@ -148,11 +154,12 @@ def print_bayes(args: argparse.Namespace, bayes: pd.DataFrame) -> None:
     )
 
 
-def print_hierarchical(args: argparse.Namespace, hier: pd.DataFrame) -> None:
+def print_hierarchical(opts: Options, hier: pd.DataFrame) -> None:
+    mcmc = opts.mcmc
     print(
-        f"\nBayesian hierarchical test of {_which(args)} (Corani et al. 2017), ROPE "
-        f"±{args.rope:g}, ρ = {args.rho:g} ({args.chains} chains × {args.draws} draws after "
-        f"{args.tune} tuning, seed {args.seed}; P = posterior probability that the region is "
+        f"\nBayesian hierarchical test of {_which(opts)} (Corani et al. 2017), ROPE "
+        f"±{opts.rope:g}, ρ = {opts.rho:g} ({mcmc.chains} chains × {mcmc.draws} draws after "
+        f"{mcmc.tune} tuning, seed {opts.seed}; P = posterior probability that the region is "
         "the most probable for a new task, as baycomp reports it; decision at P ≥ 0.95):"
     )
     shown = hier.assign(
@@ -192,16 +199,16 @@ def print_hierarchical(args: argparse.Namespace, hier: pd.DataFrame) -> None:
         )
 
 
-def hierarchical_summary(args: argparse.Namespace, hier: pd.DataFrame | None) -> dict | None:
+def hierarchical_summary(opts: Options, hier: pd.DataFrame | None) -> dict | None:
     if hier is None:
         return None
     return {
-        "rope": args.rope,
-        "rho": args.rho,
-        "draws": args.draws,
-        "tune": args.tune,
-        "chains": args.chains,
-        "seed": args.seed,
+        "rope": opts.rope,
+        "rho": opts.rho,
+        "draws": opts.mcmc.draws,
+        "tune": opts.mcmc.tune,
+        "chains": opts.mcmc.chains,
+        "seed": opts.seed,
         "sampler": "pymc",
         "threshold": 0.95,
         "probability": "share of the posterior draws in which the region is the most probable "
@@ -213,13 +220,13 @@ def hierarchical_summary(args: argparse.Namespace, hier: pd.DataFrame | None) ->
     }
 
 
-def bayes_summary(args: argparse.Namespace, bayes: pd.DataFrame | None) -> dict | None:
+def bayes_summary(opts: Options, bayes: pd.DataFrame | None) -> dict | None:
     if bayes is None:
         return None
     return {
-        "rope": args.rope,
-        "samples": args.samples,
-        "seed": args.seed,
+        "rope": opts.rope,
+        "samples": opts.signed_rank_draws,
+        "seed": opts.seed,
         "threshold": 0.95,
         "pairs": clean(bayes.to_dict(orient="records")),
     }

@@ -4,20 +4,20 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from rankstats._util.text import terminal, write_csv
 from rankstats.cli._common import file_done, write_json
 from rankstats.cli._console import print_frame
 from rankstats.cli._significance_text import finite, p_text
+from rankstats.cli.options.significance import Options
 
 
-def choose(blocks, args: argparse.Namespace):
+def choose(blocks, opts: Options):
     """autorank's automatic choice on the same complete blocks (:func:`rankstats.choose_test`)."""
     from rankstats.significance.which_test import choose_test
 
-    return choose_test(blocks, alpha=args.alpha)
+    return choose_test(blocks, alpha=opts.alpha)
 
 
 def print_choice(choice) -> None:

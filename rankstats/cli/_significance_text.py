@@ -8,6 +8,7 @@ import numpy as np
 
 from rankstats.cli._common import clean
 from rankstats.cli._significance_bayes import bayes_summary
+from rankstats.cli.options.significance import Options
 
 
 def finite(value: object) -> object:
@@ -30,7 +31,7 @@ def _label(block: object) -> str:
     return "/".join(map(str, block)) if isinstance(block, tuple) else str(block)
 
 
-def summary_record(args, name, level, fr, ph, ranks, sets, bayes, significant) -> dict:
+def summary_record(opts: Options, name, level, fr, ph, ranks, sets, bayes, significant) -> dict:
     """The record of friedman.json (without the hierarchical part, the warnings and files)."""
     b = fr.blocks
     return {
@@ -41,7 +42,7 @@ def summary_record(args, name, level, fr, ph, ranks, sets, bayes, significant) -
             "n_systems": fr.n_systems,
             "n_input_blocks": b.n_input_blocks,
             "missing": b.missing,
-            "min_coverage": args.min_coverage,
+            "min_coverage": opts.min_coverage,
             "dropped_systems": list(b.dropped_systems),
             "dropped_blocks": [_label(x) for x in b.dropped_blocks],
             "set_aside": list(b.set_aside),
@@ -60,7 +61,7 @@ def summary_record(args, name, level, fr, ph, ranks, sets, bayes, significant) -
             "iman_davenport_f": fr.f_statistic,
             "iman_davenport_df": list(fr.f_df),
             "iman_davenport_p_value": fr.f_p_value,
-            "alpha": args.alpha,
+            "alpha": opts.alpha,
             "significant": significant,
             "decided_by": "iman_davenport_p_value",
         },
@@ -91,5 +92,5 @@ def summary_record(args, name, level, fr, ph, ranks, sets, bayes, significant) -
             "n_steps": sets.n_steps,
             "hoeffding_ranges": "hoeffding_low" in ranks,
         },
-        "bayes_signed_rank": bayes_summary(args, bayes),
+        "bayes_signed_rank": bayes_summary(opts, bayes),
     }

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 import warnings
 from pathlib import Path
@@ -13,6 +12,7 @@ from rankstats._util.atomic import check_output_dir, output_dir
 from rankstats._util.text import latex_escape, terminal, write_csv
 from rankstats.cli._common import clean, file_done, write_json, written
 from rankstats.cli._console import print_frame
+from rankstats.cli.options.battles import Options
 from rankstats.cli.usage import UsageError, spoken
 from rankstats.errors import DataWarning
 
@@ -35,12 +35,12 @@ def latex_table(table: pd.DataFrame, methods: list[str], confidence: float) -> s
     return "\n".join(lines)
 
 
-def run(args: argparse.Namespace) -> int:
-    report_dir = _report_dir(args)  # refused before the log is read
+def run(opts: Options) -> int:
+    report_dir = _report_dir(opts)  # refused before the log is read
     # The library's errors pass through (the command's handler prints them with their flags).
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DataWarning)
-        battles, fit = _fit(args)
+        battles, fit = _fit(opts)
     notes = []
     for item in caught:
         if issubclass(item.category, DataWarning) or item.category.__name__ == "ConvergenceWarning":
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if "bias_reduction" in fit.info:
         adjusted = ", bias-reduced (Firth)" + adjusted
     print(
-        f"\nratings{adjusted} (Elo scale, {args.confidence:.0%} intervals: "
+        f"\nratings{adjusted} (Elo scale, {opts.confidence_level:.0%} intervals: "
         f"{', '.join(fit.methods)}):"
     )
     integers = ("rank", "rank_ub", "rank_unadjusted", "n_battles")
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     problems = fit.info.get("posterior_problems")
     if problems:
         print("\nposterior NOT converged: " + "; ".join(problems))
-    out = Path(args.out)
+    out = Path(opts.output.out)
     with output_dir(out) as tmp:
         files = []
         for name, frame in (("ratings.csv", table), ("parameters.csv", parameters)):
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         matrix = fit.win_probability().loc[list(table["model"]), list(table["model"])]
         write_csv(matrix.reset_index(names="model"), tmp / "win_probability.csv")
         files.append(tmp / "win_probability.csv")
-        (tmp / "ratings.tex").write_text(latex_table(table, fit.methods, args.confidence))
+        (tmp / "ratings.tex").write_text(latex_table(table, fit.methods, opts.confidence_level))
         files.append(tmp / "ratings.tex")
         info = {k: v for k, v in fit.info.items() if k not in ("warnings", "order_effect_dropped")}
         summary = {
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         }
         files.append(write_json(tmp / "summary.json", summary))
         file_done()
-        if not args.no_figures:
+        if not opts.output.no_figures:
             import matplotlib.pyplot as plt
 
             from rankstats.cli._top import figures_key_file
@@ -126,27 +126,27 @@ def run(args: argparse.Namespace) -> int:
                 keyed["covariates"] = fit.covariate_names
             files += figures_key_file(keyed, tmp)
         # Inside the --out block: a report that fails leaves --out as it was too.
-        report = _write_report(fit, battles, report_dir, args.title)
+        report = _write_report(fit, battles, report_dir, opts.title)
     print("\n" + written(tmp, out, files))
     if report is not None:
         print(f"report: {terminal(str(report.html))} ({len(report.files)} files in {report.out})")
     return 0
 
 
-def _report_dir(args: argparse.Namespace) -> Path | None:
+def _report_dir(opts: Options) -> Path | None:
     """``--report DIR``, checked before anything is read: a usable directory, apart from
     ``--out`` (each is replaced as a whole); ``--title`` only with it."""
-    if args.report is None:
-        if args.title is not None:
+    if opts.report is None:
+        if opts.title is not None:
             raise UsageError("--title: only with --report DIR")
         return None
-    report, out = Path(args.report).resolve(), Path(args.out).resolve()
+    report, out = Path(opts.report).resolve(), Path(opts.output.out).resolve()
     if report == out or out in report.parents or report in out.parents:
         raise UsageError(
-            f"--report {args.report} and --out {args.out} must be two separate directories "
+            f"--report {opts.report} and --out {opts.output.out} must be two separate directories "
             "(neither inside the other): each is replaced as a whole"
         )
-    return check_output_dir(args.report, option="--report")
+    return check_output_dir(opts.report, option="report")
 
 
 def _write_report(fit, battles, directory: Path | None, title: str | None):
@@ -168,7 +168,8 @@ def _unit(fit, battles) -> str:
 
 
 def covariate_options(given: list[str] | None) -> dict[str, str | tuple[str, ...]] | None:
-    """``--covariate NAME``, ``NAME=COL`` or ``NAME=COL_A,COL_B``: ``read_battles(covariates=)``."""
+    """``--battle-covariate NAME``, ``NAME=COL`` or ``NAME=COL_A,COL_B``: ``read_battles(
+    covariates=)``."""
     if not given:
         return None
     out: dict[str, str | tuple[str, ...]] = {}
@@ -178,50 +179,50 @@ def covariate_options(given: list[str] | None) -> dict[str, str | tuple[str, ...
         parts = tuple(c.strip() for c in columns.split(",")) if columns else (name,)
         if not name or not all(parts) or len(parts) > 2:
             raise UsageError(
-                f"--covariate {item!r}: give NAME, NAME=COLUMN or NAME=COLUMN_A,COLUMN_B"
+                f"--battle-covariate {item!r}: give NAME, NAME=COLUMN or NAME=COLUMN_A,COLUMN_B"
             )
         if name in out:
-            raise UsageError(f"--covariate {name!r} is given twice")
+            raise UsageError(f"--battle-covariate {name!r} is given twice")
         out[name] = parts[0] if len(parts) == 1 else parts
     return out
 
 
-def _fit(args: argparse.Namespace):
+def _fit(opts: Options):
     from rankstats.battles.fitting import fit_battles
     from rankstats.battles.log import read_battles
 
     battles = read_battles(
-        Path(args.file),
-        model_a=args.model_a,
-        model_b=args.model_b,
-        winner=args.winner,
-        sep=args.sep,
-        encoding=args.encoding,
-        cluster=args.cluster,
-        covariates=covariate_options(args.covariate),
+        Path(opts.file),
+        model_a=opts.model_a,
+        model_b=opts.model_b,
+        winner=opts.winner,
+        sep=opts.sep,
+        encoding=opts.encoding,
+        cluster=opts.cluster,
+        covariates=covariate_options(opts.battle_covariate),
     )
-    if args.anchor is not None and args.anchor not in battles.models:
+    if opts.anchor is not None and opts.anchor not in battles.models:
         raise UsageError(
-            f"--anchor {args.anchor!r} is not a model of the battles; models are "
+            f"--anchor {opts.anchor!r} is not a model of the battles; models are "
             f"{', '.join(map(repr, battles.models[:20]))}"
         )
     print(terminal(repr(battles)))
     fit = fit_battles(
         battles,
         # Davidson's ν only when ties remain after --both-bad (decided on the counts fitted).
-        ties=None if args.ties == "davidson" else False,
-        order_effect=args.order_effect,
-        both_bad=args.both_bad,
-        bootstrap=args.bootstrap,
-        bias_reduction=args.bias_reduction,
-        posterior=args.posterior,
-        confidence=args.confidence,
-        anchor=args.anchor,
-        anchor_rating=args.rating,
-        seed=args.seed,
-        standardize=not args.no_standardize,
-        draws=args.draws,
-        tune=args.tune,
-        chains=args.chains,
+        ties=None if opts.ties == "davidson" else False,
+        order_effect=opts.order_effect,
+        both_bad=opts.both_bad,
+        bootstrap=opts.n_resamples,
+        bias_reduction=opts.bias_reduction,
+        posterior=opts.posterior,
+        confidence=opts.confidence_level,
+        anchor=opts.anchor,
+        anchor_rating=opts.rating,
+        seed=opts.seed,
+        standardize=not opts.no_standardize,
+        draws=opts.mcmc.draws,
+        tune=opts.mcmc.tune,
+        chains=opts.mcmc.chains,
     )
     return battles, fit

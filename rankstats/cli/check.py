@@ -8,17 +8,19 @@ other checks still run. Exit code 0 whatever is found (2 for input errors, as ev
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import warnings
 from pathlib import Path
 
 from rankstats._util.atomic import output_dir
 from rankstats._util.text import write_csv
 from rankstats.cli._common import file_done, load_input, short, write_json, written
+from rankstats.cli.options.check import Options
+from rankstats.cli.options.groups import InputOptions
 from rankstats.errors import DataWarning
 
 
-def load_checked(args: argparse.Namespace):
+def load_checked(inp: InputOptions):
     """``(scores, DataCheck)``: the input read as ``load_input`` reads it, aggregate and
     metadata columns reported (and set aside) instead of refused."""
     from rankstats.core.wide_columns import NotTaskColumnsError
@@ -26,30 +28,29 @@ def load_checked(args: argparse.Namespace):
 
     columns: list = []
     try:
-        scores = load_input(args)
+        scores = load_input(inp)
     except NotTaskColumnsError as err:
         columns = column_findings(err.findings)
-        given = list(getattr(args, "drop_columns", None) or [])
-        again = argparse.Namespace(**vars(args))
-        again.drop_columns = given + [f.column for f in err.findings]
+        given = list(inp.drop_columns or [])
+        again = dataclasses.replace(inp, drop_columns=given + [f.column for f in err.findings])
         scores = load_input(again)
-    instance = args.instance if getattr(args, "file", None) else None
-    if args.dataset:
+    instance = inp.instance if inp.file else None
+    if inp.dataset:
         instance = "instance"
     found = tuple(columns) + tuple(run_detectors(scores, instance))
     return scores, DataCheck(found, scores, scores.name)
 
 
-def before_analysis(args: argparse.Namespace, scores):
+def before_analysis(inp: InputOptions, scores):
     """The check that ``rank`` and ``report`` run on the scores they read: each warning
     printed (the command's handler spells its remedy with flags), ``--placeholders missing``
     applied. Returns ``(scores, DataCheck)``; the findings go into the command's outputs."""
     from rankstats.datacheck import DataCheck, drop_placeholders, run_detectors
 
-    instance = None if args.dataset else args.instance
+    instance = None if inp.dataset else inp.instance
     check = DataCheck(tuple(run_detectors(scores, instance)), scores, scores.name)
     found = check.of_kind("placeholder")
-    if getattr(args, "placeholders", "keep") == "missing" and found:
+    if inp.placeholders == "missing" and found:
         scores = drop_placeholders(scores)
         check.warn(skip=("placeholder",))
         cells = ", ".join(f"{f.count} in {f.subject[0]}" for f in found)
@@ -64,9 +65,9 @@ def before_analysis(args: argparse.Namespace, scores):
     return scores, check
 
 
-def run(args: argparse.Namespace) -> int:
-    scores, check = load_checked(args)
-    name = scores.name or (Path(args.file).name if args.file else "scores")
+def run(opts: Options) -> int:
+    scores, check = load_checked(opts.input)
+    name = scores.name or (Path(opts.input.file).name if opts.input.file else "scores")
     print(f"rankstats check: {short(name, 80)}")
     print(f"  {short(repr(scores), 400)}")
     counts = {s: sum(f.severity == s for f in check.findings) for s in ("error", "warning", "note")}
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  what to do: {short(f.option, 400)}")
     if not check.findings:
         print("nothing found")
-    out = Path(args.out)
+    out = Path(opts.output.out)
     with output_dir(out) as tmp:
         files = [tmp / "check.csv"]
         write_csv(check.table, files[0])

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
+from rankstats.cli.options.datasets import Options
 
 
-def run(args: argparse.Namespace) -> int:
+def run(options: Options) -> int:
     from rankstats.cli._console import print_frame
     from rankstats.datasets import list_datasets
 

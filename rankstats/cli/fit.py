@@ -11,6 +11,7 @@ JSON).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 import pandas as pd
 
@@ -30,14 +31,16 @@ from rankstats.cli._fit_common import (
 )
 from rankstats.cli._fit_compare import compare
 from rankstats.cli._fit_mallows import mallows
+from rankstats.cli.options.fit import Options
+from rankstats.cli.options.groups import from_namespace
 from rankstats.cli.usage import UsageError, check_out
 
 
-def check(args: argparse.Namespace) -> None:
+def check(opts: Options) -> None:
     """The output directory and ``--save`` before fitting (a fit can take minutes)."""
-    check_out(args)
-    if args.save:
-        check_save_dir(args.save)
+    check_out(opts.output)
+    if opts.save:
+        check_save_dir(opts.save)
 
 
 def _print_matrix(pairs: pd.DataFrame, order: list[str], how: str) -> None:
@@ -57,111 +60,122 @@ def _print_matrix(pairs: pd.DataFrame, order: list[str], how: str) -> None:
     print_table(columns, rows, title=f"P(row ranked above column), {how}", max_width={n + 1: 40})
 
 
-def _models(args: argparse.Namespace) -> list[str]:
-    """The ``--model`` list, checked against ``--compare``; one model leaves ``args.model`` the
-    string it always was."""
-    chosen = list(dict.fromkeys(args.model))
-    if args.compare:
+def build_options(namespace: argparse.Namespace) -> Options:
+    """The options, the ``--model`` list checked against ``--compare``: ``model`` is the model
+    fitted (the first of the list), ``method`` and ``mcmc.tune`` the defaults of its sampler
+    when not given (with ``--compare``, set per model by
+    :func:`~rankstats.cli._fit_compare.compare`)."""
+    chosen = list(dict.fromkeys(namespace.model))
+    opts = from_namespace(Options, namespace, model=chosen[0], model_list=chosen)
+    _check_models(opts)
+    if opts.compare:
+        return opts
+    method = opts.method or ("mcmc" if opts.model == "mallows" else "nuts")
+    tune = tune_for(opts, opts.mcmc.tune)
+    return dataclasses.replace(opts, method=method, mcmc=dataclasses.replace(opts.mcmc, tune=tune))
+
+
+def _check_models(opts: Options) -> None:
+    """The ``--model`` list against ``--compare``, and the options of one model's fit."""
+    chosen = opts.model_list
+    if opts.compare:
         if len(chosen) < 2:
             raise UsageError("--compare needs at least two models, e.g. --model pl bt mallows")
-        return chosen
+        return
     if len(chosen) > 1:
         raise UsageError(
             f"--model {' '.join(chosen)}: several models need --compare (one model per fit "
             "otherwise)"
         )
-    if args.ic != "loo":
+    if opts.ic != "loo":
         raise UsageError("--ic is a --compare option")
-    if args.kfold is not None:
+    if opts.kfold is not None:
         raise UsageError("--kfold is a --compare option (e.g. --model pl bt --compare --kfold 10)")
-    args.model = chosen[0]
-    return chosen
 
 
-def run(args: argparse.Namespace) -> int:
+def run(opts: Options) -> int:
     """``rankstats fit``; the library's errors and warnings pass to the command's handler, which
     prints those whose advice names options with the flags (:mod:`rankstats._util.advice`)."""
-    return _run(args)
+    return _run(opts)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(opts: Options) -> int:
     from rankstats import models
 
-    chosen = _models(args)
-    covariates = _covariates(args, chosen)
-    if args.bias_reduction and (args.compare or args.model == "mallows"):
+    chosen = opts.model_list
+    covariates = _covariates(opts, chosen)
+    if opts.bias_reduction and (opts.compare or opts.model == "mallows"):
         raise UsageError(
             "--bias-reduction fits one pl or bt model (--model pl or bt, --method mle)"
         )
-    if args.compare:
-        return compare(args, chosen)
-    if args.model != "mallows":
+    if opts.compare:
+        return compare(opts, chosen)
+    if opts.model != "mallows":
         for flag, given in (
-            ("--distance", args.distance != "kendall"),
-            ("--thin", args.thin),
-            ("--rho-proposal", args.rho_proposal != "leap_and_shift"),
-            ("--leap", args.leap != 1),
-            ("--partition", args.partition),
-            ("--top-k", args.top_k),
-            ("--predictive", args.predictive),
-            ("--clusters", args.clusters > 1),
-            ("--error-model", args.error_model),
+            ("--distance", opts.distance != "kendall"),
+            ("--thin", opts.thin),
+            ("--rho-proposal", opts.rho_proposal != "leap_and_shift"),
+            ("--leap", opts.leap != 1),
+            ("--partition", opts.partition),
+            ("--top-k", opts.top_k),
+            ("--predictive", opts.predictive),
+            ("--clusters", opts.clusters > 1),
+            ("--error-model", opts.error_model),
         ):
             if given:
                 raise UsageError(f"{flag} is a Mallows option (--model mallows)")
-    args.tune = tune_for(args, args.tune)
-    data, name, what = fit_input(args)
-    if args.model == "mallows":
-        args.method = args.method or "mcmc"
-        if args.method not in ("mcmc", "map"):
+    data, name, what = fit_input(opts)
+    if opts.model == "mallows":
+        if opts.method not in ("mcmc", "map"):
             raise UsageError("--model mallows takes --method mcmc or map")
-        return mallows(args, data, name, what)
-    args.method = args.method or "nuts"
-    if args.method == "mcmc":
+        return mallows(opts, data, name, what)
+    if opts.method == "mcmc":
         raise UsageError("--method mcmc is the Mallows sampler; pl/bt use nuts, mle, map or pql")
-    if args.max_draws is not None:
+    if opts.max_draws is not None:
         raise UsageError("--max-draws is a Mallows option (--model mallows)")
-    if args.backend != "auto":
+    if opts.backend != "auto":
         raise UsageError("--backend is a Mallows option (--model mallows)")
-    cls = models.PlackettLuce if args.model == "pl" else models.BradleyTerry
+    cls = models.PlackettLuce if opts.model == "pl" else models.BradleyTerry
     model = cls(
-        prior_scale=args.prior_scale,
-        kind=args.kind,
+        prior_scale=opts.prior_scale,
+        kind=opts.kind,
         covariates=covariates,
-        random_effect=args.random_effect,
+        random_effect=opts.random_effect,
     )
-    print(f"rankstats fit: {name} ({what}), {described(model, args)}", flush=True)
-    print_estimate(args, data)
-    fit = fit_model(model, data, args, sampler=args.sampler, bias_reduction=args.bias_reduction)
+    print(f"rankstats fit: {name} ({what}), {described(model, opts)}", flush=True)
+    print_estimate(opts, data)
+    fit, notes = fit_model(
+        model, data, opts, sampler=opts.sampler, bias_reduction=opts.bias_reduction
+    )
     from rankstats.reporting.diagnostics import convergence
 
     verdict = convergence(fit)
-    advice = advice_text(args, verdict, fit)
+    advice = advice_text(opts, verdict, fit)
     warn_verdict(verdict, advice)
-    if args.method == "nuts":
+    if opts.method == "nuts":
         print(
-            f"  NUTS ({fit.info.get('sampler', args.sampler)}): {args.chains} chains × "
-            f"{args.draws} draws after "
-            f"{args.tune} tuning steps, seed {args.seed}"
+            f"  NUTS ({fit.info.get('sampler', opts.sampler)}): {opts.mcmc.chains} chains × "
+            f"{opts.mcmc.draws} draws after "
+            f"{opts.mcmc.tune} tuning steps, seed {opts.seed}"
         )
     elif fit.log_likelihood is not None:
-        label = "log-likelihood" if args.method == "mle" else "log-posterior (up to a constant)"
-        if args.method == "mle" and model.random_effect:
+        label = "log-likelihood" if opts.method == "mle" else "log-posterior (up to a constant)"
+        if opts.method == "mle" and model.random_effect:
             label = "log-likelihood (Laplace approximation, σ estimated)"
-        elif args.method == "pql":
+        elif opts.method == "pql":
             label = "log-likelihood (Laplace approximation at the PQL estimates)"
-        if args.bias_reduction:
+        if opts.bias_reduction:
             label = "log-likelihood at the bias-reduced estimate"
         print(f"  {label}: {fit.log_likelihood:.4f}")
     for key, value in fit.parameters.items():
         if not key.startswith("log_") and not key.endswith("_se"):
             print(f"  {key} = {value:.6g} (± {fit.parameters.get(key + '_se', float('nan')):.3g})")
 
-    summary = fit.summary(args.prob)
+    summary = fit.summary(opts.ci_prob)
     rows = [f"{fit.variable}[{s}]" for s in fit.order]
     quasi_se, quasi = quasi_summary(fit)
-    centre = "mean" if args.method == "nuts" else "estimate"
-    spread = "sd" if args.method == "nuts" else "se"
+    centre = "mean" if opts.method == "nuts" else "estimate"
+    spread = "sd" if opts.method == "nuts" else "se"
     table = pd.DataFrame(
         {
             "rank": range(1, len(rows) + 1),
@@ -191,93 +205,61 @@ def _run(args: argparse.Namespace) -> int:
         formatted(table["low"], ".3f"),
         formatted(table["high"], ".3f"),
     ]
-    if args.method == "nuts":
+    if opts.method == "nuts":
         table["r_hat"] = summary.loc[rows, "r_hat"].to_numpy()
         table["ess_bulk"] = summary.loc[rows, "ess_bulk"].to_numpy()
         columns += [("R-hat", "right"), ("ESS", "right")]
         cells += [formatted(table["r_hat"], ".3f"), formatted(table["ess_bulk"], ".0f")]
-    interval = "posterior" if args.method == "nuts" else "Wald"
+    interval = "posterior" if opts.method == "nuts" else "Wald"
     print()
     print_table(
         columns,
         list(zip(*cells, strict=True)),
-        title=f"log-worth (centred), {args.prob:.0%} {interval} interval [low, high]",
+        title=f"log-worth (centred), {opts.ci_prob:.0%} {interval} interval [low, high]",
         max_width={1: 40},
     )
     print(f"  quasi-se: {quasi['note']}")
-    pairs = fit.pairwise(args.prob)
-    how = "posterior mean" if args.method == "nuts" else "at the estimate"
+    pairs = fit.pairwise(opts.ci_prob)
+    how = "posterior mean" if opts.method == "nuts" else "at the estimate"
     _print_matrix(pairs, fit.order, how)
     more = {}
     if model.structured:
-        more["coefficients"] = coefficient_table(fit, args.prob)
+        more["coefficients"] = fit.coefficients(opts.ci_prob).reset_index()
     return write_outputs(
-        args,
+        opts,
         fit,
         name,
         table,
         "worth",
         pairs,
-        forest=not args.no_figures,
+        forest=not opts.output.no_figures,
         verdict=verdict,
+        notes=notes,
         advice=advice,
         more=more,
         extra={"quasi_variances": quasi},
     )
 
 
-def _covariates(args: argparse.Namespace, chosen: list[str]) -> pd.DataFrame | None:
-    """``--covariates`` / ``--random-effect``, checked against the other options, and the table
-    read (before any fitting)."""
-    if args.covariate_columns and not args.covariates:
-        raise UsageError("--covariate-columns needs --covariates FILE")
-    if not (args.covariates or args.random_effect):
+def _covariates(opts: Options, chosen: list[str]) -> pd.DataFrame | None:
+    """``--system-covariates`` / ``--random-effect``, checked against the other options, and the
+    table read (before any fitting)."""
+    if opts.covariate_columns and not opts.system_covariates:
+        raise UsageError("--covariate-columns needs --system-covariates FILE")
+    if not (opts.system_covariates or opts.random_effect):
         return None
-    flag = "--covariates" if args.covariates else "--random-effect"
+    flag = "--system-covariates" if opts.system_covariates else "--random-effect"
     if "mallows" in chosen:
         raise UsageError(f"{flag} is a pl/bt option (Mallows has no worths)")
-    if args.compare:
+    if opts.compare:
         raise UsageError(
             f"{flag} with --compare: fit each model and compare them in Python with "
             "rs.models.compare_fits (see docs/user-guide/models.md, 'System covariates')"
         )
-    if args.method == "map":
+    if opts.method == "map":
         raise UsageError(f"{flag} is fitted by --method mle or nuts, not map")
-    if not args.covariates:
+    if not opts.system_covariates:
         return None
     from rankstats.io.covariate_files import read_system_covariates
 
-    return read_system_covariates(args.covariates, args.covariate_columns)
-
-
-def coefficient_table(fit, prob: float) -> pd.DataFrame:
-    """The coefficients β, the own log-worths and σ of a fit with covariates: estimate (MLE or
-    posterior mean), standard error (posterior sd) and the ``prob`` interval (Wald, or the
-    posterior's equal-tailed interval)."""
-    import numpy as np
-    from scipy import stats
-
-    from rankstats.models.covariate_fit import listed
-
-    names = [k for k in fit.parameters if k.startswith(("beta: ", "own: ")) or k == "sigma"]
-    names = [k for k in names if not k.endswith("_se")]
-    estimate = np.array([fit.parameters[k] for k in names])
-    se = np.array([fit.parameters[f"{k}_se"] for k in names])
-    if fit.method == "nuts":
-        draws = fit.draws()
-        low, high = [], []
-        for k in names:
-            kind, _, label = k.partition(": ")
-            if k == "sigma":
-                values = draws["sigma"]
-            else:
-                labels = listed(fit.info["covariates" if kind == "beta" else "own_log_worth"])
-                values = draws[kind][:, labels.index(label)]
-            low.append(np.quantile(values, (1 - prob) / 2))
-            high.append(np.quantile(values, (1 + prob) / 2))
-    else:
-        z = stats.norm.ppf((1 + prob) / 2)
-        low, high = estimate - z * se, estimate + z * se
-    return pd.DataFrame(
-        {"parameter": names, "estimate": estimate, "se": se, "low": low, "high": high}
-    )
+    return read_system_covariates(opts.system_covariates, opts.covariate_columns)

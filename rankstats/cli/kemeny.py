@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import warnings
 from pathlib import Path
 
@@ -10,25 +9,26 @@ from rankstats._util.atomic import output_dir
 from rankstats._util.text import write_csv
 from rankstats.cli._common import clean, file_done, level_of, load_input, short, write_json, written
 from rankstats.cli._console import NAME_WIDTH, format_numbers, method_label, print_table
+from rankstats.cli.options.kemeny import Options
 
 
-def run(args: argparse.Namespace) -> int:
+def run(opts: Options) -> int:
     from rankstats.aggregation.aggregators import aggregate
     from rankstats.aggregation.dispersion_analysis import dispersion_table
     from rankstats.aggregation.kemeny_search import NotProvedOptimalWarning, kemeny
     from rankstats.core.rankings import Rankings
 
-    scores = load_input(args)
-    level = level_of(args, scores)
+    scores = load_input(opts.input)
+    level = level_of(opts.input.by, scores)
     rankings = Rankings.from_scores(scores, by=level)
     with warnings.catch_warnings():
         # The status line below states the proof status and the gap.
         warnings.simplefilter("ignore", NotProvedOptimalWarning)
         res = kemeny(
             rankings,
-            method=args.method,
-            time_limit=args.time_limit,
-            seed=args.seed,
+            method=opts.method,
+            time_limit=opts.time_limit,
+            seed=opts.seed,
             progress=True,  # a bar on a terminal; --progress / --quiet: see cli main
         )
     borda = aggregate(rankings, method="borda").table.set_index("system")["rank"]
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     table = res.table.rename(columns={"rank": "rank_kemeny"})
     table["rank_borda"] = borda.reindex(table["system"]).to_numpy()
     table["rank_mean"] = mean.reindex(table["system"]).to_numpy()
-    name = scores.name or (Path(args.file).name if args.file else "scores")
+    name = scores.name or (Path(opts.input.file).name if opts.input.file else "scores")
     print(f"rankstats kemeny: {short(name, 80)}")
     print(f"  {short(repr(scores), 400)}")
     print(f"  {rankings.n_rankings} rankings ({level} level), missing systems imputed\n")
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     )
     candidates = {"kemeny": res, "borda": "borda", "mean": "mean", "random": "random"}
     disp = dispersion_table(
-        scores, candidates=candidates, level=level, time_limit=args.time_limit, seed=args.seed
+        scores, candidates=candidates, level=level, time_limit=opts.time_limit, seed=opts.seed
     )
     gamma = disp.attrs["pairwise"]
     print(
@@ -81,8 +81,8 @@ def run(args: argparse.Namespace) -> int:
             strict=True,
         ),
     )
-    if args.out:
-        out = Path(args.out)
+    if opts.output.out:
+        out = Path(opts.output.out)
         with output_dir(out) as tmp:
             files = [tmp / "kemeny.csv"]
             write_csv(table, files[0])

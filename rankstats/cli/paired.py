@@ -2,41 +2,43 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from rankstats._util.atomic import output_dir
 from rankstats._util.text import terminal, unique_slugs, write_csv
 from rankstats.cli._common import clean, file_done, load_input, write_json, written
 from rankstats.cli._console import print_frame
+from rankstats.cli.options.paired import Options
 from rankstats.cli.usage import UsageError
 
 
-def _load(args: argparse.Namespace):
+def _load(opts: Options):
     """The data and its system names (to check --pair before computing)."""
-    if not args.systems_as_columns:
-        scores = load_input(args)
-        if args.metric is not None and args.metric not in scores.tasks:
+    if not opts.systems_as_columns:
+        scores = load_input(opts.input)
+        if opts.metric is not None and opts.metric not in scores.tasks:
             raise UsageError(
-                f"--task {args.metric!r} is not a task of the data; tasks are "
+                f"--task {opts.metric!r} is not a task of the data; tasks are "
                 f"{', '.join(map(repr, scores.tasks[:20]))}"
             )
         return scores, list(scores.systems)
-    if not args.file or args.dataset:
+    if not opts.input.file or opts.input.dataset:
         raise UsageError("--systems-as-columns applies to a FILE")
     from rankstats.io.score_files import read_score_columns
 
-    data = read_score_columns(args.file, args.sep, args.encoding, args.na_values)
+    data = read_score_columns(
+        opts.input.file, opts.input.sep, opts.input.encoding, opts.input.na_values
+    )
     return data, [str(c) for c in data.columns]
 
 
-def run(args: argparse.Namespace) -> int:
+def run(opts: Options) -> int:
     from rankstats.cli._top import figures_key_file
     from rankstats.paired_analysis.paired_tests import paired
     from rankstats.plotting.saving import save_figure
 
-    data, systems = _load(args)
-    for pair in args.pair or []:
+    data, systems = _load(opts)
+    for pair in opts.pair or []:
         unknown = [s for s in pair if s not in systems]
         if unknown:
             raise UsageError(
@@ -45,17 +47,17 @@ def run(args: argparse.Namespace) -> int:
             )
         if pair[0] == pair[1]:
             raise UsageError(f"--pair {pair[0]!r} {pair[1]!r}: give two different systems")
-    if args.pair:
-        stems = [f"pair_{a}_vs_{b}" for a, b in args.pair]
+    if opts.pair:
+        stems = [f"pair_{a}_vs_{b}" for a, b in opts.pair]
         unique_slugs(stems, "pairing plot")
     res = paired(
         data,
-        task=args.metric,
-        confidence=args.confidence,
-        n_bootstrap=args.bootstrap,
-        seed=args.seed,
-        bt_ties=args.bt_ties,
-        zero_method=args.zero_method,
+        task=opts.metric,
+        confidence=opts.confidence_level,
+        n_bootstrap=opts.n_resamples,
+        seed=opts.seed,
+        bt_ties=opts.bt_ties,
+        zero_method=opts.zero_method,
     )
     alpha = res.parameters["alpha"]
     print(terminal(repr(res)))
@@ -85,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     print("\naggregator agreement (Peyrard et al. 2021, Table 1):")
     agreement = res.agreement
     print_frame(agreement, decimals=dict.fromkeys(agreement.columns, 3))
-    out = Path(args.out)
+    out = Path(opts.output.out)
     with output_dir(out) as tmp:
         files = []
         for name, frame in (
@@ -103,11 +105,11 @@ def run(args: argparse.Namespace) -> int:
             "agreement": clean(res.agreement.to_dict("records")),
         }
         files.append(write_json(tmp / "summary.json", summary))
-        if not args.no_figures:
+        if not opts.output.no_figures:
             files += save_figure(res.plot_matrix(), tmp / "matrix")
             file_done()
             top = list(strengths[key].sort_values(ascending=False, kind="stable").index[:2])
-            pairs = args.pair or [top]
+            pairs = opts.pair or [top]
             stems = unique_slugs([f"pair_{a}_vs_{b}" for a, b in pairs], "pairing plot")
             for (a, b), stem in zip(pairs, stems.values(), strict=True):
                 files += save_figure(res.plot_pair(a, b), tmp / stem)

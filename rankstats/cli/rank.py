@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import glob
 import os
 import warnings
@@ -37,6 +36,7 @@ from rankstats.cli._console import (
 )
 from rankstats.cli._top import heatmap_files, top_note
 from rankstats.cli.check import before_analysis
+from rankstats.cli.options.rank import Options
 from rankstats.cli.usage import UsageError
 from rankstats.core.pair_probabilities import Pairwise, pairwise
 from rankstats.core.rankings import Rankings
@@ -74,52 +74,54 @@ def connect(address: str):
         ) from None
 
 
-def _streamed(args: argparse.Namespace) -> int:
+def _streamed(opts: Options) -> int:
     """``rank --stream``: the statistics of rs.scan_scores, then the same table and files."""
     from rankstats.scan import scan_scores
 
-    if args.dataset or not args.file:
+    if opts.input.dataset or not opts.input.file:
         raise UsageError("--stream reads a FILE, directory or glob (not --dataset)")
-    if args.level == "task":
-        raise UsageError("--stream ranks (task, instance) rankings: use --level instance")
-    if args.layout == "wide":
+    if opts.input.by == "task":
+        raise UsageError("--stream ranks (task, instance) rankings: use --by instance")
+    if opts.input.layout == "wide":
         raise UsageError("--stream reads long tables (one row per score)")
-    if not isinstance(args.system, str):
+    if not isinstance(opts.input.system, str):
         raise UsageError(
             "--stream reads one --system column; a key of several columns needs "
             "the file in memory (drop --stream)"
         )
-    if args.tasks or args.drop_columns:
+    if opts.input.tasks or opts.input.drop_columns:
         raise UsageError(
             "--tasks and --drop-columns apply to wide tables; --stream reads long tables"
         )
-    if args.placeholders != "keep":
+    if opts.input.placeholders != "keep":
         raise UsageError("--placeholders needs the data check, which --stream does not run")
-    if args.method not in STREAMED_METHODS:
+    if opts.method not in STREAMED_METHODS:
         raise UsageError(
-            f"--stream supports --method {', '.join(STREAMED_METHODS)}, not {args.method!r} "
+            f"--stream supports --method {', '.join(STREAMED_METHODS)}, not {opts.method!r} "
             "(the others need all rankings in memory)"
         )
-    paths = _stream_paths(args.file)
-    client = connect(args.scheduler) if args.scheduler else None
-    directions = {t: False for t in args.lower_is_better} if args.lower_is_better else True
+    paths = _stream_paths(opts.input.file)
+    client = connect(opts.scheduler) if opts.scheduler else None
+    directions = (
+        {t: False for t in opts.input.lower_is_better} if opts.input.lower_is_better else True
+    )
     options = {
-        k: getattr(args, k)
+        k: getattr(opts.input, k)
         for k in ("na_values", "sep", "encoding")
-        if getattr(args, k) is not None
+        if getattr(opts.input, k) is not None
     }
     try:
         scanned = scan_scores(
             paths,
-            system=args.system,
-            task=args.task,
-            instance=args.instance or "instance",
-            score=args.score,
+            system=opts.input.system,
+            task=opts.input.task,
+            instance=opts.input.instance or "instance",
+            score=opts.input.score,
             higher_is_better=directions,
-            batch_rows=args.batch_rows,
+            batch_rows=opts.batch_rows,
             client=client,
-            workers=args.workers,
-            order=args.order,
+            workers=opts.n_jobs,
+            order=opts.order,
             **options,
         )
         # A bar on a terminal; --progress: lines off a terminal; --quiet: none (cli main).
@@ -130,7 +132,7 @@ def _streamed(args: argparse.Namespace) -> int:
     pw = st.pairwise
     ranked = st.task_seen.sum(axis=1) > 0
     data = {
-        "name": Path(args.file).name,
+        "name": Path(opts.input.file).name,
         "systems": len(scanned.systems),
         "tasks": int(ranked.sum()),
         "scores": int(st.instance_count.sum()),
@@ -141,26 +143,26 @@ def _streamed(args: argparse.Namespace) -> int:
         "never_evaluated": [s for s, n in zip(pw.systems, pw.n_evaluated, strict=True) if n == 0],
     }
     return _output(
-        args,
+        opts,
         repr(scanned),
         data,
-        scanned.aggregate(args.method, statistics=st),
+        scanned.aggregate(opts.method, statistics=st),
         scanned.aggregate("mean", statistics=st),
         pw,
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.stream:
-        return _streamed(args)
-    if args.scheduler or args.workers != 1 or args.batch_rows != 2_000_000 or args.order != "auto":
-        raise UsageError("--scheduler, --workers, --batch-rows and --order apply to --stream")
-    scores = load_input(args)
+def run(opts: Options) -> int:
+    if opts.stream:
+        return _streamed(opts)
+    if opts.scheduler or opts.n_jobs != 1 or opts.batch_rows != 2_000_000 or opts.order != "auto":
+        raise UsageError("--scheduler, --n-jobs, --batch-rows and --order apply to --stream")
+    scores = load_input(opts.input)
     # The data check first: its warnings printed, its findings in summary.json.
-    scores, check = before_analysis(args, scores)
-    level = level_of(args, scores)
+    scores, check = before_analysis(opts.input, scores)
+    level = level_of(opts.input.by, scores)
     data = {
-        "name": scores.name or (Path(args.file).name if args.file else "scores"),
+        "name": scores.name or (Path(opts.input.file).name if opts.input.file else "scores"),
         "systems": len(scores.systems),
         "tasks": len(scores.tasks),
         "scores": len(scores.data),
@@ -170,23 +172,23 @@ def run(args: argparse.Namespace) -> int:
         "skipped_tasks": list(scores.skipped_tasks),
         "never_evaluated": list(scores.unevaluated_systems),
         "data_check": check.records(),
-        "placeholders": args.placeholders,
+        "placeholders": opts.input.placeholders,
     }
     rankings = Rankings.from_scores(scores, by=level)
     pw = pairwise(rankings)
     data["rankings"] = pw.n_rankings
     with warnings.catch_warnings():
-        if args.method == "kemeny":  # the search (and SciPy) are imported for Kemeny alone
+        if opts.method == "kemeny":  # the search (and SciPy) are imported for Kemeny alone
             # A Kemeny consensus not proved optimal is stated with its gap below the table.
             from rankstats.aggregation.kemeny_search import NotProvedOptimalWarning
 
             warnings.simplefilter("ignore", NotProvedOptimalWarning)
-        results = aggregate_many([args.method, "mean"], scores, rankings, pw, level)
-    return _output(args, repr(scores), data, results[args.method], results["mean"], pw)
+        results = aggregate_many([opts.method, "mean"], scores, rankings, pw, level)
+    return _output(opts, repr(scores), data, results[opts.method], results["mean"], pw)
 
 
 def _output(
-    args: argparse.Namespace,
+    opts: Options,
     description: str,
     data: dict,
     result: Aggregate,
@@ -197,15 +199,15 @@ def _output(
     level, name = data["level"], data["name"]
     test = hoeffding_test(
         pw,
-        delta=args.delta,
-        correction=args.correction,
-        form=args.form,
-        estimand=args.estimand,
+        delta=opts.hoeffding.delta,
+        correction=opts.hoeffding.correction,
+        form=opts.hoeffding.form,
+        estimand=opts.hoeffding.estimand,
         order=result.order,
     )
     ci = test.table
 
-    table = result.table.rename(columns={"score": args.method})
+    table = result.table.rename(columns={"score": opts.method})
     base = baseline.table.set_index("system")
     table["rank_mean"] = base.loc[table["system"], "rank"].to_numpy()
     table["mean"] = base.loc[table["system"], "score"].to_numpy()
@@ -217,7 +219,7 @@ def _output(
         columns={"above_next": "above_next_significant", "below_next": "below_next_significant"}
     )
 
-    label = method_name(args.method)
+    label = method_name(opts.method)
     print(f"rankstats rank: {short(name, 80)}")
     print(f"  {short(description, 400)}")
     print(
@@ -225,54 +227,55 @@ def _output(
         f"next to the mean baseline (σ^μ)\n"
     )
     kemeny_note = _kemeny_note(result)
-    shown = order[: args.top] if args.top else order
-    _print_ranking(table.head(len(shown)), args.method)
+    shown = order[: opts.top] if opts.top else order
+    _print_ranking(table.head(len(shown)), opts.method)
     n_sig = test.n_significant
+    hoeffding = opts.hoeffding
     print(
         f"\nsig.> / sig.<: number of systems it is significantly above / below; * = significantly "
         f"above the next system; ! = the next system is significantly above this one (the "
         f"ranking order contradicts the pairwise test there).\nHoeffding intervals "
-        f"({args.form}, {args.estimand} estimand), "
-        f"δ = {args.delta}, {args.correction} correction over {test.n_pairs} pairs: "
+        f"({hoeffding.form}, {hoeffding.estimand} estimand), "
+        f"δ = {hoeffding.delta}, {hoeffding.correction} correction over {test.n_pairs} pairs: "
         f"{n_sig} significant pair(s)."
     )
     if kemeny_note:
         print(kemeny_note)
     _print_power_note(test, pw)
     if len(shown) < len(order):
-        print(top_note(len(shown), len(order), test.n_pairs, args.correction))
+        print(top_note(len(shown), len(order), test.n_pairs, opts.hoeffding.correction))
     if len(shown) <= 40:
         _print_matrix(ci, shown)
 
-    out = Path(args.out)
+    out = Path(opts.output.out)
     with output_dir(out) as tmp:
         files = [tmp / "ranking.csv", tmp / "pairs.csv"]
         write_csv(table, files[0])
         file_done()
         write_csv(ci, files[1])
         file_done()
-        if not args.no_figures and len(shown) > HEATMAP_LIMIT:
+        if not opts.output.no_figures and len(shown) > HEATMAP_LIMIT:
             print(
                 f"note: no heatmap above {HEATMAP_LIMIT} systems ({len(shown)} here; --top N "
                 "draws the best N); pairs.csv holds every pair"
             )
-        elif not args.no_figures:
+        elif not opts.output.no_figures:
             files += heatmap_files(test, shown, tmp)
             file_done()
         parameters = {
-            "method": args.method,
+            "method": opts.method,
             "baseline": "mean",
             **{
                 k: test.parameters[k]
                 for k in ("delta", "correction", "form", "estimand", "n_pairs", "interval_level")
             },
         }
-        if args.method == "kemeny":
+        if opts.method == "kemeny":
             res = result.details["kemeny"]
             parameters["kemeny"] = {k: getattr(res, k) for k in _KEMENY_KEYS}
         big = pw.n_systems > JSON_PAIRS_LIMIT
-        if args.top:
-            parameters["top"] = args.top
+        if opts.top:
+            parameters["top"] = opts.top
         summary = {
             "data": data,
             "parameters": parameters,
@@ -312,7 +315,7 @@ def _print_power_note(test: HoeffdingResult, pw: Pairwise) -> None:
         print(
             f"note: pairs are compared in at most {max_z} rankings; even a unanimous pair needs "
             f"z ≥ {z_needed} to be significant at this level. Instance-level scores "
-            f"(--level instance, when the data has them) give more rankings."
+            f"(--by instance, when the data has them) give more rankings."
         )
 
 

@@ -2,48 +2,48 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from rankstats._util.atomic import output_dir
 from rankstats._util.text import write_csv
 from rankstats.cli._common import file_done, written
 from rankstats.cli._console import method_label, print_frame
-from rankstats.cli.usage import EXIT_INTERRUPTED, UsageError
+from rankstats.cli.options.robustness import Options
+from rankstats.cli.options.shared import check_n_jobs
+from rankstats.cli.usage import EXIT_INTERRUPTED
 
 
-def run(args: argparse.Namespace) -> int:
+def run(opts: Options) -> int:
     from rankstats.plotting.saving import save_figure
     from rankstats.simulate.robustness_experiments import PRESETS, robustness
 
-    if args.jobs == 0 or args.jobs < -1:
-        raise UsageError(f"--jobs must be ≥ 1 or -1 (all cores), not {args.jobs}")
-    preset = PRESETS[args.experiment]
-    print(f"{args.experiment}: {preset['description']}")
+    check_n_jobs(opts.n_jobs)
+    preset = PRESETS[opts.experiment]
+    print(f"{opts.experiment}: {preset['description']}")
     run = {
-        "n_rep": args.reps or preset["n_rep"],
-        "seed": args.seed,
-        "n_jobs": args.jobs,
+        "n_rep": opts.n_replications or preset["n_rep"],
+        "seed": opts.seed,
+        "n_jobs": opts.n_jobs,
         "base": preset["base"],
         "progress": True,
-        "backend": args.backend,
+        "backend": opts.backend,
     }
-    if args.scheduler:
+    if opts.scheduler:
         import joblib
 
         from rankstats.cli.rank import connect
 
-        with connect(args.scheduler), joblib.parallel_config(backend="dask"):
-            n_jobs = args.jobs if args.jobs != 1 else -1
+        with connect(opts.scheduler), joblib.parallel_config(backend="dask"):
+            n_jobs = opts.n_jobs if opts.n_jobs != 1 else -1
             res = robustness(
-                args.aggregators, preset["grid"], **{**run, "n_jobs": n_jobs, "backend": "joblib"}
+                opts.aggregators, preset["grid"], **{**run, "n_jobs": n_jobs, "backend": "joblib"}
             )
     else:
-        res = robustness(args.aggregators, preset["grid"], **run)
+        res = robustness(opts.aggregators, preset["grid"], **run)
     if not res.complete:
         print(
             f"rankstats robustness: interrupted after {len(res.table)} result rows; nothing "
-            f"written ({args.out} left as it was)"
+            f"written ({opts.output.out} left as it was)"
         )
         return EXIT_INTERRUPTED
     summary = res.summary("kendall_tau")
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         headers={a: method_label(a) for a in table.columns},
         decimals=dict.fromkeys(table.columns, 3),
     )
-    out = Path(args.out)
+    out = Path(opts.output.out)
     with output_dir(out) as tmp:
         files = [tmp / "robustness.csv", tmp / "summary.csv"]
         write_csv(res.table, files[0])

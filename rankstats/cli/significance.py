@@ -11,8 +11,8 @@ printed (:mod:`rankstats._util.advice`); the warnings are also written to ``frie
 
 from __future__ import annotations
 
-import argparse
 import contextlib
+import dataclasses
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +35,7 @@ from rankstats.cli._significance_bayes import (
 )
 from rankstats.cli._significance_choice import choose, print_choice, write_choice
 from rankstats.cli._significance_text import finite, p_text, summary_record
+from rankstats.cli.options.significance import Options
 from rankstats.cli.usage import UsageError, check_out, spoken
 
 #: Above this many systems the Hoeffding rank ranges (N² pairs) are not computed.
@@ -55,7 +56,7 @@ def memory_needed(n_systems: int) -> int:
     return BYTES_PER_PAIR * n_systems * (n_systems - 1) // 2 + FIXED_BYTES
 
 
-def check(args: argparse.Namespace) -> None:
+def check(opts: Options) -> None:
     """Every argument is checked here, before the data is read: the options passed to the
     library by the library's own checks (their errors name the flags: :mod:`rankstats.cli`),
     the combinations of flags that exist only on the command line here."""
@@ -64,43 +65,44 @@ def check(args: argparse.Namespace) -> None:
     from rankstats.significance.scored_blocks import check_missing_scores
 
     check_posthoc(
-        args.posthoc,
-        args.alpha,
-        args.adjust,
-        args.missing,
-        args.min_coverage,
-        zero_method=args.zero_method,
+        opts.posthoc,
+        opts.alpha,
+        opts.correction,
+        opts.missing,
+        opts.min_coverage,
+        zero_method=opts.zero_method,
     )
-    if args.choose:
-        check_missing_scores(args.missing, args.min_coverage)
-    if args.rank_sets:
-        check_rank_sets(args.alpha, args.boot, args.missing, of="rank")
-    if args.rope is None and args.samples != 50_000:
-        raise UsageError("--samples applies with --rope R")
-    if args.hierarchical and args.rope is None:
+    if opts.choose:
+        check_missing_scores(opts.missing, opts.min_coverage)
+    if opts.rank_sets:
+        check_rank_sets(opts.alpha, opts.n_resamples, opts.missing, of="rank")
+    if opts.rope is None and opts.signed_rank_draws != 50_000:
+        raise UsageError("--signed-rank-draws applies with --rope R")
+    if opts.hierarchical and opts.rope is None:
         raise UsageError("--hierarchical needs --rope R")
-    if args.pair is not None:
-        if args.rope is None:
+    if opts.pair is not None:
+        if opts.rope is None:
             raise UsageError("--pair applies with --rope R (the Bayesian tests of one pair)")
-        if args.pair[0] == args.pair[1]:
-            raise UsageError(f"--pair: give two different systems, not {args.pair[0]!r} twice")
-    changed = [k for k, v in HIERARCHICAL_DEFAULTS.items() if getattr(args, k) != v]
-    if changed and not args.hierarchical:
+        if opts.pair[0] == opts.pair[1]:
+            raise UsageError(f"--pair: give two different systems, not {opts.pair[0]!r} twice")
+    given = {"rho": opts.rho, **dataclasses.asdict(opts.mcmc)}
+    changed = [k for k, v in HIERARCHICAL_DEFAULTS.items() if given[k] != v]
+    if changed and not opts.hierarchical:
         raise UsageError(
             ", ".join(f"--{k}" for k in changed) + " applies with --hierarchical --rope R"
         )
-    check_out(args)
+    check_out(opts.output)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(opts: Options) -> int:
     from rankstats.cli._top import key_file
     from rankstats.plotting.saving import save_figure
     from rankstats.significance.critical_difference import cd_table, group_letters
     from rankstats.significance.friedman_test import friedman
     from rankstats.significance.posthoc_tests import posthoc
 
-    scores = load_input(args)
-    if args.hierarchical and not scores.has_instances:
+    scores = load_input(opts.input)
+    if opts.hierarchical and not scores.has_instances:
         raise UsageError(
             "--hierarchical needs instance-level scores (an instance column: several instances "
             "per task)"
@@ -110,39 +112,39 @@ def run(args: argparse.Namespace) -> int:
         "rankstats significance",
         n_systems=len(scores.systems),
     )
-    level = level_of(args, scores)
+    level = level_of(opts.input.by, scores)
     with _warnings_kept() as said:
-        fr = friedman(scores, level=level, missing=args.missing, min_coverage=args.min_coverage)
+        fr = friedman(scores, level=level, missing=opts.missing, min_coverage=opts.min_coverage)
         blocks = fr.blocks
-        chosen = pairs(scores, blocks, None, args) if args.pair is not None else None
+        chosen = pairs(scores, blocks, None, opts) if opts.pair is not None else None
         ph = posthoc(
             blocks,
-            method=args.posthoc,
-            alpha=args.alpha,
-            adjust=args.adjust,
-            zero_method=args.zero_method,
+            method=opts.posthoc,
+            alpha=opts.alpha,
+            adjust=opts.correction,
+            zero_method=opts.zero_method,
         )
         letters = group_letters(ph)
-        significant = bool(fr.f_p_value < args.alpha)
+        significant = fr.significant(opts.alpha)
 
         ranks = ph.mean_ranks.rename_axis("system").reset_index()
         ranks.insert(0, "position", np.arange(1, len(ranks) + 1))
         ranks["group"] = ranks["system"].map(letters)
 
         sets = None
-        if args.rank_sets:
+        if opts.rank_sets:
             from rankstats.significance.rank_sets import rank_confidence_sets
 
             sets = rank_confidence_sets(
                 blocks,
-                alpha=args.alpha,
-                simultaneous=args.simultaneous,
+                alpha=opts.alpha,
+                simultaneous=opts.simultaneous,
                 # The expected rank in a block (Friedman's parameter), not the mean score: the
                 # blocks may mix tasks on different scales, and the table is in average-rank
                 # order. With --missing imputed: the expected imputed rank (every block used).
                 of="rank",
-                n_boot=args.boot,
-                seed=args.seed,
+                n_boot=opts.n_resamples,
+                seed=opts.seed,
             )
             table = _hoeffding(scores, level, blocks, sets)
             if table is None:
@@ -151,19 +153,19 @@ def run(args: argparse.Namespace) -> int:
             table = table.drop(columns=["estimate"]).rename(columns={"rank": "rank_of_mean_rank"})
             ranks = ranks.merge(table, on="system", how="left")
 
-        chosen = chosen or pairs(scores, blocks, ph, args)
-        bayes = bayes_table(blocks, ph, args, chosen) if args.rope is not None else None
-        hier = hierarchical_table(scores, ph, args, chosen) if args.hierarchical else None
-        choice = choose(blocks, args) if args.choose else None
+        chosen = chosen or pairs(scores, blocks, ph, opts)
+        bayes = bayes_table(blocks, ph, opts, chosen) if opts.rope is not None else None
+        hier = hierarchical_table(scores, ph, opts, chosen) if opts.hierarchical else None
+        choice = choose(blocks, opts) if opts.choose else None
 
-    name = scores.name or (Path(args.file).name if args.file else "scores")
-    _print(args, name, fr, ph, ranks, sets, bayes, significant)
+    name = scores.name or (Path(opts.input.file).name if opts.input.file else "scores")
+    _print(opts, name, fr, ph, ranks, sets, bayes, significant)
     if hier is not None:
-        print_hierarchical(args, hier)
+        print_hierarchical(opts, hier)
     if choice is not None:
         print_choice(choice)
 
-    out = Path(args.out)
+    out = Path(opts.output.out)
     with output_dir(out) as tmp:
         files = [tmp / "average_ranks.csv", tmp / "posthoc_pairs.csv"]
         write_csv(ranks, files[0])
@@ -190,8 +192,8 @@ def run(args: argparse.Namespace) -> int:
             file_done()
         if choice is not None:
             files += write_choice(choice, tmp)
-        summary = finite(summary_record(args, name, level, fr, ph, ranks, sets, bayes, significant))
-        summary["bayes_hierarchical"] = finite(hierarchical_summary(args, hier))
+        summary = finite(summary_record(opts, name, level, fr, ph, ranks, sets, bayes, significant))
+        summary["bayes_hierarchical"] = finite(hierarchical_summary(opts, hier))
         summary["warnings"] = said
         summary["files"] = [str(out / p.relative_to(tmp)) for p in files] + [
             str(out / "friedman.json")
@@ -243,7 +245,7 @@ def _spans(low: pd.Series, high: pd.Series) -> list[str]:
     return [f"{int(lo)}–{int(hi)}" for lo, hi in zip(low, high, strict=True)]
 
 
-def _print(args, name, fr, ph, ranks, sets, bayes, significant) -> None:
+def _print(opts: Options, name, fr, ph, ranks, sets, bayes, significant) -> None:
     from rankstats.significance.zero_methods import SHORT
 
     b = fr.blocks
@@ -269,10 +271,10 @@ def _print(args, name, fr, ph, ranks, sets, bayes, significant) -> None:
             f"{p_text(fr.f_p_value)}"
         )
     if significant:
-        print(f"  the systems do not all rank alike ({f_name} p < α = {args.alpha:g})")
+        print(f"  the systems do not all rank alike ({f_name} p < α = {opts.alpha:g})")
     else:
         print(
-            f"  NOT significant at α = {args.alpha:g} ({f_name} p = {fr.f_p_value:.4g}): "
+            f"  NOT significant at α = {opts.alpha:g} ({f_name} p = {fr.f_p_value:.4g}): "
             "by Demšar's (2006) protocol no pairwise difference below may be claimed; the "
             "post-hoc results are written for completeness only"
         )
@@ -304,7 +306,7 @@ def _print(args, name, fr, ph, ranks, sets, bayes, significant) -> None:
     if sets is not None:
         kind = "simultaneous" if sets.simultaneous else "marginal"
         text = (
-            f"rank set: {kind} {1 - args.alpha:.0%} confidence set for the rank of the expected "
+            f"rank set: {kind} {1 - opts.alpha:.0%} confidence set for the rank of the expected "
             f"{'imputed ' if fr.blocks.imputed else ''}rank in a block (Mogstad et al. 2024, "
             f"studentized; {sets.n_boot} bootstrap resamples of the blocks, seed {sets.seed})"
         )
@@ -324,4 +326,4 @@ def _print(args, name, fr, ph, ranks, sets, bayes, significant) -> None:
         line += f"; critical difference CD = {ph.critical_difference:.4g} average ranks"
     print(line + ".")
     if bayes is not None:
-        print_bayes(args, bayes)
+        print_bayes(opts, bayes)

@@ -2,88 +2,88 @@
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
 from rankstats._util.atomic import check_output_dir, check_output_file
+from rankstats.cli.options.simulate import Options
 from rankstats.cli.usage import UsageError
 
 SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
 
 
-def _gumbel_options(args: argparse.Namespace) -> dict:
+def _gumbel_options(opts: Options) -> dict:
     """Generator options shared by the in-memory and the partitioned benchmark."""
     return {
-        "phi": args.phi,
-        "scale": args.scale,
-        "seed": args.seed,
-        "missing": args.missing,
-        "round_to": args.round_to,
+        "phi": opts.phi,
+        "scale": opts.scale,
+        "seed": opts.seed,
+        "missing": opts.missing_rate,
+        "round_to": opts.round_to,
     }
 
 
-def check(args: argparse.Namespace) -> None:
+def check(opts: Options) -> None:
     """Every argument and the output path, before generating anything."""
-    if args.adversarial > args.tasks:
-        raise UsageError(f"--adversarial {args.adversarial} exceeds --tasks {args.tasks}")
-    if args.partitions is None:
-        check_output_file(args.out, SUFFIXES)
+    if opts.adversarial > opts.tasks:
+        raise UsageError(f"--adversarial {opts.adversarial} exceeds --tasks {opts.tasks}")
+    if opts.partitions is None:
+        check_output_file(opts.out, SUFFIXES)
         return
-    if args.instances is None:
+    if opts.instances is None:
         raise UsageError("--partitions needs --instances")
-    if args.adversarial:
+    if opts.adversarial:
         raise UsageError("--adversarial is not available with --partitions")
-    if args.partitions > args.tasks * args.instances:
+    if opts.partitions > opts.tasks * opts.instances:
         raise UsageError(
-            f"--partitions {args.partitions} exceeds the {args.tasks * args.instances} "
+            f"--partitions {opts.partitions} exceeds the {opts.tasks * opts.instances} "
             "(task, instance) rankings"
         )
-    if Path(args.out).suffix.lower() in SUFFIXES:
-        raise UsageError(f"--out {args.out}: with --partitions, give a directory")
-    check_output_dir(args.out)
+    if Path(opts.out).suffix.lower() in SUFFIXES:
+        raise UsageError(f"--out {opts.out}: with --partitions, give a directory")
+    check_output_dir(opts.out)
 
 
-def _partitioned(args: argparse.Namespace) -> int:
+def _partitioned(opts: Options) -> int:
     from rankstats.simulate import gumbel_files
 
     start = time.perf_counter()
     files, truth = gumbel_files(
-        args.out,
-        args.systems,
-        args.tasks,
-        args.instances,
-        partitions=args.partitions,
-        missing_pattern=args.missing_pattern_given or "block",
-        fmt=args.format,
+        opts.out,
+        opts.systems,
+        opts.tasks,
+        opts.instances,
+        partitions=opts.partitions,
+        missing_pattern=opts.missing_pattern or "block",
+        fmt=opts.format,
         progress=True,  # a bar on a terminal, unless --quiet (rankstats._util.progress)
-        **_gumbel_options(args),
+        **_gumbel_options(opts),
     )
     size = sum(f.stat().st_size for f in files)
-    total = args.systems * args.tasks * args.instances
+    total = opts.systems * opts.tasks * opts.instances
     print(
-        f"wrote {len(files)} {args.format} files to {args.out} ({size / 1e6:,.0f} MB; "
+        f"wrote {len(files)} {opts.format} files to {opts.out} ({size / 1e6:,.0f} MB; "
         f"{total:,} scores before removing missing ones) and {truth} in "
         f"{time.perf_counter() - start:.1f} s"
     )
-    print(f"read them with: rankstats rank {args.out} --stream")
+    print(f"read them with: rankstats rank {opts.out} --stream")
     return 0
 
 
-def run(args: argparse.Namespace) -> int:
+def run(opts: Options) -> int:
     from rankstats.simulate import gumbel
 
-    if args.partitions is not None:
-        return _partitioned(args)
+    if opts.partitions is not None:
+        return _partitioned(opts)
     sim = gumbel(
-        args.systems,
-        args.tasks,
-        args.instances,
-        adversarial_tasks=args.adversarial,
-        missing_pattern=args.missing_pattern_given or "cell",
-        **_gumbel_options(args),
+        opts.systems,
+        opts.tasks,
+        opts.instances,
+        adversarial_tasks=opts.adversarial,
+        missing_pattern=opts.missing_pattern or "cell",
+        **_gumbel_options(opts),
     )
-    out = Path(args.out)
+    out = Path(opts.out)
     paths = sim.to_parquet(out) if out.suffix in (".parquet", ".pq") else sim.to_csv(out)
     print(repr(sim))
     print(f"wrote {paths[0]} and {paths[1]} (truth, best first: {', '.join(sim.truth[:5])}, ...)")

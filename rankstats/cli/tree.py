@@ -3,7 +3,6 @@ Plackett–Luce worths, :func:`rankstats.models.rank_tree`)."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from rankstats._util.atomic import output_dir
@@ -18,19 +17,20 @@ from rankstats.cli._common import (
     written,
 )
 from rankstats.cli._console import print_frame
+from rankstats.cli.options.tree import Options
 from rankstats.cli.usage import UsageError, check_out
 
 
-def check(args: argparse.Namespace) -> None:
+def check(opts: Options) -> None:
     """The output directory and the arguments before reading anything."""
-    check_out(args)
-    if not 0 < args.trim < 0.5:
-        raise UsageError(f"--trim must be in (0, 0.5), got {args.trim:g}")
-    if not Path(args.covariates).is_file():
-        raise UsageError(f"--covariates {args.covariates}: no such file")
+    check_out(opts.output)
+    if not 0 < opts.trim < 0.5:
+        raise UsageError(f"--trim must be in (0, 0.5), got {opts.trim:g}")
+    if not Path(opts.ranker_covariates).is_file():
+        raise UsageError(f"--ranker-covariates {opts.ranker_covariates}: no such file")
 
 
-def read_covariates(args: argparse.Namespace):
+def read_covariates(opts: Options):
     """The covariate table indexed by its key column (read as text); ``--categorical`` columns,
     and columns in which no cell is a number, as categories; a column of numbers with a cell
     that is not a finite number is refused, naming it
@@ -38,55 +38,57 @@ def read_covariates(args: argparse.Namespace):
     from rankstats.io.covariate_files import read_covariate_table
 
     return read_covariate_table(
-        args.covariates,
-        key=args.key,
-        columns=args.covariate_columns,
-        categorical=args.categorical,
+        opts.ranker_covariates,
+        key=opts.key,
+        columns=opts.covariate_columns,
+        categorical=opts.categorical,
         columns_option="covariate_columns",
         detect_text=True,
     )
 
 
-def read_rankings(args: argparse.Namespace):
+def read_rankings(opts: Options):
     """``(rankings, name, what)``: a rankings FILE (rank matrix, orderings, PrefLib; a
     ``--ranker`` label may repeat: several rankings per ranker), or a score table's rankings
     per task or per (task, instance)."""
     from rankstats.core.rankings import Rankings
 
-    chosen = file_format(args)
+    chosen = file_format(opts.input, opts.rankings_file)
     if chosen in ("pairwise", "preferences"):
         raise UsageError(
             f"--format {chosen}: a rank tree fits rankings; give a rank-matrix, orderings or "
             "PrefLib file (or a score table)"
         )
     if chosen != "scores":
-        rankings, _ = load_rankings_file(args, chosen, several_per_ranker=True)
-        return rankings, Path(args.file).name, f"{chosen} file"
-    scores = load_input(args)
-    level = level_of(args, scores)
-    name = scores.name or (Path(args.file).name if args.file else "scores")
+        rankings, _ = load_rankings_file(
+            opts.input, opts.rankings_file, chosen, several_per_ranker=True
+        )
+        return rankings, Path(opts.input.file).name, f"{chosen} file"
+    scores = load_input(opts.input, opts.rankings_file.format)
+    level = level_of(opts.input.by, scores)
+    name = scores.name or (Path(opts.input.file).name if opts.input.file else "scores")
     return Rankings.from_scores(scores, by=level), name, f"{level} level"
 
 
-def run(args: argparse.Namespace) -> int:
+def run(opts: Options) -> int:
     import rankstats.models as models
 
-    rankings, name, what = read_rankings(args)
-    covariates = read_covariates(args)
+    rankings, name, what = read_rankings(opts)
+    covariates = read_covariates(opts)
     tree = models.rank_tree(
         rankings,
         covariates,
-        systems=args.systems,
-        alpha=args.alpha,
-        min_size=args.min_size,
-        max_depth=args.max_depth,
-        trim=args.trim,
-        n_draws=args.n_draws,
-        seed=args.seed,
+        systems=opts.systems,
+        alpha=opts.alpha,
+        min_size=opts.min_size,
+        max_depth=opts.max_depth,
+        trim=opts.trim,
+        n_draws=opts.draws,
+        seed=opts.seed,
     )
     print(f"rankstats tree: {short(name, 80)}")
     print(f"  {rankings.n_rankings} rankings ({what}) of {len(tree.systems)} systems")
-    source = Path(args.covariates).name
+    source = Path(opts.ranker_covariates).name
     print(f"  units: {tree.unit}s (each {tree.unit}'s covariates from {short(source, 60)})")
     print()
     print(repr(tree))
@@ -102,11 +104,11 @@ def run(args: argparse.Namespace) -> int:
     worths = tree.worths().T.reset_index(names="system")
     worths.columns = ["system"] + [f"leaf {c}" for c in worths.columns[1:]]
     print_frame(worths, title="log-worths per leaf (centred)", decimals={c: 3 for c in worths})
-    if args.out:
+    if opts.output.out:
         from rankstats.cli._top import figures_key_file
         from rankstats.plotting import save_figure
 
-        out = Path(args.out)
+        out = Path(opts.output.out)
         with output_dir(out) as tmp:
             files = [tmp / "leaves.csv", tmp / "worths.csv", tmp / "tests.csv"]
             write_csv(tree.leaves(), files[0])

@@ -60,7 +60,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from scipy import linalg
 
-from rankstats._util.advice import AdviceError, Spelled
+from rankstats._util.advice import AdviceError
 
 Objective = Callable[[np.ndarray, bool], tuple[float, np.ndarray | None, np.ndarray | None]]
 #: ``trace(params, B)``: :math:`\operatorname{tr}(B\,\partial I/\partial\varphi_r)` for every
@@ -200,14 +200,14 @@ def check_bias_reduction(bias_reduction: object, method: str, random_effect: boo
         raise AdviceError(
             "{bias_reduction} penalises the likelihood: it goes with {mle}, not {method} "
             "(whose prior already keeps the estimates finite)",
-            bias_reduction=Spelled("bias_reduction=True", "--bias-reduction"),
-            mle=Spelled("method='mle'", "--method mle"),
-            method=Spelled(f"method={method!r}", f"--method {method}"),
+            bias_reduction=True,
+            mle=("method", "mle"),
+            method=("method", method),
         )
     if bias_reduction and random_effect:
         raise AdviceError(
             "{bias_reduction} is not available with {random_effect}: fit the fixed covariate "
             "model bias-reduced, or the random effect by maximum likelihood",
-            bias_reduction=Spelled("bias_reduction=True", "--bias-reduction"),
-            random_effect=Spelled("random_effect=True", "--random-effect"),
+            bias_reduction=True,
+            random_effect=True,
         )

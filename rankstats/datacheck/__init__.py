@@ -115,7 +115,7 @@ class DataCheck:
 
 def column_findings(columns: Sequence[ColumnFinding]) -> list[Finding]:
     """The aggregate / metadata columns of a wide table as findings (severity ``error``)."""
-    from rankstats.core.wide_columns import shell_word
+    from rankstats._util.advice import AdviceText, keywords
 
     found = []
     for kind in ("aggregate", "metadata"):
@@ -123,7 +123,6 @@ def column_findings(columns: Sequence[ColumnFinding]) -> list[Finding]:
         if not chosen:
             continue
         names = [c.column for c in chosen]
-        shown = " ".join(map(shell_word, names))
         found.append(
             Finding(
                 kind=f"{kind}-column",
@@ -136,8 +135,11 @@ def column_findings(columns: Sequence[ColumnFinding]) -> list[Finding]:
                     f"{'an aggregate of the other tasks' if kind == 'aggregate' else 'metadata'}"
                     f", not tasks: {'; '.join(f'{c.column!r} {c.reason}' for c in chosen)}"
                 ),
-                option=f"--drop-columns {shown} leaves them out (or --tasks to choose tasks)",
-                api=f"drop_columns={names!r} leaves them out (or tasks= to choose tasks)",
+                remedy=AdviceText(
+                    "{drop_columns} leaves them out (or {tasks} to choose tasks)",
+                    drop_columns=names,
+                    **keywords("tasks"),
+                ),
             )
         )
     return found

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from rankstats._util.advice import AdviceText, Spelled, cli_spelling, keywords
 from rankstats._util.text import terminal
-from rankstats.core.wide_columns import shell_word
 from rankstats.datacheck.finding import Finding
 
 if TYPE_CHECKING:
@@ -158,9 +158,15 @@ def placeholders(scores: Scores) -> list[Finding]:
                     "run (or a degenerate result, such as a constant classifier's 0; check the "
                     "source), and are ranked as the worst scores"
                 ),
-                option="--placeholders missing reads them as not evaluated; "
-                f"--drop-columns {shell_word(name)} leaves the task out (a wide table)",
-                api="rs.datacheck.drop_placeholders(scores) reads them as not evaluated",
+                remedy=AdviceText(
+                    "{placeholders} reads them as not evaluated; {drop_columns} leaves the "
+                    "task out (a wide table)",
+                    placeholders=Spelled(
+                        "rs.datacheck.drop_placeholders(scores)",
+                        cli_spelling("placeholders", "missing"),
+                    ),
+                    drop_columns=[name],
+                ),
             )
         )
     return found
@@ -194,9 +200,12 @@ def scales(scores: Scores) -> list[Finding]:
                 f"{len(large)} reach up to {size.max():.4g} ({_list(high, len(large))}); the "
                 "mean (σ^μ) weights tasks by their scale, rankings do not"
             ),
-            option="rank-based methods (--method borda, the default) are unaffected; with "
-            "--method mean rescale the tasks in the file first",
-            api="rank-based methods (method='borda') are unaffected",
+            remedy=AdviceText(
+                "rank-based methods ({borda}, the default) are unaffected; with {mean} "
+                "rescale the tasks first",
+                borda=("method", "borda"),
+                mean=("method", "mean"),
+            ),
         )
     ]
 
@@ -242,8 +251,10 @@ def missing(scores: Scores) -> list[Finding]:
                 f"in {len(order)} system(s): {_list(examples, len(order))}; missing scores "
                 "are never filled in: rankings compare the systems that have them"
             ),
-            option="nothing to do for rank-based methods; --method mean averages unequal sets",
-            api="nothing to do for rank-based methods",
+            remedy=AdviceText(
+                "nothing to do for rank-based methods; {mean} averages unequal sets",
+                mean=("method", "mean"),
+            ),
         )
     ]
 
@@ -264,10 +275,17 @@ def few_scores(scores: Scores) -> list[Finding]:
             continue
         few = few[np.argsort(count[few], kind="stable")]
         examples = tuple(f"{terminal(names[k])}: {count[k]}" for k in few[:_SHOWN])
-        option = (
-            "remove its rows from the file to rank without it"
+        remedy = (
+            AdviceText("remove its rows from the file to rank without it")
             if kind == "system"
-            else "--drop-columns TASK (a wide table) or remove its rows to rank without it"
+            else AdviceText(
+                "{remedy}",
+                remedy=Spelled(
+                    "Scores.select(tasks) keeps chosen tasks",
+                    cli_spelling("drop_columns", "TASK")
+                    + " (a wide table) or remove its rows to rank without it",
+                ),
+            )
         )
         found.append(
             Finding(
@@ -285,8 +303,7 @@ def few_scores(scores: Scores) -> list[Finding]:
                         else "their rankings compare few systems"
                     )
                 ),
-                option=option,
-                api="Scores.select(tasks) keeps chosen tasks" if kind == "task" else option,
+                remedy=remedy,
             )
         )
     return found
@@ -316,8 +333,9 @@ def collisions(scores: Scores) -> list[Finding]:
                     f"{len(groups)} group(s) of {kind} names differ only in case or spaces "
                     f"({_list(examples, len(groups))}): they are ranked as different {kind}s"
                 ),
-                option="spell each name one way in the file",
-                api="spell each name one way",
+                remedy=AdviceText(
+                    "spell each name one way{where}", where=Spelled("", " in the file")
+                ),
             )
         )
     return found
@@ -365,15 +383,15 @@ def tied_rankings(scores: Scores) -> list[Finding]:
                     else " (every system gets the mean rank in them)"
                 )
             ),
-            option=(
-                "--score names the score column; check that the scores vary"
+            remedy=(
+                AdviceText(
+                    "{score} names the score column; check that the scores vary",
+                    **keywords("score"),
+                )
                 if every
-                else "nothing to do: rank-based methods give every system the mean rank in them"
-            ),
-            api=(
-                "score= names the score column; check that the scores vary"
-                if every
-                else "nothing to do: rank-based methods give every system the mean rank in them"
+                else AdviceText(
+                    "nothing to do: rank-based methods give every system the mean rank in them"
+                )
             ),
         )
     ]
@@ -422,9 +440,12 @@ def uneven_instances(scores: Scores) -> list[Finding]:
                 f"instances: {_list(examples, len(uneven))}; a mean over fewer (or easier) "
                 "instances is not comparable"
             ),
-            option="--level instance compares systems instance by instance (the default "
-            "with instances); --level task averages unequal sets",
-            api="level='instance' compares systems instance by instance",
+            remedy=AdviceText(
+                "{instance} compares systems instance by instance (the default with "
+                "instances); {task} averages unequal sets",
+                instance=("level", "instance"),
+                task=("level", "task"),
+            ),
         )
     ]
 
@@ -474,8 +495,11 @@ def folds(scores: Scores, instance_name: str | None = None) -> list[Finding]:
                 "independent blocks, so intervals and tests at instance level overstate the "
                 "evidence"
             ),
-            option="--level task averages the folds: one ranking per task",
-            api="level='task' (or scores.to_task_level()) averages the folds",
+            remedy=AdviceText(
+                "{task}{also} averages the folds: one ranking per task",
+                task=("level", "task"),
+                also=Spelled(" (or scores.to_task_level())", ""),
+            ),
         )
     ]
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rankstats._util.advice import AdviceText
+
 #: Severities, most serious first: ``error`` (the reader refuses the table as it is),
 #: ``warning`` (the analysis runs, and may mislead), ``note`` (worth knowing).
 SEVERITIES = ("error", "warning", "note")
@@ -28,10 +30,10 @@ class Finding:
         Up to five examples, as printed.
     message : str
         One line: what was found, with counts and examples.
-    option : str
-        The command-line option that acts on it.
-    api : str
-        The same in Python.
+    remedy : AdviceText
+        What acts on it, written once (:mod:`rankstats._util.advice`): :attr:`api` spells its
+        options as Python arguments (``level='task'``), :attr:`option` as flags
+        (``--level task``).
     """
 
     kind: str
@@ -40,8 +42,17 @@ class Finding:
     count: int
     examples: tuple[str, ...]
     message: str
-    option: str
-    api: str
+    remedy: AdviceText
+
+    @property
+    def option(self) -> str:
+        """The remedy as the command line says it (options as flags)."""
+        return self.remedy.cli()
+
+    @property
+    def api(self) -> str:
+        """The remedy as Python says it (options as arguments)."""
+        return str(self.remedy)
 
     def text(self, cli: bool = True) -> str:
         """``message (what to do: option)``, in the spelling of the CLI or of Python."""

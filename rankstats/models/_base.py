@@ -15,7 +15,7 @@ from rankstats._pymc import compat as _compat
 from rankstats._pymc import shared
 from rankstats._pymc.convergence import check_convergence, warn_convergence
 from rankstats._pymc.nuts import SAMPLERS, sample_nuts
-from rankstats._util.advice import AdviceError, Spelled
+from rankstats._util.advice import AdviceError
 from rankstats._util.arguments import sampling
 from rankstats.core.bradley_terry_mle import (
     check_connected,
@@ -190,7 +190,7 @@ class RankModel:
                 "{pql} (penalised quasi-likelihood) estimates a random effect: pass {random} "
                 "too, or fit {mle} without one",
                 pql=("method", "pql"),
-                random=Spelled("random_effect=True", "--random-effect"),
+                random=("random_effect", True),
                 mle=("method", "mle"),
             )
         check_bias_reduction(bias_reduction, method, self.random_effect)

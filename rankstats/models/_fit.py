@@ -29,6 +29,7 @@ from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import SAMPLED, flat_draws
 from rankstats._util.advice import AdviceError, escape
 from rankstats._util.arguments import probability
+from rankstats._util.blas_threads import one_blas_thread
 from rankstats.core.quasi_variance import QuasiVariances
 from rankstats.models.ppc_result import PPCResult
 from rankstats.models.predictive_checks import ppc
@@ -366,6 +367,15 @@ class Fit:
         table["high"] = table["estimate"] + z * table["se"]
         return table
 
+    def coefficients(self, ci_prob: float = 0.95) -> pd.DataFrame:
+        """The coefficients β, own log-worths and σ of a fit with system covariates or a random
+        effect: estimate, se and the ``ci_prob`` interval (Wald ``estimate ± z se`` for
+        ``mle`` / ``pql``, posterior quantiles for ``nuts``;
+        :func:`rankstats.models.coefficient_table.coefficients`)."""
+        from rankstats.models.coefficient_table import coefficients
+
+        return coefficients(self, ci_prob)
+
     def quasi_variances(self) -> QuasiVariances:
         """Quasi-variances of the log-worths (Firth & de Menezes 2004; R's ``qvcalc``):
         ``Var(θ_i − θ_j) ≈ q_i + q_j`` for every pair, so that comparison intervals
@@ -499,12 +509,14 @@ def laplace_draws(
     """Draws from ``N(mean, covariance)`` for a covariance singular along the centring direction.
 
     Uses the eigen-decomposition (``covariance`` is symmetric positive semi-definite), so the
-    draws of centred log-worths stay centred.
+    draws of centred log-worths stay centred.  On one BLAS thread: 1,000 systems on two busy
+    cores (load 12) took 1.3 s on one and 5-10 s on OpenBLAS's default threads.
     """
     rng = np.random.default_rng(seed)
-    values, vectors = np.linalg.eigh(covariance)
-    root = vectors * np.sqrt(np.clip(values, 0.0, None))
-    return mean + rng.standard_normal((n_draws, len(mean))) @ root.T
+    with one_blas_thread():
+        values, vectors = np.linalg.eigh(covariance)
+        root = vectors * np.sqrt(np.clip(values, 0.0, None))
+        return mean + rng.standard_normal((n_draws, len(mean))) @ root.T
 
 
 def optimum_fit(

@@ -1,11 +1,17 @@
 r"""Maximum likelihood (and MAP) for Plackett–Luce in NumPy.
 
-The log-likelihood is concave in the log-worths; it is maximised by the Newton–Raphson driver
-shared with Bradley–Terry (:func:`rankstats.core.bradley_terry_mle.newton`), whose Hessian is also
-the observed information that gives the standard errors.  (Hunter's (2004) MM algorithm and Maystre
-& Grossglauser's (2015) iterative Luce spectral ranking converge linearly to the same maximum; here
-every Newton iteration is a few vectorised passes over the padded rankings, so the exact Hessian
-costs little more.)  Identification and the MAP penalty are as in
+The log-likelihood is concave in the log-worths.  Its gradient (:func:`pl_gradient`) and
+Hessian–vector products (:func:`pl_hessian_product`) cost O(L·K) for ``L`` rankings padded to
+width ``K`` — prefix and tail sums along each ranking (:func:`_exposure`, :func:`_risk_sum`)
+accumulated onto the systems with ``np.bincount`` — and the exact Hessian (:func:`pl_derivatives`)
+O(L·K²), in closed form per ranking (it was O(L·K³) through the dense choice probabilities of
+every choice, which only the trace of Firth's penalty still forms).  The objective says so
+(:func:`pl_hessian_cost`), and :func:`rankstats.core.bradley_terry_mle.newton` then takes inexact
+Newton steps by conjugate gradients on the products, preconditioned by the last exact Hessian
+(:mod:`rankstats.core.newton_krylov`): a fit computes about three Hessians, the last one at the
+optimum, whose inverse gives the standard errors.  (Hunter's (2004) MM algorithm and Maystre &
+Grossglauser's (2015) iterative Luce spectral ranking converge linearly to the same maximum.)
+Identification and the MAP penalty are as in
 :mod:`rankstats.core.bradley_terry_mle`: the last system is fixed at 0 during the optimisation,
 results are centred, and a Gaussian penalty ``−‖θ‖² / (2 s²)`` on the centred log-worths
 (``ZeroSumNormal(s)``) gives the MAP.
@@ -17,14 +23,17 @@ so that
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 
 import numpy as np
 
 from rankstats.core.firth import with_trace
+from rankstats.core.newton_krylov import GRADIENT, with_hessian_cost
 from rankstats.models._data import PLData
 
 _BLOCK = 2_000_000  # entries of the (rankings, K, K) temporaries per block
+_HESSIAN_BLOCK = 250_000  # the same for the Hessian (cache-sized: faster than larger blocks)
 
 
 # ---------------------------------------------------------------------------- Plackett–Luce
@@ -33,14 +42,32 @@ def _pl_denominators(data: PLData, theta: np.ndarray) -> tuple[np.ndarray, np.nd
     shift = float(theta.max())
     worth = np.append(np.exp(theta - shift), 0.0)
     a = worth[data.index]
-    rows, width = a.shape
-    tail = np.zeros((rows, width + 1))
-    tail[:, :width] = np.cumsum(a[:, ::-1], axis=1)[:, ::-1]
+    return a, _risk_sum(data, a), shift
+
+
+def _risk_sum(data: PLData, w: np.ndarray) -> np.ndarray:
+    r""":math:`\sum_q c_{tq} w_q` for every choice ``t`` (L, K): ``w`` summed over the risk set,
+    Efron's :math:`1 - f_t` on the members of the choice's tie group.  Tail sums along each
+    ranking: O(K) per ranking (meaningless at the entries that are not choices)."""
+    tail = np.cumsum(w[:, ::-1], axis=1)[:, ::-1]
+    if _untied(data):  # every choice its own group: the tail sum at the choice itself
+        return tail
+    rows = w.shape[0]
+    tail = np.concatenate([tail, np.zeros((rows, 1))], axis=1)
     r = np.arange(rows)[:, None]
-    s = tail[r, data.group_start]
-    e = tail[r, data.group_end]
-    x = (1.0 - data.fraction) * s + data.fraction * e
-    return a, x, shift
+    f = data.fraction
+    return (1.0 - f) * tail[r, data.group_start] + f * tail[r, data.group_end]
+
+
+_UNTIED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _untied(data: PLData) -> bool:
+    """Whether no choice is tied (only the final group of a ranking may be: it makes no choice),
+    when the sums over tie groups are plain cumulative sums; computed once per data set."""
+    if data not in _UNTIED:
+        _UNTIED[data] = not np.any((data.group_end - data.group_start > 1) & data.term)
+    return _UNTIED[data]
 
 
 def pl_loglik(data: PLData, theta: np.ndarray) -> float:
@@ -64,7 +91,8 @@ def _choice_weights(
     a: np.ndarray, inv: np.ndarray, group_start: np.ndarray, fraction: np.ndarray
 ) -> np.ndarray:
     """``v[l, t, q]``: the probability that choice ``t`` of ranking ``l`` picks position ``q``
-    (its Efron coefficient times the worth over the denominator; 0 for non-choices)."""
+    (its Efron coefficient times the worth over the denominator; 0 for non-choices).  O(K²) per
+    ranking: only the trace of Firth's penalty (:func:`pl_information_trace`) needs it."""
     # coefficient of position q in the denominator of choice t (Efron 1977)
     later = group_start[:, None, :] > group_start[:, :, None]
     same = group_start[:, None, :] == group_start[:, :, None]
@@ -72,30 +100,130 @@ def _choice_weights(
     return coef * a[:, None, :] * inv[:, :, None]
 
 
-def pl_derivatives(data: PLData, theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-    """Log-likelihood, gradient and Hessian of :func:`pl_loglik` (blocks of rankings)."""
+def _first_order(data: PLData, theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """Log-likelihood, ``a`` (L, K) worths at the positions and ``1 / x`` of every choice (0 at
+    the other entries): what every derivative below starts from."""
+    a, x, shift = _pl_denominators(data, theta)
+    term = data.term
+    chosen = np.append(theta, 0.0)[data.index[term]]
+    with np.errstate(divide="ignore"):  # underflow in a line-search trial gives -inf: rejected
+        value = float(chosen.sum() - shift * len(chosen) - np.log(x[term]).sum())
+        inv = np.where(term, 1.0 / np.where(term, x, 1.0), 0.0)
+    return value, a, inv
+
+
+def _exposure(data: PLData, w: np.ndarray, within: np.ndarray) -> np.ndarray:
+    r""":math:`\sum_t c_{tq} w_t` at every position ``q`` (``within`` = :math:`(1 - f_t) w_t`),
+    ``w`` zero at the entries that are not choices: ``w`` summed over the choices of the earlier
+    tie groups plus ``within`` over the choices of ``q``'s own group, :math:`c_{tq}` being
+    Efron's coefficient of ``q`` in the denominator of choice ``t`` (1 below its tie group,
+    :math:`1 - f_t` in it, 0 above).  Prefix sums along each ranking: O(K) per ranking."""
+    if _untied(data):  # the choices up to q's (in the final group: all of them)
+        return np.cumsum(w, axis=1)
+    rows, width = w.shape
+    r = np.arange(rows)[:, None]
+    prefix = np.zeros((rows, width + 1))
+    np.cumsum(w, axis=1, out=prefix[:, 1:])
+    out = prefix[r, data.group_start]
+    np.cumsum(within, axis=1, out=prefix[:, 1:])
+    out += prefix[r, data.group_end] - prefix[r, data.group_start]
+    return out
+
+
+def _group_sum(data: PLData, w: np.ndarray) -> np.ndarray:
+    """``w`` summed over the tie group of every position (prefix sums along each ranking)."""
+    rows, width = w.shape
+    r = np.arange(rows)[:, None]
+    prefix = np.zeros((rows, width + 1))
+    np.cumsum(w, axis=1, out=prefix[:, 1:])
+    return prefix[r, data.group_end] - prefix[r, data.group_start]
+
+
+def pl_gradient(data: PLData, theta: np.ndarray) -> tuple[float, np.ndarray]:
+    r"""Log-likelihood and gradient of :func:`pl_loglik` in O(L·K).
+
+    .. math:: \partial\ell/\partial\theta_i = \#\{\text{choices of } i\}
+              - \sum_{(l, q):\, i_{lq} = i} a_{lq} \sum_t c_{tq} / x_t
+
+    (:func:`_exposure`; Hunter's (2004) MM update divides the first term by the second's
+    :math:`\sum a_{lq} \sum_t c_{tq}/x_t`), accumulated over the positions with ``np.bincount``.
+    """
+    value, a, inv = _first_order(data, theta)
+    return value, _gradient(data, a, inv)[0]
+
+
+def _gradient(data: PLData, a: np.ndarray, inv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The gradient and the expected number of choices of every system."""
     n = data.n_systems
-    a_all, x_all, shift = _pl_denominators(data, theta)
-    theta_pad = np.append(theta, 0.0)
+    at_position = a * _exposure(data, inv, (1.0 - data.fraction) * inv)
+    expected = np.bincount(data.index.ravel(), weights=at_position.ravel(), minlength=n + 1)[:n]
+    return np.bincount(data.index[data.term], minlength=n + 1)[:n] - expected, expected
+
+
+def pl_hessian_product(data: PLData, theta: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    r"""``u ↦ ∇²ℓ(θ) u`` of :func:`pl_loglik` in O(L·K) per product.
+
+    With :math:`v_{tq} = c_{tq} a_q / x_t` (:func:`pl_derivatives`),
+    :math:`(\nabla^2\ell\, u) = \sum_t v_t (v_t^\top u) - \operatorname{diag}(\sum_t v_t) u`
+    over the positions: :math:`v_t^\top u = \sum_q c_{tq} a_q u_q / x_t` is a sum over the
+    risk set (:func:`_risk_sum`) and :math:`\sum_t v_{tq} (v_t^\top u)` an :func:`_exposure`,
+    then ``np.bincount`` onto the systems.
+    """
+    n = data.n_systems
+    _, a, inv = _first_order(data, theta)
+    keep = 1.0 - data.fraction
+    expected = a * _exposure(data, inv, keep * inv)
+    flat = data.index.ravel()
+
+    def product(u: np.ndarray) -> np.ndarray:
+        at = np.append(u, 0.0)[data.index]
+        s = inv * _risk_sum(data, a * at)
+        back = a * _exposure(data, inv * s, keep * inv * s) - expected * at
+        return np.bincount(flat, weights=back.ravel(), minlength=n + 1)[:n]
+
+    return product
+
+
+def pl_derivatives(data: PLData, theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    r"""Log-likelihood, gradient and Hessian of :func:`pl_loglik`.
+
+    Choice ``t`` picks position ``q`` with probability :math:`v_{tq} = c_{tq} a_q / x_t`, so
+    :math:`\nabla^2\ell = \sum_t (v_t v_t^\top - \operatorname{diag} v_t)` and, per ranking,
+
+    .. math:: \sum_t v_{tq} v_{tr} = a_q a_r \Big[\min(E_q, E_r)
+              - [g_q = g_r] \sum_{t \in g_q} f_t (1 - f_t) / x_t^2\Big],
+              \qquad E_q = \sum_t c_{tq} / x_t^2
+
+    (:func:`_exposure` of :math:`1/x^2`, non-decreasing along the ranking; :math:`g_q` the tie
+    group of ``q``, Efron's :math:`f_t = k/d`): O(K) prefix sums and one O(K²) outer
+    expression per ranking, added into the N × N matrix with ``np.bincount``, in blocks of
+    rankings.  (The dense :math:`v` would cost O(K³) per ranking.)
+    """
+    n = data.n_systems
+    value, a_all, inv = _first_order(data, theta)
+    grad, expected = _gradient(data, a_all, inv)
+    square = inv * inv
+    e_all = _exposure(data, square, (1.0 - data.fraction) * square)
+    ties = not _untied(data)
+    tied = _group_sum(data, data.fraction * (1.0 - data.fraction) * square) if ties else None
     rows, width = data.index.shape
-    grad = np.bincount(data.index[data.term], minlength=n + 1).astype(np.float64)
     hess = np.zeros((n + 1) * (n + 1))
-    expected = np.zeros(n + 1)
-    loglik = 0.0
-    block = max(1, _BLOCK // max(width * width, 1))
+    # blocks of at least 2 (N + 1)² entries: each bincount returns (N + 1)² cells
+    entries = max(_HESSIAN_BLOCK, 2 * (n + 1) ** 2)
+    block = max(1, entries // max(width * width, 1))
     for lo in range(0, rows, block):
         sl = slice(lo, lo + block)
-        a, x, term = a_all[sl], x_all[sl], data.term[sl]
-        gs, frac, idx = data.group_start[sl], data.fraction[sl], data.index[sl]
-        inv = np.where(term, 1.0 / np.where(term, x, 1.0), 0.0)
-        loglik += float(np.sum(np.where(term, theta_pad[idx] - shift + np.log(inv + ~term), 0.0)))
-        v = _choice_weights(a, inv, gs, frac)
-        expected += np.bincount(idx.ravel(), weights=v.sum(axis=1).ravel(), minlength=n + 1)
-        outer = np.matmul(v.transpose(0, 2, 1), v)  # (l, q, r)
-        flat = (idx[:, :, None] * (n + 1) + idx[:, None, :]).ravel()
-        hess += np.bincount(flat, weights=outer.ravel(), minlength=(n + 1) * (n + 1))
-    hess = hess.reshape(n + 1, n + 1)[:n, :n] - np.diag(expected[:n])
-    return loglik, (grad - expected)[:n], hess
+        a, e, idx = a_all[sl], e_all[sl], data.index[sl]
+        outer = np.minimum(e[:, :, None], e[:, None, :])
+        if tied is not None:
+            gs = data.group_start[sl]
+            outer -= (gs[:, :, None] == gs[:, None, :]) * tied[sl][:, :, None]
+        outer *= a[:, :, None]
+        outer *= a[:, None, :]
+        flat = idx[:, :, None] * (n + 1) + idx[:, None, :]
+        hess += np.bincount(flat.ravel(), weights=outer.ravel(), minlength=(n + 1) * (n + 1))
+    # Σ_t diag(v_t): the expected number of choices of every system
+    return value, grad, hess.reshape(n + 1, n + 1)[:n, :n] - np.diag(expected)
 
 
 def pl_information_trace(data: PLData, theta: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -150,24 +278,18 @@ def pl_ranking_scores(data: PLData, theta: np.ndarray) -> np.ndarray:
     it, 0 elsewhere), exactly as in :func:`pl_loglik`; the rows sum to the gradient of
     :func:`pl_derivatives`.  Each row sums to zero over the systems (the likelihood depends on
     differences of log-worths only).  These are the contributions whose fluctuation the
-    parameter-instability tests measure (Zeileis & Hornik 2007); vectorised over blocks of
-    rankings.
+    parameter-instability tests measure (Zeileis & Hornik 2007); O(L·K) prefix sums
+    (:func:`_exposure`).
     """
     n = data.n_systems
-    a_all, x_all, _ = _pl_denominators(data, theta)
-    rows, width = data.index.shape
+    _, a, inv = _first_order(data, theta)
+    at_position = a * _exposure(data, inv, (1.0 - data.fraction) * inv)  # as in _gradient
+    rows = data.index.shape[0]
     slot = np.arange(rows)[:, None] * (n + 1) + data.index  # (ranking, system) cell of an entry
-    scores = np.bincount(slot[data.term], minlength=rows * (n + 1)).astype(np.float64)
-    block = max(1, _BLOCK // max(width * width, 1))
-    for lo in range(0, rows, block):
-        sl = slice(lo, lo + block)
-        term = data.term[sl]
-        inv = np.where(term, 1.0 / np.where(term, x_all[sl], 1.0), 0.0)
-        v = _choice_weights(a_all[sl], inv, data.group_start[sl], data.fraction[sl])
-        cells = (min(lo + block, rows) - lo) * (n + 1)  # this block's (ranking, system) cells
-        scores[lo * (n + 1) : lo * (n + 1) + cells] -= np.bincount(
-            (slot[sl] - lo * (n + 1)).ravel(), weights=v.sum(axis=1).ravel(), minlength=cells
-        )
+    cells = rows * (n + 1)
+    scores = np.bincount(slot[data.term], minlength=cells) - np.bincount(
+        slot.ravel(), weights=at_position.ravel(), minlength=cells
+    )
     return scores.reshape(rows, n + 1)[:, :n]
 
 
@@ -203,20 +325,38 @@ def pl_objective(
     n = data.n_systems
     centre = np.eye(n) - 1.0 / n
 
-    def function(theta: np.ndarray, derivatives: bool):
-        if derivatives:
+    def function(theta: np.ndarray, derivatives: bool | str):
+        if derivatives == GRADIENT:  # the Hessian as a product (rankstats.core.newton_krylov)
+            (value, grad), hess = pl_gradient(data, theta), pl_hessian_product(data, theta)
+        elif derivatives:
             value, grad, hess = pl_derivatives(data, theta)
         else:
             value, grad, hess = pl_loglik(data, theta), None, None
         if prior_scale is not None:
             c = theta - theta.mean()
             value -= 0.5 * float(c @ c) / prior_scale**2
-            if derivatives:
+            if grad is not None:
                 grad = grad - c / prior_scale**2
+            if callable(hess):
+                hess = _with_prior(hess, prior_scale)
+            elif hess is not None:
                 hess = hess - centre / prior_scale**2
         return value, grad, hess
 
     def trace(theta: np.ndarray, b: np.ndarray) -> np.ndarray:
         return pl_information_trace(data, theta, b)  # the prior's Hessian is constant
 
-    return with_trace(function, trace)
+    return with_hessian_cost(with_trace(function, trace), pl_hessian_cost(data))
+
+
+def _with_prior(product: Callable, prior_scale: float) -> Callable[[np.ndarray], np.ndarray]:
+    """The product of the log-posterior's Hessian: the prior's is minus the centring over s²."""
+    return lambda u: product(u) - (u - u.mean()) / prior_scale**2
+
+
+def pl_hessian_cost(data: PLData) -> float:
+    """What :func:`pl_derivatives` and the factorisation of its ``N × N`` Hessian cost, in
+    products of :func:`pl_hessian_product` (measured): O(L·K²) and O(N³) against O(L·K), for
+    the padded width ``K``."""
+    rows, width = data.shape
+    return 3.0 + width / 7.0 + data.n_systems**3 / (3000.0 * rows * width)

@@ -25,6 +25,7 @@ from rankstats.core.bradley_terry_mle import ConvergenceError, check_own_worths
 from rankstats.core.firth import FIRTH
 from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError, preview
 from rankstats.models._fit import Fit, laplace_draws, optimum_fit
+from rankstats.models.coefficient_table import listed
 from rankstats.models.random_effect_pql import fit_pql
 from rankstats.models.system_covariates import fit_random_effect, fit_with_covariates
 
@@ -179,16 +180,6 @@ def fit_structured_mle(
     fit.parameters.update(found)
     _compat.set_attrs(fit.idata, {f"param_{k}": v for k, v in found.items()})  # kept by save
     return fit
-
-
-def listed(value: Any) -> list[str]:
-    """A list of names from ``fit.info`` (a NetCDF round trip stores a one-name list as the
-    name itself, and any list as an array)."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    return [str(v) for v in np.atleast_1d(value)]
 
 
 def predict_worth(

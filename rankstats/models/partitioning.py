@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rankstats._util.advice import AdviceError, Spelled, escape
+from rankstats._util.advice import AdviceError, escape
 from rankstats._util.arguments import probability, random_seed
 from rankstats.core.bradley_terry_mle import (
     ConvergenceError,
@@ -205,7 +205,7 @@ def _check_floor(units: _Units, alpha: float, n_draws: int) -> None:
             + "{alpha}"
             + escape(" or ")
             + "{n_draws}",
-            given=Spelled(f"alpha={alpha:g}", f"--alpha {alpha:g}"),
+            given=("alpha", alpha),
             alpha=None,
             n_draws=None,
         )

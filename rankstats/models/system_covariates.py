@@ -34,6 +34,7 @@ from rankstats.core.bradley_terry_mle import firth_newton, newton
 from rankstats.core.collinearity import collinear_columns, equilibrated
 from rankstats.core.firth import trace_of, with_trace
 from rankstats.core.keys import first_rows_of, refuse_whitespace_variants
+from rankstats.core.newton_krylov import GRADIENT, hessian_cost, with_hessian_cost
 from rankstats.errors import InvalidScoresError
 
 
@@ -209,21 +210,38 @@ def _through(
 ):
     """``function`` of ``jacobian @ params + offset`` (minus ``½ paramsᵀ diag(penalty)
     params``), with the trace of Firth's penalty of ``function`` composed through the map
-    (:mod:`rankstats.core.firth`), when it has one."""
+    (:mod:`rankstats.core.firth`), when it has one.  When ``function`` has Hessian–vector
+    products (:mod:`rankstats.core.newton_krylov`) and its Hessian costs more of them than the
+    map has columns (a few covariates), :math:`J^\top H J` is :math:`J^\top` times the products
+    of the columns of :math:`J`: linear in the data, where the Hessian of the Plackett–Luce
+    log-worths is O(L·K²)."""
     offset = np.zeros(jacobian.shape[0]) if offset is None else offset
+    columns = jacobian.shape[1]
+    by_products = hessian_cost(function) > columns  # a few coefficients: JᵀHJ from HJ
 
-    def composed(params: np.ndarray, derivatives: bool):
-        value, grad, hess = function(jacobian @ params + offset, derivatives)
+    def composed(params: np.ndarray, derivatives: bool | str):
+        exact = derivatives is True and by_products
+        value, grad, hess = function(jacobian @ params + offset, GRADIENT if exact else derivatives)
         if penalty is not None:
             value = value - 0.5 * float(penalty @ params**2)
-        if not derivatives:
+        if grad is None:
             return value, None, None
-        grad, hess = jacobian.T @ grad, jacobian.T @ hess @ jacobian
+        grad = jacobian.T @ grad  # linear in the data: the gradient of the log-worths, mapped
         if penalty is not None:
             grad = grad - penalty * params
-            hess = hess - np.diag(penalty)
+        if exact:  # JᵀHJ from the products of J's columns
+            hess = jacobian.T @ np.column_stack([hess(column) for column in jacobian.T])
+            hess = 0.5 * (hess + hess.T) - (0.0 if penalty is None else np.diag(penalty))
+        elif callable(hess):  # a Hessian–vector product (GRADIENT: rankstats.core.newton_krylov)
+            hess = _product_through(hess, jacobian, penalty)
+        elif hess is not None:
+            hess = jacobian.T @ hess @ jacobian
+            if penalty is not None:
+                hess = hess - np.diag(penalty)
         return value, grad, hess
 
+    if hessian_cost(function):
+        with_hessian_cost(composed, min(hessian_cost(function), columns))
     inner = trace_of(function)
     if inner is None:
         return composed
@@ -233,6 +251,18 @@ def _through(
         return jacobian.T @ inner(jacobian @ params + offset, jacobian @ b @ jacobian.T)
 
     return with_trace(composed, trace)
+
+
+def _product_through(
+    product: Callable[[np.ndarray], np.ndarray], jacobian: np.ndarray, penalty: np.ndarray | None
+) -> Callable[[np.ndarray], np.ndarray]:
+    """``u ↦ Jᵀ H J u`` (minus ``penalty · u``) from ``product`` = ``v ↦ H v``: O(data)."""
+
+    def composed(u: np.ndarray) -> np.ndarray:
+        out = jacobian.T @ product(jacobian @ u)
+        return out if penalty is None else out - penalty * u
+
+    return composed
 
 
 SIGMA_BOUNDS = (1e-4, 20.0)

@@ -130,7 +130,7 @@ def fit_estimate(
         cap = max_draws or EXTEND_FACTOR * draws
         longest = ms * rounds * (tune + thin * cap) / 1e3
         more = (
-            f"; up to {describe(longest)} if the chains are extended to --max-draws {cap}"
+            f"; up to {describe(longest)} if the chains are extended to {cap} draws"
             if cap > draws
             else ""
         )
@@ -148,7 +148,7 @@ def fit_estimate(
         cap = max_draws or EXTEND_FACTOR * draws
         longest = mallows_seconds(data.ranks, tune + cap, chains, workers, fast)
         more = (
-            f"; up to {describe(longest)} if the chains are extended to --max-draws {cap}"
+            f"; up to {describe(longest)} if the chains are extended to {cap} draws"
             if cap > draws
             else ""
         )

@@ -111,8 +111,9 @@ def load(dataset: str, model: str, directory: str | Path | None = None) -> Fit:
     if not path.exists():
         stored = ", ".join(sorted(p.stem for p in path.parent.glob("*.nc"))) or "none"
         raise FileNotFoundError(
-            f"no stored fit {path} (stored there: {stored}); create it with "
-            f"`rankstats fit --dataset {dataset} --model {model} --save DIR` and load it with "
+            f"no stored fit {path} (stored there: {stored}); create it by fitting the model "
+            f"to rs.load_dataset({dataset!r}) and saving the fit with "
+            f"rs.models.save(fit, {dataset!r}, DIR), then load it with "
             f"rs.models.load({dataset!r}, {model!r}, DIR)"
         )
     return Fit.from_idata(_compat.from_netcdf(path))

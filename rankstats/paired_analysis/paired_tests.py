@@ -45,6 +45,7 @@ from rankstats.core.task_choice import only_task
 from rankstats.errors import InvalidScoresError, preview
 from rankstats.paired_analysis.figures import matrix_figure, pair_figure
 from rankstats.paired_analysis.ratings import bradley_terry, elo, trueskill, win_matrix
+from rankstats.significance.signed_rank_exact import EXACT_MAX, signed_rank_exact_p_values
 from rankstats.significance.zero_methods import DEFAULT as DEFAULT_ZERO_METHOD
 from rankstats.significance.zero_methods import check_zero_method
 
@@ -125,9 +126,21 @@ def paired_t_p_values(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         mean_diff = np.where(present, d, 0.0).sum(axis=0) / n
         sq = np.where(present, d - mean_diff, 0.0) ** 2
         sd = np.sqrt(sq.sum(axis=0) / (n - 1))
+    return mean_diff, paired_t_from_moments(mean_diff, sd, n)
+
+
+def paired_t_from_moments(mean_diff: np.ndarray, sd: np.ndarray, n: np.ndarray) -> np.ndarray:
+    r"""Two-sided paired t-test p-values from the sufficient statistic of normal differences:
+    the mean :math:`\bar D`, the standard deviation :math:`s_D` (``n − 1`` divisor) and the
+    count ``n``; :math:`t = \bar D \sqrt n / s_D` on ``n − 1`` df (NaN when ``n < 2`` or
+    :math:`s_D = \bar D = 0`). Arrays of any shape: :func:`paired_t_p_values` passes one value
+    per column of differences, the power simulations (:mod:`rankstats.planning.sufficient`) the
+    means and variances they draw."""
+    n = np.asarray(n)
+    with np.errstate(invalid="ignore", divide="ignore"):
         sd = np.where(n >= 2, sd, np.nan)
         t_stat = mean_diff / (sd / np.sqrt(n))
-        return mean_diff, 2 * stats.t.sf(np.abs(t_stat), n - 1)
+        return 2 * stats.t.sf(np.abs(t_stat), n - 1)
 
 
 def wilcoxon_p_values(
@@ -141,7 +154,11 @@ def wilcoxon_p_values(
     exact / permutation / normal approximation once for the whole batch (from the sample size and
     from ties or zeros *anywhere* in it). Columns are therefore batched by (number of pairs,
     whether the column has zero or tied differences), which makes every batch decide as a
-    single-column call would.
+    single-column call would. Where scipy would run its permutation test (up to 13 differences,
+    with zeros or ties), the exact law of :math:`T^+` comes from
+    :func:`~rankstats.significance.signed_rank_exact.signed_rank_exact_p_values` instead: the
+    same p-values, without enumerating the :math:`2^n` sign flips of every column (and p = 1 for
+    a single zero difference, which scipy's permutation test refuses).
     """
     out = np.full(d.shape[1], np.nan)
     present = ~np.isnan(d)
@@ -160,6 +177,11 @@ def wilcoxon_p_values(
         for size, flag in set(zip(n_obs.tolist(), irregular.tolist(), strict=True)):
             cols = np.flatnonzero((n_obs == size) & (irregular == flag))
             if size == 0 or len(cols) == 0:
+                continue
+            if flag and size <= EXACT_MAX:
+                # scipy enumerates the 2^n sign flips per column here: the same exact law by a
+                # recursion over the ranks, every column at once.
+                out[cols] = signed_rank_exact_p_values(ordered[:size, cols], zero_method)
                 continue
             out[cols] = stats.wilcoxon(ordered[:size, cols], axis=0, zero_method=zero_method).pvalue
     return out

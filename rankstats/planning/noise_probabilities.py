@@ -8,10 +8,14 @@ r"""Probabilities of the noise models of :class:`~rankstats.planning.design.Benc
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-from scipy import integrate, optimize, stats
+from scipy import integrate, optimize, special, stats
 
 from rankstats.simulate.argument_checks import require
+
+_INV_ROOT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
 def both_below(x: float, y: float, rho: float) -> float:
@@ -22,9 +26,11 @@ def both_below(x: float, y: float, rho: float) -> float:
         return float(max(0.0, stats.norm.cdf(x) + stats.norm.cdf(y) - 1))
     # ∫_{-∞}^{x} φ(u) Φ((y − ρu) / √(1 − ρ²)) du, to quad's precision (scipy's multivariate
     # normal CDF is a randomised integration with an absolute error near 1e-5).
-    root = np.sqrt(1 - rho * rho)
+    # The integrand with scipy.special and math rather than stats.norm's methods: the same
+    # numbers, without a distribution object's argument checks at each of quad's points.
+    root = math.sqrt(1 - rho * rho)
     value, _ = integrate.quad(
-        lambda u: stats.norm.pdf(u) * stats.norm.cdf((y - rho * u) / root),
+        lambda u: math.exp(-0.5 * u * u) * _INV_ROOT_2PI * special.ndtr((y - rho * u) / root),
         -np.inf,
         x,
         epsabs=1e-13,

@@ -9,11 +9,12 @@ argument before simulating anything.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import numbers
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -45,11 +46,18 @@ from rankstats.planning.replications import (
     LEVELS,
     PAIR_TESTS,
     BayesOptions,
+    check_memory,
     check_tests,
     simulate_tests,
     zero_method_of,
 )
 from rankstats.planning.sample_size_result import SampleSizeResult, crossing
+from rankstats.planning.sufficient import (
+    ENGINE,
+    needing,
+    simulate_sufficient,
+    sufficient_path,
+)
 from rankstats.significance.three_regions import check_rope, check_threshold
 
 DEFAULT_TESTS = ("hoeffding", "friedman", "nemenyi")
@@ -256,19 +264,18 @@ def power(
         bayes = BayesOptions(
             tuple(sorted(chosen)), float(rope), float(threshold), 0.5, int(posterior_draws)
         )
-    scores = design.n_systems * design.n_tasks * design.n_instances
-    require_memory(
-        power_bytes(design.n_systems, replications, len(tests), scores),
-        f"rs.power ({scores:,} simulated scores per benchmark)",
-        n_systems=design.n_systems,
-        fewer="systems, tasks or instances per benchmark, or fewer replications",
-    )
+    path = sufficient_path(design, tests, level)
+    if path is None:
+        check_memory(design, tests, replications)
     beyond = design.extrapolation()
     if beyond:  # said, never silent: in a warning and in the result's notes and sentence
         warnings.warn(beyond, DataWarning, stacklevel=2)
-    rep = simulate_tests(
-        design, tests, level, alpha, replications, seed, progress, n_jobs, bayes, zeros
-    )
+    if path is None:
+        rep = simulate_tests(
+            design, tests, level, alpha, replications, seed, progress, n_jobs, bayes, zeros
+        )
+    else:  # the test's sufficient statistic, drawn directly (rankstats.planning.sufficient)
+        rep = simulate_sufficient(design, path, tests[0], alpha, replications, seed, zeros)
     summary, pairs, recovery = power_tables(rep, position)
     return PowerResult(
         summary=summary,
@@ -291,6 +298,7 @@ def power(
         },
         notes=(design.extrapolation(brief=True),) if beyond else (),
         zero_method=zeros,
+        method=path or ENGINE,
     )
 
 
@@ -352,6 +360,7 @@ def _battle_power(
         pair=None if pair is None else (str(pair[0]), str(pair[1])),
         complete=rep.complete,
         notes=(design.extrapolation(brief=True),) if beyond else (),
+        method="battles",
     )
 
 
@@ -509,9 +518,8 @@ def sample_size(
     points: dict[float, PowerResult] = {}
     with (
         meter("power curve", total=len(grid) + refine, unit="designs", enabled=progress) as m,
-        warnings.catch_warnings(),
+        _curve_points(target),
     ):
-        warnings.simplefilter("ignore", DataWarning)
         for value, d in zip(grid, designs, strict=True):
             points[value] = _whole(run(d))
             m.advance()
@@ -524,6 +532,18 @@ def sample_size(
             points = dict(sorted(points.items()))
             m.advance()
     return crossing(list(points.values()), test, target, float(power), vary, tuple(points))
+
+
+@contextlib.contextmanager
+def _curve_points(target: str) -> Iterator[None]:
+    """Around the points of a power curve: the design's warnings silenced (the curve gave them
+    once), and a recovery target's aggregator required of a sufficient statistic (one that does
+    not determine it leaves the points to the engine: :func:`rankstats.planning.sufficient.
+    needing`)."""
+    aggregator = target.split("_")[0] if target in RECOVERY_TARGETS else None
+    with warnings.catch_warnings(), needing(aggregator):
+        warnings.simplefilter("ignore", DataWarning)
+        yield
 
 
 def _whole(result: PowerResult) -> PowerResult:

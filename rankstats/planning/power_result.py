@@ -178,6 +178,14 @@ class PowerResult:
     zero_method : str or None
         The Wilcoxon test's treatment of zero score differences (``"wilcox"``, ``"pratt"`` or
         ``"zsplit"``: :mod:`rankstats.significance.zero_methods`); None without that test.
+    method : str
+        How the benchmarks were simulated: ``"scores"`` (every score drawn, every block ranked,
+        each test applied to the table: :mod:`rankstats.planning.replications`), ``"battles"``
+        (battle logs), or the one test's sufficient statistic drawn directly
+        (:mod:`rankstats.planning.sufficient`): ``"discordant counts"``, ``"win counts"``,
+        ``"ranking counts"`` or ``"normal moments"``; such a statistic determines the recovery
+        of one aggregator only (σ^l from rankings, σ^μ from means) where it does not give both,
+        and :attr:`recovery` then has that row alone.
     """
 
     summary: pd.DataFrame
@@ -194,6 +202,7 @@ class PowerResult:
     bayes: dict | None = None
     notes: tuple[str, ...] = ()
     zero_method: str | None = None
+    method: str = "scores"
 
     def power_of(self, test: str, target: str = "adjacent") -> tuple[float, float]:
         """``(power, Monte Carlo s.e.)`` of one test for one target of :attr:`summary`; a
@@ -269,6 +278,13 @@ class PowerResult:
         ]
         if self.pair:
             lines.append(f"  pair: {terminal(self.pair[0])} vs {terminal(self.pair[1])}")
+        if self.method not in ("scores", "battles"):
+            # A sufficient statistic determines one aggregator's recovery only (σ^l or σ^μ).
+            measured = ", ".join(self.recovery.index)
+            lines.append(
+                f"  simulated: the test's sufficient statistic ({self.method}); recovery of the "
+                f"true order measured for {measured} only"
+            )
         if self.zero_method:
             zeros = self.zero_method
             lines.append(f"  wilcoxon: {SHORT[zeros]} (zero_method={zeros!r})")

@@ -64,6 +64,7 @@ import numpy as np
 from scipy import stats
 
 from rankstats._util.advice import AdviceError, Spelled, escape
+from rankstats._util.resources import power_bytes, require_memory
 from rankstats.aggregation.aggregators import mean_scores, snap_ties
 from rankstats.aggregation.hoeffding_intervals import hoeffding_arrays, holm_adjust
 from rankstats.core.metrics import ranking_metrics
@@ -237,6 +238,18 @@ def chunk_size(design: BenchmarkDesign) -> int:
     return max(1, CHUNK_CELLS // cells)
 
 
+def check_memory(design: BenchmarkDesign, tests: tuple[str, ...], replications: int) -> None:
+    """The results of :func:`simulate_tests` (a decision and an estimate per pair, benchmark and
+    test) must fit in memory: ResourceError otherwise, before anything is drawn."""
+    scores = design.n_systems * design.n_tasks * design.n_instances
+    require_memory(
+        power_bytes(design.n_systems, replications, len(tests), scores),
+        f"rs.power ({scores:,} simulated scores per benchmark)",
+        n_systems=design.n_systems,
+        fewer="systems, tasks or instances per benchmark, or fewer replications",
+    )
+
+
 def simulate_tests(
     design: BenchmarkDesign,
     tests: Sequence[str],
@@ -320,7 +333,7 @@ def _one_chunk(
         wins, wins_observed, compared, _, _, n_rankings, _ = pair_sum_arrays(ranks, keep)
         h = hoeffding_arrays(wins, wins_observed, compared, n_rankings, alpha, "holm")
         estimate = h["estimate"][..., ia, ib] - 0.5
-        decisions["hoeffding"] = _signed(h["significant"][..., ia, ib], estimate)
+        decisions["hoeffding"] = signed(h["significant"][..., ia, ib], estimate)
         estimates["hoeffding"] = estimate
         computable["hoeffding"] = n_rankings > 0
 
@@ -338,14 +351,14 @@ def _one_chunk(
         if "nemenyi" in tests:
             q = nemenyi_arrays(ranks, ia, ib, complete)
             significant = ok[..., None] & (q > q_alpha(alpha, n))
-            decisions["nemenyi"] = _signed(significant, rank_gap)
+            decisions["nemenyi"] = signed(significant, rank_gap)
             estimates["nemenyi"] = np.where(ok[..., None], rank_gap, 0.0)
             computable["nemenyi"] = ok
         if "conover" in tests:
             t_stat, df = conover_arrays(ranks, ia, ib, complete)
             p = np.where(ok[..., None], 2.0 * stats.t.sf(t_stat, df[..., None]), 1.0)
             significant = holm_adjust(p) < alpha
-            decisions["conover"] = _signed(significant, rank_gap)
+            decisions["conover"] = signed(significant, rank_gap)
             estimates["conover"] = np.where(ok[..., None], rank_gap, 0.0)
             computable["conover"] = ok
 
@@ -366,7 +379,7 @@ def _one_chunk(
                 z = gap / np.sqrt(variance)
                 p = 2.0 * stats.norm.sf(np.abs(z))
             p = np.where(connected[..., None] & np.isfinite(p), p, 1.0)
-            decisions["imputed-holm"] = _signed(holm_adjust(p) < alpha, gap)
+            decisions["imputed-holm"] = signed(holm_adjust(p) < alpha, gap)
             with np.errstate(invalid="ignore", divide="ignore"):
                 estimates["imputed-holm"] = gap / np.maximum(keep.sum(axis=-1), 1)[..., None]
             computable["imputed-holm"] = connected
@@ -391,7 +404,7 @@ def _one_chunk(
                 estimate = _nan_mean(d, axis=1)
             p = np.where(np.isnan(p), 1.0, p)
             estimate = np.where(np.isnan(estimate), 0.0, estimate)
-            decisions[test] = _signed(holm_adjust(p) < alpha, estimate)
+            decisions[test] = signed(holm_adjust(p) < alpha, estimate)
             estimates[test] = estimate
             computable[test] = (common >= 2).all(axis=-1)
 
@@ -449,7 +462,9 @@ def _bayes(
     computable["bayes"] = (~np.isnan(d)).sum(axis=1).min(axis=1) >= 1
 
 
-def _signed(significant: np.ndarray, estimate: np.ndarray) -> np.ndarray:
+def signed(significant: np.ndarray, estimate: np.ndarray) -> np.ndarray:
+    """The signed decisions of :class:`Replicates`: +1 / −1 where significant (the sign of the
+    estimate), 0 elsewhere."""
     return (significant * np.sign(estimate)).astype(np.int8)
 
 
@@ -467,9 +482,18 @@ def _recovery(
     per_task = scores.reshape(r, tasks, n_blocks // tasks, n)
     kept = keep.reshape(r, tasks, n_blocks // tasks, 1) & ~np.isnan(per_task)
     mean = mean_scores(np.where(kept, per_task, 0.0).sum(axis=2), kept.sum(axis=2))
-    truth_rank = stats.rankdata(-design.mu)
+    return recovery_metrics(design, {"borda": borda, "mean": mean})
+
+
+def recovery_metrics(
+    design: BenchmarkDesign, aggregates: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """``"<aggregator>_tau"`` and ``"<aggregator>_top1"`` of :attr:`Replicates.recovery` from
+    each aggregator's scores ``(R, N)`` (higher = better): Kendall τ_b to the design's truth and
+    the true best first alone (:func:`~rankstats.core.metrics.ranking_metrics`)."""
+    truth_rank = average_ranks(design.mu[None, :])[0]  # 1 = the best (scipy's rankdata of −μ)
     out = {}
-    for name, score in (("borda", borda), ("mean", mean)):
+    for name, score in aggregates.items():
         # Snapped as rs.aggregate's scores are, so that equal sums added in another order tie.
         metrics = ranking_metrics(snap_ties(score), truth_rank, k=1)
         out[f"{name}_tau"] = metrics["kendall_tau"]

@@ -367,7 +367,7 @@ def report(
         require_systems(scores.systems)
     # Everything that can be refused is refused before any computing or model fitting: the
     # output directory here, the request in the first step of compute (compute.check).
-    out = check_output_dir(out, option="out=")
+    out = check_output_dir(out, option="out")
     check_top(top)
     if isinstance(scores, Rankings):
         if methods is None:
@@ -416,10 +416,11 @@ def report(
         data.level,
         data.scores is not None and data.scores.has_instances,
         significance=sig,
+        cli=data_check is not None,
     )
     if data.model_comparison is not None:
         summary += " " + model_comparison_sentence(data.model_comparison)
-    with output_dir(out, option="out=") as tmp:
+    with output_dir(out, option="out") as tmp:
         written = WrittenFiles(tmp, out)
         written.csv("ranking.csv", data.ranking)
         written.csv("pairs.csv", data.intervals.table)

@@ -139,13 +139,13 @@ def battle_report(
     """
     if alpha is not None:
         probability("alpha", alpha)
-    out = check_output_dir(out, option="out=")
+    out = check_output_dir(out, option="out")
     check_log(fit, battles)
     data = compute_battles(fit, battles, title, alpha)
     text, cites = battle_methods_paragraph(data)
     summary = battle_claims(data)
     styled = data.effects is not None
-    with output_dir(out, option="out=") as tmp:
+    with output_dir(out, option="out") as tmp:
         written = WrittenFiles(tmp, out)
         written.csv("leaderboard.csv", data.leaderboard)
         written.csv("differences.csv", data.differences)

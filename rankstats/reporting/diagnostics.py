@@ -7,6 +7,7 @@ it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +54,23 @@ class Convergence:
     def name(self) -> str:
         """``"Mallows (Kendall) model fitted by mcmc"``: how the outputs name the fit."""
         return f"{model_name(self.model)} model fitted by {self.method}"
+
+    def suggested_draws(self, draws: int) -> int:
+        r"""The draws per chain to rerun with, from the ``draws`` that gave :attr:`min_ess_bulk`.
+
+        The bulk ESS grows about in proportion to the number of draws, so
+        :math:`d' = d \cdot \max(2,\ 1.2 \cdot 400 / \mathrm{ESS}_{\min})` reaches the
+        400 of the convergence rule with a 20 % margin (and at least doubles the chains), rounded
+        up to a multiple of 500; :math:`4d` when the ESS is unknown or 0.
+
+        >>> Convergence("pl", "nuts", True, min_ess_bulk=150.0).suggested_draws(1000)
+        3500
+        """
+        from rankstats._pymc.convergence import ESS_MIN
+
+        ess = self.min_ess_bulk
+        factor = max(2.0, 1.2 * ESS_MIN / ess) if ess is not None and ess > 0 else 4.0
+        return int(math.ceil(draws * factor / 500) * 500)
 
 
 def convergence(fit: Any) -> Convergence:

@@ -51,7 +51,7 @@ class Significance:
     @property
     def significant(self) -> bool:
         """Iman–Davenport's F significant at the post-hoc α (Demšar's protocol)."""
-        return bool(self.friedman.f_p_value < self.posthoc.alpha)
+        return self.friedman.significant(self.posthoc.alpha)
 
 
 @dataclass(frozen=True)

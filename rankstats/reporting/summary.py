@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rankstats._util.advice import AdviceText
 from rankstats._util.method_names import method_name
 from rankstats.aggregation.hoeffding_intervals import HoeffdingResult
 from rankstats.reporting._format import names
@@ -31,6 +32,7 @@ def claims(
     level: str = "task",
     has_instances: bool = False,
     significance: Significance | None = None,
+    cli: bool = False,
 ) -> str:
     """One paragraph: what the results support, then what they do not.
 
@@ -49,6 +51,9 @@ def claims(
     significance : Significance, optional
         Friedman's test and the post-hoc test the user asked for: the paragraph opens with that
         test's count (:func:`requested_test`).
+    cli : bool
+        Name options as command-line flags (``--level instance``) instead of Python arguments
+        (``level='instance'``).
 
     Returns
     -------
@@ -80,10 +85,11 @@ def claims(
         need = intervals.min_compared_for_significance()
         if most < need:
             if level == "task" and has_instances:
-                hint = (
-                    "rank per instance (level='instance', --level instance) to use every "
-                    "instance as a ranking"
+                advice = AdviceText(
+                    "rank per instance ({instance}) to use every instance as a ranking",
+                    instance=("level", "instance"),
                 )
+                hint = advice.cli() if cli else str(advice)
             elif level == "ranking":  # rankings given without scores
                 hint = "more rankings are needed"
             else:

@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from rankstats._util.arguments import probability
 from rankstats._util.text import shorten, terminal
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
@@ -101,12 +102,26 @@ def friedman_arrays(
     selects the blocks of each batch (complete-case analysis of simulated benchmarks with
     missing scores); ``N`` is then the number kept. Fewer than one block gives NaN.
     """
-    k = ranks.shape[-1]
     n, deviations = centred_ranks(ranks, keep)
+    squares = np.sum(deviations**2, axis=(-2, -1))
+    return friedman_from_sums(n, deviations.sum(axis=-2), squares, tie_correction)
+
+
+def friedman_from_sums(
+    n: np.ndarray, centred_sums: np.ndarray, squares: np.ndarray, tie_correction: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(χ²_F, C)`` from Friedman's sufficient statistic: the number of blocks ``n``
+    (``(...)``), each system's sum of centred ranks :math:`S_j = \sum_b (R_{bj} - \frac{k+1}{2})`
+    (``(..., k)``) and the sum of the squared centred ranks :math:`Q = \sum_{b,j} (R_{bj} -
+    \frac{k+1}{2})^2` (``(...)``, which carries the ties):
+    :math:`\chi^2_F = \frac{12}{n k (k+1)} \sum_j S_j^2`, :math:`C = 12 Q / (n (k^3 - k))`.
+    :func:`friedman_arrays` computes the sums from rank matrices; the power simulations of
+    :mod:`rankstats.planning.sufficient` draw them (counts of each ranking)."""
+    k = centred_sums.shape[-1]
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean_dev = deviations.sum(axis=-2) / n[..., None]
+        mean_dev = centred_sums / n[..., None]
         chi2 = 12.0 * n / (k * (k + 1)) * np.sum(mean_dev**2, axis=-1)
-        correction = 12.0 * np.sum(deviations**2, axis=(-2, -1)) / (n * (k**3 - k))
+        correction = 12.0 * squares / (n * (k**3 - k))
     if not tie_correction:
         return chi2, np.ones_like(chi2)
     tied_out = correction <= 1e-12
@@ -174,6 +189,19 @@ class FriedmanResult(DroppedFromBlocks):
     def table(self) -> pd.DataFrame:
         """One row per system, best first: ``system``, ``mean_rank``."""
         return self.mean_ranks.rename_axis("system").reset_index()
+
+    def significant(self, alpha: float = 0.05) -> bool:
+        r"""Whether the test rejects "all systems are equal" at level ``alpha``: the
+        Iman–Davenport p-value :math:`P(F \ge F_F) < \alpha` decides, as in Demšar (2006, §3.2.2),
+        who recommends it over :math:`\chi^2_F` (too conservative; Iman & Davenport 1980).
+
+        >>> import rankstats as rs
+        >>> from rankstats.significance.friedman_test import friedman
+        >>> friedman(rs.load_dataset("xtreme")).significant(0.05)
+        True
+        """
+        probability("alpha", alpha)
+        return bool(self.f_p_value < alpha)
 
     def __repr__(self) -> str:
         ties = "tie-corrected" if self.corrected else "no tie correction"

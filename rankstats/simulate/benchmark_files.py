@@ -142,7 +142,7 @@ def gumbel_files(
     names: list[str] = []
     rows = 0
     with (
-        output_dir(directory) as tmp,
+        output_dir(directory, option="directory") as tmp,
         meter("simulate", total=partitions, unit="files", enabled=progress) as shown,
     ):
         for p in range(partitions):

@@ -197,14 +197,7 @@ def gumbel_cubes(
         spread = np.ones(n_systems) if system_scales is None else system_scales
         cube = loc + scale * spread[:, None, None] * rng.laplace(0.0, 1.0, size=shape)
     elif correlation or system_scales is not None:
-        # ε = A z with A Aᵀ the equicorrelation matrix (eigen square root: ρ = −1/(N−1) is
-        # singular, and Cholesky would refuse it).
-        values, vectors = np.linalg.eigh(
-            np.full((n_systems, n_systems), correlation) + (1 - correlation) * np.eye(n_systems)
-        )
-        mix = vectors * np.sqrt(np.clip(values, 0.0, None))
-        if system_scales is not None:
-            mix = system_scales[:, None] * mix  # row i: system i's noise, its own scale
+        mix = noise_mixing(n_systems, correlation, system_scales)
         z = rng.standard_normal(size=shape)
         # A matrix product per replication (BLAS), systems mixed within each (task, instance).
         mixed = np.matmul(mix, z.reshape(replications, n_systems, -1)).reshape(shape)
@@ -250,6 +243,23 @@ def _remove_missing(
         else:
             cube[rng.random(cube.shape[:3]) < missing, :] = np.nan
     return cube
+
+
+def noise_mixing(
+    n_systems: int, correlation: float, system_scales: np.ndarray | None = None
+) -> np.ndarray:
+    """``A`` with the normal noise of a block ``A z`` (``z`` standard normal): :math:`A A^\top`
+    the equicorrelation matrix (ρ off the diagonal) with row ``i`` scaled by system ``i``'s
+    ``system_scales``. An eigen square root: ρ = −1/(N−1) is singular, and Cholesky would refuse
+    it. Also the covariance of the power simulations on sufficient statistics
+    (:mod:`rankstats.planning.sufficient`)."""
+    values, vectors = np.linalg.eigh(
+        np.full((n_systems, n_systems), correlation) + (1 - correlation) * np.eye(n_systems)
+    )
+    mix = vectors * np.sqrt(np.clip(values, 0.0, None))
+    if system_scales is not None:
+        mix = np.asarray(system_scales, dtype=np.float64)[:, None] * mix  # row i: its own scale
+    return mix
 
 
 def check_system_scales(scales: object, n_systems: int, noise: str) -> np.ndarray:

@@ -13,9 +13,9 @@ import pandas as pd
 from rankstats._util.atomic import (
     check_output_file,
     output_file,
+    refused,
 )
 from rankstats.core.scores import Scores
-from rankstats.errors import OutputError
 from rankstats.io.sources import PARQUET_SUFFIXES
 
 #: File name extensions :meth:`SimulatedScores.to_csv` and :meth:`~SimulatedScores.to_parquet`
@@ -55,9 +55,10 @@ class SimulatedScores(Scores):
         suffixes = CSV_SUFFIXES if kind == "csv" else PARQUET_SUFFIXES
         if not name.endswith(suffixes):
             other = "to_parquet" if kind == "csv" else "to_csv"
-            raise OutputError(
-                f"path {path}: to_{kind} writes {', '.join(suffixes)} files; use {other} for "
-                f"{path.name!r}"
+            raise refused(
+                "path",
+                path,
+                f": to_{kind} writes {', '.join(suffixes)} files; use {other} for {path.name!r}",
             )
         meta = path.with_name(path.name.split(".")[0] + ".truth.json")
         sidecar = json.dumps(

@@ -70,7 +70,7 @@ def test_battles_command_writes_quasi_standard_errors(tmp_path, capsys):
     log = tmp_path / "battles.csv"
     frame.to_csv(log, index=False)
     out = tmp_path / "out"
-    assert main(["battles", str(log), "--bootstrap", "0", "--no-figures", "--out", str(out)]) == 0
+    assert main(["battles", str(log), "--n-resamples", "0", "--no-figures", "--out", str(out)]) == 0
     assert "comparison intervals rating ± 1.96 quasi_se" in capsys.readouterr().out
     fit = fit_battles(read_battles(frame), bootstrap=0)
     ratings = pd.read_csv(out / "ratings.csv").set_index("model")

@@ -273,7 +273,7 @@ def test_elo_scale_anchor_and_differences():
         1114.0 - ratings["model-002"],
     )
     assert ELO_SCALE == pytest.approx(400 / math.log(10))
-    with pytest.raises(ValueError, match="anchor 'nope'"):
+    with pytest.raises(ValueError, match="anchor='nope' is not a model"):
         fit_battles(battles, bootstrap=0, anchor="nope")
 
 
@@ -363,7 +363,7 @@ def test_cli_writes_files_and_keeps_names_as_data(tmp_path, capsys):
     frame = frame.astype(str).replace(rename)
     frame.to_csv(tmp_path / "b.csv", index=False)
     out = tmp_path / "out"
-    code = main(["battles", str(tmp_path / "b.csv"), "--bootstrap", "50", "--out", str(out)])
+    code = main(["battles", str(tmp_path / "b.csv"), "--n-resamples", "50", "--out", str(out)])
     assert code == 0
     names = {p.name for p in out.iterdir()}
     assert {
@@ -441,7 +441,7 @@ def test_cli_drops_both_bad_before_deciding_on_ties(tmp_path):
     assert (frame["winner"] == "tie (bothbad)").any()
     frame.to_csv(tmp_path / "b.csv", index=False)
     out = tmp_path / "out"
-    argv = ["battles", str(tmp_path / "b.csv"), "--both-bad", "drop", "--bootstrap", "20"]
+    argv = ["battles", str(tmp_path / "b.csv"), "--both-bad", "drop", "--n-resamples", "20"]
     assert main([*argv, "--no-figures", "--out", str(out)]) == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["info"]["ties"] == "half" and summary["info"]["both_bad"] == "drop"

@@ -137,7 +137,7 @@ def test_arena_hard_star_design_works_by_default(tmp_path, capsys):
         fit = fit_battles(read_battles(path), bootstrap=0)
     assert fit.table()["model"].iloc[0] == "claude-3-5-sonnet-20240620"
     out = tmp_path / "out"
-    argv = ["battles", str(path), "--bootstrap", "20", "--no-figures", "--out", str(out)]
+    argv = ["battles", str(path), "--n-resamples", "20", "--no-figures", "--out", str(out)]
     assert main(argv) == 0
     captured = capsys.readouterr()
     assert "warning: the order effect is left out" in captured.err

@@ -237,8 +237,8 @@ def test_the_command_line_fits_the_covariates(tmp_path, capsys) -> None:
     path = tmp_path / "log.csv"
     frame.to_csv(path, index=False)
     out = tmp_path / "out"
-    argv = ["battles", str(path), "--covariate", "z0", "--covariate", "second=z1"]
-    code, stdout, _ = run([*argv, "--bootstrap", "50", "--no-figures", "--out", str(out)], capsys)
+    argv = ["battles", str(path), "--battle-covariate", "z0", "--battle-covariate", "second=z1"]
+    code, stdout, _ = run([*argv, "--n-resamples", "50", "--no-figures", "--out", str(out)], capsys)
     assert code == 0
     assert "ratings adjusted for z0, second" in stdout
     ratings = pd.read_csv(out / "ratings.csv")
@@ -250,11 +250,13 @@ def test_the_command_line_fits_the_covariates(tmp_path, capsys) -> None:
         ratings.set_index("model").loc[list(fit.models), "rating"], fit.ratings(), atol=1e-6
     )
     figures = tmp_path / "figures"
-    code, *_ = run([*argv, "--bootstrap", "20", "--out", str(figures)], capsys)
+    code, *_ = run([*argv, "--n-resamples", "20", "--out", str(figures)], capsys)
     assert code == 0 and (figures / "covariates.png").exists()
-    code, _, err = run(["battles", str(path), "--covariate", "x=a,b,c", "--out", str(out)], capsys)
+    code, _, err = run(
+        ["battles", str(path), "--battle-covariate", "x=a,b,c", "--out", str(out)], capsys
+    )
     assert code == 2
-    one_error_line(err, "battles", "--covariate")
+    one_error_line(err, "battles", "--battle-covariate")
 
 
 def test_the_one_step_bootstrap_agrees_with_refits() -> None:

@@ -101,15 +101,23 @@ ARGUMENT_CASES = [
     (["rank", "{good}", "--delta", "1.5"], "rank", "--delta"),
     (["rank", "{good}", "--delta", "abc"], "rank", "--delta"),
     (["report", "{good}", "--delta", "0"], "report", "--delta"),
-    (["paired", "{good}", "--confidence", "1.2"], "paired", "--confidence"),
-    (["paired", "{good}", "--bootstrap", "0"], "paired", "--bootstrap"),
+    (["paired", "{good}", "--confidence-level", "1.2"], "paired", "--confidence-level"),
+    (["paired", "{good}", "--n-resamples", "0"], "paired", "--n-resamples"),
     (["kemeny", "{good}", "--time-limit", "-1"], "kemeny", "--time-limit"),
     (["rank", "{good}", "--stream", "--batch-rows", "0"], "rank", "--batch-rows"),
-    (["rank", "{good}", "--stream", "--workers", "0"], "rank", "--workers"),
-    (["robustness", "--experiment", "colombo2022-scaling", "--reps", "0"], "robustness", "--reps"),
-    (["robustness", "--experiment", "colombo2022-scaling", "--jobs", "0"], "robustness", "--jobs"),
+    (["rank", "{good}", "--stream", "--n-jobs", "0"], "rank", "--n-jobs"),
+    (
+        ["robustness", "--experiment", "colombo2022-scaling", "--n-replications", "0"],
+        "robustness",
+        "--n-replications",
+    ),
+    (
+        ["robustness", "--experiment", "colombo2022-scaling", "--n-jobs", "0"],
+        "robustness",
+        "--n-jobs",
+    ),
     (["simulate", "--systems", "1", "--out", "{tmp}/s.csv"], "simulate", "--systems"),
-    (["simulate", "--missing", "1.0", "--out", "{tmp}/s.csv"], "simulate", "--missing"),
+    (["simulate", "--missing-rate", "1.0", "--out", "{tmp}/s.csv"], "simulate", "--missing-rate"),
     (["simulate", "--out", "{tmp}/sim.xlsx"], "simulate", ".xlsx"),
     (
         ["simulate", "--tasks", "2", "--adversarial", "3", "--out", "{tmp}/s.csv"],
@@ -121,7 +129,7 @@ ARGUMENT_CASES = [
     (["rank", "{good}", "--method", "nope"], "rank", "--method"),
     (["rank", "{good}", "--instance", "nosuch"], "rank", "nosuch"),
     (["rank", "{good}", "--score", "nosuch"], "rank", "nosuch"),
-    (["rank", "{good}", "--level", "instance"], "rank", "--instance"),
+    (["rank", "{good}", "--by", "instance"], "rank", "--instance"),
     (["rank", "{good}", "--dataset", "glue"], "rank", "exactly one"),
     (["rank", "--dataset", "glue", "--lower-is-better", "x"], "rank", "--lower-is-better"),
     (["paired", "--dataset", "tac08", "--task", "nosuch"], "paired", "nosuch"),
@@ -135,7 +143,7 @@ ARGUMENT_CASES = [
     (["rank", "{dir}"], "rank", "directory"),
     (["rank", "{tmp}/missing.csv"], "rank", "missing.csv"),
     (["rank", "{tmp}/nothing*.parquet", "--stream"], "rank", "no file matches"),
-    (["rank", "{good}", "--workers", "2"], "rank", "--stream"),
+    (["rank", "{good}", "--n-jobs", "2"], "rank", "--stream"),
     # Issue 45, item 8: refused before computing, in the library's words, spelled as flags.
     (["significance", "{one_system}", "--out", "{tmp}/out"], "significance", "at least 2"),
     (
@@ -294,7 +302,7 @@ def test_simulated_file_round_trips_without_flags(tmp_path, capsys):
     )
     assert code == 0, err
     out = tmp_path / "out"
-    code, _, err = _run(["rank", str(bench), "--level", "instance", "--out", str(out)], capsys)
+    code, _, err = _run(["rank", str(bench), "--by", "instance", "--out", str(out)], capsys)
     assert code == 0, err
     summary = pd.read_json(out / "summary.json", typ="series")
     assert summary["data"]["rankings"] == 80
@@ -457,7 +465,7 @@ def test_paired_systems_as_columns_reads_like_read_scores(tmp_path, capsys):
     text = frame.to_csv(index=False).splitlines()
     text[5] = "NA," + text[5].split(",", 1)[1]
     path = _write(tmp_path / "pairformance.csv", "\n".join(text) + "\n")
-    argv = ["paired", str(path), "--systems-as-columns", "--bootstrap", "50", "--no-figures"]
+    argv = ["paired", str(path), "--systems-as-columns", "--n-resamples", "50", "--no-figures"]
     code, _, err = _run([*argv, "--out", str(tmp_path / "o1")], capsys)
     assert code == 2
     _assert_one_error_line(err, "paired", "line 6")

@@ -85,8 +85,8 @@ CASES = [
     (["{good}", "--rating", "nan"], "--rating"),
     (["{good}", "--rating", "inf"], "--rating"),
     (["{good}", "--rating", "-inf"], "--rating"),
-    (["{good}", "--bootstrap", "-1"], "--bootstrap"),
-    (["{good}", "--confidence", "1.5"], "--confidence"),
+    (["{good}", "--n-resamples", "-1"], "--n-resamples"),
+    (["{good}", "--confidence-level", "1.5"], "--confidence-level"),
     (["{good}", "--order-effect", "--no-order-effect"], "--order-effect"),
     (["{good}", "--anchor", "nobody"], "--anchor 'nobody'"),
     (["{good}", "--cluster", "question"], "--cluster"),
@@ -140,7 +140,7 @@ def _star_ratings(rows) -> pd.Series:
 
 def test_star_design_exits_0_with_a_warning_in_the_outputs(files, tmp_path, capsys):
     out = tmp_path / "out"
-    argv = ["battles", str(files["star"]), "--ties", "half", "--bootstrap", "30", "--no-figures"]
+    argv = ["battles", str(files["star"]), "--ties", "half", "--n-resamples", "30", "--no-figures"]
     code, printed, err = _run([*argv, "--out", str(out)], capsys)
     assert code == 0, err
     assert "rankstats battles: warning: the order effect is left out" in err
@@ -160,7 +160,7 @@ def test_numeric_ids_stay_one_model_each(tmp_path, capsys):
         "".join(f'{{"model_a": {a}, "model_b": {b}, "winner": "{w}"}}\n' for a, b, w in rows)
     )
     out = tmp_path / "out"
-    argv = ["battles", str(path), "--bootstrap", "0", "--no-figures", "--out", str(out)]
+    argv = ["battles", str(path), "--n-resamples", "0", "--no-figures", "--out", str(out)]
     code, _, err = _run(argv, capsys)
     assert code == 0, err
     ratings = pd.read_csv(out / "ratings.csv", dtype={"model": str})
@@ -173,7 +173,7 @@ def test_cluster_option_bootstraps_questions(tmp_path, capsys):
     path = tmp_path / "c.csv"
     path.write_text(_csv(rows, "question,model_a,model_b,winner"))
     out = tmp_path / "out"
-    argv = ["battles", str(path), "--cluster", "question", "--bootstrap", "40", "--no-figures"]
+    argv = ["battles", str(path), "--cluster", "question", "--n-resamples", "40", "--no-figures"]
     code, printed, err = _run([*argv, "--out", str(out)], capsys)
     assert code == 0, err
     assert "bootstrap over clusters (12 values of --cluster question;" in printed

@@ -117,7 +117,7 @@ def test_imputed_rank_sets_have_no_nan_and_the_mean_imputed_ranks(tmp_path, caps
     np.testing.assert_allclose(got.to_numpy(), by_hand[got.index].to_numpy(), rtol=1e-12)
     assert "expected imputed rank" in printed
     # The few-blocks warning speaks the CLI's language, on stderr and in friedman.json.
-    assert "(use --level instance" in err and "level='instance'" not in err
+    assert "(use --by instance" in err and "level='instance'" not in err
     summary = json.loads((out / "friedman.json").read_text())
     assert any(w.startswith("only 4 blocks") for w in summary["warnings"])
     assert summary["rank_sets"]["parameter"] == "expected imputed rank"
@@ -129,8 +129,8 @@ def test_imputed_rank_sets_have_no_nan_and_the_mean_imputed_ranks(tmp_path, caps
         (["--rope", "0.5", "--pair", "nope", "a"], ["--pair: unknown system(s) 'nope'"]),
         (["--rope", "0.5", "--pair", "a", "a"], ["--pair: give two different systems"]),
         (["--pair", "a", "b"], ["--pair applies with --rope R"]),
-        (["--boot", "150"], ["--boot of 150 resamples is too few", "at least 200"]),
-        (["--boot", "500", "--alpha", "0.01"], ["at least 1000", "--alpha 0.01"]),
+        (["--n-resamples", "150"], ["--n-resamples of 150 resamples is too few", "at least 200"]),
+        (["--n-resamples", "500", "--alpha", "0.01"], ["at least 1000", "--alpha 0.01"]),
     ],
     ids=["unknown", "same", "no-rope", "boot", "boot-alpha"],
 )
@@ -187,7 +187,7 @@ def test_hierarchical_missing_instances_names_the_flag(tmp_path, capsys):
                 if not (s == "b" and t == 2 and i > 0):
                     rows.append((s, f"t{t}", i, v + 0.01 * i + 0.02 * t * (s == "a")))
     path = _write(tmp_path / "inst.csv", rows)
-    argv = [str(path), "--level", "instance", "--missing", "imputed", "--no-rank-sets"]
+    argv = [str(path), "--by", "instance", "--missing", "imputed", "--no-rank-sets"]
     _refused(
         capsys,
         [*argv, "--rope", "0.01", "--hierarchical", "--pair", "a", "b"],

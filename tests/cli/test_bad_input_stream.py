@@ -80,7 +80,7 @@ def test_bad_text_file(name, workers, tmp_path, spill_dir, capsys):
     path = tmp_path / FILE_NAMES.get(name, f"{name}.csv")
     path.write_text(content)
     out = tmp_path / "out"
-    argv = ["rank", str(path), "--stream", "--order", "any", "--workers", workers]
+    argv = ["rank", str(path), "--stream", "--order", "any", "--n-jobs", workers]
     code, _, err = _run([*argv, "--out", str(out), "--no-figures"], capsys)
     assert code == 2, err
     line = _error_line(err)
@@ -125,7 +125,7 @@ def _parquet_with_duplicate(tmp_path: Path) -> Path:
 def test_parquet_duplicate_names_the_rows(workers, tmp_path, spill_dir, capsys):
     path = _parquet_with_duplicate(tmp_path)
     out = tmp_path / "out"
-    argv = ["rank", str(path), "--stream", "--order", "any", "--workers", workers]
+    argv = ["rank", str(path), "--stream", "--order", "any", "--n-jobs", workers]
     code, _, err = _run([*argv, "--out", str(out)], capsys)
     assert code == 2, err
     line = _error_line(err)
@@ -140,7 +140,7 @@ def test_duplicate_across_files_names_both(tmp_path, spill_dir, capsys):
     (d / "two.csv").write_text("system,task,instance,score\nb,t1,2,9\n")
     out = tmp_path / "out"
     code, _, err = _run(
-        ["rank", str(d), "--stream", "--order", "any", "--workers", "2", "--out", str(out)],
+        ["rank", str(d), "--stream", "--order", "any", "--n-jobs", "2", "--out", str(out)],
         capsys,
     )
     assert code == 2, err
@@ -219,7 +219,7 @@ def test_shuffled_rows_give_the_in_memory_ranking(workers, tmp_path, spill_dir, 
     frame.iloc[half:].to_csv(d / "b.csv", index=False)
     frame.to_csv(tmp_path / "all.csv", index=False)
     streamed, memory = tmp_path / "streamed", tmp_path / "memory"
-    argv = ["rank", str(d), "--stream", "--order", "any", "--workers", workers, "--batch-rows"]
+    argv = ["rank", str(d), "--stream", "--order", "any", "--n-jobs", workers, "--batch-rows"]
     code, _, err = _run([*argv, "50", "--out", str(streamed), "--no-figures"], capsys)
     assert code == 0, err
     code, _, err = _run(

@@ -55,10 +55,10 @@ def _refused(capsys, command: str, argv: list[str], out: Path, *needles: str) ->
 
 
 # ---------------------------------------------------------------------------- cluster bootstrap
-@pytest.mark.parametrize("style", [[], ["--covariate", "z0", "--no-order-effect"]])
+@pytest.mark.parametrize("style", [[], ["--battle-covariate", "z0", "--no-order-effect"]])
 def test_a_cluster_bootstrap_over_one_cluster_is_refused(tmp_path, capsys, style):
     path, _ = _battles(tmp_path, ["q1"] * 300)
-    argv = [str(path), "--cluster", "question", "--bootstrap", "50", "--no-figures", *style]
+    argv = [str(path), "--cluster", "question", "--n-resamples", "50", "--no-figures", *style]
     line = _refused(capsys, "battles", argv, tmp_path / "o", "at least 2 clusters", "--cluster")
     assert "form 1" in line
 
@@ -66,7 +66,7 @@ def test_a_cluster_bootstrap_over_one_cluster_is_refused(tmp_path, capsys, style
 def test_few_clusters_warn_and_the_warning_is_recorded(tmp_path, capsys):
     path, _ = _battles(tmp_path, [f"q{k % 4}" for k in range(300)])
     out = tmp_path / "o"
-    argv = [str(path), "--cluster", "question", "--bootstrap", "30", "--no-figures"]
+    argv = [str(path), "--cluster", "question", "--n-resamples", "30", "--no-figures"]
     code, _, err = run(["battles", *argv, "--out", str(out)], capsys)
     assert code == 0, err
     assert "rankstats battles: warning: the bootstrap over clusters (question) has only 4" in err
@@ -76,11 +76,11 @@ def test_few_clusters_warn_and_the_warning_is_recorded(tmp_path, capsys):
 # ---------------------------------------------------------------------------- covariates
 def test_collinear_style_covariates_are_named_not_blamed_on_ties(tmp_path, capsys):
     path, _ = _battles(tmp_path, [f"q{k}" for k in range(400)])
-    argv = [str(path), "--covariate", "z0", "--covariate", "z1", "--bootstrap", "0"]
+    argv = [str(path), "--battle-covariate", "z0", "--battle-covariate", "z1", "--n-resamples", "0"]
     line = _refused(capsys, "battles", [*argv, "--no-figures"], tmp_path / "o", "collinear")
     assert "'z0', 'z1' and the order effect" in line and "--no-order-effect" in line
     assert "ties" not in line  # it was blamed on ties and the order effect's size
-    raw = [str(path), "--covariate", "z0", "--covariate", "z2", "--bootstrap", "0"]
+    raw = [str(path), "--battle-covariate", "z0", "--battle-covariate", "z2", "--n-resamples", "0"]
     code, _, err = run(["battles", *raw, "--no-figures", "--out", str(tmp_path / "r")], capsys)
     assert code == 0, err
 
@@ -103,13 +103,15 @@ def test_system_covariates_on_a_raw_scale_fit_and_collinear_ones_are_named(tmp_p
         tmp_path, {"flops": lambda n: flops[:n], "open": lambda n: np.arange(n) % 2}
     )
     code, _, err = run(
-        ["fit", *FIT, "--covariates", str(raw), "--out", str(tmp_path / "a")], capsys
+        ["fit", *FIT, "--system-covariates", str(raw), "--out", str(tmp_path / "a")], capsys
     )
     assert code == 0, err
     both = _system_covariates(
         tmp_path, {"flops": lambda n: flops[:n], "twice": lambda n: 2 * flops[:n]}
     )
-    line = _refused(capsys, "fit", [*FIT, "--covariates", str(both)], tmp_path / "b", "collinear")
+    line = _refused(
+        capsys, "fit", [*FIT, "--system-covariates", str(both)], tmp_path / "b", "collinear"
+    )
     assert "'flops', 'twice'" in line
 
 
@@ -124,7 +126,7 @@ def test_system_covariates_on_a_raw_scale_fit_and_collinear_ones_are_named(tmp_p
 def test_a_bad_covariates_file_exits_2(tmp_path, capsys, text, needles):
     path = tmp_path / "covariates.csv"
     path.write_text(text)
-    _refused(capsys, "fit", [*FIT, "--covariates", str(path)], tmp_path / "o", *needles)
+    _refused(capsys, "fit", [*FIT, "--system-covariates", str(path)], tmp_path / "o", *needles)
 
 
 # ---------------------------------------------------------------------------- preferences
@@ -160,7 +162,7 @@ def test_bad_preferences_exit_2(tmp_path, capsys, text, extra, needles):
 
 # ---------------------------------------------------------------------------- power, PrefLib
 def test_power_beyond_memory_is_refused_with_advice_valid_for_power(tmp_path, capsys):
-    argv = ["--instances", "1000000000", "--replications", "10"]
+    argv = ["--instances", "1000000000", "--n-replications", "10"]
     line = _refused(capsys, "power", argv, tmp_path / "o", "instances", "--ignore-memory-check")
     assert "--stream" not in line
 
@@ -185,5 +187,5 @@ def test_the_tree_reads_its_covariates_with_the_same_refusals(tmp_path, capsys):
         ("task,kind\nt0,x\nt0 ,y\n", ("task names that differ only", "(line 3)")),
     ):
         covariates.write_text(text)
-        argv = [str(scores), "--covariates", str(covariates)]
+        argv = [str(scores), "--ranker-covariates", str(covariates)]
         _refused(capsys, "tree", argv, tmp_path / "o", *needles)

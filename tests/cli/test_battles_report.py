@@ -37,8 +37,15 @@ def log_file(tmp_path_factory):
 
 def test_report_with_covariates(log_file, tmp_path, capsys):
     out, report = tmp_path / "out", tmp_path / "report"
-    argv = ["battles", str(log_file), "--covariate", "length=len_a,len_b", "--cluster", "prompt"]
-    argv += ["--bootstrap", "30", "--no-figures", "--out", str(out), "--report", str(report)]
+    argv = [
+        "battles",
+        str(log_file),
+        "--battle-covariate",
+        "length=len_a,len_b",
+        "--cluster",
+        "prompt",
+    ]
+    argv += ["--n-resamples", "30", "--no-figures", "--out", str(out), "--report", str(report)]
     code, printed, err = run([*argv, "--title", "Arena <b>"], capsys)
     assert code == 0, err
     assert f"report: {report / 'report.html'}" in printed
@@ -75,7 +82,7 @@ def test_bad_report_options(log_file, tmp_path, capsys, extra, needle):
     (tmp_path / "foreign" / "notes.txt").write_text("mine")
     paths = {"out": out, "file": tmp_path / "a_file", "foreign": tmp_path / "foreign"}
     extra = [e.format(**paths) for e in extra]
-    argv = ["battles", str(log_file), "--bootstrap", "0", "--no-figures", "--out", str(out)]
+    argv = ["battles", str(log_file), "--n-resamples", "0", "--no-figures", "--out", str(out)]
     code, _, err = run([*argv, *extra], capsys)
     assert code == 2
     one_error_line(err, "battles", needle, forbidden=("out=", "title="))
@@ -89,7 +96,7 @@ def test_a_failing_report_leaves_both_directories(log_file, tmp_path, capsys, mo
     import rankstats._util.atomic as atomic
 
     atomic._FAIL_COUNTS.clear()
-    argv = ["battles", str(log_file), "--bootstrap", "0", "--no-figures"]
+    argv = ["battles", str(log_file), "--n-resamples", "0", "--no-figures"]
     code, _, err = run([*argv, "--out", str(out), "--report", str(report)], capsys)
     atomic._FAIL_COUNTS.clear()
     assert code != 0 and "No space left" in err

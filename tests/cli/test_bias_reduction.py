@@ -76,6 +76,6 @@ def test_battles_bias_reduction(tmp_path, capsys):
     written = pd.read_csv(out / "ratings.csv").set_index("model")["rating"]
     expected = fit.table().set_index("model")["rating"]
     pd.testing.assert_series_equal(written[expected.index], expected, atol=0.05)
-    code, _, err = run([*argv[:-2], "--bootstrap", "10", "--out", str(tmp_path / "b")], capsys)
+    code, _, err = run([*argv[:-2], "--n-resamples", "10", "--out", str(tmp_path / "b")], capsys)
     assert code == 2
-    one_error_line(err, "battles", "--bias-reduction", "--bootstrap 10")
+    one_error_line(err, "battles", "--bias-reduction", "--n-resamples 10")

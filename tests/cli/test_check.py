@@ -74,7 +74,7 @@ def test_check_automl_failed_runs_and_folds(tmp_path, capsys):
     )
     printed = capsys.readouterr().out
     assert f"{raw['score'].isna().sum()} of {len(raw)} scores are missing" in printed  # 47, 2730
-    assert "the instance column is named 'fold'" in printed and "--level task" in printed
+    assert "the instance column is named 'fold'" in printed and "--by task" in printed
     findings = json.loads((out / "check.json").read_text())["findings"]
     (folds,) = [f for f in findings if f["kind"] == "folds"]
     assert folds["severity"] == "warning"

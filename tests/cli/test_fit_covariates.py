@@ -1,4 +1,4 @@
-"""``rankstats fit --covariates FILE [--random-effect]``: the coefficients written equal the
+"""``rankstats fit --system-covariates FILE [--random-effect]``: the coefficients written equal the
 library's fit, and every misuse is one error line with exit code 2, before any fitting."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from cli_run import one_error_line, run
+from scipy import stats
 
 import rankstats as rs
 
@@ -25,7 +26,7 @@ def covariates_file(tmp_path):
 def test_the_coefficients_written_are_the_fit(tmp_path, capsys, covariates_file) -> None:
     path, table = covariates_file
     out = tmp_path / "out"
-    argv = ["fit", "--dataset", "xtreme", "--method", "mle", "--covariates", str(path)]
+    argv = ["fit", "--dataset", "xtreme", "--method", "mle", "--system-covariates", str(path)]
     code, stdout, err = run([*argv, "--random-effect", "--out", str(out), "--no-figures"], capsys)
     assert code == 0, err
     written = pd.read_csv(out / "pl_coefficients.csv").set_index("parameter")
@@ -37,7 +38,11 @@ def test_the_coefficients_written_are_the_fit(tmp_path, capsys, covariates_file)
     for name in written.index:
         assert written.loc[name, "estimate"] == pytest.approx(fit.parameters[name], abs=1e-9)
         assert written.loc[name, "se"] == pytest.approx(fit.parameters[f"{name}_se"], abs=1e-9)
-    assert "--covariates size, --random-effect" in stdout
+        wald = stats.norm.interval(
+            0.95, loc=fit.parameters[name], scale=fit.parameters[f"{name}_se"]
+        )
+        assert written.loc[name, ["low", "high"]].tolist() == pytest.approx(wald, abs=1e-9)
+    assert "--system-covariates size, --random-effect" in stdout
 
 
 def test_the_random_effect_by_pql(tmp_path, capsys, covariates_file) -> None:
@@ -46,7 +51,7 @@ def test_the_random_effect_by_pql(tmp_path, capsys, covariates_file) -> None:
     path, table = covariates_file
     out = tmp_path / "out"
     argv = ["fit", "--dataset", "xtreme", "--model", "bt", "--method", "pql"]
-    argv += ["--covariates", str(path), "--random-effect", "--out", str(out), "--no-figures"]
+    argv += ["--system-covariates", str(path), "--random-effect", "--out", str(out), "--no-figures"]
     code, stdout, err = run(argv, capsys)
     assert code == 0, err
     written = pd.read_csv(out / "bt_coefficients.csv").set_index("parameter")
@@ -64,8 +69,8 @@ def test_the_random_effect_by_pql(tmp_path, capsys, covariates_file) -> None:
     [
         (["--method", "pql", "--random-effect"], ["--method pql"]),
         (["--method", "pql"], ["--method pql", "--random-effect", "--method mle"]),
-        (["--model", "mallows"], ["--covariates", "pl/bt"]),
-        (["--method", "map"], ["--covariates", "mle or nuts"]),
+        (["--model", "mallows"], ["--system-covariates", "pl/bt"]),
+        (["--method", "map"], ["--system-covariates", "mle or nuts"]),
         (["--model", "pl", "bt", "--compare"], ["--compare", "compare_fits"]),
     ],
 )
@@ -74,7 +79,7 @@ def test_misuse_is_one_line(tmp_path, capsys, covariates_file, extra, needles) -
     out = tmp_path / "out"
     argv = ["fit", "--dataset", "xtreme", "--out", str(out), *extra]
     if extra[:3] != ["--method", "pql", "--random-effect"]:
-        argv += ["--covariates", str(path)]
+        argv += ["--system-covariates", str(path)]
     else:  # --method pql with --compare (which takes no --random-effect) and --kfold
         argv = ["fit", "--dataset", "xtreme", "--out", str(out), "--model", "pl", "bt"]
         argv += ["--compare", "--kfold", "2", "--method", "pql"]
@@ -89,15 +94,17 @@ def test_bad_files_are_named(tmp_path, capsys) -> None:
     bad.write_text("system,size\nXLM-R,1.5\nmT5,big\n")
     out = tmp_path / "out"
     argv = ["fit", "--dataset", "xtreme", "--method", "mle", "--out", str(out)]
-    code, _, err = run([*argv, "--covariates", str(bad)], capsys)
+    code, _, err = run([*argv, "--system-covariates", str(bad)], capsys)
     assert code == 2
     one_error_line(err, "fit", "bad.csv", "line 3", "'size'", "'big'")
-    code, _, err = run([*argv, "--covariates", str(bad), "--covariate-columns", "age"], capsys)
+    code, _, err = run(
+        [*argv, "--system-covariates", str(bad), "--covariate-columns", "age"], capsys
+    )
     assert code == 2
     one_error_line(err, "fit", "no covariate column 'age'", "--covariate-columns")
     unknown = tmp_path / "unknown.csv"
     unknown.write_text("system,size\nnobody,1.5\n")
-    code, _, err = run([*argv, "--covariates", str(unknown)], capsys)
+    code, _, err = run([*argv, "--system-covariates", str(unknown)], capsys)
     assert code == 2
     one_error_line(err, "fit", "'nobody'")
     assert not out.exists()

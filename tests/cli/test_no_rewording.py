@@ -76,5 +76,5 @@ def test_the_handler_prints_the_flags_of_an_advice():
     )
     assert str(err) == "pass missing='complete-case' (or raise min_coverage)"
     assert spoken(err) == "pass --missing complete-case (or raise --min-coverage)"
-    assert spoken(AdviceWarning("use {level}", level="instance")) == "use --level instance"
+    assert spoken(AdviceWarning("use {level}", level="instance")) == "use --by instance"
     assert spoken(ValueError("as it is")) == "as it is"

@@ -24,9 +24,9 @@ COMMANDS = [
     ["robustness", "--experiment", "colombo2022-scaling"],
     ["kemeny", "--dataset", "glue"],
     ["fit", "--dataset", "glue", "--model", "pl", "--method", "mle"],
-    ["tree", "--dataset", "glue", "--covariates", "covariates.csv"],
+    ["tree", "--dataset", "glue", "--ranker-covariates", "covariates.csv"],
     ["simulate", "--partitions", "2", "--instances", "3"],
-    ["power", "--replications", "2"],
+    ["power", "--n-replications", "2"],
 ]
 
 
@@ -98,7 +98,7 @@ def test_library_report_names_out(tmp_path):
     from rankstats.errors import OutputError
 
     target = f"{_unwritable()}/rankstats-report"
-    with pytest.raises(OutputError, match=f"out= {target}: cannot write in"):
+    with pytest.raises(OutputError, match=f"out='{target}': cannot write in"):
         rs.report(rs.load_dataset("glue"), out=target)
 
 
@@ -118,9 +118,10 @@ def test_failure_after_the_check_still_names_the_path(tmp_path, monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(tempfile, "mkdtemp", failing)
-    with pytest.raises(OutputError, match=r"--out .*out: cannot write in .*Read-only file system"):
+    with pytest.raises(OutputError, match=r"out='.*out': cannot write in .*Read-only") as err:
         with output_dir(tmp_path / "out"):
             pass
+    assert err.value.cli().startswith(f"--out {tmp_path / 'out'}: cannot write in")
     assert list(tmp_path.iterdir()) == []
 
 

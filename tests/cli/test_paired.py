@@ -17,7 +17,7 @@ def test_cli(tmp_path, capsys):
                 "dialogue_tc",
                 "--task",
                 "BLEU",
-                "--bootstrap",
+                "--n-resamples",
                 "200",
                 "--out",
                 str(tmp_path),
@@ -39,7 +39,7 @@ def test_cli(tmp_path, capsys):
 
     wide = data_path("pairformance_dialogue_tc_moverscore.csv.gz")
     out_dir = tmp_path / "pf"
-    args = ["paired", str(wide), "--systems-as-columns", "--bootstrap", "100"]
+    args = ["paired", str(wide), "--systems-as-columns", "--n-resamples", "100"]
     args += ["--pair", "M1", "M0", "--out", str(out_dir)]
     assert main(args) == 0
     pairs = pd.read_csv(out_dir / "pairs.csv")
@@ -52,7 +52,7 @@ def test_cli(tmp_path, capsys):
     long.to_csv(tmp_path / "long.csv", index=False)
     args = ["paired", str(tmp_path / "long.csv"), "--task-column", "metric", "--instance"]
     args += ["instance", "--task", "ROUGE_L", "--no-figures", "--out", str(tmp_path / "l")]
-    assert main([*args, "--bootstrap", "50"]) == 0
+    assert main([*args, "--n-resamples", "50"]) == 0
     assert "ROUGE_L" in capsys.readouterr().out
     assert (
         main(["paired", "--dataset", "dialogue_tc", "--task", "nope", "--out", str(tmp_path)]) == 2

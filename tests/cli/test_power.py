@@ -36,7 +36,7 @@ def test_power_writes_the_library_s_tables(tmp_path, capsys) -> None:
         "--pair",
         "sys04",
         "sys03",
-        "--replications",
+        "--n-replications",
         "300",
         "--out",
         str(out),
@@ -83,7 +83,7 @@ def test_sample_size_writes_the_curve_and_figure(tmp_path, capsys) -> None:
         "100",
         "200",
         "400",
-        "--replications",
+        "--n-replications",
         "200",
         "--out",
         str(out),
@@ -108,7 +108,7 @@ def test_accuracies_give_card_s_design(tmp_path, capsys) -> None:
         "500",
         "--tests",
         "mcnemar",
-        "--replications",
+        "--n-replications",
         "400",
         "--out",
         str(tmp_path / "acc"),
@@ -133,7 +133,7 @@ def test_a_pilot_calibrates_the_design(tmp_path, capsys) -> None:
         "BERTScore",
         "--tests",
         "t",
-        "--replications",
+        "--n-replications",
         "200",
         "--out",
         str(tmp_path / "pilot"),
@@ -165,7 +165,7 @@ def test_a_pilot_calibrates_the_design(tmp_path, capsys) -> None:
         "0.8",
         "--refine",
         "0",
-        "--replications",
+        "--n-replications",
         "100",
         "--out",
         str(tmp_path / "mde"),
@@ -186,7 +186,7 @@ def test_report_power_section(tmp_path, capsys) -> None:
         "report",
         str(path),
         "--power",
-        "--power-replications",
+        "--n-replications",
         "50",
         "--out",
         str(tmp_path / "rep"),
@@ -210,8 +210,8 @@ def test_report_power_section(tmp_path, capsys) -> None:
         (["--target", "pair"], ["--target needs --target-power"]),
         (["--target-power", "0.8", "--tests", "sign", "--target", "pair"], ["--pair"]),
         (["--sizes", "10", "5", "--target-power", "0.8"], ["increase"]),
-        (["--level", "task"], ["n_tasks"]),
-        (["--jobs", "0"], ["--jobs"]),
+        (["--by", "task"], ["n_tasks"]),
+        (["--n-jobs", "0"], ["--n-jobs"]),
         (["--alpha", "2"], ["--alpha"]),
         (["--tests", "mcnemar"], ["--accuracies"]),
         (["--accuracies", "0.7", "0.8", "--phi", "0.3"], ["--phi cannot be given"]),
@@ -221,7 +221,7 @@ def test_report_power_section(tmp_path, capsys) -> None:
         (["--dataset", "summeval", "--phi", "0.3"], ["--phi cannot be given"]),
         (["--metric", "BERTScore"], ["give a pilot"]),
         (["--dataset", "summeval", "--metric", "nope"], ["unknown task"]),
-        (["--systems", "400", "--replications", "200000"], ["--ignore-memory-check"]),
+        (["--systems", "400", "--n-replications", "200000"], ["--ignore-memory-check"]),
         (["--models", "5", "--instances", "100"], ["battle design", "--instances"]),
         (["--tests", "battles", "hoeffding"], ["battle logs"]),
         (["--models", "5", "--tests", "sign"], ["--tests sign"]),
@@ -244,7 +244,7 @@ def test_bad_input_is_one_line(tmp_path, capsys, argv, needles) -> None:
 def test_a_battle_design_writes_the_library_s_tables(tmp_path, capsys) -> None:
     out = tmp_path / "battles"
     argv = ["power", "--models", "4", "--battles", "800", "--elo-step", "60", "--tie", "0"]
-    argv += ["--replications", "300", "--out", str(out)]
+    argv += ["--n-replications", "300", "--out", str(out)]
     code, stdout, _err = run(argv, capsys)
     assert code == 0
     res = rs.power(
@@ -262,7 +262,7 @@ def test_a_pilot_battle_log_sets_the_battle_design(tmp_path, capsys) -> None:
 
     path = battles_path("arena_hard")
     out = tmp_path / "pilot"
-    argv = ["power", "--battle-log", str(path), "--battles", "4000", "--replications", "200"]
+    argv = ["power", "--battle-log", str(path), "--battles", "4000", "--n-replications", "200"]
     code, stdout, err = run([*argv, "--out", str(out)], capsys)
     assert code == 0
     assert "fitted on a pilot of 2,136 battles" in stdout
@@ -274,5 +274,5 @@ def test_a_pilot_battle_log_sets_the_battle_design(tmp_path, capsys) -> None:
     frame["w"] = frame["w"].replace({"model_a": "a", "model_b": "b"})
     frame.to_csv(renamed, index=False)
     argv = ["power", "--battle-log", str(renamed), "--model-a", "first", "--winner", "w"]
-    code, stdout, _ = run([*argv, "--replications", "100", "--out", str(tmp_path / "r")], capsys)
+    code, stdout, _ = run([*argv, "--n-replications", "100", "--out", str(tmp_path / "r")], capsys)
     assert code == 0 and "fitted on a pilot of 2,136 battles" in stdout

@@ -60,7 +60,7 @@ def test_rank_own_file_instance_level(tmp_path, capsys):
     argv = [
         "rank",
         str(path),
-        "--level",
+        "--by",
         "instance",
         "--method",
         "borda2",
@@ -140,7 +140,7 @@ def test_rank_stream_equals_in_memory(tmp_path, capsys, method):
     whole, _ = _stream_files(tmp_path)
     columns = ["--system", "model", "--task", "metric", "--instance", "example"]
     common = [*columns, "--score", "value", "--lower-is-better", "task02", "--method", method]
-    common += ["--level", "instance", "--no-figures"]
+    common += ["--by", "instance", "--no-figures"]
     assert main(["rank", str(whole), *common, "--out", str(tmp_path / "memory")]) == 0
     memory_printed = capsys.readouterr().out
     runs = {
@@ -148,7 +148,7 @@ def test_rank_stream_equals_in_memory(tmp_path, capsys, method):
         "glob": [str(tmp_path / "parts" / "part*.parquet"), "--batch-rows", "16", "--progress"],
     }
     if method == "borda2":  # two local worker processes (their start costs ~1 s)
-        runs["workers"] = [str(tmp_path / "parts"), "--workers", "2"]
+        runs["workers"] = [str(tmp_path / "parts"), "--n-jobs", "2"]
     for label, source in runs.items():
         out = tmp_path / label
         assert main(["rank", *source, "--stream", *common, "--out", str(out)]) == 0
@@ -171,11 +171,11 @@ def test_rank_stream_errors(tmp_path, capsys):
     cols = ["--system", "model", "--task", "metric", "--instance", "example", "--score", "value"]
     assert main(["rank", str(whole), "--stream", "--method", "copeland", *cols]) == 2
     assert "supports --method mean, borda, borda2" in capsys.readouterr().err
-    assert main(["rank", str(whole), "--stream", "--level", "task", *cols]) == 2
-    assert "--level instance" in capsys.readouterr().err
+    assert main(["rank", str(whole), "--stream", "--by", "task", *cols]) == 2
+    assert "--by instance" in capsys.readouterr().err
     assert main(["rank", "--dataset", "glue", "--stream"]) == 2
     assert "not --dataset" in capsys.readouterr().err
-    assert main(["rank", str(whole), "--workers", "2", *cols]) == 2
+    assert main(["rank", str(whole), "--n-jobs", "2", *cols]) == 2
     assert "apply to --stream" in capsys.readouterr().err
     assert main(["rank", str(tmp_path / "nothing*.parquet"), "--stream", *cols]) == 2
     assert "no file matches" in capsys.readouterr().err

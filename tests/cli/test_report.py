@@ -53,16 +53,13 @@ def test_report_with_paired_section(tmp_path, capsys):
 def test_model_fits_are_announced_with_the_fit_estimate(capsys, monkeypatch):
     """`report --models` announces each sampled fit with the same estimate `rankstats fit`
     prints (one function, models.timing.fit_estimate); optimum fits are never announced."""
-    import argparse
-
     from rankstats.cli.report import _announce_models
     from rankstats.models import timing as _timing
     from rankstats.models.mallows.model import DRAWS, TUNE
 
     scores = rs.load_dataset("dialogue_tc")
     monkeypatch.setattr(_timing, "ANNOUNCE_FROM", 0.0)
-    args = argparse.Namespace(models=["pl", "mallows"], model_method="map", level=None)
-    _announce_models(args, scores)
+    _announce_models(["pl", "mallows"], "map", None, scores)
     lines = capsys.readouterr().out.splitlines()
     # dialogue_tc ranks every system in every instance, but the Mallows MAP is exact only for
     # untied rankings: its rankings have ties, so the report samples Mallows; PL is a MAP fit.
@@ -70,8 +67,7 @@ def test_model_fits_are_announced_with_the_fit_estimate(capsys, monkeypatch):
     expected = _timing.fit_estimate("mallows", rk, "mcmc", DRAWS, TUNE, 4)
     assert lines == [f"mallows: {expected}"]
     assert f"{rk.n_rankings} rankings × {rk.n_systems} systems" in expected
-    args.model_method = "nuts"
-    _announce_models(args, scores)
+    _announce_models(["pl", "mallows"], "nuts", None, scores)
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("pl: expected time: about ") and "cells" in first
 

@@ -85,7 +85,7 @@ def test_rank_matrix_and_orderings_files_give_the_report_of_the_same_rankings(
         (["--methods", "mean"], ["--methods mean", "needs scores"]),
         (["--methods", "borda", "median"], ["--methods median"]),
         (["--methods", "borda2"], ["--methods borda2", "needs tasks"]),
-        (["--level", "task"], ["--level"]),
+        (["--by", "task"], ["--by"]),
         (["--placeholders", "missing"], ["--placeholders"]),
         (["--lower-is-better", "alpha"], ["--lower-is-better"]),
         (["--format", "pairwise"], ["--format pairwise"]),

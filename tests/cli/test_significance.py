@@ -53,7 +53,7 @@ def _pairs_equal(written: pd.DataFrame, expected: pd.DataFrame) -> None:
 @pytest.mark.long
 def test_glue_writes_every_file_and_the_numbers_match(tmp_path, capsys):
     out = tmp_path / "sig"
-    argv = ["significance", "--dataset", "glue", "--rope", "0.5", "--samples", "2000"]
+    argv = ["significance", "--dataset", "glue", "--rope", "0.5", "--signed-rank-draws", "2000"]
     assert main([*argv, "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     for name in FILES:
@@ -100,7 +100,7 @@ def test_glue_writes_every_file_and_the_numbers_match(tmp_path, capsys):
 
 def test_conover_with_an_adjustment_and_no_rank_sets(tmp_path, capsys):
     out = tmp_path / "sig"
-    argv = ["significance", "--dataset", "xtreme", "--posthoc", "conover", "--adjust"]
+    argv = ["significance", "--dataset", "xtreme", "--posthoc", "conover", "--correction"]
     assert main([*argv, "bonferroni", "--alpha", "0.1", "--no-rank-sets", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     ph = rs.posthoc(rs.load_dataset("xtreme"), method="conover", adjust="bonferroni", alpha=0.1)
@@ -125,7 +125,7 @@ def test_incomplete_blocks_refused_in_one_line(tmp_path, capsys):
 def test_complete_case_reports_what_was_dropped(tmp_path, capsys):
     out = tmp_path / "sig"
     argv = ["significance", "--dataset", "xtreme_missing", "--missing", "complete-case"]
-    assert main([*argv, "--marginal", "--boot", "200", "--out", str(out)]) == 0
+    assert main([*argv, "--marginal", "--n-resamples", "200", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "2 of 4 blocks dropped (incomplete): Classification, Question Answering" in printed
     summary = json.loads((out / "friedman.json").read_text())
@@ -157,11 +157,11 @@ def test_not_significant_is_said_and_files_still_written(tmp_path, capsys):
     [
         (["--alpha", "1.5"], "argument --alpha: expected a number strictly between 0 and 1"),
         (["--alpha", "0"], "argument --alpha"),
-        (["--boot", "99"], "argument --boot: expected an integer ≥ 100"),
+        (["--n-resamples", "99"], "argument --n-resamples: expected an integer ≥ 100"),
         (["--rope", "-0.1"], "argument --rope: expected a finite number ≥ 0"),
         (["--posthoc", "holm"], "use --posthoc wilcoxon-holm"),
         (["--posthoc", "tukey"], "expected one of nemenyi, conover, wilcoxon-holm"),
-        (["--adjust", "holm"], "--adjust applies to --posthoc conover and wilcoxon-holm"),
+        (["--correction", "holm"], "--correction applies to --posthoc conover and wilcoxon-holm"),
         (["--min-coverage", "0.5"], "--min-coverage applies with --missing complete-case"),
         (["--hierarchical"], "--hierarchical needs --rope R"),
         (["--draws", "500"], "--draws applies with --hierarchical --rope R"),
@@ -191,7 +191,7 @@ def test_the_issue_example_with_holm_names_the_right_spelling(tmp_path, capsys):
     assert _code([*argv, "--out", str(tmp_path / "sig")]) == 2
     err = capsys.readouterr().err
     assert "'holm' is a p-value adjustment, not a test" in err
-    assert "--posthoc conover --adjust holm" in err
+    assert "--posthoc conover --correction holm" in err
     # The suggested spelling works.
     argv[argv.index("holm")] = "wilcoxon-holm"
     assert main([*argv, "--no-rank-sets", "--out", str(tmp_path / "sig")]) == 0
@@ -256,7 +256,7 @@ def test_hierarchical_is_wired_to_the_adjacent_pairs(tmp_path, capsys, monkeypat
     argv = [
         "significance",
         str(_instance_table(tmp_path)),
-        "--level",
+        "--by",
         "instance",
         "--rope",
         "0.005",
@@ -359,7 +359,7 @@ def test_hierarchical_end_to_end_equals_the_library(tmp_path, capsys, monkeypatc
     argv = [
         "significance",
         str(path),
-        "--level",
+        "--by",
         "instance",
         "--rope",
         "0.005",

@@ -20,7 +20,7 @@ def test_cli_simulate_partitions(tmp_path, capsys):
 
     out = tmp_path / "bench"
     args = ["simulate", "--systems", "4", "--tasks", "3", "--instances", "50", "--out", str(out)]
-    assert main([*args, "--partitions", "2", "--missing", "0.3", "--format", "csv"]) == 0
+    assert main([*args, "--partitions", "2", "--missing-rate", "0.3", "--format", "csv"]) == 0
     assert "wrote 2 csv files" in capsys.readouterr().out
     frame = pd.concat([pd.read_csv(f) for f in sorted(out.glob("part-*.csv"))])
     assert len(frame) % 50 == 0 and frame["instance"].max() == 49

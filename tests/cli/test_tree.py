@@ -39,7 +39,7 @@ def test_tree_writes_the_library_tree(inputs, tmp_path, capsys):
     _, scores_file, covariates_file, covariates = inputs
     out = tmp_path / "out"
     code, printed, err = run(
-        ["tree", str(scores_file), "--covariates", str(covariates_file), "--out", str(out)],
+        ["tree", str(scores_file), "--ranker-covariates", str(covariates_file), "--out", str(out)],
         capsys,
     )
     assert code == 0, err
@@ -69,7 +69,7 @@ def test_tree_writes_the_library_tree(inputs, tmp_path, capsys):
 def test_user_errors_are_one_line(inputs, capsys, extra, needles):
     _, scores_file, covariates_file, _ = inputs
     code, _, err = run(
-        ["tree", str(scores_file), "--covariates", str(covariates_file), *extra], capsys
+        ["tree", str(scores_file), "--ranker-covariates", str(covariates_file), *extra], capsys
     )
     assert code == 2
     one_error_line(err, "tree", *needles)
@@ -79,11 +79,11 @@ def test_a_task_without_covariates_is_named(inputs, tmp_path, capsys):
     _, scores_file, _, covariates = inputs
     partial = tmp_path / "partial.csv"
     covariates.iloc[1:].to_csv(partial, index=False)
-    code, _, err = run(["tree", str(scores_file), "--covariates", str(partial)], capsys)
+    code, _, err = run(["tree", str(scores_file), "--ranker-covariates", str(partial)], capsys)
     assert code == 2
     one_error_line(err, "tree", "'task 0'", "no row")
     missing = tmp_path / "missing.csv"
-    code, _, err = run(["tree", str(scores_file), "--covariates", str(missing)], capsys)
+    code, _, err = run(["tree", str(scores_file), "--ranker-covariates", str(missing)], capsys)
     assert code == 2
     one_error_line(err, "tree", "no such file")
 
@@ -99,7 +99,7 @@ def test_categorical_columns_add_to_the_text_columns(inputs, tmp_path, capsys):
         [
             "tree",
             str(scores_file),
-            "--covariates",
+            "--ranker-covariates",
             str(path),
             "--categorical",
             "year",
@@ -121,7 +121,7 @@ def test_a_bad_cell_of_a_numeric_covariate_is_named(inputs, tmp_path, capsys, ce
     bad.loc[4, "noise"] = cell
     path = tmp_path / "bad.csv"
     bad.to_csv(path, index=False)
-    code, _, err = run(["tree", str(scores_file), "--covariates", str(path)], capsys)
+    code, _, err = run(["tree", str(scores_file), "--ranker-covariates", str(path)], capsys)
     assert code == 2
     one_error_line(err, "tree", "'noise'", "line 6", "'task 4'", repr(cell), "--categorical noise")
 
@@ -158,7 +158,9 @@ def test_a_rankings_file_with_several_rankings_per_ranker(tmp_path, capsys):
     path, farmers, rows, covariates = _orderings_file(tmp_path, np.random.default_rng(3))
     out = tmp_path / "out"
     command = ["tree", str(path), "--format", "orderings", "--ranker", "farmer"]
-    code, printed, err = run([*command, "--covariates", str(farmers), "--out", str(out)], capsys)
+    code, printed, err = run(
+        [*command, "--ranker-covariates", str(farmers), "--out", str(out)], capsys
+    )
     assert code == 0, err
     assert "360 rankings (orderings file)" in printed and "120 rankers" in printed
     orders = [[s for s in row[1:] if s] for row in rows]
@@ -180,7 +182,7 @@ def test_paired_data_are_refused_in_one_line(tmp_path, capsys):
     covariates = tmp_path / "c.csv"
     covariates.write_text("ranker,x\n1,2\n")
     code, _, err = run(
-        ["tree", str(path), "--format", "pairwise", "--covariates", str(covariates)], capsys
+        ["tree", str(path), "--format", "pairwise", "--ranker-covariates", str(covariates)], capsys
     )
     assert code == 2
     one_error_line(err, "tree", "--format pairwise", "rank-matrix")
@@ -221,7 +223,7 @@ def test_beans_reproduces_plackettluce_pltree(tmp_path, capsys):
     code, printed, err = run(
         [
             "tree", str(orderings), "--format", "orderings", "--ranker", "farmer",
-            "--covariates", str(BEANS / "beans_raw.csv"), "--key", "farmer",
+            "--ranker-covariates", str(BEANS / "beans_raw.csv"), "--key", "farmer",
             "--covariate-columns", "season", "year", "maxTN", "--categorical", "year",
             "--min-size", "43", "--max-depth", "2", "--out", str(out),
         ],
@@ -256,13 +258,13 @@ def test_an_alpha_below_the_simulation_floor_is_refused(inputs, capsys):
     """With 2 covariates and 10,000 draws no adjusted supLM p-value is below 2/10,001: an
     alpha of 0.0001 could never split on the numeric covariate (refused); more draws can."""
     _, scores_file, covariates_file, _ = inputs
-    command = ["tree", str(scores_file), "--covariates", str(covariates_file)]
+    command = ["tree", str(scores_file), "--ranker-covariates", str(covariates_file)]
     code, _, err = run([*command, "--alpha", "0.0001"], capsys)
     assert code == 2
-    one_error_line(err, "tree", "--alpha 0.0001", "0.0002", "--n-draws")
+    one_error_line(err, "tree", "--alpha 0.0001", "0.0002", "--draws")
     with pytest.raises(ValueError, match=r"alpha=0\.0001 is not above 2 / \(n_draws \+ 1\)"):
         rs.models.rank_tree(
             rs.read_scores(scores_file), pd.read_csv(covariates_file, index_col=0), alpha=1e-4
         )
-    code, _, err = run([*command, "--alpha", "0.0001", "--n-draws", "30000"], capsys)
+    code, _, err = run([*command, "--alpha", "0.0001", "--draws", "30000"], capsys)
     assert code == 0, err

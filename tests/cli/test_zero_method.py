@@ -66,7 +66,7 @@ def test_paired_passes_the_zero_method(tmp_path, capsys):
     wide.to_csv(path, index=False)
     out = tmp_path / "paired"
     argv = ["paired", str(path), "--systems-as-columns", "--zero-method", "zsplit"]
-    code, _, err = run([*argv, "--bootstrap", "20", "--no-figures", "--out", str(out)], capsys)
+    code, _, err = run([*argv, "--n-resamples", "20", "--no-figures", "--out", str(out)], capsys)
     assert code == 0, err
     assert json.loads((out / "summary.json").read_text())["parameters"]["zero_method"] == "zsplit"
     pairs = pd.read_csv(out / "pairs.csv")
@@ -118,7 +118,7 @@ def test_power_passes_the_zero_method(tmp_path, capsys):
     import rankstats as rs
 
     out = tmp_path / "power"
-    argv = [*POWER, "--tests", "wilcoxon", "--zero-method", "zsplit", "--replications", "100"]
+    argv = [*POWER, "--tests", "wilcoxon", "--zero-method", "zsplit", "--n-replications", "100"]
     code, printed, err = run([*argv, "--seed", "5", "--out", str(out)], capsys)
     assert code == 0, err
     assert "with the ranks of zero differences split" in printed
@@ -142,7 +142,7 @@ def test_power_passes_the_zero_method(tmp_path, capsys):
 )
 def test_power_refuses_a_bad_zero_method(extra, needles, tmp_path, capsys):
     out = tmp_path / "power"
-    code, _, err = run(["power", *extra, "--replications", "10", "--out", str(out)], capsys)
+    code, _, err = run(["power", *extra, "--n-replications", "10", "--out", str(out)], capsys)
     assert code == 2, err
     one_error_line(err, "power", *needles, forbidden=["zero_method"])
     assert not out.exists()

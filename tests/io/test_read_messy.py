@@ -188,7 +188,7 @@ def test_instance_column_is_recognised_and_kept_as_text(corpus):
 
 
 def test_simulated_parquet_is_read_at_instance_level(tmp_path):
-    """``simulate --out b.parquet`` then ``rank b.parquet --level instance``: no --instance."""
+    """``simulate --out b.parquet`` then ``rank b.parquet --by instance``: no --instance."""
     sim = rs.simulate.gumbel(4, 2, 5, seed=1)
     path = sim.to_parquet(tmp_path / "b.parquet")[0]
     scores = rs.read_scores(path)

@@ -223,6 +223,10 @@ def test_the_posterior_with_covariates_and_a_random_effect() -> None:
     for name, within in (("beta: x", 0.5), ("own: s0", 0.5), ("sigma", 1.0)):
         gap = abs(posterior.parameters[name] - laplace.parameters[name])
         assert gap < within * posterior.parameters[f"{name}_se"], name
+    coefficients, draws = posterior.coefficients(0.9), posterior.draws()
+    for name, values in (("beta: x", draws["beta"][:, 0]), ("sigma", draws["sigma"])):
+        low, high = np.quantile(values, [0.05, 0.95])
+        assert coefficients.loc[name, ["low", "high"]].tolist() == pytest.approx([low, high])
     new = pd.DataFrame({"x": [1.2, -0.5]})
     by_posterior = rs.models.predict_worth(posterior, new)
     by_laplace = rs.models.predict_worth(laplace, new)

@@ -339,7 +339,7 @@ def test_cli_writes_the_key_of_its_figures(command, tmp_path, capsys):
         rename = dict(zip(models, names, strict=True))
         log = log.assign(model_a=log["model_a"].map(rename), model_b=log["model_b"].map(rename))
         log.to_csv(tmp_path / "b.csv", index=False)
-        argv = ["battles", str(tmp_path / "b.csv"), "--bootstrap", "20"]
+        argv = ["battles", str(tmp_path / "b.csv"), "--n-resamples", "20"]
         figures = {"intervals": names, "win_probability": names}
     else:
         rng = np.random.default_rng(6)
@@ -348,7 +348,7 @@ def test_cli_writes_the_key_of_its_figures(command, tmp_path, capsys):
         frame.to_csv(tmp_path / "s.csv", index=False)
         argv = [command, str(tmp_path / "s.csv"), "--instance", "instance"]
         if command == "paired":
-            argv += ["--bootstrap", "20", "--pair", names[0], names[3]]
+            argv += ["--n-resamples", "20", "--pair", names[0], names[3]]
             figures = {"matrix": names}
         else:
             argv += ["--method", "mle", "--model", "pl"]

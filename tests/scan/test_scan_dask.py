@@ -163,7 +163,7 @@ def test_cli_scheduler(client, tmp_path, capsys):
     df = _data(seed=9)
     path = tmp_path / "scores.parquet"
     df.to_parquet(path, row_group_size=50)
-    argv = ["rank", str(path), "--level", "instance", "--instance", "instance", "--no-figures"]
+    argv = ["rank", str(path), "--by", "instance", "--instance", "instance", "--no-figures"]
     assert main([*argv, "--out", str(tmp_path / "memory")]) == 0
     memory = capsys.readouterr().out.splitlines()[2:-1]
     address = client.scheduler.address

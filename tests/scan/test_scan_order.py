@@ -294,7 +294,7 @@ def test_cli_order(tmp_path, capsys, memory):
 
     df, _ = memory
     directory = _layout(df, tmp_path / "u", "parquet", "ungrouped")
-    argv = ["rank", str(directory), "--level", "instance", "--no-figures"]
+    argv = ["rank", str(directory), "--by", "instance", "--no-figures"]
     df.to_parquet(tmp_path / "whole.parquet", index=False)
     whole = ["rank", str(tmp_path / "whole.parquet"), *argv[2:]]
     with warnings.catch_warnings():

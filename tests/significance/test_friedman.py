@@ -182,3 +182,15 @@ def test_imputed_missing_scores_repr_and_dropped():
     text = repr(res)
     assert "T = " in text and "imputed expected ranks" in text and "mean imputed rank" in text
     assert "14 of 36 cells not evaluated" in text
+
+
+def test_the_decision_is_the_iman_davenport_f_against_its_critical_value():
+    """``significant(alpha)``: Demšar's F_F = 3.69 (df 3, 39) exceeds the 5 % critical value
+    2.85 he prints and not the 1 % one (``scipy.stats.f.ppf``): rejected at 0.05, not at 0.01."""
+    res = friedman(demsar_scores(break_voting_tie=True), tie_correction=False)  # as printed
+    assert stats.f.ppf(0.95, 3, 39) == pytest.approx(2.85, abs=0.005)
+    for alpha in (0.05, 0.01, 0.10, 0.001):
+        expected = bool(DEMSAR_FF > stats.f.ppf(1 - alpha, 3, 39))
+        assert res.significant(alpha) is expected, alpha
+    with pytest.raises(ValueError, match="alpha"):
+        res.significant(1.5)

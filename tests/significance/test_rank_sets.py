@@ -281,7 +281,7 @@ def test_arguments_and_few_blocks():
     with pytest.warns(DataWarning, match="only 10 blocks") as caught:
         rank_confidence_sets(table, n_boot=200)
     assert "level='instance'" in str(caught[0].message)
-    assert "--level instance" in caught[0].message.cli()
+    assert "--by instance" in caught[0].message.cli()
     for bad in ({"alpha": 0.0}, {"alpha": 1.5}, {"n_boot": 0}):
         with pytest.raises(ValueError):
             rank_confidence_sets(table, **bad)
@@ -292,7 +292,7 @@ def test_arguments_and_few_blocks():
 @pytest.mark.parametrize(("alpha", "smallest"), [(0.05, 200), (0.1, 100), (0.01, 1000)])
 def test_too_few_resamples_are_refused(alpha, smallest):
     """Issue 23, item 11: n_boot=1 gave "95 %" sets from one resample. The 1 − α quantile
-    needs ten draws beyond it: n_boot ≥ 10 / α, named in the message (CLI: --boot)."""
+    needs ten draws beyond it: n_boot ≥ 10 / α, named in the message (CLI: --n-resamples)."""
     from rankstats._util.advice import AdviceError
 
     table = pd.DataFrame(np.random.default_rng(0).normal(size=(40, 3)), columns=list("abc"))
@@ -300,7 +300,7 @@ def test_too_few_resamples_are_refused(alpha, smallest):
         with pytest.raises(AdviceError, match=f"n_boot of {n_boot} resamples is too few") as err:
             rank_confidence_sets(table, alpha=alpha, n_boot=n_boot)
         assert f"at least {smallest} resamples" in str(err.value)
-        assert err.value.cli().startswith(f"--boot of {n_boot}")
+        assert err.value.cli().startswith(f"--n-resamples of {n_boot}")
     rank_confidence_sets(table, alpha=alpha, n_boot=smallest)  # accepted
 
 

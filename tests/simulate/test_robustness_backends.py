@@ -58,7 +58,7 @@ def test_local_dask_cluster_gives_the_same_table(reference_table, tmp_path, monk
     monkeypatch.setitem(mod.PRESETS, "colombo2022-manipulation", preset)
     cli = ["robustness", "--experiment", "colombo2022-manipulation", "--seed", "11"]
     assert main([*cli, "--out", str(tmp_path / "serial")]) == 0
-    assert main([*cli, "--jobs", "2", "--backend", "joblib", "--out", str(tmp_path / "jl")]) == 0
+    assert main([*cli, "--n-jobs", "2", "--backend", "joblib", "--out", str(tmp_path / "jl")]) == 0
     with (
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None

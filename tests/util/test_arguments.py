@@ -67,7 +67,7 @@ def test_good_values_come_back_as_plain_python_numbers():
 def test_the_command_line_spells_the_parameter_as_its_flag():
     with pytest.raises(AdviceError) as caught:
         arguments.count("n_boot", 0)
-    assert caught.value.cli().startswith("--boot must be an integer")
+    assert caught.value.cli().startswith("--n-resamples must be an integer")
     assert str(caught.value).startswith("n_boot must be an integer")
 
 
@@ -81,6 +81,7 @@ BAD = {
     "delta": PROBABILITY,
     "confidence": PROBABILITY,
     "prob": PROBABILITY,
+    "ci_prob": PROBABILITY,
     "level": ["bogus", 3],
     "min_coverage": [-0.1, 1.5, "0.5"],
     "n_boot": COUNT,
@@ -236,6 +237,7 @@ INSTANCES = {
     ),
     "Calibration": lambda: rs.calibrate(_scores()),
     "Comparison": lambda: rs.compare(rs.pairwise(_scores()), _pl_fit()),
+    "FriedmanResult": lambda: rs.friedman(_scores()),
     "models.Fit": _pl_fit,
     "models.MallowsFit": lambda: rs.models.Mallows().fit(_rankings(), method="map"),
     "models.QuasiVariances": lambda: rs.models.quasi_variances(np.eye(3) + 0.5),

@@ -3,25 +3,31 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
-from rankstats.cli.options.shared import add_output_argument, at_least, finite, probability
+from rankstats.cli.options.groups import McmcOptions, OutputOptions
+from rankstats.cli.options.shared import (
+    add_battle_columns,
+    add_confidence_level_argument,
+    add_figures_argument,
+    add_mcmc_arguments,
+    add_n_resamples_argument,
+    add_output_argument,
+    add_progress_argument,
+    add_seed_argument,
+    add_text_file_arguments,
+    finite,
+)
+from rankstats.cli.usage import renamed
 
 HELP = "Bradley–Terry ratings of pairwise battles (model_a, model_b, winner), with intervals"
-EXAMPLE = "rankstats battles battles.parquet --bootstrap 1000 --anchor gpt-4-0613 --out arena-out"
+EXAMPLE = "rankstats battles battles.parquet --n-resamples 1000 --anchor gpt-4-0613 --out arena-out"
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="battle log: CSV, TSV, Parquet, JSON (lines)")
-    parser.add_argument("--model-a", default="model_a", metavar="COL", help="model shown first")
-    parser.add_argument("--model-b", default="model_b", metavar="COL", help="model shown second")
-    parser.add_argument(
-        "--winner",
-        default="winner",
-        metavar="COL",
-        help="winner column: a / model_a, b / model_b, tie, both-bad / tie (bothbad)",
-    )
-    parser.add_argument("--sep", default=None, help="delimiter of a text file (default: sniffed)")
-    parser.add_argument("--encoding", default="utf-8", help="encoding of a text file")
+    add_battle_columns(parser)
+    add_text_file_arguments(parser)
     parser.add_argument(
         "--both-bad",
         choices=["tie", "drop"],
@@ -59,8 +65,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="column grouping battles that are not independent (e.g. question_id when each "
         "question is judged several times): the bootstrap resamples clusters, not battles",
     )
-    parser.add_argument(
-        "--covariate",
+    renamed(
+        parser,
+        "--battle-covariate",
+        old=("--covariate",),
         action="append",
         default=None,
         metavar="NAME[=COL|=COL_A,COL_B]",
@@ -71,15 +79,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-standardize",
         action="store_true",
-        help="--covariate: fit the covariates as given (default: divided by their standard "
+        help="--battle-covariate: fit the covariates as given (default: divided by their standard "
         "deviation, effects per standard deviation)",
     )
-    parser.add_argument(
-        "--bootstrap",
-        type=at_least(0),
-        default=None,
-        help="bootstrap replicates (default 1000; none with --bias-reduction)",
-    )
+    add_n_resamples_argument(parser, None, 0, " (default 1000; none with --bias-reduction)")
     parser.add_argument(
         "--bias-reduction",
         action="store_true",
@@ -89,21 +92,16 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--posterior", action="store_true", help="also sample the posterior (PyMC NUTS; slower)"
     )
-    parser.add_argument(
-        "--draws", type=at_least(1), default=1000, help="--posterior: draws per chain (1000)"
-    )
-    parser.add_argument(
-        "--tune", type=at_least(0), default=1000, help="--posterior: tuning steps per chain (1000)"
-    )
-    parser.add_argument("--chains", type=at_least(1), default=4, help="--posterior: chains (4)")
-    parser.add_argument("--confidence", type=probability, default=0.95, help="level (default 0.95)")
+    add_mcmc_arguments(parser, 1000, 1000, 0, "--posterior")
+    add_confidence_level_argument(parser, "intervals")
     parser.add_argument("--anchor", default=None, metavar="MODEL", help="model fixed at --rating")
     parser.add_argument(
         "--rating", type=finite, default=1000.0, help="rating of --anchor, or the mean (1000)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_seed_argument(parser)
     add_output_argument(parser, "battles-out", "ratings.csv/.tex, the figures, win_probability.csv")
-    parser.add_argument("--no-figures", action="store_true", help="skip the figures")
+    add_figures_argument(parser)
+    add_progress_argument(parser)
     rep = parser.add_argument_group("paper-ready report (with --report)")
     rep.add_argument(
         "--report",
@@ -116,3 +114,33 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     rep.add_argument(
         "--title", default=None, help="--report: title of the report (default: the file name)"
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The options of ``rankstats battles``."""
+
+    file: str
+    output: OutputOptions
+    mcmc: McmcOptions
+    model_a: str = "model_a"
+    model_b: str = "model_b"
+    winner: str = "winner"
+    sep: str | None = None
+    encoding: str = "utf-8"
+    both_bad: str = "tie"
+    ties: str = "davidson"
+    order_effect: bool | None = None
+    cluster: str | None = None
+    battle_covariate: list[str] | None = None
+    no_standardize: bool = False
+    n_resamples: int | None = None
+    bias_reduction: bool = False
+    posterior: bool = False
+    confidence_level: float = 0.95
+    anchor: str | None = None
+    rating: float = 1000.0
+    seed: int = 0
+    report: str | None = None
+    title: str | None = None
+    progress: bool | None = None

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
+from rankstats.cli.options.groups import InputOptions, OutputOptions
 from rankstats.cli.options.shared import add_input_arguments, add_output_argument
 
 HELP = "check a score table before any analysis: placeholders, aggregate columns, scales, folds"
@@ -16,3 +18,11 @@ EXAMPLE = (
 def arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
     add_output_argument(parser, "rankstats-check", "check.json and check.csv")
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The options of ``rankstats check``."""
+
+    input: InputOptions
+    output: OutputOptions

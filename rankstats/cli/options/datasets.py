@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 HELP = "list the bundled data sets"
 EXAMPLE = "rankstats datasets"
@@ -10,3 +11,8 @@ EXAMPLE = "rankstats datasets"
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     pass
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """``rankstats datasets`` has no options."""

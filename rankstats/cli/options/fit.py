@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
+from rankstats.cli.options.groups import (
+    InputOptions,
+    McmcOptions,
+    OutputOptions,
+    RankingsFileOptions,
+)
 from rankstats.cli.options.shared import (
+    add_covariate_columns_argument,
+    add_figures_argument,
     add_input_arguments,
+    add_mcmc_arguments,
     add_output_argument,
+    add_progress_argument,
     add_rankings_file_arguments,
+    add_seed_argument,
     at_least,
     positive,
     probability,
 )
+from rankstats.cli.usage import renamed
 from rankstats.datasets import PAIRED, PREFERENCES, RANKINGS
 
 #: :data:`rankstats.models.DISTANCES`, Kendall first (the default), written out: this module is
@@ -31,7 +44,7 @@ EXAMPLE = (
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser, level=True)
+    add_input_arguments(parser, by=True)
     add_rankings_file_arguments(parser)
     parser.add_argument(
         "--rankings", choices=sorted(RANKINGS), help="a bundled classic ranking data set instead"
@@ -161,8 +174,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "sub-rankings (default) or top-k lists (ranked systems beat all unranked ones; "
         "mallows: Metropolis–Hastings)",
     )
-    parser.add_argument(
-        "--covariates",
+    renamed(
+        parser,
+        "--system-covariates",
+        old=("--covariates",),
         default=None,
         metavar="FILE",
         help="pl/bt: system covariates, a CSV table with the system names in its first column "
@@ -171,18 +186,12 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "--random-effect); the coefficients in "
         "<model>_coefficients.csv",
     )
-    parser.add_argument(
-        "--covariate-columns",
-        nargs="+",
-        default=None,
-        metavar="COLUMN",
-        help="with --covariates: the columns to use (default: every column after the first)",
-    )
+    add_covariate_columns_argument(parser, "with --system-covariates, every column after the first")
     parser.add_argument(
         "--random-effect",
         action="store_true",
         help="pl/bt: add a system random effect u ~ N(0, σ²) to the log-worths (with or "
-        "without --covariates); σ by a Laplace approximation (--method mle), penalised "
+        "without --system-covariates); σ by a Laplace approximation (--method mle), penalised "
         "quasi-likelihood as BradleyTerry2's BTm (--method pql) or in the posterior (nuts)",
     )
     parser.add_argument(
@@ -190,7 +199,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="pl/bt with --method mle: Firth's bias-reduced estimate (the likelihood penalised "
         "by Jeffreys' prior, as BradleyTerry2's br = TRUE), finite when a system never wins or "
-        "never loses; with or without --covariates",
+        "never loses; with or without --system-covariates",
     )
     parser.add_argument(
         "--prior-scale",
@@ -198,21 +207,15 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default=1.0,
         help="pl/bt: σ of the ZeroSumNormal prior on the log-worths (default 1)",
     )
-    parser.add_argument(
-        "--draws",
-        type=at_least(1),
-        default=1000,
-        help="draws (NUTS) or sweeps (Mallows Gibbs) kept per chain (default 1000)",
-    )
-    parser.add_argument(
-        "--tune",
-        type=at_least(0),
-        default=None,
-        help="tuning steps (NUTS) or discarded sweeps (Mallows Gibbs) per chain (default 1000); "
-        "Mallows Metropolis–Hastings: discarded iterations (default 5000)",
-    )
-    parser.add_argument(
-        "--chains", type=at_least(1), default=4, help="independent chains (default 4)"
+    add_mcmc_arguments(
+        parser,
+        1000,
+        None,
+        0,
+        "",
+        tune_help="tuning steps (NUTS) or discarded sweeps (Mallows Gibbs) per chain (default "
+        "1000); Mallows Metropolis–Hastings: discarded iterations (default 5000)",
+        draws_help="draws (NUTS) or sweeps (Mallows Gibbs) kept per chain (default 1000)",
     )
     parser.add_argument(
         "--max-draws",
@@ -222,7 +225,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "--draws sweeps up to this many kept sweeps per chain (default 20 × --draws; "
         "= --draws: no extension)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_seed_argument(parser)
     parser.add_argument(
         "--sampler",
         choices=["auto", "pymc", "nutpie"],
@@ -238,13 +241,63 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="mallows: where the Gibbs sweeps run, the same draws either way: numba (about 10× "
         "faster, needs rankstats[fast]), numpy, or auto (default: numba when installed)",
     )
-    parser.add_argument(
-        "--prob", type=probability, default=0.95, help="interval probability (default 0.95)"
+    renamed(
+        parser,
+        "--ci-prob",
+        old=("--prob",),
+        type=probability,
+        default=0.95,
+        help="posterior mass (or Wald coverage) of the intervals (default 0.95)",
     )
     add_output_argument(parser, "rankstats-out", "the tables, the forest plot and the JSON")
     parser.add_argument("--save", metavar="DIR", help="also store the fit as DIR/<data>_<model>.nc")
     parser.add_argument(
         "--keep", type=at_least(1), default=100, help="draws per chain kept by --save"
     )
-    parser.add_argument("--no-figures", action="store_true", help="skip the forest plot")
-    parser.add_argument("--no-progress", action="store_true", help="no sampling progress bar")
+    add_figures_argument(parser, "the forest plot")
+    add_progress_argument(parser, " (the sampler's)")
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The options of ``rankstats fit``. Built by :func:`rankstats.cli.fit.build_options`:
+    ``model`` is the model fitted (the first of ``model_list``, the ``--model`` list), and
+    ``method`` and ``mcmc.tune`` are the sampler's defaults when not given."""
+
+    input: InputOptions
+    rankings_file: RankingsFileOptions
+    output: OutputOptions
+    mcmc: McmcOptions
+    model: str
+    model_list: list[str]
+    rankings: str | None = None
+    paired: str | None = None
+    preferences: str | None = None
+    compare: bool = False
+    ic: str = "loo"
+    kfold: int | None = None
+    method: str | None = None
+    prior: str = "gamma"
+    distance: str = "kendall"
+    top_k: int | None = None
+    predictive: int | None = None
+    error_model: str | None = None
+    clusters: int = 1
+    thin: int | None = None
+    rho_proposal: str = "leap_and_shift"
+    partition: str | None = None
+    leap: int = 1
+    kind: str = "subset"
+    system_covariates: str | None = None
+    covariate_columns: list[str] | None = None
+    random_effect: bool = False
+    bias_reduction: bool = False
+    prior_scale: float = 1.0
+    max_draws: int | None = None
+    seed: int = 0
+    sampler: str = "auto"
+    backend: str = "auto"
+    ci_prob: float = 0.95
+    save: str | None = None
+    keep: int = 100
+    progress: bool | None = None

@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
-from rankstats.cli.options.shared import add_input_arguments, positive
+from rankstats.cli.options.groups import InputOptions, OutputOptions
+from rankstats.cli.options.shared import (
+    add_input_arguments,
+    add_output_argument,
+    add_progress_argument,
+    add_seed_argument,
+    positive,
+)
 
 HELP = "Kemeny consensus (exact or with a bound) and the dispersion of the rankings"
 EXAMPLE = "rankstats kemeny --dataset glue --time-limit 30"
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser, level=True)
+    add_input_arguments(parser, by=True)
     parser.add_argument(
         "--method",
         choices=["auto", "exact", "heuristic"],
@@ -25,16 +33,18 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="seconds for the search (default 60); when it runs out, the best order is "
         "reported with its certified gap",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the KwikSort starts")
-    parser.add_argument(
-        "--out",
-        default=None,
-        metavar="DIR",
-        help="also write kemeny.csv and kemeny.json here (written as a whole)",
-    )
-    parser.add_argument(
-        "--progress",
-        action="store_true",
-        help="progress (elapsed, bound, gap) also when stderr is not a terminal, as plain "
-        "lines (default: a bar on a terminal only; --quiet: none)",
-    )
+    add_seed_argument(parser, "seed of the KwikSort starts")
+    add_output_argument(parser, None, "kemeny.csv and kemeny.json (default: none written)")
+    add_progress_argument(parser, " (elapsed, bound, gap)")
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The options of ``rankstats kemeny``."""
+
+    input: InputOptions
+    output: OutputOptions
+    method: str = "auto"
+    time_limit: float = 60.0
+    seed: int = 0
+    progress: bool | None = None

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
+from rankstats.cli.options.groups import InputOptions, OutputOptions
 from rankstats.cli.options.shared import (
+    add_confidence_level_argument,
+    add_figures_argument,
     add_input_arguments,
+    add_n_resamples_argument,
     add_output_argument,
+    add_progress_argument,
+    add_seed_argument,
     add_zero_method_argument,
-    at_least,
-    probability,
 )
 
 HELP = "paired instance-level tests and ratings on one metric"
@@ -31,16 +36,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="FILE is wide with one row per instance and one column per system "
         "(the pairformance format)",
     )
-    parser.add_argument(
-        "--confidence",
-        type=probability,
-        default=0.95,
-        help="level of the bootstrap intervals, in (0, 1); α = 1 − confidence marks "
-        "significance (default 0.95)",
+    add_confidence_level_argument(
+        parser, "bootstrap intervals; α = 1 − confidence level marks significance"
     )
-    parser.add_argument(
-        "--bootstrap", type=at_least(1), default=1000, help="bootstrap resamples (default 1000)"
-    )
+    add_n_resamples_argument(parser, 1000, 1, " (default 1000)")
     parser.add_argument(
         "--bt-ties",
         choices=["half", "davidson"],
@@ -48,7 +47,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="Bradley–Terry ties: half a win each way (default) or Davidson's tie parameter",
     )
     add_zero_method_argument(parser, "wilcox")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_seed_argument(parser)
     parser.add_argument(
         "--pair",
         nargs=2,
@@ -57,4 +56,22 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="draw the pairing plot of A against B (repeatable; default: the two strongest)",
     )
     add_output_argument(parser, "paired-out", "pairs.csv, strengths.csv and the figures")
-    parser.add_argument("--no-figures", action="store_true", help="skip the figures")
+    add_figures_argument(parser)
+    add_progress_argument(parser)
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The options of ``rankstats paired``."""
+
+    input: InputOptions
+    output: OutputOptions
+    metric: str | None = None
+    systems_as_columns: bool = False
+    confidence_level: float = 0.95
+    n_resamples: int = 1000
+    bt_ties: str = "half"
+    zero_method: str = "wilcox"
+    seed: int = 0
+    pair: list[list[str]] | None = None
+    progress: bool | None = None

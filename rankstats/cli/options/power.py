@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
+from rankstats.cli.options.groups import OutputOptions
 from rankstats.cli.options.shared import (
+    add_alpha_argument,
+    add_battle_columns,
+    add_by_argument,
+    add_n_jobs_argument,
     add_output_argument,
+    add_progress_argument,
+    add_simulated_scores,
     add_zero_method_argument,
     at_least,
     fraction,
@@ -13,6 +21,7 @@ from rankstats.cli.options.shared import (
     positive,
     probability,
 )
+from rankstats.cli.usage import renamed
 
 HELP = "power and sample size of the tests for a simulated benchmark design"
 EXAMPLE = (
@@ -95,9 +104,6 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="location step between consecutive systems (default 0.1)",
     )
     design.add_argument(
-        "--scale", type=positive, default=1.0, help="noise scale of every score (default 1)"
-    )
-    design.add_argument(
         "--noise",
         choices=["gumbel", "normal", "laplace"],
         default="gumbel",
@@ -132,22 +138,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="with --accuracies: share of items on which the two most accurate systems agree "
         "(default: independent errors)",
     )
-    design.add_argument(
-        "--missing", type=fraction, default=0.0, help="share of scores missing, in [0, 1)"
-    )
-    design.add_argument(
-        "--missing-pattern",
-        choices=["cell", "block"],
-        default="cell",
-        help="single scores (cell; default) or whole (system, task) blocks missing",
-    )
-    design.add_argument(
-        "--round",
-        type=at_least(0),
-        default=None,
-        dest="round_to",
-        help="round scores to this many decimals (ties)",
-    )
+    add_simulated_scores(design, "noise", "cell")
     arena = parser.add_argument_group(
         "a battle design instead (rs.BattleDesign; tests battles, battles-ub)"
     )
@@ -158,12 +149,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="a pilot battle log (model_a, model_b, winner): its Bradley–Terry fit sets the "
         "ratings, order effect, ties and the allocation over pairs",
     )
-    for flag, default, what in (
-        ("--model-a", "model_a", "the pilot log's column of the model shown first"),
-        ("--model-b", "model_b", "its column of the model shown second"),
-        ("--winner", "winner", "its winner column"),
-    ):
-        arena.add_argument(flag, default=default, metavar="COL", help=f"{what} ({default})")
+    add_battle_columns(arena, "the pilot log's ")
     arena.add_argument("--models", type=at_least(2), default=None, help="models (default 10)")
     arena.add_argument(
         "--battles",
@@ -210,13 +196,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     tests.add_argument(
         "--pair", nargs=2, default=None, metavar=("A", "B"), help="a pair of systems to report"
     )
-    tests.add_argument(
-        "--level",
-        choices=["instance", "task"],
-        default="instance",
-        help="blocks: each (task, instance) (default) or each task (mean over its instances)",
+    add_by_argument(
+        tests, "blocks: each (task, instance) or each task (mean over its instances)", "instance"
     )
-    tests.add_argument("--alpha", type=probability, default=0.05, help="level (default 0.05)")
+    add_alpha_argument(tests, 0.05, "the tests")
     tests.add_argument(
         "--rope",
         type=nonnegative,
@@ -237,14 +220,16 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="bayes: posterior draws per decision (default 1000)",
     )
     add_zero_method_argument(tests, None)  # wilcoxon only: refused without it
-    tests.add_argument(
-        "--replications",
+    renamed(
+        tests,
+        "--n-replications",
+        old=("--replications",),
         type=at_least(2),
         default=None,
         help="simulated benchmarks (default 2000; with --target-power, 1000 per point)",
     )
     tests.add_argument("--seed", type=at_least(0), default=0, help="random seed (default 0)")
-    tests.add_argument("--jobs", type=int, default=-1, help="threads (-1: all cores, the default)")
+    add_n_jobs_argument(tests, -1, "threads")
     size = parser.add_argument_group("sample size (with --target-power)")
     size.add_argument(
         "--target-power",
@@ -290,3 +275,57 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     add_output_argument(
         parser, "power-out", "summary.csv, pairs.csv, recovery.csv (or curve.csv and the figure)"
     )
+    add_progress_argument(parser)
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The options of ``rankstats power``; ``tests``, ``vary`` and ``target`` are filled in
+    when the options are built (their defaults depend on the design and the mode)."""
+
+    output: OutputOptions
+    file: str | None = None
+    dataset: str | None = None
+    metric: list[str] | None = None
+    lower_is_better: list[str] = dataclasses.field(default_factory=list)
+    systems: int | None = None
+    tasks: int | None = None
+    instances: int | None = None
+    phi: float = 0.1
+    scale: float = 1.0
+    noise: str = "gumbel"
+    identical: float = 0.0
+    correlation: float = 0.0
+    accuracies: list[float] | None = None
+    agreement: float | None = None
+    missing_rate: float = 0.0
+    missing_pattern: str = "cell"
+    round_to: int | None = None
+    battle_log: str | None = None
+    model_a: str = "model_a"
+    model_b: str = "model_b"
+    winner: str = "winner"
+    models: int | None = None
+    battles: int | None = None
+    elo_step: float | None = None
+    order_effect: float | None = None
+    tie: float | None = None
+    allocation: str | None = None
+    tests: list[str] | None = None
+    pair: list[str] | None = None
+    by: str = "instance"
+    alpha: float = 0.05
+    rope: float = 0.01
+    threshold: float = 0.95
+    posterior_draws: int = 1000
+    zero_method: str | None = None
+    n_replications: int | None = None
+    seed: int = 0
+    n_jobs: int = -1
+    target_power: float | None = None
+    target: str | None = None
+    vary: str | None = None
+    sizes: list[float] | None = None
+    refine: int = 2
+    ignore_memory_check: bool = False
+    progress: bool | None = None

@@ -3,25 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from rankstats.aggregation.choices import METHODS
+from rankstats.cli.options.groups import HoeffdingOptions, InputOptions, OutputOptions
 from rankstats.cli.options.shared import (
+    add_figures_argument,
     add_input_arguments,
+    add_n_jobs_argument,
     add_output_argument,
     add_placeholder_argument,
+    add_progress_argument,
+    add_scheduler_argument,
     add_significance_arguments,
+    add_top_argument,
     at_least,
 )
 
 HELP = "rank systems, with Hoeffding significance of every pair"
 EXAMPLE = (
     "rankstats rank --dataset xtreme_missing\n  "
-    "rankstats rank scores.csv --level instance --method borda2 --lower-is-better perplexity"
+    "rankstats rank scores.csv --by instance --method borda2 --lower-is-better perplexity"
 )
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser, level=True)
+    add_input_arguments(parser, by=True)
     add_placeholder_argument(parser)
     parser.add_argument(
         "--method",
@@ -31,14 +38,9 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_significance_arguments(parser, form=True)
     add_output_argument(parser, "rankstats-out", "ranking.csv, pairs.csv, the heatmap, JSON")
-    parser.add_argument("--no-figures", action="store_true", help="skip the heatmap")
-    parser.add_argument(
-        "--top",
-        type=at_least(1),
-        default=None,
-        metavar="N",
-        help="print and draw only the best N systems (the statistics and the multiplicity "
-        "correction use all systems; ranking.csv and pairs.csv list every one)",
+    add_figures_argument(parser, "the heatmap")
+    add_top_argument(
+        parser, "print and draw only the best N systems (the multiplicity correction too uses all)"
     )
     stream = parser.add_argument_group(
         "streaming (files larger than memory; FILE may be a directory or a quoted glob)"
@@ -54,18 +56,13 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default=2_000_000,
         help="rows per batch (default 2,000,000)",
     )
-    stream.add_argument(
-        "--scheduler",
-        default=None,
-        metavar="ADDRESS",
-        help="run on a Dask cluster, e.g. tcp://host:8786 (needs rankstats[dask])",
-    )
-    stream.add_argument(
-        "--workers",
-        type=at_least(1),
-        default=1,
-        metavar="N",
-        help="local worker processes reducing Parquet row groups in parallel (default 1)",
+    add_scheduler_argument(stream, "the scan")
+    add_n_jobs_argument(
+        stream,
+        1,
+        "local worker processes reducing Parquet row groups in parallel",
+        old=("--workers",),
+        all_cores=False,
     )
     stream.add_argument(
         "--order",
@@ -75,9 +72,21 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "else an error), any (partitioned on disk first), auto (default: grouped, switching "
         "to any with a warning)",
     )
-    stream.add_argument(
-        "--progress",
-        action="store_true",
-        help="progress also when stderr is not a terminal, as plain lines (default: a bar "
-        "on a terminal only; --quiet: none)",
-    )
+    add_progress_argument(parser)
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The options of ``rankstats rank``."""
+
+    input: InputOptions
+    hoeffding: HoeffdingOptions
+    output: OutputOptions
+    method: str = "borda"
+    top: int | None = None
+    stream: bool = False
+    batch_rows: int = 2_000_000
+    scheduler: str | None = None
+    n_jobs: int = 1
+    order: str = "auto"
+    progress: bool | None = None

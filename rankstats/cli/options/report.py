@@ -3,19 +3,29 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from rankstats.aggregation.choices import METHODS
+from rankstats.cli.options.groups import (
+    HoeffdingOptions,
+    InputOptions,
+    OutputOptions,
+    RankingsFileOptions,
+)
 from rankstats.cli.options.shared import (
+    add_alpha_argument,
     add_input_arguments,
+    add_missing_treatment_arguments,
     add_output_argument,
     add_placeholder_argument,
+    add_progress_argument,
     add_rankings_file_arguments,
     add_significance_arguments,
+    add_top_argument,
     add_zero_method_argument,
     at_least,
-    coverage,
-    probability,
 )
+from rankstats.cli.usage import renamed
 
 HELP = "write an HTML + LaTeX + figures report"
 EXAMPLE = "rankstats report --dataset dialogue_tc --models pl bt mallows --out report/"
@@ -24,10 +34,9 @@ EXAMPLE = "rankstats report --dataset dialogue_tc --models pl bt mallows --out r
 def arguments(parser: argparse.ArgumentParser) -> None:
     # The names of --missing and --posthoc live with SciPy's rank tests in the library: imported
     # only when this command's options are built.
-    from rankstats.significance.blocks import MISSING
     from rankstats.significance.posthoc_tests import METHODS as POSTHOC_METHODS
 
-    add_input_arguments(parser, level=True)
+    add_input_arguments(parser, by=True)
     add_rankings_file_arguments(parser)
     add_placeholder_argument(parser)
     parser.add_argument(
@@ -78,8 +87,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="the test of the power section (default: t, the paired t-test)",
     )
-    pw.add_argument(
-        "--power-replications",
+    renamed(
+        pw,
+        "--n-replications",
+        old=("--power-replications",),
         type=at_least(2),
         default=None,
         help="simulated benchmarks per point of the power curve (default 1000)",
@@ -97,35 +108,37 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="post-hoc test of the section (default: nemenyi)",
     )
-    sig.add_argument(
-        "--alpha",
-        type=probability,
-        default=None,
-        help="family-wise error level of the post-hoc tests, in (0, 1) (default 0.05)",
-    )
+    add_alpha_argument(sig, None, "the post-hoc tests (family-wise)")
     # Also that of --paired and --power-test wilcoxon: refused when none runs it.
     add_zero_method_argument(sig, None)
-    sig.add_argument(
-        "--missing",
-        choices=list(MISSING),
-        default=None,
-        help="incomplete blocks: refuse them, naming the first (default), or keep only the "
-        "complete blocks and report what was dropped (see `rankstats significance --help`)",
-    )
-    sig.add_argument(
-        "--min-coverage",
-        type=coverage,
-        default=None,
-        metavar="FRACTION",
-        help="with --missing complete-case or imputed: first drop the systems evaluated in "
-        "fewer than this fraction of the blocks",
-    )
-    parser.add_argument(
-        "--top",
-        type=at_least(1),
-        default=None,
-        metavar="N",
-        help="show only the best N systems in the ranking tables and the heat map (every "
-        "statistic uses all systems; ranking.csv and pairs.csv list every one)",
-    )
+    add_missing_treatment_arguments(sig, None, None)
+    add_top_argument(parser, "show only the best N systems in the ranking tables and the heat map")
     add_output_argument(parser, "report", "the report")
+    add_progress_argument(parser)
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The options of ``rankstats report``; ``methods`` and ``title`` are filled in when the
+    options are built (their defaults depend on what FILE holds)."""
+
+    input: InputOptions
+    rankings_file: RankingsFileOptions
+    hoeffding: HoeffdingOptions
+    output: OutputOptions
+    methods: list[str] | None = None
+    title: str | None = None
+    models: list[str] = dataclasses.field(default_factory=list)
+    model_method: str = "map"
+    paired: list[str] | None = None
+    power: bool = False
+    power_test: str | None = None
+    n_replications: int | None = None
+    significance: bool = False
+    posthoc: str | None = None
+    alpha: float | None = None
+    zero_method: str | None = None
+    missing: str | None = None
+    min_coverage: float | None = None
+    top: int | None = None
+    progress: bool | None = None

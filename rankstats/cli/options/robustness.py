@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from rankstats.aggregation.choices import METHODS
-from rankstats.cli.options.shared import add_output_argument, at_least
+from rankstats.cli.options.groups import OutputOptions
+from rankstats.cli.options.shared import (
+    add_n_jobs_argument,
+    add_output_argument,
+    add_progress_argument,
+    add_scheduler_argument,
+    add_seed_argument,
+    at_least,
+)
+from rankstats.cli.usage import renamed
 
 HELP = "run a robustness experiment of the papers"
-EXAMPLE = "rankstats robustness --experiment colombo2022-manipulation --reps 20"
+EXAMPLE = "rankstats robustness --experiment colombo2022-manipulation --n-replications 20"
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,8 +29,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--experiment", choices=sorted(PRESETS), required=True, help="the preset to run"
     )
-    parser.add_argument(
-        "--reps",
+    renamed(
+        parser,
+        "--n-replications",
+        old=("--reps",),
         type=at_least(1),
         default=None,
         help="replicates per grid cell (default: the preset's)",
@@ -34,25 +46,30 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="aggregators compared (default: mean borda borda2; also median, copeland, kemeny, "
         "bt, pl)",
     )
-    parser.add_argument(
-        "--jobs",
-        type=int,
-        default=1,
-        help="worker processes (-1: all cores; default 1)",
-    )
+    add_n_jobs_argument(parser, 1, "worker processes")
     parser.add_argument(
         "--backend",
         choices=["processes", "joblib"],
         default="processes",
-        help="how --jobs runs the grid cells: the standard library's process pool (default) or "
+        help="how --n-jobs runs the grid cells: the standard library's process pool (default) or "
         "joblib (loky; or a Dask cluster with --scheduler)",
     )
-    parser.add_argument(
-        "--scheduler",
-        default=None,
-        metavar="ADDRESS",
-        help="run the cells on this Dask cluster through joblib (implies --backend joblib; "
-        "needs rankstats[dask])",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_scheduler_argument(parser, "the cells through joblib (implies --backend joblib)")
+    add_seed_argument(parser)
     add_output_argument(parser, "robustness-out", "robustness.csv, summary.csv and the figure")
+    add_progress_argument(parser)
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The options of ``rankstats robustness``."""
+
+    experiment: str
+    output: OutputOptions
+    n_replications: int | None = None
+    aggregators: list[str] = dataclasses.field(default_factory=lambda: ["mean", "borda", "borda2"])
+    n_jobs: int = 1
+    backend: str = "processes"
+    scheduler: str | None = None
+    seed: int = 0
+    progress: bool | None = None

@@ -1,5 +1,6 @@
-"""The options several subcommands share, and the argument types that check a value as it is
-parsed (``--delta 1.5`` is refused by argparse with the expected range).
+"""The options several subcommands share, declared once (``add_*``; each group held by one
+frozen object of :mod:`rankstats.cli.options.groups`), and the argument types that check a value
+as it is parsed (``--delta 1.5`` is refused by argparse with the expected range).
 
 Light on purpose: only :mod:`argparse` and the lists of choices (bundled data sets, aggregation
 methods, Hoeffding options), so that ``rankstats --help`` imports no numerical library.
@@ -12,6 +13,7 @@ import math
 from collections.abc import Callable
 
 from rankstats.aggregation.choices import CORRECTIONS, ESTIMANDS, FORMS
+from rankstats.cli.usage import renamed
 from rankstats.datasets import DATASETS
 
 
@@ -52,12 +54,13 @@ class _Columns(argparse.Action):
 
 
 def add_input_arguments(
-    parser: argparse.ArgumentParser, task_flag: str = "--task", level: bool = False
+    parser: argparse.ArgumentParser, task_flag: str = "--task", by: bool = False
 ) -> None:
-    """FILE | --dataset NAME and the column / direction options shared by subcommands.
+    """FILE | --dataset NAME and the column / direction options shared by subcommands
+    (:class:`InputOptions`).
 
-    ``task_flag`` names the option of the task column (``args.task`` either way): a subcommand
-    whose ``--task`` chooses a metric passes ``"--task-column"``. ``level`` adds ``--level``."""
+    ``task_flag`` names the option of the task column (``task`` either way): a subcommand whose
+    ``--task`` chooses a metric passes ``"--task-column"``. ``by`` adds ``--by``."""
     parser.add_argument("file", nargs="?", help="score table: CSV, TSV or Parquet (long or wide)")
     parser.add_argument("--dataset", choices=sorted(DATASETS), help="a bundled data set instead")
     parser.add_argument(
@@ -91,14 +94,7 @@ def add_input_arguments(
         metavar="TASK",
         help="tasks where a lower score is better",
     )
-    parser.add_argument(
-        "--sep", default=None, help="field separator of a text file (default: detected)"
-    )
-    parser.add_argument(
-        "--encoding",
-        default="utf-8",
-        help="text encoding of a CSV/TSV file (default: utf-8; e.g. latin-1, utf-16)",
-    )
+    add_text_file_arguments(parser)
     parser.add_argument(
         "--na-values",
         nargs="+",
@@ -130,13 +126,20 @@ def add_input_arguments(
         "left out; every other column is a task",
     )
 
-    if level:
-        parser.add_argument(
-            "--level",
-            choices=["task", "instance"],
-            default=None,
-            help="rank per task or per (task, instance) (default: instance when the data has it)",
-        )
+    if by:
+        add_by_argument(parser, "rank per task or per (task, instance)", None)
+
+
+def add_by_argument(parser: argparse._ActionsContainer, what: str, default: str | None) -> None:
+    """``--by task|instance``: what the rankings (or blocks) are built from."""
+    renamed(
+        parser,
+        "--by",
+        old=("--level",),
+        choices=["task", "instance"],
+        default=default,
+        help=f"{what} (default: {default or 'instance when the data has it'})",
+    )
 
 
 def add_significance_arguments(parser: argparse.ArgumentParser, form: bool) -> None:
@@ -255,4 +258,237 @@ def add_placeholder_argument(parser: argparse.ArgumentParser) -> None:
         default="keep",
         help="blocks of exact 0 or -1 below all other scores of a task, which the data check "
         "reports: keep them as scores (default) or read them as not evaluated (missing)",
+    )
+
+
+# ---------------------------------------------------------------------------- other groups
+def add_text_file_arguments(parser: argparse._ActionsContainer) -> None:
+    """``--sep`` and ``--encoding`` of a CSV/TSV file."""
+    parser.add_argument(
+        "--sep", default=None, help="field separator of a text file (default: detected)"
+    )
+    parser.add_argument(
+        "--encoding",
+        default="utf-8",
+        help="text encoding of a CSV/TSV file (default: utf-8; e.g. latin-1, utf-16)",
+    )
+
+
+def add_alpha_argument(
+    parser: argparse._ActionsContainer, default: float | None, what: str
+) -> None:
+    """``--alpha``: the significance level of a test (docs/vocabulary.md)."""
+    parser.add_argument(
+        "--alpha",
+        type=probability,
+        default=default,
+        help=f"significance level of {what}, in (0, 1) (default 0.05)",
+    )
+
+
+def add_scheduler_argument(parser: argparse._ActionsContainer, what: str) -> None:
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help=f"run {what} on this Dask cluster, e.g. tcp://host:8786 (needs rankstats[dask])",
+    )
+
+
+def add_covariate_columns_argument(parser: argparse._ActionsContainer, default: str) -> None:
+    parser.add_argument(
+        "--covariate-columns",
+        nargs="+",
+        default=None,
+        metavar="COLUMN",
+        help=f"the covariates to use (default: {default})",
+    )
+
+
+def add_seed_argument(parser: argparse._ActionsContainer, what: str = "random seed") -> None:
+    parser.add_argument("--seed", type=int, default=0, help=f"{what} (default 0)")
+
+
+def add_n_jobs_argument(
+    parser: argparse._ActionsContainer,
+    default: int,
+    what: str,
+    old: tuple[str, ...] = ("--jobs",),
+    all_cores: bool = True,
+) -> None:
+    """``--n-jobs N``: parallel workers, -1 for all cores where ``all_cores`` (checked by
+    :func:`check_n_jobs`)."""
+    renamed(
+        parser,
+        "--n-jobs",
+        old=old,
+        type=int if all_cores else at_least(1),
+        default=default,
+        metavar="N",
+        help=f"{what} ({'-1: all cores; ' if all_cores else ''}default {default})",
+    )
+
+
+def check_n_jobs(n_jobs: int) -> None:
+    """``--n-jobs``: ≥ 1 or -1."""
+    from rankstats.cli.usage import UsageError
+
+    if n_jobs == 0 or n_jobs < -1:
+        raise UsageError(f"--n-jobs must be ≥ 1 or -1 (all cores), not {n_jobs}")
+
+
+def add_progress_argument(parser: argparse._ActionsContainer, what: str = "") -> None:
+    """``--progress / --no-progress`` (default: a bar when stderr is a terminal)."""
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=f"progress display{what} on stderr: --progress also writes it as plain lines when "
+        "stderr is not a terminal, --no-progress (or --quiet) draws none (default: a bar when "
+        "stderr is a terminal)",
+    )
+
+
+def add_confidence_level_argument(parser: argparse._ActionsContainer, what: str) -> None:
+    renamed(
+        parser,
+        "--confidence-level",
+        old=("--confidence",),
+        type=probability,
+        default=0.95,
+        help=f"coverage of the {what}, in (0, 1) (default 0.95)",
+    )
+
+
+def add_n_resamples_argument(
+    parser: argparse._ActionsContainer,
+    default: int | None,
+    minimum: int,
+    what: str,
+    old: tuple[str, ...] = ("--bootstrap",),
+) -> None:
+    renamed(
+        parser,
+        "--n-resamples",
+        old=old,
+        type=at_least(minimum),
+        default=default,
+        metavar="N",
+        help=f"bootstrap resamples{what}",
+    )
+
+
+def add_mcmc_arguments(
+    parser: argparse._ActionsContainer,
+    draws: int,
+    tune: int | None,
+    minimum: int,
+    what: str,
+    tune_help: str | None = None,
+    draws_help: str | None = None,
+) -> None:
+    """``--draws``, ``--tune``, ``--chains`` of a sampler (:class:`McmcOptions`)."""
+    parser.add_argument(
+        "--draws",
+        type=at_least(max(minimum, 1)),
+        default=draws,
+        metavar="N",
+        help=draws_help or f"{what}: draws per chain (default {draws})",
+    )
+    parser.add_argument(
+        "--tune",
+        type=at_least(minimum),
+        default=tune,
+        metavar="N",
+        help=tune_help or f"{what}: tuning steps per chain (default {tune})",
+    )
+    parser.add_argument(
+        "--chains",
+        type=at_least(1),
+        default=4,
+        metavar="N",
+        help=f"{what}: chains (default 4)" if what else "independent chains (default 4)",
+    )
+
+
+def add_figures_argument(parser: argparse._ActionsContainer, what: str = "the figures") -> None:
+    parser.add_argument("--no-figures", action="store_true", help=f"skip {what}")
+
+
+def add_top_argument(parser: argparse._ActionsContainer, what: str) -> None:
+    parser.add_argument(
+        "--top",
+        type=at_least(1),
+        default=None,
+        metavar="N",
+        help=f"{what} (the statistics use all systems; ranking.csv and pairs.csv list every one)",
+    )
+
+
+def add_battle_columns(parser: argparse._ActionsContainer, what: str = "") -> None:
+    """``--model-a``, ``--model-b``, ``--winner``: the columns of a battle log."""
+    for flag, default, text in (
+        ("--model-a", "model_a", "column of the model shown first"),
+        ("--model-b", "model_b", "column of the model shown second"),
+        (
+            "--winner",
+            "winner",
+            "winner column: a / model_a, b / model_b, tie, both-bad / tie (bothbad)",
+        ),
+    ):
+        parser.add_argument(flag, default=default, metavar="COL", help=f"{what}{text} ({default})")
+
+
+def add_missing_treatment_arguments(
+    parser: argparse._ActionsContainer, missing: str | None, min_coverage: float | None
+) -> None:
+    """``--missing`` (incomplete blocks of a rank test) and ``--min-coverage``."""
+    from rankstats.significance.blocks import MISSING
+
+    parser.add_argument(
+        "--missing",
+        choices=list(MISSING),
+        default=missing,
+        help="incomplete blocks: refuse them, naming the first (default), or keep only the "
+        "complete blocks and report what was dropped (docs/user-guide/significance.md has "
+        "every choice)",
+    )
+    parser.add_argument(
+        "--min-coverage",
+        type=coverage,
+        default=min_coverage,
+        metavar="FRACTION",
+        help="with --missing complete-case or imputed: first drop the systems evaluated in "
+        "fewer than this fraction of the blocks (default 0: only systems evaluated nowhere)",
+    )
+
+
+def add_simulated_scores(
+    parser: argparse._ActionsContainer, noise: str, missing_pattern: str | None
+) -> None:
+    """``--scale``, ``--missing-rate``, ``--missing-pattern``, ``--round`` of a simulator."""
+    parser.add_argument(
+        "--scale", type=positive, default=1.0, help=f"{noise} scale of every score (default 1)"
+    )
+    renamed(
+        parser,
+        "--missing-rate",
+        old=("--missing",),
+        type=fraction,
+        default=0.0,
+        help="share of scores removed, in [0, 1) (default 0)",
+    )
+    parser.add_argument(
+        "--missing-pattern",
+        choices=["cell", "block"],
+        default=missing_pattern,
+        help="remove single scores (cell; default) or whole (system, task) blocks (block"
+        + ("; the default with --partitions)" if missing_pattern is None else ")"),
+    )
+    parser.add_argument(
+        "--round",
+        type=at_least(0),
+        default=None,
+        dest="round_to",
+        help="round scores to this many decimals (creates ties)",
     )

@@ -4,16 +4,23 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 
+from rankstats.cli.options.groups import InputOptions, McmcOptions, OutputOptions
 from rankstats.cli.options.shared import (
+    add_alpha_argument,
     add_input_arguments,
+    add_mcmc_arguments,
+    add_missing_treatment_arguments,
+    add_n_resamples_argument,
     add_output_argument,
+    add_progress_argument,
+    add_seed_argument,
     add_zero_method_argument,
     at_least,
-    coverage,
-    probability,
 )
+from rankstats.cli.usage import renamed
 
 HELP = (
     "Friedman's test, Nemenyi / Conover / Wilcoxon-Holm post-hoc tests, the critical-difference "
@@ -38,7 +45,7 @@ def _posthoc_method(text: str) -> str:
     if text.lower() in ADJUST:
         raise argparse.ArgumentTypeError(
             f"{text!r} is a p-value adjustment, not a test: use --posthoc wilcoxon-holm "
-            f"(Wilcoxon signed-rank tests, Holm-adjusted) or --posthoc conover --adjust {text}"
+            f"(Wilcoxon signed-rank tests, Holm-adjusted) or --posthoc conover --correction {text}"
         )
     raise argparse.ArgumentTypeError(f"expected one of {', '.join(POSTHOC)}, not {text!r}")
 
@@ -73,11 +80,7 @@ _correlation.__name__ = "correlation"
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
-    # The names of --missing are the keys of the library's table of treatments, which lives
-    # with SciPy's rank tests: imported only when this command's options are built.
-    from rankstats.significance.blocks import MISSING
-
-    add_input_arguments(parser, level=True)
+    add_input_arguments(parser, by=True)
     tests = parser.add_argument_group("tests")
     tests.add_argument(
         "--posthoc",
@@ -85,10 +88,12 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default="nemenyi",
         metavar="{nemenyi,conover,wilcoxon-holm}",
         help="post-hoc test of every pair (default: nemenyi, with its critical difference); "
-        "conover and wilcoxon-holm are Holm-adjusted unless --adjust says otherwise",
+        "conover and wilcoxon-holm are Holm-adjusted unless --correction says otherwise",
     )
-    tests.add_argument(
-        "--adjust",
+    renamed(
+        tests,
+        "--correction",
+        old=("--adjust",),
         choices=ADJUST,
         default=None,
         help="multiplicity adjustment of the conover / wilcoxon-holm p-values (default: holm; "
@@ -96,29 +101,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "imputed, where holm / bonferroni / none replace the single-step max-|z| p-values)",
     )
     add_zero_method_argument(tests, None)  # checked with --posthoc: wilcoxon-holm only
-    tests.add_argument(
-        "--alpha",
-        type=probability,
-        default=0.05,
-        help="family-wise error level of the tests, the CD and the rank sets, in (0, 1) "
-        "(default 0.05)",
-    )
-    tests.add_argument(
-        "--missing",
-        choices=list(MISSING),
-        default="error",
-        help="incomplete blocks: refuse them, naming the first (default), or keep only the "
-        "complete blocks and report what was dropped (see docs/user-guide/significance.md "
-        "for every choice)",
-    )
-    tests.add_argument(
-        "--min-coverage",
-        type=coverage,
-        default=0.0,
-        metavar="FRACTION",
-        help="with --missing complete-case or imputed: first drop the systems evaluated in "
-        "fewer than this fraction of the blocks (default 0: only systems evaluated nowhere)",
-    )
+    add_alpha_argument(tests, 0.05, "the tests, the CD and the rank sets (family-wise)")
+    add_missing_treatment_arguments(tests, "error", 0.0)
     tests.add_argument(
         "--choose",
         action="store_true",
@@ -148,19 +132,8 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="sets each covering the rank of its own system (narrower)",
     )
-    sets.add_argument(
-        "--boot",
-        type=at_least(100),
-        default=1000,
-        metavar="N",
-        help="bootstrap resamples of the blocks, ≥ 100 (default 1000)",
-    )
-    sets.add_argument(
-        "--seed",
-        type=int,
-        default=0,
-        help="seed of the bootstrap and of the Bayesian posterior draws (default 0)",
-    )
+    add_n_resamples_argument(sets, 1000, 100, " of the blocks, ≥ 100 (default 1000)", ("--boot",))
+    add_seed_argument(sets, "seed of the bootstrap and of the Bayesian posterior draws")
     bayes = parser.add_argument_group("Bayesian signed-rank test (Benavoli et al. 2017)")
     bayes.add_argument(
         "--rope",
@@ -179,8 +152,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="test this pair of systems (with --rope, and --hierarchical) instead of every "
         "adjacent pair of the average-rank order",
     )
-    bayes.add_argument(
-        "--samples",
+    renamed(
+        bayes,
+        "--signed-rank-draws",
+        old=("--samples",),
         type=at_least(1000),
         default=50_000,
         metavar="N",
@@ -204,29 +179,36 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="correlation of two instances of one task, in [0, 1): 0 for independent instances "
         "(default), 1/k for the folds of k-fold cross-validation",
     )
-    hier.add_argument(
-        "--draws",
-        type=at_least(100),
-        default=2000,
-        metavar="N",
-        help="NUTS draws per chain of the hierarchical test, ≥ 100 (default 2000)",
-    )
-    hier.add_argument(
-        "--tune",
-        type=at_least(100),
-        default=2000,
-        metavar="N",
-        help="NUTS tuning steps per chain of the hierarchical test, ≥ 100 (default 2000)",
-    )
-    hier.add_argument(
-        "--chains",
-        type=at_least(1),
-        default=4,
-        metavar="N",
-        help="NUTS chains of the hierarchical test (default 4)",
-    )
+    add_mcmc_arguments(hier, 2000, 2000, 100, "NUTS of the hierarchical test (each ≥ 100)")
     add_output_argument(
         parser,
         "significance-out",
         "friedman.json, the CSV tables, the CD diagram and its LaTeX table",
     )
+    add_progress_argument(parser)
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The options of ``rankstats significance``."""
+
+    input: InputOptions
+    mcmc: McmcOptions
+    output: OutputOptions
+    posthoc: str = "nemenyi"
+    correction: str | None = None
+    zero_method: str | None = None
+    alpha: float = 0.05
+    missing: str = "error"
+    min_coverage: float = 0.0
+    choose: bool = False
+    rank_sets: bool = True
+    simultaneous: bool = True
+    n_resamples: int = 1000
+    seed: int = 0
+    rope: float | None = None
+    pair: list[str] | None = None
+    signed_rank_draws: int = 50_000
+    hierarchical: bool = False
+    rho: float = 0.0
+    progress: bool | None = None

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
-from rankstats.cli.options.shared import at_least, finite, fraction, positive
+from rankstats.cli.options.shared import (
+    add_progress_argument,
+    add_seed_argument,
+    add_simulated_scores,
+    at_least,
+    finite,
+)
 
 HELP = "write a synthetic Gumbel benchmark with its truth"
 EXAMPLE = (
-    "rankstats simulate --systems 20 --tasks 20 --instances 20 --missing 0.2 --out bench.parquet"
+    "rankstats simulate --systems 20 --tasks 20 --instances 20 --missing-rate 0.2 "
+    "--out bench.parquet"
 )
 
 
@@ -32,33 +40,13 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="location step φ between consecutive systems (default 0.5; Colombo et al. 2022)",
     )
     parser.add_argument(
-        "--scale", type=positive, default=1.0, help="Gumbel scale of every score (default 1)"
-    )
-    parser.add_argument(
         "--adversarial",
         type=at_least(0),
         default=0,
         help="adversarial tasks (their order reversed; at most --tasks)",
     )
-    parser.add_argument(
-        "--missing", type=fraction, default=0.0, help="share of scores removed, in [0, 1)"
-    )
-    parser.add_argument(
-        "--missing-pattern",
-        choices=["cell", "block"],
-        default=None,
-        dest="missing_pattern_given",
-        help="remove single scores (cell; default) or whole (system, task) blocks (block; the "
-        "default with --partitions)",
-    )
-    parser.add_argument(
-        "--round",
-        type=at_least(0),
-        default=None,
-        dest="round_to",
-        help="round scores to this many decimals (creates ties)",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_simulated_scores(parser, "Gumbel", None)
+    add_seed_argument(parser)
     parser.add_argument(
         "--out",
         required=True,
@@ -79,3 +67,25 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default="parquet",
         help="file format with --partitions (default: parquet)",
     )
+    add_progress_argument(parser, " (with --partitions)")
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The options of ``rankstats simulate``; ``missing_pattern`` is None when not given (its
+    default depends on ``--partitions``)."""
+
+    out: str
+    systems: int = 20
+    tasks: int = 20
+    instances: int | None = None
+    phi: float = 0.5
+    scale: float = 1.0
+    adversarial: int = 0
+    missing_rate: float = 0.0
+    missing_pattern: str | None = None
+    round_to: int | None = None
+    seed: int = 0
+    partitions: int | None = None
+    format: str = "parquet"
+    progress: bool | None = None

@@ -3,31 +3,39 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
+from rankstats.cli.options.groups import InputOptions, OutputOptions, RankingsFileOptions
 from rankstats.cli.options.shared import (
+    add_alpha_argument,
+    add_covariate_columns_argument,
     add_input_arguments,
     add_output_argument,
+    add_progress_argument,
     add_rankings_file_arguments,
+    add_seed_argument,
     at_least,
     positive,
-    probability,
 )
+from rankstats.cli.usage import renamed
 
 HELP = (
     "partition the rankings by covariates of the rankers or tasks: a tree of Plackett–Luce "
     "worths (which systems win on which kind of task)"
 )
 EXAMPLE = (
-    "rankstats tree --dataset openclip --covariates task_groups.csv --systems A B C D\n  "
-    "rankstats tree trials.csv --format orderings --ranker farmer --covariates farmers.csv"
+    "rankstats tree --dataset openclip --ranker-covariates task_groups.csv --systems A B C D\n  "
+    "rankstats tree trials.csv --format orderings --ranker farmer --ranker-covariates farmers.csv"
 )
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser, level=True)
+    add_input_arguments(parser, by=True)
     add_rankings_file_arguments(parser)
-    parser.add_argument(
-        "--covariates",
+    renamed(
+        parser,
+        "--ranker-covariates",
+        old=("--covariates",),
         required=True,
         metavar="FILE",
         help="CSV, TSV or Parquet: one row per ranker (the --ranker labels of a rankings "
@@ -39,13 +47,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--key", default=None, metavar="COLUMN", help="the column naming the ranker or task"
     )
-    parser.add_argument(
-        "--covariate-columns",
-        nargs="+",
-        default=None,
-        metavar="COLUMN",
-        help="the covariates to use (default: every column but the key)",
-    )
+    add_covariate_columns_argument(parser, "every column but the key")
     parser.add_argument(
         "--categorical",
         nargs="+",
@@ -62,12 +64,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         help="fit these systems only (each ranking restricted to them); the tests need more "
         "rankers (or tasks) than systems",
     )
-    parser.add_argument(
-        "--alpha",
-        type=probability,
-        default=0.05,
-        help="level of the Bonferroni-adjusted instability tests (default 0.05)",
-    )
+    add_alpha_argument(parser, 0.05, "the Bonferroni-adjusted instability tests")
     parser.add_argument(
         "--min-size",
         type=at_least(1),
@@ -83,14 +80,36 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         default=0.1,
         help="trimming π of the numeric covariates' supLM test, in (0, 0.5) (default 0.1)",
     )
-    parser.add_argument(
-        "--n-draws",
+    renamed(
+        parser,
+        "--draws",
+        old=("--n-draws",),
         type=at_least(100),
         default=10_000,
         help="draws of the simulated supLM null distribution (default 10000: its p-values "
         "are at least 1/10001, printed as a bound '≤' there)",
     )
-    parser.add_argument(
-        "--seed", type=int, default=0, help="seed of the simulated supLM null distribution"
-    )
+    add_seed_argument(parser, "seed of the simulated supLM null distribution")
     add_output_argument(parser, None, "leaves.csv, worths.csv, tests.csv, tree.png and tree.pdf")
+    add_progress_argument(parser)
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The options of ``rankstats tree``."""
+
+    input: InputOptions
+    rankings_file: RankingsFileOptions
+    output: OutputOptions
+    ranker_covariates: str
+    key: str | None = None
+    covariate_columns: list[str] | None = None
+    categorical: list[str] = dataclasses.field(default_factory=list)
+    systems: list[str] | None = None
+    alpha: float = 0.05
+    min_size: int = 10
+    max_depth: int | None = None
+    trim: float = 0.1
+    draws: int = 10_000
+    seed: int = 0
+    progress: bool | None = None
