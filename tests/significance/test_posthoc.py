@@ -107,6 +107,36 @@ def test_conover_equals_scikit_posthocs(name, scores, values):
     np.testing.assert_allclose(holm.table["p_adjusted"], _holm(holm.table["p_value"].to_numpy()))
 
 
+def test_conover_and_nemenyi_equal_the_textbook_formulas_pair_by_pair():
+    """Conover (1999, Sec. 5.8) and Nemenyi (Demšar 2006, Sec. 3.2.2) written with loops over
+    blocks and pairs, on a small table with ties (mid-ranks from scipy.stats.rankdata)."""
+    rng = np.random.default_rng(21)
+    b, k = 12, 5
+    values = rng.integers(0, 4, size=(b, k)).astype(float)
+    values[:, 4] += 1.0  # one better system
+    ranks = [stats.rankdata([-v for v in values[i]]) for i in range(b)]  # 1 = best
+    rank_sum = [sum(ranks[i][j] for i in range(b)) for j in range(k)]
+    a1 = sum(ranks[i][j] ** 2 for i in range(b) for j in range(k))
+    c1 = b * k * (k + 1) ** 2 / 4
+    t1 = (k - 1) * (sum(r**2 for r in rank_sum) - b * c1) / (a1 - c1)
+    df = (b - 1) * (k - 1)
+    scale = np.sqrt(2 * b * (a1 - c1) * (1 - t1 / (b * (k - 1))) / df)
+    conover = posthoc(_scores(values), method="conover", adjust="none", effect_sizes=False)
+    nemenyi = posthoc(_scores(values), method="nemenyi", effect_sizes=False)
+    for res in (conover, nemenyi):
+        for row in res.table.itertuples():
+            i, j = int(row.system_a[1:]), int(row.system_b[1:])
+            if res.method == "conover":
+                t = abs(rank_sum[i] - rank_sum[j]) / scale
+                assert row.statistic == pytest.approx(t, rel=1e-12)
+                assert row.p_value == pytest.approx(2 * stats.t.sf(t, df), rel=1e-10)
+            else:
+                q = abs(rank_sum[i] - rank_sum[j]) / b / np.sqrt(k * (k + 1) / (6 * b))
+                assert row.statistic == pytest.approx(q, rel=1e-12)
+                expected = stats.studentized_range.sf(q * np.sqrt(2), k, np.inf)
+                assert row.p_value == pytest.approx(expected, rel=1e-9, abs=1e-13)
+
+
 @pytest.mark.parametrize(
     ("n", "k", "levels"),
     [(10, 4, 3), (12, 3, 1000), (20, 5, 4), (30, 4, 10**6), (70, 5, 6)],
