@@ -208,9 +208,9 @@ class AdviceText(Advice):
     """Advice that is shown, neither raised nor warned (the remedy of a data-check finding, a
     hint in a report): ``str()`` spells its options as Python arguments, :meth:`cli` as flags.
 
-    >>> hint = AdviceText("rank per instance ({level})", level="instance")
+    >>> hint = AdviceText("rank per instance ({by})", by="instance")
     >>> str(hint), hint.cli()
-    ("rank per instance (level='instance')", 'rank per instance (--level instance)')
+    ("rank per instance (by='instance')", 'rank per instance (--by instance)')
     """
 
     def __init__(self, template: str, **options: object):

@@ -10,10 +10,11 @@ them (Herbold, 2020), oriented so that positive means the first system scores hi
 
 Cliff's δ of all ``k (k − 1) / 2`` pairs is the costly one (``k² N²`` comparisons by
 definition): it is counted from one sort of the whole table, in chunks of the sorted values
-(:func:`_earlier_pairs`), so that no loop runs over systems, pairs or blocks. On a large table a
-test starts it on a second thread before computing its own statistics
-(:func:`effect_sizes_alongside`): NumPy's sort, product and array arithmetic release the GIL
-(``np.bincount`` does not), so the two overlap in part.
+(:func:`_earlier_pairs`), so that no loop runs over systems, pairs or blocks. On a large table,
+when the load average leaves a core idle (:func:`_spare_core`), a test starts it on a second
+thread before computing its own statistics (:func:`effect_sizes_alongside`): NumPy's sort,
+product and array arithmetic release the GIL (``np.bincount`` does not), so the two overlap in
+part.
 
 References
 ----------
@@ -31,6 +32,7 @@ Open Source Software* 5(48), 2173.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -39,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.blas_threads import one_blas_thread
+from rankstats._util.parallel import cpu_count
 
 #: Scale of the median absolute deviation to a standard deviation under normality.
 MAD_SCALE = 1.4826
@@ -80,12 +83,12 @@ def effect_sizes_alongside(
     counted; the pairs inside the chunks of the sort are counted on a third thread
     (:func:`_earlier_pairs`). On 100 systems × 10,000 blocks with two idle cores, Nemenyi's
     post-hoc test with its effect sizes took 0.234 s against 0.288 s on one thread (Cliff's δ
-    alone: 0.158 s against 0.193 s; 2026-11-27, load 0.9). Below :data:`THREAD_CELLS` scores
-    everything runs on the caller's thread when the function is called. The numbers are the
-    same either way (exact integer counts).
+    alone: 0.158 s against 0.193 s; 2026-11-27, load 0.9). Below :data:`THREAD_CELLS` scores,
+    or without a spare core (:func:`_spare_core`), everything runs on the caller's thread when
+    the function is called. The numbers are the same either way (exact integer counts).
     """
     values = np.asarray(values, dtype=np.float64)
-    if values.size < THREAD_CELLS:
+    if values.size < THREAD_CELLS or not _spare_core():
         return lambda: pairwise_effect_sizes(values, a, b)
     delta = _in_thread(_cliffs_delta, values)
 
@@ -94,6 +97,22 @@ def effect_sizes_alongside(
         return _table(delta()[a, b], cohen, gamma)
 
     return table
+
+
+def _spare_core() -> bool:
+    """Whether a second thread may have a core of its own: the one-minute load average (this
+    process included) at least one below the cores this process may run on.
+
+    On a busy machine the threads wait for a core and then for the GIL of each other: on two
+    cores at load 5, Conover's test of 100 systems × 10,000 blocks with its effect sizes took
+    1.06 s (best of 7; median 2.4 s) on threads against 0.37 s on one (2026-12-02). Platforms
+    without a load average (Windows) count as idle.
+    """
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - Windows
+        return True
+    return load + 1.0 <= cpu_count()
 
 
 def _in_thread(function: Callable[..., T], *args: object) -> Callable[[], T]:
@@ -184,22 +203,41 @@ def _earlier_pairs(label: np.ndarray, first: np.ndarray, k: int) -> np.ndarray:
     per_chunk = np.bincount(position_chunk * k + label, minlength=n_chunks * k)
     per_chunk = per_chunk.reshape(n_chunks, k)
     # On a large table the pairs inside the chunks are counted meanwhile on a second thread.
-    if size >= THREAD_CELLS:
+    if size >= THREAD_CELLS and _spare_core():
         within = _in_thread(_within_chunks, label, first, k, position_chunk)
     else:
         within = functools.partial(_within_chunks, label, first, k, position_chunk)
-    # The earlier chunks' counts, cast first and summed in place (a casting cumsum: 1.5× longer).
-    before = per_chunk.astype(np.float64)
-    np.cumsum(before, axis=0, out=before)
-    before -= per_chunk
     if np.array_equal(chunk_of, position_chunk):  # every run starts in its element's chunk
         starting = per_chunk
     else:
         starting = np.bincount(chunk_of * k + label, minlength=n_chunks * k)
         starting = starting.reshape(n_chunks, k)
+    return np.rint(_across_chunks(per_chunk, starting)).astype(np.int64) + within()
+
+
+#: Cells of the ``(chunks, k)`` count matrices cast to floating point at once by
+#: :func:`_across_chunks` (2 MiB each: they stay in the cache; whole matrices of 100 systems ×
+#: 10,000 blocks are 25 MiB, whose casts took longer than the product on a busy machine).
+_PRODUCT_CELLS = 262_144
+
+
+def _across_chunks(per_chunk: np.ndarray, starting: np.ndarray) -> np.ndarray:
+    """``Σ_c starting[c, s] · before[c, j]``, ``before[c]`` the counts of the chunks before
+    ``c``: the pairs of :func:`_earlier_pairs` in different chunks, as floats holding integers
+    below 2⁵³ (exact), a block of chunks at a time."""
+    n_chunks, k = per_chunk.shape
+    less = np.zeros((k, k))
+    running = np.zeros(k)  # the counts of every chunk before the block
+    step = max(1, _PRODUCT_CELLS // max(k, 1))
     with one_blas_thread():  # a thin product: threads only add synchronisation
-        less = starting.T.astype(np.float64) @ before
-    return np.rint(less).astype(np.int64) + within()
+        for start in range(0, n_chunks, step):  # blocks of chunks, each one product
+            block = per_chunk[start : start + step].astype(np.float64)
+            before = np.cumsum(block, axis=0)
+            before -= block
+            before += running
+            running += block.sum(axis=0)
+            less += starting[start : start + step].T.astype(np.float64) @ before
+    return less
 
 
 def _within_chunks(

@@ -23,7 +23,9 @@ and
     ``"pratt"`` or ``"zsplit"`` keep them, :mod:`rankstats.significance.zero_methods`; exact
     distribution for ``N ≤ 50`` without ties or zeros, as scipy chooses it pair by pair;
     ``p = 1`` for two systems with equal scores in every block, where scipy returns NaN),
-    Holm-adjusted.  It needs the scores, not only the ranks.
+    Holm-adjusted.  It needs the scores, not only the ranks.  The normal approximation (every
+    pair above 50 blocks) is scipy's formula computed for many pairs at once, each chunk of
+    pairs ranked by one sort (:mod:`rankstats.significance.signed_rank_sums`).
 
 With ``missing="imputed"`` (:mod:`rankstats.significance.blocks`,
 :mod:`rankstats.significance.imputed_ranks`) the blocks keep their missing scores, every rank is the
@@ -85,6 +87,7 @@ from rankstats.significance.blocks import (
 from rankstats.significance.effect_sizes import EFFECT_SIZES, effect_sizes_alongside
 from rankstats.significance.imputed_ranks import imputed_rank_test, max_abs_z
 from rankstats.significance.posthoc_result import PosthocResult
+from rankstats.significance.signed_rank_sums import signed_rank_asymptotic
 from rankstats.significance.studentized_range import q_alpha, studentized_range_sf
 from rankstats.significance.zero_methods import DEFAULT as DEFAULT_ZERO_METHOD
 from rankstats.significance.zero_methods import check_zero_method
@@ -195,25 +198,29 @@ def _wilcoxon(
             "method='wilcoxon-holm' tests the score differences and needs scores: give a Scores "
             "table, not Rankings"
         )
-    values = blocks.values
-    n = values.shape[0]
+    columns = np.ascontiguousarray(blocks.values.T)  # one system per row: rows gathered fast
+    n = columns.shape[1]
     statistic = np.empty(len(a))
     p = np.empty(len(a))
     chunk = max(1, _WILCOXON_CELLS // max(n, 1))
-    for start in range(0, len(a), chunk):  # chunks of pairs, each one vectorised call per method
+    for start in range(0, len(a), chunk):  # chunks of pairs, each ranked by one sort
         rows = slice(start, start + chunk)
-        d = values[:, a[rows]].T - values[:, b[rows]].T
+        d = columns[a[rows]] - columns[b[rows]]
         method = _wilcoxon_method(d)
         # Equal scores in every block: no evidence of a difference (scipy returns NaN).
         same = np.flatnonzero((d == 0).all(axis=1))
         method[same] = "none"
         statistic[start + same], p[start + same] = 0.0, 1.0
-        for name in ("asymptotic", "exact"):
-            pick = np.flatnonzero(method == name)
-            if len(pick):
-                res = stats.wilcoxon(d[pick], axis=1, method=name, zero_method=zero_method)
-                statistic[start + pick] = res.statistic
-                p[start + pick] = res.pvalue
+        asymptotic = method == "asymptotic"
+        if asymptotic.all():
+            statistic[rows], p[rows] = signed_rank_asymptotic(d, zero_method)
+        elif asymptotic.any():
+            pick = np.flatnonzero(asymptotic)
+            statistic[start + pick], p[start + pick] = signed_rank_asymptotic(d[pick], zero_method)
+        pick = np.flatnonzero(method == "exact")  # N ≤ 50: scipy's exact distribution
+        if len(pick):
+            res = stats.wilcoxon(d[pick], axis=1, method="exact", zero_method=zero_method)
+            statistic[start + pick], p[start + pick] = res.statistic, res.pvalue
         # Few blocks with ties or zeros: scipy's exhaustive permutation test, one pair at a time
         # (at most 13 blocks, 2**13 sign patterns).
         for i in np.flatnonzero(method == "permutation"):
@@ -327,8 +334,8 @@ def posthoc(
         ``method="nemenyi"`` only.
     effect_sizes : bool
         Add Cliff's δ, Cohen's d and Akinshin's γ to the table (NaN when False, without
-        scores, or with ``missing="imputed"``; Cliff's δ costs about 0.2 s for 100 systems ×
-        10,000 blocks: :mod:`rankstats.significance.effect_sizes`).
+        scores, or with ``missing="imputed"``; Cliff's δ costs about 0.12 s for 100 systems ×
+        10,000 blocks on one thread: :mod:`rankstats.significance.effect_sizes`).
     seed, draws
         ``missing="imputed"``, single-step, unequal variances: the seed and number of Monte
         Carlo draws of max ``|z|`` (default :data:`rankstats.significance.imputed_ranks.DRAWS`).

@@ -215,3 +215,26 @@ def test_no_warning_on_clean_data():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         rs.Scores.from_long(long_table())
+
+
+def test_instance_keys_as_a_text_categorical_give_the_same_table():
+    """The file reader hands its keys over as Categoricals of text: the instance column is then
+    taken by code (no Python strings), and equals the column of plain text keys."""
+    frame = pd.DataFrame(
+        {
+            "system": ["a", "b", "a", "b", "a", "b"],
+            "task": "t",
+            "instance": ["i2", "i2", "007", "007", "x y", "x y"],
+            "score": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+        }
+    )
+    plain = rs.Scores.from_long(frame, instance="instance")
+    text = pd.Series(frame["instance"].to_numpy()).dtype
+    keys = frame.assign(
+        instance=frame["instance"].astype(
+            pd.CategoricalDtype(pd.Index(["i2", "x y", "007"], dtype=text))
+        )
+    )
+    categorical = rs.Scores.from_long(keys, instance="instance")
+    assert categorical.data["instance"].dtype == plain.data["instance"].dtype == text
+    pd.testing.assert_frame_equal(categorical.data, plain.data)

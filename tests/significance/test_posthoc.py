@@ -109,6 +109,36 @@ def test_conover_equals_scikit_posthocs(name, scores, values):
     np.testing.assert_allclose(holm.table["p_adjusted"], _holm(holm.table["p_value"].to_numpy()))
 
 
+def test_conover_and_nemenyi_equal_the_textbook_formulas_pair_by_pair():
+    """Conover (1999, Sec. 5.8) and Nemenyi (Demšar 2006, Sec. 3.2.2) written with loops over
+    blocks and pairs, on a small table with ties (mid-ranks from scipy.stats.rankdata)."""
+    rng = np.random.default_rng(21)
+    b, k = 12, 5
+    values = rng.integers(0, 4, size=(b, k)).astype(float)
+    values[:, 4] += 1.0  # one better system
+    ranks = [stats.rankdata([-v for v in values[i]]) for i in range(b)]  # 1 = best
+    rank_sum = [sum(ranks[i][j] for i in range(b)) for j in range(k)]
+    a1 = sum(ranks[i][j] ** 2 for i in range(b) for j in range(k))
+    c1 = b * k * (k + 1) ** 2 / 4
+    t1 = (k - 1) * (sum(r**2 for r in rank_sum) - b * c1) / (a1 - c1)
+    df = (b - 1) * (k - 1)
+    scale = np.sqrt(2 * b * (a1 - c1) * (1 - t1 / (b * (k - 1))) / df)
+    conover = posthoc(_scores(values), method="conover", adjust="none", effect_sizes=False)
+    nemenyi = posthoc(_scores(values), method="nemenyi", effect_sizes=False)
+    for res in (conover, nemenyi):
+        for row in res.table.itertuples():
+            i, j = int(row.system_a[1:]), int(row.system_b[1:])
+            if res.method == "conover":
+                t = abs(rank_sum[i] - rank_sum[j]) / scale
+                assert row.statistic == pytest.approx(t, rel=1e-12)
+                assert row.p_value == pytest.approx(2 * stats.t.sf(t, df), rel=1e-10)
+            else:
+                q = abs(rank_sum[i] - rank_sum[j]) / b / np.sqrt(k * (k + 1) / (6 * b))
+                assert row.statistic == pytest.approx(q, rel=1e-12)
+                expected = stats.studentized_range.sf(q * np.sqrt(2), k, np.inf)
+                assert row.p_value == pytest.approx(expected, rel=1e-9, abs=1e-13)
+
+
 @pytest.mark.parametrize(
     ("n", "k", "levels"),
     [(10, 4, 3), (12, 3, 1000), (20, 5, 4), (30, 4, 10**6), (70, 5, 6)],
@@ -335,6 +365,9 @@ def test_chunked_cliffs_delta_is_identical_to_one_count_per_system(monkeypatch, 
 
     monkeypatch.setattr(effect_sizes, "_CHUNK", chunk)
     monkeypatch.setattr(effect_sizes, "THREAD_CELLS", 1 if threads else 10**12)
+    monkeypatch.setattr(effect_sizes, "_spare_core", lambda: True)  # whatever the load
+    # Blocks of one chunk, of a few, or all chunks at once in the product across chunks.
+    monkeypatch.setattr(effect_sizes, "_PRODUCT_CELLS", (1, 20, 10**9)[chunk % 3])
     rng = np.random.default_rng(chunk)
     for trial in range(60):
         n, k = int(rng.integers(1, 40)), int(rng.integers(2, 9))
@@ -408,6 +441,7 @@ def test_effect_sizes_counted_alongside_equal_the_sequential_table(monkeypatch):
         }
     )
     scores = rs.Scores.from_long(frame)
+    monkeypatch.setattr(effect_sizes, "_spare_core", lambda: True)  # whatever the load
     alongside = rs.posthoc(scores), rs.tukey_hsd(scores)
     monkeypatch.setattr(effect_sizes, "THREAD_CELLS", 10**12)
     sequential = rs.posthoc(scores), rs.tukey_hsd(scores)
@@ -426,3 +460,23 @@ def test_effect_sizes_counted_alongside_equal_the_sequential_table(monkeypatch):
     with pytest.raises(MemoryError, match="counting failed"):
         rs.posthoc(scores)
     assert counted_on == ["rankstats-effect-sizes"]  # not on the caller's thread
+
+
+def test_no_second_thread_without_a_spare_core(monkeypatch):
+    """A busy machine: Cliff's δ is counted on the caller's thread (a thread would wait for a
+    core), with the same table."""
+    from rankstats.significance import effect_sizes
+
+    values = np.random.default_rng(2).normal(size=(2_000, 60))
+    a, b = np.triu_indices(60, 1)
+    spare_core = effect_sizes._spare_core
+    started = []
+    monkeypatch.setattr(effect_sizes, "_in_thread", lambda *args: started.append(args))
+    monkeypatch.setattr(effect_sizes, "_spare_core", lambda: False)
+    table = effect_sizes.effect_sizes_alongside(values, a, b)()
+    assert not started
+    pd.testing.assert_frame_equal(table, pairwise_effect_sizes(values, a, b), check_exact=True)
+    monkeypatch.setattr(effect_sizes.os, "getloadavg", lambda: (99.0, 0.0, 0.0))
+    assert not spare_core()
+    monkeypatch.setattr(effect_sizes.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert spare_core()
