@@ -244,7 +244,7 @@ def check_posthoc(
     zero_method: str | None = None,
 ) -> tuple[str, str]:
     """The arguments of :func:`posthoc` checked before any computing (``imputed``: the blocks
-    given are imputed already): ``(missing, adjust)``, the word in the one vocabulary and the
+    given are imputed already): ``(missing, correction)``, the word in the one vocabulary and the
     adjustment used. Each combination is refused here once, in the words of the caller
     (:mod:`rankstats._util.advice`); ``zero_method`` (None: the default) is checked against
     :data:`~rankstats.significance.zero_methods.ZERO_METHODS` and refused with another method

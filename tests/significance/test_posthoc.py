@@ -123,7 +123,7 @@ def test_conover_and_nemenyi_equal_the_textbook_formulas_pair_by_pair():
     t1 = (k - 1) * (sum(r**2 for r in rank_sum) - b * c1) / (a1 - c1)
     df = (b - 1) * (k - 1)
     scale = np.sqrt(2 * b * (a1 - c1) * (1 - t1 / (b * (k - 1))) / df)
-    conover = posthoc(_scores(values), method="conover", adjust="none", effect_sizes=False)
+    conover = posthoc(_scores(values), method="conover", correction="none", effect_sizes=False)
     nemenyi = posthoc(_scores(values), method="nemenyi", effect_sizes=False)
     for res in (conover, nemenyi):
         for row in res.table.itertuples():
