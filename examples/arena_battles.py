@@ -37,12 +37,12 @@ def main() -> None:
 
     fit = fit_battles(
         battles,
-        bootstrap=1000,
+        n_resamples=1000,
         posterior=args.posterior,
         anchor="model-000",  # LMSYS fixes one model's rating; here model-000 at 1000
         anchor_rating=1000.0,
         seed=0,
-        progressbar=False,
+        progress=False,
     )
     print(fit)
     print(fit.table().head(10).round(1).to_string(index=False))
@@ -61,7 +61,7 @@ def main() -> None:
     print(arena)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        arena_fit = fit_battles(arena, bootstrap=1000, seed=0)
+        arena_fit = fit_battles(arena, n_resamples=1000, seed=0)
     for warning in caught:
         print(f"warning: {warning.message}")
     by_battle = fit_battles(read_battles(battles_path("arena_hard")), order_effect=False, seed=0)

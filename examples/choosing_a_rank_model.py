@@ -69,7 +69,7 @@ for name, model in [
 ]:
     start = time.perf_counter()
     method = "mcmc" if name == "mallows" else "nuts"
-    fits[name] = model.fit(rk, method=method, progressbar=False, **sampling)
+    fits[name] = model.fit(rk, method=method, progress=False, **sampling)
     seconds[name] = time.perf_counter() - start
     print(f"{name}: {method}, {seconds[name]:.0f} s")
 

@@ -16,7 +16,7 @@ from rankstats.plotting.saving import save_figure
 out = Path(sys.argv[1] if len(sys.argv) > 1 else "example-out")
 rk = rs.load_rankings("sushi")
 fit = rs.models.PlackettLuce().fit(
-    rk, method="nuts", draws=500, tune=500, chains=2, seed=0, progressbar=False
+    rk, method="nuts", draws=500, tune=500, chains=2, seed=0, progress=False
 )
 cmp = rs.compare(rs.pairwise(rk), [fit], delta=0.05, correction="holm")
 print(cmp)

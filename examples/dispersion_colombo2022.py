@@ -65,7 +65,7 @@ def main() -> None:
             # Kendall distance proper between the same rank vectors.
             row[f"kendall_{label}"] = rs.kendall_distance(consensus, ranks).mean()
         # From the real scores: ties averaged (½ per tie), consensus by rankstats.
-        table = rs.dispersion_table(rs.load_dataset(dataset), level="task")
+        table = rs.dispersion_table(rs.load_dataset(dataset), by="task")
         distance = table.set_index("candidate")["distance"]
         for label in ("borda", "mean", "kemeny"):
             row[f"scores_{label}"] = distance[label]

@@ -60,7 +60,7 @@ def main() -> None:
         for label, other in (("borda", borda), ("mean", mean)):
             d = rs.kendall_distance(kem.reindex(systems), other.reindex(systems))
             print(f"  Kendall distance Kemeny vs {label}: {d:g} pairs")
-        table = rs.dispersion_table(scores, level="task")
+        table = rs.dispersion_table(scores, by="task")
         print(
             f"\n  dispersion γ (mean distance between two task rankings) = "
             f"{table.attrs['pairwise']:.2f}; random order: {table.attrs['random_baseline']:g}"

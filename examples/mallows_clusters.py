@@ -31,7 +31,7 @@ started = time.perf_counter()
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", rs.models.LOOWarning)  # the table's notes say which
     choice = rs.models.choose_clusters(
-        rk, range(1, args.max_clusters + 1), distance="footrule", seed=0, progressbar=False
+        rk, range(1, args.max_clusters + 1), distance="footrule", seed=0, progress=False
     )
 print(choice)
 print(f"({time.perf_counter() - started:.0f} s for {args.max_clusters} mixtures)\n")

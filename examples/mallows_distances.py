@@ -18,7 +18,7 @@ fits = {}
 for distance in rs.models.DISTANCES:
     model = rs.models.Mallows(distance=distance, prior="bayesmallows")
     # Kendall's exact Gibbs sampler reads θ = α/n; every other distance runs Metropolis–Hastings.
-    fit = model.fit(rk, seed=0, progressbar=False)
+    fit = model.fit(rk, seed=0, progress=False)
     summary = fit.summary()
     alpha = (
         summary.loc["alpha"] if "alpha" in summary.index else summary.loc["theta"] * rk.n_systems

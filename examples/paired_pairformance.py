@@ -20,7 +20,7 @@ from rankstats.plotting.saving import save_figure
 
 out = Path(sys.argv[1] if len(sys.argv) > 1 else "example-out")
 wide = pd.read_csv(data_path("pairformance_dialogue_tc_moverscore.csv.gz"))
-res = rs.paired(wide, task="MoverScore", confidence=0.95, n_bootstrap=1000, seed=0)
+res = rs.paired(wide, task="MoverScore", confidence_level=0.95, n_resamples=1000, seed=0)
 print(res)
 print(res.strengths.sort_values("bt", ascending=False).round(4).to_string(index=False))
 cols = ["system_a", "system_b", "n", "wins_a", "wins_b", "ties", "p_a_beats_b", "sign_p"]

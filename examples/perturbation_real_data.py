@@ -21,16 +21,16 @@ for name in ("glue", "superglue", "xtreme"):
     res = rs.simulate.perturbation(
         rs.load_dataset(name),
         aggregators=("mean", "borda", "borda2"),
-        grid={"missing": [0.1, 0.2, 0.3, 0.4, 0.5]},
-        n_rep=30,
+        grid={"missing_rate": [0.1, 0.2, 0.3, 0.4, 0.5]},
+        n_replications=30,
         seed=0,
     )
     summary = res.summary().assign(dataset=name)
     tables.append(summary)
-    save_figure(res.plot(x="missing"), out / f"perturbation_{name}")
+    save_figure(res.plot(x="missing_rate"), out / f"perturbation_{name}")
 table = pd.concat(tables)
 print(
-    table.pivot_table(index=["dataset", "missing"], columns="aggregator", values="mean").to_string(
-        float_format="%.3f"
-    )
+    table.pivot_table(
+        index=["dataset", "missing_rate"], columns="aggregator", values="mean"
+    ).to_string(float_format="%.3f")
 )

@@ -27,7 +27,7 @@ log = rs.read_battles(
     rs.datasets.battles_path("arena_bench_style"), cluster="question_id", covariates=style
 )
 # model_a is a coin flip in these pseudo-battles, not a display position: no order effect.
-fit = rs.fit_battles(log, order_effect=False, bootstrap=1000, seed=0)
+fit = rs.fit_battles(log, order_effect=False, n_resamples=1000, seed=0)
 report = rs.battle_report(fit, log, out=out, title="arena-bench-v1 grades, style-controlled")
 print(report)
 print(report.summary)

@@ -16,7 +16,7 @@ out = Path(sys.argv[1] if len(sys.argv) > 1 else "example-out")
 res = rs.simulate.robustness(
     ("mean", "borda", "borda2"),
     grid={"phi": [0.05, 0.1, 0.5], "adversarial_tasks": list(range(21))},
-    n_rep=100,
+    n_replications=100,
     seed=0,
     base={"n_systems": 20, "n_tasks": 20, "n_instances": 20},
     progress=True,

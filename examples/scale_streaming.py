@@ -29,12 +29,12 @@ def main() -> None:
 
     start = time.perf_counter()
     files, truth_path = rs.simulate.gumbel_files(
-        directory, 20, 20, args.instances, partitions=8, missing=0.1, seed=0
+        directory, 20, 20, args.instances, partitions=8, missing_rate=0.1, seed=0
     )
     print(f"wrote {len(files)} Parquet files to {directory} in {time.perf_counter() - start:.1f} s")
 
     start = time.perf_counter()
-    scanned = rs.scan_scores(directory, workers=args.workers)
+    scanned = rs.scan_scores(directory, n_jobs=args.workers)
     # One pass over the files, kept on `scanned`: the calls below do not read them again. The
     # rows may come in any order (order="auto": files written system after system are
     # partitioned on disk by (task, instance) first, with a warning).

@@ -42,7 +42,7 @@ for path in save_figure(rs.cd_diagram(imputed), out / "cd_diagram_imputed"):
 
 # 3. Confidence sets for the ranks, next to the Hoeffding rank ranges --------------------------
 summeval = rs.load_dataset("summeval")
-sets = rs.rank_confidence_sets(summeval, simultaneous=True, n_boot=1000, seed=0)
+sets = rs.rank_confidence_sets(summeval, simultaneous=True, n_resamples=1000, seed=0)
 print(sets)
 hoeffding = rs.hoeffding_test(rs.pairwise(summeval))  # the rank ranges of the Borda intervals
 print(sets.compare_hoeffding(hoeffding).head(8).to_string(index=False))

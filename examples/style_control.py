@@ -31,7 +31,7 @@ log = rs.read_battles(
     rs.datasets.battles_path("arena_bench_style"), cluster="question_id", covariates=style
 )
 print(log)
-fit = rs.fit_battles(log, order_effect=False, bootstrap=1000, seed=0)
+fit = rs.fit_battles(log, order_effect=False, n_resamples=1000, seed=0)
 print(fit)
 print(fit.parameters().round(3).to_string())
 columns = ["model", "rating", "bootstrap_low", "bootstrap_high", "rank"]

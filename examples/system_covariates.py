@@ -63,7 +63,7 @@ print("most below:", ", ".join(gap.index[:3]))
 
 if "--posterior" in sys.argv:
     posteriors = {
-        name: model.fit(scores, method="nuts", progressbar=False, seed=1)
+        name: model.fit(scores, method="nuts", progress=False, seed=1)
         for name, model in models.items()
     }
     for name, fit in posteriors.items():

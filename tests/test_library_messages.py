@@ -1,7 +1,7 @@
 """The library does not know the command line (issue 46): no string of :mod:`rankstats` outside
 :mod:`rankstats.cli` spells a flag. A message that names an option is an
 :class:`~rankstats._util.advice.Advice` template: ``str()`` spells the option as a Python
-argument (``level='instance'``), ``.cli()`` as a flag (``--by instance``), and the command
+argument (``by='instance'``), ``.cli()`` as a flag (``--by instance``), and the command
 line prints ``.cli()`` (:func:`rankstats.cli.usage.spoken`)."""
 
 from __future__ import annotations
@@ -140,9 +140,9 @@ def test_data_check_remedy_in_both_spellings():
     df = pd.DataFrame(rows, columns=["system", "task", "instance"]).assign(score=np.arange(17.0))
     scores = rs.Scores.from_long(df, instance="instance")
     (uneven,) = rs.check_data(scores).of_kind("uneven-instances")
-    assert uneven.api.startswith("level='instance' compares systems instance by instance")
+    assert uneven.api.startswith("by='instance' compares systems instance by instance")
     assert uneven.option.startswith("--by instance compares systems instance by instance")
-    assert "level='task' averages unequal sets" in uneven.api
+    assert "by='task' averages unequal sets" in uneven.api
     assert uneven.record()["option"] == uneven.option and uneven.record()["api"] == uneven.api
     with pytest.warns(rs.errors.DataWarning) as caught:
         rs.check_data(scores).warn()
@@ -155,10 +155,10 @@ def test_report_hint_names_level_for_its_reader():
 
     rk = rs.Rankings.from_orderings([["a", "b", "c"], ["b", "a", "c"]])
     res = rs.hoeffding_test(rs.pairwise(rk), order=["a", "b", "c"])
-    python = claims(res, level="task", has_instances=True)
-    cli = claims(res, level="task", has_instances=True, cli=True)
-    assert "rank per instance (level='instance')" in python and "--by" not in python
-    assert "rank per instance (--by instance)" in cli and "level='instance'" not in cli
+    python = claims(res, by="task", has_instances=True)
+    cli = claims(res, by="task", has_instances=True, cli=True)
+    assert "rank per instance (by='instance')" in python and "--by" not in python
+    assert "rank per instance (--by instance)" in cli and "by='instance'" not in cli
 
 
 def test_advice_text_is_shown_in_either_spelling():

@@ -15,6 +15,7 @@ import numpy as np
 
 from rankstats._pymc import compat as _compat
 from rankstats._util.advice import Advice, Spelled, escape
+from rankstats._util.user_frame import user_stacklevel
 
 # Methods whose idata holds a posterior sample (point estimates are posterior means).
 SAMPLED = ("nuts", "mcmc")
@@ -68,14 +69,15 @@ class AdviceConvergenceWarning(Advice, ConvergenceWarning):
 
 def warn_convergence(
     problems: list[str],
-    stacklevel: int = 3,
+    stacklevel: int | None = None,
     hint: str = PL_BT_HINT,
     inspect: str | Spelled = "fit.summary() and arviz trace plots",
     **options: object,
 ) -> None:
     """Warn when ``problems``; ``hint`` is a template whose fields are options named alone
     (``{draws}``) or given in ``options``; ``inspect``: where to look (Spelled when it differs
-    on the command line)."""
+    on the command line); ``stacklevel`` None: the user's line (the first frame outside
+    rankstats)."""
     if problems:
         fields = {k: None for k in ("draws", "tune", "max_draws", "prior_scale", "chains")}
         fields = {k: v for k, v in fields.items() if "{" + k + "}" in hint}
@@ -88,5 +90,5 @@ def warn_convergence(
                 inspect=inspect if isinstance(inspect, Spelled) else Spelled(inspect, inspect),
                 **{**fields, **options},
             ),
-            stacklevel=stacklevel,
+            stacklevel=stacklevel or user_stacklevel(),
         )

@@ -62,9 +62,9 @@ def sample_nuts(
     draws: int,
     tune: int,
     chains: int,
-    cores: int | None,
+    n_jobs: int | None,
     seed: int | None,
-    progressbar: bool,
+    progress: bool,
     target_accept: float,
     n_parameters: int | None = None,
     coords: dict | None = None,
@@ -78,7 +78,7 @@ def sample_nuts(
     :mod:`rankstats._pymc.shared`, sets to each fit's names). Returns ``(idata, sampler
     used)``."""
     sampler = resolve_sampler(sampler, n_parameters)
-    cores = cores or min(chains, os.cpu_count() or 1)
+    n_jobs = n_jobs or min(chains, os.cpu_count() or 1)
     # --quiet / RANKSTATS_QUIET also silence PyMC's log lines ("Initializing NUTS…",
     # "Sampling … took", "Only 20 samples per chain…"): the caller's convergence check reports
     # every problem itself, in the caller's terms.
@@ -92,11 +92,11 @@ def sample_nuts(
             draws=draws,
             tune=tune,
             chains=chains,
-            cores=cores,
+            cores=n_jobs,
             random_seed=seed,
             nuts_sampler=sampler,
             # PyMC's own bar, drawn only on a terminal and when progress is not silenced.
-            progressbar=_progress.show(progressbar),
+            progressbar=_progress.show(progress),
             target_accept=target_accept,
             compute_convergence_checks=False,
             **({"idata_kwargs": {"coords": coords}} if coords else {}),

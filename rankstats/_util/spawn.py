@@ -2,7 +2,7 @@
 
 ``multiprocessing``'s ``spawn`` (and ``forkserver``) start method makes every new process import
 the parent's ``__main__`` module again, so that functions defined in a script can be found by
-name. A script that calls ``rs.scan_scores(..., workers=2)`` at its top level, without an
+name. A script that calls ``rs.scan_scores(..., n_jobs=2)`` at its top level, without an
 ``if __name__ == "__main__":`` guard, is therefore run once more in every worker (and the
 workers, trying to start processes while they import, crash the pool). ``fork`` avoids the
 re-import but is unsafe with Arrow's reader threads.

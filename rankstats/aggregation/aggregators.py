@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from rankstats._util.renamed import renamed_parameters
 from rankstats.aggregation.choices import LAZY_METHODS
 from rankstats.core.pair_probabilities import Pairwise, pair_sums
 from rankstats.core.pair_probabilities import (
@@ -46,6 +47,7 @@ AggregateInput = Scores | Rankings | Pairwise
 STREAMED_METHODS = ("mean", "borda", "borda2", "bt")
 
 
+@renamed_parameters(level="by")
 @dataclass(frozen=True, eq=False, repr=False)
 class Aggregate:
     """The result of :func:`aggregate`.
@@ -56,7 +58,7 @@ class Aggregate:
         Aggregation method.
     scores : pandas.Series
         Aggregate score of every system (higher = better; NaN = no information).
-    level : str
+    by : str
         ``"task"``, ``"instance"`` or ``"rankings"`` (what was aggregated).
     details : dict
         Method-specific extras (e.g. the per-task Borda table of ``borda2``).
@@ -64,7 +66,7 @@ class Aggregate:
 
     method: str
     scores: pd.Series
-    level: str
+    by: str
     details: dict = field(default_factory=dict)
 
     @property
@@ -86,9 +88,7 @@ class Aggregate:
         head = self.table.head(10)
         width = max((len(str(s)) for s in head["system"]), default=6)
         width = min(width, 40)
-        lines = [
-            f"Aggregate(method={self.method!r}, level={self.level!r}, {len(self.scores)} systems)"
-        ]
+        lines = [f"Aggregate(method={self.method!r}, by={self.by!r}, {len(self.scores)} systems)"]
         for _, row in head.iterrows():
             name = str(row["system"])
             name = name if len(name) <= width else name[: width - 1] + "…"
@@ -98,10 +98,10 @@ class Aggregate:
         return "\n".join(lines)
 
 
-def input_level(data: AggregateInput, level: str | None = None) -> str:
-    """What an aggregate of ``data`` ranks (``Aggregate.level``): ``"pairwise"`` for Pairwise,
+def input_level(data: AggregateInput, by: str | None = None) -> str:
+    """What an aggregate of ``data`` ranks (``Aggregate.by``): ``"pairwise"`` for Pairwise,
     ``"rankings"`` for Rankings, the :func:`~rankstats.core.rankings.default_level` of Scores."""
-    return TableStatistics(data, level).level
+    return TableStatistics(data, by).by
 
 
 # ---------------------------------------------------------------------------- the estimators
@@ -185,7 +185,7 @@ def estimate(stats: SufficientStatistics, method: str) -> Aggregate:
         return Aggregate("mean", pd.Series(means, index=systems, name="mean"), "task")
     if method == "borda":
         pw = stats.pairwise
-        return Aggregate("borda", pw.borda(), stats.level, {"n_rankings": pw.n_rankings})
+        return Aggregate("borda", pw.borda(), stats.by, {"n_rankings": pw.n_rankings})
     if method == "borda2":
         task_borda = stats.task_borda
         ranks, kept = borda2_ranks(task_borda, stats.task_seen)
@@ -196,9 +196,7 @@ def estimate(stats: SufficientStatistics, method: str) -> Aggregate:
         kept_tasks = pd.Index([t for t, k in zip(tasks, kept, strict=True) if k], name="task")
         second = Rankings(ranks, tuple(systems), kept_tasks)
         score = pd.Series(pair_sums(ranks).wins.sum(axis=1), index=systems, name="borda2")
-        return Aggregate(
-            "borda2", score, stats.level, {"task_borda": first, "task_rankings": second}
-        )
+        return Aggregate("borda2", score, stats.by, {"task_borda": first, "task_rankings": second})
     return aggregate(stats.pairwise, method)
 
 
@@ -221,14 +219,14 @@ def aggregate_source(
 def _in_memory(method: str) -> Callable[[AggregateInput, str | None], Aggregate]:
     """The aggregator of a table in memory: its statistics, then :func:`estimate`."""
 
-    def aggregator(data: AggregateInput, level: str | None) -> Aggregate:
-        return estimate(TableStatistics(data, level), method)
+    def aggregator(data: AggregateInput, by: str | None) -> Aggregate:
+        return estimate(TableStatistics(data, by), method)
 
     aggregator.__name__ = aggregator.__qualname__ = f"_{method}"
     return aggregator
 
 
-def _median(data: AggregateInput, level: str | None) -> Aggregate:
+def _median(data: AggregateInput, by: str | None) -> Aggregate:
     if not isinstance(data, Scores):
         raise TypeError("method 'median' needs Scores (the raw score table), not rankings")
     wide = data.to_wide()
@@ -251,14 +249,14 @@ def snap_ties(values: np.ndarray, bits: int = 40) -> np.ndarray:
     return np.round(values / unit) * unit
 
 
-def _copeland(data: AggregateInput, level: str | None) -> Aggregate:
-    stats = TableStatistics(data, level)
+def _copeland(data: AggregateInput, by: str | None) -> Aggregate:
+    stats = TableStatistics(data, by)
     pw = stats.pairwise
     margin = pw.wins - pw.wins.T
     tol = 1e-9 * max(pw.n_rankings, 1)
     score = (margin > tol).sum(axis=1) + 0.5 * ((np.abs(margin) <= tol).sum(axis=1) - 1)
     series = pd.Series(score, index=list(pw.systems), name="copeland")
-    return Aggregate("copeland", series, stats.level)
+    return Aggregate("copeland", series, stats.by)
 
 
 AGGREGATORS: dict[str, Callable[[AggregateInput, str | None], Aggregate]] = {
@@ -275,7 +273,8 @@ def register(name: str, function: Callable[[AggregateInput, str | None], Aggrega
     AGGREGATORS[name] = function
 
 
-def aggregate(data: AggregateInput, method: str = "borda", level: str | None = None) -> Aggregate:
+@renamed_parameters(level="by")
+def aggregate(data: AggregateInput, method: str = "borda", by: str | None = None) -> Aggregate:
     """Aggregate scores or rankings into one ranking of the systems.
 
     Parameters
@@ -289,7 +288,7 @@ def aggregate(data: AggregateInput, method: str = "borda", level: str | None = N
         One of ``mean``, ``median``, ``borda``, ``borda2``, ``copeland`` (and the methods
         registered by other modules: ``from rankstats.aggregation.aggregators import AGGREGATORS``
         lists them).
-    level : {"task", "instance"}, optional
+    by : {"task", "instance"}, optional
         For Scores: which rankings Borda / Copeland use (default: ``"instance"`` when the table
         has instances, else ``"task"``).
 
@@ -311,8 +310,8 @@ def aggregate(data: AggregateInput, method: str = "borda", level: str | None = N
         importlib.import_module(LAZY_METHODS[method])
     if method not in AGGREGATORS:
         raise ValueError(f"unknown method {method!r}; available: {', '.join(AGGREGATORS)}")
-    check_level(level)
-    return AGGREGATORS[method](data, level)
+    check_level(by)
+    return AGGREGATORS[method](data, by)
 
 
 #: The representation each method is computed from when a caller holds all three (Scores, the
@@ -330,20 +329,20 @@ METHOD_INPUT = {
 
 
 def aggregate_many(
-    methods: Sequence[str], scores: Scores, rankings: Rankings, pw: Pairwise, level: str
+    methods: Sequence[str], scores: Scores, rankings: Rankings, pw: Pairwise, by: str
 ) -> dict[str, Aggregate]:
     """``{method: Aggregate}`` from representations built once (the CLI and the report).
 
     Each method reads the representation it needs (:data:`METHOD_INPUT`): ``rankings`` and
-    ``pw`` must be the rankings of ``scores`` at ``level`` and their statistics, so that nothing
-    is rebuilt; a registered method without an entry gets the scores at ``level``.
+    ``pw`` must be the rankings of ``scores`` at ``by`` and their statistics, so that nothing
+    is rebuilt; a registered method without an entry gets the scores at ``by``.
     """
     given = {"scores": scores, "rankings": rankings, "pairwise": pw}
     out = {}
     for method in dict.fromkeys(methods):
         source = METHOD_INPUT.get(method)
         if source is None:
-            out[method] = aggregate(scores, method=method, level=level)
+            out[method] = aggregate(scores, method=method, by=by)
         else:
             out[method] = aggregate(given[source], method=method)
     return out

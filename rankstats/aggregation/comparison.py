@@ -29,7 +29,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from rankstats._util.arguments import count, probability
+from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import mpl_text
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.aggregation.hoeffding_intervals import (
     HoeffdingResult,
     as_hoeffding_result,
@@ -54,6 +56,7 @@ _COLUMNS = [
 ]
 
 
+@renamed_parameters(level="ci_prob")
 @dataclass(frozen=True, eq=False, repr=False)
 class Comparison:
     """The result of :func:`compare`.
@@ -76,8 +79,9 @@ class Comparison:
         method is significant, then the rest).
     order : list of str
         Reference order of the systems (best first).
-    level : float
-        Interval level used for every method (``1 − δ``, or ``1 − δ/m`` after correction).
+    ci_prob : float
+        Mass of the models' credible intervals, the coverage of the Hoeffding intervals: the
+        same for every method (``1 − δ``, or ``1 − δ/m`` after correction).
     delta, correction : float, str
         Of the Hoeffding intervals.
     intervals : HoeffdingResult
@@ -92,7 +96,7 @@ class Comparison:
     conflicts: pd.DataFrame
     wide: pd.DataFrame
     order: list[str]
-    level: float
+    ci_prob: float
     delta: float
     correction: str
     intervals: HoeffdingResult | None = None
@@ -143,7 +147,7 @@ class Comparison:
         ax.plot([-0.5, n - 0.5], [-0.5, n - 0.5], color="black", lw=0.8)
         if annotate if annotate is not None else n <= 15:
             annotate_distances(ax, values)
-        title = f"upper: Hoeffding; lower: {mpl_text(model)} posterior (level {self.level:.4g})"
+        title = f"upper: Hoeffding; lower: {mpl_text(model)} posterior (level {self.ci_prob:.4g})"
         note = shortened_note(self.order)
         ax.set_title(title + ("\n" + note if note else ""), fontsize=9)
         if (values[np.isfinite(values)] != 0).any():
@@ -154,35 +158,37 @@ class Comparison:
             fig.tight_layout(rect=(0.0, height / fig.get_figheight(), 1.0, 1.0))
         return fig
 
-    def rank_posteriors(self, prob: float = 0.95) -> dict[str, Any]:
+    @renamed_parameters(prob="ci_prob")
+    def rank_posteriors(self, ci_prob: float = 0.95) -> dict[str, Any]:
         """The rank posterior (:meth:`rankstats.models.Fit.rank_posterior`) of every model
         compared, by method name: ``P(rank = r)``, ``P(best)``, expected ranks and equal-tailed
-        credible rank intervals at ``prob`` (0.95 by default, not the pairwise :attr:`level`).
+        credible rank intervals at ``ci_prob`` (0.95 by default, not the pairwise :attr:`ci_prob`).
 
         A model whose fit holds a single point (Mallows ``method="map"``) has no rank posterior:
         it is left out, and a ``UserWarning`` names it.
         """
-        probability("prob", prob)
-        out, skipped = self.rank_posteriors_and_skipped(prob)
+        probability("ci_prob", ci_prob)
+        out, skipped = self.rank_posteriors_and_skipped(ci_prob)
         if skipped:
             warnings.warn(
                 "no rank posterior for " + "; ".join(f"{name} ({why})" for name, why in skipped),
                 UserWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         return out
 
+    @renamed_parameters(prob="ci_prob")
     def rank_posteriors_and_skipped(
-        self, prob: float = 0.95
+        self, ci_prob: float = 0.95
     ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
         """:meth:`rank_posteriors` without the warning: the posteriors, and ``(name, reason)``
         for every model that has none (the report prints the reasons in its section)."""
-        probability("prob", prob)
+        probability("ci_prob", ci_prob)
         out: dict[str, Any] = {}
         skipped = []
         for name, fit in self.models.items():
             try:
-                out[name] = fit.rank_posterior(prob=prob)
+                out[name] = fit.rank_posterior(ci_prob=ci_prob)
             except (AttributeError, ValueError) as err:
                 skipped.append((name, str(err)))
         return out, skipped
@@ -255,14 +261,16 @@ class Comparison:
         ax.set_xlabel("P(a above b); dashed line: ½")
         ax.legend(fontsize=7, loc="lower right")
         note = shortened_note(self.order)
-        ax.set_title(f"{what} (level {self.level:.4g})" + ("\n" + note if note else ""), fontsize=9)
+        ax.set_title(
+            f"{what} (level {self.ci_prob:.4g})" + ("\n" + note if note else ""), fontsize=9
+        )
         with fitted_fonts(fig):
             fig.tight_layout()
         return fig
 
     def __repr__(self) -> str:
         lines = [
-            f"Comparison({len(self.order)} systems, level {self.level:.4g}, "
+            f"Comparison({len(self.order)} systems, level {self.ci_prob:.4g}, "
             f"{self.correction} correction)"
         ]
         for _, row in self.agreement.iterrows():
@@ -328,7 +336,7 @@ def compare(
         :func:`rankstats.hoeffding`), which are then used as they are.
     fits : Fit or sequence of Fit
         Fitted models (``rs.models.PlackettLuce().fit(...)``, ``BradleyTerry``, ``Mallows``);
-        each needs ``pairwise(prob, order)``, ``order`` and ``systems``.
+        each needs ``pairwise(ci_prob, order)``, ``order`` and ``systems``.
     delta, correction, estimand
         As in :func:`rankstats.hoeffding` (default ``0.05``, ``"holm"``, ``"imputed"``, or
         those of the given intervals; a value contradicting them raises ``ValueError``).  The
@@ -371,7 +379,7 @@ def compare(
     else:
         order = list(fits[0].order if given is None else given.order)
     intervals = _intervals(pw if given is None else given, delta, correction, estimand, order)
-    level = 1.0 - intervals.interval_level
+    ci_prob = 1.0 - intervals.interval_level
     pos = {s: i for i, s in enumerate(order)}
 
     def upper(frame: pd.DataFrame) -> pd.DataFrame:
@@ -391,7 +399,7 @@ def compare(
             name = f"{name}_{len(names) + 1}"
         names.append(name)
         models[name] = fit
-        post = fit.pairwise(prob=level, order=order)
+        post = fit.pairwise(ci_prob=ci_prob, order=order)
         parts.append(upper(post).assign(method=name))
     table = pd.concat([p[_COLUMNS] for p in parts], ignore_index=True)
 
@@ -430,7 +438,7 @@ def compare(
         conflicts=conflict_rows,
         wide=wide,
         order=order,
-        level=level,
+        ci_prob=ci_prob,
         delta=intervals.delta,
         correction=intervals.correction,
         intervals=intervals,

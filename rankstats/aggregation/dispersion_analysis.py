@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.arguments import probability, random_seed
+from rankstats._util.renamed import renamed_parameters
 from rankstats.aggregation.aggregators import AGGREGATORS, Aggregate, aggregate
 from rankstats.aggregation.kemeny_search import KemenyResult, kemeny
 from rankstats.core.metrics import kendall_distance as kendall_distance  # rs.kendall_distance
@@ -131,6 +132,7 @@ def expected_distance(ranks_a: np.ndarray, ranks_b: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- result
+@renamed_parameters(n_samples="draws")
 @dataclass(frozen=True, eq=False, repr=False)
 class Dispersion:
     """The result of :func:`dispersion`.
@@ -149,7 +151,7 @@ class Dispersion:
     n_systems, n_rankings : int
     method : str
         ``"exact"`` or ``"sampled"``.
-    n_samples : int
+    draws : int
         Pairs of rankings drawn (0 when exact).
     delta : float
         Error level of ``pairwise_interval`` when sampled.
@@ -162,7 +164,7 @@ class Dispersion:
     n_systems: int
     n_rankings: int
     method: str
-    n_samples: int = 0
+    draws: int = 0
     delta: float = 0.0
 
     @property
@@ -189,7 +191,7 @@ class Dispersion:
         interval = ""
         if self.method == "sampled":
             low, high = self.pairwise_interval
-            interval = f" [{low:.6g}, {high:.6g}] ({1 - self.delta:.0%}, {self.n_samples} pairs)"
+            interval = f" [{low:.6g}, {high:.6g}] ({1 - self.delta:.0%}, {self.draws} pairs)"
         consensus = (
             ""
             if math.isnan(self.consensus)
@@ -261,14 +263,15 @@ def consensus_distance(
 
 
 # ---------------------------------------------------------------------------- public API
+@renamed_parameters(level="by", max_samples="max_draws")
 def dispersion(
     data: Rankings | Scores,
     consensus=None,
     method: str = "auto",
-    level: str | None = None,
+    by: str | None = None,
     delta: float = 0.05,
     rtol: float = 0.01,
-    max_samples: int = 200_000,
+    max_draws: int = 200_000,
     seed: int = 0,
 ) -> Dispersion:
     r"""Dispersion of rankings (mean distance between two) and distance of a consensus to them.
@@ -286,9 +289,9 @@ def dispersion(
         ``rtol`` × the estimate (error level ``δ_k = δ / (k (k + 1))`` at the ``k``-th look,
         so the interval is valid whenever the rule stops).  ``auto``: exact unless
         ``L · N²`` exceeds 3·10⁸.
-    level : {"task", "instance"}, optional
+    by : {"task", "instance"}, optional
         Ranking level for Scores.
-    delta, rtol, max_samples, seed
+    delta, rtol, max_draws, seed
         Sampled estimate: error level, relative half-width target, cap, random seed.
 
     Returns
@@ -307,7 +310,7 @@ def dispersion(
         raise ValueError(f"method must be 'auto', 'exact' or 'sampled', not {method!r}")
     probability("delta", delta)
     random_seed("seed", seed)
-    rk = as_rankings(data, level)
+    rk = as_rankings(data, by)
     ranks = rk.ranks
     n_rows, n = ranks.shape
     if n_rows < 2:
@@ -316,12 +319,12 @@ def dispersion(
         method = "exact" if n_rows * n * n <= _EXACT_BUDGET else "sampled"
     need_sums = method == "exact" or consensus is not None
     sums = pair_sums(ranks, second_moment=True) if need_sums else None
-    n_samples = 0
+    draws = 0
     if method == "exact":
         gamma = _pairwise_term(sums)
         interval = (gamma, gamma)
     else:
-        gamma, interval, n_samples = _sampled_pairwise(ranks, delta, rtol, max_samples, seed)
+        gamma, interval, draws = _sampled_pairwise(ranks, delta, rtol, max_draws, seed)
     distance = float("nan")
     if consensus is not None:
         c = consensus_ranks(consensus, rk.systems)
@@ -334,13 +337,13 @@ def dispersion(
         n_systems=n,
         n_rankings=n_rows,
         method=method,
-        n_samples=n_samples,
+        draws=draws,
         delta=delta if method == "sampled" else 0.0,
     )
 
 
 def _sampled_pairwise(
-    ranks: np.ndarray, delta: float, rtol: float, max_samples: int, seed: int
+    ranks: np.ndarray, delta: float, rtol: float, max_draws: int, seed: int
 ) -> tuple[float, tuple[float, float], int]:
     rng = np.random.default_rng(seed)
     n_rows, n = ranks.shape
@@ -350,7 +353,7 @@ def _sampled_pairwise(
     look = 0
     while True:
         look += 1
-        size = min(batch, max_samples - sum(len(v) for v in values))
+        size = min(batch, max_draws - sum(len(v) for v in values))
         first = rng.integers(n_rows, size=size)
         second = rng.integers(n_rows - 1, size=size)
         second += second >= first
@@ -360,7 +363,7 @@ def _sampled_pairwise(
         mean = float(sample.mean())
         level = delta / (look * (look + 1))
         half = _half_width(sample, span, level)
-        if half <= rtol * mean or m >= max_samples or (span == 0):
+        if half <= rtol * mean or m >= max_draws or (span == 0):
             low, high = max(0.0, mean - half), min(span, mean + half)
             return mean, (low, high), m
         batch *= 2
@@ -378,10 +381,11 @@ def _half_width(sample: np.ndarray, span: float, level: float) -> float:
     return min(hoeffding, bernstein)
 
 
+@renamed_parameters(level="by")
 def dispersion_table(
     data: Rankings | Scores,
     candidates: Sequence[str] | Mapping[str, object] = ("kemeny", "borda", "mean", "random"),
-    level: str | None = None,
+    by: str | None = None,
     time_limit: float | None = 60.0,
     seed: int = 0,
 ) -> pd.DataFrame:
@@ -398,7 +402,7 @@ def dispersion_table(
         order: ``N(N-1)/4`` in closed form), or any :func:`rankstats.aggregate` method.  A dict
         maps row labels to such names or to ready consensus objects (an order, an
         :class:`~rankstats.Aggregate`, a :class:`~rankstats.KemenyResult`).
-    level : {"task", "instance"}, optional
+    by : {"task", "instance"}, optional
         Ranking level for Scores (also passed to the aggregation methods).
 
     Returns
@@ -417,7 +421,7 @@ def dispersion_table(
     ['kemeny', 'random']
     """
     random_seed("seed", seed)
-    rk = as_rankings(data, level)
+    rk = as_rankings(data, by)
     ranks = rk.ranks
     n_rows, n = ranks.shape
     sums = pair_sums(ranks, second_moment=True)
@@ -441,7 +445,7 @@ def dispersion_table(
                 raise ValueError(f"candidate {spec!r} needs Scores, not Rankings")
             agg_input = data if spec in ("mean", "median", "borda2") else rk
             candidate = aggregate(
-                agg_input, method=spec, level=level if isinstance(data, Scores) else None
+                agg_input, method=spec, by=by if isinstance(data, Scores) else None
             )
         else:
             raise ValueError(

@@ -66,6 +66,8 @@ import pandas as pd
 
 from rankstats._util.arguments import random_seed
 from rankstats._util.progress import meter
+from rankstats._util.renamed import renamed_parameters
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.aggregation.aggregators import Aggregate, input_level, register
 from rankstats.aggregation.kemeny_heuristics import (
     borda_order,
@@ -216,23 +218,24 @@ def condorcet_blocks(wins: np.ndarray) -> list[np.ndarray]:
 
 
 # ---------------------------------------------------------------------------- public API
-def _as_pairwise(data: Rankings | Scores | Pairwise, level: str | None) -> Pairwise:
+def _as_pairwise(data: Rankings | Scores | Pairwise, by: str | None) -> Pairwise:
     if isinstance(data, Pairwise):
         return data
     if isinstance(data, Scores):
-        by = default_level(data, level)
+        by = default_level(data, by)
         return pairwise(Rankings.from_scores(data, by=by))
     if isinstance(data, Rankings):
         return pairwise(data)
     raise TypeError(f"kemeny() takes Rankings, Scores or Pairwise, not {type(data).__name__}")
 
 
+@renamed_parameters(level="by")
 def kemeny(
     data: Rankings | Scores | Pairwise,
     method: str = "auto",
     time_limit: float | None = DEFAULT_TIME_LIMIT,
     seed: int = 0,
-    level: str | None = None,
+    by: str | None = None,
     progress: bool | Callable[[str], None] = False,
     split: bool = True,
 ) -> KemenyResult:
@@ -246,7 +249,7 @@ def kemeny(
     ----------
     data : Rankings, Scores or Pairwise
         Scores are ranked per instance when the table has instances, else per task (as
-        :func:`rankstats.aggregate`); ``level`` overrides.
+        :func:`rankstats.aggregate`); ``by`` overrides.
     method : {"auto", "exact", "heuristic"}
         ``exact``: extended Condorcet split + integer program.  ``heuristic``: Borda / Copeland
         / KwikSort starts polished by insertion local search; the lower bound is then the
@@ -261,7 +264,7 @@ def kemeny(
         no limit: on a hard profile the exact search can then run for hours.
     seed : int
         Seed of the KwikSort pivots.
-    level : {"task", "instance"}, optional
+    by : {"task", "instance"}, optional
         Ranking level for Scores input.
     progress : bool or callable
         ``True``: a progress bar of the elapsed time against ``time_limit``, with the gap of
@@ -294,7 +297,7 @@ def kemeny(
     >>> res.order, res.cost, res.optimal
     (['a', 'b', 'c'], 4.0, True)
     """
-    check_level(level)
+    check_level(by)
     random_seed("seed", seed)
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
@@ -306,7 +309,7 @@ def kemeny(
         time_limit = None if math.isinf(time_limit) else float(time_limit)
     start = time.perf_counter()
     deadline = None if time_limit is None else start + float(time_limit)
-    pw = _as_pairwise(data, level)
+    pw = _as_pairwise(data, by)
     wins = np.asarray(pw.wins, dtype=np.float64)
     n = wins.shape[0]
     blocks = condorcet_blocks(wins) if split else ([np.arange(n)] if n else [])
@@ -352,7 +355,7 @@ def kemeny(
             f"lower bound {result.lower_bound:.6g}, gap {gap:.3%}); raise time_limit "
             "(None: no limit) to search longer",
             NotProvedOptimalWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     return result
 
@@ -449,7 +452,7 @@ def _display(
         yield None, on_round if shown.mode is not None else None
 
 
-def _kemeny_aggregate(data, level: str | None) -> Aggregate:
+def _kemeny_aggregate(data, by: str | None) -> Aggregate:
     """``aggregate(..., method="kemeny")``: score = number of systems below in the consensus.
 
     Searched within :data:`DEFAULT_TIME_LIMIT` seconds, with the elapsed time against that limit
@@ -459,11 +462,11 @@ def _kemeny_aggregate(data, level: str | None) -> Aggregate:
     ``"gap"`` (relative, ``(cost − lower_bound) / cost``), ``"lower_bound"``, ``"cost"`` and
     ``"time_limit"`` (seconds).
     """
-    res = kemeny(data, method="auto", time_limit=DEFAULT_TIME_LIMIT, level=level, progress=True)
+    res = kemeny(data, method="auto", time_limit=DEFAULT_TIME_LIMIT, by=by, progress=True)
     n = len(res.order)
     score = pd.Series(n - np.arange(1, n + 1, dtype=np.float64), index=res.order, name="kemeny")
     systems = list(data.systems)
-    lvl = input_level(data, level)
+    lvl = input_level(data, by)
     details = {
         "kemeny": res,
         "optimal": res.optimal,

@@ -12,6 +12,7 @@ import pandas as pd
 from scipy import stats
 
 from rankstats._util.arguments import probability
+from rankstats._util.renamed import renamed_parameters
 from rankstats.aggregation.hoeffding_intervals import holm_adjust
 from rankstats.battles.figures import plot_intervals, plot_win_probability
 from rankstats.battles.outcomes import outcome_probabilities
@@ -29,6 +30,7 @@ METHODS = ("fisher", "bootstrap", "posterior")
 
 
 # ---------------------------------------------------------------------------- results
+@renamed_parameters(confidence="confidence_level", bootstrap="bootstrap_distribution")
 @dataclass(frozen=True, eq=False, repr=False)
 class BattleFit:
     """Bradley–Terry fit of battles (:func:`fit_battles`).
@@ -43,8 +45,11 @@ class BattleFit:
         order effect): the layout of :func:`rankstats.core.bradley_terry_mle.fit_bt`.
     covariance : ndarray
         Inverse observed information of ``params`` (log-worths centred).
-    bootstrap : ndarray or None, shape (B, len(params))
-        Bootstrap replicates of ``params`` (centred log-worths).
+    confidence_level : float
+        Coverage of the intervals (default 0.95).
+    bootstrap_distribution : ndarray or None, shape (B, len(params))
+        Bootstrap replicates of ``params`` (centred log-worths), as SciPy's
+        ``BootstrapResult.bootstrap_distribution``.
     posterior : dict or None
         Posterior draws flattened over chains: ``log_worth`` (S, N), ``log_tie`` (S,),
         ``log_order`` (S,), ``style`` (S, K) with covariates.
@@ -68,10 +73,10 @@ class BattleFit:
     n_battles: np.ndarray
     ties: bool
     order_effect: bool
-    confidence: float = 0.95
+    confidence_level: float = 0.95
     anchor: str | None = None
     anchor_rating: float = ELO_START
-    bootstrap: np.ndarray | None = None
+    bootstrap_distribution: np.ndarray | None = None
     posterior: dict[str, np.ndarray] | None = None
     info: dict[str, Any] = field(default_factory=dict)
     covariate_names: tuple[str, ...] = ()
@@ -109,7 +114,7 @@ class BattleFit:
     def methods(self) -> list[str]:
         """Interval methods available in this fit."""
         found = ["fisher"]
-        if self.bootstrap is not None:
+        if self.bootstrap_distribution is not None:
             found.append("bootstrap")
         if self.posterior is not None:
             found.append("posterior")
@@ -140,16 +145,16 @@ class BattleFit:
 
     # ---------------------------------------------------------------- intervals
     def _z(self) -> float:
-        return float(stats.norm.ppf(0.5 + self.confidence / 2))
+        return float(stats.norm.ppf(0.5 + self.confidence_level / 2))
 
     def _quantiles(self, draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        alpha = 1.0 - self.confidence
+        alpha = 1.0 - self.confidence_level
         low, high = np.nanquantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
         return low, high
 
     def _worth_draws(self, method: str) -> np.ndarray:
         if method == "bootstrap":
-            return self.bootstrap[:, : self.n_models]
+            return self.bootstrap_distribution[:, : self.n_models]
         return self.posterior["log_worth"]
 
     def intervals(self, scale: str = "elo") -> pd.DataFrame:
@@ -195,7 +200,7 @@ class BattleFit:
             draws = self._elo(draws, anchor) if scale == "elo" else draws
             frame.insert(2, "posterior_mean", draws.mean(axis=0))
         frame["rank"] = stats.rankdata(-frame["rating"].to_numpy(), method="average")
-        key = "bootstrap" if self.bootstrap is not None else "fisher"
+        key = "bootstrap" if self.bootstrap_distribution is not None else "fisher"
         low, high = frame[f"{key}_low"].to_numpy(), frame[f"{key}_high"].to_numpy()
         frame["rank_ub"] = 1 + intervals_above(low, high).sum(axis=0)
         if self.unadjusted is not None:  # style control: the ratings without the covariates
@@ -233,12 +238,12 @@ class BattleFit:
         fit (:func:`rankstats.battles.rating_differences.wald_differences`); one row per pair,
         the higher-rated model first: ``model_a``, ``model_b``, ``difference`` and ``se`` (Elo
         points), ``z``, ``p``, ``p_holm``, ``significant`` (``p_holm < alpha``; default
-        ``alpha`` = 1 − the fit's confidence).  :func:`rankstats.power` simulates this decision
-        (``tests="battles"``).
+        ``alpha`` = 1 − the fit's ``confidence_level``).  :func:`rankstats.power` simulates this
+        decision (``tests="battles"``).
         """
         if alpha is not None:
             probability("alpha", alpha)
-        alpha = 1.0 - self.confidence if alpha is None else alpha
+        alpha = 1.0 - self.confidence_level if alpha is None else alpha
         n = self.n_models
         a, b = pair_positions(n)
         theta = self.log_worth
@@ -290,8 +295,8 @@ class BattleFit:
             se = math.sqrt(max(self.covariance[index, index], 0.0))
             row = {"parameter": label, "estimate": est}
             row["fisher_low"], row["fisher_high"] = est - z * se, est + z * se
-            if self.bootstrap is not None:
-                low, high = self._quantiles(self.bootstrap[:, index])
+            if self.bootstrap_distribution is not None:
+                low, high = self._quantiles(self.bootstrap_distribution[:, index])
                 row["bootstrap_low"], row["bootstrap_high"] = float(low), float(high)
             if self.posterior is not None:
                 draws = (
@@ -349,7 +354,7 @@ class BattleFit:
         methods = [*self.methods, "quasi"]
         errors = self.quasi_variances(scale).worst_pair
         return plot_intervals(
-            table, self.models, methods, self.confidence, scale, top, quasi_errors=errors
+            table, self.models, methods, self.confidence_level, scale, top, quasi_errors=errors
         )
 
     def plot_covariates(self):
@@ -365,8 +370,12 @@ class BattleFit:
                 table[f"{method}_high"] = ELO_SCALE * rows[f"{method}_high"].to_numpy()
         methods = [m for m in self.methods if f"{m}_low" in table]
         unit = "standard deviation" if self.info.get("standardized", True) else "unit"
-        label = f"effect on the log-odds, Elo points per {unit}; {self.confidence:.0%} intervals"
-        return plot_intervals(table, self.covariate_names, methods, self.confidence, xlabel=label)
+        label = (
+            f"effect on the log-odds, Elo points per {unit}; {self.confidence_level:.0%} intervals"
+        )
+        return plot_intervals(
+            table, self.covariate_names, methods, self.confidence_level, xlabel=label
+        )
 
     def plot_win_probability(self, top: int | None = 30):
         """Heat map of :meth:`win_probability` for the ``top`` models."""
@@ -388,7 +397,7 @@ class BattleFit:
                 for name, value in self.covariate_effects.items()
             )
             parts.append(f"adjusted for {effects}")
-        parts.append(f"intervals: {', '.join(self.methods)} at {self.confidence:.0%}")
+        parts.append(f"intervals: {', '.join(self.methods)} at {self.confidence_level:.0%}")
         best = self.table().head(3)
         parts.append(
             "top: "

@@ -30,7 +30,7 @@ def sample_posterior(
     draws: int = 1000,
     tune: int = 1000,
     chains: int = 4,
-    progressbar: bool = True,
+    progress: bool = True,
     prior_scale: float = 2.0,
     target_accept: float = 0.9,
     covariates: Sequence[str] = (),
@@ -66,9 +66,9 @@ def sample_posterior(
         draws=draws,
         tune=tune,
         chains=chains,
-        cores=None,
+        n_jobs=None,
         seed=seed,
-        progressbar=progressbar,
+        progress=progress,
         target_accept=target_accept,
         n_parameters=len(models) + int(ties) + int(order) + len(covariates),  # sampler="auto"
     )
@@ -77,7 +77,6 @@ def sample_posterior(
     problems = check_convergence(idata, variables)
     warn_convergence(
         problems,
-        stacklevel=4,
         hint="run longer chains ({draws}, {tune}) or more chains ({chains})",
         inspect=Spelled(
             "fit.info['posterior_problems'] and the draws in fit.posterior",

@@ -59,6 +59,8 @@ import numpy as np
 
 from rankstats._util.advice import AdviceError, AdviceWarning, Spelled, escape, keywords
 from rankstats._util.arguments import count, flag, probability, sampling
+from rankstats._util.renamed import renamed_parameters
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.battles.battle_fit import (  # noqa: F401 - the result's home, re-exported
     ELO_SCALE,
     ELO_START,
@@ -89,15 +91,16 @@ BATTLES_HINT = Spelled(
 
 
 # ---------------------------------------------------------------------------- fitting
+@renamed_parameters(bootstrap="n_resamples", confidence="confidence_level", progressbar="progress")
 def fit_battles(
     battles: Battles,
     *,
     ties: bool | None = None,
     order_effect: bool | None = None,
     both_bad: str = "tie",
-    bootstrap: int | None = None,
+    n_resamples: int | None = None,
     posterior: bool = False,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     anchor: str | None = None,
     anchor_rating: float = ELO_START,
     seed: int | None = 0,
@@ -106,7 +109,7 @@ def fit_battles(
     draws: int = 1000,
     tune: int = 1000,
     chains: int = 4,
-    progressbar: bool = True,
+    progress: bool = True,
     covariates: bool = True,
     standardize: bool = True,
     bias_reduction: bool = False,
@@ -130,13 +133,13 @@ def fit_battles(
         never estimates it.
     both_bad : {"tie", "drop"}
         Count "both bad" battles as ties (default) or leave them out.
-    bootstrap : int, optional
-        Bootstrap replicates (0: none; default 1000, none with ``bias_reduction``).
+    n_resamples : int, optional
+        Bootstrap resamples (0: none; default 1000, none with ``bias_reduction``).
     posterior : bool
         Also sample the posterior with NUTS (PyMC; compiles a model: tens of seconds); with
         covariates, over the battles one by one (slower for long logs).
-    confidence : float
-        Level of every interval.
+    confidence_level : float
+        Coverage of every interval (default 0.95).
     anchor, anchor_rating : str, float
         Elo scale: ``anchor`` is fixed at ``anchor_rating`` (a finite number); without,
         ratings are centred at ``anchor_rating`` (default 1000).
@@ -144,7 +147,7 @@ def fit_battles(
         Seeds the bootstrap and the sampler: same seed, same numbers.
     n_jobs : int, optional
         Threads for the bootstrap (default: all cores); the numbers do not depend on it.
-    sampler, draws, tune, chains, progressbar
+    sampler, draws, tune, chains, progress
         NUTS settings (``sampler``: ``"auto"``, ``"pymc"`` or ``"nutpie"``, recorded in
         ``info``).
     covariates : bool
@@ -172,10 +175,10 @@ def fit_battles(
             f"battles must be a Battles log, not {type(battles).__name__}: read a file or a "
             "DataFrame with rs.read_battles"
         )
-    _check_bias_reduction(bias_reduction, bootstrap)
-    if bootstrap is None:
-        bootstrap = 0 if bias_reduction else 1000
-    _check_settings(confidence, bootstrap, anchor_rating, order_effect)
+    _check_bias_reduction(bias_reduction, n_resamples)
+    if n_resamples is None:
+        n_resamples = 0 if bias_reduction else 1000
+    _check_settings(confidence_level, n_resamples, anchor_rating, order_effect)
     if ties is not None:
         flag("ties", ties)
     if n_jobs is not None:
@@ -201,7 +204,7 @@ def fit_battles(
     order_effect, dropped = decide_order_effect(pairs, models, order_effect)
     styled = bool(covariates) and battles.rows is not None
     clusters, cluster_codes, few_clusters = _bootstrap_clusters(
-        battles, both_bad, bootstrap, styled
+        battles, both_bad, n_resamples, styled
     )
     unadjusted, style = None, None
     if styled:
@@ -216,9 +219,9 @@ def fit_battles(
         "ties": "davidson" if ties else "half",
         "order_effect": order_effect,
         "both_bad": both_bad,
-        "confidence": confidence,
+        "confidence": confidence_level,
         "seed": seed,
-        "n_bootstrap": bootstrap,
+        "n_bootstrap": n_resamples,
         "bootstrap_unit": "battle" if battles.cluster is None else f"cluster ({battles.cluster})",
         "newton_iterations": optimum.iterations,
         "warnings": [],
@@ -230,29 +233,29 @@ def fit_battles(
 
     def note(warning: str | AdviceWarning) -> None:  # a warning the fit keeps (info["warnings"])
         info["warnings"].append(str(warning))
-        warnings.warn(warning, DataWarning, stacklevel=3)
+        warnings.warn(warning, DataWarning, stacklevel=user_stacklevel())
 
     if dropped:
         info["order_effect_dropped"] = str(dropped)
         note(dropped)
-    if battles.cluster is not None and not bootstrap:
+    if battles.cluster is not None and not n_resamples:
         note(
             AdviceWarning(
                 escape(f"the clusters ({battles.cluster}) are used by the bootstrap only, and ")
-                + "{bootstrap}: the Fisher intervals treat every battle as independent and are "
+                + "{n_resamples}: the Fisher intervals treat every battle as independent and are "
                 "too narrow when the battles of a cluster are correlated",
-                bootstrap=0,
+                n_resamples=0,
             )
         )
     if few_clusters is not None:
         note(few_clusters)
     boot = None
-    if bootstrap and style is not None:
+    if n_resamples and style is not None:
         boot, failed, method = bootstrap_style(
             style[0],
             optimum.params,
             optimum.information,
-            bootstrap,
+            n_resamples,
             ties,
             order_effect,
             seed,
@@ -260,12 +263,12 @@ def fit_battles(
             n_jobs,
         )
         info["bootstrap_method"] = method
-    elif bootstrap:
+    elif n_resamples:
         boot, failed = bootstrap_battles(
             pairs,
             optimum.params,
             optimum.information,
-            bootstrap,
+            n_resamples,
             ties,
             order_effect,
             seed,
@@ -276,7 +279,7 @@ def fit_battles(
         info["bootstrap_failed"] = failed
         if failed:
             note(
-                f"{failed} of {bootstrap} bootstrap replicates have no MLE (their comparison "
+                f"{failed} of {n_resamples} bootstrap replicates have no MLE (their comparison "
                 "graph is not strongly connected, or the pairs they drew cannot identify the "
                 "order effect); the bootstrap intervals use the others and are too narrow: "
                 "collect more battles per model (or fit without the order effect)"
@@ -295,7 +298,7 @@ def fit_battles(
             draws,
             tune,
             chains,
-            progressbar,
+            progress,
             covariates=battles.covariate_names if style is not None else (),
         )
         info["sampler"] = used
@@ -314,7 +317,7 @@ def fit_battles(
         per_model,
         ties,
         order_effect,
-        confidence,
+        confidence_level,
         anchor,
         anchor_rating,
         boot,
@@ -352,11 +355,11 @@ def _optimum(
         ) from None
 
 
-def _bootstrap_clusters(battles: Battles, both_bad: str, bootstrap: int, styled: bool):
+def _bootstrap_clusters(battles: Battles, both_bad: str, n_resamples: int, styled: bool):
     """What the bootstrap resamples over clusters: the (clusters × cells) counts, or with style
     control each fitted battle's cluster code; and the warning on their number (refused below
     2 by :func:`check_cluster_count`)."""
-    if not bootstrap or battles.cluster is None:
+    if not n_resamples or battles.cluster is None:
         return None, None, None
     if styled:
         codes = battles.rows.cluster[battles.rows.kept(both_bad)]
@@ -399,10 +402,10 @@ def check_cluster_count(count: int, column: str) -> AdviceWarning | None:
 
 
 def _check_settings(
-    confidence: float, bootstrap: int, anchor_rating: float, order_effect: bool | None
+    confidence_level: float, n_resamples: int, anchor_rating: float, order_effect: bool | None
 ) -> None:
-    probability("confidence", confidence)
-    count("bootstrap", bootstrap, 0)
+    probability("confidence_level", confidence_level)
+    count("n_resamples", n_resamples, 0)
     if not (isinstance(anchor_rating, (int, float)) and math.isfinite(anchor_rating)):
         raise AdviceError(
             "{anchor_rating} must be a finite number, not " + escape(repr(anchor_rating)),
@@ -412,16 +415,16 @@ def _check_settings(
         raise ValueError(f"order_effect must be None, True or False, not {order_effect!r}")
 
 
-def _check_bias_reduction(bias_reduction: object, bootstrap: int) -> None:
+def _check_bias_reduction(bias_reduction: object, n_resamples: int) -> None:
     if not isinstance(bias_reduction, bool | np.bool_):
         raise TypeError(f"bias_reduction must be True or False, not {bias_reduction!r}")
-    if bias_reduction and bootstrap:
+    if bias_reduction and n_resamples:
         raise AdviceError(
-            "{bias_reduction} is not available with the bootstrap ({bootstrap}): its replicates "
+            "{bias_reduction} is not available with the bootstrap ({n_resamples}): its replicates "
             "are maximum-likelihood fits; use the Fisher intervals of the bias-reduced fit, "
             "or the posterior",
             bias_reduction=True,
-            bootstrap=bootstrap,
+            n_resamples=n_resamples,
         )
 
 

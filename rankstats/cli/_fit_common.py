@@ -244,7 +244,7 @@ def fit_model(model: object, data: object, opts: Options, **extra: object) -> tu
             tune=opts.mcmc.tune,
             chains=opts.mcmc.chains,
             seed=opts.seed,
-            progressbar=_progress.displayed(),  # --progress / --no-progress (cli main)
+            progress=_progress.displayed(),  # --progress / --no-progress (cli main)
             **extra,
         ),
         notes,

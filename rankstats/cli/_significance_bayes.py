@@ -73,7 +73,7 @@ def bayes_table(blocks, ph, opts: Options, chosen) -> pd.DataFrame:
             a,
             b,
             rope=opts.rope,
-            samples=opts.signed_rank_draws,
+            draws=opts.signed_rank_draws,
             seed=opts.seed,
             missing=missing,
         )

@@ -67,7 +67,7 @@ def summary_record(opts: Options, name, level, fr, ph, ranks, sets, bayes, signi
         },
         "posthoc": {
             "method": ph.method,
-            "adjust": ph.adjust,
+            "adjust": ph.correction,
             "zero_method": ph.zero_method,
             "alpha": ph.alpha,
             "critical_difference": ph.critical_difference,
@@ -87,7 +87,7 @@ def summary_record(opts: Options, name, level, fr, ph, ranks, sets, bayes, signi
             "simultaneous": sets.simultaneous,
             "stepdown": sets.stepdown,
             "alpha": sets.alpha,
-            "n_boot": sets.n_boot,
+            "n_boot": sets.n_resamples,
             "seed": sets.seed,
             "n_steps": sets.n_steps,
             "hoeffding_ranges": "hoeffding_low" in ranks,

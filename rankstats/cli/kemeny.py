@@ -64,7 +64,7 @@ def run(opts: Options) -> int:
     )
     candidates = {"kemeny": res, "borda": "borda", "mean": "mean", "random": "random"}
     disp = dispersion_table(
-        scores, candidates=candidates, level=level, time_limit=opts.time_limit, seed=opts.seed
+        scores, candidates=candidates, by=level, time_limit=opts.time_limit, seed=opts.seed
     )
     gamma = disp.attrs["pairwise"]
     print(

@@ -53,8 +53,8 @@ def run(opts: Options) -> int:
     res = paired(
         data,
         task=opts.metric,
-        confidence=opts.confidence_level,
-        n_bootstrap=opts.n_resamples,
+        confidence_level=opts.confidence_level,
+        n_resamples=opts.n_resamples,
         seed=opts.seed,
         bt_ties=opts.bt_ties,
         zero_method=opts.zero_method,

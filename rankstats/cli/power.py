@@ -38,7 +38,7 @@ def _battle_design(opts: Options):
         )
         with warnings.catch_warnings():  # the fit's notes (e.g. no order effect) are its own
             warnings.simplefilter("ignore", DataWarning)
-            fit = rs.fit_battles(battles, bootstrap=0)
+            fit = rs.fit_battles(battles, n_resamples=0)
         sizes = {"n_battles": opts.battles} if opts.battles else {}
         return BattleDesign.from_fit(fit, battles, **sizes)
     fields = {key: value for key, value in given.items() if value is not None}
@@ -59,7 +59,7 @@ def _design(opts: Options):
         pilot = _pilot(opts)
         cal = calibrate(pilot, n_tasks=opts.tasks, n_instances=opts.instances)
         return cal.design, cal
-    common = dict(missing=opts.missing_rate, missing_pattern=opts.missing_pattern, **sizes)
+    common = dict(missing_rate=opts.missing_rate, missing_pattern=opts.missing_pattern, **sizes)
     if opts.accuracies is not None:
         return BenchmarkDesign.from_accuracies(opts.accuracies, opts.agreement, **common), None
     design = BenchmarkDesign(
@@ -310,7 +310,7 @@ def run(opts: Options) -> int:
         print(f"calibrated on the pilot: {cal.summary()}".replace("\n", "\n  "))
     common = dict(
         pair=opts.pair,
-        level=opts.by,
+        by=opts.by,
         alpha=opts.alpha,
         seed=opts.seed,
         n_jobs=opts.n_jobs,
@@ -322,11 +322,11 @@ def run(opts: Options) -> int:
     )
     if opts.target_power is not None:
         return _sample_size(opts, design, common, cal)
-    res = rs.power(design, tests=opts.tests, replications=opts.n_replications or 2000, **common)
+    res = rs.power(design, tests=opts.tests, n_replications=opts.n_replications or 2000, **common)
     if not res.complete:
         raise KeyboardInterrupt
-    simulated = "battle logs" if res.level == "battle" else "benchmarks"
-    print(f"design: {design.describe()}; {res.replications:,} simulated {simulated}")
+    simulated = "battle logs" if res.by == "battle" else "benchmarks"
+    print(f"design: {design.describe()}; {res.n_replications:,} simulated {simulated}")
     print_frame(_shown(res.summary), title="power ± Monte Carlo s.e.")
     print_frame(_shown(res.recovery), title="recovery of the true order ± s.e.")
     for test in res.tests:
@@ -369,7 +369,7 @@ def _sample_size(opts: Options, design, common: dict, cal) -> int:
             test=opts.tests[0],
             power=opts.target_power,
             target=opts.target,
-            replications=opts.n_replications or 1000,
+            n_replications=opts.n_replications or 1000,
             seed=opts.seed,
             progress=True,
             sizes=opts.sizes,
@@ -386,7 +386,7 @@ def _sample_size(opts: Options, design, common: dict, cal) -> int:
             vary=opts.vary,
             sizes=opts.sizes,
             refine=opts.refine,
-            replications=opts.n_replications or 1000,
+            n_replications=opts.n_replications or 1000,
             **common,
         )
         sentence = res.sentence()

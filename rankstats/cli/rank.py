@@ -120,7 +120,7 @@ def _streamed(opts: Options) -> int:
             higher_is_better=directions,
             batch_rows=opts.batch_rows,
             client=client,
-            workers=opts.n_jobs,
+            n_jobs=opts.n_jobs,
             order=opts.order,
             **options,
         )

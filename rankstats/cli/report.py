@@ -104,14 +104,14 @@ def _report(opts: Options, data, significance: dict | bool, data_check):
 
 
 def _options(opts: Options, data, significance: dict | bool, data_check) -> dict:
-    """The keyword arguments of :func:`rankstats.reporting.report` (``level`` only for scores)."""
+    """The keyword arguments of :func:`rankstats.reporting.report` (``by`` only for scores)."""
     return dict(
         out=opts.output.out,
         methods=opts.methods,
         delta=opts.hoeffding.delta,
         correction=opts.hoeffding.correction,
         estimand=opts.hoeffding.estimand,
-        level=None if isinstance(data, Rankings) else opts.input.by,
+        by=None if isinstance(data, Rankings) else opts.input.by,
         title=opts.title,
         models=opts.models,
         model_method=opts.model_method,
@@ -129,7 +129,7 @@ def _power_options(opts: Options) -> dict | bool:
     without ``--power`` are refused (they would be silently ignored)."""
     given = {
         "--power-test": ("test", opts.power_test),
-        "--n-replications": ("replications", opts.n_replications),
+        "--n-replications": ("n_replications", opts.n_replications),
     }
     given = {flag: kv for flag, kv in given.items() if kv[1] is not None}
     if given and not opts.power:

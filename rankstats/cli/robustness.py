@@ -21,7 +21,7 @@ def run(opts: Options) -> int:
     preset = PRESETS[opts.experiment]
     print(f"{opts.experiment}: {preset['description']}")
     run = {
-        "n_rep": opts.n_replications or preset["n_rep"],
+        "n_replications": opts.n_replications or preset["n_replications"],
         "seed": opts.seed,
         "n_jobs": opts.n_jobs,
         "base": preset["base"],

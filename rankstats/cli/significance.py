@@ -114,14 +114,14 @@ def run(opts: Options) -> int:
     )
     level = level_of(opts.input.by, scores)
     with _warnings_kept() as said:
-        fr = friedman(scores, level=level, missing=opts.missing, min_coverage=opts.min_coverage)
+        fr = friedman(scores, by=level, missing=opts.missing, min_coverage=opts.min_coverage)
         blocks = fr.blocks
         chosen = pairs(scores, blocks, None, opts) if opts.pair is not None else None
         ph = posthoc(
             blocks,
             method=opts.posthoc,
             alpha=opts.alpha,
-            adjust=opts.correction,
+            correction=opts.correction,
             zero_method=opts.zero_method,
         )
         letters = group_letters(ph)
@@ -143,7 +143,7 @@ def run(opts: Options) -> int:
                 # blocks may mix tasks on different scales, and the table is in average-rank
                 # order. With --missing imputed: the expected imputed rank (every block used).
                 of="rank",
-                n_boot=opts.n_resamples,
+                n_resamples=opts.n_resamples,
                 seed=opts.seed,
             )
             table = _hoeffding(scores, level, blocks, sets)
@@ -251,7 +251,7 @@ def _print(opts: Options, name, fr, ph, ranks, sets, bayes, significant) -> None
     b = fr.blocks
     print(f"rankstats significance: {short(name, 80)}")
     print(
-        f"  N = {fr.n_blocks} {b.level} blocks, k = {fr.n_systems} systems, "
+        f"  N = {fr.n_blocks} {b.by} blocks, k = {fr.n_systems} systems, "
         f"missing = {b.missing}; {_dropped_lines(fr)}"
     )
     if b.imputed:
@@ -308,13 +308,13 @@ def _print(opts: Options, name, fr, ph, ranks, sets, bayes, significant) -> None
         text = (
             f"rank set: {kind} {1 - opts.alpha:.0%} confidence set for the rank of the expected "
             f"{'imputed ' if fr.blocks.imputed else ''}rank in a block (Mogstad et al. 2024, "
-            f"studentized; {sets.n_boot} bootstrap resamples of the blocks, seed {sets.seed})"
+            f"studentized; {sets.n_resamples} bootstrap resamples of the blocks, seed {sets.seed})"
         )
         if "hoeffding_low" in ranks:
             text += "; Hoeffding range: rank range implied by the Hoeffding intervals (δ = 0.05)"
         print(text + ".")
     adjust = {"single-step": "single-step", "none": "no adjustment"}.get(
-        ph.adjust, f"{ph.adjust}-adjusted"
+        ph.correction, f"{ph.correction}-adjusted"
     )
     if ph.zero_method is not None:
         adjust += f"; zero method {ph.zero_method!r}: {SHORT[ph.zero_method].removeprefix('with ')}"

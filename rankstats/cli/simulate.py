@@ -18,7 +18,7 @@ def _gumbel_options(opts: Options) -> dict:
         "phi": opts.phi,
         "scale": opts.scale,
         "seed": opts.seed,
-        "missing": opts.missing_rate,
+        "missing_rate": opts.missing_rate,
         "round_to": opts.round_to,
     }
 

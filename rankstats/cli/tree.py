@@ -83,7 +83,7 @@ def run(opts: Options) -> int:
         min_size=opts.min_size,
         max_depth=opts.max_depth,
         trim=opts.trim,
-        n_draws=opts.draws,
+        draws=opts.draws,
         seed=opts.seed,
     )
     print(f"rankstats tree: {short(name, 80)}")

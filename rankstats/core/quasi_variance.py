@@ -46,6 +46,7 @@ import pandas as pd
 from scipy import linalg, stats
 
 from rankstats._util.arguments import probability
+from rankstats._util.renamed import renamed_parameters
 
 _MAX_ITERATIONS = 200
 _TOLERANCE = 1e-10
@@ -85,15 +86,16 @@ class QuasiVariances:
         """Quasi-standard errors indexed by system."""
         return self.table.set_index("system")["quasi_se"]
 
-    def comparison_intervals(self, confidence: float = 0.95) -> pd.DataFrame:
+    @renamed_parameters(confidence="confidence_level")
+    def comparison_intervals(self, confidence_level: float = 0.95) -> pd.DataFrame:
         """``system, estimate, low, high``: :math:`b_i \\pm z\\sqrt{q_i}` with
-        :math:`z = \\Phi^{-1}((1 + \\text{confidence})/2)` (1.96 at 95 %).
+        :math:`z = \\Phi^{-1}((1 + \\text{confidence\\_level})/2)` (1.96 at 95 %).
 
-        Two systems whose intervals do not overlap differ at about level ``1 − confidence``
+        Two systems whose intervals do not overlap differ at about level ``1 − confidence_level``
         (exactly so when the approximation is exact and the two quasi-s.e. are equal).
         """
-        confidence = probability("confidence", confidence)
-        z = float(stats.norm.ppf(0.5 + confidence / 2))
+        confidence_level = probability("confidence_level", confidence_level)
+        z = float(stats.norm.ppf(0.5 + confidence_level / 2))
         est, qse = self.table["estimate"], self.table["quasi_se"]
         return pd.DataFrame(
             {

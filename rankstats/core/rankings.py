@@ -513,22 +513,22 @@ def _refuse_variants(
         raise InvalidRankingsError(str(err)) from None
 
 
-#: The words of every ``level=`` argument (None: :func:`default_level`).
+#: The words of every ``by=`` argument (None: :func:`default_level`).
 LEVELS = ("task", "instance")
 
 
-def check_level(level: object) -> str | None:
-    """``level`` checked: None or one of :data:`LEVELS` (the one check of every ``level=``)."""
-    return choice("level", level, (None, *LEVELS))  # type: ignore[return-value]
+def check_level(by: object) -> str | None:
+    """``by`` checked: None or one of :data:`LEVELS` (the one check of every ``by=``)."""
+    return choice("by", by, (None, *LEVELS))  # type: ignore[return-value]
 
 
-def default_level(scores: Scores, level: str | None = None) -> str:
-    """The level at which a score table is ranked: ``level`` when given, else ``"instance"`` for
-    an instance-level table and ``"task"`` otherwise (the rule of every ``level=`` argument)."""
-    return check_level(level) or ("instance" if scores.has_instances else "task")
+def default_level(scores: Scores, by: str | None = None) -> str:
+    """The level at which a score table is ranked: ``by`` when given, else ``"instance"`` for
+    an instance-level table and ``"task"`` otherwise (the rule of every ``by=`` argument)."""
+    return check_level(by) or ("instance" if scores.has_instances else "task")
 
 
-def as_rankings(data: Scores | Rankings, level: str | None = None) -> Rankings:
+def as_rankings(data: Scores | Rankings, by: str | None = None) -> Rankings:
     """Rankings as they are, or a score table ranked at :func:`default_level` (the one
     Scores → Rankings adaptor of the estimators).
 
@@ -537,9 +537,9 @@ def as_rankings(data: Scores | Rankings, level: str | None = None) -> Rankings:
     TypeError
         ``data`` is neither Scores nor Rankings.
     """
-    check_level(level)
+    check_level(by)
     if isinstance(data, Rankings):
         return data
     if isinstance(data, Scores):
-        return Rankings.from_scores(data, by=default_level(data, level))
+        return Rankings.from_scores(data, by=default_level(data, by))
     raise TypeError(f"expected Scores or Rankings, not {type(data).__name__}")

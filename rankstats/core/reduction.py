@@ -20,6 +20,7 @@ from functools import cached_property
 
 import numpy as np
 
+from rankstats._util.renamed import renamed_parameters
 from rankstats.core.pair_probabilities import Pairwise, pairwise, ranking_borda
 from rankstats.core.rankings import (
     Rankings,
@@ -32,6 +33,7 @@ from rankstats.core.rankings import (
 from rankstats.core.scores import Scores
 
 
+@renamed_parameters(level="by")
 @dataclass(frozen=True, eq=False, repr=False)
 class BenchmarkStatistics:
     """Additive sufficient statistics of a benchmark (``a + b`` merges two parts).
@@ -50,7 +52,7 @@ class BenchmarkStatistics:
         Number of scores.
     tasks : tuple of str
         Labels of the rows (empty: numbered).
-    level : str
+    by : str
         What the rankings are (``"instance"``: one per (task, instance)).
     """
 
@@ -60,7 +62,7 @@ class BenchmarkStatistics:
     instance_sum: np.ndarray
     instance_count: np.ndarray
     tasks: tuple[str, ...] = ()
-    level: str = "instance"
+    by: str = "instance"
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -76,7 +78,7 @@ class BenchmarkStatistics:
             self.instance_sum + other.instance_sum,
             self.instance_count + other.instance_count,
             self.tasks or other.tasks,
-            self.level,
+            self.by,
         )
 
     @classmethod
@@ -165,19 +167,19 @@ class TableStatistics:
     data : Scores, Rankings or Pairwise
         Scores provide every statistic; Rankings all but the score sums (σ^μ); Pairwise only
         ``pairwise``.
-    level : {"task", "instance"}, optional
+    by : {"task", "instance"}, optional
         For Scores: the rankings of ``pairwise`` (default
         :func:`rankstats.core.rankings.default_level`). The first level of σ^2l uses the same
         rankings: at ``"task"`` each task is its own group.
     """
 
-    def __init__(self, data: Scores | Rankings | Pairwise, level: str | None = None) -> None:
+    def __init__(self, data: Scores | Rankings | Pairwise, by: str | None = None) -> None:
         if isinstance(data, Scores):
-            self.level = default_level(data, level)
+            self.by = default_level(data, by)
         elif isinstance(data, Rankings):
-            self.level = "rankings"
+            self.by = "rankings"
         elif isinstance(data, Pairwise):
-            self.level = "pairwise"
+            self.by = "pairwise"
         else:
             raise TypeError(f"expected Scores, Rankings or Pairwise, not {type(data).__name__}")
         self.data = data
@@ -187,7 +189,7 @@ class TableStatistics:
     def rankings(self) -> Rankings:
         """The rankings (built once from Scores; Pairwise input has none: TypeError)."""
         # ``level`` names the rankings of a score table; Rankings are ranked already.
-        return as_rankings(self.data, self.level if isinstance(self.data, Scores) else None)
+        return as_rankings(self.data, self.by if isinstance(self.data, Scores) else None)
 
     @cached_property
     def pairwise(self) -> Pairwise:
@@ -235,4 +237,4 @@ class TableStatistics:
         return self._score_sums[1]
 
     def __repr__(self) -> str:
-        return f"TableStatistics({type(self.data).__name__}, level={self.level!r})"
+        return f"TableStatistics({type(self.data).__name__}, by={self.by!r})"

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.core import keys as _keys
 from rankstats.core import wide_columns as _columns
 from rankstats.core.codes import dense_codes, duplicated_keys, instance_codes, row_codes
 from rankstats.core.derived import DerivedOnce
 from rankstats.core.directions import Direction, parse_directions
 from rankstats.core.score_values import Where, numeric_scores, row_report
-from rankstats.core.user_frame import user_stacklevel
 from rankstats.errors import DataWarning, InvalidScoresError, preview
 
 

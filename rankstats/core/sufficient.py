@@ -45,7 +45,7 @@ class SufficientStatistics(Protocol):
         Labels of the columns of every array.
     tasks : tuple
         Labels of the rows of the per-task arrays (may be empty: rows are then numbered).
-    level : str
+    by : str
         What the rankings of ``pairwise`` are: ``"instance"``, ``"task"``, ``"rankings"`` or
         ``"pairwise"`` (reported by :class:`rankstats.Aggregate`).
     pairwise : Pairwise
@@ -63,7 +63,7 @@ class SufficientStatistics(Protocol):
     def tasks(self) -> tuple: ...
 
     @property
-    def level(self) -> str: ...
+    def by(self) -> str: ...
 
     @property
     def pairwise(self) -> Pairwise: ...

@@ -87,12 +87,14 @@ class DataCheck:
         """The findings as JSON-ready dicts."""
         return [f.record() for f in self.findings]
 
-    def warn(self, cli: bool = False, stacklevel: int = 2, skip: Sequence[str] = ()) -> None:
+    def warn(self, cli: bool = False, stacklevel: int | None = 2, skip: Sequence[str] = ()) -> None:
         """Issue each warning and error as a :class:`~rankstats._util.advice.AdviceWarning` (a
         :class:`~rankstats.errors.DataWarning`; notes are not issued) whose remedy is spelled
         for the reader: in Python (``str``) or as flags (``.cli()``, what the command line
-        prints); ``cli=True`` issues the flags' text itself; ``skip``: kinds already acted on."""
+        prints); ``cli=True`` issues the flags' text itself; ``skip``: kinds already acted on;
+        ``stacklevel`` None: the user's line (the first frame outside rankstats)."""
         from rankstats._util.advice import AdviceWarning, Spelled, escape
+        from rankstats._util.user_frame import user_stacklevel
 
         for f in self.findings:
             if f.severity != "note" and f.kind not in skip:
@@ -102,7 +104,7 @@ class DataCheck:
                 )
                 if cli:
                     warning = AdviceWarning(escape(warning.cli()))
-                warnings.warn(warning, stacklevel=stacklevel)
+                warnings.warn(warning, stacklevel=stacklevel or user_stacklevel())
 
     def __repr__(self) -> str:
         counts = {s: sum(f.severity == s for f in self.findings) for s in SEVERITIES}

@@ -443,8 +443,8 @@ def uneven_instances(scores: Scores) -> list[Finding]:
             remedy=AdviceText(
                 "{instance} compares systems instance by instance (the default with "
                 "instances); {task} averages unequal sets",
-                instance=("level", "instance"),
-                task=("level", "task"),
+                instance=("by", "instance"),
+                task=("by", "task"),
             ),
         )
     ]
@@ -497,7 +497,7 @@ def folds(scores: Scores, instance_name: str | None = None) -> list[Finding]:
             ),
             remedy=AdviceText(
                 "{task}{also} averages the folds: one ranking per task",
-                task=("level", "task"),
+                task=("by", "task"),
                 also=Spelled(" (or scores.to_task_level())", ""),
             ),
         )

@@ -18,12 +18,12 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.advice import AdviceError, AdviceScoresError, Spelled, escape, keywords
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.core import keys as _keys
 from rankstats.core import wide_columns as _columns
 from rankstats.core.directions import Direction
 from rankstats.core.score_values import Where
 from rankstats.core.scores import Scores
-from rankstats.core.user_frame import user_stacklevel
 from rankstats.errors import DataWarning, InvalidScoresError, UnreadableFileError, preview
 from rankstats.io import cells as _cells
 from rankstats.io import csv_dialect as _dialect

@@ -17,11 +17,11 @@ from rankstats.models.bradley_terry import BradleyTerry
 from rankstats.models.plackett_luce import PlackettLuce
 
 
-def _rankings(data, level: str | None) -> tuple[Rankings, str]:
+def _rankings(data, by: str | None) -> tuple[Rankings, str]:
     if isinstance(data, Rankings):
         return data, "rankings"
     if isinstance(data, Scores):
-        lvl = default_level(data, level)
+        lvl = default_level(data, by)
         return Rankings.from_scores(data, by=lvl), lvl
     raise TypeError(f"expected Scores or Rankings, not {type(data).__name__}")
 
@@ -43,17 +43,17 @@ def _scores(fit, systems: tuple[str, ...], name: str) -> pd.Series:
     return fit.worth.reindex(list(systems)).rename(name)
 
 
-def _pl(data, level: str | None) -> Aggregate:
-    rk, lvl = _rankings(data, level)
+def _pl(data, by: str | None) -> Aggregate:
+    rk, lvl = _rankings(data, by)
     fit = PlackettLuce().fit(_evaluated(rk), method="mle")
     return Aggregate("pl", _scores(fit, rk.systems, "pl"), lvl, {"fit": fit})
 
 
-def _bt(data, level: str | None) -> Aggregate:
+def _bt(data, by: str | None) -> Aggregate:
     if isinstance(data, Pairwise):
         fit = BradleyTerry().fit(data, method="mle")
         return Aggregate("bt", _scores(fit, data.systems, "bt"), "pairwise", {"fit": fit})
-    rk, lvl = _rankings(data, level)
+    rk, lvl = _rankings(data, by)
     fit = BradleyTerry().fit(_evaluated(rk), method="mle")
     return Aggregate("bt", _scores(fit, rk.systems, "bt"), lvl, {"fit": fit})
 

@@ -16,7 +16,8 @@ from rankstats._pymc import shared
 from rankstats._pymc.convergence import check_convergence, warn_convergence
 from rankstats._pymc.nuts import SAMPLERS, sample_nuts
 from rankstats._util.advice import AdviceError
-from rankstats._util.arguments import sampling
+from rankstats._util.arguments import count, sampling
+from rankstats._util.renamed import renamed_parameters
 from rankstats.core.bradley_terry_mle import (
     check_connected,
     check_strongly_connected,
@@ -116,6 +117,7 @@ class RankModel:
         raise NotImplementedError
 
     # --------------------------------------------------------------- public
+    @renamed_parameters(cores="n_jobs", progressbar="progress")
     def fit(
         self,
         data: Any,
@@ -125,9 +127,9 @@ class RankModel:
         chains: int = 4,
         seed: int | None = 0,
         sampler: str = "auto",
-        progressbar: bool = True,
+        progress: bool = True,
         target_accept: float = 0.9,
-        cores: int | None = None,
+        n_jobs: int | None = None,
         bias_reduction: bool = False,
     ) -> Fit:
         """Fit the model.
@@ -156,12 +158,12 @@ class RankModel:
             parameters or more (:func:`rankstats._pymc.nuts.resolve_sampler`).  The choice is
             always passed to PyMC explicitly (pymc 6 would otherwise pick one itself) and
             recorded in ``fit.info["sampler"]``.
-        progressbar : bool
+        progress : bool
             Show sampling progress (Ctrl-C stops sampling): PyMC's bar, drawn only when stderr
             is a terminal and progress is not silenced (:func:`rankstats._util.progress.show`).
         target_accept : float
             NUTS step-size adaptation target.
-        cores : int, optional
+        n_jobs : int, optional
             Parallel chains (default ``min(chains, os.cpu_count())``).
         bias_reduction : bool
             With ``method="mle"``: Firth's (1993) bias-reduced estimate, the likelihood
@@ -183,6 +185,8 @@ class RankModel:
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, not {method!r}")
         sampling(draws, tune, chains, seed)
+        if n_jobs is not None:
+            count("n_jobs", n_jobs, 1)
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
         if method == "pql" and not self.random_effect:
@@ -248,9 +252,9 @@ class RankModel:
             chains,
             seed,
             sampler,
-            progressbar,
+            progress,
             target_accept,
-            cores,
+            n_jobs,
             worths,
         )
         # The pointwise log-likelihood (ArviZ ``log_likelihood`` group), in NumPy from the draws.
@@ -269,9 +273,9 @@ class RankModel:
         chains,
         seed,
         sampler,
-        progressbar,
+        progress,
         target_accept,
-        cores,
+        n_jobs,
         worths: Worths | None = None,
     ) -> Fit:
         import pandas as pd
@@ -286,16 +290,16 @@ class RankModel:
                 draws=draws,
                 tune=tune,
                 chains=chains,
-                cores=cores,
+                n_jobs=n_jobs,
                 seed=seed,
-                progressbar=progressbar,
+                progress=progress,
                 target_accept=target_accept,
                 n_parameters=len(prepared.systems) + len(extra),
                 coords={"system": list(prepared.systems), **worths.coords},
             )
         variables = [self.variable, *extra, *worths.variables]
         problems = check_convergence(idata, variables)
-        warn_convergence(problems, stacklevel=4)
+        warn_convergence(problems)
         posterior = _compat.group(idata)
         worth = posterior[self.variable].mean(dim=("chain", "draw")).to_numpy()
         parameters = {}

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.advice import AdviceRankingsError, Spelled, escape
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.core.rankings import Rankings, default_level
 from rankstats.core.scores import Scores
 from rankstats.errors import DataWarning, preview
@@ -181,7 +182,7 @@ def pl_data(rk: Rankings, kind: str = "subset") -> PLData:
             f"{len(dropped)} ranking(s) contain no choice (fewer than two systems) and were "
             f"dropped: {preview(dropped)}",
             DataWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
         ranks, observed, n_obs = ranks[informative], observed[informative], n_obs[informative]
     rankers = rk.rankers[informative]

@@ -30,6 +30,7 @@ from rankstats._pymc.convergence import SAMPLED, flat_draws
 from rankstats._util.advice import AdviceError, escape
 from rankstats._util.arguments import probability
 from rankstats._util.blas_threads import one_blas_thread
+from rankstats._util.renamed import renamed_parameters
 from rankstats.core.quasi_variance import QuasiVariances
 from rankstats.models.ppc_result import PPCResult
 from rankstats.models.predictive_checks import ppc
@@ -140,13 +141,14 @@ class Fit:
         return out
 
     # ------------------------------------------------------------------ pairwise
-    def pairwise(self, prob: float = 0.95, order: Sequence[str] | None = None) -> pd.DataFrame:
+    @renamed_parameters(prob="ci_prob")
+    def pairwise(self, ci_prob: float = 0.95, order: Sequence[str] | None = None) -> pd.DataFrame:
         """``P(a ranked above b)`` for every ordered pair, with an equal-tailed interval.
 
         Parameters
         ----------
-        prob : float
-            Probability mass of the interval (quantiles ``(1 − prob)/2`` and ``(1 + prob)/2``
+        ci_prob : float
+            Probability mass of the interval (quantiles ``(1 − ci_prob)/2`` and ``(1 + ci_prob)/2``
             of the draws).
         order : sequence of str, optional
             Order of the systems in the table (default :attr:`order`, best first).
@@ -160,7 +162,7 @@ class Fit:
             ``P(a above b) > ½``), ``significant`` (the interval excludes ½), ``winner``,
             ``distance`` (signed distance of the interval from ½), ``method``.
         """
-        probability("prob", prob)
+        probability("ci_prob", ci_prob)
         function = self._pair_function()
         systems = list(self.systems)
         index = {s: i for i, s in enumerate(systems)}
@@ -175,7 +177,7 @@ class Fit:
         low = np.empty((n, n))
         high = np.empty((n, n))
         above = np.empty((n, n))
-        q = [(1 - prob) / 2, (1 + prob) / 2]
+        q = [(1 - ci_prob) / 2, (1 + ci_prob) / 2]
         block = max(1, _CELLS // max(n_draws * n, 1))
         point = function(self.point(), pos) if self.method not in SAMPLED else None
         for lo in range(0, n, block):
@@ -207,7 +209,7 @@ class Fit:
             }
         )
         out.attrs.update(
-            {"model": self.model, "fit_method": self.method, "prob": prob, "order": order}
+            {"model": self.model, "fit_method": self.method, "prob": ci_prob, "order": order}
         )
         return out
 
@@ -215,9 +217,10 @@ class Fit:
         """How this fit's draws give ``P(a above b)`` (the model's registered function)."""
         return PAIR_FUNCTIONS[self.model]
 
-    def pairwise_matrix(self, prob: float = 0.95) -> pd.DataFrame:
+    @renamed_parameters(prob="ci_prob")
+    def pairwise_matrix(self, ci_prob: float = 0.95) -> pd.DataFrame:
         """Estimated ``P(row above column)`` as a square DataFrame in :attr:`order`."""
-        table = self.pairwise(prob)
+        table = self.pairwise(ci_prob)
         order = table.attrs["order"]
         matrix = table.pivot(index="system_a", columns="system_b", values="estimate")
         return matrix.reindex(index=order, columns=order)
@@ -239,21 +242,25 @@ class Fit:
         table.columns.name = "rank"
         return table.loc[self.order]
 
+    @renamed_parameters(prob="ci_prob")
     def ppc(
         self,
         data: Any,
         draws: int = 200,
         seed: int | None = 0,
         threshold: float = 0.05,
-        prob: float = 0.9,
+        ci_prob: float = 0.9,
         kind: str | None = None,
     ) -> PPCResult:
         """Posterior predictive check against ``data`` (the data the model was fitted to): see
         :func:`rankstats.models.predictive_checks.ppc` (top-1 frequencies, pairwise win proportions,
         Kendall distances to the consensus, ties; posterior predictive p-values and figures)."""
-        return ppc(self, data, draws=draws, seed=seed, threshold=threshold, prob=prob, kind=kind)
+        return ppc(
+            self, data, draws=draws, seed=seed, threshold=threshold, ci_prob=ci_prob, kind=kind
+        )
 
-    def rank_posterior(self, prob: float = 0.95) -> RankPosterior:
+    @renamed_parameters(prob="ci_prob")
+    def rank_posterior(self, ci_prob: float = 0.95) -> RankPosterior:
         """Posterior distribution of every system's rank: ``P(rank = r)``, ``P(best)``,
         expected rank, equal-tailed credible rank intervals, heat map (``.plot()``).
 
@@ -267,14 +274,14 @@ class Fit:
 
         Parameters
         ----------
-        prob : float
+        ci_prob : float
             Probability of the equal-tailed credible rank intervals.
 
         Returns
         -------
         RankPosterior
         """
-        probability("prob", prob)
+        probability("ci_prob", ci_prob)
         values = self.draws()[self.variable]
         if values.shape[0] < 2:
             hint = (
@@ -301,22 +308,23 @@ class Fit:
             values,
             self.systems,
             self.higher_is_better,
-            prob=prob,
+            ci_prob=ci_prob,
             model=self.model,
             method=self.method,
             approximation=approximation,
         )
 
     # ------------------------------------------------------------------ summary
-    def summary(self, prob: float = 0.95) -> pd.DataFrame:
+    @renamed_parameters(prob="ci_prob")
+    def summary(self, ci_prob: float = 0.95) -> pd.DataFrame:
         """One row per parameter: estimate, sd, interval and (NUTS) MCMC diagnostics.
 
         ``nuts``: posterior ``mean``, ``sd``, equal-tailed ``low`` / ``high``, ``mcse_mean``,
         ``ess_bulk``, ``ess_tail``, ``r_hat`` (rank-normalised split R-hat; Vehtari et al. 2021).
         ``mle`` / ``map``: ``estimate``, ``se`` and the Wald interval ``estimate ± z se``.
         """
-        probability("prob", prob)
-        q = [(1 - prob) / 2, (1 + prob) / 2]
+        probability("ci_prob", ci_prob)
+        q = [(1 - ci_prob) / 2, (1 + ci_prob) / 2]
         posterior = _compat.group(self.idata)
         rows = []
         if self.method in SAMPLED:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rankstats._util.renamed import translate
 from rankstats.core.preferences import AssessorPreferences
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
@@ -109,9 +110,9 @@ FIT_OPTIONS = (
     "thin",
     "chains",
     "seed",
-    "progressbar",
+    "progress",
     "max_draws",
-    "cores",
+    "n_jobs",
     "leap",
 )
 
@@ -144,7 +145,7 @@ def choose_clusters(
         The criterion; ``None``: the elbow only.
     **fit_options
         Passed to every fit (``draws``, ``tune``, ``thin``, ``chains``, ``seed``,
-        ``progressbar``, ``max_draws``, ``cores``, ``leap``). ``max_draws`` defaults to
+        ``progress``, ``max_draws``, ``n_jobs``, ``leap``). ``max_draws`` defaults to
         :data:`EXTEND` × ``draws`` here, not 20 ×: a mixture with more clusters than the data
         hold rarely converges (two clusters share a consensus, or one is empty), and would
         otherwise run to the cap; it is reported as not converged, in the table and the notes.
@@ -162,6 +163,9 @@ def choose_clusters(
         raise ValueError(f"clusters must be whole numbers ≥ 1, not {list(clusters)!r}")
     if ic not in ("loo", "waic", None):
         raise ValueError(f"ic must be 'loo', 'waic' or None, not {ic!r}")
+    fit_options = translate(
+        fit_options, {"cores": "n_jobs", "progressbar": "progress"}, "choose_clusters"
+    )
     unknown = set(fit_options) - set(FIT_OPTIONS)
     if unknown:
         raise TypeError(f"unknown fit options {sorted(unknown)}; use {', '.join(FIT_OPTIONS)}")
@@ -180,9 +184,9 @@ def choose_clusters(
                 tune=fit_options.get("tune"),
                 chains=fit_options.get("chains", 4),
                 seed=fit_options.get("seed", 0),
-                progressbar=fit_options.get("progressbar", True),
+                progress=fit_options.get("progress", True),
                 max_draws=fit_options.get("max_draws", EXTEND * draws),
-                cores=fit_options.get("cores"),
+                n_jobs=fit_options.get("n_jobs"),
                 thin=fit_options.get("thin"),
                 leap=fit_options.get("leap", 1),
             )

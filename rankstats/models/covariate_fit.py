@@ -21,6 +21,8 @@ import pandas as pd
 from rankstats._pymc import compat as _compat
 from rankstats._util.advice import Spelled
 from rankstats._util.arguments import probability
+from rankstats._util.renamed import renamed_parameters
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.core.bradley_terry_mle import ConvergenceError, check_own_worths
 from rankstats.core.firth import FIRTH
 from rankstats.errors import DataWarning, InvalidRankingsError, InvalidScoresError, preview
@@ -133,7 +135,7 @@ def fit_structured_mle(
             "fit.worth; BTm prints a huge estimate with a huge standard error), and its "
             "comparisons tell nothing about the others",
             DataWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     if bias_reduction:
         info["bias_reduction"] = FIRTH
@@ -182,8 +184,9 @@ def fit_structured_mle(
     return fit
 
 
+@renamed_parameters(prob="ci_prob")
 def predict_worth(
-    fit: Fit, covariates: pd.DataFrame, prob: float = 0.95, new_system: bool = False
+    fit: Fit, covariates: pd.DataFrame, ci_prob: float = 0.95, new_system: bool = False
 ) -> pd.DataFrame:
     r"""The log-worth of a system with the given covariates, on the scale of ``fit.worth``.
 
@@ -207,7 +210,7 @@ def predict_worth(
         A Plackett–Luce or Bradley–Terry fit with covariates (``covariates=`` in the model).
     covariates : DataFrame
         One row per system to predict (any index), a column for each of the fit's covariates.
-    prob : float
+    ci_prob : float
         Interval probability (equal-tailed quantiles of the draws).
     new_system : bool
         Include a new system's random effect (fits with ``random_effect=True``).
@@ -218,7 +221,7 @@ def predict_worth(
         Indexed like ``covariates``: ``estimate`` (the MLE, or the posterior mean), ``se`` (sd
         of the draws), ``low``, ``high``.
     """
-    probability("prob", prob)
+    probability("ci_prob", ci_prob)
     names = listed(fit.info.get("covariates"))
     if not names:
         raise ValueError("predict_worth needs a fit with system covariates (covariates=...)")
@@ -230,7 +233,7 @@ def predict_worth(
             f"covariates lack column(s) {', '.join(map(repr, missing))} of the fit "
             f"(its covariates: {', '.join(map(repr, names))})"
         )
-    probability("prob", prob)
+    probability("ci_prob", ci_prob)
     if new_system and "sigma" not in fit.parameters:
         raise ValueError("new_system=True needs a fit with random_effect=True")
     x = np.empty((len(covariates), len(names)))
@@ -262,7 +265,7 @@ def predict_worth(
     else:
         beta = np.array([fit.parameters[f"beta: {name}"] for name in names])
         estimate = (x - centre) @ beta + fit.worth[covered].mean()
-    low, high = np.quantile(values, [(1 - prob) / 2, (1 + prob) / 2], axis=1)
+    low, high = np.quantile(values, [(1 - ci_prob) / 2, (1 + ci_prob) / 2], axis=1)
     return pd.DataFrame(
         {"estimate": estimate, "se": values.std(axis=1, ddof=1), "low": low, "high": high},
         index=covariates.index,

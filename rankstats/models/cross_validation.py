@@ -307,7 +307,7 @@ def kfold(
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                refit = model.fit(_subset(rk, train), method=method, progressbar=False, **options)
+                refit = model.fit(_subset(rk, train), method=method, progress=False, **options)
             except InvalidRankingsError as err:  # e.g. no MLE without this fold
                 raise type(err)(f"refitted without fold {fold + 1} of {k}: {err}") from None
         disconnected += int(refit.info.get("n_groups", 1) or 1) > 1

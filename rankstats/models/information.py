@@ -34,6 +34,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.errors import DataWarning, InvalidRankingsError, preview
 
 
@@ -130,7 +131,7 @@ def check(
     systems,
     kind: str,
     method: str,
-    stacklevel: int = 4,
+    stacklevel: int | None = None,
 ) -> dict[str, Any]:
     """Refuse data without order information; report rankings that tie all their systems and,
     for ``map`` / ``nuts``, a disconnected comparison graph.  Returns the entries of
@@ -174,7 +175,7 @@ def check(
             f"{len(labels)} ranking(s) tie all their systems and carry no order information "
             f"({effect}): {preview(labels)}",
             DataWarning,
-            stacklevel=stacklevel,
+            stacklevel=stacklevel or user_stacklevel(),
         )
         info["n_all_tied"] = len(labels)
     graph = components(tuple(systems), edges)
@@ -192,7 +193,7 @@ def check(
             f". System(s) with no comparison at all: {preview(graph.isolated)} (their "
             "log-worth is the prior's mean, 0)"
         )
-    warnings.warn(message, DataWarning, stacklevel=stacklevel)
+    warnings.warn(message, DataWarning, stacklevel=stacklevel or user_stacklevel())
     info["n_groups"] = len(graph.groups)
     info["groups"] = graph.label()
     return info

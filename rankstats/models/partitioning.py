@@ -40,6 +40,8 @@ import pandas as pd
 
 from rankstats._util.advice import AdviceError, escape
 from rankstats._util.arguments import probability, random_seed
+from rankstats._util.renamed import renamed_parameters
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.core.bradley_terry_mle import (
     ConvergenceError,
     MLEDoesNotExistError,
@@ -85,6 +87,7 @@ class _NodeFit:
     scores: np.ndarray  # (units of the node, systems of the node)
 
 
+@renamed_parameters(n_draws="draws")
 def rank_tree(
     data: Rankings | Scores,
     covariates: pd.DataFrame,
@@ -96,7 +99,7 @@ def rank_tree(
     trim: float = 0.1,
     kind: str = "subset",
     max_levels: int = MAX_LEVELS,
-    n_draws: int = 10_000,
+    draws: int = 10_000,
     seed: int = 0,
 ) -> RankTree:
     r"""Partition rankings by covariates into groups with their own Plackett–Luce worths.
@@ -124,7 +127,7 @@ def rank_tree(
     max_levels : int
         Categorical covariates with more levels in a node are ordered, not searched
         exhaustively (module docstring).
-    n_draws, seed : int
+    draws, seed : int
         Simulated draws of the supLM null distribution (cached per dimension and trimming) and
         their seed.
 
@@ -161,18 +164,18 @@ def rank_tree(
         raise ValueError(f"max_depth must be 0 or more, got {max_depth}")
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
-    if int(n_draws) < 100 or int(max_levels) < 2:
+    if int(draws) < 100 or int(max_levels) < 2:
         raise ValueError(
-            f"n_draws must be 100 or more and max_levels 2 or more, got {n_draws}, {max_levels}"
+            f"draws must be 100 or more and max_levels 2 or more, got {draws}, {max_levels}"
         )
     rk = as_rankings(data)
     if systems is not None:
         rk = _restricted(rk, systems)
     prepared = pl_data(rk, kind=kind)
     units = _units(rk, prepared, covariates)
-    _check_floor(units, alpha, int(n_draws))
+    _check_floor(units, alpha, int(draws))
     grower = _Grower(
-        prepared, units, alpha, int(min_size), max_depth, trim, max_levels, n_draws, seed
+        prepared, units, alpha, int(min_size), max_depth, trim, max_levels, draws, seed
     )
     grower.grow(np.arange(len(units.labels)), 0, None, "")
     kinds = {name: "numeric" if num else "categorical" for name, (_, num) in units.values.items()}
@@ -189,25 +192,25 @@ def rank_tree(
 
 
 # ---------------------------------------------------------------------------- input
-def _check_floor(units: _Units, alpha: float, n_draws: int) -> None:
+def _check_floor(units: _Units, alpha: float, draws: int) -> None:
     """Refuse an ``alpha`` that no numeric covariate could reach: the smallest simulated supLM
-    p-value is ``1 / (n_draws + 1)``, Bonferroni-adjusted ``m / (n_draws + 1)``."""
+    p-value is ``1 / (draws + 1)``, Bonferroni-adjusted ``m / (draws + 1)``."""
     m = len(units.values)
-    floor = m / (n_draws + 1)
+    floor = m / (draws + 1)
     if any(numeric for _, numeric in units.values.values()) and floor >= alpha:
         raise AdviceError(
             "{given}"
             + escape(
-                f" is not above {m} / (n_draws + 1) = {floor:.3g}, the smallest "
+                f" is not above {m} / (draws + 1) = {floor:.3g}, the smallest "
                 "Bonferroni-adjusted p-value of the simulated supLM test: a numeric covariate "
                 "could never split; raise "
             )
             + "{alpha}"
             + escape(" or ")
-            + "{n_draws}",
+            + "{draws}",
             given=("alpha", alpha),
             alpha=None,
-            n_draws=None,
+            draws=None,
         )
 
 
@@ -269,7 +272,7 @@ def _units(rk: Rankings, prepared: PLData, covariates: pd.DataFrame) -> _Units:
             f"{len(unused)} {unit}(s) without a ranking that makes a choice are left out of the "
             f"tree: {preview(unused)}",
             DataWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     frame = covariates.set_axis(keys).loc[labels]
     values, levels = {}, {}
@@ -383,10 +386,10 @@ def _loglik(data: PLData, rows: np.ndarray) -> float | None:
 class _Grower:
     """Grows the tree depth first, numbering nodes as it creates them (root = 1)."""
 
-    def __init__(self, data, units, alpha, min_size, max_depth, trim, max_levels, n_draws, seed):
+    def __init__(self, data, units, alpha, min_size, max_depth, trim, max_levels, draws, seed):
         self.data, self.units, self.alpha, self.min_size = data, units, alpha, min_size
         self.max_depth, self.trim, self.max_levels = max_depth, trim, max_levels
-        self.n_draws, self.seed = n_draws, seed
+        self.draws, self.seed = draws, seed
         self.nodes: list[RankTreeNode] = []
 
     def rows(self, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -440,7 +443,7 @@ class _Grower:
             for name, (values, numeric) in self.units.values.items()
         }
         scores = identified(fit.scores)
-        found = instability_tests(scores, covariates, self.trim, self.n_draws, self.seed)
+        found = instability_tests(scores, covariates, self.trim, self.draws, self.seed)
         if found is None:
             note = (
                 f"tests undefined: the outer product of the scores is singular ({len(members)} "
@@ -459,7 +462,7 @@ class _Grower:
                 "p_at_floor": [t.at_floor for t in found],
             }
         )
-        # The smallest p-value; ties (simulated p-values bottom out at 1 / (n_draws + 1)) go to
+        # The smallest p-value; ties (simulated p-values bottom out at 1 / (draws + 1)) go to
         # the larger statistic of its null distribution's scale (df).
         best = min(found, key=lambda t: (t.p_value, -np.nan_to_num(t.statistic) / max(t.df, 1)))
         p_best = min(1.0, m * best.p_value)

@@ -21,6 +21,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from scipy import stats
 
+from rankstats._util.renamed import renamed_parameters
 from rankstats.models._fit import Fit
 from rankstats.plotting.comparison import comparison_label, comparison_note
 from rankstats.plotting.fonts import fitted_fonts
@@ -32,7 +33,8 @@ ROW_HEIGHT = 0.24
 MAX_HEIGHT = 200.0
 
 
-def forest_plot(fit: Fit, prob: float = 0.95, max_systems: int | None = None) -> Figure:
+@renamed_parameters(prob="ci_prob")
+def forest_plot(fit: Fit, ci_prob: float = 0.95, max_systems: int | None = None) -> Figure:
     """Point estimate and interval of every system's log-worth, best at the top, in one figure.
 
     Intervals: equal-tailed posterior intervals (``nuts``) or Wald intervals (``mle`` / ``map``),
@@ -43,7 +45,7 @@ def forest_plot(fit: Fit, prob: float = 0.95, max_systems: int | None = None) ->
     Parameters
     ----------
     fit : Fit
-    prob : float
+    ci_prob : float
         Interval probability.
     max_systems : int, optional
         Draw only the best ``max_systems``; the title then says "best k of n systems" (never
@@ -55,12 +57,13 @@ def forest_plot(fit: Fit, prob: float = 0.95, max_systems: int | None = None) ->
     """
     n = len(fit.order)
     shown = n if max_systems is None else max(1, min(int(max_systems), n))
-    table = _intervals(fit, prob)
+    table = _intervals(fit, ci_prob)
     what = f"all {n} systems" if shown == n else f"best {shown} of {n} systems"
-    return _figure(fit, prob, table.iloc[:shown], what)
+    return _figure(fit, ci_prob, table.iloc[:shown], what)
 
 
-def forest_pages(fit: Fit, prob: float = 0.95, per_page: int = 60) -> list[Figure]:
+@renamed_parameters(prob="ci_prob")
+def forest_pages(fit: Fit, ci_prob: float = 0.95, per_page: int = 60) -> list[Figure]:
     """The forest plot of every system, ``per_page`` systems per figure (best first).
 
     Returns
@@ -71,7 +74,7 @@ def forest_pages(fit: Fit, prob: float = 0.95, per_page: int = 60) -> list[Figur
     """
     if per_page < 1:
         raise ValueError(f"per_page must be at least 1, got {per_page}")
-    table = _intervals(fit, prob)
+    table = _intervals(fit, ci_prob)
     n = len(table)
     pages = max(1, math.ceil(n / per_page))
     # One x axis for every page, so that intervals on different pages compare by eye.
@@ -89,16 +92,16 @@ def forest_pages(fit: Fit, prob: float = 0.95, per_page: int = 60) -> list[Figur
             if pages == 1
             else f"systems {start}–{start + len(part) - 1} of {n}, page {page + 1} of {pages}"
         )
-        figures.append(_figure(fit, prob, part, what, xlim))
+        figures.append(_figure(fit, ci_prob, part, what, xlim))
     return figures
 
 
-def _intervals(fit: Fit, prob: float) -> pd.DataFrame:
+def _intervals(fit: Fit, ci_prob: float) -> pd.DataFrame:
     """``system, centre, low, high`` in the fit's order (best first), and the comparison
     intervals ``quasi_low`` / ``quasi_high`` (``centre ± z·quasi-se``) when the fit has
     quasi-variances (Plackett–Luce, Bradley–Terry; not for a covariance that leaves a difference
     without variance, e.g. two systems with the same covariates)."""
-    summary = fit.summary(prob)
+    summary = fit.summary(ci_prob)
     rows = [f"{fit.variable}[{s}]" for s in fit.order]
     centre = "mean" if fit.method == "nuts" else "estimate"
     table = pd.DataFrame(
@@ -113,7 +116,7 @@ def _intervals(fit: Fit, prob: float) -> pd.DataFrame:
         quasi = fit.quasi_variances()
     except ValueError:
         return table
-    half = stats.norm.ppf(0.5 + prob / 2) * quasi.quasi_se.loc[list(fit.order)].to_numpy()
+    half = stats.norm.ppf(0.5 + ci_prob / 2) * quasi.quasi_se.loc[list(fit.order)].to_numpy()
     table["quasi_low"], table["quasi_high"] = table["centre"] - half, table["centre"] + half
     table.attrs["quasi_errors"] = quasi.worst_pair
     return table
@@ -121,7 +124,7 @@ def _intervals(fit: Fit, prob: float) -> pd.DataFrame:
 
 def _figure(
     fit: Fit,
-    prob: float,
+    ci_prob: float,
     table: pd.DataFrame,
     what: str,
     xlim: tuple[float, float] | None = None,
@@ -134,7 +137,7 @@ def _figure(
     kind = "posterior equal-tailed" if fit.method == "nuts" else "Wald"
     ax.hlines(y, table["low"], table["high"], color="C0", linewidth=1.6, label=f"{kind} interval")
     if "quasi_low" in table:  # comparison intervals: no overlap ≈ a significant difference
-        label = comparison_label(prob)
+        label = comparison_label(ci_prob)
         ax.hlines(y - 0.25, table["quasi_low"], table["quasi_high"], color="C3", label=label)
     ax.plot(table["centre"], y, "o", color="C0", markersize=4)
     # Names shown literally (never mathtext), as unique abbreviations of all the fit's systems.
@@ -147,7 +150,9 @@ def _figure(
     if xlim is not None:
         ax.set_xlim(*xlim)
     errors = comparison_note(table.attrs.get("quasi_errors"))
-    ax.set_xlabel(f"log-worth (centred), {prob:.0%} intervals" + (f"\n{errors}" if errors else ""))
+    ax.set_xlabel(
+        f"log-worth (centred), {ci_prob:.0%} intervals" + (f"\n{errors}" if errors else "")
+    )
     ax.legend(loc="best", fontsize="small", frameon=False)
     note = shortened_note(fit.order)
     title = f"{fit.model.upper()} fit ({fit.method}): {what}"

@@ -91,7 +91,8 @@ def _top1(result: PPCResult, short: dict[str, str]) -> Figure:
     ax.tick_params(axis="y", labelsize=max(3.0, min(9.0, 0.7 * points)))
     ax.set_ylim(-0.7, n - 0.3)
     ax.set_xlabel(
-        f"share of rankings ranking the system first ({result.prob:.0%} interval of replications)"
+        f"share of rankings ranking the system first ({result.ci_prob:.0%} interval of "
+        "replications)"
     )
     ax.set_title(_noted(result, _title(result, "Top-1 frequency", rows)), fontsize=9)
     ax.legend(fontsize=7, loc="lower right")
@@ -165,7 +166,7 @@ def _kendall(result: PPCResult, short: dict[str, str]) -> Figure:
     bins = result.distance_bins
     centres = 0.5 * (bins[:-1] + bins[1:])
     rep = result.replicated_distances / result.n_rankings
-    low, high = np.quantile(rep, [(1 - result.prob) / 2, (1 + result.prob) / 2], axis=0)
+    low, high = np.quantile(rep, [(1 - result.ci_prob) / 2, (1 + result.ci_prob) / 2], axis=0)
     width = bins[1] - bins[0]
     ax.bar(centres, high - low, bottom=low, width=0.8 * width, color=REPLICATED, alpha=0.5)
     ax.plot(centres, rep.mean(axis=0), "_", color=REPLICATED, markersize=12, label="replicated")
@@ -179,7 +180,7 @@ def _kendall(result: PPCResult, short: dict[str, str]) -> Figure:
     )
     ax.set_xlabel("Kendall distance / pairs in the ranking")
     ax.set_ylabel("share of rankings")
-    ax.set_title(f"distribution over rankings ({result.prob:.0%} interval)", fontsize=8)
+    ax.set_title(f"distribution over rankings ({result.ci_prob:.0%} interval)", fontsize=8)
     ax.legend(fontsize=7)
     consensus = ", ".join(short[s] for s in result.consensus[:5])
     more = "…" if len(result.consensus) > 5 else ""

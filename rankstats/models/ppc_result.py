@@ -18,10 +18,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from rankstats._util.renamed import renamed_parameters
+
 #: Statistic groups, in the order of the table.
 GROUPS = ("top1", "pairs", "kendall", "ties")
 
 
+@renamed_parameters(prob="ci_prob")
 @dataclass(frozen=True, eq=False, repr=False)
 class PPCResult:
     """Posterior predictive check of a rank model (:func:`ppc`).
@@ -40,7 +43,7 @@ class PPCResult:
     seed : int or None
     threshold : float
         A statistic is missed when its two-sided p-value is below it.
-    prob : float
+    ci_prob : float
         Probability of the central intervals of the replicated statistics.
     statistics : pandas.DataFrame
         One row per statistic: ``group`` (``top1``, ``pairs``, ``kendall``, ``ties``),
@@ -71,7 +74,7 @@ class PPCResult:
     draws: int
     seed: int | None
     threshold: float
-    prob: float
+    ci_prob: float
     statistics: pd.DataFrame
     replicated: np.ndarray
     undefined: dict = field(default_factory=dict)
@@ -182,8 +185,8 @@ def p_values(observed: np.ndarray, replicated: np.ndarray) -> np.ndarray:
     return np.where(count > 0, 2 * np.minimum(p, 1 - p), np.nan)
 
 
-def _summarise(values: np.ndarray, prob: float) -> tuple[np.ndarray, ...]:
-    q = [(1 - prob) / 2, (1 + prob) / 2]
+def _summarise(values: np.ndarray, ci_prob: float) -> tuple[np.ndarray, ...]:
+    q = [(1 - ci_prob) / 2, (1 + ci_prob) / 2]
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN column: never compared
         mean = np.nanmean(values, axis=0)
@@ -228,7 +231,7 @@ def build_result(
     draws: int,
     seed: int | None,
     threshold: float,
-    prob: float,
+    ci_prob: float,
     rows: list[dict[str, Any]],
     columns: list[np.ndarray],
     notes: Sequence[str],
@@ -238,13 +241,13 @@ def build_result(
     distances: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> PPCResult:
     """The :class:`PPCResult` of observed statistics ``rows`` (:func:`statistic_row`) and their
-    replications ``columns`` (one array of ``draws`` values per row): the central ``prob``
+    replications ``columns`` (one array of ``draws`` values per row): the central ``ci_prob``
     intervals, the two-sided mid-p values (:func:`p_values`; NaN for the tie share when the
     model generates no ties, ``no_ties``) and the misses at ``threshold``.  ``distances``:
     bin edges, observed and replicated counts of the per-ranking Kendall distance."""
     table = pd.DataFrame(rows)
     replicated = np.column_stack(columns) if columns else np.empty((draws, 0))
-    mean, low, high = _summarise(replicated, prob)
+    mean, low, high = _summarise(replicated, ci_prob)
     p = p_values(table["observed"].to_numpy(np.float64), replicated)
     is_ties = (table["group"] == "ties").to_numpy()
     if no_ties:
@@ -262,7 +265,7 @@ def build_result(
         draws=draws,
         seed=seed,
         threshold=threshold,
-        prob=prob,
+        ci_prob=ci_prob,
         statistics=table,
         replicated=replicated,
         undefined=dict(undefined or {}),

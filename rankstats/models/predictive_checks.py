@@ -62,6 +62,7 @@ import numpy as np
 from rankstats._pymc.convergence import SAMPLED
 from rankstats._util.advice import AdviceError
 from rankstats._util.arguments import count, probability, random_seed
+from rankstats._util.renamed import renamed_parameters
 from rankstats.core.rankings import Rankings, default_level
 from rankstats.core.scores import Scores
 from rankstats.models._data import KINDS
@@ -133,16 +134,17 @@ def _select(parameters: Mapping[str, np.ndarray], draws: int, rng: np.random.Gen
 
 
 def _check_arguments(
-    draws: int, threshold: float, prob: float, kind: str, seed: object = None
+    draws: int, threshold: float, ci_prob: float, kind: str, seed: object = None
 ) -> None:
     count("draws", draws, 1)
     probability("threshold", threshold)
-    probability("prob", prob)
+    probability("ci_prob", ci_prob)
     random_seed("seed", seed)
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
 
 
+@renamed_parameters(prob="ci_prob")
 def ppc_draws(
     model: str,
     parameters: Mapping[str, np.ndarray],
@@ -152,7 +154,7 @@ def ppc_draws(
     draws: int = 200,
     seed: int | None = 0,
     threshold: float = 0.05,
-    prob: float = 0.9,
+    ci_prob: float = 0.9,
     kind: str = "subset",
     method: str = "draws",
     approximation: str | None = None,
@@ -183,7 +185,7 @@ def ppc_draws(
         Seeds ``numpy.random.default_rng``: which draws and the replications.
     threshold : float
         Missed when the two-sided p-value is below it.
-    prob : float
+    ci_prob : float
         Central interval of the replicated statistics.
     kind : {"subset", "top_k"}
         How the rankings were observed (as ``PlackettLuce(kind=...)``).
@@ -205,7 +207,7 @@ def ppc_draws(
     """
     if model not in MODELS:
         raise ValueError(f"model must be one of {MODELS}, not {model!r}")
-    _check_arguments(draws, threshold, prob, kind, seed)
+    _check_arguments(draws, threshold, ci_prob, kind, seed)
     rng = np.random.default_rng(seed)
     notes = list(notes)
     params, note = _select(parameters, int(draws), rng)
@@ -220,7 +222,7 @@ def ppc_draws(
             int(draws),
             seed,
             threshold,
-            prob,
+            ci_prob,
             kind,
             method,
             approximation,
@@ -316,7 +318,7 @@ def ppc_draws(
         draws=int(draws),
         seed=seed,
         threshold=threshold,
-        prob=prob,
+        ci_prob=ci_prob,
         rows=rows,
         columns=columns,
         notes=notes,
@@ -350,7 +352,19 @@ def _bt_counts(data: Any, systems: Sequence[str] | None, kind: str):
 
 
 def _bt_check(
-    params, data, systems, consensus, draws, seed, threshold, prob, kind, method, approx, notes, rng
+    params,
+    data,
+    systems,
+    consensus,
+    draws,
+    seed,
+    threshold,
+    ci_prob,
+    kind,
+    method,
+    approx,
+    notes,
+    rng,
 ) -> PPCResult:
     systems, item1, item2, wins1, wins2, ties = _bt_counts(data, systems, kind)
     n = len(systems)
@@ -397,7 +411,7 @@ def _bt_check(
         draws=int(draws),
         seed=seed,
         threshold=threshold,
-        prob=prob,
+        ci_prob=ci_prob,
         rows=rows,
         columns=columns,
         notes=notes,
@@ -408,13 +422,14 @@ def _bt_check(
 
 
 # ---------------------------------------------------------------------------------- fits
+@renamed_parameters(prob="ci_prob")
 def ppc(
     fit: Any,
     data: Any,
     draws: int = 200,
     seed: int | None = 0,
     threshold: float = 0.05,
-    prob: float = 0.9,
+    ci_prob: float = 0.9,
     kind: str | None = None,
 ) -> PPCResult:
     """Posterior predictive check of a fitted rank model against the data it was fitted to.
@@ -438,7 +453,7 @@ def ppc(
         Seeds the choice of draws and the replications (``numpy.random.default_rng``).
     threshold : float
         A statistic is missed when its two-sided p-value is below it (default 0.05).
-    prob : float
+    ci_prob : float
         Central interval of the replicated statistics (default 0.9).
     kind : {"subset", "top_k"}, optional
         How the rankings were observed (default: the fit's ``kind``, else ``"subset"``).
@@ -462,7 +477,7 @@ def ppc(
     """
     if fit.model not in MODELS:
         raise ValueError(f"no posterior predictive check for model {fit.model!r}")
-    _check_arguments(draws, threshold, prob, kind or "subset", seed)
+    _check_arguments(draws, threshold, ci_prob, kind or "subset", seed)
     distance = fit.info.get("distance", "kendall") if fit.model == "mallows" else None
     if distance not in (None, "kendall"):
         raise ValueError(
@@ -501,7 +516,7 @@ def ppc(
         draws=draws,
         seed=seed,
         threshold=threshold,
-        prob=prob,
+        ci_prob=ci_prob,
         kind=kind,
         method=fit.method,
         approximation=approximation,

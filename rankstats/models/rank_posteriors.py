@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.arguments import probability
+from rankstats._util.renamed import renamed_parameters
 
 if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn
     from matplotlib.figure import Figure
@@ -97,20 +98,22 @@ def _tied_counts(key: np.ndarray) -> np.ndarray:
     return np.cumsum(out, axis=1)[:, :n]
 
 
-def equal_tailed(probabilities: np.ndarray, prob: float) -> tuple[np.ndarray, np.ndarray]:
+def equal_tailed(probabilities: np.ndarray, ci_prob: float) -> tuple[np.ndarray, np.ndarray]:
     """Equal-tailed credible rank intervals ``[low, high]`` (ranks, 1-based) of each row.
 
-    ``low`` is the smallest rank with ``P(rank ≤ low) > (1 − prob)/2`` and ``high`` the smallest
-    with ``P(rank ≤ high) ≥ (1 + prob)/2``: at most ``(1 − prob)/2`` of the probability lies on
-    either side, so each interval holds at least ``prob`` (ranks are discrete).
+    ``low`` is the smallest rank with ``P(rank ≤ low) > (1 − ci_prob)/2`` and ``high`` the
+    smallest with ``P(rank ≤ high) ≥ (1 + ci_prob)/2``: at most ``(1 − ci_prob)/2`` of the
+    probability lies on either side, so each interval holds at least ``ci_prob`` (ranks are
+    discrete).
     """
     cdf = np.cumsum(probabilities, axis=1)
-    alpha = (1.0 - prob) / 2.0
+    alpha = (1.0 - ci_prob) / 2.0
     low = np.argmax(cdf > alpha + _EPS, axis=1) + 1
     high = np.argmax(cdf >= 1.0 - alpha - _EPS, axis=1) + 1
     return low, high
 
 
+@renamed_parameters(prob="ci_prob", n_draws="draws")
 @dataclass(frozen=True, eq=False, repr=False)
 class RankPosterior:
     """Posterior distribution of every system's rank (1 = best) under a fitted model.
@@ -125,14 +128,14 @@ class RankPosterior:
     summary : pandas.DataFrame
         Same rows: ``expected_rank`` (posterior mean rank), ``sd_rank``, ``p_best``
         (``P(rank = 1)``), ``median_rank``, ``low`` / ``high`` (equal-tailed credible rank
-        interval at :attr:`prob`, see :func:`equal_tailed`).
-    prob : float
+        interval at :attr:`ci_prob`, see :func:`equal_tailed`).
+    ci_prob : float
         Probability of the credible rank intervals.
     model, method : str
         Of the fit (``"pl"``, ``"bt"``, ``"mallows"``; ``"nuts"``, ``"mcmc"``, ``"mle"``, ...).
-    n_draws : int
+    draws : int
         Number of draws counted (Monte Carlo standard error of a probability ``p`` is about
-        ``sqrt(p (1 − p) / ESS)`` with ESS ≤ ``n_draws``).
+        ``sqrt(p (1 − p) / ESS)`` with ESS ≤ ``draws``).
     approximation : str or None
         None for a posterior sample; for ``mle`` / ``map`` fits, what the draws come from
         (the normal approximation at the optimum).
@@ -140,10 +143,10 @@ class RankPosterior:
 
     probabilities: pd.DataFrame
     summary: pd.DataFrame
-    prob: float
+    ci_prob: float
     model: str
     method: str
-    n_draws: int
+    draws: int
     approximation: str | None = None
 
     # ------------------------------------------------------------------ views
@@ -164,7 +167,7 @@ class RankPosterior:
 
     @property
     def intervals(self) -> pd.DataFrame:
-        """Equal-tailed credible rank intervals (``low``, ``high``) at :attr:`prob`."""
+        """Equal-tailed credible rank intervals (``low``, ``high``) at :attr:`ci_prob`."""
         return self.summary[["low", "high"]]
 
     def table(self) -> pd.DataFrame:
@@ -256,7 +259,7 @@ class RankPosterior:
         cbar.set_label("P(rank = r)")
         title = f"{mpl_text(self.model.upper())} ({mpl_text(self.method)}): rank posterior"
         if intervals:
-            title += f"; boxes: {self.prob:.0%} equal-tailed rank intervals"
+            title += f"; boxes: {self.ci_prob:.0%} equal-tailed rank intervals"
         if self.approximation:
             title += "\n" + mpl_text(self.approximation)
         if note := shortened_note(self.order):
@@ -271,7 +274,7 @@ class RankPosterior:
         n = len(self.summary)
         head = (
             f"RankPosterior(model={self.model!r}, method={self.method!r}, {n} systems, "
-            f"{self.n_draws} draws, {self.prob:.0%} equal-tailed rank intervals)"
+            f"{self.draws} draws, {self.ci_prob:.0%} equal-tailed rank intervals)"
         )
         lines = [head]
         if self.approximation:
@@ -290,11 +293,12 @@ class RankPosterior:
         return "\n".join(lines)
 
 
+@renamed_parameters(prob="ci_prob")
 def rank_posterior(
     values: np.ndarray,
     systems: list[str] | tuple[str, ...],
     higher_is_better: bool = True,
-    prob: float = 0.95,
+    ci_prob: float = 0.95,
     model: str = "",
     method: str = "",
     approximation: str | None = None,
@@ -303,7 +307,7 @@ def rank_posterior(
 
     Rows are ordered by expected rank; systems with equal expected ranks keep the order given.
     """
-    probability("prob", prob)
+    probability("ci_prob", ci_prob)
     values = np.asarray(values, dtype=np.float64)
     systems = [str(s) for s in systems]
     if values.ndim != 2 or values.shape[1] != len(systems):
@@ -315,7 +319,7 @@ def rank_posterior(
     ranks = np.arange(1, n + 1, dtype=np.float64)
     expected = probs @ ranks
     sd = np.sqrt(np.clip(probs @ ranks**2 - expected**2, 0.0, None))
-    low, high = equal_tailed(probs, prob)
+    low, high = equal_tailed(probs, ci_prob)
     median = np.argmax(np.cumsum(probs, axis=1) >= 0.5 - _EPS, axis=1) + 1
     keep = np.argsort(np.round(expected, 12), kind="stable")
     index = pd.Index([systems[i] for i in keep], name="system")
@@ -334,9 +338,9 @@ def rank_posterior(
     return RankPosterior(
         probabilities=table,
         summary=summary,
-        prob=prob,
+        ci_prob=ci_prob,
         model=model,
         method=method,
-        n_draws=int(values.shape[0]),
+        draws=int(values.shape[0]),
         approximation=approximation,
     )

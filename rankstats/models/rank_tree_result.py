@@ -98,7 +98,7 @@ class RankTreeNode:
     tests : pandas.DataFrame
         covariate, test (``supLM`` / ``chi2``), statistic, df, p_value, p_adjusted (Bonferroni),
         p_at_floor (the simulated supLM statistic exceeded every null draw: p_value is the
-        floor ``1 / (n_draws + 1)`` and p_adjusted its Bonferroni multiple, read as bounds ≤).
+        floor ``1 / (draws + 1)`` and p_adjusted its Bonferroni multiple, read as bounds ≤).
     split : Split or None
     children : tuple of int
     note : str
@@ -203,7 +203,7 @@ class RankTree:
         p_value, p_adjusted, p_at_floor, split (the covariate split on, if any).
 
         ``p_at_floor`` is True where a simulated supLM p-value is the smallest the simulation
-        can give, ``1 / (n_draws + 1)`` (no null draw reached the statistic): ``p_value`` and
+        can give, ``1 / (draws + 1)`` (no null draw reached the statistic): ``p_value`` and
         ``p_adjusted`` are then upper bounds, printed ``≤ 0.0003`` (:func:`p_cell`)."""
         frames = []
         for n in self.nodes:

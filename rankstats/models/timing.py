@@ -56,14 +56,14 @@ def nuts_seconds(
     n_systems: int,
     iterations: int,
     chains: int,
-    cores: int | None = None,
+    n_jobs: int | None = None,
     model: str = "bt",
 ):
     """Estimated seconds of a PyMC NUTS fit (start-up and compilation included)."""
-    cores = cores or min(chains, os.cpu_count() or 1)
+    n_jobs = n_jobs or min(chains, os.cpu_count() or 1)
     a, b = NUTS_MS[model]
     per_iteration = (a + b * size * math.sqrt(n_systems)) / 1e3
-    return NUTS_STARTUP_S + math.ceil(chains / cores) * iterations * per_iteration
+    return NUTS_STARTUP_S + math.ceil(chains / n_jobs) * iterations * per_iteration
 
 
 def nuts_size(model: str, prepared: PLData | Pairs) -> tuple[int, str]:

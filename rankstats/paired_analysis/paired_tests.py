@@ -17,7 +17,7 @@ location of D                 Wilcoxon signed-rank (``scipy.stats.wilcoxon``; ze
                               dropped by default, ``zero_method=``)
 ============================  ===================================================================
 
-Bootstrap intervals (percentile, ``n_bootstrap`` seeded resamples of the instances, pairing kept)
+Bootstrap intervals (percentile, ``n_resamples`` seeded resamples of the instances, pairing kept)
 are at exactly the stated level: quantiles :math:`\alpha/2` and :math:`1 - \alpha/2` (the
 pairformance tool took the 5 % and 95 % quantiles for a "95 %" interval). Every p-value is also
 Holm-adjusted across the pairs (``*_p_holm``). Strengths per system: mean, median, Bradley–Terry,
@@ -37,6 +37,8 @@ from matplotlib.figure import Figure
 from scipy import stats
 
 from rankstats._util.arguments import count, probability, random_seed
+from rankstats._util.renamed import renamed_parameters
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.aggregation.hoeffding_intervals import holm_adjust
 from rankstats.core.bradley_terry_mle import fit_bt, pairs_from_matrices
 from rankstats.core.metrics import agreement
@@ -235,7 +237,7 @@ class Paired:
 
     def plot_matrix(self, test: str = "sign", order: str = "bt") -> Figure:
         """Matrix of P(a beats b) (ties ½), ``*`` where the Holm-adjusted ``test`` p-value
-        (``"sign"``, ``"wilcoxon"``, ``"ttest"`` or ``"mood"``) is below α = 1 − confidence.
+        (``"sign"``, ``"wilcoxon"``, ``"ttest"`` or ``"mood"``) is below α = 1 − confidence_level.
 
         Systems are ordered by the strength column ``order`` (best first; ``mean`` when the
         Bradley–Terry MLE does not exist)."""
@@ -262,11 +264,12 @@ class Paired:
         )
 
 
+@renamed_parameters(confidence="confidence_level", n_bootstrap="n_resamples")
 def paired(
     data: Scores | pd.DataFrame,
     task: str | None = None,
-    confidence: float = 0.95,
-    n_bootstrap: int = 1000,
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
     seed: int | None = 0,
     elo_k: float = 16.0,
     elo_start: float = 1500.0,
@@ -285,10 +288,11 @@ def paired(
         per instance and one column per system (the pairformance format; higher = better).
     task : str, optional
         The metric (required when the Scores holds several).
-    confidence : float
-        Level of the bootstrap intervals; ``alpha = 1 − confidence`` also marks significance in
+    confidence_level : float
+        Coverage of the bootstrap intervals; ``alpha = 1 − confidence_level`` also marks
+        significance in
         the summary, the figures and the CLI.
-    n_bootstrap : int
+    n_resamples : int
         Bootstrap resamples of the instances (percentile intervals at quantiles
         :math:`\alpha/2` and :math:`1 - \alpha/2`).
     seed : int
@@ -340,7 +344,7 @@ def paired(
     - ``bt_probability`` :math:`= 1 / (1 + e^{\beta_b - \beta_a})` from the Bradley–Terry
       strengths of all systems (NaN when the MLE does not exist).
     - ``*_low``, ``*_high``: bootstrap percentile intervals of ``mean_diff``, ``median_diff``,
-      ``p_a_beats_b``: ``n_bootstrap`` resamples of the instance rows (multinomial counts shared
+      ``p_a_beats_b``: ``n_resamples`` resamples of the instance rows (multinomial counts shared
       by every pair, so the pairing is kept); each pair uses the resampled rows where both
       systems were evaluated.
     - ``*_p_holm``: Holm (1979) adjustment across the pairs with a p-value, per test.
@@ -353,17 +357,17 @@ def paired(
     >>> import pandas as pd, rankstats as rs
     >>> toy = pd.DataFrame({"A": [0, 0, 10, 10, 10], "B": [1, 1, 11, 11, 6],
     ...                     "C": [2, 2, 12, 12, 2]})
-    >>> res = rs.paired(toy, n_bootstrap=200)
+    >>> res = rs.paired(toy, n_resamples=200)
     >>> res.strengths.set_index("system")[["mean", "median"]].to_dict("list")
     {'mean': [6.0, 6.0, 6.0], 'median': [10.0, 6.0, 2.0]}
     """
-    probability("confidence", confidence)
+    probability("confidence_level", confidence_level)
     random_seed("seed", seed)
     if bt_ties not in ("half", "davidson"):
         raise ValueError(f"bt_ties must be 'half' or 'davidson', not {bt_ties!r}")
     check_zero_method(zero_method)
     for name, value in (
-        ("n_bootstrap", n_bootstrap),
+        ("n_resamples", n_resamples),
         ("n_orders", n_orders),
         ("trueskill_orders", trueskill_orders),
     ):
@@ -403,7 +407,7 @@ def paired(
 
     # Bootstrap: multinomial counts of the instances, shared by every pair.
     rng = np.random.default_rng(seed)
-    counts = rng.multinomial(n_inst, np.full(n_inst, 1.0 / n_inst), size=n_bootstrap).astype(float)
+    counts = rng.multinomial(n_inst, np.full(n_inst, 1.0 / n_inst), size=n_resamples).astype(float)
     m = mask.astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         boot_n = counts @ m
@@ -411,7 +415,7 @@ def paired(
         score = np.where(mask, (d > 0) + 0.5 * (d == 0), 0.0)
         boot_share = (counts @ score) / boot_n
     boot_median = _bootstrap_median_diff(x, ia, ib, mask, counts)
-    q = [(1 - confidence) / 2, (1 + confidence) / 2]
+    q = [(1 - confidence_level) / 2, (1 + confidence_level) / 2]
     mean_lo, mean_hi = _quantiles(boot_mean, q)
     share_lo, share_hi = _quantiles(boot_share, q)
     med_lo, med_hi = _quantiles(boot_median, q)
@@ -424,7 +428,11 @@ def paired(
             bt = bradley_terry(x, systems)
     except ValueError as err:
         # Common on real data (e.g. reference summaries that never lose): report, don't abort.
-        warnings.warn(f"task {task!r}: {err} The bt columns are NaN.", UserWarning, stacklevel=2)
+        warnings.warn(
+            f"task {task!r}: {err} The bt columns are NaN.",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
         bt = np.full(n_sys, np.nan)
     mu, sigma = trueskill(
         x, draw_probability=draw_probability, n_orders=trueskill_orders, seed=seed
@@ -484,9 +492,9 @@ def paired(
         agreement=table,
         parameters={
             "task": task,
-            "confidence": confidence,
-            "alpha": round(1 - confidence, 12),
-            "n_bootstrap": n_bootstrap,
+            "confidence": confidence_level,
+            "alpha": round(1 - confidence_level, 12),
+            "n_bootstrap": n_resamples,
             "seed": seed,
             "elo_k": elo_k,
             "elo_start": elo_start,

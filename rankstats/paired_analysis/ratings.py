@@ -25,6 +25,7 @@ import warnings
 import numpy as np
 from scipy import special, stats
 
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.core.bradley_terry_mle import fit_bt, pairs_from_matrices
 
 
@@ -257,7 +258,7 @@ def _match(
         warnings.warn(
             f"TrueSkill EP did not converge in {max_sweeps} sweeps (last change {change:.2g})",
             RuntimeWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     msg_pi = np.zeros((m, n_rows))
     msg_tau = np.zeros((m, n_rows))

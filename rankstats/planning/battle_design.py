@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rankstats._util.renamed import renamed_parameters
 from rankstats.battles.fitting import ELO_SCALE, BattleFit
 from rankstats.battles.log import Battles
 from rankstats.battles.outcomes import outcome_probabilities
@@ -229,20 +230,22 @@ class BattleDesign:
         both = self.cell_probabilities(np.array([i, j]), np.array([j, i]))
         return float(0.5 * (both[0, 0] + both[1, 1]) + 0.25 * (both[0, 2] + both[1, 2]))
 
-    def draw(self, replications: int, rng: np.random.Generator) -> np.ndarray:
-        """``replications`` logs as counts ``(R, P, 3)`` on :meth:`pair_support`'s pairs (wins
+    @renamed_parameters(replications="n_replications", rng="seed")
+    def draw(self, n_replications: int, seed: int | np.random.Generator | None) -> np.ndarray:
+        """``n_replications`` logs as counts ``(R, P, 3)`` on :meth:`pair_support`'s pairs (wins
         of the first, wins of the second, ties)."""
-        check_count("replications", replications, 1)
+        check_count("n_replications", n_replications, 1)
+        rng = np.random.default_rng(seed)  # a Generator is used as it is
         first, second, weight = self.pair_support()
         cells = self.cell_probabilities(first, second)
         if isinstance(self.allocation, str) and self.allocation == "balanced":
             per_pair = np.full(len(first), self.n_battles // len(first), dtype=np.int64)
             per_pair[: self.n_battles % len(first)] += 1
-            counts = rng.multinomial(per_pair, cells, size=(replications, len(first)))
+            counts = rng.multinomial(per_pair, cells, size=(n_replications, len(first)))
             return counts.astype(np.int64)
         flat = (weight[:, None] * cells).ravel()
-        counts = rng.multinomial(self.n_battles, flat / flat.sum(), size=replications)
-        return counts.reshape(replications, len(first), 3).astype(np.int64)
+        counts = rng.multinomial(self.n_battles, flat / flat.sum(), size=n_replications)
+        return counts.reshape(n_replications, len(first), 3).astype(np.int64)
 
     # ---------------------------------------------------------------- construction
     @classmethod

@@ -82,12 +82,12 @@ def simulate_battle_tests(
     design: BattleDesign,
     tests: Sequence[str],
     alpha: float = 0.05,
-    replications: int = 2000,
+    n_replications: int = 2000,
     seed: int = 0,
     progress: bool = True,
     n_jobs: int = -1,
 ) -> Replicates:
-    """Draw ``replications`` battle logs of ``design``, fit each and apply every test.
+    """Draw ``n_replications`` battle logs of ``design``, fit each and apply every test.
 
     Arguments are checked by the caller (:func:`rankstats.power`); an interrupt returns the
     replications done with ``complete=False``.
@@ -99,7 +99,7 @@ def simulate_battle_tests(
         counts = design.draw(count, np.random.default_rng(child))
         return battle_chunk(design, counts, support, tests, alpha)
 
-    chunks = run_chunks(replications, chunk_size(design), seed, work, progress, n_jobs)
+    chunks = run_chunks(n_replications, chunk_size(design), seed, work, progress, n_jobs)
     n_pairs = design.n_models * (design.n_models - 1) // 2
     tested = {t: np.ones(n_pairs, dtype=bool) for t in tests}
     return Replicates.joined(design, tests, "battle", alpha, seed, chunks, tested)

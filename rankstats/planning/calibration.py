@@ -44,6 +44,7 @@ import pandas as pd
 from scipy import stats
 
 from rankstats._util.arguments import random_seed
+from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import terminal
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidScoresError
@@ -54,6 +55,7 @@ from rankstats.planning.power_result import test_label
 MISFIT_SE = 3.0
 
 
+@renamed_parameters(level="by")
 @dataclass(frozen=True, eq=False, repr=False)
 class Calibration:
     """A design calibrated on a pilot table: the result of :func:`rankstats.calibrate`.
@@ -75,7 +77,7 @@ class Calibration:
     task_scales : pandas.Series
         The unit :math:`s_t` of each task.
     kind : {"scores", "binary"}
-    level : {"instance", "task"}
+    by : {"instance", "task"}
         The pilot's blocks.
     """
 
@@ -84,7 +86,7 @@ class Calibration:
     pairs: pd.DataFrame
     task_scales: pd.Series
     kind: str
-    level: str
+    by: str
 
     @property
     def max_win_gap(self) -> float:
@@ -99,7 +101,7 @@ class Calibration:
     def summary(self) -> str:
         """Two lines: what was estimated, how well it matches."""
         d = self.design
-        head = f"{d.n_systems} systems; {d.effect()} ({self.level} blocks)"
+        head = f"{d.n_systems} systems; {d.effect()} ({self.by} blocks)"
         ks = self.systems["ks_distance"]
         fit = (
             f"win rates: largest gap {self.max_win_gap:.3f}, {len(self.misfits)} of "
@@ -109,12 +111,13 @@ class Calibration:
             fit += f"; Kolmogorov–Smirnov distance to the normal model at most {ks.max():.3f}"
         return f"{head}\n{fit}"
 
+    @renamed_parameters(replications="n_replications")
     def detectable(
         self,
         test: str | None = None,
         power: float = 0.8,
         target: str = "adjacent",
-        replications: int = 1000,
+        n_replications: int = 1000,
         seed: int = 0,
         progress: bool = False,
         sizes: Sequence[float] | None = None,
@@ -146,7 +149,7 @@ class Calibration:
             power=power,
             sizes=sizes,
             refine=refine,
-            replications=replications,
+            n_replications=n_replications,
             seed=seed,
             progress=progress,
             zero_method=zero_method,
@@ -163,7 +166,7 @@ class Calibration:
             noise="normal",
             scale=spread,
             correlation=d.correlation,
-            missing=d.missing,
+            missing_rate=d.missing_rate,
             missing_pattern=d.missing_pattern,
             task_effects=d.task_effects,
             pilot=d.pilot,
@@ -274,7 +277,7 @@ class Detectable:
             f"points; the better system then wins {self.win_rate:.0%} of the instances) with "
             f"power {self.curve.power:g} by {label} at α = {first.alpha:g}, every pair of the "
             f"{d.n_systems} systems in the family (simulated from a design calibrated on this "
-            f"benchmark, {first.replications:,} benchmarks per point; Card et al. 2020)."
+            f"benchmark, {first.n_replications:,} benchmarks per point; Card et al. 2020)."
         )
 
     def _binary_sentence(self, sizes: str, label: str) -> str:
@@ -293,7 +296,7 @@ class Detectable:
             f"correlation {self.correlation:.3g}) with power {self.curve.power:g} by {label} at "
             f"α = {first.alpha:g}, every pair of the {first.design.n_systems} systems in the "
             f"family (simulated from a design calibrated on this benchmark, "
-            f"{first.replications:,} benchmarks per point; Card et al. 2020)."
+            f"{first.n_replications:,} benchmarks per point; Card et al. 2020)."
         )
 
     def __repr__(self) -> str:
@@ -356,7 +359,7 @@ def calibrate(
     systems = tuple(str(s) for s in pilot.systems)
     if len(systems) < 2:
         raise InvalidScoresError("a pilot needs at least two systems")
-    blocks, level = _blocks(pilot)
+    blocks, by = _blocks(pilot)
     n_blocks = sum(len(b) for b in blocks)
     if n_blocks < 2:
         raise InvalidScoresError(f"a pilot needs at least two blocks, not {n_blocks}")
@@ -371,27 +374,27 @@ def calibrate(
     binary = bool(np.all((values == 0) | (values == 1)))
     pilot_sizes = (
         (len(blocks), int(np.median([len(b) for b in blocks])))
-        if level == "instance"
+        if by == "instance"
         else (1, n_blocks)
     )
     sizes = {
         "n_tasks": n_tasks if n_tasks is not None else pilot_sizes[0],
         "n_instances": n_instances if n_instances is not None else pilot_sizes[1],
     }
-    missing, pattern = _missing(blocks)
+    missing_rate, pattern = _missing(blocks)
     if binary:
-        design, table, units = _binary(blocks, systems, sizes, missing, pattern)
+        design, table, units = _binary(blocks, systems, sizes, missing_rate, pattern)
     else:
-        design, table, units = _normal(blocks, systems, sizes, missing, pattern)
+        design, table, units = _normal(blocks, systems, sizes, missing_rate, pattern)
     design = design.replace(pilot=pilot_sizes)
-    task_names = list(pilot.tasks) if level == "instance" else ["(tasks as blocks)"]
+    task_names = list(pilot.tasks) if by == "instance" else ["(tasks as blocks)"]
     return Calibration(
         design=design,
         systems=table,
         pairs=_win_rates(blocks, design, task_names),
         task_scales=pd.Series(units, index=task_names, name="scale"),
         kind="binary" if binary else "scores",
-        level=level,
+        by=by,
     )
 
 
@@ -406,7 +409,11 @@ def _missing(blocks: list[np.ndarray]) -> tuple[float, str]:
 
 
 def _normal(
-    blocks: list[np.ndarray], systems: tuple[str, ...], sizes: dict, missing: float, pattern: str
+    blocks: list[np.ndarray],
+    systems: tuple[str, ...],
+    sizes: dict,
+    missing_rate: float,
+    pattern: str,
 ) -> tuple[BenchmarkDesign, pd.DataFrame, list[float]]:
     n = len(systems)
     units, centres, means, variances, weights, correlations = [], [], [], [], [], []
@@ -455,7 +462,7 @@ def _normal(
         correlation=rho,
         scales=tuple(scales),
         task_effects=tuple(zip(centres, units, strict=True)),
-        missing=missing,
+        missing_rate=missing_rate,
         missing_pattern=pattern,
         **sizes,
     )
@@ -486,7 +493,11 @@ def _mean_correlation(z: np.ndarray) -> float:
 
 
 def _binary(
-    blocks: list[np.ndarray], systems: tuple[str, ...], sizes: dict, missing: float, pattern: str
+    blocks: list[np.ndarray],
+    systems: tuple[str, ...],
+    sizes: dict,
+    missing_rate: float,
+    pattern: str,
 ) -> tuple[BenchmarkDesign, pd.DataFrame, list[float]]:
     stacked = np.vstack(blocks)
     present = ~np.isnan(stacked)
@@ -499,11 +510,21 @@ def _binary(
     )
     try:
         design = BenchmarkDesign.from_accuracies(
-            inside, agreement, systems=systems, missing=missing, missing_pattern=pattern, **sizes
+            inside,
+            agreement,
+            systems=systems,
+            missing_rate=missing_rate,
+            missing_pattern=pattern,
+            **sizes,
         )
     except ValueError:  # an agreement at the edge of the possible range: the nearest possible
         design = BenchmarkDesign.from_accuracies(
-            inside, None, systems=systems, missing=missing, missing_pattern=pattern, **sizes
+            inside,
+            None,
+            systems=systems,
+            missing_rate=missing_rate,
+            missing_pattern=pattern,
+            **sizes,
         )
     table = pd.DataFrame(
         {

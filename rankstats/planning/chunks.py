@@ -23,7 +23,7 @@ Parts = dict[str, dict[str, np.ndarray]]
 
 
 def run_chunks(
-    replications: int,
+    n_replications: int,
     per_chunk: int,
     seed: int,
     work: Callable[[int, np.random.SeedSequence], Parts],
@@ -36,11 +36,11 @@ def run_chunks(
     An interrupt (Ctrl-C) stops after the chunks under way: the replications done are
     returned with ``complete=False`` (an interrupt before the first chunk is raised).
     """
-    n_chunks = -(-replications // per_chunk)
+    n_chunks = -(-n_replications // per_chunk)
     children = np.random.SeedSequence(seed).spawn(n_chunks)
 
     def run(c: int) -> tuple[int, Parts]:
-        count = min(per_chunk, replications - c * per_chunk)
+        count = min(per_chunk, n_replications - c * per_chunk)
         return count, work(count, children[c])
 
     parts: list[Parts] = []
@@ -49,7 +49,7 @@ def run_chunks(
     # NumPy releases the GIL in the array work: threads share the chunks without copies; the
     # results are taken in chunk order, so they do not depend on the number of threads.
     with (
-        meter("power simulation", total=replications, unit="replications", enabled=progress) as m,
+        meter("power simulation", total=n_replications, unit="replications", enabled=progress) as m,
         warnings.catch_warnings(),  # here, in the main thread: filters are process-wide
         ThreadPoolExecutor(max_workers=workers) as pool,
     ):

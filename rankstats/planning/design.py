@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
+from rankstats._util.renamed import renamed_parameters
 from rankstats.core.permutations.distances import DISTANCES
 from rankstats.core.permutations.sampling import sample_mallows
 from rankstats.planning.noise_probabilities import (
@@ -43,6 +44,7 @@ SWAP_RANGES = {"difference": "a finite number", "zeros": "a share in [0, 1)", "s
 SIZES = ("n_instances", "n_tasks")
 
 
+@renamed_parameters(missing="missing_rate")
 @dataclass(frozen=True)
 class BenchmarkDesign:
     r"""A benchmark design and its effect model, for power simulations.
@@ -64,7 +66,7 @@ class BenchmarkDesign:
         the pair's rejection rate is the test's size).
     systems : sequence of str, optional
         Names of the systems (default ``sys01 ..``).
-    missing, missing_pattern, outliers, instance_types, round_to
+    missing_rate, missing_pattern, outliers, instance_types, round_to
         The simulator's corruptions (:func:`rankstats.simulate.gumbel`).
     noise : {"gumbel", "normal", "laplace"}
         Gumbel noise (instance rankings are Plackett–Luce), Laplace noise of scale ``scale``
@@ -111,7 +113,7 @@ class BenchmarkDesign:
     scale: float = 1.0
     locations: tuple[float, ...] | None = None
     systems: tuple[str, ...] | None = None
-    missing: float = 0.0
+    missing_rate: float = 0.0
     missing_pattern: str = "cell"
     outliers: tuple[float, float] | None = None
     instance_types: tuple[int, float] | None = None
@@ -134,7 +136,7 @@ class BenchmarkDesign:
             self.phi,
             self.scale,
             0,
-            self.missing,
+            self.missing_rate,
             self.missing_pattern,
             self.outliers,
             self.instance_types,
@@ -404,7 +406,7 @@ class BenchmarkDesign:
         fit : rankstats.models.Fit
             A ``PlackettLuce``, ``BradleyTerry`` or ``Mallows`` fit.
         **fields
-            The design's sizes and corruptions (``n_tasks``, ``n_instances``, ``missing``, ...).
+            The design's sizes and corruptions (``n_tasks``, ``missing_rate``, ...).
         """
         model = getattr(fit, "model", None)
         if model not in ("pl", "bt", "mallows"):
@@ -442,9 +444,10 @@ class BenchmarkDesign:
         """A copy with some fields changed (checked again)."""
         return dataclasses.replace(self, **changes)
 
-    def draw(self, replications: int, rng: np.random.Generator) -> np.ndarray:
-        """``replications`` simulated score cubes, shape ``(R, N, T, K)`` (NaN = missing)."""
-        check_count("replications", replications, 1)
+    @renamed_parameters(replications="n_replications", rng="seed")
+    def draw(self, n_replications: int, seed: int | np.random.Generator | None) -> np.ndarray:
+        """``n_replications`` score cubes ``(R, N, T, K)`` (NaN = missing), drawn from ``seed``."""
+        check_count("n_replications", n_replications, 1)
         sampler = None
         if self.mallows is not None:
             distance, alpha = self.mallows
@@ -454,14 +457,14 @@ class BenchmarkDesign:
                 return sample_mallows(rho, alpha, distance, m, generator)
 
         return gumbel_cubes(
-            replications,
+            n_replications,
             self.n_systems,
             self.n_tasks,
             self.n_instances,
             self.phi,
             self.scale,
-            rng,
-            missing=self.missing,
+            seed,
+            missing_rate=self.missing_rate,
             missing_pattern=self.missing_pattern,
             outliers=self.outliers,
             instance_types=self.instance_types,
@@ -494,8 +497,8 @@ class BenchmarkDesign:
             parts.append(f"{self.identical:.0%} identical outputs")
         if self.task_effects is not None:
             parts.append(f"task difficulty and units of {len(self.task_effects)} task(s)")
-        if self.missing:
-            parts.append(f"{self.missing:.0%} missing ({self.missing_pattern})")
+        if self.missing_rate:
+            parts.append(f"{self.missing_rate:.0%} missing ({self.missing_pattern})")
         if self.outliers:
             parts.append(f"outliers {self.outliers}")
         if self.instance_types:

@@ -21,7 +21,9 @@ import numpy as np
 from rankstats._util.arguments import count, probability
 from rankstats._util.parallel import check_parallel
 from rankstats._util.progress import meter
+from rankstats._util.renamed import renamed_parameters
 from rankstats._util.resources import power_bytes, require_memory
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.errors import DataWarning
 from rankstats.planning.accuracy_gap import (
     check_gap_design,
@@ -127,35 +129,36 @@ def check_outcome(design: BenchmarkDesign, tests: Sequence[str]) -> None:
 
 def _check_common(
     design: BenchmarkDesign,
-    level: str,
+    by: str,
     alpha: float,
-    replications: int,
+    n_replications: int,
     seed: int,
     n_jobs: int,
 ) -> None:
-    if isinstance(design, BattleDesign) and level != "instance":
-        raise ValueError("level applies to score tables; a battle log has no blocks")
-    if level not in LEVELS:
-        raise ValueError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
-    if level == "task" and design.n_tasks < 2:
+    if isinstance(design, BattleDesign) and by != "instance":
+        raise ValueError("by applies to score tables; a battle log has no blocks")
+    if by not in LEVELS:
+        raise ValueError(f"by must be one of {', '.join(LEVELS)}, not {by!r}")
+    if by == "task" and design.n_tasks < 2:
         raise ValueError(
-            "level='task' ranks the systems once per task: the design needs n_tasks ≥ 2, "
+            "by='task' ranks the systems once per task: the design needs n_tasks ≥ 2, "
             f"not {design.n_tasks}"
         )
     probability("alpha", alpha)
-    count("replications", replications, 2)
+    count("n_replications", n_replications, 2)
     count("seed", seed, 0)
     check_parallel(n_jobs, "processes")
 
 
+@renamed_parameters(level="by", replications="n_replications")
 def power(
     design: BenchmarkDesign | BattleDesign | None = None,
     *,
     tests: str | Sequence[str] | None = None,
     pair: Sequence[str] | None = None,
-    level: str = "instance",
+    by: str = "instance",
     alpha: float = 0.05,
-    replications: int = 2000,
+    n_replications: int = 2000,
     seed: int = 0,
     progress: bool = True,
     n_jobs: int = -1,
@@ -167,7 +170,7 @@ def power(
 ) -> PowerResult:
     r"""Power of each test for a benchmark design, by simulation, with Monte Carlo errors.
 
-    ``replications`` benchmarks are drawn from the design (the Gumbel simulator of Colombo et
+    ``n_replications`` benchmarks are drawn from the design (the Gumbel simulator of Colombo et
     al. 2022, Sec. 4.1: system ``i`` scores :math:`\mathrm{Gumbel}(\mu_i, \text{scale})` on every
     instance) and each test is applied to each by the function that computes it for a real
     table (:mod:`rankstats.planning.replications`). Power is P(significant in the true
@@ -186,12 +189,12 @@ def power(
         Bayesian signed-rank test, see ``rope``).
     pair : (str, str), optional
         A pair of systems whose power is reported as the ``pair`` target.
-    level : {"instance", "task"}
+    by : {"instance", "task"}
         Blocks of the rank tests and the paired tests: each (task, instance), or each task (its
         scores averaged over the instances).
     alpha : float
         Level of every test (family-wise for Holm, Nemenyi and Hoeffding with Holm).
-    replications : int
+    n_replications : int
         Simulated benchmarks; the Monte Carlo s.e. of a power ``p`` is
         :math:`\sqrt{p(1-p)/R}` (at most 0.011 for 2,000).
     seed : int
@@ -244,14 +247,12 @@ def power(
     if isinstance(design, BattleDesign):
         _no_bayes_settings(rope, threshold, posterior_draws)
         zero_method_of(("battles",), zero_method)  # no Wilcoxon test: refused when given
-        return _battle_power(
-            design, tests, pair, level, alpha, replications, seed, progress, n_jobs
-        )
+        return _battle_power(design, tests, pair, by, alpha, n_replications, seed, progress, n_jobs)
     tests = check_tests(DEFAULT_TESTS if tests is None else tests)
     check_outcome(design, tests)
     zeros = zero_method_of(tests, zero_method)
     position = named_pair(design, pair)
-    _check_common(design, level, alpha, replications, seed, n_jobs)
+    _check_common(design, by, alpha, n_replications, seed, n_jobs)
     bayes = None
     if "bayes" in tests:
         check_rope(rope)
@@ -264,18 +265,18 @@ def power(
         bayes = BayesOptions(
             tuple(sorted(chosen)), float(rope), float(threshold), 0.5, int(posterior_draws)
         )
-    path = sufficient_path(design, tests, level)
+    path = sufficient_path(design, tests, by)
     if path is None:
-        check_memory(design, tests, replications)
+        check_memory(design, tests, n_replications)
     beyond = design.extrapolation()
     if beyond:  # said, never silent: in a warning and in the result's notes and sentence
-        warnings.warn(beyond, DataWarning, stacklevel=2)
+        warnings.warn(beyond, DataWarning, stacklevel=user_stacklevel())
     if path is None:
         rep = simulate_tests(
-            design, tests, level, alpha, replications, seed, progress, n_jobs, bayes, zeros
+            design, tests, by, alpha, n_replications, seed, progress, n_jobs, bayes, zeros
         )
     else:  # the test's sufficient statistic, drawn directly (rankstats.planning.sufficient)
-        rep = simulate_sufficient(design, path, tests[0], alpha, replications, seed, zeros)
+        rep = simulate_sufficient(design, path, tests[0], alpha, n_replications, seed, zeros)
     summary, pairs, recovery = power_tables(rep, position)
     return PowerResult(
         summary=summary,
@@ -283,9 +284,9 @@ def power(
         recovery=recovery,
         design=design,
         tests=tests,
-        level=level,
+        by=by,
         alpha=float(alpha),
-        replications=rep.replications,
+        n_replications=rep.n_replications,
         seed=seed,
         pair=None if pair is None else (str(pair[0]), str(pair[1])),
         complete=rep.complete,
@@ -325,9 +326,9 @@ def _battle_power(
     design: BattleDesign,
     tests: str | Sequence[str] | None,
     pair: Sequence[str] | None,
-    level: str,
+    by: str,
     alpha: float,
-    replications: int,
+    n_replications: int,
     seed: int,
     progress: bool,
     n_jobs: int,
@@ -335,17 +336,17 @@ def _battle_power(
     """:func:`power` of a battle design (:mod:`rankstats.planning.battle_replications`)."""
     tests = check_battle_tests(BATTLE_TESTS if tests is None else tests)
     position = named_pair(design, pair)
-    _check_common(design, level, alpha, replications, seed, n_jobs)  # type: ignore[arg-type]
+    _check_common(design, by, alpha, n_replications, seed, n_jobs)  # type: ignore[arg-type]
     require_memory(
-        power_bytes(design.n_models, replications, len(tests)),
+        power_bytes(design.n_models, n_replications, len(tests)),
         "rs.power",
         n_systems=design.n_models,
         fewer="models, or fewer replications",
     )
     beyond = design.extrapolation()
     if beyond:
-        warnings.warn(beyond, DataWarning, stacklevel=3)
-    rep = simulate_battle_tests(design, tests, alpha, replications, seed, progress, n_jobs)
+        warnings.warn(beyond, DataWarning, stacklevel=user_stacklevel())
+    rep = simulate_battle_tests(design, tests, alpha, n_replications, seed, progress, n_jobs)
     summary, pairs, recovery = power_tables(rep, position)
     return PowerResult(
         summary=summary,
@@ -353,9 +354,9 @@ def _battle_power(
         recovery=recovery,
         design=design,  # type: ignore[arg-type]
         tests=tests,
-        level="battle",
+        by="battle",
         alpha=float(alpha),
-        replications=rep.replications,
+        n_replications=rep.n_replications,
         seed=seed,
         pair=None if pair is None else (str(pair[0]), str(pair[1])),
         complete=rep.complete,
@@ -367,6 +368,7 @@ def _battle_power(
 _power_of_design = power  # sample_size's argument ``power`` is the target, not this function
 
 
+@renamed_parameters(level="by", replications="n_replications")
 def sample_size(
     design: BenchmarkDesign | BattleDesign | None = None,
     *,
@@ -377,9 +379,9 @@ def sample_size(
     sizes: Sequence[float] | None = None,
     refine: int = 2,
     pair: Sequence[str] | None = None,
-    level: str = "instance",
+    by: str = "instance",
     alpha: float = 0.05,
-    replications: int = 1000,
+    n_replications: int = 1000,
     seed: int = 0,
     progress: bool = True,
     n_jobs: int = -1,
@@ -401,8 +403,8 @@ def sample_size(
 
     Parameters
     ----------
-    design, pair, level, alpha, replications, seed, progress, n_jobs, **fields
-        As in :func:`power` (``replications`` at each size).
+    design, pair, by, alpha, n_replications, seed, progress, n_jobs, **fields
+        As in :func:`power` (``n_replications`` at each size).
     rope, threshold, posterior_draws, zero_method
         The Bayesian signed-rank test's settings and the Wilcoxon test's zero differences, as
         in :func:`power`.
@@ -440,7 +442,7 @@ def sample_size(
     --------
     >>> import rankstats as rs
     >>> res = rs.sample_size(n_systems=2, test="sign", target="pair", pair=("sys02", "sys01"),
-    ...                      phi=0.4, sizes=[20, 50, 100, 200, 400], replications=400,
+    ...                      phi=0.4, sizes=[20, 50, 100, 200, 400], n_replications=400,
     ...                      progress=False)
     >>> 50 < res.size < 200
     True
@@ -496,14 +498,14 @@ def sample_size(
         check_gap_design(design)
     grid = _grid(vary, _default_grid(design, vary) if sizes is None else sizes)
     designs = [_varied(design, vary, value) for value in grid]  # each checked here
-    _check_common(designs[0], level, alpha, replications, seed, n_jobs)
+    _check_common(designs[0], by, alpha, n_replications, seed, n_jobs)
     run = functools.partial(
         _power_of_design,
         tests=(test,),
         pair=pair,
-        level=level,
+        by=by,
         alpha=alpha,
-        replications=replications,
+        n_replications=n_replications,
         seed=seed,
         progress=False,
         n_jobs=n_jobs,
@@ -514,7 +516,7 @@ def sample_size(
     )
     beyond = designs[-1].extrapolation()
     if beyond:  # once for the curve (each point would say it again)
-        warnings.warn(f"power curve {beyond}", DataWarning, stacklevel=2)
+        warnings.warn(f"power curve {beyond}", DataWarning, stacklevel=user_stacklevel())
     points: dict[float, PowerResult] = {}
     with (
         meter("power curve", total=len(grid) + refine, unit="designs", enabled=progress) as m,

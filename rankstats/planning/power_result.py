@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import terminal
 from rankstats.planning.design import BenchmarkDesign, pair_indices
 from rankstats.planning.replications import OMNIBUS, Replicates
@@ -134,6 +135,7 @@ def adjacent_pairs(design: BenchmarkDesign) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
+@renamed_parameters(level="by", replications="n_replications")
 @dataclass(frozen=True, eq=False, repr=False)
 class PowerResult:
     r"""Power of each test for a design: the result of :func:`rankstats.power`.
@@ -163,9 +165,9 @@ class PowerResult:
         the truth and P(the true best ranked first alone), with standard errors.
     design : BenchmarkDesign
     tests : tuple of str
-    level : str
+    by : str
     alpha : float
-    replications : int
+    n_replications : int
         Replications done (fewer than asked when interrupted: ``complete`` is then False).
     seed : int
     pair : tuple of str or None
@@ -193,9 +195,9 @@ class PowerResult:
     recovery: pd.DataFrame
     design: BenchmarkDesign
     tests: tuple[str, ...]
-    level: str
+    by: str
     alpha: float
-    replications: int
+    n_replications: int
     seed: int
     pair: tuple[str, str] | None
     complete: bool
@@ -254,12 +256,12 @@ class PowerResult:
             )
         notes = "".join(f"; {note}" for note in self.notes)
         simulated = "benchmarks"
-        if self.level == "battle":
+        if self.by == "battle":
             simulated, what = "battle logs", what.replace("systems", "models")
         return (
             f"{self.design.setting()}, {test_label(test, self.zero_method)} {how} "
             f"{what} with power {value:.3f} (Monte Carlo s.e. {se:.3f}, "
-            f"{self.replications:,} simulated {simulated}; Card et al. 2020{notes})."
+            f"{self.n_replications:,} simulated {simulated}; Card et al. 2020{notes})."
         )
 
     def __repr__(self) -> str:
@@ -271,8 +273,8 @@ class PowerResult:
             ]
         ]
         lines = [
-            f"PowerResult({self.replications:,} replications, α = {self.alpha:g}, "
-            f"{'battle logs' if self.level == 'battle' else self.level + '-level blocks'}"
+            f"PowerResult({self.n_replications:,} replications, α = {self.alpha:g}, "
+            f"{'battle logs' if self.by == 'battle' else self.by + '-level blocks'}"
             f"{'' if self.complete else ', INTERRUPTED'})",
             f"  design: {self.design.describe()}",
         ]
@@ -309,7 +311,7 @@ def power_tables(
     second = np.where(better_first, names[ib], names[ia])
     is_adjacent = np.zeros(len(ia), dtype=bool)
     is_adjacent[adjacent] = True
-    n = rep.replications
+    n = rep.n_replications
 
     summary_rows, pair_frames = [], []
     for test in rep.tests:

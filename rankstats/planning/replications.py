@@ -23,7 +23,7 @@ test            statistic (function) and decision                               
                 (:func:`~rankstats.significance.imputed_ranks.imputed_arrays`; ``rs.friedman
                 (missing="imputed")``): p < α; a disconnected design is not computable
 ``imputed-holm`` its z tests of every pair, Holm (``rs.posthoc(method="nemenyi",               ≥ 2
-                missing="imputed", adjust="holm")``; the default single-step adjustment needs
+                missing="imputed", correction="holm")``; the default single-step adjustment needs
                 a Monte Carlo max-|z| distribution per benchmark)
 ``sign``        :func:`~rankstats.paired_analysis.paired_tests.sign_test_p_values`, Holm over   pair
                 the pairs (the ``sign_p_holm`` of :func:`rankstats.paired`)
@@ -42,7 +42,7 @@ test            statistic (function) and decision                               
 "Blocks" says which blocks each test uses when scores are missing: every ranking with at least
 two scores (as :class:`~rankstats.Scores` keeps them), complete blocks only (complete-case), or
 the blocks where both systems of the pair were scored. A block is one (task, instance)
-(``level="instance"``) or one task, its scores averaged over the instances (``"task"``). With
+(``by="instance"``) or one task, its scores averaged over the instances (``"task"``). With
 two systems Holm changes nothing. A p-value that does not exist (a pair with fewer than two
 common blocks for the t-test) counts as 1, no rejection.
 
@@ -151,20 +151,20 @@ class Replicates:
         ``"bayes"`` → ``(R, P)`` bool: practical equivalence claimed.
     tested : dict of str to ndarray
         Test → ``(P,)`` bool: the pairs it decides (every pair, but for ``"bayes"``).
-    replications : int
+    n_replications : int
         Replications done (fewer than asked when interrupted).
     """
 
     design: BenchmarkDesign
     tests: tuple[str, ...]
-    level: str
+    by: str
     alpha: float
     seed: int
     decisions: dict[str, np.ndarray]
     estimates: dict[str, np.ndarray]
     computable: dict[str, np.ndarray]
     recovery: dict[str, np.ndarray]
-    replications: int
+    n_replications: int
     complete: bool
     rope_claims: dict[str, np.ndarray]
     tested: dict[str, np.ndarray]
@@ -174,7 +174,7 @@ class Replicates:
         cls,
         design: object,
         tests: tuple[str, ...],
-        level: str,
+        by: str,
         alpha: float,
         seed: int,
         chunks: tuple[dict[str, dict[str, np.ndarray]], int, bool],
@@ -186,14 +186,14 @@ class Replicates:
         return cls(
             design=design,  # type: ignore[arg-type]
             tests=tests,
-            level=level,
+            by=by,
             alpha=alpha,
             seed=seed,
             decisions=parts["decisions"],
             estimates=parts["estimates"],
             computable=parts["computable"],
             recovery=parts["recovery"],
-            replications=done,
+            n_replications=done,
             complete=complete,
             rope_claims=parts["rope_claims"],
             tested=tested,
@@ -253,16 +253,16 @@ def check_memory(design: BenchmarkDesign, tests: tuple[str, ...], replications: 
 def simulate_tests(
     design: BenchmarkDesign,
     tests: Sequence[str],
-    level: str = "instance",
+    by: str = "instance",
     alpha: float = 0.05,
-    replications: int = 2000,
+    n_replications: int = 2000,
     seed: int = 0,
     progress: bool = True,
     n_jobs: int = -1,
     bayes: BayesOptions | None = None,
     zero_method: str | None = None,
 ) -> Replicates:
-    """Draw ``replications`` benchmarks of ``design`` and apply every test to each
+    """Draw ``n_replications`` benchmarks of ``design`` and apply every test to each
     (``zero_method``: the Wilcoxon test's zero differences, None for the default).
 
     Arguments are checked by the caller (:func:`rankstats.power`). An interrupt (Ctrl-C) stops
@@ -275,11 +275,11 @@ def simulate_tests(
         # The posterior draws of the Bayesian test from a child of the chunk's seed: the
         # benchmarks do not depend on whether it is simulated.
         posterior = np.random.default_rng(child.spawn(1)[0])
-        return _one_chunk(design, cube, tests, level, alpha, bayes, posterior, zero_method)
+        return _one_chunk(design, cube, tests, by, alpha, bayes, posterior, zero_method)
 
-    chunks = run_chunks(replications, chunk_size(design), seed, work, progress, n_jobs)
+    chunks = run_chunks(n_replications, chunk_size(design), seed, work, progress, n_jobs)
     tested = {t: _tested(t, design.n_systems, bayes) for t in tests if t in PAIR_TESTS}
-    return Replicates.joined(design, tests, level, alpha, seed, chunks, tested)
+    return Replicates.joined(design, tests, by, alpha, seed, chunks, tested)
 
 
 def _tested(test: str, n: int, bayes: BayesOptions | None) -> np.ndarray:
@@ -290,11 +290,11 @@ def _tested(test: str, n: int, bayes: BayesOptions | None) -> np.ndarray:
     return mask
 
 
-def block_scores(cube: np.ndarray, level: str) -> np.ndarray:
+def block_scores(cube: np.ndarray, by: str) -> np.ndarray:
     """``(r, N, T, K)`` scores → ``(r, B, N)`` blocks: one per (task, instance), or per task
     (the mean over its instances; NaN when the system has none)."""
     r, n, t, k = cube.shape
-    if level == "instance":
+    if by == "instance":
         return cube.transpose(0, 2, 3, 1).reshape(r, t * k, n)
     return _nan_mean(cube, axis=3).transpose(0, 2, 1)
 
@@ -311,13 +311,13 @@ def _one_chunk(
     design: BenchmarkDesign,
     cube: np.ndarray,
     tests: tuple[str, ...],
-    level: str,
+    by: str,
     alpha: float,
     bayes: BayesOptions | None = None,
     posterior: np.random.Generator | None = None,
     zero_method: str | None = None,
 ) -> dict[str, dict[str, np.ndarray]]:
-    scores = block_scores(cube, level)
+    scores = block_scores(cube, by)
     r, n_blocks, n = scores.shape
     observed = ~np.isnan(scores)
     n_observed = observed.sum(axis=-1)

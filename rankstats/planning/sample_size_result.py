@@ -127,7 +127,7 @@ class SampleSizeResult:
             kind = "mean" if self.target.endswith("_tau") else "probability of"
             return f"the {kind} {words.removeprefix('the mean ')} reaches {self.power:g}"
         level = "" if self.test == "bayes" else f" at α = {alpha:g}"  # a posterior claim
-        if self.results[0].level == "battle":
+        if self.results[0].by == "battle":
             words = words.replace("systems", "models")
         return f"{self._label()}{level} reaches power {self.power:g} for {words}"
 
@@ -136,9 +136,9 @@ class SampleSizeResult:
         first = self.results[0]
         d = first.design
         what = VARY_WORDS[self.vary]
-        simulated = "battle logs" if first.level == "battle" else "benchmarks"
-        reps = f"{first.replications:,} simulated {simulated} per point; Card et al. 2020"
-        units = "models" if first.level == "battle" else "systems"
+        simulated = "battle logs" if first.by == "battle" else "benchmarks"
+        reps = f"{first.n_replications:,} simulated {simulated} per point; Card et al. 2020"
+        units = "models" if first.by == "battle" else "systems"
         subject = self._subject()
         if self.size is None:
             top = self.curve.index[-1]

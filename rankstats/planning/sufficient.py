@@ -90,9 +90,9 @@ def needing(aggregator: str | None) -> Iterator[None]:
         _needed.reset(token)
 
 
-def sufficient_path(design: BenchmarkDesign, tests: tuple[str, ...], level: str) -> str | None:
+def sufficient_path(design: BenchmarkDesign, tests: tuple[str, ...], by: str) -> str | None:
     """The path of :data:`PATHS` that simulates ``tests`` on ``design`` (None: the engine)."""
-    if len(tests) != 1 or not _plain(design, level):
+    if len(tests) != 1 or not _plain(design, by):
         return None
     test, n = tests[0], design.n_systems
     if design.outcome == "binary":
@@ -112,13 +112,13 @@ def sufficient_path(design: BenchmarkDesign, tests: tuple[str, ...], level: str)
     return path
 
 
-def _plain(design: BenchmarkDesign, level: str) -> bool:
+def _plain(design: BenchmarkDesign, by: str) -> bool:
     """I.i.d. blocks: instance-level, no missing score, outlier, instance type, rounding, task
     effect or Mallows ranking."""
     return (
-        (level == "instance" or design.n_tasks == 1)
+        (by == "instance" or design.n_tasks == 1)
         and design.mallows is None
-        and design.missing == 0
+        and design.missing_rate == 0
         and design.outliers is None
         and design.instance_types is None
         and design.round_to is None
@@ -137,11 +137,11 @@ def simulate_sufficient(
     path: str,
     test: str,
     alpha: float,
-    replications: int,
+    n_replications: int,
     seed: int,
     zero_method: str | None = None,
 ) -> Replicates:
-    """``replications`` draws of ``test``'s statistic on ``design`` by ``path``
+    """``n_replications`` draws of ``test``'s statistic on ``design`` by ``path``
     (:func:`sufficient_path`), as the engine's :class:`Replicates`."""
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     blocks = design.n_tasks * design.n_instances
@@ -162,7 +162,7 @@ def simulate_sufficient(
 
     # Chunks of replications bound the memory (the N! cells, the Wishart factors); drawn in
     # turn from one generator, so the numbers depend on the seed alone.
-    sizes = [min(per_chunk, replications - lo) for lo in range(0, replications, per_chunk)]
+    sizes = [min(per_chunk, n_replications - lo) for lo in range(0, n_replications, per_chunk)]
     parts = [chunk(size) for size in sizes]
     decisions, estimates, computable = (
         None if parts[0][k] is None else np.concatenate([part[k] for part in parts])
@@ -172,14 +172,14 @@ def simulate_sufficient(
     return Replicates(
         design=design,
         tests=(test,),
-        level="instance",
+        by="instance",
         alpha=alpha,
         seed=seed,
         decisions={test: decisions},
         estimates={} if estimates is None else {test: estimates},
         computable={test: computable},
         recovery=_recovery(design, aggregates, counted=path != "normal moments"),
-        replications=replications,
+        n_replications=n_replications,
         complete=True,
         rope_claims={},
         tested={} if test == "friedman" else {test: np.ones(n_pairs, dtype=bool)},
@@ -314,7 +314,7 @@ def _normal_moments(
     design: BenchmarkDesign,
     blocks: int,
     alpha: float,
-    replications: int,
+    n_replications: int,
     rng: np.random.Generator,
 ) -> Parts:
     r"""The paired t-test of every pair from the means and the scatter matrix of normal scores.
@@ -332,11 +332,11 @@ def _normal_moments(
     n = design.n_systems
     mix = noise_mixing(n, design.correlation, design.scales)
     df = blocks - 1
-    means = design.mu + design.scale * rng.standard_normal((replications, n)) @ mix.T / math.sqrt(
+    means = design.mu + design.scale * rng.standard_normal((n_replications, n)) @ mix.T / math.sqrt(
         blocks
     )
-    lower = np.tril(rng.standard_normal((replications, n, n)), -1)
-    diagonal = np.sqrt(rng.chisquare(df - np.arange(n), size=(replications, n)))
+    lower = np.tril(rng.standard_normal((n_replications, n, n)), -1)
+    diagonal = np.sqrt(rng.chisquare(df - np.arange(n), size=(n_replications, n)))
     lower[:, np.arange(n), np.arange(n)] = diagonal
     ia, ib = pair_indices(n)
     v = (mix[ia] - mix[ib]).T  # (N, P)
@@ -345,5 +345,5 @@ def _normal_moments(
     estimate = means[:, ia] - means[:, ib]
     p = paired_t_from_moments(estimate, sd, np.full(estimate.shape, blocks))
     p = np.where(np.isnan(p), 1.0, p)
-    computable = np.full(replications, blocks >= 2)
+    computable = np.full(n_replications, blocks >= 2)
     return signed(holm_adjust(p) < alpha, estimate), estimate, computable, {"mean": means}

@@ -80,6 +80,7 @@ import pandas as pd
 from rankstats._util.arguments import probability, random_seed
 from rankstats._util.atomic import check_output_dir, output_dir
 from rankstats._util.method_names import METHOD_NAMES, MODEL_NAMES
+from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import latex_escape, mpl_text
 from rankstats.aggregation.hoeffding_figure import significance_heatmap
 from rankstats.aggregation.hoeffding_intervals import HoeffdingResult
@@ -219,6 +220,7 @@ class Report:
         )
 
 
+@renamed_parameters(level="by", confidence="confidence_level")
 def report(
     scores: Scores | Rankings,
     out: str | Path = "report",
@@ -226,13 +228,13 @@ def report(
     delta: float = 0.05,
     correction: str = "holm",
     estimand: str = "imputed",
-    level: str | None = None,
+    by: str | None = None,
     title: str | None = None,
     models: Sequence[Any] = (),
     model_method: str = "map",
     seed: int = 0,
     paired: Sequence[str] = (),
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     significance: bool | Mapping[str, Any] = False,
     data_check: Any = None,
     top: int | None = None,
@@ -256,7 +258,7 @@ def report(
         intervals and heat map, the rank models, their comparison and rank posteriors, Friedman's
         test on the rankings as blocks) and says in one sentence what it leaves out (σ^μ, σ^2l
         without tasks, the paired analyses, the data check on scores); asking for one of those
-        (``methods=["mean"]``, ``paired=``, ``level=``, ``data_check=``) raises ValueError.
+        (``methods=["mean"]``, ``paired=``, ``by=``, ``data_check=``) raises ValueError.
     out : str or Path
         Output directory: new, empty, or a directory an earlier rankstats run wrote (it carries
         a ``.rankstats-output`` marker); any other non-empty directory or an existing file is
@@ -267,7 +269,7 @@ def report(
         for Scores, ``("borda", "copeland")`` for Rankings.
     delta, correction, estimand
         Passed to :func:`~rankstats.hoeffding_test`.
-    level : {"task", "instance"}, optional
+    by : {"task", "instance"}, optional
         Rankings per task or per (task, instance) (default: instance when available).
     title : str, optional
         Report title (default: the data set name).
@@ -290,17 +292,18 @@ def report(
         of the HTML page, ``paired_<task>_pairs.csv``, ``paired_<task>_strengths.csv``, a matrix
         figure and a sentence of the methods paragraph per task. Two tasks whose file names
         would collide (``"a b"`` and ``"a_b"``) are refused before anything is computed.
-    confidence : float
-        Level of the paired tests and bootstrap intervals (α = 1 − confidence).
+    confidence_level : float
+        Coverage of the paired bootstrap intervals; the paired tests at α = 1 −
+        ``confidence_level``.
     significance : bool or mapping
         Add the classical rank tests (Demšar, 2006): Friedman's test with Iman–Davenport's F and
-        a post-hoc test of every pair on the complete blocks of ``level``
+        a post-hoc test of every pair on the complete blocks of ``by``
         (:func:`rankstats.friedman`, :func:`rankstats.posthoc`), as an HTML section with the
         critical-difference diagram and the average ranks with group letters, ``cd_table.tex``,
         ``cd_diagram.png`` / ``.pdf``, ``posthoc_pairs.csv`` and a sentence of the methods
         paragraph citing Demšar (2006), Friedman (1937), Iman and Davenport (1980) and the
         post-hoc test. ``True``: Nemenyi at α = 0.05; a mapping sets ``method``, ``alpha``,
-        ``adjust``, ``missing``, ``min_coverage`` (as :func:`rankstats.posthoc`). Incomplete
+        ``correction``, ``missing``, ``min_coverage`` (as :func:`rankstats.posthoc`). Incomplete
         blocks are refused, before anything else is computed, unless
         ``missing="complete-case"`` (what is dropped is stated).
     data_check : DataCheck, optional
@@ -316,7 +319,7 @@ def report(
         an HTML section with the power curve, ``power_curve.png`` / ``.pdf`` / ``.csv``,
         ``calibration_pairs.csv`` and a sentence of the methods paragraph. ``True``: the paired
         t-test; a mapping sets ``test`` (``"t"``, ``"wilcoxon"``, ``"sign"``, ``"hoeffding"``,
-        ``"nemenyi"``, ``"conover"``), ``power``, ``replications`` (per point of the curve,
+        ``"nemenyi"``, ``"conover"``), ``power``, ``n_replications`` (per point of the curve,
         default 1,000) and ``seed``. Scores only.
     top : int, optional
         Show only the best ``top`` systems of the primary order in the ranking tables (HTML,
@@ -352,9 +355,9 @@ def report(
     >>> rep.html.name, rep.ranking["system"].iloc[0]
     ('report.html', 'Turing ULR v5 Alexander v-team Microsoft')
     """
-    check_level(level)
+    check_level(by)
     probability("delta", delta)
-    probability("confidence", confidence)
+    probability("confidence_level", confidence_level)
     random_seed("seed", seed)
     from rankstats.battles.battle_fit import BattleFit
 
@@ -372,13 +375,13 @@ def report(
     if isinstance(scores, Rankings):
         if methods is None:
             methods = rankings_input.DEFAULT_METHODS
-        rankings_input.refuse(scores, methods, paired, level, data_check)
+        rankings_input.refuse(scores, methods, paired, by, data_check)
         check, block_level = None, None  # the blocks are the rankings
     else:
         if methods is None:
             methods = ("borda", "borda2", "mean")
         check = run_data_check(scores, data_check)
-        block_level = default_level(scores, level)
+        block_level = default_level(scores, by)
     sig_options = options(significance)
     power_options = power_request(power)
     power_wilcoxon = power_options is not None and power_options["test"] == "wilcoxon"
@@ -396,13 +399,13 @@ def report(
         delta,
         correction,
         estimand,
-        level,
+        by,
         title,
         models,
         model_method,
         seed,
         paired,
-        confidence,
+        confidence_level,
         zero_method=zero_method,
     )
     power_part = (
@@ -413,7 +416,7 @@ def report(
         data.intervals,
         data.convergence,
         data.primary,
-        data.level,
+        data.by,
         data.scores is not None and data.scores.has_instances,
         significance=sig,
         cli=data_check is not None,

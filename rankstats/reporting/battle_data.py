@@ -173,7 +173,7 @@ def compute_battles(
     """
     check_log(fit, battles)
     differences = fit.differences(alpha)
-    alpha = 1.0 - fit.confidence if alpha is None else float(alpha)
+    alpha = 1.0 - fit.confidence_level if alpha is None else float(alpha)
     table = fit.table()
     marks = significance_marks(_winners(differences), table["model"].tolist())
     leaderboard = table.copy()

@@ -88,7 +88,7 @@ def render(
     (``intervals``, ``differences_heatmap`` and, with covariates, ``covariates`` and
     ``rank_change``)."""
     fit = data.fit
-    level = f"{fit.confidence:.0%}"
+    level = f"{fit.confidence_level:.0%}"
     return (
         _environment()
         .get_template("battle_report.html.j2")
@@ -103,7 +103,9 @@ def render(
             methods=[f"{INTERVAL_NAMES[m]} {level}" for m in fit.methods],
             rows=_leaderboard_rows(data),
             adjusted=", ".join(fit.covariate_names),
-            ub_method=INTERVAL_NAMES["bootstrap" if fit.bootstrap is not None else "fisher"],
+            ub_method=INTERVAL_NAMES[
+                "bootstrap" if fit.bootstrap_distribution is not None else "fisher"
+            ],
             alpha=f"{data.alpha:g}",
             n_significant=data.n_significant,
             n_pairs=len(data.differences),
@@ -200,7 +202,7 @@ def _style(data: BattleReportData, images: Mapping[str, Path]) -> dict[str, Any]
     change = column(table["rank_change"], "rank")
     return {
         "per": "standard deviation" if fit.info.get("standardized", True) else "unit",
-        "methods": [f"{INTERVAL_NAMES[m]} {fit.confidence:.0%}" for m in methods],
+        "methods": [f"{INTERVAL_NAMES[m]} {fit.confidence_level:.0%}" for m in methods],
         "effects": [
             {
                 "name": str(row["covariate"]),

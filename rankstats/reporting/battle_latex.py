@@ -65,7 +65,7 @@ def _float(columns: str, header: Sequence[str], rows: list[str], caption: str, l
 def _methods_caption(data: BattleReportData) -> str:
     fit = data.fit
     shown = [latex_escape(INTERVAL_NAMES[m]) for m in fit.methods]
-    if fit.bootstrap is not None and data.log.cluster is not None:
+    if fit.bootstrap_distribution is not None and data.log.cluster is not None:
         shown[1] = f"bootstrap over the clusters of {latex_escape(data.log.cluster)}"
     return ", ".join(shown)
 
@@ -74,7 +74,7 @@ def leaderboard_table(data: BattleReportData) -> str:
     """``leaderboard.tex``."""
     fit, table = data.fit, data.leaderboard
     methods = fit.methods
-    level = f"{fit.confidence:.0%}".replace("%", r"\%")
+    level = f"{fit.confidence_level:.0%}".replace("%", r"\%")
     header = ["Rank", "Model", "Rating"]
     header += [f"{latex_escape(INTERVAL_NAMES[m])} {level}" for m in methods]
     header += ["Rank (UB)", "Rank range", "Battles"]
@@ -92,7 +92,7 @@ def leaderboard_table(data: BattleReportData) -> str:
         if fit.covariate_names
         else ""
     )
-    key = "bootstrap" if fit.bootstrap is not None else "Fisher (Wald)"
+    key = "bootstrap" if fit.bootstrap_distribution is not None else "Fisher (Wald)"
     caption = (
         f"Leaderboard of {latex_escape(data.name)}: Bradley--Terry ratings{adjusted} on the Elo "
         f"scale with {level} intervals ({_methods_caption(data)}). Rank (UB): 1 + the number "
@@ -136,7 +136,7 @@ def effects_table(data: BattleReportData) -> str:
     """``covariate_effects.tex``."""
     fit, effects = data.fit, data.effects
     per = "standard deviation" if fit.info.get("standardized", True) else "unit"
-    level = f"{fit.confidence:.0%}".replace("%", r"\%")
+    level = f"{fit.confidence_level:.0%}".replace("%", r"\%")
     methods = [m for m in fit.methods if f"{m}_low" in effects]
     header = ["Covariate", "SD", r"$\gamma$", "Elo"]
     header += [f"{latex_escape(INTERVAL_NAMES[m])} {level} (Elo)" for m in methods]

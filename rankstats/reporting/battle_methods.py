@@ -80,7 +80,7 @@ def battle_methods_paragraph(data: BattleReportData) -> tuple[str, list[str]]:
         f" Ratings are on the Elo scale of Chatbot Arena, 400·log10(e)·θ + c [chiang2024], with "
         f"{anchor}. " + _interval_sentence(data, cites)
     )
-    key = "bootstrap" if fit.bootstrap is not None else "fisher"
+    key = "bootstrap" if fit.bootstrap_distribution is not None else "fisher"
     text += (
         f" Rank (UB) is 1 + the number of models whose {INTERVAL_NAMES[key]} interval lies "
         "entirely above the model's [chiang2024]."
@@ -135,8 +135,8 @@ def _style_sentence(data: BattleReportData, cites: list[str]) -> str:
 def _interval_sentence(data: BattleReportData, cites: list[str]) -> str:
     fit = data.fit
     parts = ["Fisher (Wald) intervals from the observed information at the maximum"]
-    if fit.bootstrap is not None:
-        n = fit.info.get("n_bootstrap", len(fit.bootstrap))
+    if fit.bootstrap_distribution is not None:
+        n = fit.info.get("n_bootstrap", len(fit.bootstrap_distribution))
         unit = fit.info.get("bootstrap_unit", "battle")
         boot = f"percentile intervals of {n} bootstrap replicates resampling "
         if unit.startswith("cluster"):
@@ -166,4 +166,4 @@ def _interval_sentence(data: BattleReportData, cites: list[str]) -> str:
             f"[hoffman2014], {terminal(sampler)}; R-hat ≤ 1.01, bulk ESS ≥ 400 and no divergent "
             f"transitions required: the sample {verdict})"
         )
-    return f"Intervals at {fit.confidence:.0%}: " + "; ".join(parts) + "."
+    return f"Intervals at {fit.confidence_level:.0%}: " + "; ".join(parts) + "."

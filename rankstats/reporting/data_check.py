@@ -22,7 +22,7 @@ def run_data_check(scores: Any, check: DataCheck | None, warn: bool = True) -> D
         return check
     check = DataCheck(tuple(run_detectors(scores)), scores, scores.name)
     if warn:
-        check.warn(stacklevel=4)
+        check.warn(stacklevel=None)  # the user's line, past report's frames
     return check
 
 

@@ -109,7 +109,7 @@ def render(
             title=terminal(data.name),
             summary=summary_text,
             **_meta(data),
-            level=data.level,
+            level=data.by,
             n_rankings=ci.n_rankings,
             warnings=[
                 {"model": v.model, "text": convergence_warning(v)}
@@ -142,7 +142,7 @@ def render(
             heatmap=png_data_uri(heatmap),
             not_significant=NOT_SIGNIFICANT_NAME,
             agreement=_agreement(data.comparison),
-            comparison_level=f"{data.comparison.level:.4g}" if data.comparison else "",
+            comparison_level=f"{data.comparison.ci_prob:.4g}" if data.comparison else "",
             paired=[
                 _paired_section(task, result, paired_files[task])
                 for task, result in data.paired.items()

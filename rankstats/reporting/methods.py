@@ -98,7 +98,7 @@ def _statistics(data: ReportData) -> tuple[str, list[str]]:
             f"as rankings without scores, with rankstats. {left_out(data.rankings)} "
         )
     else:
-        if data.level == "instance":
+        if data.by == "instance":
             level_text = "each (task, instance) pair"
         elif scores.has_instances:
             level_text = "each task (instance scores averaged)"
@@ -152,7 +152,7 @@ def _models(data: ReportData) -> str:
         f"{model_name(r['method'])}: {r['both_same']} pairs significant "
         f"under both with the same winner, {r['conflicts']} conflicts, "
         f"{r['hoeffding_only']} significant under Hoeffding only and {r['model_only']} "
-        f"under the model only (credible intervals at level {comparison.level:.4g})."
+        f"under the model only (credible intervals at level {comparison.ci_prob:.4g})."
         for _, r in comparison.agreement.iterrows()
     )
     for verdict in verdicts:

@@ -46,7 +46,7 @@ def paired_slugs(tasks: Sequence[str]) -> dict[str, str]:
 def run_paired(
     scores: Scores,
     tasks: Sequence[str],
-    confidence: float,
+    confidence_level: float,
     seed: int,
     zero_method: str | None = None,
 ) -> dict[str, Paired]:
@@ -54,7 +54,8 @@ def run_paired(
     None: the default)."""
     zeros = {} if zero_method is None else {"zero_method": zero_method}
     return {
-        task: paired(scores, task=task, confidence=confidence, seed=seed, **zeros) for task in tasks
+        task: paired(scores, task=task, confidence_level=confidence_level, seed=seed, **zeros)
+        for task in tasks
     }
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rankstats._util.renamed import translate
 from rankstats._util.text import terminal, write_csv
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
@@ -28,7 +29,7 @@ from rankstats.plotting.saving import save_figure
 from rankstats.significance.zero_methods import zero_method_text
 
 #: Keyword arguments a ``power={...}`` mapping may hold.
-OPTIONS = ("test", "power", "replications", "seed")
+OPTIONS = ("test", "power", "n_replications", "seed")
 #: Tests whose detectable difference the section can report (pair tests on scores).
 TESTS = ("t", "wilcoxon", "sign", "hoeffding", "nemenyi", "conover")
 
@@ -64,25 +65,26 @@ def options(power: bool | Mapping[str, Any] | None) -> dict[str, Any] | None:
     Examples
     --------
     >>> options(True)
-    {'test': None, 'power': 0.8, 'replications': 1000, 'seed': 0}
+    {'test': None, 'power': 0.8, 'n_replications': 1000, 'seed': 0}
     """
     if power is None or power is False:
         return None
     given = {} if power is True else dict(power)
+    given = translate(given, {"replications": "n_replications"}, "report(power=...)")
     unknown = sorted(set(given) - set(OPTIONS))
     if unknown:
         raise ValueError(
             f"power= accepts {', '.join(OPTIONS)}; not {', '.join(map(repr, unknown))}"
         )
-    out = {"test": None, "power": 0.8, "replications": 1000, "seed": 0, **given}
+    out = {"test": None, "power": 0.8, "n_replications": 1000, "seed": 0, **given}
     if out["test"] is not None and out["test"] not in TESTS:
         raise ValueError(f"power test must be one of {', '.join(TESTS)}, not {out['test']!r}")
     target = out["power"]
     if not (isinstance(target, numbers.Real) and not isinstance(target, bool) and 0 < target < 1):
         raise ValueError(f"power must be a number in (0, 1), not {target!r}")
-    reps = out["replications"]
+    reps = out["n_replications"]
     if isinstance(reps, bool) or not isinstance(reps, numbers.Integral) or reps < 2:
-        raise ValueError(f"power replications must be an integer ≥ 2, not {reps!r}")
+        raise ValueError(f"power n_replications must be an integer ≥ 2, not {reps!r}")
     return out
 
 
@@ -103,7 +105,7 @@ def run_power(
     found = cal.detectable(
         test=test,
         power=float(opts["power"]),
-        replications=int(opts["replications"]),
+        n_replications=int(opts["n_replications"]),
         seed=int(opts["seed"]),
         zero_method=zero_method if test == "wilcoxon" else None,
     )

@@ -55,14 +55,14 @@ class RankPosteriorFiles:
     figures: tuple[Path, ...]
 
 
-def run_rank_posteriors(comparison: Any, prob: float = PROB) -> RankPosteriors | None:
+def run_rank_posteriors(comparison: Any, ci_prob: float = PROB) -> RankPosteriors | None:
     """The rank posteriors of the models of ``comparison`` (None without models).
 
     A model without a rank posterior gets a note of the section, with the reason.
     """
     if comparison is None or not comparison.models:
         return None
-    posteriors, skipped = comparison.rank_posteriors_and_skipped(prob)
+    posteriors, skipped = comparison.rank_posteriors_and_skipped(ci_prob)
     notes = tuple(
         f"No rank posterior for {model_name(name)} ({comparison.models[name].method}): {why}"
         for name, why in skipped
@@ -120,13 +120,13 @@ def latex_table(result: RankPosteriors) -> str:
     """A booktabs table: per model, the expected rank, ``P(best)`` and the credible interval."""
     models = list(result.posteriors)
     order = _order(result)
-    prob = next(iter(result.posteriors.values())).prob
+    ci_prob = next(iter(result.posteriors.values())).ci_prob
     header = ["System"]
     for m in models:
         header += [
             f"E[rank] {latex_escape(model_name(m))}",
             r"$P(\mathrm{best})$",
-            f"{prob:.0%}".replace("%", r"\%") + " interval",
+            f"{ci_prob:.0%}".replace("%", r"\%") + " interval",
         ]
     cells = {}
     for m, post in result.posteriors.items():
@@ -146,7 +146,7 @@ def latex_table(result: RankPosteriors) -> str:
     approx = [m for m, p in result.posteriors.items() if p.approximation]
     caption = (
         "Rank posteriors: expected rank (1 = best), probability of being best and the "
-        f"{prob:.0%} equal-tailed credible rank interval under each model".replace("%", r"\%")
+        f"{ci_prob:.0%} equal-tailed credible rank interval under each model".replace("%", r"\%")
     )
     if approx:
         caption += (
@@ -172,7 +172,7 @@ def section(
             {
                 "name": model_name(name),
                 "method": post.method,
-                "draws": post.n_draws,
+                "draws": post.draws,
                 "approximation": post.approximation or "",
                 "image": images[name],
                 "summary_file": files[name].summary.name,
@@ -190,11 +190,11 @@ def section(
                 f"[{int(s['low'])}, {int(s['high'])}]",
             ]
         rows.append({"system": system, "cells": cells})
-    prob = next(iter(result.posteriors.values())).prob if result.posteriors else PROB
+    ci_prob = next(iter(result.posteriors.values())).ci_prob if result.posteriors else PROB
     return {
         "models": models,
         "rows": rows,
         "notes": list(result.notes),
-        "prob": f"{prob:.0%}",
+        "prob": f"{ci_prob:.0%}",
         "table_file": "rank_posteriors.tex",
     }

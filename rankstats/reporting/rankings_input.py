@@ -55,7 +55,7 @@ def refuse(
     Raises
     ------
     ValueError
-        A method that needs scores, ``paired``, ``level`` or ``data_check``.
+        A method that needs scores, ``paired``, ``by`` or ``data_check``.
     """
     bad = unavailable(rankings, methods)
     if bad:
@@ -66,7 +66,7 @@ def refuse(
         )
     for given, what in (
         (paired, "paired= needs instance-level scores"),
-        (given_level, "level= chooses how scores are ranked"),
+        (given_level, "by= chooses how scores are ranked"),
         (check, "data_check= is the check of a score table"),
     ):
         if given:

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.method_names import MODEL_NAMES, fit_key
+from rankstats._util.renamed import renamed_parameters
 from rankstats.aggregation.aggregators import Aggregate, aggregate_many
 from rankstats.aggregation.hoeffding_intervals import HoeffdingResult, hoeffding_test
 from rankstats.core.pair_probabilities import Pairwise, pairwise
@@ -37,6 +38,7 @@ from rankstats.reporting.paired import paired_slugs, run_paired
 #: rankings and its one Pairwise (methods not listed get the scores, as ``rs.aggregate`` would).
 
 
+@renamed_parameters(level="by")
 @dataclass(frozen=True, eq=False, repr=False)
 class ReportData:
     """What a report shows: the statistics, each computed once by :func:`compute`.
@@ -48,12 +50,12 @@ class ReportData:
         :mod:`rankstats.reporting.rankings_input`).
     name : str
         Title of the report (the data set name by default).
-    level : {"task", "instance", "ranking"}
+    by : {"task", "instance", "ranking"}
         What one ranking is (``"ranking"``: rankings given as such, without tasks).
     methods : tuple of str
         Aggregators; the first orders every table.
     rankings : Rankings
-        The rankings at ``level`` (shared by the aggregators, the models and the intervals).
+        The rankings at ``by`` (shared by the aggregators, the models and the intervals).
     pairwise : Pairwise
         Their pairwise statistics.
     aggregates : mapping
@@ -81,7 +83,7 @@ class ReportData:
 
     scores: Scores | None
     name: str
-    level: str
+    by: str
     methods: tuple[str, ...]
     rankings: Rankings
     pairwise: Pairwise
@@ -124,7 +126,7 @@ class ReportData:
 
     def __repr__(self) -> str:
         return (
-            f"ReportData({self.name!r}, {len(self.order)} systems, {self.level} level, "
+            f"ReportData({self.name!r}, {len(self.order)} systems, {self.by} level, "
             f"methods {', '.join(self.methods)}, {len(self.fits)} fits)"
         )
 
@@ -167,19 +169,19 @@ def compute(
     delta: float,
     correction: str,
     estimand: str,
-    level: str | None,
+    by: str | None,
     title: str | None,
     models: Sequence[Any],
     model_method: str,
     seed: int,
     paired: Sequence[str],
-    confidence: float,
+    confidence_level: float,
     zero_method: str | None = None,
 ) -> ReportData:
     """Compute everything :func:`rankstats.report` shows, once (the parameters of
     :func:`rankstats.report` but ``out``, in its order).
 
-    The rankings at ``level`` and their :class:`~rankstats.Pairwise` statistics are built once
+    The rankings at ``by`` and their :class:`~rankstats.Pairwise` statistics are built once
     and shared: σ^l, Copeland and Kemeny read the pairwise statistics, σ^2l, Plackett–Luce and
     Bradley–Terry the rankings, mean and median the scores; the Hoeffding intervals (Hoeffding,
     1963; Himmi et al., 2023) are computed once and reused by the marks, the rank ranges, the
@@ -194,19 +196,19 @@ def compute(
     """
     check(scores, methods, models, paired)
     if isinstance(scores, Rankings):
-        given_scores, rankings, level = None, scores, rankings_input.level(scores)
+        given_scores, rankings, by = None, scores, rankings_input.level(scores)
         transformations = rankings_input.transformations(rankings)
     else:
-        given_scores, level = scores, default_level(scores, level)
-        rankings = Rankings.from_scores(scores, by=level)
-        transformations = _transformations(scores, level)
+        given_scores, by = scores, default_level(scores, by)
+        rankings = Rankings.from_scores(scores, by=by)
+        transformations = _transformations(scores, by)
     pw = pairwise(rankings)
     if given_scores is None:
         # No method that reads scores was let through (check): a registered method without a
         # representation of its own gets the rankings, as rs.aggregate would.
         aggregates = aggregate_many(methods, rankings, rankings, pw, None)
     else:
-        aggregates = aggregate_many(methods, scores, rankings, pw, level)
+        aggregates = aggregate_many(methods, scores, rankings, pw, by)
     order = aggregates[methods[0]].order
     intervals = hoeffding_test(
         pw, delta=delta, correction=correction, estimand=estimand, order=order
@@ -225,7 +227,7 @@ def compute(
     return ReportData(
         scores=given_scores,
         name=title or _default_name(given_scores),
-        level=level,
+        by=by,
         methods=tuple(methods),
         rankings=rankings,
         pairwise=pw,
@@ -236,7 +238,7 @@ def compute(
         fits=tuple(fits),
         convergence=tuple(convergence(fit) for fit in fits),
         comparison=comparison,
-        paired=run_paired(given_scores, list(paired), confidence, seed, zero_method)
+        paired=run_paired(given_scores, list(paired), confidence_level, seed, zero_method)
         if paired
         else {},
         model_comparison=model_comparison,
@@ -285,7 +287,7 @@ def _fit_models(models: Sequence[Any], rankings: Rankings, method: str, seed: in
             # The Mallows MAP is exact only for complete untied rankings; otherwise sample.
             mallows_method = "map" if method == "map" and complete else "mcmc"
             fits.append(
-                zoo.Mallows().fit(rankings, method=mallows_method, seed=seed, progressbar=True)
+                zoo.Mallows().fit(rankings, method=mallows_method, seed=seed, progress=True)
             )
         else:
             raise ValueError(f"unknown model {model!r}; use 'pl', 'bt', 'mallows' or a fit")
@@ -298,7 +300,7 @@ def complete_untied(ranks: np.ndarray) -> bool:
     return not np.isnan(ranks).any() and not tied_entries(ranks).any()
 
 
-def _transformations(scores: Scores, level: str) -> list[str]:
+def _transformations(scores: Scores, by: str) -> list[str]:
     """Every transformation the data went through, one sentence each, from ``scores`` alone.
 
     Directions (negated tasks), averaging of instances, missing cells (task level: the
@@ -316,7 +318,7 @@ def _transformations(scores: Scores, level: str) -> list[str]:
     else:
         out.append("Every task is higher-is-better; no score was negated.")
     data = scores.data
-    if level == "task":
+    if by == "task":
         cells = n_systems * len(scores.tasks)
         if scores.has_instances:
             per_cell = data.groupby(["system", "task"], observed=True).size()

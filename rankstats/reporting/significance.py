@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from rankstats._util.advice import AdviceError, Spelled
+from rankstats._util.renamed import translate
 from rankstats._util.text import terminal, write_csv
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
@@ -31,7 +32,7 @@ from rankstats.significance.posthoc_tests import METHODS, posthoc
 from rankstats.significance.zero_methods import check_zero_method, zero_method_text
 
 #: Keyword arguments a ``significance={...}`` mapping may hold (those of rs.posthoc).
-OPTIONS = ("method", "alpha", "adjust", "missing", "min_coverage")
+OPTIONS = ("method", "alpha", "correction", "missing", "min_coverage")
 
 #: Post-hoc method → (name in prose, citation keys).
 _METHOD_TEXT = {
@@ -77,6 +78,7 @@ def options(significance: bool | Mapping[str, Any] | None) -> dict[str, Any] | N
     if significance is None or significance is False:
         return None
     given = {} if significance is True else dict(significance)
+    given = translate(given, {"adjust": "correction"}, "report(significance=...)")
     unknown = sorted(set(given) - set(OPTIONS))
     if unknown:
         raise ValueError(
@@ -118,13 +120,13 @@ def with_zero_method(
 
 
 def run_significance(
-    scores: Scores | Rankings, level: str | None, opts: Mapping[str, Any]
+    scores: Scores | Rankings, by: str | None, opts: Mapping[str, Any]
 ) -> Significance:
-    """Friedman and the post-hoc test on the same complete blocks (for Rankings, ``level`` is
+    """Friedman and the post-hoc test on the same complete blocks (for Rankings, ``by`` is
     None: each ranking is a block)."""
     opts = dict(opts)
     blocks_opts = {k: opts.pop(k) for k in ("missing", "min_coverage") if k in opts}
-    fr = friedman(scores, level=level, **blocks_opts)
+    fr = friedman(scores, by=by, **blocks_opts)
     return Significance(friedman=fr, posthoc=posthoc(fr.blocks, **opts))
 
 
@@ -153,12 +155,14 @@ def posthoc_name(ph: PosthocResult) -> str:
     """The post-hoc test in prose, with its adjustment (``"Conover's test (Holm-adjusted)"``):
     the name every count of the test is stated under."""
     name = _METHOD_TEXT[ph.method][0]
-    adjust = {"none": "without adjustment"}.get(ph.adjust, f"{ph.adjust.capitalize()}-adjusted")
+    adjust = {"none": "without adjustment"}.get(
+        ph.correction, f"{ph.correction.capitalize()}-adjusted"
+    )
     if ph.blocks.imputed:
         # No single critical difference: each pair has its own standard error.
         how = (
             "single-step: the distribution of the largest |z|"
-            if ph.adjust == "single-step"
+            if ph.correction == "single-step"
             else adjust
         )
         return f"z statistics on the average imputed ranks ({how})"
@@ -172,9 +176,9 @@ def _blocks_text(sig: Significance) -> str:
     fr = sig.friedman
     b = fr.blocks
     if not b.imputed:
-        return f"N = {fr.n_blocks} complete {b.level} blocks"
+        return f"N = {fr.n_blocks} complete {b.by} blocks"
     return (
-        f"N = {fr.n_blocks} {b.level} blocks, {b.n_imputed} of {b.ranks.size} (block, system) "
+        f"N = {fr.n_blocks} {b.by} blocks, {b.n_imputed} of {b.ranks.size} (block, system) "
         "cells not evaluated and given their expected rank under a uniformly random completion "
         "of the block's ranking [himmi2023]"
     )
@@ -184,7 +188,7 @@ def methods_sentence(sig: Significance) -> tuple[str, list[str]]:
     """The sentence of the methods paragraph and its citation keys."""
     fr, ph = sig.friedman, sig.posthoc
     cites = ["demsar2006", "friedman1937", "imandavenport1980", *_METHOD_TEXT[ph.method][1]]
-    if ph.adjust == "holm":
+    if ph.correction == "holm":
         cites.append("holm1979")
     dropped = _dropped(sig)
     zeros = ""
@@ -195,7 +199,7 @@ def methods_sentence(sig: Significance) -> tuple[str, list[str]]:
         zeros = f" ({words}{cited}: scipy.stats.wilcoxon, zero_method={ph.zero_method!r})"
     if fr.blocks.imputed:
         cites = ["demsar2006", "friedman1937", "imandavenport1980", "himmi2023"]
-        cites += ["holm1979"] if ph.adjust == "holm" else []
+        cites += ["holm1979"] if ph.correction == "holm" else []
         omnibus = (
             f"a Friedman-type test on the imputed expected ranks [friedman1937] (T = AᵀΣ⁺A with "
             f"Σ the exact permutation covariance of each block's observed ranks; T = "
@@ -204,7 +208,7 @@ def methods_sentence(sig: Significance) -> tuple[str, list[str]]:
             f"p = {fr.f_p_value:.3g}; Iman and Davenport's F_F on complete blocks "
             "[imandavenport1980])"
         )
-        posthoc_cite = " [holm1979]" if ph.adjust == "holm" else ""
+        posthoc_cite = " [holm1979]" if ph.correction == "holm" else ""
     else:
         omnibus = (
             f"Friedman's test [friedman1937] (χ²_F = {fr.statistic:.4g}, df {fr.df}, "
@@ -213,7 +217,7 @@ def methods_sentence(sig: Significance) -> tuple[str, list[str]]:
             f"p = {fr.f_p_value:.3g})"
         )
         posthoc_cite = f" [{_METHOD_TEXT[ph.method][1][0]}]" + (
-            " [holm1979]" if ph.adjust == "holm" else ""
+            " [holm1979]" if ph.correction == "holm" else ""
         )
     text = (
         f"Following Demšar's protocol [demsar2006], we tested whether the systems rank alike over "
@@ -243,7 +247,7 @@ def section(sig: Significance, files: SignificanceFiles, image: str) -> dict[str
         "n_imputed": fr.blocks.n_imputed,
         "n_cells": fr.blocks.ranks.size,
         "n_systems": fr.n_systems,
-        "level": fr.blocks.level,
+        "level": fr.blocks.by,
         "dropped": _dropped(sig),
         "chi2": f"{fr.statistic:.4g}",
         "df": fr.df,

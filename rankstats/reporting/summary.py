@@ -29,7 +29,7 @@ def claims(
     intervals: HoeffdingResult,
     convergence: Sequence[Convergence] = (),
     method: str = "borda",
-    level: str = "task",
+    by: str = "task",
     has_instances: bool = False,
     significance: Significance | None = None,
     cli: bool = False,
@@ -44,7 +44,7 @@ def claims(
         The verdicts of the fitted rank models.
     method : str
         The aggregator that orders the tables.
-    level : {"task", "instance", "ranking"}
+    by : {"task", "instance", "ranking"}
         What one ranking is (``"ranking"``: rankings given without scores).
     has_instances : bool
         The scores have an instance column (a task-level report could rank per instance).
@@ -52,8 +52,8 @@ def claims(
         Friedman's test and the post-hoc test the user asked for: the paragraph opens with that
         test's count (:func:`requested_test`).
     cli : bool
-        Name options as command-line flags (``--level instance``) instead of Python arguments
-        (``level='instance'``).
+        Name options as command-line flags (``--by instance``) instead of Python arguments
+        (``by='instance'``).
 
     Returns
     -------
@@ -84,13 +84,13 @@ def claims(
         most = int(compared.max()) if len(compared) else 0
         need = intervals.min_compared_for_significance()
         if most < need:
-            if level == "task" and has_instances:
+            if by == "task" and has_instances:
                 advice = AdviceText(
                     "rank per instance ({instance}) to use every instance as a ranking",
-                    instance=("level", "instance"),
+                    instance=("by", "instance"),
                 )
                 hint = advice.cli() if cli else str(advice)
-            elif level == "ranking":  # rankings given without scores
+            elif by == "ranking":  # rankings given without scores
                 hint = "more rankings are needed"
             else:
                 hint = "more tasks or instance-level scores are needed"

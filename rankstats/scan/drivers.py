@@ -1,7 +1,7 @@
 """The drivers of ``rs.scan_scores``: who runs the batch loop of :mod:`rankstats.scan.reader`.
 
 - one process (default): all files in order, one stream;
-- local worker processes (``workers=``): one stream per work unit (a CSV file or a Parquet row
+- local worker processes (``n_jobs=``): one stream per work unit (a CSV file or a Parquet row
   group), merged as on a cluster;
 - a Dask cluster (``client=``): one stream per work unit on the workers;
 - a ``dask.dataframe.DataFrame``: shuffled by (task, instance) so that every instance lives in one

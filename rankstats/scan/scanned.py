@@ -27,6 +27,8 @@ from rankstats._util.advice import (
     keywords,
 )
 from rankstats._util.arguments import count
+from rankstats._util.renamed import renamed_parameters
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.aggregation.aggregators import Aggregate, aggregate_source
 from rankstats.core.directions import Direction, parse_directions
 from rankstats.core.keys import refuse_whitespace_variants
@@ -50,6 +52,7 @@ from rankstats.scan.partition import partition_statistics
 from rankstats.scan.reader import DuplicateKeyError, NotGroupedError, Spec, Unit, unique_names
 
 
+@renamed_parameters(workers="n_jobs")
 @dataclass(frozen=True, eq=False, repr=False)
 class ScannedScores(StatisticsSource):
     """A score table on disk (or a dask DataFrame), read in batches (see :func:`scan_scores`).
@@ -68,7 +71,7 @@ class ScannedScores(StatisticsSource):
     schema: Any = None
     frame: Any = None  # a dask.dataframe.DataFrame instead of files
     client: Any = None  # a dask.distributed.Client, used by rs.aggregate / rs.pairwise
-    workers: int = 1  # local worker processes for file input
+    n_jobs: int = 1  # local worker processes for file input
     sources: tuple = ()  # _read.Source of each file: its kind and how to parse it
     na_values: tuple[str, ...] | None = None
     instance_text: bool = False
@@ -196,8 +199,8 @@ class ScannedScores(StatisticsSource):
         if self.order == "any":
             return self._partitioned(units, progress)
         try:
-            if self.workers > 1 and len(units) > 1:
-                return local_statistics(units, self._spec(), self.workers, progress)
+            if self.n_jobs > 1 and len(units) > 1:
+                return local_statistics(units, self._spec(), self.n_jobs, progress)
             return single_process_statistics(units, self._spec(), progress)
         except NotGroupedError as err:
             if self.order == "grouped":
@@ -215,13 +218,13 @@ class ScannedScores(StatisticsSource):
                 + "{any} skips this first attempt",
                 any=("order", "any"),
             ),
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
         return self._partitioned(units, progress)
 
     def _partitioned(self, units: list[Unit], progress: bool) -> BenchmarkStatistics:
         rows = sum(self.file_rows.values()) or _estimated_rows(self.paths)
-        return partition_statistics(units, self._spec(), rows, progress, self.workers)
+        return partition_statistics(units, self._spec(), rows, progress, self.n_jobs)
 
     def aggregate(
         self, method: str = "borda", statistics: BenchmarkStatistics | None = None
@@ -250,6 +253,7 @@ class ScannedScores(StatisticsSource):
         )
 
 
+@renamed_parameters(workers="n_jobs")
 def scan_scores(
     paths: str | Path | Sequence[str | Path] | Any,
     system: str = "system",
@@ -259,7 +263,7 @@ def scan_scores(
     higher_is_better: Direction = True,
     batch_rows: int = 2_000_000,
     client: Any = None,
-    workers: int = 1,
+    n_jobs: int = 1,
     na_values: Sequence[str] | None = None,
     sep: str | None = None,
     encoding: str = "utf-8",
@@ -300,8 +304,8 @@ def scan_scores(
         Compute on this cluster (e.g. ``Client("tcp://host:8786")``). Stored in the result, so
         ``rs.aggregate(scanned, ...)`` and ``rs.pairwise(scanned)`` use it transparently. Needs
         ``pip install "rankstats[dask]"``; files must be visible to the workers at the same paths.
-    workers : int
-        Local worker processes for file input (default 1: this process). With ``workers > 1``
+    n_jobs : int
+        Local worker processes for file input (default 1: this process). With ``n_jobs > 1``
         the Parquet row groups (CSV files) are reduced in parallel and merged as on a cluster —
         the same statistics, up to the order of floating-point additions; memory is one batch per
         worker.
@@ -360,7 +364,7 @@ def scan_scores(
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(map(repr, ORDERS))}, not {order!r}")
     count("batch_rows", batch_rows, 1)
-    count("workers", workers, 1)
+    count("n_jobs", n_jobs, 1)
     if order == "any" and client is not None:
         raise AdviceError("{message}", message=CLUSTER_ANY)
     columns = {"system": system, "task": task, "instance": instance, "score": score}
@@ -383,7 +387,7 @@ def scan_scores(
         warnings.warn(
             _cells.na_warning(f"{len(sources)} file(s)", vocabulary.missing, na or ()),
             DataWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     if client is not None:
         require_distributed()
@@ -402,7 +406,7 @@ def scan_scores(
         kinds.pop() if len(kinds) == 1 else "mixed",
         schema=ds.dataset(parquet, format="parquet").schema if parquet else None,
         client=client,
-        workers=workers,
+        n_jobs=n_jobs,
         sources=tuple(sources),
         na_values=na,
         # Text and numeric instance keys in one scan: compare them as text (as read_scores).

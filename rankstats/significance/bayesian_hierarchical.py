@@ -101,8 +101,10 @@ from scipy import stats
 
 from rankstats._util import progress as _progress
 from rankstats._util.advice import AdviceError, escape
-from rankstats._util.arguments import probability, sampling
+from rankstats._util.arguments import count, probability, sampling
+from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import shorten, terminal
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidScoresError, preview
 from rankstats.significance.hierarchical_data import pair_differences, prepare
@@ -134,6 +136,7 @@ SAMPLERS = ("pymc", "nutpie", "numpyro", "blackjax")
 MISSING = COMPLETE
 
 
+@renamed_parameters(samples="draws")
 @dataclass(frozen=True, eq=False, repr=False)
 class BayesHierarchical(ThreeRegions):
     r"""Result of :func:`bayes_hierarchical`.
@@ -151,7 +154,7 @@ class BayesHierarchical(ThreeRegions):
     dropped : pandas.DataFrame
         ``task``, ``n_shared``: tasks left out with ``missing="complete-case"`` (fewer than 2 shared
         instances); empty otherwise.
-    samples : numpy.ndarray
+    draws : numpy.ndarray
         ``(S, 3)`` posterior draws of :math:`(\theta_a, \theta_\text{rope}, \theta_b)`, the
         probabilities of the three regions for :math:`\delta_\text{new}` given each draw.
     probabilities : dict
@@ -161,7 +164,7 @@ class BayesHierarchical(ThreeRegions):
         regions of the simplex figure). :attr:`decision` reads them.
     predictive : dict
         ``{"a", "rope", "b"}``: the posterior predictive probabilities that the difference on a
-        new task falls in each region (the means of ``samples``).
+        new task falls in each region (the means of ``draws``).
     delta_new : numpy.ndarray
         ``S`` draws of :math:`\delta_\text{new} \sim t(\nu, \delta_0, \sigma_0)`, score units.
     idata : arviz.InferenceData or xarray.DataTree
@@ -184,7 +187,7 @@ class BayesHierarchical(ThreeRegions):
     rho: float
     differences: pd.DataFrame
     dropped: pd.DataFrame
-    samples: np.ndarray
+    draws: np.ndarray
     probabilities: dict
     predictive: dict
     delta_new: np.ndarray
@@ -224,15 +227,16 @@ class BayesHierarchical(ThreeRegions):
         values = _compat.group(self.idata)[name].to_numpy()
         return values.reshape(-1, *values.shape[2:])
 
-    def table(self, level: float = 0.95) -> pd.DataFrame:
+    @renamed_parameters(level="ci_prob")
+    def table(self, ci_prob: float = 0.95) -> pd.DataFrame:
         """One row per outcome: ``outcome`` (``a``, ``rope``, ``b``), ``system`` (None for the
         ROPE), ``region`` (of the difference ``a − b`` on a new task), ``probability`` (the
         published quantity: share of the draws where its θ is the largest), ``predictive``
         (posterior predictive probability of the region), the posterior ``theta_mean`` and its
-        central ``level`` interval (``theta_low``, ``theta_high``)."""
-        probability("level", level)
-        q = [(1 - level) / 2, (1 + level) / 2]
-        low, high = np.quantile(self.samples, q, axis=0)
+        central ``ci_prob`` interval (``theta_low``, ``theta_high``)."""
+        probability("ci_prob", ci_prob)
+        q = [(1 - ci_prob) / 2, (1 + ci_prob) / 2]
+        low, high = np.quantile(self.draws, q, axis=0)
         r = f"{self.rope:g}"
         return pd.DataFrame(
             {
@@ -241,20 +245,21 @@ class BayesHierarchical(ThreeRegions):
                 "region": [f"δ_new > {r}", f"|δ_new| ≤ {r}", f"δ_new < −{r}"],
                 "probability": [self.probabilities[k] for k in OUTCOMES],
                 "predictive": [self.predictive[k] for k in OUTCOMES],
-                "theta_mean": self.samples.mean(axis=0),
+                "theta_mean": self.draws.mean(axis=0),
                 "theta_low": low,
                 "theta_high": high,
             }
         )
 
-    def task_table(self, level: float = 0.95) -> pd.DataFrame:
+    @renamed_parameters(level="ci_prob")
+    def task_table(self, ci_prob: float = 0.95) -> pd.DataFrame:
         """One row per task: ``task``, ``n`` (instances), ``mean_difference`` (observed),
-        the shrunk posterior ``delta_mean`` with its central ``level`` interval
+        the shrunk posterior ``delta_mean`` with its central ``ci_prob`` interval
         (``delta_low``, ``delta_high``), and ``sigma_mean`` (within-task standard deviation);
         then one row ``task = "(new task)"`` for :math:`\\delta_\\text{new}` and one
         ``"(population mean δ0)"``. Score units."""
-        probability("level", level)
-        q = [(1 - level) / 2, (1 + level) / 2]
+        probability("ci_prob", ci_prob)
+        q = [(1 - ci_prob) / 2, (1 + ci_prob) / 2]
         delta = self._posterior("delta")
         sigma = self._posterior("sigma")
         grouped = self.differences.groupby("task", sort=False, observed=True)["difference"]
@@ -342,6 +347,7 @@ def thetas(delta0: np.ndarray, sigma0: np.ndarray, nu: np.ndarray, rope: float) 
     return np.column_stack([right, np.clip(1 - right - left, 0.0, 1.0), left])
 
 
+@renamed_parameters(cores="n_jobs", progressbar="progress")
 def bayes_hierarchical(
     scores: Scores,
     a: str,
@@ -353,14 +359,14 @@ def bayes_hierarchical(
     draws: int = 2000,
     tune: int = 2000,
     chains: int = 4,
-    cores: int | None = None,
+    n_jobs: int | None = None,
     seed: int | None = 0,
     sampler: str = "pymc",
     target_accept: float = 0.95,
     parameterization: str = "auto",
     missing: str = "error",
     threshold: float = 0.95,
-    progressbar: bool = False,
+    progress: bool = False,
 ) -> BayesHierarchical:
     r"""Bayesian hierarchical comparison of ``a`` and ``b`` across tasks (Corani et al. 2017).
 
@@ -396,7 +402,7 @@ def bayes_hierarchical(
         ``1 / k`` for the folds of k-fold cross-validation (Nadeau and Bengio 2003).
     task : str or list of str, optional
         The tasks used (default: all).
-    draws, tune, chains, cores : int
+    draws, tune, chains, n_jobs : int
         NUTS draws and tuning steps per chain, chains, and processes (default: PyMC's).
     seed : int
         Seed of the sampler, of the draws of :math:`\delta_\text{new}` and of the values given
@@ -419,7 +425,7 @@ def bayes_hierarchical(
         is refused).
     threshold : float
         Posterior probability needed to claim an outcome.
-    progressbar : bool
+    progress : bool
         Show PyMC's progress bar.
 
     Returns
@@ -457,6 +463,8 @@ def bayes_hierarchical(
     1817–1837.
     """
     sampling(draws, tune, chains, seed)
+    if n_jobs is not None:
+        count("n_jobs", n_jobs, 1)
     check_rope(rope)
     if not (isinstance(rho, numbers.Real) and 0 <= rho < 1):
         raise ValueError(f"rho (the correlation of the instances) must be in [0, 1), got {rho!r}")
@@ -506,9 +514,9 @@ def bayes_hierarchical(
         "chains": int(chains),
         "random_seed": seed,
         "target_accept": target_accept,
-        "progressbar": _progress.show(progressbar),
+        "progressbar": _progress.show(progress),
         "nuts_sampler": sampler,
-        "cores": int(cores or min(chains, os.cpu_count() or 1)),
+        "cores": int(n_jobs or min(chains, os.cpu_count() or 1)),
         "idata_kwargs": {"coords": {"task": prep.tasks}},
         # PyMC's own checks only log; ours (below) warn and name the remedies
         "compute_convergence_checks": False,
@@ -539,15 +547,15 @@ def bayes_hierarchical(
             f"{int(tune)}), target_accept= (now {target_accept:g}) or try parameterization="
             f"{other!r}, and inspect res.idata.",
             ConvergenceWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
 
     posterior = _compat.group(idata)
     flat = {k: posterior[k].to_numpy().reshape(-1) for k in ("delta0_std", "sigma0_std", "nu")}
-    samples = thetas(flat["delta0_std"], flat["sigma0_std"], flat["nu"], prep.rope)
+    sample = thetas(flat["delta0_std"], flat["sigma0_std"], flat["nu"], prep.rope)
     rng = np.random.default_rng(None if seed is None else [seed, 1])
     delta_new = prep.scale * (flat["delta0_std"] + flat["sigma0_std"] * rng.standard_t(flat["nu"]))
-    predictive = dict(zip(OUTCOMES, samples.mean(axis=0).tolist(), strict=True))
+    predictive = dict(zip(OUTCOMES, sample.mean(axis=0).tolist(), strict=True))
     return BayesHierarchical(
         a=a,
         b=b,
@@ -555,8 +563,8 @@ def bayes_hierarchical(
         rho=float(rho),
         differences=diff,
         dropped=short.reset_index(drop=True) if missing == "complete-case" else short.iloc[:0],
-        samples=samples,
-        probabilities=region_shares(samples),
+        draws=sample,
+        probabilities=region_shares(sample),
         predictive=predictive,
         delta_new=delta_new,
         idata=idata,

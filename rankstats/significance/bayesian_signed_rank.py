@@ -58,6 +58,7 @@ import pandas as pd
 
 from rankstats._util.advice import AdviceScoresError, escape
 from rankstats._util.arguments import count, probability, random_seed
+from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import shorten, terminal
 from rankstats.core.rankings import check_level, default_level
 from rankstats.core.scores import Scores
@@ -86,6 +87,7 @@ _CELLS = 1 << 21  # weights per block of draws (draws × (n + 1)); ~4 arrays of 
 _BOUNDARY = 1e-9  # relative tolerance of "on the ROPE's boundary"
 
 
+@renamed_parameters(samples="draws")
 @dataclass(frozen=True, eq=False, repr=False)
 class BayesSignedRank(ThreeRegions):
     r"""Result of :func:`bayes_signed_rank`.
@@ -104,15 +106,15 @@ class BayesSignedRank(ThreeRegions):
         The blocks left out with ``missing="complete-case"``: block keys and ``missing``
         (``"a"``, ``"b"``, ``"both"``, or ``"a or b"`` for a task or instance that Scores set
         aside because fewer than two systems were evaluated on it); empty otherwise.
-    samples : numpy.ndarray
-        ``(samples, 3)`` posterior draws of :math:`(\theta_a, \theta_\text{rope}, \theta_b)`.
+    draws : numpy.ndarray
+        ``(draws, 3)`` posterior draws of :math:`(\theta_a, \theta_\text{rope}, \theta_b)`.
     probabilities : dict
         ``{"a": P(a better), "rope": P(rope), "b": P(b better)}``: the shares of draws in which
         each θ is the largest (as baycomp reports them).
     threshold : float
         Posterior probability needed for a claim (:attr:`decision`, :attr:`claim`).
     parameters : dict
-        Every setting: level, task(s), samples, seed, threshold, missing.
+        Every setting: by, task(s), draws, seed, threshold, missing.
     """
 
     a: str
@@ -121,7 +123,7 @@ class BayesSignedRank(ThreeRegions):
     prior: float
     differences: pd.Series
     dropped: pd.DataFrame
-    samples: np.ndarray
+    draws: np.ndarray
     probabilities: dict
     threshold: float
     parameters: dict = field(default_factory=dict)
@@ -131,15 +133,16 @@ class BayesSignedRank(ThreeRegions):
         """Number of blocks (paired differences) used."""
         return len(self.differences)
 
-    def table(self, level: float = 0.95) -> pd.DataFrame:
+    @renamed_parameters(level="ci_prob")
+    def table(self, ci_prob: float = 0.95) -> pd.DataFrame:
         """One row per outcome: ``outcome`` (``a``, ``rope``, ``b``), ``system`` (the name of ``a``
         or ``b``; None for the ROPE), ``region`` (of the difference ``a − b``),
         ``probability`` (share of draws where its θ is the largest) and its Monte Carlo
-        ``mc_se``, the posterior ``theta_mean`` and the central ``level`` interval of θ
+        ``mc_se``, the posterior ``theta_mean`` and the central ``ci_prob`` interval of θ
         (``theta_low``, ``theta_high``)."""
-        probability("level", level)
-        q = [(1 - level) / 2, (1 + level) / 2]
-        low, high = np.quantile(self.samples, q, axis=0)
+        probability("ci_prob", ci_prob)
+        q = [(1 - ci_prob) / 2, (1 + ci_prob) / 2]
+        low, high = np.quantile(self.draws, q, axis=0)
         r = f"{self.rope:g}"
         probs = np.array([self.probabilities[k] for k in OUTCOMES])
         return pd.DataFrame(
@@ -148,8 +151,8 @@ class BayesSignedRank(ThreeRegions):
                 "system": [self.a, None, self.b],
                 "region": [f"a − b > {r}", f"|a − b| ≤ {r}", f"a − b < −{r}"],
                 "probability": probs,
-                "mc_se": np.sqrt(probs * (1 - probs) / len(self.samples)),
-                "theta_mean": self.samples.mean(axis=0),
+                "mc_se": np.sqrt(probs * (1 - probs) / len(self.draws)),
+                "theta_mean": self.draws.mean(axis=0),
                 "theta_low": low,
                 "theta_high": high,
             }
@@ -166,12 +169,12 @@ class BayesSignedRank(ThreeRegions):
     def __repr__(self) -> str:
         p = self.probabilities
         a, b = terminal(shorten(self.a, 40)), terminal(shorten(self.b, 40))
-        where = self.parameters.get("level", "")
+        where = self.parameters.get("by", "")
         dropped = f", {len(self.dropped)} dropped (complete case)" if len(self.dropped) else ""
         return "\n".join(
             [
                 f"BayesSignedRank({a} vs {b}: {self.n} {where} blocks{dropped}, rope ±"
-                f"{self.rope:g}, prior s = {self.prior:g}, {len(self.samples)} draws)",
+                f"{self.rope:g}, prior s = {self.prior:g}, {len(self.draws)} draws)",
                 f"  P({a} better) = {p['a']:.4f}   P(rope) = {p['rope']:.4f}   "
                 f"P({b} better) = {p['b']:.4f}",
                 f"  {self.claim}",
@@ -181,7 +184,7 @@ class BayesSignedRank(ThreeRegions):
 
 # --------------------------------------------------------------------------------- the data
 def _from_scores(
-    scores: Scores, a: str, b: str, level: str | None, task: str | Sequence[str] | None
+    scores: Scores, a: str, b: str, by: str | None, task: str | Sequence[str] | None
 ) -> tuple[pd.DataFrame, str, object]:
     """``(block keys + score_a, score_b, level, task)`` of two systems of a Scores (oriented:
     lower-is-better tasks were negated by Scores)."""
@@ -190,16 +193,16 @@ def _from_scores(
             raise KeyError(f"unknown system {name!r}; systems are: {preview(scores.systems)}")
     if a == b:
         raise ValueError(f"compare two different systems, not {a!r} with itself")
-    level = default_level(scores, level)
+    by = default_level(scores, by)
     tasks = [task] if isinstance(task, str) else list(task) if task is not None else None
     for t in tasks or ():
         if t not in scores.tasks:
             raise InvalidScoresError(f"unknown task {t!r}; tasks are: {preview(scores.tasks)}")
-    if level == "instance":
+    if by == "instance":
         if not scores.has_instances:
             raise InvalidScoresError(
-                "level='instance' needs instance-level scores; this table has one score per "
-                "system and task (use level='task')"
+                "by='instance' needs instance-level scores; this table has one score per "
+                "system and task (use by='task')"
             )
         if tasks is None:
             tasks = [
@@ -231,7 +234,7 @@ def _from_scores(
         # too, so they are missing blocks, not blocks that never existed.
         aside = aside.astype({"task": object}).assign(score_a=np.nan, score_b=np.nan, aside=True)
         frame = pd.concat([frame.assign(aside=False), aside], ignore_index=True)
-    return frame, level, shown
+    return frame, by, shown
 
 
 def _from_arrays(x: object, y: object) -> pd.DataFrame:
@@ -405,16 +408,17 @@ def region_share_rows(samples: np.ndarray) -> np.ndarray:
     return np.stack([(winners == c).mean(axis=1) for c in range(3)], axis=1)
 
 
+@renamed_parameters(level="by", samples="draws")
 def bayes_signed_rank(
     scores: Scores | pd.DataFrame | pd.Series | np.ndarray | Sequence[float],
     a: object = None,
     b: object = None,
     rope: float = 0.01,
     *,
-    level: str | None = None,
+    by: str | None = None,
     task: str | Sequence[str] | None = None,
     prior: float = DEFAULT_PRIOR,
-    samples: int = 50_000,
+    draws: int = 50_000,
     seed: int | None = 0,
     missing: str = "error",
     threshold: float = 0.95,
@@ -426,8 +430,8 @@ def bayes_signed_rank(
     ----------
     scores : Scores, DataFrame, array or Series
         - :class:`~rankstats.Scores` with ``a`` and ``b`` system names: one block per task
-          (``level="task"``, task-level scores: the mean over instances for an instance table)
-          or per instance of one task (``level="instance"``, the default for an instance table;
+          (``by="task"``, task-level scores: the mean over instances for an instance table)
+          or per instance of one task (``by="instance"``, the default for an instance table;
           choose the task with ``task=``). Lower-is-better tasks are already negated by Scores.
         - a DataFrame with one row per block and one column per system (as :func:`rankstats.
           paired`), ``a`` and ``b`` column names; higher = better.
@@ -439,7 +443,7 @@ def bayes_signed_rank(
         Half-width ``r ≥ 0`` of the region of practical equivalence, in score units: differences
         within ``[−r, r]`` are practically equivalent. With ``r = 0`` the ROPE holds only exact
         ties (the test without a ROPE).
-    level : {"task", "instance"}, optional
+    by : {"task", "instance"}, optional
         Blocks of a Scores (default: :func:`rankstats.core.rankings.default_level`).
     task : str or list of str, optional
         The task (metric) at instance level (required when the table has several), or the tasks
@@ -447,8 +451,8 @@ def bayes_signed_rank(
     prior : float
         Strength ``s > 0`` of the pseudo-observation :math:`z_0 = 0` (baycomp's default, 0.5;
         Benavoli et al. 2017 use 0.5 and 1).
-    samples : int
-        Posterior draws (Monte Carlo error of a probability ≤ ``0.5 / √samples``).
+    draws : int
+        Posterior draws (Monte Carlo error of a probability ≤ ``0.5 / √draws``).
     seed : int
         Seed of ``numpy.random.default_rng``.
     missing : {"error", "complete-case"}
@@ -464,7 +468,7 @@ def bayes_signed_rank(
     Returns
     -------
     BayesSignedRank
-        ``.probabilities`` (``a``, ``rope``, ``b``), ``.samples``, ``.claim``, ``.table()``,
+        ``.probabilities`` (``a``, ``rope``, ``b``), ``.draws``, ``.claim``, ``.table()``,
         ``.plot()``.
 
     Examples
@@ -472,12 +476,12 @@ def bayes_signed_rank(
     >>> import numpy as np
     >>> from rankstats.significance.bayesian_signed_rank import bayes_signed_rank
     >>> diffs = np.linspace(0.02, 0.05, 20)  # a beats b by more than the ROPE everywhere
-    >>> res = bayes_signed_rank(diffs, rope=0.01, samples=2000)
+    >>> res = bayes_signed_rank(diffs, rope=0.01, draws=2000)
     >>> res.decision, round(res.p_a, 2)
     ('a', 1.0)
     """
-    check_level(level)
-    count("samples", samples, 1)
+    check_level(by)
+    count("draws", draws, 1)
     random_seed("seed", seed)
     missing = check_missing(missing, MISSING, what=_NOT_IMPUTED)
     check_rope(rope)
@@ -488,11 +492,11 @@ def bayes_signed_rank(
     if isinstance(scores, Scores):
         if not (isinstance(a, str) and isinstance(b, str)):
             raise TypeError("with Scores, name the two systems: bayes_signed_rank(scores, a, b)")
-        frame, level, shown_task = _from_scores(scores, a, b, level, task)
+        frame, by, shown_task = _from_scores(scores, a, b, by, task)
         name_a, name_b = a, b
     else:
-        if level is not None or task is not None:
-            raise ValueError("level= and task= choose the blocks of a Scores table")
+        if by is not None or task is not None:
+            raise ValueError("by= and task= choose the blocks of a Scores table")
         if isinstance(scores, pd.DataFrame):
             for name in (a, b):
                 if name not in scores.columns:
@@ -509,11 +513,11 @@ def bayes_signed_rank(
             diff = scores if isinstance(scores, pd.Series) else np.asarray(scores, np.float64)
             frame = _from_arrays(diff, np.zeros(len(diff)))
             name_a, name_b = names or (a or "a", b or "b")
-        level = "paired"
+        by = "paired"
     diff, dropped, _ = _differences(frame, missing)
     if len(diff) == 0:
         raise InvalidScoresError(f"no block has scores of both {name_a!r} and {name_b!r}")
-    draws = posterior_samples(diff.to_numpy(), float(rope), float(prior), int(samples), seed)
+    sample = posterior_samples(diff.to_numpy(), float(rope), float(prior), int(draws), seed)
     return BayesSignedRank(
         a=str(name_a),
         b=str(name_b),
@@ -521,13 +525,13 @@ def bayes_signed_rank(
         prior=float(prior),
         differences=diff,
         dropped=dropped,
-        samples=draws,
-        probabilities=region_shares(draws),
+        draws=sample,
+        probabilities=region_shares(sample),
         threshold=float(threshold),
         parameters={
-            "level": level,
+            "by": by,
             "task": shown_task,
-            "samples": int(samples),
+            "draws": int(draws),
             "seed": seed,
             "missing": missing,
             "threshold": float(threshold),

@@ -16,7 +16,7 @@ class NoVariationError(ValueError):
     """Every block ranks all its systems as one tie: no rank test has anything to test."""
 
 
-def require_variation(matrix: np.ndarray, level: str = "block") -> None:
+def require_variation(matrix: np.ndarray, by: str = "block") -> None:
     """The one decision on blocks without variation, for every test of rankstats on blocks
     (Friedman, the post-hoc tests, the imputed-rank test, the rank sets, the automatic choice,
     the command line): when no block of ``matrix`` (blocks × systems ranks or scores; NaN = not
@@ -33,7 +33,7 @@ def require_variation(matrix: np.ndarray, level: str = "block") -> None:
     scale = max(1.0, float(np.nanmax(np.abs(matrix))))
     if not np.any(spread > 1e-12 * scale):
         n, k = matrix.shape
-        word = "blocks" if level in ("block", "ranking") else f"{level} blocks"
+        word = "blocks" if by in ("block", "ranking") else f"{by} blocks"
         raise NoVariationError(
             f"every one of the {n} {word} gives all of its evaluated systems (of {k}) the same "
             "score: there is no difference to test (the rank tests, post-hoc tests, rank sets "

@@ -4,9 +4,9 @@ Friedman's test and its post-hoc tests (:mod:`rankstats.significance.friedman_te
 :mod:`rankstats.significance.posthoc_tests`) compare ``k`` systems over ``N`` *blocks*, each block
 ranking every system once:
 
-- ``level="task"``: one block per task, instance-level scores first averaged over instances
+- ``by="task"``: one block per task, instance-level scores first averaged over instances
   (:meth:`Scores.to_task_level`, the aggregation rankstats uses everywhere);
-- ``level="instance"``: one block per (task, instance).
+- ``by="instance"``: one block per (task, instance).
 
 The ranks are those of :meth:`Rankings.from_scores` (1 = best, ties averaged, lower-is-better
 tasks already negated once by :class:`Scores`), so that these tests see exactly the rankings every
@@ -51,6 +51,7 @@ import pandas as pd
 
 from rankstats._util.advice import AdviceError, escape
 from rankstats._util.arguments import share
+from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import shorten, terminal
 from rankstats.core.rankings import (
     MIN_SYSTEMS,
@@ -68,6 +69,7 @@ from rankstats.significance.imputed_ranks import imputed_expected_ranks
 from rankstats.significance.missing_words import check_missing
 
 
+@renamed_parameters(level="by")
 @dataclass(frozen=True, eq=False, repr=False)
 class Blocks:
     """A complete blocks × systems table of ranks (1 = best, ties averaged).
@@ -82,7 +84,7 @@ class Blocks:
         The ``k`` systems (columns).
     blocks : pandas.Index
         The ``N`` blocks (rows): task names, or a ``(task, instance)`` MultiIndex.
-    level : str
+    by : str
         ``"task"`` or ``"instance"`` (``"ranking"`` for :class:`Rankings` built by hand).
     values : ndarray, shape (N, k), or None
         The scores behind the ranks, oriented so that higher is better (task level: means over
@@ -108,7 +110,7 @@ class Blocks:
     ranks: np.ndarray
     systems: tuple[str, ...]
     blocks: pd.Index
-    level: str
+    by: str
     values: np.ndarray | None = None
     missing: str = "error"
     dropped_blocks: pd.Index = field(default_factory=lambda: pd.Index([]))
@@ -174,7 +176,7 @@ class Blocks:
 
     def __repr__(self) -> str:
         head = (
-            f"Blocks({self.n_blocks} {self.level} blocks × {self.n_systems} systems, "
+            f"Blocks({self.n_blocks} {self.by} blocks × {self.n_systems} systems, "
             f"missing={self.missing!r})"
         )
         dropped = self.dropped()
@@ -205,20 +207,20 @@ def _labels(index: pd.Index) -> list[str]:
     return [str(key) for key in index]
 
 
-def _score_matrix(scores: Scores, level: str) -> np.ndarray:
+def _score_matrix(scores: Scores, by: str) -> np.ndarray:
     """The (oriented) score matrix whose row-wise average ranks are
     ``Rankings.from_scores(scores, level).ranks``: same rows (the matrix of
     :func:`~rankstats.core.rankings.instance_score_matrix` at instance level), same columns;
     NaN = not evaluated."""
-    if level == "task":
+    if by == "task":
         return scores.to_wide().to_numpy(dtype=np.float64).T.copy()
     return instance_score_matrix(scores)[0]
 
 
-def _set_aside(scores: Scores, level: str) -> tuple[str, ...]:
+def _set_aside(scores: Scores, by: str) -> tuple[str, ...]:
     out = [f"task {t}" for t in scores.skipped_tasks]
     skipped = scores.skipped_instances
-    if level == "instance" and len(skipped):
+    if by == "instance" and len(skipped):
         out += [f"{t}/{i}" for t, i in skipped[["task", "instance"]].itertuples(index=False)]
     return tuple(out)
 
@@ -268,7 +270,7 @@ def _complete(
     values: np.ndarray | None,
     systems: tuple[str, ...],
     rankers: pd.Index,
-    level: str,
+    by: str,
     min_coverage: float,
     set_aside: tuple[str, ...],
     missing: str,
@@ -308,7 +310,7 @@ def _complete(
         keep_blocks,
         ranks=sub[keep_blocks],
         values=None if sub_values is None else sub_values[keep_blocks],
-        level=level,
+        by=by,
         missing=missing,
         set_aside=set_aside,
     )
@@ -319,7 +321,7 @@ def _imputed(
     values: np.ndarray | None,
     systems: tuple[str, ...],
     rankers: pd.Index,
-    level: str,
+    by: str,
     min_coverage: float,
     set_aside: tuple[str, ...],
     missing: str,
@@ -343,7 +345,7 @@ def _imputed(
         keep_blocks,
         ranks=imputed_expected_ranks(sub[keep_blocks]),
         values=None if sub_values is None else sub_values[keep_blocks],
-        level=level,
+        by=by,
         missing=missing,
         set_aside=set_aside,
         observed=sub_observed[keep_blocks],
@@ -366,9 +368,10 @@ def check_missing_blocks(missing: str, min_coverage: float = 0.0) -> str:
     return check_missing(missing, tuple(MISSING), min_coverage=min_coverage)
 
 
+@renamed_parameters(level="by")
 def rank_blocks(
     data: Scores | Rankings | Blocks,
-    level: str | None = None,
+    by: str | None = None,
     missing: str = "error",
     min_coverage: float = 0.0,
 ) -> Blocks:
@@ -379,7 +382,7 @@ def rank_blocks(
     ----------
     data : Scores, Rankings or Blocks
         A :class:`Blocks` is returned as it is.
-    level : {"task", "instance"}, optional
+    by : {"task", "instance"}, optional
         One block per task (scores averaged over instances) or per (task, instance); default
         :func:`~rankstats.core.rankings.default_level`.
     missing : {"error", "complete-case", "imputed"}
@@ -409,15 +412,15 @@ def rank_blocks(
     >>> rank_blocks(rs.load_dataset("xtreme")).ranks.shape
     (4, 15)
     """
-    check_level(level)
+    check_level(by)
     if isinstance(data, Blocks):
-        require_variation(data.ranks, data.level)
+        require_variation(data.ranks, data.by)
         return data
     missing = check_missing_blocks(missing, min_coverage)
     if isinstance(data, Scores | Rankings):
         require_systems(data.systems)
     if isinstance(data, Scores):
-        lvl = default_level(data, level)
+        lvl = default_level(data, by)
         # Once per table: Friedman, the post-hoc test and the automatic choice of one script all
         # test the same blocks (a failure raises and is not kept).
         return data.cached(
@@ -427,23 +430,23 @@ def rank_blocks(
     if isinstance(data, Rankings):
         rankings, values, set_aside = data, None, ()
         named = "task" if data.rankers.name == "task" else "ranking"
-        lvl = level or ("instance" if data.group_names is not None else named)
+        lvl = by or ("instance" if data.group_names is not None else named)
     else:
         raise TypeError(f"expected Scores, Rankings or Blocks, not {type(data).__name__}")
     return _checked(rankings, values, lvl, missing, min_coverage, set_aside)
 
 
-def _score_blocks(scores: Scores, level: str, missing: str, min_coverage: float) -> Blocks:
-    """:func:`rank_blocks` of a score table at ``level``."""
-    values = scores.cached(("blocks.values", level), lambda: _score_matrix(scores, level))
-    rankings = Rankings.from_scores(scores, by=level)
-    return _checked(rankings, values, level, missing, min_coverage, _set_aside(scores, level))
+def _score_blocks(scores: Scores, by: str, missing: str, min_coverage: float) -> Blocks:
+    """:func:`rank_blocks` of a score table at ``by``."""
+    values = scores.cached(("blocks.values", by), lambda: _score_matrix(scores, by))
+    rankings = Rankings.from_scores(scores, by=by)
+    return _checked(rankings, values, by, missing, min_coverage, _set_aside(scores, by))
 
 
 def _checked(
     rankings: Rankings,
     values: np.ndarray | None,
-    level: str,
+    by: str,
     missing: str,
     min_coverage: float,
     set_aside: tuple[str, ...],
@@ -455,12 +458,12 @@ def _checked(
         values,
         rankings.systems,
         rankings.rankers,
-        level,
+        by,
         min_coverage,
         set_aside,
         missing,
     )
-    require_variation(blocks.ranks, level)
+    require_variation(blocks.ranks, by)
     return blocks
 
 

@@ -68,10 +68,10 @@ _ADJUST_NAMES = {
 
 def _test_description(result: PosthocResult) -> str:
     """``"Conover's test, Holm-adjusted"``: the test and its multiplicity treatment."""
-    adjust = _ADJUST_NAMES.get(result.adjust, f"{result.adjust}-adjusted")
+    adjust = _ADJUST_NAMES.get(result.correction, f"{result.correction}-adjusted")
     if result.blocks.imputed:
         name = "z-tests of imputed expected ranks" + (
-            " (single-step max |z|)" if result.adjust == "single-step" else ""
+            " (single-step max |z|)" if result.correction == "single-step" else ""
         )
         return name + (f", {adjust}" if adjust else "")
     name = _TEST_NAMES.get(result.method, result.method)
@@ -171,7 +171,7 @@ def cd_diagram(
     --------
     >>> import rankstats as rs
     >>> from rankstats.significance.posthoc_tests import posthoc
-    >>> res = posthoc(rs.load_dataset("summeval"), level="task", method="nemenyi")
+    >>> res = posthoc(rs.load_dataset("summeval"), by="task", method="nemenyi")
     >>> fig = cd_diagram(res)
     >>> [t.get_text() for t in fig.texts if t.get_gid() == "system-name"][:2]
     ['M11', 'M6']
@@ -345,7 +345,7 @@ def cd_diagram(
 def _caption(result: PosthocResult) -> str:
     what = (
         f"{_test_description(result)}, α = {result.alpha:g}, N = {result.n_blocks} "
-        f"{result.blocks.level} blocks, k = {result.n_systems} systems"
+        f"{result.blocks.by} blocks, k = {result.n_systems} systems"
     )
     if result.blocks.imputed:
         what += " (average imputed expected ranks)"
@@ -391,7 +391,7 @@ def group_letters(result: PosthocResult) -> dict[str, str]:
     --------
     >>> import rankstats as rs
     >>> from rankstats.significance.posthoc_tests import posthoc
-    >>> res = posthoc(rs.load_dataset("summeval"), level="task", method="nemenyi")
+    >>> res = posthoc(rs.load_dataset("summeval"), by="task", method="nemenyi")
     >>> group_letters(res)["M11"], group_letters(res)["M13"]
     ('a', 'ef')
     """
@@ -454,7 +454,7 @@ def cd_table(
     --------
     >>> import rankstats as rs
     >>> from rankstats.significance.posthoc_tests import posthoc
-    >>> res = posthoc(rs.load_dataset("summeval"), level="task", method="nemenyi")
+    >>> res = posthoc(rs.load_dataset("summeval"), by="task", method="nemenyi")
     >>> print(cd_table(res).splitlines()[8])
     M11 & 3.18 & a \\
     """
@@ -468,7 +468,7 @@ def cd_table(
         caption = (
             f"Average {'imputed expected ' if result.blocks.imputed else ''}ranks of "
             f"{result.n_systems} systems over $N = {result.n_blocks}$ "
-            f"{latex_escape(result.blocks.level)} blocks (1 = best). Systems sharing a letter "
+            f"{latex_escape(result.blocks.by)} blocks (1 = best). Systems sharing a letter "
             f"are not significantly different ({test}, $\\alpha = {result.alpha:g}$"
         )
         if _has_cd(result):

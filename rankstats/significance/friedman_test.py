@@ -46,6 +46,7 @@ import pandas as pd
 from scipy import stats
 
 from rankstats._util.arguments import probability
+from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import shorten, terminal
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
@@ -206,7 +207,7 @@ class FriedmanResult(DroppedFromBlocks):
     def __repr__(self) -> str:
         ties = "tie-corrected" if self.corrected else "no tie correction"
         lines = [
-            f"FriedmanResult({self.n_systems} systems, {self.n_blocks} {self.blocks.level} "
+            f"FriedmanResult({self.n_systems} systems, {self.n_blocks} {self.blocks.by} "
             f"blocks, missing={self.blocks.missing!r})",
         ]
         if self.blocks.imputed:
@@ -237,9 +238,10 @@ class FriedmanResult(DroppedFromBlocks):
         return "\n".join(lines)
 
 
+@renamed_parameters(level="by")
 def friedman(
     data: Scores | Rankings | Blocks,
-    level: str | None = None,
+    by: str | None = None,
     missing: str = "error",
     min_coverage: float = 0.0,
     tie_correction: bool = True,
@@ -250,7 +252,7 @@ def friedman(
     ----------
     data : Scores, Rankings or Blocks
         Scores are ranked per block (:func:`~rankstats.significance.blocks.rank_blocks`).
-    level : {"task", "instance"}, optional
+    by : {"task", "instance"}, optional
         One block per task (scores averaged over instances) or per (task, instance).
     missing : {"error", "complete-case", "imputed"}
         Incomplete blocks (the one vocabulary of :mod:`rankstats.significance.missing_words`):
@@ -278,7 +280,7 @@ def friedman(
     True
     """
     missing = check_missing_blocks(missing, min_coverage)
-    blocks = rank_blocks(data, level=level, missing=missing, min_coverage=min_coverage)
+    blocks = rank_blocks(data, by=by, missing=missing, min_coverage=min_coverage)
     n, k = blocks.ranks.shape
     if blocks.imputed:
         return _imputed(blocks, tie_correction)

@@ -26,10 +26,10 @@ use missing='error' or missing='complete-case'
 
 from __future__ import annotations
 
-import sys
 import warnings
 
 from rankstats._util.advice import AdviceError, escape
+from rankstats._util.user_frame import user_stacklevel
 
 #: Every treatment of incomplete blocks, in the order documented.
 WORDS = ("error", "complete-case", "imputed")
@@ -37,14 +37,6 @@ WORDS = ("error", "complete-case", "imputed")
 COMPLETE = ("error", "complete-case")
 #: Old spellings, accepted for one release with a FutureWarning: old → new.
 OLD_WORDS = {"refuse": "error", "drop": "complete-case"}
-
-
-def _caller_level() -> int:
-    """The ``stacklevel`` of the first frame outside rankstats (the user's call)."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("rankstats."):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def check_missing(
@@ -79,7 +71,7 @@ def check_missing(
             f"missing={missing!r} is now spelled missing={new!r} (the old word is accepted "
             "until the next release)",
             FutureWarning,
-            stacklevel=_caller_level(),
+            stacklevel=user_stacklevel(),
         )
         missing = new
     if missing not in WORDS or (missing not in allowed and not what):

@@ -72,6 +72,7 @@ import pandas as pd
 from scipy import stats
 
 from rankstats._util.arguments import probability
+from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import shorten, terminal
 from rankstats.core.rankings import check_level
 from rankstats.core.scores import Scores
@@ -218,9 +219,10 @@ class AnovaResult:
         return "\n".join(lines)
 
 
+@renamed_parameters(level="by")
 def repeated_measures_anova(
     data: Scores | Blocks | pd.DataFrame,
-    level: str | None = None,
+    by: str | None = None,
     missing: str = "error",
     min_coverage: float = 0.0,
 ) -> AnovaResult:
@@ -234,7 +236,7 @@ def repeated_measures_anova(
     data : Scores, Blocks or pandas.DataFrame
         Scores (ranked into complete blocks by :func:`~rankstats.significance.blocks.rank_blocks`),
         Blocks with scores, or a DataFrame of blocks (rows) × systems (columns), higher = better.
-    level, missing, min_coverage
+    by, missing, min_coverage
         As in :func:`rankstats.significance.friedman_test.friedman`.
 
     Returns
@@ -246,8 +248,8 @@ def repeated_measures_anova(
     ValueError
         Incomplete blocks with ``missing="error"``, fewer than two blocks or systems.
     """
-    check_level(level)
-    blocks = score_blocks(data, level=level, missing=missing, min_coverage=min_coverage)
+    check_level(by)
+    blocks = score_blocks(data, by=by, missing=missing, min_coverage=min_coverage)
     x, n, k = _check_blocks(blocks, "the repeated-measures ANOVA")
     ss = anova_sums(x)
     df1, df2 = k - 1, (k - 1) * (n - 1)
@@ -282,12 +284,13 @@ def repeated_measures_anova(
     )
 
 
+@renamed_parameters(adjust="correction")
 @dataclass(frozen=True, eq=False, repr=False)
 class TukeyResult(PosthocResult):
     r"""Tukey's HSD for every pair of systems: the result of :func:`tukey_hsd`.
 
     A :class:`~rankstats.significance.posthoc_result.PosthocResult` (``method="tukey"``,
-    ``adjust="single-step"``, the same :attr:`table` columns, :meth:`matrix`, :meth:`groups`,
+    ``correction="single-step"``, the same :attr:`table` columns, :meth:`matrix`, :meth:`groups`,
     :meth:`plot`) whose comparisons are of **mean scores**, not mean ranks: in :attr:`table`
     ``system_a`` has the higher mean, ``statistic`` is the studentized range ``q``, and the columns
     ``mean_a``, ``mean_b``, ``mean_difference``, ``ci_low``, ``ci_high`` (the simultaneous ``1 − α``
@@ -378,11 +381,12 @@ class TukeyResult(PosthocResult):
         return "\n".join(lines + self._dropped_and_groups())
 
 
+@renamed_parameters(level="by")
 def tukey_hsd(
     data: Scores | Blocks | pd.DataFrame,
     alpha: float = 0.05,
     error: str = "repeated",
-    level: str | None = None,
+    by: str | None = None,
     missing: str = "error",
     min_coverage: float = 0.0,
     effect_sizes: bool = True,
@@ -400,7 +404,7 @@ def tukey_hsd(
         The error term: that of the repeated-measures ANOVA (default; blocks removed, on
         ``(k − 1)(N − 1)`` df), or that of ``k`` independent groups (``k (N − 1)`` df; equal to
         ``scipy.stats.tukey_hsd(*columns)`` and to what autorank reports).
-    level, missing, min_coverage
+    by, missing, min_coverage
         As in :func:`rankstats.significance.friedman_test.friedman`.
     effect_sizes : bool
         Add Cliff's δ, Cohen's d and Akinshin's γ
@@ -419,8 +423,8 @@ def tukey_hsd(
     if error not in ERRORS:
         raise ValueError(f"error must be one of {', '.join(map(repr, ERRORS))}, not {error!r}")
     probability("alpha", alpha)
-    check_level(level)
-    blocks = score_blocks(data, level=level, missing=missing, min_coverage=min_coverage)
+    check_level(by)
+    blocks = score_blocks(data, by=by, missing=missing, min_coverage=min_coverage)
     x, n, k = _check_blocks(blocks, "Tukey's HSD")
     mean = x.mean(axis=0)
     if error == "repeated":
@@ -475,7 +479,7 @@ def tukey_hsd(
         table=table,
         method="tukey",
         alpha=float(alpha),
-        adjust="single-step",
+        correction="single-step",
         critical_difference=float("nan"),
         q_alpha=float("nan"),
         mean_ranks=pd.Series(ranks[rank_order], index=list(systems[rank_order]), name="mean_rank"),

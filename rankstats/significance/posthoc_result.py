@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import shorten, terminal
 from rankstats.significance.blocks import Blocks, DroppedFromBlocks
 from rankstats.significance.groups import consecutive_groups
@@ -40,6 +41,7 @@ def register_figure(draw: Callable[..., Figure]) -> None:
     _FIGURE[:] = [draw]
 
 
+@renamed_parameters(adjust="correction")
 @dataclass(frozen=True, eq=False, repr=False)
 class PosthocResult(DroppedFromBlocks):
     r"""Every pair of systems compared after Friedman's test: the result of :func:`posthoc`.
@@ -58,7 +60,7 @@ class PosthocResult(DroppedFromBlocks):
         ``"nemenyi"``, ``"conover"`` or ``"wilcoxon-holm"``.
     alpha : float
         Family-wise error level.
-    adjust : str
+    correction : str
         ``"single-step"`` (Nemenyi: the studentized range covers the family), ``"holm"``,
         ``"bonferroni"`` or ``"none"``.
     critical_difference : float
@@ -98,7 +100,7 @@ class PosthocResult(DroppedFromBlocks):
     table: pd.DataFrame
     method: str
     alpha: float
-    adjust: str
+    correction: str
     critical_difference: float
     q_alpha: float
     mean_ranks: pd.Series
@@ -161,12 +163,12 @@ class PosthocResult(DroppedFromBlocks):
 
     def __repr__(self) -> str:
         step = "single-step (max |z|)" if self.blocks.imputed else "single-step (studentized range)"
-        adjust = {"single-step": step, "none": "no adjustment"}
+        correction = {"single-step": step, "none": "no adjustment"}
         lines = [
             f"PosthocResult({self.method}, {self.n_systems} systems, {self.n_blocks} "
-            f"{self.blocks.level} blocks, missing={self.blocks.missing!r}, {self.n_significant} "
+            f"{self.blocks.by} blocks, missing={self.blocks.missing!r}, {self.n_significant} "
             f"of {self.n_pairs} pairs significant at α = {self.alpha:g})",
-            f"  p-values: {adjust.get(self.adjust, self.adjust + '-adjusted')}"
+            f"  p-values: {correction.get(self.correction, self.correction + '-adjusted')}"
             + (f"; zero differences: zero_method={self.zero_method!r}" if self.zero_method else ""),
         ]
         if self.details:

@@ -16,7 +16,7 @@ and
     :math:`t = |R_a - R_b| / \sqrt{2 N (A - C) (1 - T / N (k - 1)) / ((N - 1)(k - 1))}` with
     :math:`A = \sum_{ij} R_{ij}^2`, :math:`C = N k (k + 1)^2 / 4` and ``T`` Friedman's
     statistic in Conover's form, against Student's ``t`` on ``(N − 1)(k − 1)`` degrees of
-    freedom; Holm-adjusted by default (``adjust=``).
+    freedom; Holm-adjusted by default (``correction=``).
 ``"wilcoxon-holm"`` (Wilcoxon, 1945; Benavoli et al., 2016)
     ``scipy.stats.wilcoxon`` on the paired score differences of the two systems over the blocks
     (zero differences treated by ``zero_method``: dropped by default, as scipy and Wilcoxon do;
@@ -35,7 +35,7 @@ permutation covariance :math:`\Sigma` of the rank sums, and either a single-step
 p-value from the distribution of :math:`\max |z|` of :math:`N(0, \Sigma)` (the studentized
 range when :math:`\Sigma \propto I - J/n`, as on complete blocks, where it is Nemenyi's test
 with the tie-corrected variance; Monte Carlo with a fixed ``seed`` otherwise) or, with
-``adjust="holm"`` (or ``"bonferroni"``, ``"none"``), the adjusted two-sided normal p-values.
+``correction="holm"`` (or ``"bonferroni"``, ``"none"``), the adjusted two-sided normal p-values.
 The variances of the pairs differ when the missing cells do, so there is in general no single
 critical difference (:attr:`PosthocResult.critical_difference` is then NaN and the groups come
 from the pairwise decisions). Conover's and Wilcoxon's tests are refused with missing="imputed":
@@ -74,6 +74,7 @@ from scipy import stats
 
 from rankstats._util.advice import AdviceError, Spelled
 from rankstats._util.arguments import count, probability, random_seed
+from rankstats._util.renamed import renamed_parameters
 from rankstats.aggregation.hoeffding_intervals import holm_adjust
 from rankstats.core.rankings import Rankings
 from rankstats.core.scores import Scores
@@ -109,10 +110,10 @@ def critical_difference(alpha: float, n_systems: int, n_blocks: int) -> float:
     return q_alpha(alpha, k) * float(np.sqrt(k * (k + 1) / (6.0 * n_blocks)))
 
 
-def _adjust(p: np.ndarray, adjust: str) -> np.ndarray:
-    if adjust == "holm":
+def _adjust(p: np.ndarray, correction: str) -> np.ndarray:
+    if correction == "holm":
         return holm_adjust(p)
-    if adjust == "bonferroni":
+    if correction == "bonferroni":
         return np.minimum(1.0, p * len(p))
     return p.copy()
 
@@ -236,14 +237,14 @@ _DEFAULT_ADJUST = {"nemenyi": "single-step", "conover": "holm", "wilcoxon-holm":
 def check_posthoc(
     method: str,
     alpha: float = 0.05,
-    adjust: str | None = None,
+    correction: str | None = None,
     missing: str = "error",
     min_coverage: float = 0.0,
     imputed: bool = False,
     zero_method: str | None = None,
 ) -> tuple[str, str]:
     """The arguments of :func:`posthoc` checked before any computing (``imputed``: the blocks
-    given are imputed already): ``(missing, adjust)``, the word in the one vocabulary and the
+    given are imputed already): ``(missing, correction)``, the word in the one vocabulary and the
     adjustment used. Each combination is refused here once, in the words of the caller
     (:mod:`rankstats._util.advice`); ``zero_method`` (None: the default) is checked against
     :data:`~rankstats.significance.zero_methods.ZERO_METHODS` and refused with another method
@@ -270,39 +271,40 @@ def check_posthoc(
             method=Spelled(f"method={method!r}", f"--posthoc {method}"),
             imputed=("missing", "imputed"),
             nemenyi=Spelled("method='nemenyi'", "--posthoc nemenyi"),
-            holm=("adjust", "holm"),
+            holm=("correction", "holm"),
             complete=("missing", "complete-case"),
         )
     if method == "nemenyi":
         if imputed:
-            adjust = adjust or "single-step"
-            if adjust not in ("single-step", *ADJUSTMENTS):
+            correction = correction or "single-step"
+            if correction not in ("single-step", *ADJUSTMENTS):
                 raise ValueError(
-                    f"adjust must be one of 'single-step', {', '.join(map(repr, ADJUSTMENTS))}"
+                    f"correction must be one of 'single-step', {', '.join(map(repr, ADJUSTMENTS))}"
                 )
-        elif adjust not in (None, "single-step"):
+        elif correction not in (None, "single-step"):
             raise AdviceError(
-                "{adjust} applies to {conover} and wilcoxon-holm (and to nemenyi with "
+                "{correction} applies to {conover} and wilcoxon-holm (and to nemenyi with "
                 "{imputed}); Nemenyi's p-values are single-step family-wise already",
-                adjust=None,
+                correction=None,
                 conover=Spelled("method='conover'", "--posthoc conover"),
                 imputed=("missing", "imputed"),
             )
         else:
-            adjust = "single-step"
-    elif adjust is None:
-        adjust = _DEFAULT_ADJUST[method]
-    elif adjust not in ADJUSTMENTS:
-        raise ValueError(f"adjust must be one of {', '.join(map(repr, ADJUSTMENTS))}")
-    return missing, adjust
+            correction = "single-step"
+    elif correction is None:
+        correction = _DEFAULT_ADJUST[method]
+    elif correction not in ADJUSTMENTS:
+        raise ValueError(f"correction must be one of {', '.join(map(repr, ADJUSTMENTS))}")
+    return missing, correction
 
 
+@renamed_parameters(level="by", adjust="correction")
 def posthoc(
     data: Scores | Rankings | Blocks,
     method: str = "nemenyi",
     alpha: float = 0.05,
-    adjust: str | None = None,
-    level: str | None = None,
+    correction: str | None = None,
+    by: str | None = None,
     missing: str = "error",
     min_coverage: float = 0.0,
     effect_sizes: bool = True,
@@ -322,12 +324,12 @@ def posthoc(
     method : {"nemenyi", "conover", "wilcoxon-holm"}
     alpha : float
         Family-wise error level of ``significant`` and of the critical difference.
-    adjust : {"holm", "bonferroni", "none"}, optional
+    correction : {"holm", "bonferroni", "none"}, optional
         Multiplicity adjustment of the Conover and Wilcoxon p-values (default Holm). Nemenyi's
         p-values are single-step family-wise already and take no adjustment, except with
         ``missing="imputed"``: ``"single-step"`` (default, max ``|z|``) or an adjustment of the
         two-sided normal p-values of ``z`` (``"holm"``: valid under any dependence).
-    level, missing, min_coverage
+    by, missing, min_coverage
         As in :func:`rankstats.significance.friedman_test.friedman`; ``missing="imputed"`` takes
         ``method="nemenyi"`` only.
     effect_sizes : bool
@@ -351,19 +353,19 @@ def posthoc(
     >>> import rankstats as rs
     >>> from rankstats.significance.posthoc_tests import posthoc
     >>> res = posthoc(rs.load_dataset("glue"), method="conover")
-    >>> res.adjust, res.n_pairs
+    >>> res.correction, res.n_pairs
     ('holm', 5460)
     """
     imputed = isinstance(data, Blocks) and data.imputed
     random_seed("seed", seed)
     if draws is not None:
         count("draws", draws, 1)
-    missing, adjust = check_posthoc(
-        method, alpha, adjust, missing, min_coverage, imputed, zero_method=zero_method
+    missing, correction = check_posthoc(
+        method, alpha, correction, missing, min_coverage, imputed, zero_method=zero_method
     )
     wilcoxon = method == "wilcoxon-holm"
     zeros = (zero_method or DEFAULT_ZERO_METHOD) if wilcoxon else None
-    blocks = rank_blocks(data, level=level, missing=missing, min_coverage=min_coverage)
+    blocks = rank_blocks(data, by=by, missing=missing, min_coverage=min_coverage)
     n, k = blocks.ranks.shape
     if n < 2:
         raise ValueError(f"post-hoc tests need at least 2 blocks, not {n}")
@@ -378,11 +380,11 @@ def posthoc(
         sizes_of = effect_sizes_alongside(blocks.values, a, b)
     if blocks.imputed:
         statistic, p, p_adjusted, cd, q, details = _imputed_pairs(
-            blocks, a, b, alpha, adjust, seed, draws
+            blocks, a, b, alpha, correction, seed, draws
         )
     else:
         statistic, p = _wilcoxon(blocks, a, b, zeros) if wilcoxon else _TESTS[method](blocks, a, b)
-        p_adjusted = p.copy() if adjust == "single-step" else _adjust(p, adjust)
+        p_adjusted = p.copy() if correction == "single-step" else _adjust(p, correction)
         nemenyi = method == "nemenyi"
         # q_alpha is cached: the CD and q_α of the result compute the quantile once.
         cd = critical_difference(alpha, k, n) if nemenyi else float("nan")
@@ -410,7 +412,7 @@ def posthoc(
         table=table,
         method=method,
         alpha=alpha,
-        adjust=adjust,
+        correction=correction,
         critical_difference=cd,
         q_alpha=q,
         mean_ranks=pd.Series(mean[order], index=list(systems[order]), name="mean_rank"),
@@ -427,7 +429,7 @@ def _imputed_pairs(
     a: np.ndarray,
     b: np.ndarray,
     alpha: float,
-    adjust: str,
+    correction: str,
     seed: int,
     draws: int | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float, str]:
@@ -444,13 +446,14 @@ def _imputed_pairs(
         f"the standard errors of the differences of average imputed ranks range from "
         f"{se.min() / n:.3g} to {se.max() / n:.3g}"
     )
-    if adjust != "single-step":
+    if correction != "single-step":
         note = (
-            f"z on imputed expected ranks (exact permutation covariance), normal p-values "
-            f"{'adjusted by ' + adjust.capitalize() if adjust != 'none' else 'unadjusted'}; "
+            "z on imputed expected ranks (exact permutation covariance), normal p-values "
+            + ("adjusted by " + correction.capitalize() if correction != "none" else "unadjusted")
+            + "; "
             "no single critical difference"
         )
-        return z, p, _adjust(p, adjust), float("nan"), float("nan"), note
+        return z, p, _adjust(p, correction), float("nan"), float("nan"), note
     dist = max_abs_z(test.covariance, draws=draws, seed=seed)
     c = dist.critical_value(alpha)
     note = f"z on imputed expected ranks (exact permutation covariance); {dist.describe()}"

@@ -3,8 +3,8 @@ r"""Confidence sets for ranks: marginal and simultaneous (Mogstad, Romano, Shaik
 The parameter of system ``j`` is its **expected score** :math:`\theta_j = E[V_{bj}]`, the mean
 over blocks ``b`` of the complete blocks × systems table of oriented scores (higher = better) that
 :func:`rankstats.significance.blocks.rank_blocks` builds: one block per (task, instance) at
-``level="instance"`` (select one task first, :meth:`Scores.select`, so that the blocks share a
-metric), one per task at ``level="task"``.  The rank of ``j`` is
+``by="instance"`` (select one task first, :meth:`Scores.select`, so that the blocks share a
+metric), one per task at ``by="task"``.  The rank of ``j`` is
 :math:`r_j = 1 + \#\{k : \theta_k > \theta_j\}` (1 = best; systems with equal θ share the best
 rank they span).
 
@@ -41,7 +41,7 @@ The bootstrap resamples **blocks** with replacement (all systems together, so th
 between systems on the same block is kept): a ``(B × N)`` matrix of multinomial counts gives
 every bootstrap mean and covariance matrix at once, in chunks of ``B`` that bound the memory
 (``memory=``, a budget in bytes); only the maxima of the ``B × n × n`` statistics are kept, and
-the result does not depend on the budget.  ``n_boot`` must be at least ``10 / α`` (200 at
+the result does not depend on the budget.  ``n_resamples`` must be at least ``10 / α`` (200 at
 α = 0.05): the critical value is an order statistic in the tail of the draws.
 csranks uses a parametric (normal) bootstrap from an estimated covariance matrix instead; the two
 agree asymptotically.
@@ -72,7 +72,9 @@ import pandas as pd
 
 from rankstats._util.advice import AdviceError, AdviceWarning, escape
 from rankstats._util.arguments import count, probability, random_seed
+from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import shorten, terminal
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.core.rankings import MIN_SYSTEMS, Rankings, check_level, require_systems
 from rankstats.core.scores import Scores
 from rankstats.errors import preview
@@ -91,9 +93,9 @@ if TYPE_CHECKING:
 #: Below this many blocks the bootstrap sets are unreliable (a :class:`DataWarning` says so).
 FEW_BLOCKS = 30
 
-#: Fewest bootstrap draws at or beyond the ``1 − α`` quantile: ``n_boot ≥ MIN_TAIL_DRAWS / α``
+#: Fewest bootstrap draws at or beyond the ``1 − α`` quantile: ``n_resamples ≥ MIN_TAIL_DRAWS / α``
 #: (200 at α = 0.05).  With fewer the critical value is one of the few largest draws (with
-#: ``n_boot < 1 / α``, the largest), and the sets mostly reflect Monte Carlo noise.
+#: ``n_resamples < 1 / α``, the largest), and the sets mostly reflect Monte Carlo noise.
 MIN_TAIL_DRAWS = 10
 
 #: Default bound, in bytes, of the ``chunk × n × n`` bootstrap statistics held at once
@@ -101,6 +103,7 @@ MIN_TAIL_DRAWS = 10
 MEMORY = 64 * 2**20
 
 
+@renamed_parameters(level="by", n_boot="n_resamples")
 @dataclass(frozen=True, eq=False, repr=False)
 class RankSets:
     r"""Confidence sets for the ranks of the expected scores: the result of
@@ -119,13 +122,13 @@ class RankSets:
         Sets covering all ranks at once (True) or each rank on its own (False).
     stepdown : bool
         Whether the step-down refinement was used.
-    n_boot : int
+    n_resamples : int
         Number of bootstrap resamples.
     seed : int or None
         Seed of the resampling.
     n_blocks : int
         Number of (complete) blocks ``N``.
-    level : str
+    by : str
         What a block is (``"instance"``, ``"task"``, ``"block"`` for a DataFrame).
     critical : numpy.ndarray
         The final critical value(s) ``c``: one (simultaneous) or one per system of :attr:`table`
@@ -148,10 +151,10 @@ class RankSets:
     alpha: float
     simultaneous: bool
     stepdown: bool
-    n_boot: int
+    n_resamples: int
     seed: int | None
     n_blocks: int
-    level: str
+    by: str
     critical: np.ndarray
     n_steps: int
     significant: pd.DataFrame
@@ -247,11 +250,12 @@ class RankSets:
         n = len(self.table)
         kind = "simultaneous" if self.simultaneous else "marginal"
         step = "step-down" if self.stepdown else "single-step"
-        blocks = "blocks" if self.level == "block" else f"{self.level} blocks"
+        blocks = "blocks" if self.by == "block" else f"{self.by} blocks"
         lines = [
             f"RankSets({n} systems, {self.n_blocks} {blocks}, {kind}, "
             f"{1 - self.alpha:.0%}, {step})",
-            f"  ranks of the expected {self.of} in a block; {self.n_boot} bootstrap resamples of "
+            f"  ranks of the expected {self.of} in a block; {self.n_resamples} bootstrap "
+            "resamples of "
             f"the blocks (seed {self.seed}), {self.n_steps} step(s)",
         ]
         if self.dropped:
@@ -271,7 +275,7 @@ class RankSets:
 
 
 def _values(
-    data: Scores | Blocks | pd.DataFrame, level: str | None, missing: str, of: str
+    data: Scores | Blocks | pd.DataFrame, by: str | None, missing: str, of: str
 ) -> tuple[np.ndarray, tuple[str, ...], str, str]:
     """``(values (N × n), systems, level, dropped)`` of the input, higher = better: the scores,
     or with ``of="rank"`` the negated ranks within each block (imputed expected ranks for
@@ -311,11 +315,11 @@ def _values(
         raise TypeError("rank confidence sets need scores (Scores or a DataFrame), not Rankings")
     if not isinstance(data, Scores | Blocks):
         raise TypeError(f"expected Scores, Blocks or a DataFrame, not {type(data).__name__}")
-    blocks = rank_blocks(data, level=level, missing=missing)
+    blocks = rank_blocks(data, by=by, missing=missing)
     if of == "rank":
         # The ranks the tests read: mid-ranks of complete blocks, or the imputed expected ranks
         # (complete by construction) of blocks with missing scores.
-        return -blocks.ranks, blocks.systems, blocks.level, blocks.dropped()
+        return -blocks.ranks, blocks.systems, blocks.by, blocks.dropped()
     if blocks.imputed:
         raise AdviceError(
             "the expected score needs complete blocks (these have missing scores, {imputed}): "
@@ -326,12 +330,12 @@ def _values(
         )
     if blocks.values is None:
         raise TypeError("these blocks carry no scores (built from Rankings): pass the Scores")
-    return blocks.values, blocks.systems, blocks.level, blocks.dropped()
+    return blocks.values, blocks.systems, blocks.by, blocks.dropped()
 
 
 def check_rank_sets(
     alpha: float = 0.05,
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     missing: str = "error",
     of: str = "score",
     frame: bool = False,
@@ -340,14 +344,15 @@ def check_rank_sets(
     data is a DataFrame, whose blocks are never imputed); the word of ``missing`` in the one
     vocabulary."""
     probability("alpha", alpha)
-    count("n_boot", n_boot, 1)
-    if n_boot < minimum_boot(alpha):
+    count("n_resamples", n_resamples, 1)
+    if n_resamples < minimum_boot(alpha):
         raise AdviceError(
-            f"{{n_boot}} of {n_boot} resamples is too few for {1 - alpha:.4g} confidence sets: "
+            f"{{n_resamples}} of {n_resamples} resamples is too few for {1 - alpha:.4g} "
+            "confidence sets: "
             f"the critical value is the {1 - alpha:.4g} quantile of the draws, and at least "
             f"{MIN_TAIL_DRAWS} draws must lie beyond it; use at least {minimum_boot(alpha)} "
             f"resamples at {{alpha}} ({MIN_TAIL_DRAWS} / α)",
-            n_boot=None,
+            n_resamples=None,
             alpha=alpha,
         )
     if of not in ("score", "rank"):
@@ -363,14 +368,15 @@ def minimum_boot(alpha: float) -> int:
     return int(np.ceil(MIN_TAIL_DRAWS / alpha - 1e-9))
 
 
+@renamed_parameters(level="by", n_boot="n_resamples")
 def rank_confidence_sets(
     data: Scores | Blocks | pd.DataFrame,
     *,
-    level: str | None = None,
+    by: str | None = None,
     alpha: float = 0.05,
     simultaneous: bool = True,
     stepdown: bool = True,
-    n_boot: int = 1000,
+    n_resamples: int = 1000,
     seed: int | None = 0,
     missing: str = "error",
     of: str = "score",
@@ -387,7 +393,7 @@ def rank_confidence_sets(
         A score table (its complete blocks from :func:`rankstats.significance.blocks.rank_blocks`,
         oriented so that higher is better), a :class:`Blocks` with scores, or a DataFrame of blocks
         (rows) × systems (columns) whose higher scores are better.
-    level : {"instance", "task"}, optional
+    by : {"instance", "task"}, optional
         What a block is (:func:`~rankstats.core.rankings.default_level` by default).  The parameter
         of a system is its mean score over the blocks; at instance level select one task
         (``scores.select([task])``) unless the tasks share a scale.
@@ -399,7 +405,7 @@ def rank_confidence_sets(
     stepdown : bool
         Refine the critical value step by step over the pairs not yet found different
         (never wider than single-step).
-    n_boot : int
+    n_resamples : int
         Bootstrap resamples of the blocks: at least :func:`minimum_boot` ``(alpha)``
         ``= ceil(10 / alpha)`` (200 at α = 0.05), so that ten draws lie beyond the quantile
         that sets the critical value; fewer are refused.
@@ -447,21 +453,21 @@ def rank_confidence_sets(
     >>> from rankstats.significance.rank_sets import rank_confidence_sets
     >>> rng = np.random.default_rng(1)
     >>> table = pd.DataFrame(rng.normal([0.0, 0.05, 1.0], 1.0, size=(400, 3)), columns=list("abc"))
-    >>> sets = rank_confidence_sets(table, n_boot=500)
+    >>> sets = rank_confidence_sets(table, n_resamples=500)
     >>> sets.table[["system", "rank", "rank_low", "rank_high"]]
       system  rank  rank_low  rank_high
     0      c     1         1          1
     1      b     2         2          3
     2      a     3         2          3
     """
-    check_level(level)
+    check_level(by)
     random_seed("seed", seed)
-    missing = check_rank_sets(alpha, n_boot, missing, of, isinstance(data, pd.DataFrame))
+    missing = check_rank_sets(alpha, n_resamples, missing, of, isinstance(data, pd.DataFrame))
     if memory is None:
         memory = MEMORY
     if not isinstance(memory, int | np.integer) or memory < 1:
         raise ValueError(f"memory must be a positive number of bytes, got {memory!r}")
-    values, systems, block_level, dropped = _values(data, level, missing, of)
+    values, systems, block_level, dropped = _values(data, by, missing, of)
     n_blocks, n = values.shape
     if n < MIN_SYSTEMS:
         raise ValueError(f"rank confidence sets need at least {MIN_SYSTEMS} systems, got {n}")
@@ -471,10 +477,10 @@ def rank_confidence_sets(
         warnings.warn(
             AdviceWarning(
                 f"only {n_blocks} blocks: the bootstrap rank sets are a large-sample method and "
-                "are unreliable with so few (use {level}, or the Hoeffding rank ranges)",
-                level=("level", "instance"),
+                "are unreliable with so few (use {by}, or the Hoeffding rank ranges)",
+                by=("by", "instance"),
             ),
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
 
     theta = values.mean(axis=0)
@@ -490,7 +496,7 @@ def rank_confidence_sets(
 
     # Studentized: the standard errors are recomputed in every resample (rank_sets_bootstrap);
     # every pass over the resamples draws them again from the same seed sequence.
-    statistics = Studentized(centred, se, n_boot, np.random.SeedSequence(seed), int(memory))
+    statistics = Studentized(centred, se, n_resamples, np.random.SeedSequence(seed), int(memory))
     if simultaneous:
         sig, critical, steps = simultaneous_family(statistics, diff, se, alpha, stepdown)
         better, worse = sig.T, sig  # better[j, k]: θ_k > θ_j
@@ -518,10 +524,10 @@ def rank_confidence_sets(
         alpha=float(alpha),
         simultaneous=bool(simultaneous),
         stepdown=bool(stepdown),
-        n_boot=int(n_boot),
+        n_resamples=int(n_resamples),
         seed=seed,
         n_blocks=n_blocks,
-        level=block_level,
+        by=block_level,
         critical=critical if simultaneous else critical[order],
         n_steps=steps,
         significant=significant,

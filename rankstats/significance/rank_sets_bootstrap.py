@@ -48,21 +48,21 @@ _CHUNK_CELLS = 1_000_000
 _PAIR_CELLS = 65_536
 
 
-def _counts(n_rows: int, n_boot: int, rng: np.random.Generator, chunk: int) -> Iterator:
+def _counts(n_rows: int, n_resamples: int, rng: np.random.Generator, chunk: int) -> Iterator:
     """``(start, counts)``: multinomial counts ``(chunk × N)`` of consecutive resamples; each
     resample draws ``N`` row indices with ``rng.integers`` (the same integers whatever the
     chunk size)."""
-    for start in range(0, n_boot, chunk):
-        size = min(chunk, n_boot - start)
+    for start in range(0, n_resamples, chunk):
+        size = min(chunk, n_resamples - start)
         draws = rng.integers(0, n_rows, size=(size, n_rows))
         flat = (draws + n_rows * np.arange(size)[:, None]).ravel()
         yield start, np.bincount(flat, minlength=size * n_rows).reshape(size, n_rows)
 
 
 def bootstrap_means(
-    values: np.ndarray, n_boot: int, rng: np.random.Generator, chunk: int | None = None
+    values: np.ndarray, n_resamples: int, rng: np.random.Generator, chunk: int | None = None
 ) -> np.ndarray:
-    """``(n_boot × n)`` means of ``n_boot`` resamples of the rows of ``values`` (``N × n``).
+    """``(n_boot × n)`` means of ``n_resamples`` resamples of the rows of ``values`` (``N × n``).
 
     Each resample draws ``N`` row indices uniformly with replacement (``rng.integers``, one
     ``(chunk × N)`` array per chunk, chunks in order), counts them into a ``(chunk × N)`` matrix
@@ -71,8 +71,8 @@ def bootstrap_means(
     n_rows = values.shape[0]
     if chunk is None:
         chunk = max(1, _CHUNK_CELLS // max(n_rows, 1))
-    out = np.empty((n_boot, values.shape[1]))
-    for start, counts in _counts(n_rows, n_boot, rng, chunk):
+    out = np.empty((n_resamples, values.shape[1]))
+    for start, counts in _counts(n_rows, n_resamples, rng, chunk):
         out[start : start + len(counts)] = counts @ values
     out /= n_rows
     return out
@@ -96,7 +96,7 @@ class Studentized:
         The scores minus their means over the blocks.
     se : ndarray, shape (n, n)
         Full-sample standard errors of the differences (0: known without error).
-    n_boot : int
+    n_resamples : int
     seed : int or numpy.random.SeedSequence
         Every pass draws the same resamples from it.
     memory : int
@@ -104,10 +104,10 @@ class Studentized:
         ``P = n (n − 1) / 2`` pairs).
     """
 
-    def __init__(self, centred: np.ndarray, se: np.ndarray, n_boot: int, seed, memory: int):
+    def __init__(self, centred: np.ndarray, se: np.ndarray, n_resamples: int, seed, memory: int):
         self.centred = centred
         self.n_rows, self.n = centred.shape
-        self.n_boot = int(n_boot)
+        self.n_resamples = int(n_resamples)
         self.seed = seed
         self.a, self.b = np.triu_indices(self.n, 1)
         self.full = se[self.a, self.b]
@@ -149,7 +149,7 @@ class Studentized:
         """``(slice, chunk × P)``: :math:`t^*_{b,a,b}` of the pairs ``a < b`` for consecutive
         chunks of resamples."""
         rng = np.random.default_rng(self.seed)
-        for start, counts in _counts(self.n_rows, self.n_boot, rng, self.draw_chunk):
+        for start, counts in _counts(self.n_rows, self.n_resamples, rng, self.draw_chunk):
             weights = counts.astype(np.float64)
             delta = weights @ self.centred / self.n_rows  # centred bootstrap means
             t = delta[:, self.a]
@@ -170,7 +170,7 @@ class Studentized:
         order = np.argsort(targets, kind="stable")
         columns, signs, targets = columns[order], signs[order], targets[order]
         present, starts = np.unique(targets, return_index=True)
-        out = np.full((self.n_boot, n_out), -np.inf)
+        out = np.full((self.n_resamples, n_out), -np.inf)
         if not len(columns):
             return out
         for rows, t in self.chunks():

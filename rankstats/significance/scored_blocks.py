@@ -37,7 +37,7 @@ def check_missing_scores(missing: str, min_coverage: float = 0.0) -> str:
 
 def score_blocks(
     data: Scores | Blocks | pd.DataFrame,
-    level: str | None = None,
+    by: str | None = None,
     missing: str = "error",
     min_coverage: float = 0.0,
 ) -> Blocks:
@@ -63,7 +63,7 @@ def score_blocks(
     if not isinstance(data, pd.DataFrame):
         if not isinstance(data, Scores | Blocks):
             raise TypeError(f"expected Scores, Blocks or a DataFrame, not {type(data).__name__}")
-        blocks = rank_blocks(data, level=level, missing=missing, min_coverage=min_coverage)
+        blocks = rank_blocks(data, by=by, missing=missing, min_coverage=min_coverage)
         if blocks.values is None:
             raise TypeError("these blocks carry no scores (built from Rankings): pass the Scores")
         if getattr(blocks, "imputed", False) or np.isnan(blocks.values).any():
@@ -113,7 +113,7 @@ def score_blocks(
         ranks=average_ranks(kept),
         systems=systems,
         blocks=index[~incomplete],
-        level="block",
+        by="block",
         values=kept,
         missing=missing,
         dropped_blocks=index[incomplete],
@@ -123,7 +123,7 @@ def score_blocks(
 
 def _blocks_word(blocks: Blocks) -> str:
     """``"task blocks"``, ``"instance blocks"``, or ``"blocks"`` for a DataFrame's rows."""
-    return "blocks" if blocks.level == "block" else f"{blocks.level} blocks"
+    return "blocks" if blocks.by == "block" else f"{blocks.by} blocks"
 
 
 def _check_blocks(blocks: Blocks, what: str) -> tuple[np.ndarray, int, int]:

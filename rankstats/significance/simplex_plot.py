@@ -36,7 +36,7 @@ def simplex_figure(result, *, title: str | None = None, note: str | None = None)
     ``Figure``; names through :func:`rankstats.plotting.names.labels`, never mathtext; two long
     names sharing their start are drawn as two unique abbreviations).
 
-    ``result`` is any result with ``a``, ``b``, ``rope``, ``samples`` (``(S, 3)`` draws of
+    ``result`` is any result with ``a``, ``b``, ``rope``, ``draws`` (``(S, 3)`` draws of
     :math:`(\\theta_a, \\theta_\\text{rope}, \\theta_b)`) and ``probabilities`` (printed at the
     vertices): :class:`~rankstats.significance.bayesian_signed_rank.BayesSignedRank` or
     :class:`~rankstats.significance.bayesian_hierarchical.BayesHierarchical`, which passes its
@@ -51,7 +51,7 @@ def simplex_figure(result, *, title: str | None = None, note: str | None = None)
     ax = fig.add_subplot()
     ax.set_aspect("equal")
     ax.axis("off")
-    x, y = _project(result.samples)
+    x, y = _project(result.draws)
     ax.hexbin(x, y, gridsize=60, mincnt=1, cmap="Blues", bins="log", extent=(0, 1, 0, 0.87))
     h = math.sqrt(3) / 2
     ax.plot([0, 1, 0.5, 0], [0, 0, h, 0], color="black", lw=1)
@@ -71,7 +71,7 @@ def simplex_figure(result, *, title: str | None = None, note: str | None = None)
         where = f"{mpl_text(shorten(task, 40))}: " if isinstance(task, str) else ""
         title = (
             f"{where}Bayesian signed-rank test, n = {result.n} "
-            f"{result.parameters.get('level', '')} blocks"
+            f"{result.parameters.get('by', '')} blocks"
         )
     if note is None:
         note = "(each region is where one θ is the largest; P = its share of the draws)"
@@ -79,7 +79,7 @@ def simplex_figure(result, *, title: str | None = None, note: str | None = None)
     fig.text(
         0.5,
         0.01,
-        f"shade: {len(result.samples):,} posterior draws of (θ_a, θ_rope, θ_b), log scale; "
+        f"shade: {len(result.draws):,} posterior draws of (θ_a, θ_rope, θ_b), log scale; "
         f"dashed: two θ equal\n{note}",
         ha="center",
         va="bottom",

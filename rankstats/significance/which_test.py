@@ -69,6 +69,7 @@ import pandas as pd
 from scipy import stats
 
 from rankstats._util.arguments import probability
+from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import shorten, terminal
 from rankstats.core.rankings import check_level
 from rankstats.core.scores import Scores
@@ -406,10 +407,11 @@ def _explain(res: dict, blocks: Blocks, approximate: bool) -> str:
     return " ".join(out)
 
 
+@renamed_parameters(level="by")
 def choose_test(
     data: Scores | Blocks | pd.DataFrame,
     alpha: float = 0.05,
-    level: str | None = None,
+    by: str | None = None,
     missing: str = "error",
     min_coverage: float = 0.0,
     force: str | None = None,
@@ -428,7 +430,7 @@ def choose_test(
         whose higher scores are better (autorank's input with ``order="descending"``).
     alpha : float
         Family-wise significance level of every step (normality at ``alpha / k``).
-    level, missing, min_coverage
+    by, missing, min_coverage
         As in :func:`rankstats.significance.friedman_test.friedman`.
     force : {"parametric", "nonparametric"}, optional
         Run these tests whatever the checks say (autorank's ``force_mode``); the checks are still
@@ -467,7 +469,7 @@ def choose_test(
     ('anova-tukey', [('c',), ('b',), ('a',)])
     """
     probability("alpha", alpha)
-    check_level(level)
+    check_level(by)
     if force not in (None, "parametric", "nonparametric"):
         raise ValueError(f"force must be None, 'parametric' or 'nonparametric', not {force!r}")
     if effect_size is not None:
@@ -478,7 +480,7 @@ def choose_test(
                 f"{effect_size!r}"
             )
     missing = check_missing_scores(missing, min_coverage)  # before any computing
-    blocks = score_blocks(data, level=level, missing=missing, min_coverage=min_coverage)
+    blocks = score_blocks(data, by=by, missing=missing, min_coverage=min_coverage)
     values = np.asarray(blocks.values, dtype=np.float64)
     n, k = values.shape
     if k < 3:

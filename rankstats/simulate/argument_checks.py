@@ -25,7 +25,7 @@ def check_generator(
     phi: object,
     scale: object,
     adversarial_tasks: object = 0,
-    missing: object = 0.0,
+    missing_rate: object = 0.0,
     missing_pattern: object = "cell",
     outliers: object = None,
     instance_types: object = None,
@@ -48,8 +48,8 @@ def check_generator(
     )
     check_count("adversarial_tasks", adversarial_tasks, 0, n_tasks)
     require(
-        is_real(missing) and 0 <= missing < 1,
-        f"missing must be a share in [0, 1), got {missing!r}",
+        is_real(missing_rate) and 0 <= missing_rate < 1,
+        f"missing_rate must be a share in [0, 1), got {missing_rate!r}",
     )
     require(
         missing_pattern in ("cell", "block"),

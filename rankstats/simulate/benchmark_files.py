@@ -19,11 +19,13 @@ from rankstats._util.atomic import (
     output_dir,
 )
 from rankstats._util.progress import meter
+from rankstats._util.renamed import renamed_parameters
 from rankstats.io.directories import MANIFEST  # written last by gumbel_files
 from rankstats.simulate.argument_checks import check_count, check_generator, require
 from rankstats.simulate.labels import system_names, task_names
 
 
+@renamed_parameters(missing="missing_rate")
 def gumbel_files(
     directory: str | Path,
     n_systems: int = 20,
@@ -33,7 +35,7 @@ def gumbel_files(
     phi: float = 0.5,
     scale: float = 1.0,
     seed: int = 0,
-    missing: float = 0.0,
+    missing_rate: float = 0.0,
     missing_pattern: str = "block",
     round_to: int | None = None,
     fmt: str = "parquet",
@@ -70,7 +72,7 @@ def gumbel_files(
     partitions : int
         Number of files (each ≈ n_systems · n_tasks · n_instances / partitions rows), in
         ``[1, n_tasks · n_instances]``.
-    phi, scale, seed, missing, missing_pattern, round_to
+    phi, scale, seed, missing_rate, missing_pattern, round_to
         As in :func:`gumbel`.
     fmt : {"parquet", "csv"}
     progress : bool
@@ -94,7 +96,7 @@ def gumbel_files(
     --------
     >>> import tempfile, rankstats as rs
     >>> files, truth = rs.simulate.gumbel_files(tempfile.mkdtemp(), 5, 3, 100, partitions=4,
-    ...                                          missing=0.2, seed=1)
+    ...                                          missing_rate=0.2, seed=1)
     >>> len(files), rs.aggregate(rs.scan_scores(files), "borda").order[0]
     (4, 'sys05')
     """
@@ -109,7 +111,7 @@ def gumbel_files(
         n_instances,
         phi,
         scale,
-        missing=missing,
+        missing_rate=missing_rate,
         missing_pattern=missing_pattern,
         round_to=round_to,
     )
@@ -126,15 +128,15 @@ def gumbel_files(
         "phi": phi,
         "scale": scale,
         "seed": seed,
-        "missing": missing,
+        "missing_rate": missing_rate,
         "missing_pattern": missing_pattern,
         "round_to": round_to,
         "format": fmt,
     }
     seeds = np.random.SeedSequence(seed).spawn(partitions + 1)
     blocks = np.zeros((n_systems, n_tasks), dtype=bool)
-    if missing_pattern == "block" and missing > 0:
-        blocks = np.random.default_rng(seeds[-1]).random((n_systems, n_tasks)) < missing
+    if missing_pattern == "block" and missing_rate > 0:
+        blocks = np.random.default_rng(seeds[-1]).random((n_systems, n_tasks)) < missing_rate
     loc = phi * np.arange(1, n_systems + 1, dtype=np.float64)
     system_dict = pa.array(systems, pa.string())
     task_dict = pa.array(tasks, pa.string())
@@ -154,8 +156,8 @@ def gumbel_files(
             if round_to is not None:
                 score = np.round(score, round_to)
             keep = ~blocks[:, task].T
-            if missing_pattern == "cell" and missing > 0:
-                keep &= rng.random(keep.shape) >= missing
+            if missing_pattern == "cell" and missing_rate > 0:
+                keep &= rng.random(keep.shape) >= missing_rate
             row_pair, row_system = np.nonzero(keep)
             table = pa.table(
                 {

@@ -9,7 +9,7 @@ r"""The Gumbel benchmark generator: scores with a known true ranking.
 - ``adversarial_tasks=k``: ``k`` tasks drawn with location :math:`-n` instead (the manipulation of
   Colombo et al. 2022, Fig. 2): they rank the systems in reverse, with a strong signal;
 - ``rescale={task: λ}``: multiply a task's scores by λ (scaling robustness; affects the mean only);
-- ``missing=η``, ``missing_pattern="cell"`` (each score independently) or ``"block"`` (a whole
+- ``missing_rate=η``, ``missing_pattern="cell"`` (each score independently) or ``"block"`` (a whole
   (system, task) removed, as in Himmi et al. 2023);
 - ``outliers=(ρ, m)``: a share ρ of the scores moved by ``± m · scale`` (random sign);
 - ``instance_types=(K, s)``: instances fall into ``K`` types and each (system, type) gets an offset
@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.arguments import random_seed
+from rankstats._util.renamed import renamed_parameters
 from rankstats.core.scores import Scores
 from rankstats.simulate.argument_checks import check_count, check_generator, is_real, require
 from rankstats.simulate.labels import system_names, task_names
@@ -36,16 +37,17 @@ from rankstats.simulate.simulated_scores import SimulatedScores
 NOISES = ("gumbel", "normal", "laplace")
 
 
+@renamed_parameters(rng="seed", missing="missing_rate")
 def gumbel_cube(
     n_systems: int,
     n_tasks: int,
     n_instances: int | None = 1,
     phi: float = 0.5,
     scale: float = 1.0,
-    rng: np.random.Generator | int | np.random.SeedSequence | None = None,
+    seed: np.random.Generator | int | np.random.SeedSequence | None = None,
     adversarial_tasks: int = 0,
     rescale: Mapping[int, float] | None = None,
-    missing: float = 0.0,
+    missing_rate: float = 0.0,
     missing_pattern: str = "cell",
     outliers: tuple[float, float] | None = None,
     instance_types: tuple[int, float] | None = None,
@@ -57,7 +59,7 @@ def gumbel_cube(
 
     Tasks ``0 .. adversarial_tasks − 1`` are the adversarial ones; ``rescale`` is keyed by task
     index, or by task name (``task01 ..``) with ``rescale_by_name`` (as :func:`gumbel` does).
-    ``rng`` may also be a seed (``numpy.random.default_rng`` returns a ``Generator`` unchanged),
+    ``seed`` may be a seed or a ``Generator`` (``numpy.random.default_rng`` returns it unchanged),
     and ``n_instances=None`` means one score per (system, task).
 
     Raises
@@ -72,10 +74,10 @@ def gumbel_cube(
         n_instances,
         phi,
         scale,
-        rng,
+        seed,
         adversarial_tasks,
         rescale,
-        missing,
+        missing_rate,
         missing_pattern,
         outliers,
         instance_types,
@@ -92,10 +94,10 @@ def gumbel_cubes(
     n_instances: int | None = 1,
     phi: float = 0.5,
     scale: float = 1.0,
-    rng: np.random.Generator | int | np.random.SeedSequence | None = None,
+    seed: np.random.Generator | int | np.random.SeedSequence | None = None,
     adversarial_tasks: int = 0,
     rescale: Mapping[int, float] | None = None,
-    missing: float = 0.0,
+    missing_rate: float = 0.0,
     missing_pattern: str = "cell",
     outliers: tuple[float, float] | None = None,
     instance_types: tuple[int, float] | None = None,
@@ -143,6 +145,7 @@ def gumbel_cubes(
     then removed as for any other draw (the score corruptions do not apply).
     """
     check_count("replications", replications, 1)
+    random_seed("seed", seed)
     check_generator(
         n_systems,
         n_tasks,
@@ -150,14 +153,14 @@ def gumbel_cubes(
         phi,
         scale,
         adversarial_tasks,
-        missing,
+        missing_rate,
         missing_pattern,
         outliers,
         instance_types,
         round_to,
         rescale,
     )
-    rng = np.random.default_rng(rng)
+    rng = np.random.default_rng(seed)
     n_instances = 1 if n_instances is None else n_instances
     if rescale_by_name:
         tasks = task_names(n_tasks)
@@ -184,7 +187,7 @@ def gumbel_cubes(
             .reshape(replications, n_tasks, n_instances, n_systems)
             .transpose(0, 3, 1, 2)
         )
-        return _remove_missing(cube, rng, missing, missing_pattern)
+        return _remove_missing(cube, rng, missing_rate, missing_pattern)
     require(noise in NOISES, f"noise must be one of {', '.join(NOISES)}, not {noise!r}")
     check_correlation(correlation, n_systems, noise)
     require(
@@ -229,19 +232,19 @@ def gumbel_cubes(
         cube = effects[pick, 0] + effects[pick, 1] * cube
     if round_to is not None:
         cube = np.round(cube, round_to)
-    return _remove_missing(cube, rng, missing, missing_pattern)
+    return _remove_missing(cube, rng, missing_rate, missing_pattern)
 
 
 def _remove_missing(
-    cube: np.ndarray, rng: np.random.Generator, missing: float, pattern: str
+    cube: np.ndarray, rng: np.random.Generator, missing_rate: float, pattern: str
 ) -> np.ndarray:
-    """Scores removed (NaN): each with probability ``missing`` (``"cell"``), or whole (system,
+    """Scores removed (NaN): each with probability ``missing_rate`` (``"cell"``), or whole (system,
     task) blocks (``"block"``)."""
-    if missing > 0:
+    if missing_rate > 0:
         if pattern == "cell":
-            cube[rng.random(cube.shape) < missing] = np.nan
+            cube[rng.random(cube.shape) < missing_rate] = np.nan
         else:
-            cube[rng.random(cube.shape[:3]) < missing, :] = np.nan
+            cube[rng.random(cube.shape[:3]) < missing_rate, :] = np.nan
     return cube
 
 
@@ -313,6 +316,7 @@ def cube_to_scores(
     return frame
 
 
+@renamed_parameters(missing="missing_rate")
 def gumbel(
     n_systems: int = 20,
     n_tasks: int = 20,
@@ -322,7 +326,7 @@ def gumbel(
     seed: int | np.random.SeedSequence | None = 0,
     adversarial_tasks: int = 0,
     rescale: Mapping[str, float] | None = None,
-    missing: float = 0.0,
+    missing_rate: float = 0.0,
     missing_pattern: str = "cell",
     outliers: tuple[float, float] | None = None,
     instance_types: tuple[int, float] | None = None,
@@ -342,7 +346,7 @@ def gumbel(
         Gumbel scale; instance rankings are Plackett–Luce with log-worths ``φ n / scale``.
     seed : int or SeedSequence
         Same seed, same benchmark.
-    adversarial_tasks, rescale, missing, missing_pattern, outliers, instance_types, round_to
+    adversarial_tasks, rescale, missing_rate, missing_pattern, outliers, instance_types, round_to
         Corruptions, see the module docstring. ``rescale`` maps task names to factors.
 
     Returns
@@ -355,7 +359,7 @@ def gumbel(
     ValueError
         An argument out of its range, named in the message: ``n_systems ≥ 2``, ``n_tasks ≥ 1``,
         ``n_instances ≥ 1``, finite ``phi > 0``, ``scale > 0``, ``adversarial_tasks`` in
-        ``[0, n_tasks]``, ``missing`` in ``[0, 1)``, ``round_to ≥ 0``, ...
+        ``[0, n_tasks]``, ``missing_rate`` in ``[0, 1)``, ``round_to ≥ 0``, ...
 
     Examples
     --------
@@ -375,7 +379,7 @@ def gumbel(
         seed,
         adversarial_tasks,
         rescale,
-        missing,
+        missing_rate,
         missing_pattern,
         outliers,
         instance_types,
@@ -398,7 +402,7 @@ def gumbel(
         "seed": seed if isinstance(seed, int | None) else str(seed),
         "adversarial_tasks": tasks[:adversarial_tasks],
         "rescale": dict(rescale or {}),
-        "missing": missing,
+        "missing_rate": missing_rate,
         "missing_pattern": missing_pattern,
         "outliers": outliers,
         "instance_types": instance_types,

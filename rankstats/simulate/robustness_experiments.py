@@ -1,6 +1,6 @@
 r"""Robustness experiments: how well does each aggregator recover the truth under corruption?
 
-``robustness(aggregators, grid, n_rep, seed)`` runs the Gumbel simulator
+``robustness(aggregators, grid, n_replications, seed)`` runs the Gumbel simulator
 (:func:`rankstats.simulate.gumbel`) over a grid of parameters (e.g. φ × number of adversarial
 tasks, or φ × missing rate), aggregates every replicate with every aggregator, and measures the
 distance of each ranking to the truth with :func:`rankstats.core.metrics.ranking_metrics`:
@@ -35,6 +35,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from rankstats._util.renamed import renamed_parameters, translate
+from rankstats._util.user_frame import user_stacklevel
+
 if TYPE_CHECKING:  # matplotlib loads on first plot only
     from matplotlib.figure import Figure
 
@@ -64,7 +67,7 @@ _SIM_KEYS = (
     "phi",
     "scale",
     "adversarial_tasks",
-    "missing",
+    "missing_rate",
     "missing_pattern",
     "outliers",
     "instance_types",
@@ -82,7 +85,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "base": {"n_systems": 20, "n_tasks": 20, "n_instances": 20},
         "x": "adversarial_tasks",
         "panel": "phi",
-        "n_rep": 100,
+        "n_replications": 100,
     },
     "colombo2022-scaling": {
         "description": "Colombo et al. 2022: k tasks multiplied by a factor (the mean is not "
@@ -91,20 +94,20 @@ PRESETS: dict[str, dict[str, Any]] = {
         "base": {"n_systems": 20, "n_tasks": 20, "n_instances": 20, "phi": 0.1},
         "x": "scaled_tasks",
         "panel": "scale_factor",
-        "n_rep": 100,
+        "n_replications": 100,
     },
     "himmi2023-missing": {
         "description": "Himmi et al. 2023: a share of (system, task) blocks removed",
-        "grid": {"phi": [0.1, 0.5], "missing": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]},
+        "grid": {"phi": [0.1, 0.5], "missing_rate": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]},
         "base": {"n_systems": 20, "n_tasks": 20, "n_instances": 20, "missing_pattern": "block"},
-        "x": "missing",
+        "x": "missing_rate",
         "panel": "phi",
-        "n_rep": 50,
+        "n_replications": 50,
     },
     "himmi2023-missing-heterogeneous": {
         "description": "missing (system, task) blocks when 3 of the 20 tasks are on a 10x "
         "larger scale (heterogeneous benchmark)",
-        "grid": {"phi": [0.1, 0.5], "missing": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]},
+        "grid": {"phi": [0.1, 0.5], "missing_rate": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]},
         "base": {
             "n_systems": 20,
             "n_tasks": 20,
@@ -113,9 +116,9 @@ PRESETS: dict[str, dict[str, Any]] = {
             "scaled_tasks": 3,
             "scale_factor": 10.0,
         },
-        "x": "missing",
+        "x": "missing_rate",
         "panel": "phi",
-        "n_rep": 50,
+        "n_replications": 50,
     },
 }
 
@@ -140,7 +143,7 @@ def _metric_rows(
     Every (replicate, aggregator) ranking is measured against ``truth_rank`` (shape ``(N,)``, or
     ``values.shape`` for one reference per ranking) in one vectorised call.
     """
-    n_rep, n_agg, n_sys = values.shape
+    n_replications, n_agg, n_sys = values.shape
     truth = np.broadcast_to(truth_rank, values.shape).reshape(-1, n_sys)
     metrics = ranking_metrics(values.reshape(-1, n_sys), truth, k)
     return [
@@ -150,7 +153,7 @@ def _metric_rows(
             "aggregator": name,
             **{key: float(column[rep * n_agg + a]) for key, column in metrics.items()},
         }
-        for rep in range(n_rep)
+        for rep in range(n_replications)
         for a, name in enumerate(names)
     ]
 
@@ -171,7 +174,7 @@ def _run_cell(
     values = np.empty((len(seeds), len(aggregators), n_sys))
     for rep, seq in enumerate(seeds):
         rng = np.random.default_rng(seq)
-        cube = gumbel_cube(rng=rng, **args)
+        cube = gumbel_cube(seed=rng, **args)
         quick = cube_scores(cube, fast) if fast else {}
         scores = None
         for a, agg in enumerate(aggregators):
@@ -215,7 +218,7 @@ def _cube_arguments(params: Mapping[str, Any]) -> dict[str, Any]:
         "scale": params.get("scale", 1.0),
         "adversarial_tasks": params.get("adversarial_tasks", 0),
         "rescale": rescale,
-        "missing": params.get("missing", 0.0),
+        "missing_rate": params.get("missing_rate", 0.0),
         "missing_pattern": params.get("missing_pattern", "cell"),
         "outliers": params.get("outliers"),
         "instance_types": params.get("instance_types"),
@@ -228,10 +231,10 @@ def _cube_arguments(params: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _check_run(
-    grid: Mapping[str, Sequence[Any]], aggregators: Sequence[Any], n_rep: int, top_k: int
+    grid: Mapping[str, Sequence[Any]], aggregators: Sequence[Any], n_replications: int, top_k: int
 ) -> None:
     """The counts of an experiment, before any work: ValueError naming the argument."""
-    check_count("n_rep", n_rep, 1)
+    check_count("n_replications", n_replications, 1)
     check_count("top_k", top_k, 1)
     if isinstance(aggregators, str) or not len(aggregators):
         raise ValueError(f"aggregators must be a non-empty list of methods, got {aggregators!r}")
@@ -334,15 +337,16 @@ def _collect(
         warnings.warn(
             f"{label} run interrupted: {len(rows)} rows of finished cells returned",
             RuntimeWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     return Robustness(pd.DataFrame(rows), grid, complete)
 
 
+@renamed_parameters(n_rep="n_replications")
 def robustness(
     aggregators: Sequence[str | Callable] = ("mean", "borda", "borda2"),
     grid: Mapping[str, Sequence[Any]] | None = None,
-    n_rep: int = 100,
+    n_replications: int = 100,
     seed: int = 0,
     n_jobs: int = 1,
     base: Mapping[str, Any] | None = None,
@@ -359,8 +363,8 @@ def robustness(
         fast array path) or callables ``Scores -> Aggregate``.
     grid : dict
         Parameter → values of :func:`rankstats.simulate.gumbel` (``phi``, ``adversarial_tasks``,
-        ``missing``, ...); the cartesian product is run.
-    n_rep : int
+        ``missing_rate``, ...); the cartesian product is run.
+    n_replications : int
         Replicates per grid cell.
     seed : int
         Root seed (SeedSequence spawning: results independent of ``n_jobs``).
@@ -392,7 +396,7 @@ def robustness(
     Raises
     ------
     ValueError
-        Before any work, naming the argument: ``n_rep`` or ``top_k`` not an integer ≥ 1
+        Before any work, naming the argument: ``n_replications`` or ``top_k`` not an integer ≥ 1
         (``top_k`` at most the number of systems), ``n_jobs`` not ≥ 1 or -1, an unknown
         ``backend``, an empty grid list, an unknown simulation parameter or one out of its
         range in some grid cell (as :func:`rankstats.simulate.gumbel`).
@@ -400,36 +404,45 @@ def robustness(
     Examples
     --------
     >>> import rankstats as rs
-    >>> res = rs.simulate.robustness(grid={"adversarial_tasks": [0, 5]}, n_rep=2,
+    >>> res = rs.simulate.robustness(grid={"adversarial_tasks": [0, 5]}, n_replications=2,
     ...                              base={"n_systems": 5, "n_tasks": 6, "n_instances": 4})
     >>> sorted(res.table.aggregator.unique())
     ['borda', 'borda2', 'mean']
     """
     random_seed("seed", seed)
     check_parallel(n_jobs, backend)
-    grid = dict(grid or {"phi": [0.5]})
-    base = dict(base or {"n_systems": 20, "n_tasks": 20, "n_instances": 20})
-    _check_run(grid, aggregators, n_rep, top_k)
+    old = {"missing": "missing_rate"}  # the share of removed scores, as in gumbel
+    grid = translate(dict(grid or {"phi": [0.5]}), old, "robustness(grid=...)")
+    base = translate(
+        dict(base or {"n_systems": 20, "n_tasks": 20, "n_instances": 20}),
+        old,
+        "robustness(base=...)",
+    )
+    _check_run(grid, aggregators, n_replications, top_k)
     cells = _grid_cells(grid)
     for cell in cells:  # every cell checked before the first one runs
         args = _cube_arguments({**base, **cell})
         check_count(f"top_k (≤ n_systems = {args['n_systems']})", top_k, 1, args["n_systems"])
     root = np.random.SeedSequence(seed)
-    cell_seeds = [s.spawn(n_rep) for s in root.spawn(len(cells))]
+    cell_seeds = [s.spawn(n_replications) for s in root.spawn(len(cells))]
     jobs = [(c, base, aggregators, s, top_k) for c, s in zip(cells, cell_seeds, strict=True)]
     return _collect(jobs, _run_cell, grid, n_jobs, backend, progress, "robustness")
 
 
+@renamed_parameters(rng="seed", missing="missing_rate")
 def perturb(
     scores: Scores,
-    rng: np.random.Generator,
-    missing: float = 0.0,
+    seed: int | np.random.Generator | None,
+    missing_rate: float = 0.0,
     pattern: str = "block",
     keep_tasks: int | None = None,
     drop_systems: int = 0,
 ) -> Scores:
     """A perturbed copy of a real benchmark: remove a share of the scores (``cell`` or whole
-    (system, task) ``block``), keep ``keep_tasks`` random tasks, drop ``drop_systems`` systems."""
+    (system, task) ``block``), keep ``keep_tasks`` random tasks, drop ``drop_systems`` systems;
+    drawn with ``numpy.random.default_rng(seed)`` (a Generator is used as it is)."""
+    random_seed("seed", seed)
+    rng = np.random.default_rng(seed)
     data = scores.data
     if keep_tasks is not None:
         kept = rng.choice(len(scores.tasks), size=keep_tasks, replace=False)
@@ -437,12 +450,12 @@ def perturb(
     if drop_systems:
         gone = rng.choice(len(scores.systems), size=drop_systems, replace=False)
         data = data[~data["system"].isin([scores.systems[i] for i in gone])]
-    if missing > 0:
+    if missing_rate > 0:
         if pattern == "cell":
-            data = data[rng.random(len(data)) >= missing]
+            data = data[rng.random(len(data)) >= missing_rate]
         elif pattern == "block":
             n_sys = len(scores.systems)
-            block = rng.random((len(scores.tasks), n_sys)) < missing
+            block = rng.random((len(scores.tasks), n_sys)) < missing_rate
             code = data["task"].cat.codes.to_numpy() * n_sys + data["system"].cat.codes.to_numpy()
             data = data[~block.ravel()[code]]
         else:
@@ -484,14 +497,14 @@ def _perturbation_cell(
 
 def _check_perturbation(scores: Scores, cell: Mapping[str, Any]) -> None:
     """Arguments of :func:`perturb` for one grid cell, before any work."""
-    known = ("missing", "pattern", "keep_tasks", "drop_systems")
+    known = ("missing_rate", "pattern", "keep_tasks", "drop_systems")
     unknown = [key for key in cell if key not in known]
     if unknown:
         raise ValueError(f"unknown perturbation parameter(s) {unknown}; known: {known}")
-    missing = cell.get("missing", 0.0)
-    ok = isinstance(missing, numbers.Real) and not isinstance(missing, bool)
-    if not (ok and 0 <= missing < 1):
-        raise ValueError(f"missing must be a share in [0, 1), got {missing!r}")
+    missing_rate = cell.get("missing_rate", 0.0)
+    ok = isinstance(missing_rate, numbers.Real) and not isinstance(missing_rate, bool)
+    if not (ok and 0 <= missing_rate < 1):
+        raise ValueError(f"missing_rate must be a share in [0, 1), got {missing_rate!r}")
     if cell.get("pattern", "block") not in ("cell", "block"):
         raise ValueError(f"pattern must be 'cell' or 'block', not {cell['pattern']!r}")
     if cell.get("keep_tasks") is not None:
@@ -499,11 +512,12 @@ def _check_perturbation(scores: Scores, cell: Mapping[str, Any]) -> None:
     check_count("drop_systems", cell.get("drop_systems", 0), 0, len(scores.systems) - 2)
 
 
+@renamed_parameters(n_rep="n_replications")
 def perturbation(
     scores: Scores,
     aggregators: Sequence[str] = ("mean", "borda", "borda2"),
     grid: Mapping[str, Sequence[Any]] | None = None,
-    n_rep: int = 20,
+    n_replications: int = 20,
     seed: int = 0,
     top_k: int = 3,
     progress: bool = False,
@@ -512,7 +526,7 @@ def perturbation(
 ) -> Robustness:
     """Stability of each aggregator on a perturbed real benchmark.
 
-    For every grid cell (parameters of :func:`perturb`: ``missing``, ``pattern``,
+    For every grid cell (parameters of :func:`perturb`: ``missing_rate``, ``pattern``,
     ``keep_tasks``, ``drop_systems``) and replicate, each aggregator's ranking of the perturbed
     data is compared with its own ranking of the full data (on the systems that remain).
     ``n_jobs`` and ``backend`` run the cells in parallel as in :func:`robustness`; every replicate
@@ -521,30 +535,34 @@ def perturbation(
     Raises
     ------
     ValueError
-        Before any work, naming the argument: ``n_rep`` / ``top_k`` not an integer ≥ 1,
+        Before any work, naming the argument: ``n_replications`` / ``top_k`` not an integer ≥ 1,
         ``n_jobs`` not ≥ 1 or -1, an empty grid list, a perturbation parameter out of its range
-        (``missing`` in [0, 1), ``pattern`` "cell" or "block", ``keep_tasks`` in
+        (``missing_rate`` in [0, 1), ``pattern`` "cell" or "block", ``keep_tasks`` in
         [1, n_tasks], ``drop_systems`` in [0, n_systems − 2]).
 
     Examples
     --------
     >>> import rankstats as rs
-    >>> res = rs.simulate.perturbation(rs.load_dataset("xtreme"), grid={"missing": [0.2]},
-    ...                                n_rep=3)
+    >>> res = rs.simulate.perturbation(rs.load_dataset("xtreme"), grid={"missing_rate": [0.2]},
+    ...                                n_replications=3)
     >>> len(res.table)
     9
     """
     random_seed("seed", seed)
     check_parallel(n_jobs, backend)
-    grid = dict(grid or {"missing": [0.1, 0.2, 0.3]})
-    _check_run(grid, aggregators, n_rep, top_k)
+    grid = translate(
+        dict(grid or {"missing_rate": [0.1, 0.2, 0.3]}),
+        {"missing": "missing_rate"},
+        "perturbation(grid=...)",
+    )
+    _check_run(grid, aggregators, n_replications, top_k)
     for cell in _grid_cells(grid):
         _check_perturbation(scores, cell)
     full = {agg: aggregate(scores, method=agg).scores for agg in aggregators}
     cells = _grid_cells(grid)
     root = np.random.SeedSequence(seed)
     jobs = [
-        (scores, cell, full, tuple(aggregators), cell_seed.spawn(n_rep), top_k)
+        (scores, cell, full, tuple(aggregators), cell_seed.spawn(n_replications), top_k)
         for cell, cell_seed in zip(cells, root.spawn(len(cells)), strict=True)
     ]
     return _collect(jobs, _perturbation_cell, grid, n_jobs, backend, progress, "perturbation")

@@ -121,5 +121,5 @@ def test_errors():
         rs.aggregate(x, method="best")
     with pytest.raises(TypeError, match="needs Scores"):
         rs.aggregate(rs.Rankings.from_scores(x), method="mean")
-    with pytest.raises(ValueError, match="level must be"):
-        rs.aggregate(x, level="system")
+    with pytest.raises(ValueError, match="by must be"):
+        rs.aggregate(x, by="system")

@@ -51,13 +51,13 @@ def test_table_shape_and_levels(simulated):
     n = rk.n_systems
     assert len(cmp.table) == 2 * n * (n - 1) // 2
     assert set(cmp.table["method"]) == {"hoeffding", "pl"}
-    assert cmp.level == pytest.approx(1 - 0.05 / (n * (n - 1) / 2))
+    assert cmp.ci_prob == pytest.approx(1 - 0.05 / (n * (n - 1) / 2))
     # The Hoeffding rows equal rs.hoeffding's.
     ci = rs.hoeffding(pw, delta=0.05, correction="bonferroni", order=cmp.order)
     merged = cmp.table[cmp.table.method == "hoeffding"].merge(ci, on=["system_a", "system_b"])
     np.testing.assert_allclose(merged["low_x"], merged["low_y"])
     # Posterior rows use the same level.
-    post = fit.pairwise(prob=cmp.level, order=cmp.order)
+    post = fit.pairwise(ci_prob=cmp.ci_prob, order=cmp.order)
     merged = cmp.table[cmp.table.method == "pl"].merge(post, on=["system_a", "system_b"])
     np.testing.assert_allclose(merged["high_x"], merged["high_y"])
     m = cmp.matrix("pl", "estimate").to_numpy()
@@ -97,7 +97,7 @@ def test_agreement_with_nuts_posterior():
     # estimates is P(a above b | both ranked), the observed estimand.
     rk = pl_rankings(log_worth, 300, seed=3, missing=0.2)
     fit = rs.models.PlackettLuce().fit(
-        rk, method="nuts", draws=500, tune=500, chains=2, seed=1, progressbar=False
+        rk, method="nuts", draws=500, tune=500, chains=2, seed=1, progress=False
     )
     cmp = rs.compare(rs.pairwise(rk), [fit], delta=0.01, estimand="observed")
     assert cmp.agreement.loc[0, "conflicts"] == 0
@@ -120,8 +120,8 @@ def test_given_intervals_are_used_as_they_are(simulated):
         cmp = rs.compare(given, [fit])
         pd.testing.assert_frame_equal(cmp.table, direct.table)
         pd.testing.assert_frame_equal(cmp.wide, direct.wide)
-        assert (cmp.level, cmp.delta, cmp.correction) == (
-            direct.level,
+        assert (cmp.ci_prob, cmp.delta, cmp.correction) == (
+            direct.ci_prob,
             direct.delta,
             direct.correction,
         )

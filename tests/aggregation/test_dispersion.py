@@ -166,7 +166,7 @@ def test_sampled_estimate_covers_the_exact_value():
         dp = rs.dispersion(rk, method="sampled", rtol=0.02, seed=seed)
         low, high = dp.pairwise_interval
         misses += not (low <= exact <= high)
-        assert dp.n_samples > 0 and dp.method == "sampled"
+        assert dp.draws > 0 and dp.method == "sampled"
         assert high - low <= 2 * 0.02 * dp.pairwise * 1.0001
     assert misses == 0  # δ = 0.05 per run; the intervals are conservative
 

@@ -69,7 +69,7 @@ def test_cli_marks_match_pairs_csv(disagreeing, tmp_path, capsys):
 
 def test_report_marks_match_pairs(disagreeing, tmp_path):
     scores = rs.Scores.from_long(disagreeing, instance="instance")
-    rep = rs.report(scores, out=tmp_path / "rep", methods=["borda"], level="instance")
+    rep = rs.report(scores, out=tmp_path / "rep", methods=["borda"], by="instance")
     table = rep.ranking.set_index("system")
     assert not table.loc["b", "above_next"]
     assert table.loc["a", "above_next"]

@@ -16,7 +16,9 @@ from rankstats.models import quasi_variances
 def fits():
     frame, _ = simulate_battles(6, 4000, order_effect=0.3, tie=-0.3, seed=11)
     battles = read_battles(frame)
-    return fit_battles(battles, bootstrap=0), fit_battles(battles, bootstrap=0, anchor="model-002")
+    return fit_battles(battles, n_resamples=0), fit_battles(
+        battles, n_resamples=0, anchor="model-002"
+    )
 
 
 def test_battle_quasi_variances_are_those_of_the_fisher_covariance(fits):
@@ -72,7 +74,7 @@ def test_battles_command_writes_quasi_standard_errors(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["battles", str(log), "--n-resamples", "0", "--no-figures", "--out", str(out)]) == 0
     assert "comparison intervals rating ± 1.96 quasi_se" in capsys.readouterr().out
-    fit = fit_battles(read_battles(frame), bootstrap=0)
+    fit = fit_battles(read_battles(frame), n_resamples=0)
     ratings = pd.read_csv(out / "ratings.csv").set_index("model")
     qv = fit.quasi_variances()
     np.testing.assert_allclose(ratings["quasi_se"], qv.quasi_se[ratings.index], rtol=1e-9)

@@ -87,12 +87,12 @@ def test_disconnected_graph_names_the_models():
         MLEDoesNotExistError,
         match=r"never win \(nor tie\), 1: w; the comparison graph of 4 systems is not strongly",
     ):
-        fit_battles(read_battles(frame), bootstrap=0)
+        fit_battles(read_battles(frame), n_resamples=0)
     never_loses = _frame([("x", "y", "a"), ("y", "x", "a"), ("z", "x", "a"), ("y", "z", "b")])
     with pytest.raises(
         MLEDoesNotExistError, match=r"never lose \(nor tie\), 1: z.*bias_reduction=True"
     ):
-        fit_battles(read_battles(never_loses), bootstrap=0)
+        fit_battles(read_battles(never_loses), n_resamples=0)
 
 
 # ---------------------------------------------------------------------------- the MLE
@@ -123,7 +123,7 @@ def _independent_loglik(frame: pd.DataFrame, models: list[str]):
 def test_mle_equals_direct_scipy_maximisation():
     frame, _ = simulate_battles(6, 4000, order_effect=0.3, tie=-0.3, seed=11)
     battles = read_battles(frame)
-    fit = fit_battles(battles, bootstrap=0)
+    fit = fit_battles(battles, n_resamples=0)
     negative = _independent_loglik(frame, list(battles.models))
     n = battles.n_models
     res = optimize.minimize(negative, np.zeros(n + 1), method="BFGS", options={"gtol": 1e-9})
@@ -137,7 +137,7 @@ def test_mle_equals_direct_scipy_maximisation():
 def test_mle_without_ties_and_order_is_logistic_regression():
     frame, _ = simulate_battles(7, 3000, order_effect=0.0, tie=None, seed=12)
     battles = read_battles(frame)
-    fit = fit_battles(battles, order_effect=False, bootstrap=0)
+    fit = fit_battles(battles, order_effect=False, n_resamples=0)
     assert not fit.ties and fit.log_order is None
     # One row per battle, +1 for model_a and −1 for model_b (last model dropped), y = a won.
     models = list(battles.models)
@@ -159,7 +159,7 @@ def test_mle_without_ties_and_order_is_logistic_regression():
 
 def test_order_effect_recovered():
     frame, truth = simulate_battles(10, 20000, order_effect=0.3, tie=-0.5, seed=5)
-    fit = fit_battles(read_battles(frame), bootstrap=200, seed=1)
+    fit = fit_battles(read_battles(frame), n_resamples=200, seed=1)
     row = fit.parameters().set_index("parameter").loc["order_effect"]
     assert row["estimate"] == pytest.approx(0.3, abs=0.05)
     for method in ("fisher", "bootstrap"):
@@ -174,7 +174,7 @@ def test_fisher_intervals_cover_at_the_nominal_rate():
         frame, truth = simulate_battles(
             5, 1500, order_effect=0.2, tie=-0.5, seed=int(rng.integers(1 << 31))
         )
-        fit = fit_battles(read_battles(frame), bootstrap=0, confidence=0.9)
+        fit = fit_battles(read_battles(frame), n_resamples=0, confidence_level=0.9)
         intervals = fit.intervals(scale="log")
         inside = (intervals["fisher_low"] < truth["log_worth"]) & (
             truth["log_worth"] < intervals["fisher_high"]
@@ -207,27 +207,27 @@ def test_bootstrap_over_counts_equals_bootstrap_over_rows():
     frame, _ = simulate_battles(4, 600, order_effect=0.2, tie=-0.5, seed=21)
     frame = frame.astype(str)
     battles = read_battles(frame)
-    fit = fit_battles(battles, bootstrap=400, seed=2)
+    fit = fit_battles(battles, n_resamples=400, seed=2)
     rng = np.random.default_rng(3)
     naive = []
     for _ in range(400):
         rows = frame.iloc[rng.integers(0, len(frame), len(frame))].reset_index(drop=True)
-        refit = fit_battles(read_battles(rows), bootstrap=0)
+        refit = fit_battles(read_battles(rows), n_resamples=0)
         order = [refit.models.index(m) for m in battles.models]  # models in the same order
         naive.append(np.append(refit.log_worth[order], refit.params[battles.n_models :]))
     naive = np.array(naive)
     for k in (0, len(fit.params) - 1):  # a log-worth and the order effect
-        assert stats.ks_2samp(fit.bootstrap[:, k], naive[:, k]).pvalue > 0.001
-    assert np.std(fit.bootstrap[:, 0]) == pytest.approx(np.std(naive[:, 0]), rel=0.2)
+        assert stats.ks_2samp(fit.bootstrap_distribution[:, k], naive[:, k]).pvalue > 0.001
+    assert np.std(fit.bootstrap_distribution[:, 0]) == pytest.approx(np.std(naive[:, 0]), rel=0.2)
 
 
 def test_bootstrap_is_seeded_and_independent_of_threads():
     frame, _ = simulate_battles(6, 2000, seed=4)
     battles = read_battles(frame)
-    one = fit_battles(battles, bootstrap=120, seed=7, n_jobs=1).bootstrap
-    two = fit_battles(battles, bootstrap=120, seed=7, n_jobs=2).bootstrap
+    one = fit_battles(battles, n_resamples=120, seed=7, n_jobs=1).bootstrap_distribution
+    two = fit_battles(battles, n_resamples=120, seed=7, n_jobs=2).bootstrap_distribution
     np.testing.assert_array_equal(one, two)
-    other = fit_battles(battles, bootstrap=120, seed=8, n_jobs=1).bootstrap
+    other = fit_battles(battles, n_resamples=120, seed=8, n_jobs=1).bootstrap_distribution
     assert not np.array_equal(one, other)
 
 
@@ -236,7 +236,7 @@ def test_chord_newton_converges_to_the_exact_refit():
 
     frame, _ = simulate_battles(6, 3000, seed=9)
     battles = read_battles(frame)
-    fit = fit_battles(battles, bootstrap=3, seed=1)
+    fit = fit_battles(battles, n_resamples=3, seed=1)
     # Refit replicate 0 exactly from its own resampled counts.
     pairs = battles.pairs()
     cells = np.stack([pairs.wins1, pairs.wins2, pairs.ties], axis=1).astype(np.int64)
@@ -250,21 +250,21 @@ def test_chord_newton_converges_to_the_exact_refit():
         ties=True,
         order=True,
     )
-    np.testing.assert_allclose(fit.bootstrap[0], exact.params, atol=1e-5)
+    np.testing.assert_allclose(fit.bootstrap_distribution[0], exact.params, atol=1e-5)
 
 
 # ---------------------------------------------------------------------------- outputs
 def test_elo_scale_anchor_and_differences():
     frame, _ = simulate_battles(5, 2000, seed=6)
     battles = read_battles(frame)
-    centred = fit_battles(battles, bootstrap=0)
+    centred = fit_battles(battles, n_resamples=0)
     ratings = centred.ratings()
     assert ratings.mean() == pytest.approx(1000.0)
     theta = centred.log_worth
     np.testing.assert_allclose(
         np.diff(ratings.to_numpy()), 400 * math.log10(math.e) * np.diff(theta), rtol=1e-12
     )
-    anchored = fit_battles(battles, bootstrap=50, anchor="model-002", anchor_rating=1114.0)
+    anchored = fit_battles(battles, n_resamples=50, anchor="model-002", anchor_rating=1114.0)
     table = anchored.table().set_index("model")
     assert table.loc["model-002", "rating"] == pytest.approx(1114.0)
     assert table.loc["model-002", "bootstrap_low"] == pytest.approx(1114.0)
@@ -274,12 +274,12 @@ def test_elo_scale_anchor_and_differences():
     )
     assert ELO_SCALE == pytest.approx(400 / math.log(10))
     with pytest.raises(ValueError, match="anchor='nope' is not a model"):
-        fit_battles(battles, bootstrap=0, anchor="nope")
+        fit_battles(battles, n_resamples=0, anchor="nope")
 
 
 def test_table_parameters_and_win_probability():
     frame, _ = simulate_battles(5, 3000, seed=8)
-    fit = fit_battles(read_battles(frame), bootstrap=100)
+    fit = fit_battles(read_battles(frame), n_resamples=100)
     assert isinstance(fit, BattleFit)
     table = fit.table()
     assert list(table.columns) == [
@@ -314,13 +314,13 @@ def test_posterior_agrees_with_the_mle():
     frame, _ = simulate_battles(4, 2000, order_effect=0.2, seed=13)
     fit = fit_battles(
         read_battles(frame),
-        bootstrap=100,
+        n_resamples=100,
         posterior=True,
         draws=500,
         tune=400,
         chains=2,
         sampler="pymc",
-        progressbar=False,
+        progress=False,
     )
     assert fit.info["sampler"] == "pymc"
     assert fit.info["posterior_problems"] == []
@@ -349,7 +349,9 @@ def test_the_posterior_gives_the_sampler_choice_its_size(monkeypatch, ties, orde
     monkeypatch.setattr(nuts, "sample_nuts", fake)
     frame, _ = simulate_battles(6, 400, order_effect=0.2, seed=3)
     with pytest.raises(Stop):
-        fit_battles(read_battles(frame), ties=ties, order_effect=order, bootstrap=0, posterior=True)
+        fit_battles(
+            read_battles(frame), ties=ties, order_effect=order, n_resamples=0, posterior=True
+        )
     assert seen["sampler"] == "auto"
     assert seen["n_parameters"] == 6 + int(ties) + int(order)
 
@@ -404,9 +406,9 @@ def test_numpy_fallback_matches_the_numba_kernels(monkeypatch):
 
     frame, _ = simulate_battles(6, 3000, seed=15)
     battles = read_battles(frame)
-    with_numba = fit_battles(battles, bootstrap=60, seed=4, n_jobs=1).bootstrap
+    with_numba = fit_battles(battles, n_resamples=60, seed=4, n_jobs=1).bootstrap_distribution
     monkeypatch.setitem(sys.modules, "rankstats.battles.numba_kernels", None)  # import fails
-    without = fit_battles(battles, bootstrap=60, seed=4, n_jobs=1).bootstrap
+    without = fit_battles(battles, n_resamples=60, seed=4, n_jobs=1).bootstrap_distribution
     # Same resampled counts (the same inversion of the same uniforms); the NumPy gradient works
     # in float32, so the refits agree to the stopping tolerance.
     np.testing.assert_allclose(without, with_numba, atol=2e-6)
@@ -423,9 +425,9 @@ def test_unidentified_order_effect_says_what_to_do():
     )
     battles = read_battles(frame)
     with pytest.raises(InvalidBattlesError, match="order_effect=False"):
-        fit_battles(battles, bootstrap=0, order_effect=True)
+        fit_battles(battles, n_resamples=0, order_effect=True)
     with pytest.warns(DataWarning, match="order effect is left out"):
-        fit = fit_battles(battles, bootstrap=0)  # identified without it
+        fit = fit_battles(battles, n_resamples=0)  # identified without it
     assert fit.log_worth[0] > fit.log_worth[1] and fit.log_order is None
 
 

@@ -60,7 +60,7 @@ def _centred_truth():
 
 def _replicates(fit):
     """Bootstrap replicates of the centred log-worths, columns in the order of NAMES."""
-    return fit.bootstrap[:, [fit.models.index(m) for m in NAMES]]
+    return fit.bootstrap_distribution[:, [fit.models.index(m) for m in NAMES]]
 
 
 def test_cluster_counts_add_up_to_the_pair_counts():
@@ -86,7 +86,7 @@ def test_cluster_bootstrap_matches_the_monte_carlo_spread():
     q, k, copy = 300, 4, 0.9
     mles = np.array(
         [
-            fit_battles(read_battles(clustered_log(q, k, copy, s)), bootstrap=0)
+            fit_battles(read_battles(clustered_log(q, k, copy, s)), n_resamples=0)
             .ratings("log")
             .loc[NAMES]
             for s in range(200, 260)
@@ -94,8 +94,8 @@ def test_cluster_bootstrap_matches_the_monte_carlo_spread():
     )
     truth_sd = mles.std(axis=0, ddof=1)
     frame = clustered_log(q, k, copy, seed=7)
-    by_cluster = fit_battles(read_battles(frame, cluster="question"), bootstrap=400, seed=1)
-    by_battle = fit_battles(read_battles(frame), bootstrap=400, seed=1)
+    by_cluster = fit_battles(read_battles(frame, cluster="question"), n_resamples=400, seed=1)
+    by_battle = fit_battles(read_battles(frame), n_resamples=400, seed=1)
     assert by_cluster.info["bootstrap_unit"] == "cluster (question)"
     sd_cluster = _replicates(by_cluster).std(axis=0)
     sd_battle = _replicates(by_battle).std(axis=0)
@@ -115,8 +115,8 @@ def test_one_battle_per_cluster_is_the_battle_bootstrap():
     distributions agree (two-sample Kolmogorov–Smirnov per parameter, and the spreads)."""
     frame = clustered_log(1500, 1, 0.0, seed=3)
     frame["question"] = np.arange(len(frame))
-    by_cluster = fit_battles(read_battles(frame, cluster="question"), bootstrap=1500, seed=5)
-    by_battle = fit_battles(read_battles(frame), bootstrap=1500, seed=6)
+    by_cluster = fit_battles(read_battles(frame, cluster="question"), n_resamples=1500, seed=5)
+    by_battle = fit_battles(read_battles(frame), n_resamples=1500, seed=6)
     a, b = _replicates(by_cluster), _replicates(by_battle)
     pvalues = [stats.ks_2samp(a[:, j], b[:, j]).pvalue for j in range(a.shape[1])]
     assert min(pvalues) > 0.001 / len(pvalues)
@@ -138,7 +138,7 @@ def test_cluster_bootstrap_covers_at_the_nominal_rate():
     for s in range(80):
         frame = clustered_log(200, 4, 0.9, seed=1000 + s)
         for cluster, hits in (("question", hits_cluster), (None, hits_battle)):
-            fit = fit_battles(read_battles(frame, cluster=cluster), bootstrap=300, seed=s)
+            fit = fit_battles(read_battles(frame, cluster=cluster), n_resamples=300, seed=s)
             t = fit.table(scale="log").set_index("model").loc[NAMES]
             hits.append((t["bootstrap_low"] <= truth) & (truth <= t["bootstrap_high"]))
     cover_cluster = float(np.mean(hits_cluster))
@@ -151,7 +151,7 @@ def test_cluster_bootstrap_covers_at_the_nominal_rate():
 def test_clusters_without_bootstrap_warn():
     frame = clustered_log(40, 2, 0.5, seed=2)
     with pytest.warns(DataWarning, match=r"clusters \(question\) are used by the bootstrap only"):
-        fit_battles(read_battles(frame, cluster="question"), bootstrap=0)
+        fit_battles(read_battles(frame, cluster="question"), n_resamples=0)
 
 
 def _triangle_log():
@@ -171,12 +171,12 @@ def test_replicates_that_cannot_identify_the_order_effect_are_counted_not_fitted
     replicates that never draw question 0, probability (1 − 1/20)^20 = 0.358."""
     battles = read_battles(_triangle_log(), cluster="question")
     with pytest.warns(DataWarning, match="cannot identify the order effect"):
-        fit = fit_battles(battles, bootstrap=400, seed=3)
+        fit = fit_battles(battles, n_resamples=400, seed=3)
     assert fit.order_effect is True
     failed = fit.info["bootstrap_failed"]
     p = (1 - 1 / 20) ** 20
     assert abs(failed - 400 * p) < 4 * np.sqrt(400 * p * (1 - p)), failed
-    assert np.isnan(fit.bootstrap).all(axis=1).sum() == failed
+    assert np.isnan(fit.bootstrap_distribution).all(axis=1).sum() == failed
 
 
 @pytest.mark.parametrize("styled", [False, True])
@@ -192,15 +192,15 @@ def test_one_cluster_is_refused_and_few_clusters_warn(styled):
     covariates = ["z"] if styled else None
     one = read_battles(frame.assign(question=7), cluster="question", covariates=covariates)
     with pytest.raises(InvalidBattlesError, match=r"needs at least 2 clusters.*cluster="):
-        fit_battles(one, bootstrap=20, seed=0)
+        fit_battles(one, n_resamples=20, seed=0)
     with pytest.warns(DataWarning, match="used by the bootstrap only"):
-        assert fit_battles(one, bootstrap=0).info["n_clusters"] == 1
+        assert fit_battles(one, n_resamples=0).info["n_clusters"] == 1
     few = frame.assign(question=frame["question"] % 5)
     with pytest.warns(DataWarning, match=f"only 5 clusters \\(fewer than {FEW_CLUSTERS}\\)"):
         fit = fit_battles(read_battles(few, cluster="question", covariates=covariates),
-                          bootstrap=20, seed=0)  # fmt: skip
+                          n_resamples=20, seed=0)  # fmt: skip
     assert any("only 5 clusters" in w for w in fit.info["warnings"])
     with warnings.catch_warnings():
         warnings.simplefilter("error", DataWarning)  # 300 clusters: no warning
         fit_battles(read_battles(frame, cluster="question", covariates=covariates),
-                    bootstrap=20, seed=0)  # fmt: skip
+                    n_resamples=20, seed=0)  # fmt: skip

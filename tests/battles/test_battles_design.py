@@ -101,7 +101,7 @@ def test_unidentified_order_effect_is_left_out_with_a_warning():
     frame = _log(STAR_MIXED, STAR_COUNTS)
     battles = read_battles(frame)
     with pytest.warns(DataWarning, match=r"order effect is left out.*star design.*order_effect="):
-        fit = fit_battles(battles, bootstrap=0)
+        fit = fit_battles(battles, n_resamples=0)
     assert fit.order_effect is False and fit.log_order is None
     assert "order_effect_dropped" in fit.info and fit.info["warnings"]
     expected = _no_order_mle(frame, list(battles.models))
@@ -109,10 +109,10 @@ def test_unidentified_order_effect_is_left_out_with_a_warning():
     widths = fit.table()["fisher_high"] - fit.table()["fisher_low"]
     assert (widths > 1.0).all()  # no zero-width intervals
     with pytest.raises(InvalidBattlesError, match=r"cannot be estimated.*order_effect=False"):
-        fit_battles(battles, bootstrap=0, order_effect=True)
+        fit_battles(battles, n_resamples=0, order_effect=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # explicit: no warning
-        fit_battles(battles, bootstrap=0, order_effect=False)
+        fit_battles(battles, n_resamples=0, order_effect=False)
 
 
 def test_identified_without_both_orders_is_estimated():
@@ -121,7 +121,7 @@ def test_identified_without_both_orders_is_estimated():
     frame = _log(design, [(30, 20, 5), (25, 22, 6), (35, 12, 4)])
     with warnings.catch_warnings():
         warnings.simplefilter("error", DataWarning)
-        fit = fit_battles(read_battles(frame), bootstrap=0)
+        fit = fit_battles(read_battles(frame), n_resamples=0)
     assert fit.order_effect is True and np.isfinite(fit.log_order)
     assert np.all(np.diag(fit.covariance)[:3] > 0)
 
@@ -134,7 +134,7 @@ def test_arena_hard_star_design_works_by_default(tmp_path, capsys):
 
     path = battles_path("arena_hard")
     with pytest.warns(DataWarning, match="star design"):
-        fit = fit_battles(read_battles(path), bootstrap=0)
+        fit = fit_battles(read_battles(path), n_resamples=0)
     assert fit.table()["model"].iloc[0] == "claude-3-5-sonnet-20240620"
     out = tmp_path / "out"
     argv = ["battles", str(path), "--n-resamples", "20", "--no-figures", "--out", str(out)]

@@ -102,7 +102,7 @@ def test_an_empty_log_is_a_clear_error(content, tmp_path):
 def test_no_battles_left_after_dropping_both_bad():
     frame = pd.DataFrame({"model_a": ["x", "y"], "model_b": ["y", "x"], "winner": ["both-bad"] * 2})
     with pytest.raises(InvalidBattlesError, match=r"no battles to fit.*both_bad='drop'"):
-        fit_battles(read_battles(frame), both_bad="drop", bootstrap=0)
+        fit_battles(read_battles(frame), both_bad="drop", n_resamples=0)
 
 
 @pytest.mark.parametrize("rating", [math.nan, math.inf, -math.inf, "1000"])
@@ -111,8 +111,8 @@ def test_anchor_rating_must_be_a_finite_number(rating):
         {"model_a": ["x", "y", "x"], "model_b": ["y", "x", "y"], "winner": ["a", "a", "b"]}
     )
     with pytest.raises(ValueError, match="anchor_rating must be a finite number"):
-        fit_battles(read_battles(frame), bootstrap=0, anchor_rating=rating)
-    fit = fit_battles(read_battles(frame), bootstrap=0, order_effect=False, anchor_rating=1200)
+        fit_battles(read_battles(frame), n_resamples=0, anchor_rating=rating)
+    fit = fit_battles(read_battles(frame), n_resamples=0, order_effect=False, anchor_rating=1200)
     assert np.isclose(fit.ratings().mean(), 1200.0)
 
 

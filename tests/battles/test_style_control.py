@@ -66,7 +66,7 @@ def _log(
 def _fit(frame: pd.DataFrame, **kw) -> rs.BattleFit:
     names = [c for c in frame.columns if c.startswith("z")]
     battles = rs.read_battles(frame, covariates=names)
-    return rs.fit_battles(battles, **{"bootstrap": 0, **kw})
+    return rs.fit_battles(battles, **{"n_resamples": 0, **kw})
 
 
 def test_without_ties_it_is_a_logistic_regression() -> None:
@@ -131,7 +131,7 @@ def test_scaling_changes_the_unit_of_the_effects_only() -> None:
 def test_adjusted_and_unadjusted_ratings() -> None:
     frame, *_ = _log(4)
     fit = _fit(frame)
-    plain = rs.fit_battles(rs.read_battles(frame), bootstrap=0)
+    plain = rs.fit_battles(rs.read_battles(frame), n_resamples=0)
     table = fit.table().set_index("model")
     np.testing.assert_allclose(
         table.loc[list(plain.models), "rating_unadjusted"], plain.ratings(), atol=1e-9
@@ -180,7 +180,7 @@ def test_the_cluster_bootstrap_covers_when_judgments_repeat() -> None:
         for unit, cluster in (("battle", None), ("cluster", "prompt")):
             battles = rs.read_battles(frame, covariates=["z0"], cluster=cluster)
             fit = rs.fit_battles(
-                battles, bootstrap=100, standardize=False, order_effect=False, seed=0
+                battles, n_resamples=100, standardize=False, order_effect=False, seed=0
             )
             p = fit.parameters().set_index("parameter").loc["covariate: z0"]
             covered[unit].append(bool(p["bootstrap_low"] <= 0.5 <= p["bootstrap_high"]))
@@ -210,16 +210,16 @@ def test_bad_covariates_are_named() -> None:
         rs.read_battles(frame, cluster=3)
     flat = rs.read_battles(frame.assign(c=1.0), covariates=["c"])
     with pytest.raises(InvalidBattlesError, match="take one value"):
-        rs.fit_battles(flat, bootstrap=0)
+        rs.fit_battles(flat, n_resamples=0)
     # collinear covariates are named (not blamed on ties or the order effect); a third,
     # independent one is not named, and a raw scale of 1e18 is not "collinear"
     lined = frame.assign(z2=frame["z0"] * 1e18 - 3 * frame["z1"] * 1e18, z3=frame["z0"] * 1e18)
     with pytest.raises(InvalidBattlesError, match="covariates 'z0', 'z1', 'z2' are collinear"):
-        rs.fit_battles(rs.read_battles(lined, covariates=["z0", "z1", "z2"]), bootstrap=0)
+        rs.fit_battles(rs.read_battles(lined, covariates=["z0", "z1", "z2"]), n_resamples=0)
     with pytest.raises(InvalidBattlesError, match="covariates 'z0', 'z3' are collinear"):
-        rs.fit_battles(rs.read_battles(lined, covariates=["z0", "z1", "z3"]), bootstrap=0)
+        rs.fit_battles(rs.read_battles(lined, covariates=["z0", "z1", "z3"]), n_resamples=0)
     raw = lined.assign(z1=frame["z1"] * 1e18)
-    assert rs.fit_battles(rs.read_battles(raw, covariates=["z0", "z1"]), bootstrap=0)
+    assert rs.fit_battles(rs.read_battles(raw, covariates=["z0", "z1"]), n_resamples=0)
 
 
 def test_paired_columns_are_lmsys_normalised_differences() -> None:
@@ -244,7 +244,7 @@ def test_the_command_line_fits_the_covariates(tmp_path, capsys) -> None:
     ratings = pd.read_csv(out / "ratings.csv")
     assert {"rating_unadjusted", "rank_unadjusted"} <= set(ratings.columns)
     fit = rs.fit_battles(
-        rs.read_battles(frame, covariates={"z0": "z0", "second": "z1"}), bootstrap=50
+        rs.read_battles(frame, covariates={"z0": "z0", "second": "z1"}), n_resamples=50
     )
     np.testing.assert_allclose(
         ratings.set_index("model").loc[list(fit.models), "rating"], fit.ratings(), atol=1e-6
@@ -293,9 +293,9 @@ def test_one_step_numbers_do_not_depend_on_numba_or_threads(monkeypatch) -> None
 
 def test_large_logs_take_the_one_step_bootstrap() -> None:
     frame, *_ = _log(13, n_models=4, n_battles=3000)
-    fit = _fit(frame, bootstrap=1000)
+    fit = _fit(frame, n_resamples=1000)
     assert fit.info["bootstrap_method"] == "one-step"
-    small = _fit(frame.head(500), bootstrap=100)
+    small = _fit(frame.head(500), n_resamples=100)
     assert small.info["bootstrap_method"] == "refit"
 
 

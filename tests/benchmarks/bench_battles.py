@@ -84,7 +84,7 @@ def main() -> None:
     start = time.perf_counter()
     battles = read_battles(frame)
     read_time = time.perf_counter() - start
-    fit = fit_battles(battles, bootstrap=args.bootstrap, seed=args.seed)
+    fit = fit_battles(battles, n_resamples=args.bootstrap, seed=args.seed)
     ours = time.perf_counter() - start
     print(repr(battles))
     print(
@@ -130,7 +130,7 @@ def main() -> None:
     # One point fit each, from the DataFrame (rankstats: read_battles included; evalica: its
     # indexing included), best of --repeat: the steady state, without first-call imports.
     def ours_once() -> None:
-        fit_battles(read_battles(frame), bootstrap=0)
+        fit_battles(read_battles(frame), n_resamples=0)
 
     def theirs_once() -> None:
         evalica.bradley_terry(xs, ys, list(winners), index=evalica.indexing(xs, ys)[2])
@@ -160,7 +160,7 @@ def main() -> None:
         f"(ratio {theirs_fit / ours_fit:.2f}×)"
     )
 
-    same = fit_battles(battles, ties=False, order_effect=False, bootstrap=0)
+    same = fit_battles(battles, ties=False, order_effect=False, n_resamples=0)
     log_scores = np.log(point.scores.reindex(list(same.models)).to_numpy())
     diff = np.abs(same.log_worth - (log_scores - log_scores.mean())).max()
     print(

@@ -81,7 +81,7 @@ def battles(n_models: int, n_battles: int, repeat: int, differences: bool) -> No
     frame, _ = simulate_battles(n_models=n_models, n_battles=n_battles, seed=0)
 
     def fit(bias_reduction: bool):
-        return fit_battles(read_battles(frame), bootstrap=0, bias_reduction=bias_reduction)
+        return fit_battles(read_battles(frame), n_resamples=0, bias_reduction=bias_reduction)
 
     print(f"battles ({n_models} models, {n_battles:,} battles; Davidson ties, order effect):")
     report(fit, repeat, differences, lambda f: f.log_worth, iterations=True)

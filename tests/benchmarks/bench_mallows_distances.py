@@ -189,7 +189,7 @@ def main() -> None:
             warnings.simplefilter("always")
             start = time.perf_counter()
             fit = rs.models.Mallows(distance="footrule", prior="bayesmallows").fit(
-                data[name], progressbar=False
+                data[name], progress=False
             )
             seconds = time.perf_counter() - start
         summary = fit.summary()

@@ -242,8 +242,8 @@ def bt_case(repeat: int) -> None:
         {"model_a": names[i], "model_b": names[j], "winner": np.where(first, "model_a", "model_b")}
     )
     log = read_battles(frame)
-    ours = best_of(lambda: fit_battles(log, ties=False, order_effect=False, bootstrap=0), repeat)
-    fit = fit_battles(log, ties=False, order_effect=False, bootstrap=0)
+    ours = best_of(lambda: fit_battles(log, ties=False, order_effect=False, n_resamples=0), repeat)
+    fit = fit_battles(log, ties=False, order_effect=False, n_resamples=0)
     plain = best_of(lambda: plain_bt_newton(i, j, first.astype(float), n), repeat)
     rows = best_of(lambda: plain_bt_rows(i, j, first.astype(float), n), repeat)
     reference = plain_bt_newton(i, j, first.astype(float), n)

@@ -55,8 +55,8 @@ def loop_per_replication(n: int) -> None:
             frame = cube_to_scores(cube, design.names, ["t"], instances=True)
             scores = rs.Scores.from_long(frame, instance="instance")
             rs.hoeffding_test(rs.pairwise(scores))
-            rs.friedman(scores, level="instance")
-            rs.posthoc(scores, method="nemenyi", level="instance")
+            rs.friedman(scores, by="instance")
+            rs.posthoc(scores, method="nemenyi", by="instance")
 
 
 def battle_loop(n: int) -> None:
@@ -74,7 +74,7 @@ def battle_loop(n: int) -> None:
         }
         import pandas as pd
 
-        fit = rs.fit_battles(rs.read_battles(pd.DataFrame(frame)), bootstrap=0)
+        fit = rs.fit_battles(rs.read_battles(pd.DataFrame(frame)), n_resamples=0)
         fit.differences()
         fit.table()
 
@@ -98,7 +98,7 @@ def main() -> None:
     curve = timed(
         "2. power curve, 10 sizes (10 … 10,000 instances), 1,000 replications each",
         lambda: rs.sample_size(
-            n_systems=10, phi=0.1, test="hoeffding", refine=0, replications=1000, progress=False
+            n_systems=10, phi=0.1, test="hoeffding", refine=0, n_replications=1000, progress=False
         ),
     )
     timed(
@@ -124,10 +124,10 @@ def main() -> None:
         f"rs.power is {per_10k / every:.0f}× faster (1 thread: {per_10k / one:.0f}×)"
     )
     battle = rs.BattleDesign(n_models=10, n_battles=5000, tie=-1.0, order_effect=0.1)
-    rs.power(battle, replications=100, progress=False)
+    rs.power(battle, n_replications=100, progress=False)
     logs = timed(
         "5. battle logs: 10,000 × (10 models, 5,000 battles), Wald + rank (UB)",
-        lambda: rs.power(battle, replications=10_000, progress=False),
+        lambda: rs.power(battle, n_replications=10_000, progress=False),
     )
     fitted = timed(f"   loop over {n_loop} logs with rs.fit_battles", lambda: battle_loop(n_loop))
     per_logs = fitted / n_loop * 10_000

@@ -105,9 +105,9 @@ CASES = [
 
 def ratios() -> None:
     for test, design, plain in CASES:
-        ours = best(lambda d=design, t=test: rs.power(d, tests=t, replications=R, progress=False))
+        ours = best(lambda d=design, t=test: rs.power(d, tests=t, n_replications=R, progress=False))
         theirs = best(lambda d=design, f=plain: f(d))
-        method = rs.power(design, tests=test, replications=10, progress=False).method
+        method = rs.power(design, tests=test, n_replications=10, progress=False).method
         print(
             f"{test:9s} ({method}): rs.power {1000 * ours:7.1f} ms, plain NumPy "
             f"{1000 * theirs:7.1f} ms, ratio {ours / theirs:5.2f}"
@@ -118,14 +118,14 @@ def documented() -> None:
     card = BenchmarkDesign.from_accuracies([0.80, 0.82], agreement=0.975, n_instances=500)
     calls = {
         "McNemar, 10,000 replications (power.md)": lambda: rs.power(
-            card, tests="mcnemar", replications=10_000, progress=False
+            card, tests="mcnemar", n_replications=10_000, progress=False
         ),
         "sample_size, 5 systems, sign test, 1,000 replications (power.md)": lambda: rs.sample_size(
-            n_systems=5, phi=0.2, test="sign", power=0.8, replications=1000, progress=False
+            n_systems=5, phi=0.2, test="sign", power=0.8, n_replications=1000, progress=False
         ),
         "sample_size, McNemar over the accuracy gap, 2,000 replications (power.md)": lambda: (
             rs.sample_size(
-                card, test="mcnemar", vary="accuracy_gap", replications=2000, progress=False
+                card, test="mcnemar", vary="accuracy_gap", n_replications=2000, progress=False
             )
         ),
     }
@@ -133,7 +133,7 @@ def documented() -> None:
         print(f"{label}: {best(call, repeat=1):.3f} s")
     for test, design, _ in CASES[:2]:
         slow = best(lambda d=design, t=test: engine(d, t, R), repeat=1)
-        fast = best(lambda d=design, t=test: rs.power(d, tests=t, replications=R, progress=False))
+        fast = best(lambda d=design, t=test: rs.power(d, tests=t, n_replications=R, progress=False))
         print(
             f"{test}: engine {slow:.2f} s, sufficient statistic {fast:.3f} s ({slow / fast:.0f}×)"
         )

@@ -47,14 +47,14 @@ HERE = Path(__file__).resolve().parent
 
 def generate(directory: Path, instances: int) -> float:
     meta = directory / "truth.json"
-    wanted = {"n_systems": 20, "n_tasks": 20, "n_instances": instances, "missing": 0.1}
+    wanted = {"n_systems": 20, "n_tasks": 20, "n_instances": instances, "missing_rate": 0.1}
     if meta.exists():
         params = json.loads(meta.read_text())["parameters"]
         if all(params.get(k) == v for k, v in wanted.items()):
             return float("nan")
     start = time.perf_counter()
     rs.simulate.gumbel_files(
-        directory, 20, 20, instances, partitions=40, missing=0.1, seed=0, progress=True
+        directory, 20, 20, instances, partitions=40, missing_rate=0.1, seed=0, progress=True
     )
     return time.perf_counter() - start
 
@@ -76,7 +76,7 @@ def child(
 
         client = Client(client_address)
     start = time.perf_counter()
-    scanned = rs.scan_scores(directory, client=client, workers=workers, order=order)
+    scanned = rs.scan_scores(directory, client=client, n_jobs=workers, order=order)
     vocab = time.perf_counter() - start
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", rs.DataWarning)

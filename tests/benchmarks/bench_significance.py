@@ -99,8 +99,8 @@ def wide(frame: pd.DataFrame, instance: bool) -> pd.DataFrame:
 def ours_cd(frame: pd.DataFrame, instance: bool, method: str = "nemenyi", sizes: bool = False):
     scores = rs.Scores.from_long(frame, instance="instance" if instance else None)
     level = "instance" if instance else "task"
-    fr = rs.friedman(scores, level=level)
-    post = rs.posthoc(scores, method=method, level=level, effect_sizes=sizes)
+    fr = rs.friedman(scores, by=level)
+    post = rs.posthoc(scores, method=method, by=level, effect_sizes=sizes)
     return fr, post, post.groups()
 
 
@@ -125,7 +125,7 @@ def run_autorank(table: pd.DataFrame):
 def ours_choice(frame: pd.DataFrame, instance: bool, sizes: bool = False):
     """As autorank: the effect sizes of the summary only (``effect_sizes=False``) by default."""
     scores = rs.Scores.from_long(frame, instance="instance" if instance else None)
-    return choose_test(scores, level="instance" if instance else "task", effect_sizes=sizes)
+    return choose_test(scores, by="instance" if instance else "task", effect_sizes=sizes)
 
 
 def p_difference(post, reference: pd.DataFrame, column: str) -> float:
@@ -213,8 +213,8 @@ def paper_path_ours(frame: pd.DataFrame):
     """The paper path with every default: validation, Friedman, Nemenyi (effect sizes on), the
     critical difference and the groups of the CD diagram."""
     scores = rs.Scores.from_long(frame, instance="instance")
-    fr = rs.friedman(scores, level="instance")
-    post = rs.posthoc(scores, level="instance")
+    fr = rs.friedman(scores, by="instance")
+    post = rs.posthoc(scores, by="instance")
     return fr, post, post.critical_difference, post.groups()
 
 
@@ -268,7 +268,7 @@ def rank_sets_speed(repeat: int) -> None:
     print("\n== rs.rank_confidence_sets, 1,000 resamples ==")
     for simultaneous in (True, False):
         t, sets = timed(
-            lambda s=simultaneous: rs.rank_confidence_sets(table, n_boot=1000, simultaneous=s),
+            lambda s=simultaneous: rs.rank_confidence_sets(table, n_resamples=1000, simultaneous=s),
             repeat,
         )
         kind = "simultaneous" if simultaneous else "marginal"
@@ -280,7 +280,7 @@ def rank_sets_speed(repeat: int) -> None:
     for simultaneous in (True, False):
         tracemalloc.start()
         start = time.perf_counter()
-        rs.rank_confidence_sets(big, n_boot=1000, simultaneous=simultaneous)
+        rs.rank_confidence_sets(big, n_resamples=1000, simultaneous=simultaneous)
         elapsed = time.perf_counter() - start
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()

@@ -74,12 +74,12 @@ def main() -> None:
     frame, gamma = simulate(args.battles, args.models, args.covariates, args.per_prompt)
     names = [f"z{j}" for j in range(args.covariates)]
     print("load before:", uptime())
-    rs.fit_battles(rs.read_battles(frame.head(2000), covariates=names), bootstrap=2000)  # compile
+    rs.fit_battles(rs.read_battles(frame.head(2000), covariates=names), n_resamples=2000)  # compile
 
     start = time.perf_counter()
     battles = rs.read_battles(frame, covariates=names, cluster="prompt")
     read = time.perf_counter() - start
-    fit = rs.fit_battles(battles, bootstrap=args.bootstrap)
+    fit = rs.fit_battles(battles, n_resamples=args.bootstrap)
     total = time.perf_counter() - start
     print(
         f"rankstats, {args.battles:,} battles × {args.covariates} covariates, "
@@ -90,7 +90,7 @@ def main() -> None:
     print(f"   max |γ̂ − γ| {np.abs(fit.covariate_effects.to_numpy() / sd - gamma).max():.4f}")
     start = time.perf_counter()
     plain = rs.read_battles(frame, covariates=names)
-    rs.fit_battles(plain, bootstrap=args.bootstrap)
+    rs.fit_battles(plain, n_resamples=args.bootstrap)
     print(f"   the same with the battle bootstrap: {time.perf_counter() - start:.2f} s")
 
     import statsmodels.api as sm
@@ -109,7 +109,7 @@ def main() -> None:
     sm.Logit(y, design).fit(disp=0)
     reference = time.perf_counter() - start
     start = time.perf_counter()
-    rs.fit_battles(rs.read_battles(part, covariates=names), bootstrap=0, standardize=False)
+    rs.fit_battles(rs.read_battles(part, covariates=names), n_resamples=0, standardize=False)
     ours = time.perf_counter() - start
     print(
         f"one fit of {rows:,} battles without ties: statsmodels Logit {reference:.2f} s, "

@@ -33,7 +33,7 @@ import time
 t = time.perf_counter()
 import rankstats as rs
 fit = rs.models.PlackettLuce(random_effect=True).fit(
-    rs.load_dataset("glue"), method="nuts", progressbar=False, sampler="pymc"
+    rs.load_dataset("glue"), method="nuts", progress=False, sampler="pymc"
 )
 print(time.perf_counter() - t, fit.parameters["sigma"], fit.info["converged"],
       fit.info["parametrization"])

@@ -17,7 +17,7 @@ from scipy.stats import rankdata
 from rankstats._util import resources as _resources
 from rankstats.cli import main
 
-PYTHON_SPELLINGS = ("missing=", "min_coverage", "n_boot", "level=", "draws=", "target_accept")
+PYTHON_SPELLINGS = ("missing=", "min_coverage", "n_resamples", "by=", "draws=", "target_accept")
 
 
 def _run(capsys, argv: list[str], out: Path) -> tuple[int, str, str]:
@@ -117,7 +117,7 @@ def test_imputed_rank_sets_have_no_nan_and_the_mean_imputed_ranks(tmp_path, caps
     np.testing.assert_allclose(got.to_numpy(), by_hand[got.index].to_numpy(), rtol=1e-12)
     assert "expected imputed rank" in printed
     # The few-blocks warning speaks the CLI's language, on stderr and in friedman.json.
-    assert "(use --by instance" in err and "level='instance'" not in err
+    assert "(use --by instance" in err and "by='instance'" not in err
     summary = json.loads((out / "friedman.json").read_text())
     assert any(w.startswith("only 4 blocks") for w in summary["warnings"])
     assert summary["rank_sets"]["parameter"] == "expected imputed rank"

@@ -290,7 +290,7 @@ def _cli_and_library_footrule_fits(tmp_path, flags: list[str], **options):
             tune=300,
             chains=2,
             max_draws=100,
-            progressbar=False,
+            progress=False,
             **options,
         )
     return code, fit

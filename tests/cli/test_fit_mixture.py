@@ -45,7 +45,7 @@ def test_clusters_print_and_write_what_the_library_fits(two_groups, tmp_path, ca
         warnings.simplefilter("ignore")
         fit = rs.models.Mallows(distance="footrule", clusters=2).fit(
             rs.read_rankings(two_groups, "rank-matrix"),
-            draws=100, tune=400, chains=2, max_draws=100, progressbar=False,
+            draws=100, tune=400, chains=2, max_draws=100, progress=False,
         )  # fmt: skip
     assert "Mallows (footrule) mixture of 2" in text and "--clusters 2" in text
     clusters = pd.read_csv(out / "mallows_clusters.csv")
@@ -91,7 +91,7 @@ def test_a_preferences_file_is_fitted_as_the_library_fits_it(tmp_path, capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = rs.models.Mallows(distance="footrule").fit(
-            prefs, draws=100, tune=400, chains=2, max_draws=100, progressbar=False
+            prefs, draws=100, tune=400, chains=2, max_draws=100, progress=False
         )
     table = pd.read_csv(out / "mallows_consensus.csv")
     assert table["system"].tolist() == fit.order == ["a", "b", "c"]

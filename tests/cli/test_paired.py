@@ -43,7 +43,7 @@ def test_cli(tmp_path, capsys):
     args += ["--pair", "M1", "M0", "--out", str(out_dir)]
     assert main(args) == 0
     pairs = pd.read_csv(out_dir / "pairs.csv")
-    expected = rs.paired(pd.read_csv(wide), n_bootstrap=100).pairs
+    expected = rs.paired(pd.read_csv(wide), n_resamples=100).pairs
     np.testing.assert_allclose(pairs["sign_p"], expected["sign_p"])
     assert (out_dir / "pair_M1_vs_M0.png").exists()
     # A long file: --task names the metric, --task-column the column.

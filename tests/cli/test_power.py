@@ -49,7 +49,7 @@ def test_power_writes_the_library_s_tables(tmp_path, capsys) -> None:
         phi=0.3,
         tests=["sign", "hoeffding"],
         pair=("sys04", "sys03"),
-        replications=300,
+        n_replications=300,
         progress=False,
     )
     written = pd.read_csv(out / "pairs.csv")
@@ -116,7 +116,7 @@ def test_accuracies_give_card_s_design(tmp_path, capsys) -> None:
     code, stdout, err = run(argv, capsys)
     assert code == 0, err
     design = rs.BenchmarkDesign.from_accuracies([0.8, 0.82], agreement=0.975, n_instances=500)
-    lib = rs.power(design, tests="mcnemar", replications=400, progress=False)
+    lib = rs.power(design, tests="mcnemar", n_replications=400, progress=False)
     summary = pd.read_csv(tmp_path / "acc" / "summary.csv").set_index("test")
     assert summary.loc["mcnemar", "adjacent"] == pytest.approx(
         lib.summary.loc["mcnemar", "adjacent"]
@@ -141,7 +141,7 @@ def test_a_pilot_calibrates_the_design(tmp_path, capsys) -> None:
     code, stdout, err = run(argv, capsys)
     assert code == 0, err
     cal = rs.calibrate(rs.load_dataset("summeval").select(tasks=["BERTScore"]))
-    lib = rs.power(cal.design, tests="t", replications=200, progress=False)
+    lib = rs.power(cal.design, tests="t", n_replications=200, progress=False)
     summary = pd.read_csv(tmp_path / "pilot" / "summary.csv").set_index("test")
     assert summary.loc["t", "adjacent"] == pytest.approx(lib.summary.loc["t", "adjacent"])
     pairs = pd.read_csv(tmp_path / "pilot" / "calibration_pairs.csv")
@@ -172,7 +172,7 @@ def test_a_pilot_calibrates_the_design(tmp_path, capsys) -> None:
     ]
     code, stdout, err = run(argv, capsys)
     assert code == 0, err
-    found = cal.detectable(replications=100, sizes=[0.05, 0.2, 0.8], refine=0)
+    found = cal.detectable(n_replications=100, sizes=[0.05, 0.2, 0.8], refine=0)
     assert found.sentence() in stdout
 
 
@@ -249,7 +249,7 @@ def test_a_battle_design_writes_the_library_s_tables(tmp_path, capsys) -> None:
     assert code == 0
     res = rs.power(
         rs.BattleDesign(n_models=4, n_battles=800, elo_step=60, tie=0.0),
-        replications=300,
+        n_replications=300,
         progress=False,
     )
     summary = pd.read_csv(out / "summary.csv").set_index("test")

@@ -115,7 +115,7 @@ def test_datasets_command(capsys):
 
 def _stream_files(tmp_path):
     """A long instance-level table under other column names, whole and cut into three parts."""
-    sim = rs.simulate.gumbel(6, 3, 25, phi=0.4, seed=2, missing=0.2)
+    sim = rs.simulate.gumbel(6, 3, 25, phi=0.4, seed=2, missing_rate=0.2)
     df = sim.data.astype({"system": str, "task": str})
     df = df.sort_values(["task", "instance"], kind="stable").reset_index(drop=True)
     df = df.rename(columns={"system": "model", "task": "metric", "instance": "example"})

@@ -11,7 +11,7 @@ def test_cli_robustness(tmp_path, capsys, monkeypatch):
         "base": {"n_systems": 5, "n_tasks": 4, "n_instances": 3, "phi": 0.5},
         "x": "adversarial_tasks",
         "panel": "phi",
-        "n_rep": 2,
+        "n_replications": 2,
     }
     monkeypatch.setitem(mod.PRESETS, "colombo2022-manipulation", small)
     assert (

@@ -92,7 +92,7 @@ def test_glue_writes_every_file_and_the_numbers_match(tmp_path, capsys):
     assert bayes["system_a"].tolist() == list(ph.mean_ranks.index[:-1])
     np.testing.assert_allclose(bayes[["p_a_better", "p_rope", "p_b_better"]].sum(axis=1), 1.0)
     first = rs.bayes_signed_rank(
-        scores.to_wide().T, bayes["system_a"][0], bayes["system_b"][0], rope=0.5, samples=2000
+        scores.to_wide().T, bayes["system_a"][0], bayes["system_b"][0], rope=0.5, draws=2000
     )
     assert bayes["p_rope"][0] == pytest.approx(first.p_rope)
     assert "P(rope)" in printed
@@ -103,7 +103,7 @@ def test_conover_with_an_adjustment_and_no_rank_sets(tmp_path, capsys):
     argv = ["significance", "--dataset", "xtreme", "--posthoc", "conover", "--correction"]
     assert main([*argv, "bonferroni", "--alpha", "0.1", "--no-rank-sets", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    ph = rs.posthoc(rs.load_dataset("xtreme"), method="conover", adjust="bonferroni", alpha=0.1)
+    ph = rs.posthoc(rs.load_dataset("xtreme"), method="conover", correction="bonferroni", alpha=0.1)
     _pairs_equal(pd.read_csv(out / "posthoc_pairs.csv"), ph.table)
     assert not (out / "rank_sets.csv").exists()
     assert not (out / "bayes_signed_rank.csv").exists()
@@ -277,7 +277,7 @@ def test_hierarchical_is_wired_to_the_adjacent_pairs(tmp_path, capsys, monkeypat
     ]
     assert main(argv) == 0
     printed = capsys.readouterr().out
-    ph = rs.posthoc(rs.read_scores(tmp_path / "cv.csv", instance="instance"), level="instance")
+    ph = rs.posthoc(rs.read_scores(tmp_path / "cv.csv", instance="instance"), by="instance")
     order = list(ph.mean_ranks.index)
     assert order == ["c", "a", "b"]
     assert [(a, b) for a, b, _ in calls] == [("c", "a"), ("a", "b")]

@@ -262,7 +262,7 @@ def test_an_alpha_below_the_simulation_floor_is_refused(inputs, capsys):
     code, _, err = run([*command, "--alpha", "0.0001"], capsys)
     assert code == 2
     one_error_line(err, "tree", "--alpha 0.0001", "0.0002", "--draws")
-    with pytest.raises(ValueError, match=r"alpha=0\.0001 is not above 2 / \(n_draws \+ 1\)"):
+    with pytest.raises(ValueError, match=r"alpha=0\.0001 is not above 2 / \(draws \+ 1\)"):
         rs.models.rank_tree(
             rs.read_scores(scores_file), pd.read_csv(covariates_file, index_col=0), alpha=1e-4
         )

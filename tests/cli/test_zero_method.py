@@ -123,7 +123,7 @@ def test_power_passes_the_zero_method(tmp_path, capsys):
     assert code == 0, err
     assert "with the ranks of zero differences split" in printed
     design = rs.BenchmarkDesign(n_systems=3, n_instances=25, phi=0.4, round_to=0)
-    kwargs = dict(tests="wilcoxon", replications=100, seed=5, progress=False)
+    kwargs = dict(tests="wilcoxon", n_replications=100, seed=5, progress=False)
     expected = rs.power(design, zero_method="zsplit", **kwargs).pairs
     pairs = pd.read_csv(out / "pairs.csv")
     np.testing.assert_allclose(pairs["power"], expected["power"], rtol=1e-12)

@@ -269,7 +269,7 @@ def test_battles_with_ties_and_order_effect_equal_generic_optimisation():
     ]  # fmt: skip
     log = pd.DataFrame(rows, columns=["model_a", "model_b", "winner"])
     battles = rs.read_battles(log)
-    fit = rs.fit_battles(battles, bias_reduction=True, bootstrap=0, order_effect=True)
+    fit = rs.fit_battles(battles, bias_reduction=True, n_resamples=0, order_effect=True)
     models = list(battles.models)
     index = {m: k for k, m in enumerate(models)}
     size = len(models) - 1 + 2  # worths (last fixed), log ν, η
@@ -304,8 +304,8 @@ def test_bias_reduction_is_refused_where_it_does_not_apply():
     with pytest.raises(ValueError, match="random_effect=True"):
         rs.models.BradleyTerry(random_effect=True).fit(counts, method="mle", bias_reduction=True)
     log = pd.DataFrame({"model_a": ["a", "b"], "model_b": ["b", "c"], "winner": ["model_a"] * 2})
-    with pytest.raises(ValueError, match=r"not available with the bootstrap \(bootstrap=10"):
-        rs.fit_battles(rs.read_battles(log), bias_reduction=True, bootstrap=10)
+    with pytest.raises(ValueError, match=r"not available with the bootstrap \(n_resamples=10"):
+        rs.fit_battles(rs.read_battles(log), bias_reduction=True, n_resamples=10)
 
 
 # ---------------------------------------------------------------- simulation

@@ -191,7 +191,7 @@ def test_old_call_sites_are_the_metrics_module():
 def test_paired_agreement_is_the_metrics_agreement():
     rng = np.random.default_rng(3)
     x = pd.DataFrame(rng.normal(size=(40, 6)) + np.linspace(0, 1, 6), columns=list("abcdef"))
-    res = rs.paired(x, n_bootstrap=20)
+    res = rs.paired(x, n_resamples=20)
     s = res.strengths.set_index("system")
     expected = agreement({k: s[k] for k in ("mean", "median", "bt", "elo", "trueskill")})
     pd.testing.assert_frame_equal(res.agreement.drop(columns="same_top3"), expected)

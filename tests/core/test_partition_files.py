@@ -396,7 +396,7 @@ def test_a_chosen_partition_function_is_the_one_every_fit_uses(tmp_path):
         assert partition_function(n, "spearman") is stretched
         assert partition_function(n, "spearman", method="exact") is not stretched
         fit = rs.models.Mallows(distance="spearman").fit(
-            rk, draws=50, tune=100, chains=1, progressbar=False
+            rk, draws=50, tune=100, chains=1, progress=False
         )
     assert partition_function(n, "spearman") is not stretched  # the block ended
     assert fit.info["partition_function"] == "imported"

@@ -24,7 +24,7 @@ def _simulated(seed=0):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rs.DataWarning)
         return rs.simulate.gumbel(
-            6, 4, 25, phi=0.4, seed=seed, missing=0.25, missing_pattern="block", round_to=1
+            6, 4, 25, phi=0.4, seed=seed, missing_rate=0.25, missing_pattern="block", round_to=1
         )
 
 
@@ -219,7 +219,7 @@ def test_rankings_and_pairwise_are_built_once_per_table():
     """σ^l, σ^2l and the intervals of one table share its rankings and pairwise statistics."""
     import rankstats as rs
 
-    scores = rs.simulate.gumbel(5, 3, 20, seed=4, missing=0.2)
+    scores = rs.simulate.gumbel(5, 3, 20, seed=4, missing_rate=0.2)
     rk = rs.Rankings.from_scores(scores, by="instance")
     assert rs.Rankings.from_scores(scores, by="instance") is rk
     assert rs.Rankings.from_scores(scores, by="task") is not rk

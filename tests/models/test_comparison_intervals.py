@@ -81,7 +81,7 @@ def test_forest_plot_draws_comparison_intervals():
     from rankstats.models.plots import forest_pages, forest_plot
 
     fit = rs.models.PlackettLuce().fit(rs.load_rankings("salad"), method="mle")
-    fig = forest_plot(fit, prob=0.95)
+    fig = forest_plot(fit, ci_prob=0.95)
     texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert texts[0] == "Wald interval"
     assert texts[1] == "comparison, ±1.96 quasi-s.e."

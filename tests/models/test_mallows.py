@@ -122,9 +122,7 @@ def test_recovery_with_missing_items(n, draws):
     rng = np.random.default_rng(4)
     ranks[rng.random(ranks.shape) < 0.3] = np.nan
     partial = Rankings.from_rank_matrix(pd.DataFrame(ranks, columns=list(rk.systems)))
-    fit = rs.models.Mallows().fit(
-        partial, draws=draws, tune=300, chains=2, seed=5, progressbar=False
-    )
+    fit = rs.models.Mallows().fit(partial, draws=draws, tune=300, chains=2, seed=5, progress=False)
     truth = pd.Series(np.arange(1, n + 1), index=centre)
     order_rank = pd.Series(np.arange(1, n + 1), index=fit.order)
     # Spearman footrule of the consensus summary to the true centre is small.
@@ -158,7 +156,7 @@ def test_map_on_complete_rankings():
 
 def test_fit_interface_and_diagnostics():
     rk = rs.load_rankings("potato_visual")
-    fit = rs.models.Mallows().fit(rk, draws=300, tune=100, chains=2, seed=0, progressbar=False)
+    fit = rs.models.Mallows().fit(rk, draws=300, tune=100, chains=2, seed=0, progress=False)
     summary = fit.summary()
     assert {"r_hat", "ess_bulk"} <= set(summary.columns)
     assert "theta" in summary.index
@@ -175,7 +173,7 @@ def test_short_chain_warns():
     with pytest.warns(ConvergenceWarning, match="did not converge"):
         # max_draws=15: no automatic extension, so 2 × 15 draws cannot reach bulk ESS 400.
         rs.models.Mallows().fit(
-            rk, draws=15, tune=0, chains=2, seed=0, progressbar=False, max_draws=15
+            rk, draws=15, tune=0, chains=2, seed=0, progress=False, max_draws=15
         )
 
 
@@ -198,7 +196,7 @@ def test_netcdf_round_trip_and_zoo(tmp_path):
     both PyMC / ArviZ stacks in CI: InferenceData and xarray.DataTree)."""
     rk = rs.load_rankings("potato_visual")
     fit = rs.models.Mallows().fit(
-        rk, draws=200, tune=50, chains=2, seed=1, progressbar=False, max_draws=200
+        rk, draws=200, tune=50, chains=2, seed=1, progress=False, max_draws=200
     )  # no extension: keep=200 stores every draw
     rs.models.save(fit, "potato", tmp_path, keep=200)
     back = rs.models.load("potato", "mallows", tmp_path)
@@ -281,7 +279,7 @@ def test_chain_in_blocks_equals_one_run():
 
 def test_automatic_extension_keeps_the_first_draws_and_reports_the_cap():
     rk = rs.load_rankings("potato_visual")
-    settings = dict(draws=40, tune=20, chains=2, seed=3, progressbar=False)
+    settings = dict(draws=40, tune=20, chains=2, seed=3, progress=False)
     with pytest.warns(ConvergenceWarning, match="max_draws=40"):
         short = rs.models.Mallows().fit(rk, max_draws=40, **settings)
     assert short.info["extensions"] == 0 and short.info["cap_reached"] is True
@@ -310,10 +308,10 @@ def test_chains_in_worker_processes_draw_the_same(monkeypatch):
     if not timing.CAN_FORK:
         pytest.skip("chains run in parallel only where fork() is available")
     rk = rs.load_rankings("potato_visual")
-    settings = dict(draws=60, tune=20, chains=3, seed=2, progressbar=False, max_draws=120)
-    one = rs.models.Mallows().fit(rk, cores=1, **settings)
+    settings = dict(draws=60, tune=20, chains=3, seed=2, progress=False, max_draws=120)
+    one = rs.models.Mallows().fit(rk, n_jobs=1, **settings)
     monkeypatch.setattr(timing, "PARALLEL_FROM", 0.0)
-    many = rs.models.Mallows().fit(rk, cores=2, **settings)
+    many = rs.models.Mallows().fit(rk, n_jobs=2, **settings)
     assert one.info["workers"] == 1 and many.info["workers"] == 2
     assert many.info["draws"] == one.info["draws"]
     for name in ("theta", "position"):
@@ -337,9 +335,7 @@ def test_backend_choice_without_numba(monkeypatch):
     rk = Rankings.from_orderings([["a", "b", "c"], ["b", "a", "c"], ["a", "c"]] * 3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        fit = rs.models.Mallows().fit(
-            rk, draws=30, tune=10, chains=2, progressbar=False, max_draws=30
-        )
+        fit = rs.models.Mallows().fit(rk, draws=30, tune=10, chains=2, progress=False, max_draws=30)
     assert fit.info["backend"] == "numpy"
     with pytest.raises(ValueError, match="backend must be"):
         rs.models.Mallows().fit(rk, backend="cuda")
@@ -380,7 +376,7 @@ def test_fitting_other_models_does_not_compile_the_kernels():
         "rk = rs.load_rankings('potato_visual')\n"
         "rs.models.Mallows().fit(rk, method='map')\n"
         "rs.models.Mallows().fit(rk, draws=20, tune=0, chains=1, backend='numpy',"
-        " progressbar=False)\n"
+        " progress=False)\n"
         "print('rankstats.models.mallows._gibbs_numba' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -419,7 +415,7 @@ def test_every_parameter_is_checked_at_construction(options, match):
         ({"draws": 0}, ValueError, "draws must be an integer ≥ 1, not 0"),
         ({"tune": -1}, ValueError, "tune must be an integer ≥ 0"),
         ({"chains": 0}, ValueError, "chains must be an integer ≥ 1"),
-        ({"cores": 0}, ValueError, "cores must be an integer ≥ 1"),
+        ({"n_jobs": 0}, ValueError, "n_jobs must be an integer ≥ 1"),
         ({"thin": 0}, ValueError, "thin must be an integer ≥ 1"),
         ({"leap": 0}, ValueError, "leap must be an integer ≥ 1"),
         ({"seed": "x"}, TypeError, "seed must be None or an integer ≥ 0"),
@@ -428,7 +424,7 @@ def test_every_parameter_is_checked_at_construction(options, match):
 def test_the_fit_names_each_bad_count(options, error, match):
     rk = rs.Rankings.from_orderings([["a", "b", "c"], ["b", "a", "c"]])
     with pytest.raises(error, match=match):
-        rs.models.Mallows().fit(rk, progressbar=False, **options)
+        rs.models.Mallows().fit(rk, progress=False, **options)
 
 
 #: BayesMallows' beach_preferences, as published (the shared data, beside the worktree).
@@ -448,7 +444,7 @@ def test_beach_preferences_with_integer_ids_fit_end_to_end():
     )
     text = rs.read_preferences(BEACH, preferred="top_item", other="bottom_item")
     assert prefs.systems == text.systems and (prefs.above == text.above).all()
-    settings = {"draws": 100, "tune": 100, "chains": 1, "max_draws": 100, "progressbar": False}
+    settings = {"draws": 100, "tune": 100, "chains": 1, "max_draws": 100, "progress": False}
     model = rs.models.Mallows(distance="footrule")
     fit = model.fit(prefs, **settings)
     assert sorted(fit.order, key=int) == [str(k) for k in range(1, 16)]
@@ -465,6 +461,6 @@ def test_cyclic_preferences_get_advice_that_fits_the_model():
     )
     prefs = rs.models.AssessorPreferences.from_table(table, cycles="keep")
     with pytest.raises(ValueError, match=r"with error_model='bernoulli'$"):
-        rs.models.Mallows(distance="footrule").fit(prefs, progressbar=False)
+        rs.models.Mallows(distance="footrule").fit(prefs, progress=False)
     with pytest.raises(ValueError, match=r"in one population \(a mixture, clusters=2, has no"):
-        rs.models.Mallows(distance="footrule", clusters=2).fit(prefs, progressbar=False)
+        rs.models.Mallows(distance="footrule", clusters=2).fit(prefs, progress=False)

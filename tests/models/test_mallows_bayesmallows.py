@@ -43,7 +43,7 @@ def test_potato_visual_alpha(distance, mean, sd):
     with warnings.catch_warnings():
         warnings.simplefilter("error", rs.models.ConvergenceWarning)
         fit = model.fit(
-            rs.load_rankings("potato_visual"), sampler="metropolis", progressbar=False, seed=1
+            rs.load_rankings("potato_visual"), sampler="metropolis", progress=False, seed=1
         )
     _alpha_agrees(fit, mean, sd)
 
@@ -56,9 +56,7 @@ def test_sushi_reaches_the_mode_that_bayesmallows_mcmc_missed():
     rk = rs.load_rankings("sushi")
     with warnings.catch_warnings():
         warnings.simplefilter("error", rs.models.ConvergenceWarning)
-        fit = rs.models.Mallows(distance="footrule", prior="bayesmallows").fit(
-            rk, progressbar=False
-        )
+        fit = rs.models.Mallows(distance="footrule", prior="bayesmallows").fit(rk, progress=False)
     ranks = rk.ranks.astype(np.int64)
     median = central_ranking(ranks, "footrule")
     assert fit.order == [rk.systems[i] for i in np.argsort(median)]
@@ -86,7 +84,7 @@ def test_beach_preferences_alpha_and_consensus():
     with warnings.catch_warnings():
         warnings.simplefilter("error", rs.models.ConvergenceWarning)
         fit = rs.models.Mallows(distance="footrule", prior="bayesmallows").fit(
-            prefs, progressbar=False, seed=0, max_draws=60_000
+            prefs, progress=False, seed=0, max_draws=60_000
         )
     _alpha_agrees(fit, 4.844578, 0.29)
     low, high = np.quantile(fit.draws()["alpha"], [0.025, 0.975])

@@ -146,9 +146,9 @@ def test_a_fit_with_the_error_model_and_its_refusals():
     table = pd.DataFrame(rows, columns=["assessor", "preferred", "other"])
     prefs = AssessorPreferences.from_table(table, cycles="keep")
     with pytest.raises(AdviceError, match="error_model='bernoulli'"):
-        rs.models.Mallows(distance="footrule").fit(prefs, progressbar=False)
+        rs.models.Mallows(distance="footrule").fit(prefs, progress=False)
     fit = rs.models.Mallows(distance="footrule", error_model="bernoulli").fit(
-        prefs, draws=300, tune=1000, chains=2, progressbar=False, max_draws=300
+        prefs, draws=300, tune=1000, chains=2, progress=False, max_draws=300
     )
     assert fit.order == ["a", "b", "c"]
     error = fit.summary().loc["error_probability"]
@@ -157,7 +157,7 @@ def test_a_fit_with_the_error_model_and_its_refusals():
     assert UNAVAILABLE in compat.attrs(fit.idata)  # not the Mallows marginal: no LOO
     with pytest.raises(ValueError, match=r"stated preferences \(AssessorPreferences\), not"):
         rs.models.Mallows(error_model="bernoulli").fit(
-            rs.Rankings.from_orderings([["a", "b"], ["b", "a"]]), progressbar=False
+            rs.Rankings.from_orderings([["a", "b"], ["b", "a"]]), progress=False
         )
     with pytest.raises(ValueError, match="mixture"):
         rs.models.Mallows(error_model="bernoulli", clusters=2)

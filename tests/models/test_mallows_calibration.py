@@ -45,7 +45,7 @@ def _ranks(model: rs.models.Mallows, shape: float, rate: float, distance: str) -
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # one chain: no R-hat, no extension
             fit = model.fit(
-                rk, draws=DRAWS, tune=300, thin=10, chains=1, seed=rep, progressbar=False,
+                rk, draws=DRAWS, tune=300, thin=10, chains=1, seed=rep, progress=False,
                 sampler="metropolis",
             )  # fmt: skip
         posterior = fit.draws()

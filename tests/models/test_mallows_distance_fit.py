@@ -55,7 +55,7 @@ def test_the_fit_reproduces_the_exact_posterior():
     marginal, mean_alpha = exact_posterior(list(RANKINGS), 4, "cayley")
     model = rs.models.Mallows(distance="cayley", shape=1.0, rate=4 * ALPHA_RATE)
     fit = model.fit(
-        _rankings(), draws=3000, tune=500, thin=3, chains=2, progressbar=False, max_draws=3000
+        _rankings(), draws=3000, tune=500, thin=3, chains=2, progress=False, max_draws=3000
     )
     assert fit.info["extensions"] == 0
     assert fit.info["sampler"] == "metropolis" and fit.info["distance"] == "cayley"
@@ -141,7 +141,7 @@ def test_pairwise_reads_the_table_at_each_draw():
     """P(a above b) per draw = T_α[ρ_a, ρ_b] (enumerated here), within the α-grid
     interpolation."""
     fit = rs.models.Mallows(distance="footrule").fit(
-        _rankings(), draws=300, tune=200, chains=2, progressbar=False, max_draws=300
+        _rankings(), draws=300, tune=200, chains=2, progress=False, max_draws=300
     )
     table = fit.pairwise()
     assert table.attrs["pair_table"] == "enumeration"
@@ -185,10 +185,10 @@ def test_pointwise_likelihood_is_the_mallows_probability():
 
 def test_chains_in_worker_processes_draw_the_same(monkeypatch):
     model = rs.models.Mallows(distance="ulam")
-    options = dict(draws=200, tune=300, chains=2, progressbar=False, max_draws=200)
-    one = model.fit(_rankings(), cores=1, **options)
+    options = dict(draws=200, tune=300, chains=2, progress=False, max_draws=200)
+    one = model.fit(_rankings(), n_jobs=1, **options)
     monkeypatch.setattr(_mallows_chains, "PARALLEL_FROM", 0.0)
-    two = model.fit(_rankings(), cores=2, **options)
+    two = model.fit(_rankings(), n_jobs=2, **options)
     assert two.info["workers"] == 2 and one.info["workers"] == 1
     for name in ("alpha", "position"):
         np.testing.assert_array_equal(one.draws()[name], two.draws()[name])
@@ -196,7 +196,7 @@ def test_chains_in_worker_processes_draw_the_same(monkeypatch):
 
 def test_a_fit_round_trips_through_netcdf(tmp_path):
     fit = rs.models.Mallows(distance="spearman").fit(
-        _rankings(), draws=200, tune=200, chains=2, progressbar=False, max_draws=200
+        _rankings(), draws=200, tune=200, chains=2, progress=False, max_draws=200
     )
     from rankstats._pymc import compat
 
@@ -214,7 +214,7 @@ def test_preferences_are_fitted_and_compared_by_loo():
     )
     prefs = AssessorPreferences.from_table(table)
     fit = rs.models.Mallows(distance="footrule").fit(
-        prefs, draws=500, tune=500, chains=2, progressbar=False
+        prefs, draws=500, tune=500, chains=2, progress=False
     )
     assert fit.order == ["a", "b", "c", "d"]
     assert fit.info["preferences"] == {"stated": prefs.n_stated, "implied": prefs.n_implied}
@@ -229,7 +229,7 @@ def test_kendall_by_metropolis_keeps_every_kendall_tool():
         draws=300,
         tune=300,
         chains=2,
-        progressbar=False,
+        progress=False,
         max_draws=300,
     )
     assert fit.info["sampler"] == "metropolis"
@@ -257,7 +257,7 @@ def test_bad_arguments_are_refused_before_sampling():
 
 def test_ppc_says_it_is_kendall_only():
     fit = rs.models.Mallows(distance="footrule").fit(
-        _rankings(), draws=100, tune=100, chains=2, progressbar=False, max_draws=100
+        _rankings(), draws=100, tune=100, chains=2, progress=False, max_draws=100
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -271,7 +271,7 @@ def test_top_k_rankings_put_the_unranked_below():
     with warnings.catch_warnings():  # c and d swap freely: their positions mix slowly
         warnings.simplefilter("ignore", rs.models.ConvergenceWarning)
         fit = rs.models.Mallows(distance="footrule", kind="top_k").fit(
-            _rankings(ranks), draws=500, tune=500, chains=2, progressbar=False, max_draws=500
+            _rankings(ranks), draws=500, tune=500, chains=2, progress=False, max_draws=500
         )
     assert fit.order[:2] == ["a", "b"]
     assert 0 < fit.info["acceptance_augmentation"] < 1
@@ -311,7 +311,7 @@ def test_top_k_probabilities_are_the_rank_marginals_at_each_draw(distance):
     """P(system in a new ranking's top k) per draw = Σ_{r ≤ k} M_α[ρ, r] (enumerated here); the
     probabilities of all systems sum to k; the Gibbs sampler's fits (θ) included."""
     fit = rs.models.Mallows(distance=distance).fit(
-        _rankings(), draws=300, tune=200, chains=2, progressbar=False, max_draws=300
+        _rankings(), draws=300, tune=200, chains=2, progress=False, max_draws=300
     )
     table = fit.top_k(2)
     assert table["system"].tolist() == fit.order
@@ -342,10 +342,10 @@ def test_top_k_probabilities_are_the_rank_marginals_at_each_draw(distance):
 def test_the_swap_proposal_is_an_option_of_the_metropolis_fit_only():
     rk = rs.load_rankings("salad")
     fit = rs.models.Mallows(distance="footrule").fit(
-        rk, draws=50, tune=100, chains=1, progressbar=False, rho_proposal="swap", leap=2
+        rk, draws=50, tune=100, chains=1, progress=False, rho_proposal="swap", leap=2
     )
     assert (fit.info["rho_proposal"], fit.info["leap"]) == ("swap", 2)
     with pytest.raises(ValueError, match="rho_proposal must be one of"):
-        rs.models.Mallows(distance="footrule").fit(rk, rho_proposal="shift", progressbar=False)
+        rs.models.Mallows(distance="footrule").fit(rk, rho_proposal="shift", progress=False)
     with pytest.raises(ValueError, match="apply to the Metropolis–Hastings sampler"):
-        rs.models.Mallows().fit(rk, rho_proposal="swap", progressbar=False)
+        rs.models.Mallows().fit(rk, rho_proposal="swap", progress=False)

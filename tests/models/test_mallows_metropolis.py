@@ -198,7 +198,7 @@ def test_kendall_draws_agree_with_the_exact_gibbs_sampler_on_potato_visual():
     ranks = rk.ranks.astype(np.int64)
     n = ranks.shape[1]
     fit = rs.models.Mallows(prior="bayesmallows").fit(
-        rk, draws=4000, tune=1000, chains=4, seed=0, progressbar=False
+        rk, draws=4000, tune=1000, chains=4, seed=0, progress=False
     )
     gibbs_alpha = fit.idata.posterior["theta"].values.ravel() * n
     gibbs_rank = fit.idata.posterior["position"].values.reshape(-1, n).mean(axis=0)

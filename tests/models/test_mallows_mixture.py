@@ -153,7 +153,7 @@ def _simulated(seed: int = 0, n: int = 10, sizes=(60, 40), alphas=(6.0, 9.0)):
 def test_simulated_clusters_are_recovered():
     rk, rhos, truth = _simulated()
     fit = rs.models.Mallows(distance="footrule", clusters=2, prior="bayesmallows").fit(
-        rk, draws=400, tune=1500, thin=5, progressbar=False
+        rk, draws=400, tune=1500, thin=5, progress=False
     )
     assert fit.info["convergence_problems"] == []
     table = fit.assignments()
@@ -175,7 +175,7 @@ def test_every_chain_reports_the_same_numbering():
     relabelling to the shared pivot makes their draws agree (R-hat ≈ 1)."""
     rk, _, _ = _simulated(seed=1)
     fit = rs.models.Mallows(distance="footrule", clusters=2).fit(
-        rk, draws=300, tune=1500, thin=5, chains=3, progressbar=False, max_draws=300
+        rk, draws=300, tune=1500, thin=5, chains=3, progress=False, max_draws=300
     )
     summary = fit.summary()
     assert summary.loc[["alpha[1]", "alpha[2]", "weight[1]"], "r_hat"].max() < 1.02
@@ -189,7 +189,7 @@ def test_pairwise_and_top_k_of_a_new_assessor_equal_enumeration_over_all_ranking
     n = 6
     rk, _, _ = _simulated(seed=2, n=n, sizes=(45, 15), alphas=(8.0, 8.0))
     fit = rs.models.Mallows(distance="footrule", clusters=2).fit(
-        rk, draws=200, tune=1000, thin=5, chains=2, progressbar=False, max_draws=200
+        rk, draws=200, tune=1000, thin=5, chains=2, progress=False, max_draws=200
     )
     draws = fit.draws()
     perms = np.array(list(itertools.permutations(range(1, n + 1))))  # (n!, n) rank vectors
@@ -214,7 +214,7 @@ def test_loo_prefers_two_clusters_on_two_cluster_data():
     rk, _, _ = _simulated(seed=4, n=8, sizes=(40, 40), alphas=(10.0, 10.0))
     fits = {
         f"K={k}": rs.models.Mallows(distance="footrule", clusters=k).fit(
-            rk, draws=300, tune=1000, thin=5, chains=2, progressbar=False, max_draws=300
+            rk, draws=300, tune=1000, thin=5, chains=2, progress=False, max_draws=300
         )
         for k in (1, 2)
     }
@@ -231,7 +231,7 @@ def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="psi"):
         rs.models.Mallows(clusters=2, psi=0)
     with pytest.raises(ValueError, match="the number of rankings"):
-        rs.models.Mallows(distance="footrule", clusters=11).fit(rk, progressbar=False)
+        rs.models.Mallows(distance="footrule", clusters=11).fit(rk, progress=False)
     with pytest.raises(ValueError, match="mcmc"):
         rs.models.Mallows(clusters=2).fit(rk, method="map")
     with pytest.raises(ValueError, match="metropolis"):
@@ -241,7 +241,7 @@ def test_bad_arguments_are_refused():
 def test_a_mixture_round_trips_through_netcdf(tmp_path):
     rk, _, _ = _simulated(seed=5, n=5, sizes=(10, 10))
     fit = rs.models.Mallows(distance="footrule", clusters=2).fit(
-        rk, draws=50, tune=200, chains=2, progressbar=False, max_draws=50
+        rk, draws=50, tune=200, chains=2, progress=False, max_draws=50
     )
     path = fit.to_netcdf(tmp_path / "mix.nc")
     back = rs.models.Fit.from_idata(_read(path))
@@ -262,10 +262,10 @@ def test_fits_of_other_distances_and_mixtures_have_their_own_zoo_files(tmp_path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # short chains
         mixture = rs.models.Mallows(distance="footrule", clusters=2).fit(
-            rk, draws=40, tune=200, chains=2, progressbar=False, max_draws=40
+            rk, draws=40, tune=200, chains=2, progress=False, max_draws=40
         )
         one = rs.models.Mallows(distance="footrule").fit(
-            rk, draws=40, tune=200, chains=2, progressbar=False, max_draws=40
+            rk, draws=40, tune=200, chains=2, progress=False, max_draws=40
         )
     paths = [rs.models.save(f, "groups", tmp_path, keep=20) for f in (mixture, one)]
     assert [p.name for p in paths] == [
@@ -362,7 +362,7 @@ def test_choose_clusters_picks_the_best_converged_number():
             tune=1000,
             thin=5,
             chains=2,
-            progressbar=False,
+            progress=False,
         )
     assert list(choice.table.index) == [1, 2]
     assert choice.table.loc[2, "within"] < choice.table.loc[1, "within"]

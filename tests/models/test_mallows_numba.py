@@ -91,7 +91,7 @@ def test_numba_chain_in_blocks_equals_one_run():
 @pytest.mark.filterwarnings("ignore::rankstats._pymc.convergence.ConvergenceWarning")
 def test_fit_backends_give_the_same_fit():
     rk = rs.Rankings.from_rank_matrix(pd.DataFrame(partial_with_ties(n=8, size=10, seed=2)))
-    settings = dict(draws=100, tune=20, chains=2, seed=4, progressbar=False, max_draws=100)
+    settings = dict(draws=100, tune=20, chains=2, seed=4, progress=False, max_draws=100)
     fast = rs.models.Mallows().fit(rk, backend="numba", **settings)
     ref = rs.models.Mallows().fit(rk, backend="numpy", **settings)
     auto = rs.models.Mallows().fit(rk, **settings)
@@ -114,10 +114,10 @@ def test_numba_chains_in_worker_processes_draw_the_same(monkeypatch):
     if not timing.CAN_FORK:
         pytest.skip("chains run in parallel only where fork() is available")
     rk = rs.load_rankings("potato_visual")
-    settings = dict(draws=60, tune=20, chains=3, seed=2, progressbar=False, max_draws=60)
-    one = rs.models.Mallows().fit(rk, cores=1, backend="numpy", **settings)
+    settings = dict(draws=60, tune=20, chains=3, seed=2, progress=False, max_draws=60)
+    one = rs.models.Mallows().fit(rk, n_jobs=1, backend="numpy", **settings)
     monkeypatch.setattr(timing, "PARALLEL_FROM", 0.0)
-    many = rs.models.Mallows().fit(rk, cores=2, backend="numba", **settings)
+    many = rs.models.Mallows().fit(rk, n_jobs=2, backend="numba", **settings)
     assert many.info["workers"] == 2 and many.info["backend"] == "numba"
     for name in ("theta", "position"):
         np.testing.assert_array_equal(many.draws()[name], one.draws()[name])

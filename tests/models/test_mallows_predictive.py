@@ -24,7 +24,7 @@ RANKINGS = np.array(  # 6 assessors, 4 items (as tests/models/test_mallows_dista
 )
 ITEMS = ("a", "b", "c", "d")
 # Short chains in the NumPy loop (no numba compilation): the tests compare with the fit's own draws
-SMALL = {"draws": 100, "tune": 100, "chains": 2, "progressbar": False, "max_draws": 100}
+SMALL = {"draws": 100, "tune": 100, "chains": 2, "progress": False, "max_draws": 100}
 
 
 def _rankings() -> rs.Rankings:

@@ -28,7 +28,7 @@ from rankstats.models._fit import Fit
 
 pytest.importorskip("pymc")
 
-SHORT = dict(draws=100, tune=150, chains=2, progressbar=False)
+SHORT = dict(draws=100, tune=150, chains=2, progress=False)
 
 
 def _quiet(call):
@@ -48,7 +48,7 @@ def fits(salad):
         "pl": _quiet(lambda: rs.models.PlackettLuce().fit(salad, seed=1, sampler="pymc", **SHORT)),
         "bt": _quiet(lambda: rs.models.BradleyTerry().fit(salad, seed=2, sampler="pymc", **SHORT)),
         "mallows": _quiet(
-            lambda: rs.models.Mallows().fit(salad, draws=300, tune=50, chains=2, progressbar=False)
+            lambda: rs.models.Mallows().fit(salad, draws=300, tune=50, chains=2, progress=False)
         ),
     }
 
@@ -252,7 +252,7 @@ def test_refuses_different_units(fits, bt_counts):
 def test_refuses_different_data(fits, salad):
     other = rs.Rankings.from_rank_matrix(salad.to_frame().iloc[:20])
     pl_other = _quiet(
-        lambda: rs.models.Mallows().fit(other, draws=100, tune=10, chains=2, progressbar=False)
+        lambda: rs.models.Mallows().fit(other, draws=100, tune=10, chains=2, progress=False)
     )
     with pytest.raises(ValueError, match=r"different data: pl \(32 rankings.*mallows20 \(20 rank"):
         rs.models.compare_fits({"pl": fits["pl"], "mallows20": pl_other})
@@ -275,9 +275,7 @@ def test_mallows_with_unranked_systems_is_compared():
     rk = rs.Rankings.from_orderings(
         [["a", "b", "c", "d"], ["b", "a", "c"], ["c", "a", "b", "d"], ["a", "c"]] * 3
     )
-    fit = _quiet(
-        lambda: rs.models.Mallows().fit(rk, draws=50, tune=10, chains=2, progressbar=False)
-    )
+    fit = _quiet(lambda: rs.models.Mallows().fit(rk, draws=50, tune=10, chains=2, progress=False))
     assert _compat.group(fit.idata, "log_likelihood").attrs["estimate"] == "exact"
     result = rs.models.compare_fits({"mallows": fit, "again": fit})
     assert result.table.loc["mallows", "elpd"] == pytest.approx(result.table.loc["again", "elpd"])
@@ -356,15 +354,13 @@ def _bt_data(seed: int, worth: np.ndarray, n_rankings: int) -> rs.Rankings:
 def _fit_all(rk: rs.Rankings, which: tuple[str, ...], seed: int) -> dict[str, Fit]:
     # 2 x 250 draws: the MC error of an elpd (a sum of log-mean-exps) is under 1, against elpd
     # differences of 9-77 and dse of 4-9 (measured, seeds 0-2).
-    # cores=1: chains one after the other in this process, no worker start-up per fit.
-    nuts = dict(
-        draws=250, tune=300, chains=2, cores=1, progressbar=False, seed=seed, sampler="pymc"
-    )
+    # n_jobs=1: chains one after the other in this process, no worker start-up per fit.
+    nuts = dict(draws=250, tune=300, chains=2, n_jobs=1, progress=False, seed=seed, sampler="pymc")
     makers = {
         "pl": lambda: rs.models.PlackettLuce().fit(rk, **nuts),
         "bt": lambda: rs.models.BradleyTerry().fit(rk, **nuts),
         "mallows": lambda: rs.models.Mallows().fit(
-            rk, draws=500, tune=200, chains=2, seed=seed, progressbar=False
+            rk, draws=500, tune=200, chains=2, seed=seed, progress=False
         ),
     }
     return {name: _quiet(makers[name]) for name in which}

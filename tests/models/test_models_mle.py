@@ -293,7 +293,7 @@ def test_bad_arguments():
 def test_fit_tables_have_the_hoeffding_shape():
     rk = rs.load_rankings("salad")
     fit = rs.models.PlackettLuce().fit(rk, method="mle", seed=1)
-    table = fit.pairwise(prob=0.9)
+    table = fit.pairwise(ci_prob=0.9)
     ci = rs.hoeffding(rs.pairwise(rk), order=fit.order)
     assert table[["system_a", "system_b"]].equals(ci[["system_a", "system_b"]])
     for column in ("estimate", "low", "high", "significant", "winner", "distance"):
@@ -308,7 +308,7 @@ def test_fit_tables_have_the_hoeffding_shape():
     np.testing.assert_allclose(dist.sum(axis=1), 1.0)
     assert list(dist.index) == fit.order
     # same seed, same numbers
-    again = rs.models.PlackettLuce().fit(rk, method="mle", seed=1).pairwise(prob=0.9)
+    again = rs.models.PlackettLuce().fit(rk, method="mle", seed=1).pairwise(ci_prob=0.9)
     pd.testing.assert_frame_equal(table, again)
 
 

@@ -22,7 +22,7 @@ from pytensor.graph.replace import clone_replace  # noqa: E402
 
 pytestmark = pytest.mark.pymc  # runs PyMC / ArviZ: CI runs it on both stacks
 
-SMALL = dict(draws=500, tune=500, chains=2, progressbar=False)
+SMALL = dict(draws=500, tune=500, chains=2, progress=False)
 
 
 @pytest.fixture(scope="session")
@@ -163,7 +163,7 @@ def test_convergence_warning():
             draws=30,
             tune=30,
             chains=2,
-            progressbar=False,
+            progress=False,
         )
     assert not fit.info["converged"]
 
@@ -185,7 +185,7 @@ def test_sushi_posterior_mean_equals_mle_within_monte_carlo_error():
     # error of a posterior sd is at most 1 / sqrt(2 ESS) = 3.5 %, rtol 0.1 is 2.8 of it (4.5 at
     # ESS 1000, usual for NUTS on this near-Gaussian posterior); the mean check is in MCSE units.
     fit = rs.models.PlackettLuce().fit(
-        rk, method="nuts", draws=500, tune=500, chains=2, progressbar=False
+        rk, method="nuts", draws=500, tune=500, chains=2, progress=False
     )
     summary = fit.summary()
     rows = [f"log_worth[{s}]" for s in fit.systems]

@@ -249,7 +249,7 @@ def test_fit_passes_the_resolved_sampler(monkeypatch, installed, large):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         fit = rs.models.PlackettLuce().fit(
-            rs.load_rankings("salad"), draws=30, tune=30, chains=1, progressbar=False
+            rs.load_rankings("salad"), draws=30, tune=30, chains=1, progress=False
         )
     expected = "nutpie" if installed and large else "pymc"
     assert calls == [expected] and fit.info["sampler"] == expected
@@ -262,7 +262,7 @@ def test_rankings_layout_nuts_agrees_with_map(monkeypatch):
     monkeypatch.setattr(pl_module, "SETS_PER_RANKING_ENTRY", 0)
     rk = rs.load_rankings("salad")
     fit = rs.models.PlackettLuce().fit(
-        rk, method="nuts", seed=4, draws=500, tune=500, chains=2, progressbar=False
+        rk, method="nuts", seed=4, draws=500, tune=500, chains=2, progress=False
     )
     ref = rs.models.PlackettLuce().fit(rk, method="map")
     summary = fit.summary()

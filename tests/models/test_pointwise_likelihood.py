@@ -27,7 +27,7 @@ from rankstats._pymc.convergence import ConvergenceWarning
 from rankstats.models import LOOWarning
 from rankstats.models import pointwise_likelihood as pointwise
 
-SHORT = dict(draws=60, tune=40, chains=2, max_draws=60, progressbar=False, seed=0)
+SHORT = dict(draws=60, tune=40, chains=2, max_draws=60, progress=False, seed=0)
 
 
 def _quiet(call):
@@ -103,7 +103,7 @@ def test_a_top_k_fit_reads_the_unranked_below():
     systems of five is a top-2 list here, not a pair."""
     fit = _quiet(
         lambda: rs.models.Mallows(kind="top_k").fit(
-            SUB, draws=60, tune=100, chains=2, max_draws=60, progressbar=False
+            SUB, draws=60, tune=100, chains=2, max_draws=60, progress=False
         )
     )
     group = _group(fit)
@@ -126,7 +126,7 @@ def test_preferences_have_a_likelihood_per_assessor():
     prefs = rs.models.AssessorPreferences.from_table(table)
     fit = _quiet(
         lambda: rs.models.Mallows(distance="footrule").fit(
-            prefs, draws=100, tune=200, chains=2, max_draws=100, progressbar=False
+            prefs, draws=100, tune=200, chains=2, max_draws=100, progress=False
         )
     )
     group = _group(fit)
@@ -211,9 +211,9 @@ def test_nascar_default_fits_compared_by_loo():
 
     rk = rs.load_rankings("nascar")
     start = time.perf_counter()
-    mallows = rs.models.Mallows().fit(rk, seed=0, progressbar=False)
+    mallows = rs.models.Mallows().fit(rk, seed=0, progress=False)
     seconds = time.perf_counter() - start
-    pl = rs.models.PlackettLuce().fit(rk, seed=0, progressbar=False, sampler="pymc")
+    pl = rs.models.PlackettLuce().fit(rk, seed=0, progress=False, sampler="pymc")
     with pytest.warns(LOOWarning, match="importance-sampling estimate"):
         result = rs.models.compare_fits({"pl": pl, "mallows": mallows})
     attrs = dict(_group(mallows).attrs)

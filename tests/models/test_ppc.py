@@ -230,7 +230,7 @@ def test_calibration_mallows():
 def test_heterogeneous_pl_data_fail_the_mallows_check():
     w = np.array([20.0, 5.0, 1.0, 1.0, 1.0, 1.0])  # a clear top, an exchangeable bottom
     rk = rs.simulate.plackett_luce(w, size=400, seed=1)
-    fit = rs.models.Mallows().fit(rk, draws=400, tune=200, chains=2, progressbar=False)
+    fit = rs.models.Mallows().fit(rk, draws=400, tune=200, chains=2, progress=False)
     res = ppc(fit, rk, draws=200, seed=0)
     missed = res.missed().set_index("statistic")
     # One θ cannot make the top as stable as it is while the bottom is exchangeable: the fit
@@ -342,7 +342,7 @@ def test_bad_arguments_and_data():
     with pytest.raises(ValueError, match="threshold"):
         ppc(fit, rk, threshold=0)
     with pytest.raises(ValueError, match="prob"):
-        ppc(fit, rk, prob=1.0)
+        ppc(fit, rk, ci_prob=1.0)
     other = rs.Rankings.from_orderings([["A", "B", "X"]])
     with pytest.raises(ValueError, match="do not match"):
         ppc(fit, other)
@@ -366,8 +366,8 @@ def salad_nuts():
             draws=300,
             tune=300,
             chains=2,
-            cores=1,  # one process: no second compile in a chain process (4x faster here)
-            progressbar=False,
+            n_jobs=1,  # one process: no second compile in a chain process (4x faster here)
+            progress=False,
         )
 
 

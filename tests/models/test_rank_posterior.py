@@ -75,7 +75,7 @@ def test_bad_draws_are_refused():
     with pytest.raises(ValueError, match="NaN"):
         rank_probabilities(np.array([[1.0, np.nan]]))
     with pytest.raises(ValueError, match="prob"):
-        rank_posterior(np.zeros((3, 2)), ["a", "b"], prob=1.0)
+        rank_posterior(np.zeros((3, 2)), ["a", "b"], ci_prob=1.0)
     with pytest.raises(ValueError, match="systems"):
         rank_posterior(np.zeros((3, 2)), ["a", "b", "c"])
 
@@ -87,11 +87,11 @@ def test_pl_rank_posterior_equals_a_direct_count_of_hand_made_draws():
     centre = np.array([0.9, 0.6, 0.5, -0.2, -1.8])
     draws = centre + rng.normal(scale=0.5, size=(3, 400, 5))
     fit = hand_fit(draws, systems)
-    rp = fit.rank_posterior(prob=0.8)
+    rp = fit.rank_posterior(ci_prob=0.8)
     flat = draws.reshape(-1, 5)
     direct = pd.DataFrame(loop_counts(flat, True), index=systems, columns=range(1, 6))
     assert isinstance(rp, RankPosterior)
-    assert rp.n_draws == 1200 and rp.approximation is None
+    assert rp.draws == 1200 and rp.approximation is None
     pd.testing.assert_frame_equal(
         rp.probabilities, direct.loc[rp.order], check_names=False, check_column_type=False
     )
@@ -159,7 +159,7 @@ def test_map_rank_posterior_equals_a_large_direct_simulation_of_the_normal_appro
         direct[:, r] = np.bincount(best_first[:, r], minlength=4) / len(sim)
     direct = pd.DataFrame(direct, index=list(fit.systems)).loc[rp.order].to_numpy()
     got = rp.probabilities.to_numpy()
-    se = np.sqrt(direct * (1 - direct) / rp.n_draws)
+    se = np.sqrt(direct * (1 - direct) / rp.draws)
     assert np.all(np.abs(got - direct) <= 5 * se + 0.003), (got, direct)
     assert 0.05 < direct.max(axis=1).min()  # a non-degenerate test: ranks are uncertain
     assert direct[:, 0].max() < 0.95
@@ -214,15 +214,15 @@ def test_mallows_rank_posterior_equals_exact_enumeration():
     positions = np.array([[o.index(s) for s in systems] for o in orders])
     exact = exact_mallows_rank_posterior(positions)
     fit = rs.models.Mallows().fit(
-        rk, draws=6000, tune=300, chains=4, seed=3, progressbar=False, max_draws=6000
+        rk, draws=6000, tune=300, chains=4, seed=3, progress=False, max_draws=6000
     )
     rp = fit.rank_posterior()
-    assert rp.model == "mallows" and rp.approximation is None and rp.n_draws == 24_000
+    assert rp.model == "mallows" and rp.approximation is None and rp.draws == 24_000
     got = rp.probabilities.loc[systems].to_numpy()
     np.testing.assert_allclose(got.sum(axis=0), 1.0)
     np.testing.assert_allclose(got.sum(axis=1), 1.0)
     # Monte Carlo error: autocorrelated draws, an effective sample of at least a quarter.
-    se = np.sqrt(exact * (1 - exact) / (rp.n_draws / 4))
+    se = np.sqrt(exact * (1 - exact) / (rp.draws / 4))
     assert np.all(np.abs(got - exact) <= 5 * se + 0.002), (got, exact)
     assert 0.1 < exact[0, 1] < 0.9  # the consensus is genuinely uncertain
 
@@ -283,4 +283,4 @@ def test_comparison_rank_posteriors():
         posts = cmp.rank_posteriors()
     assert list(posts) == ["pl"]
     pd.testing.assert_frame_equal(posts["pl"].probabilities, pl.rank_posterior().probabilities)
-    assert posts["pl"].prob == 0.95
+    assert posts["pl"].ci_prob == 0.95

@@ -14,7 +14,7 @@ TOY = pd.DataFrame({"A": [0, 0, 10, 10, 10], "B": [1, 1, 11, 11, 6], "C": [2, 2,
 
 
 def test_peyrard_figure_1_toy_example():
-    res = rs.paired(TOY, n_bootstrap=200)
+    res = rs.paired(TOY, n_resamples=200)
     s = res.strengths.set_index("system")
     assert s["mean"].nunique() == 1  # the mean cannot tell them apart
     assert list(s["median"].sort_values(ascending=False).index) == ["A", "B", "C"]
@@ -37,7 +37,7 @@ def tac():
 
 
 def test_p_values_equal_scipy(tac):
-    res = rs.paired(tac, task="ROUGE_2", n_bootstrap=100)
+    res = rs.paired(tac, task="ROUGE_2", n_resamples=100)
     wide = tac.data.pivot(index="instance", columns="system", values="score")
     for _, row in res.pairs.iterrows():
         both = wide[[row.system_a, row.system_b]].dropna()
@@ -67,8 +67,8 @@ def test_p_values_equal_scipy(tac):
 def test_bootstrap_level_and_reproducibility():
     rng = np.random.default_rng(1)
     x = pd.DataFrame({"a": rng.normal(0.3, 1, 60), "b": rng.normal(0, 1, 60)})
-    one = rs.paired(x, n_bootstrap=500, seed=3, confidence=0.9)
-    two = rs.paired(x, n_bootstrap=500, seed=3, confidence=0.9)
+    one = rs.paired(x, n_resamples=500, seed=3, confidence_level=0.9)
+    two = rs.paired(x, n_resamples=500, seed=3, confidence_level=0.9)
     pd.testing.assert_frame_equal(one.pairs, two.pairs)
     # The interval is the (5 %, 95 %) percentile interval of the same seeded resamples.
     counts = np.random.default_rng(3).multinomial(60, np.full(60, 1 / 60), size=500)
@@ -89,9 +89,9 @@ def test_bootstrap_coverage():
         x = pd.DataFrame({"a": rng.normal(0.5, 1, 40), "b": rng.normal(0, 1, 40)})
         r = rs.paired(
             x,
-            n_bootstrap=400,
+            n_resamples=400,
             seed=int(rng.integers(1 << 30)),
-            confidence=0.9,
+            confidence_level=0.9,
             n_orders=2,
             trueskill_orders=1,
         )
@@ -161,7 +161,7 @@ def test_bad_input_and_figures(tac):
         rs.paired(rs.load_dataset("xtreme"))
     with pytest.raises(rs.InvalidScoresError, match="at least two systems"):
         rs.paired(pd.DataFrame({"a": [1.0, 2.0]}))
-    res = rs.paired(tac, task="ROUGE_2", n_bootstrap=50)
+    res = rs.paired(tac, task="ROUGE_2", n_resamples=50)
     assert res.plot_pair("M0", "M1").axes
     assert "ROUGE_2" in repr(res)
 
@@ -200,7 +200,7 @@ def test_p_values_equal_scipy_mixed_ties_zeros_and_missing():
     df.loc[5, "c"] = df.loc[5, "a"]  # one zero difference a − c
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = rs.paired(df, n_bootstrap=50)
+        res = rs.paired(df, n_resamples=50)
     assert len(res.pairs) == 15
     for _, row in res.pairs.iterrows():
         both = df[[row.system_a, row.system_b]].dropna()
@@ -240,14 +240,14 @@ def test_holm_adjust_is_holm():
 def test_sign_test_excludes_and_reports_ties():
     a = np.array([5.0, 5, 5, 5, 5, 5, 1, 3, 3, 3])
     b = np.array([4.0, 4, 4, 4, 4, 4, 2, 3, 3, 3])  # 6 wins, 1 loss, 3 ties
-    res = rs.paired(pd.DataFrame({"a": a, "b": b}), n_bootstrap=20)
+    res = rs.paired(pd.DataFrame({"a": a, "b": b}), n_resamples=20)
     row = res.pairs.iloc[0]
     assert (row.wins_a, row.wins_b, row.ties, row.n) == (6, 1, 3, 10)
     assert row.sign_p == pytest.approx(stats.binomtest(6, 7, 0.5).pvalue, rel=1e-12)
     # pairformance counted ties as losses (n = all instances): a different number.
     assert row.sign_p != pytest.approx(stats.binomtest(6, 10, 0.5).pvalue)
     assert row.p_a_beats_b == pytest.approx((6 + 1.5) / 10)
-    all_ties = rs.paired(pd.DataFrame({"a": a, "b": a}), n_bootstrap=20).pairs.iloc[0]
+    all_ties = rs.paired(pd.DataFrame({"a": a, "b": a}), n_resamples=20).pairs.iloc[0]
     assert (all_ties.ties, all_ties.sign_p) == (10, 1.0)
 
 
@@ -258,7 +258,7 @@ def test_bootstrap_percentiles_for_every_interval_with_missing_data():
     x["b"] = x["b"].round(1)
     x["a"] = x["a"].round(1)
     conf, n_boot, seed = 0.8, 300, 12
-    res = rs.paired(x, n_bootstrap=n_boot, seed=seed, confidence=conf).pairs.iloc[0]
+    res = rs.paired(x, n_resamples=n_boot, seed=seed, confidence_level=conf).pairs.iloc[0]
     # Independent re-implementation: resample rows, keep those where both were evaluated.
     counts = np.random.default_rng(seed).multinomial(30, np.full(30, 1 / 30), size=n_boot)
     a, b = x.a.to_numpy(), x.b.to_numpy()
@@ -369,7 +369,7 @@ def test_elo_single_game_closed_form():
 def test_agreement_diagnostics_against_kendalltau():
     rng = np.random.default_rng(3)
     x = pd.DataFrame(rng.normal(size=(40, 7)) + np.linspace(0, 1, 7), columns=list("abcdefg"))
-    res = rs.paired(x, n_bootstrap=20)
+    res = rs.paired(x, n_resamples=20)
     s = res.strengths.set_index("system")
     for _, row in res.agreement.iterrows():
         tau = stats.kendalltau(s[row.a], s[row.b]).statistic
@@ -380,7 +380,7 @@ def test_agreement_diagnostics_against_kendalltau():
         top_a, top_b = set(s[row.a].nlargest(3).index), set(s[row.b].nlargest(3).index)
         assert row.same_top3 == (top_a == top_b)
     # The toy example: the mean ties all three systems, so it orders no pair like the median.
-    toy = rs.paired(TOY, n_bootstrap=20).agreement.set_index(["a", "b"])
+    toy = rs.paired(TOY, n_resamples=20).agreement.set_index(["a", "b"])
     assert toy.loc[("median", "bt"), "share_discordant"] == 1.0
     assert toy.loc[("bt", "elo"), "share_discordant"] == 0.0
     assert toy.loc[("mean", "bt"), "share_discordant"] == 0.5
@@ -394,11 +394,11 @@ def test_more_bad_input():
         rs.paired(pd.DataFrame({"a": [1.0, 2.0], "z": [np.nan, np.nan]}))
     with pytest.raises(rs.InvalidScoresError, match="non-numeric score in column 'b'"):
         rs.paired(pd.DataFrame({"a": [1.0, 2.0], "b": ["x", 1.0]}))
-    with pytest.raises(ValueError, match="confidence"):
-        rs.paired(TOY, confidence=95)
-    with pytest.raises(ValueError, match="n_bootstrap"):
-        rs.paired(TOY, n_bootstrap=0)
-    res = rs.paired(TOY, n_bootstrap=20)
+    with pytest.raises(ValueError, match="confidence_level"):
+        rs.paired(TOY, confidence_level=95)
+    with pytest.raises(ValueError, match="n_resamples"):
+        rs.paired(TOY, n_resamples=0)
+    res = rs.paired(TOY, n_resamples=20)
     with pytest.raises(KeyError, match="unknown system 'Z'"):
         res.plot_pair("A", "Z")
     with pytest.raises(ValueError, match="unknown test"):
@@ -410,7 +410,7 @@ def test_bradley_terry_mle_absent_is_reported():
     # C beats everyone on every instance: no finite MLE; the bt columns are NaN, with a warning.
     x = pd.DataFrame({"A": [1.0, 2, 3], "B": [2.0, 1, 2], "C": [9.0, 9, 9]})
     with pytest.warns(UserWarning, match="MLE does not exist"):
-        res = rs.paired(x, n_bootstrap=20)
+        res = rs.paired(x, n_resamples=20)
     assert res.strengths["bt"].isna().all() and res.pairs["bt_probability"].isna().all()
     assert "bt" not in set(res.agreement["a"]) | set(res.agreement["b"])
 
@@ -434,7 +434,7 @@ def test_pairformance_example_matches_its_published_output():
     from rankstats.datasets import data_path
 
     wide = pd.read_csv(data_path("pairformance_dialogue_tc_moverscore.csv.gz"))
-    pairs = rs.paired(wide, n_bootstrap=20).pairs.set_index(["system_a", "system_b"])
+    pairs = rs.paired(wide, n_resamples=20).pairs.set_index(["system_a", "system_b"])
     assert (pairs["ties"] == 0).all()
     for key, values in published.items():
         row = pairs.loc[key]
@@ -448,7 +448,7 @@ def test_davidson_ties_against_a_direct_maximisation():
 
     rng = np.random.default_rng(4)
     x = np.round(rng.normal(np.linspace(0, 1.2, 5), 1.0, size=(80, 5)), 0)  # many ties
-    res = rs.paired(pd.DataFrame(x, columns=list("abcde")), n_bootstrap=50, bt_ties="davidson")
+    res = rs.paired(pd.DataFrame(x, columns=list("abcde")), n_resamples=50, bt_ties="davidson")
     n = x.shape[1]
     w = np.zeros((n, n))
     t = np.zeros((n, n))
@@ -475,7 +475,7 @@ def test_davidson_ties_against_a_direct_maximisation():
     theta = np.r_[best.x[: n - 1], 0.0]
     np.testing.assert_allclose(res.strengths["bt"], theta - theta.mean(), atol=1e-4)
     assert res.parameters["bt_tie_nu"] == pytest.approx(np.exp(best.x[-1]), rel=1e-4)
-    half = rs.paired(pd.DataFrame(x, columns=list("abcde")), n_bootstrap=50)
+    half = rs.paired(pd.DataFrame(x, columns=list("abcde")), n_resamples=50)
     assert half.parameters["bt_ties"] == "half" and half.parameters["bt_tie_nu"] is None
     with pytest.raises(ValueError, match="bt_ties"):
         rs.paired(pd.DataFrame(x, columns=list("abcde")), bt_ties="rao-kupper")

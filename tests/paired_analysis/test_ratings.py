@@ -56,7 +56,7 @@ def test_davidson_route_of_paired_is_the_models_mle():
     rng = np.random.default_rng(4)
     x = np.round(rng.normal(np.linspace(0, 1.2, 5), 1.0, size=(80, 5)), 0)  # many ties
     systems = list("abcde")
-    res = rs.paired(pd.DataFrame(x, columns=systems), n_bootstrap=20, bt_ties="davidson")
+    res = rs.paired(pd.DataFrame(x, columns=systems), n_resamples=20, bt_ties="davidson")
     wins, draws = win_matrix(x)
     fit = rs.models.BradleyTerry(ties="davidson").fit(
         _counts_frame(wins, draws, systems), method="mle"

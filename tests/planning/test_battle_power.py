@@ -44,7 +44,7 @@ def _fit_one(design: BattleDesign, counts: np.ndarray):
     ties = {"auto": None, "davidson": True, "half": False}[design.fit_ties]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DataWarning)
-        return rs.fit_battles(log, bootstrap=0, ties=ties, order_effect=design.fit_order)
+        return rs.fit_battles(log, n_resamples=0, ties=ties, order_effect=design.fit_order)
 
 
 @pytest.mark.parametrize(
@@ -118,7 +118,7 @@ def test_two_models_match_the_exact_binomial_power(elo: float, m: int, allocatio
     p = float(special.expit(elo / ELO))
     assert design.win_probability("model02", "model01") == pytest.approx(p)
     right, wrong = _wald_two_models(m, p)
-    res = rs.power(design, pair=("model02", "model01"), replications=R, progress=False)
+    res = rs.power(design, pair=("model02", "model01"), n_replications=R, progress=False)
     for test in ("battles", "battles-ub"):  # with two models, the same decision
         row = res.pairs[res.pairs["test"] == test].iloc[0]
         _close(row["power"], right, R)
@@ -130,7 +130,7 @@ def test_size_under_the_null() -> None:
     m = 60
     right, wrong = _wald_two_models(m, 0.5)
     res = rs.power(
-        n_models=2, n_battles=m, elo_step=0.0, fit_order=False, replications=R, progress=False
+        n_models=2, n_battles=m, elo_step=0.0, fit_order=False, n_replications=R, progress=False
     )
     row = res.pairs[res.pairs["test"] == "battles"].iloc[0]
     assert bool(row["null"])
@@ -142,7 +142,7 @@ def test_size_under_the_null() -> None:
         elo_step=0.0,
         tie=0.0,
         order_effect=0.2,
-        replications=2000,
+        n_replications=2000,
         progress=False,
     )
     claims = res.summary.loc["battles", "false_claims"]
@@ -154,7 +154,7 @@ def test_size_under_the_null() -> None:
 def test_power_grows_with_battles_and_with_the_step() -> None:
     def adjacent(**fields) -> float:
         res = rs.power(
-            n_models=5, tests="battles", tie=-1.0, replications=800, progress=False, **fields
+            n_models=5, tests="battles", tie=-1.0, n_replications=800, progress=False, **fields
         )
         return res.power_of("battles", "adjacent")[0]
 
@@ -166,9 +166,9 @@ def test_power_grows_with_battles_and_with_the_step() -> None:
 
 def test_same_seed_same_numbers_on_any_number_of_threads() -> None:
     design = BattleDesign(n_models=6, n_battles=1500, tie=0.0, order_effect=0.1)
-    one = rs.power(design, replications=700, seed=3, n_jobs=1, progress=False)
-    two = rs.power(design, replications=700, seed=3, n_jobs=2, progress=False)
-    other = rs.power(design, replications=700, seed=4, n_jobs=2, progress=False)
+    one = rs.power(design, n_replications=700, seed=3, n_jobs=1, progress=False)
+    two = rs.power(design, n_replications=700, seed=3, n_jobs=2, progress=False)
+    other = rs.power(design, n_replications=700, seed=4, n_jobs=2, progress=False)
     assert one.summary.equals(two.summary) and one.pairs.equals(two.pairs)
     assert not one.pairs.equals(other.pairs)
 
@@ -178,17 +178,17 @@ def test_an_order_effect_the_pairs_cannot_identify() -> None:
     weights = np.zeros((3, 3))
     weights[0, 1] = weights[1, 2] = 1.0
     design = BattleDesign(n_models=3, n_battles=600, allocation=weights, order_effect=0.3)
-    asked = rs.power(design.replace(fit_order=True), replications=200, progress=False)
+    asked = rs.power(design.replace(fit_order=True), n_replications=200, progress=False)
     assert asked.summary.loc["battles", "computable"] == 0  # fit_battles would refuse each log
     assert asked.power_of("battles", "adjacent")[0] == 0
-    auto = rs.power(design, replications=200, progress=False)  # left out, as fit_battles does
+    auto = rs.power(design, n_replications=200, progress=False)  # left out, as fit_battles does
     assert auto.summary.loc["battles", "computable"] == 1
 
 
 def test_a_design_from_a_fitted_pilot_log() -> None:
     frame, _ = rs.simulate_battles(n_models=5, n_battles=3000, seed=2)
     battles = rs.read_battles(frame)
-    fit = rs.fit_battles(battles, bootstrap=0)
+    fit = rs.fit_battles(battles, n_resamples=0)
     design = BattleDesign.from_fit(fit, battles)
     np.testing.assert_allclose(design.mu, fit.log_worth, atol=1e-12)
     assert design.order_effect == pytest.approx(fit.log_order)
@@ -201,10 +201,10 @@ def test_a_design_from_a_fitted_pilot_log() -> None:
     counts[table["model_a"].map(index), table["model_b"].map(index)] = table["n"]
     np.testing.assert_allclose(weight, counts[first, second] / 3000)
     with pytest.warns(DataWarning, match="extrapolated beyond the pilot"):
-        res = rs.power(design.replace(n_battles=6000), replications=200, progress=False)
+        res = rs.power(design.replace(n_battles=6000), n_replications=200, progress=False)
     assert "extrapolated from a pilot of 3,000 battles" in res.sentence()
     styled = rs.fit_battles(
-        rs.read_battles(frame.assign(z=np.arange(3000) % 7), covariates=["z"]), bootstrap=0
+        rs.read_battles(frame.assign(z=np.arange(3000) % 7), covariates=["z"]), n_resamples=0
     )
     with pytest.raises(ValueError, match="without covariates"):
         BattleDesign.from_fit(styled, battles)
@@ -220,7 +220,7 @@ def test_differences_of_two_models_are_the_closed_form_wald_test() -> None:
         np.array([0]),
         np.array([0]),
     )
-    fit = rs.fit_battles(log, bootstrap=0, order_effect=False)
+    fit = rs.fit_battles(log, n_resamples=0, order_effect=False)
     row = fit.differences().iloc[0]
     phat = 37 / 60
     z = special.logit(phat) * np.sqrt(60 * phat * (1 - phat))
@@ -234,7 +234,7 @@ def test_differences_of_two_models_are_the_closed_form_wald_test() -> None:
     ("kwargs", "match"),
     [
         ({"tests": "hoeffding"}, "do not apply to battle logs"),
-        ({"level": "task"}, "no blocks"),
+        ({"by": "task"}, "no blocks"),
         ({"n_models": 1}, "n_models"),
         ({"allocation": "round-robin"}, "allocation"),
         ({"baseline": "model02"}, "star"),
@@ -247,18 +247,18 @@ def test_differences_of_two_models_are_the_closed_form_wald_test() -> None:
 def test_bad_arguments_are_named(kwargs: dict, match: str) -> None:
     fields = {"n_models": 4, "n_battles": 400, **kwargs}
     with pytest.raises(ValueError, match=match):
-        rs.power(replications=50, progress=False, **fields)
+        rs.power(n_replications=50, progress=False, **fields)
 
 
 def test_sample_size_of_battles_and_detectable_step() -> None:
     design = BattleDesign(n_models=4, elo_step=40, tie=-1.0)
     found = rs.sample_size(
-        design, sizes=[250, 500, 1000, 2000, 4000, 8000], replications=300, progress=False
+        design, sizes=[250, 500, 1000, 2000, 4000, 8000], n_replications=300, progress=False
     )
     assert found.size is not None and 250 < found.size < 8000
     assert "battles" in found.sentence()
     step = rs.sample_size(
-        design.replace(n_battles=2000), vary="elo_step", replications=300, progress=False
+        design.replace(n_battles=2000), vary="elo_step", n_replications=300, progress=False
     )
     assert step.size is not None and "Elo points" in step.sentence()
     with pytest.raises(ValueError, match="vary must be one of n_battles, elo_step"):

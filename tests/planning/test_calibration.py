@@ -35,7 +35,7 @@ def test_calibration_recovers_the_simulator_s_parameters(pattern: str) -> None:
         locations=(0.0, 0.3, 0.6, 1.0),
         scales=(1.0, 1.5, 0.7, 1.2),
         correlation=0.5,
-        missing=0.1,
+        missing_rate=0.1,
         missing_pattern=pattern,
     )
     cal = rs.calibrate(_pilot(truth))
@@ -43,7 +43,7 @@ def test_calibration_recovers_the_simulator_s_parameters(pattern: str) -> None:
     # Instances with fewer than two scores are dropped by Scores: the median is about 400.
     assert d.pilot[0] == 6 and 390 <= d.pilot[1] <= 400 and d.n_instances == d.pilot[1]
     assert d.correlation == pytest.approx(0.5, abs=0.05)
-    assert d.missing == pytest.approx(0.1, abs=0.03) and d.missing_pattern == pattern
+    assert d.missing_rate == pytest.approx(0.1, abs=0.03) and d.missing_pattern == pattern
     # Scales and locations in the task's unit √(mean s²): ratios and win rates are unit-free.
     scales = np.asarray(truth.scales)
     np.testing.assert_allclose(
@@ -85,10 +85,10 @@ def test_sizes_beyond_the_pilot_are_said_never_silent() -> None:
     cal = rs.calibrate(_pilot(BenchmarkDesign(n_systems=3, n_instances=60, noise="normal")))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # at the pilot's size: nothing to say
-        rs.power(cal.design, tests="t", replications=50, progress=False)
+        rs.power(cal.design, tests="t", n_replications=50, progress=False)
     with pytest.warns(rs.DataWarning, match="the pilot had 60"):
         res = rs.power(
-            cal.design.replace(n_instances=600), tests="t", replications=50, progress=False
+            cal.design.replace(n_instances=600), tests="t", n_replications=50, progress=False
         )
     assert "extrapolated from a pilot of 1 task(s) × 60 instances" in res.sentence()
     assert "note: extrapolated" in repr(res)
@@ -119,7 +119,7 @@ def test_the_detectable_difference_of_two_systems_is_the_t_test_s() -> None:
         n_systems=2, n_instances=80, noise="normal", correlation=0.6, locations=(0.0, 0.3)
     )
     cal = rs.calibrate(_pilot(truth, seed=2))
-    found = cal.detectable(test="t", replications=2000, sizes=[0.05, 0.1, 0.2, 0.4, 0.8])
+    found = cal.detectable(test="t", n_replications=2000, sizes=[0.05, 0.1, 0.2, 0.4, 0.8])
     spread = float(np.sqrt(np.mean(np.square(cal.design.scales))))
     exact = (
         float(minimum_detectable_effect(80)) * spread * np.sqrt(2 * (1 - cal.design.correlation))

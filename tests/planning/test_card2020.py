@@ -56,7 +56,7 @@ def test_card_accuracy_setting(acc, agreement, n, power, type_m, type_s, sims) -
     p10, p01 = design.discordance("sys02", "sys01")
     assert p10 - p01 == pytest.approx(acc[1] - acc[0], abs=1e-9)  # the table Card builds
     assert p10 + p01 == pytest.approx(1 - agreement, abs=1e-9)
-    res = rs.power(design, tests="mcnemar", replications=R, progress=False, seed=7)
+    res = rs.power(design, tests="mcnemar", n_replications=R, progress=False, seed=7)
     row = res.pairs.iloc[0]
     assert (row["system_a"], row["system_b"]) == ("sys02", "sys01")
     ours = np.sqrt(max(row["power"] * (1 - row["power"]), 1e-4) / R)
@@ -75,7 +75,7 @@ def test_card_figure_1_binomial_power(n: int, printed: float) -> None:
     # locations differ by logit(0.65).
     design = rs.BenchmarkDesign(n_systems=2, n_instances=n, phi=float(np.log(0.65 / 0.35)))
     assert design.win_probability("sys02", "sys01") == pytest.approx(0.65)
-    res = rs.power(design, tests="sign", replications=R, progress=False)
+    res = rs.power(design, tests="sign", n_replications=R, progress=False)
     p, se = res.power_of("sign", "adjacent")
     theirs = np.sqrt(printed * (1 - printed) / 100_000)
     assert abs(p - printed) <= 4 * np.hypot(se, theirs)
@@ -97,7 +97,7 @@ def test_agreement_bounds_and_independence() -> None:
 
 def test_card_bleu_setting() -> None:
     design = rs.BenchmarkDesign.from_swap_effects(1.0, zeros=0.13, spread=25.8, n_instances=2000)
-    res = rs.power(design, tests="t", pair=("candidate", "baseline"), replications=4000)
+    res = rs.power(design, tests="t", pair=("candidate", "baseline"), n_replications=4000)
     power, se = res.power_of("t", "pair")
     card_se = np.sqrt(0.756 * 0.244 / 500)  # their 500 simulated test sets
     assert abs(power - 0.756) <= 4 * np.hypot(se, card_se), power
@@ -151,7 +151,7 @@ def test_the_minimum_detectable_accuracy_gap_is_mcnemar_s() -> None:
     # Card et al.'s Table 2 question (the smallest Δacc a test set detects), at a fixed latent
     # correlation: the simulated crossing against the root of the exact McNemar power.
     design = rs.BenchmarkDesign.from_accuracies([0.80, 0.82], agreement=0.975, n_instances=500)
-    found = rs.sample_size(design, test="mcnemar", vary="accuracy_gap", replications=2000)
+    found = rs.sample_size(design, test="mcnemar", vary="accuracy_gap", n_replications=2000)
 
     def exact(gap: float) -> float:
         p10, p01 = with_accuracy_gap(design, gap).discordance("sys02", "sys01")
@@ -172,7 +172,7 @@ def test_a_binary_pilot_has_a_detectable_accuracy_gap() -> None:
     cube = truth.draw(1, np.random.default_rng(2))[0]
     frame = cube_to_scores(cube, truth.names, ["t"], instances=True)
     cal = rs.calibrate(rs.Scores.from_long(frame, instance="instance"))
-    found = cal.detectable(replications=400, progress=False)
+    found = cal.detectable(n_replications=400, progress=False)
     assert found.kind == "binary" and found.curve.test == "mcnemar"
     assert found.step is not None and 0.01 < found.step < 0.2
     assert found.win_rate is None and found.points is None

@@ -260,7 +260,7 @@ def test_hoeffding_size_is_far_below_its_guarantee():
 def test_the_simulated_hoeffding_size_is_its_own_size():
     design = rs.BenchmarkDesign(n_systems=2, n_instances=200, locations=(0.0, 0.0))
     res = rs.power(
-        design, tests="hoeffding", pair=("sys02", "sys01"), replications=20_000, progress=False
+        design, tests="hoeffding", pair=("sys02", "sys01"), n_replications=20_000, progress=False
     )
     size = float(hoeffding_size(200))
     rate = res.power_of("hoeffding", "pair")[0]

@@ -47,7 +47,7 @@ def _two(phi: float, n: int, **kw) -> BenchmarkDesign:
 def test_sign_test_power_is_the_exact_binomial_power(phi: float, n: int) -> None:
     design = _two(phi, n)
     p_win = design.win_probability("sys02", "sys01")  # logistic: a Gumbel difference
-    res = rs.power(design, tests="sign", pair=("sys02", "sys01"), replications=R, progress=False)
+    res = rs.power(design, tests="sign", pair=("sys02", "sys01"), n_replications=R, progress=False)
     row = res.pairs.iloc[0]
     assert (row["system_a"], row["system_b"]) == ("sys02", "sys01")
     # Right direction only: reject (p ≤ α) with more wins for the better system.
@@ -63,7 +63,7 @@ def test_hoeffding_power_with_two_systems_is_a_binomial_sum(phi: float, n: int) 
     design = _two(phi, n)
     p_win = design.win_probability("sys02", "sys01")
     res = rs.power(
-        design, tests="hoeffding", pair=("sys02", "sys01"), replications=R, progress=False
+        design, tests="hoeffding", pair=("sys02", "sys01"), n_replications=R, progress=False
     )
     # Complete data: p̂ = wins / n; significant when 2 exp(−2 n (p̂ − ½)²) < α (one pair: Holm
     # changes nothing).
@@ -76,7 +76,7 @@ def test_hoeffding_power_with_two_systems_is_a_binomial_sum(phi: float, n: int) 
 @pytest.mark.parametrize(("gap", "n"), [(0.3, 50), (0.5, 30), (0.2, 150)])
 def test_paired_t_power_with_normal_noise_is_the_noncentral_t(gap: float, n: int) -> None:
     design = _two(gap, n, noise="normal", scale=1.0)
-    res = rs.power(design, tests="t", pair=("sys02", "sys01"), replications=R, progress=False)
+    res = rs.power(design, tests="t", pair=("sys02", "sys01"), n_replications=R, progress=False)
     row = res.pairs.iloc[0]
     exact = float(paired_t_power(gap / np.sqrt(2.0), n))  # d = Δ / sd(D), sd(D) = √2 scale
     _close(row["power"] + row["wrong_direction"], exact, R)
@@ -86,7 +86,7 @@ def test_type_s_and_type_m_of_the_sign_test_by_enumeration() -> None:
     n, phi = 30, 0.15
     design = _two(phi, n)
     p_win = design.win_probability("sys02", "sys01")
-    res = rs.power(design, tests="sign", replications=20_000, progress=False, seed=3)
+    res = rs.power(design, tests="sign", n_replications=20_000, progress=False, seed=3)
     row = res.pairs.iloc[0]
     k = np.arange(n + 1)
     pmf = stats.binom.pmf(k, n, p_win)
@@ -108,7 +108,7 @@ def test_type_s_and_type_m_of_the_sign_test_by_enumeration() -> None:
 def test_every_test_holds_its_size_under_the_null(noise: str) -> None:
     design = BenchmarkDesign(n_systems=4, n_instances=60, locations=(1.0,) * 4, noise=noise)
     on_scores = [t for t in engine.TESTS if t not in ("mcnemar", "bayes")]
-    res = rs.power(design, tests=on_scores, replications=R, progress=False, seed=1)
+    res = rs.power(design, tests=on_scores, n_replications=R, progress=False, seed=1)
     limit = 0.05 + 4 * np.sqrt(0.05 * 0.95 / R)
     for test in (t for t in engine.PAIR_TESTS if t not in ("mcnemar", "bayes")):
         assert res.summary.loc[test, "false_claims"] <= limit, test
@@ -118,7 +118,7 @@ def test_every_test_holds_its_size_under_the_null(noise: str) -> None:
     two = rs.power(
         _two(1.0, 60, locations=(0.0, 0.0), noise=noise),
         tests=("t", "wilcoxon"),
-        replications=R,
+        n_replications=R,
         progress=False,
         seed=2,
     )
@@ -127,20 +127,20 @@ def test_every_test_holds_its_size_under_the_null(noise: str) -> None:
     # With missing scores: the imputed-rank tests keep their level (the omnibus χ² within
     # 4 s.e. of α; Holm's z tests at most α).
     holes = BenchmarkDesign(
-        n_systems=5, n_tasks=2, n_instances=40, locations=(1.0,) * 5, missing=0.3, noise=noise
+        n_systems=5, n_tasks=2, n_instances=40, locations=(1.0,) * 5, missing_rate=0.3, noise=noise
     )
-    imp = rs.power(holes, tests=["imputed", "imputed-holm"], replications=R, progress=False)
+    imp = rs.power(holes, tests=["imputed", "imputed-holm"], n_replications=R, progress=False)
     _close(imp.summary.loc["imputed", "omnibus"], 0.05, R)
     assert imp.summary.loc["imputed-holm", "false_claims"] <= limit
     # McNemar on binary outcomes of equal accuracy: conservative, at most α.
     binary = rs.BenchmarkDesign.from_accuracies([0.8, 0.8, 0.8], agreement=0.85, n_instances=80)
-    mc = rs.power(binary, tests=["mcnemar", "hoeffding"], replications=R, progress=False)
+    mc = rs.power(binary, tests=["mcnemar", "hoeffding"], n_replications=R, progress=False)
     assert mc.summary.loc["mcnemar", "false_claims"] <= limit
     assert mc.summary.loc["hoeffding", "false_claims"] <= limit
 
 
 def test_power_grows_with_size_and_effect() -> None:
-    kw = dict(tests=("hoeffding", "nemenyi", "sign"), replications=2000, progress=False)
+    kw = dict(tests=("hoeffding", "nemenyi", "sign"), n_replications=2000, progress=False)
     small = rs.power(n_systems=5, n_instances=200, phi=0.15, **kw)
     more = rs.power(n_systems=5, n_instances=800, phi=0.15, **kw)
     larger = rs.power(n_systems=5, n_instances=200, phi=0.3, **kw)
@@ -158,7 +158,7 @@ def test_power_grows_with_size_and_effect() -> None:
 def test_engine_decisions_equal_the_user_facing_tests(missing: float) -> None:
     # φ = 0.6: some pairs significant and some not, for every test (a check that can fail).
     design = BenchmarkDesign(
-        n_systems=4, n_tasks=2, n_instances=40, phi=0.6, missing=missing, round_to=1
+        n_systems=4, n_tasks=2, n_instances=40, phi=0.6, missing_rate=missing, round_to=1
     )
     cubes = design.draw(3, np.random.default_rng(5))
     tests = tuple(t for t in engine.TESTS if t != "bayes")  # tested above against its loop
@@ -173,10 +173,10 @@ def test_engine_decisions_equal_the_user_facing_tests(missing: float) -> None:
             expected = int(np.sign(row["estimate"] - 0.5)) if row["significant"] else 0
             assert out["decisions"]["hoeffding"][i, k] == expected
             assert out["estimates"]["hoeffding"][i, k] == pytest.approx(row["estimate"] - 0.5)
-        fr = friedman(scores, level="instance", missing="complete-case")
+        fr = friedman(scores, by="instance", missing="complete-case")
         assert out["decisions"]["friedman"][i] == (fr.p_value < 0.05)
         for method in ("nemenyi", "conover"):
-            ph = posthoc(scores, method=method, level="instance", missing="complete-case").table
+            ph = posthoc(scores, method=method, by="instance", missing="complete-case").table
             ph = ph.set_index(["system_a", "system_b"])
             for k, (a, b) in enumerate(zip(ia, ib, strict=True)):
                 key = (design.names[a], design.names[b])
@@ -184,7 +184,7 @@ def test_engine_decisions_equal_the_user_facing_tests(missing: float) -> None:
                 assert (out["decisions"][method][i, k] != 0) == bool(row["significant"]), method
         if missing == 0.0:  # rs.paired takes one task: the engine pools both tasks' instances
             wide = pd.DataFrame(cube.transpose(1, 2, 0).reshape(-1, 4), columns=design.names)
-            pairs = rs.paired(wide, n_bootstrap=10).pairs
+            pairs = rs.paired(wide, n_resamples=10).pairs
             for test, column in (
                 ("sign", "sign_p_holm"),
                 ("t", "ttest_p_holm"),
@@ -195,7 +195,7 @@ def test_engine_decisions_equal_the_user_facing_tests(missing: float) -> None:
 
 
 def test_engine_imputed_rank_tests_equal_the_user_facing_ones() -> None:
-    design = BenchmarkDesign(n_systems=5, n_tasks=2, n_instances=30, phi=0.3, missing=0.35)
+    design = BenchmarkDesign(n_systems=5, n_tasks=2, n_instances=30, phi=0.3, missing_rate=0.35)
     cubes = design.draw(4, np.random.default_rng(11))
     out = engine._one_chunk(design, cubes, ("imputed", "imputed-holm"), "instance", 0.05)
     ia, ib = np.triu_indices(5, 1)
@@ -203,9 +203,9 @@ def test_engine_imputed_rank_tests_equal_the_user_facing_ones() -> None:
         frame = cube_to_scores(cube, design.names, ["t1", "t2"], instances=True)
         with pytest.warns(rs.DataWarning):  # rankings with fewer than two scores are skipped
             scores = rs.Scores.from_long(frame.dropna(subset=["score"]), instance="instance")
-        fr = friedman(scores, level="instance", missing="imputed")
+        fr = friedman(scores, by="instance", missing="imputed")
         assert out["decisions"]["imputed"][i] == (fr.p_value < 0.05)
-        ph = posthoc(scores, method="nemenyi", level="instance", missing="imputed", adjust="holm")
+        ph = posthoc(scores, method="nemenyi", by="instance", missing="imputed", correction="holm")
         table = ph.table.set_index(["system_a", "system_b"])
         for k, (a, b) in enumerate(zip(ia, ib, strict=True)):
             key = (design.names[a], design.names[b])
@@ -218,7 +218,7 @@ def test_engine_imputed_rank_tests_equal_the_user_facing_ones() -> None:
 
 
 def test_recovery_is_the_ranking_metrics_of_the_aggregates() -> None:
-    design = BenchmarkDesign(n_systems=5, n_tasks=3, n_instances=20, phi=0.2, missing=0.2)
+    design = BenchmarkDesign(n_systems=5, n_tasks=3, n_instances=20, phi=0.2, missing_rate=0.2)
     cubes = design.draw(2, np.random.default_rng(0))
     out = engine._one_chunk(design, cubes, ("hoeffding",), "instance", 0.05)["recovery"]
     truth = pd.Series(np.arange(5, 0, -1.0), index=design.names)  # sys05 best
@@ -232,7 +232,7 @@ def test_recovery_is_the_ranking_metrics_of_the_aggregates() -> None:
 
 
 def test_batched_draws_start_with_the_single_cube() -> None:
-    kw = dict(missing=0.2, outliers=(0.1, 2.0), instance_types=(3, 0.5), round_to=2)
+    kw = dict(missing_rate=0.2, outliers=(0.1, 2.0), instance_types=(3, 0.5), round_to=2)
     single = gumbel_cube(4, 3, 5, 0.5, 1.0, 7, **kw)
     batch = gumbel_cubes(1, 4, 3, 5, 0.5, 1.0, 7, **kw)
     np.testing.assert_array_equal(batch[0], single)
@@ -242,7 +242,7 @@ def test_batched_draws_start_with_the_single_cube() -> None:
 
 
 def test_same_seed_same_numbers_whatever_the_threads() -> None:
-    kw = dict(n_systems=6, n_instances=300, phi=0.1, replications=700, progress=False)
+    kw = dict(n_systems=6, n_instances=300, phi=0.1, n_replications=700, progress=False)
     one = rs.power(n_jobs=1, **kw)
     two = rs.power(n_jobs=2, **kw)
     pd.testing.assert_frame_equal(one.pairs, two.pairs)
@@ -264,8 +264,8 @@ def test_an_interrupt_keeps_the_whole_chunks_done(monkeypatch: pytest.MonkeyPatc
     design = BenchmarkDesign(n_systems=3, n_instances=100_000)  # 3 replications per chunk
     # Hoeffding: the engine (the sign test alone of 3 Gumbel systems is drawn on its sufficient
     # statistic, in one piece).
-    res = rs.power(design, tests="hoeffding", replications=30, progress=False, n_jobs=1)
-    assert not res.complete and res.replications == 6
+    res = rs.power(design, tests="hoeffding", n_replications=30, progress=False, n_jobs=1)
+    assert not res.complete and res.n_replications == 6
     assert "INTERRUPTED" in repr(res)
 
 
@@ -278,7 +278,7 @@ def test_sample_size_of_the_paired_t_test_is_the_analytic_one() -> None:
         target="pair",
         pair=("sys02", "sys01"),
         sizes=[10, 20, 40, 80, 160],
-        replications=3000,
+        n_replications=3000,
         progress=False,
     )
     exact = float(paired_t_sample_size(gap / np.sqrt(2.0), power=0.8))
@@ -293,7 +293,7 @@ def test_sample_size_of_the_paired_t_test_is_the_analytic_one() -> None:
         pair=("sys02", "sys01"),
         vary="phi",
         sizes=[0.1, 0.2, 0.4, 0.8, 1.6],
-        replications=3000,
+        n_replications=3000,
         progress=False,
     )
     exact_gap = float(minimum_detectable_effect(60, power=0.8)) * np.sqrt(2.0)
@@ -307,7 +307,7 @@ def test_a_target_not_reached_is_not_extrapolated() -> None:
         phi=0.01,
         test="hoeffding",
         sizes=[10, 20, 40],
-        replications=200,
+        n_replications=200,
         progress=False,
     )
     assert res.size is None and res.needed is None
@@ -319,7 +319,7 @@ def test_a_target_not_reached_is_not_extrapolated() -> None:
         target="pair",
         pair=("sys01", "sys02"),
         sizes=[100, 200],
-        replications=200,
+        n_replications=200,
         progress=False,
     )
     assert easy.at_smallest and easy.needed == 100 and "at most 100" in easy.sentence()
@@ -339,9 +339,9 @@ def test_the_named_pair_is_found_on_the_pair_axis() -> None:
         (lambda: rs.power(pair=("sys01", "nope")), "unknown system 'nope'"),
         (lambda: rs.power(pair=("sys01", "sys01")), "twice"),
         (lambda: rs.power(n_sytems=3), "unknown design parameter"),
-        (lambda: rs.power(level="task"), "n_tasks ≥ 2"),
+        (lambda: rs.power(by="task"), "n_tasks ≥ 2"),
         (lambda: rs.power(alpha=1.5), "alpha"),
-        (lambda: rs.power(replications=1), "replications"),
+        (lambda: rs.power(n_replications=1), "replications"),
         (lambda: rs.power(noise="cauchy"), "noise"),
         (lambda: rs.power(locations=(1.0, 2.0)), "locations"),
         (lambda: rs.power(n_jobs=0), "n_jobs"),
@@ -365,7 +365,7 @@ def test_bad_arguments_are_refused_before_simulating(call, message: str) -> None
 def test_recovery_of_the_best_with_two_systems_is_a_binomial_tail() -> None:
     n, phi = 31, 0.2  # odd: Borda never ties
     design = _two(phi, n)
-    res = rs.power(design, tests="sign", replications=R, progress=False)
+    res = rs.power(design, tests="sign", n_replications=R, progress=False)
     p_win = design.win_probability("sys02", "sys01")
     exact = float(stats.binom.sf(n // 2, n, p_win))  # P(sys02 wins more than half)
     _close(res.power_of("sign", "borda_top1")[0], exact, R)
@@ -395,7 +395,7 @@ def test_correlated_normal_noise() -> None:
     np.testing.assert_allclose(corr[np.triu_indices(4, 1)], 0.6, atol=0.02)
     gap, n, rho = 0.25, 40, 0.5
     two = _two(gap, n, noise="normal", correlation=rho)
-    res = rs.power(two, tests="t", pair=("sys02", "sys01"), replications=R, progress=False)
+    res = rs.power(two, tests="t", pair=("sys02", "sys01"), n_replications=R, progress=False)
     row = res.pairs.iloc[0]
     exact = float(paired_t_power(gap / np.sqrt(2 * (1 - rho)), n))
     _close(row["power"] + row["wrong_direction"], exact, R)
@@ -433,11 +433,11 @@ def test_bayes_rows_are_the_user_facing_posterior() -> None:
 def test_bayes_power_matches_a_loop_over_the_user_facing_test() -> None:
     n, reps = 30, 300
     design = _two(0.35, n)
-    res = rs.power(design, tests="bayes", rope=0.1, replications=2000, progress=False)
+    res = rs.power(design, tests="bayes", rope=0.1, n_replications=2000, progress=False)
     claims = []
     for seed in range(reps):  # independent benchmarks through rs.bayes_signed_rank
         cube = design.draw(1, np.random.default_rng(10_000 + seed))[0, :, 0, :]
-        out = rs.bayes_signed_rank(cube[1], cube[0], rope=0.1, samples=1000, seed=seed)
+        out = rs.bayes_signed_rank(cube[1], cube[0], rope=0.1, draws=1000, seed=seed)
         claims.append(out.decision == "a")
     loop = float(np.mean(claims))
     p, se = res.power_of("bayes", "adjacent")
@@ -465,7 +465,7 @@ def test_a_mallows_design_draws_the_model_s_rankings() -> None:
         weights.append(np.exp(-alpha / n * inversions))
         above.append(perm[0] < perm[1])
     exact = float(np.dot(weights, above) / np.sum(weights))
-    res = rs.power(design, tests="sign", replications=3000, progress=False)
+    res = rs.power(design, tests="sign", n_replications=3000, progress=False)
     row = res.pairs.query("system_a == 'a' and system_b == 'b'").iloc[0]
     assert row["true_effect"] == pytest.approx(exact - 0.5, abs=0.006)
     assert design.truth == ("a", "b", "c")
@@ -484,7 +484,7 @@ def test_a_design_from_a_mallows_fit() -> None:
     design = BenchmarkDesign.from_fit(fit, n_instances=12)
     assert design.truth == tuple(fit.order)
     assert design.mallows == ("kendall", pytest.approx(20 * fit.parameters["theta"]))
-    res = rs.power(design, tests=["friedman", "hoeffding"], replications=200, progress=False)
+    res = rs.power(design, tests=["friedman", "hoeffding"], n_replications=200, progress=False)
     assert res.summary.loc["friedman", "omnibus"] > 0.9  # 12 assessors agree strongly
 
 
@@ -498,6 +498,6 @@ def test_results_that_would_not_fit_in_memory_are_refused_first(monkeypatch) -> 
     monkeypatch.setattr(power_analysis, "simulate_tests", lambda *a, **k: pytest.fail("ran"))
     # 200 systems: 19,900 pairs × 10,000 benchmarks × (9 × 3 + 30) bytes ≈ 11 GB.
     with pytest.raises(ResourceError, match=r"rs\.power .*needs about"):
-        rs.power(n_systems=200, replications=10_000, progress=False)
+        rs.power(n_systems=200, n_replications=10_000, progress=False)
     monkeypatch.setenv("RANKSTATS_IGNORE_MEMORY", "1")
     assert resources.memory_check_disabled()

@@ -29,7 +29,7 @@ def _engine(design: BenchmarkDesign, test: str, seed: int = 11, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         rep = simulate_tests(
-            design, (test,), replications=R, seed=seed, progress=False, n_jobs=1, **kw
+            design, (test,), n_replications=R, seed=seed, progress=False, n_jobs=1, **kw
         )
     return power_tables(rep, None)
 
@@ -71,7 +71,7 @@ CASES = [
 
 @pytest.mark.parametrize(("test", "design"), CASES)
 def test_the_sufficient_statistic_agrees_with_the_engine(test: str, design) -> None:
-    fast = rs.power(design, tests=test, replications=R, progress=False, seed=5)
+    fast = rs.power(design, tests=test, n_replications=R, progress=False, seed=5)
     assert fast.method != "scores"
     summary, pairs, recovery = _engine(design, test)
     for target in ("adjacent", "all_adjacent", "all_pairs", "omnibus", "false_claims"):
@@ -102,7 +102,7 @@ def test_the_sufficient_statistic_agrees_with_the_engine(test: str, design) -> N
 def test_wilcoxon_of_binary_outcomes_agrees_with_the_engine(zero_method: str, n: int) -> None:
     design = BenchmarkDesign.from_accuracies([0.55, 0.75], agreement=0.7, n_instances=n)
     fast = rs.power(
-        design, tests="wilcoxon", zero_method=zero_method, replications=R, progress=False
+        design, tests="wilcoxon", zero_method=zero_method, n_replications=R, progress=False
     )
     assert fast.method == "discordant counts" and fast.zero_method == zero_method
     summary, _, _ = _engine(design, "wilcoxon", zero_method=zero_method)
@@ -134,7 +134,7 @@ def test_mcnemar_power_is_the_exact_sum_over_the_rejection_region(
     design = BenchmarkDesign.from_accuracies(
         acc, agreement=agreement, n_instances=n, identical=identical
     )
-    res = rs.power(design, tests="mcnemar", replications=20_000, progress=False)
+    res = rs.power(design, tests="mcnemar", n_replications=20_000, progress=False)
     p10, p01 = design.discordance("sys02", "sys01")
     exact = float(mcnemar_exact_power(p10 * (1 - identical), p01 * (1 - identical), n))
     p, se = res.power_of("mcnemar")
@@ -150,7 +150,7 @@ def test_mcnemar_power_is_the_exact_sum_over_the_rejection_region(
     ],
 )
 def test_sign_power_is_the_exact_binomial_sum(design) -> None:
-    res = rs.power(design, tests="sign", replications=20_000, progress=False)
+    res = rs.power(design, tests="sign", n_replications=20_000, progress=False)
     assert res.method == "win counts"
     win, lose = (design.win_probability(*s) for s in (("sys02", "sys01"), ("sys01", "sys02")))
     exact = float(mcnemar_exact_power(win, lose, design.n_instances))  # ties: identical outputs
@@ -163,7 +163,7 @@ def test_sign_power_is_the_exact_binomial_sum(design) -> None:
 @pytest.mark.parametrize(("gap", "n"), [(0.3, 30), (0.6, 12)])
 def test_paired_t_power_is_the_noncentral_t(gap: float, n: int) -> None:
     design = BenchmarkDesign(n_systems=2, n_instances=n, noise="normal", correlation=0.3, phi=gap)
-    res = rs.power(design, tests="t", replications=20_000, progress=False)
+    res = rs.power(design, tests="t", n_replications=20_000, progress=False)
     assert res.method == "normal moments"
     effect = gap / np.sqrt(2 * (1 - 0.3))
     exact = float(paired_t_power(effect, n))
@@ -207,7 +207,7 @@ def test_plackett_luce_probabilities_are_those_of_gumbel_maxima() -> None:
         (BenchmarkDesign(n_systems=5), ("sign", "friedman"), "instance", None),
         (BenchmarkDesign(n_systems=5, n_tasks=3), ("friedman",), "task", None),
         (BenchmarkDesign(n_systems=5, n_tasks=3), ("friedman",), "instance", "ranking counts"),
-        (BenchmarkDesign(n_systems=2, missing=0.1), ("sign",), "instance", None),
+        (BenchmarkDesign(n_systems=2, missing_rate=0.1), ("sign",), "instance", None),
         (BenchmarkDesign(n_systems=2, round_to=1), ("sign",), "instance", None),
         (BenchmarkDesign(n_systems=2, outliers=(0.1, 3.0)), ("sign",), "instance", None),
         (BenchmarkDesign(n_systems=3, noise="normal"), ("sign",), "instance", None),
@@ -231,7 +231,7 @@ def test_the_path_is_taken_only_for_its_designs(design, tests, level, path) -> N
 
 
 def test_the_result_says_which_path_ran_and_what_it_did_not_measure() -> None:
-    fast = rs.power(n_systems=3, n_instances=50, tests="sign", replications=50, progress=False)
+    fast = rs.power(n_systems=3, n_instances=50, tests="sign", n_replications=50, progress=False)
     assert fast.method == "ranking counts" and "sufficient statistic" in repr(fast)
     assert list(fast.recovery.index) == ["borda"]
     assert "recovery of the true order measured for borda only" in repr(fast)
@@ -239,20 +239,20 @@ def test_the_result_says_which_path_ran_and_what_it_did_not_measure() -> None:
     with pytest.raises(ValueError, match="does not apply"):
         fast.power_of("sign", "mean_top1")
     full = rs.power(
-        n_systems=3, n_instances=50, tests=["sign", "t"], replications=50, progress=False
+        n_systems=3, n_instances=50, tests=["sign", "t"], n_replications=50, progress=False
     )
     assert full.method == "scores" and not full.notes
-    again = rs.power(n_systems=3, n_instances=50, tests="sign", replications=50, progress=False)
+    again = rs.power(n_systems=3, n_instances=50, tests="sign", n_replications=50, progress=False)
     assert again.summary.equals(fast.summary)  # same seed, same numbers
 
 
 def test_a_recovery_target_the_statistic_does_not_determine_runs_the_engine() -> None:
     common = dict(n_systems=3, phi=0.3, test="sign", sizes=[10, 40], refine=0, progress=False)
-    by_mean = rs.sample_size(target="mean_top1", replications=100, **common)
+    by_mean = rs.sample_size(target="mean_top1", n_replications=100, **common)
     assert {r.method for r in by_mean.results} == {"scores"}
-    by_borda = rs.sample_size(target="borda_top1", replications=100, **common)
+    by_borda = rs.sample_size(target="borda_top1", n_replications=100, **common)
     assert {r.method for r in by_borda.results} == {"ranking counts"}
     plain = rs.power(
-        n_systems=3, n_instances=10, phi=0.3, tests="sign", replications=50, progress=False
+        n_systems=3, n_instances=10, phi=0.3, tests="sign", n_replications=50, progress=False
     )
     assert plain.method == "ranking counts"  # the context of the curve is gone

@@ -80,7 +80,7 @@ def test_rejection_rates_equal_scipy_replicate_by_replicate():
         res = rs.power(
             DESIGN,
             tests="wilcoxon",
-            replications=REPS,
+            n_replications=REPS,
             seed=SEED,
             alpha=ALPHA,
             progress=False,
@@ -106,12 +106,12 @@ def test_rejection_rates_equal_scipy_replicate_by_replicate():
 
 
 def test_the_default_drops_zeros_and_is_stated():
-    common = dict(tests=("t", "wilcoxon"), replications=50, seed=1, progress=False)
+    common = dict(tests=("t", "wilcoxon"), n_replications=50, seed=1, progress=False)
     default = rs.power(DESIGN, **common)
     explicit = rs.power(DESIGN, zero_method="wilcox", **common)
     assert default.zero_method == "wilcox"
     np.testing.assert_array_equal(default.pairs["power"], explicit.pairs["power"])
-    assert rs.power(DESIGN, tests="t", replications=10, progress=False).zero_method is None
+    assert rs.power(DESIGN, tests="t", n_replications=10, progress=False).zero_method is None
     pratt = rs.power(DESIGN, zero_method="pratt", **common)
     assert "with zero differences ranked as Pratt (1959)" in pratt.sentence("wilcoxon")
     assert "zero_method='pratt'" in repr(pratt)
@@ -120,13 +120,13 @@ def test_the_default_drops_zeros_and_is_stated():
 
 def test_sample_size_passes_the_zero_method_to_every_point():
     common = dict(test="wilcoxon", target="adjacent", sizes=[20, 40], refine=0, progress=False)
-    curve = rs.sample_size(DESIGN, replications=60, seed=2, zero_method="pratt", **common)
+    curve = rs.sample_size(DESIGN, n_replications=60, seed=2, zero_method="pratt", **common)
     assert [r.zero_method for r in curve.results] == ["pratt", "pratt"]
     assert "ranked as Pratt (1959)" in curve.sentence()
     at_40 = rs.power(
         DESIGN.replace(n_instances=40),
         tests="wilcoxon",
-        replications=60,
+        n_replications=60,
         seed=2,
         progress=False,
         zero_method="pratt",
@@ -146,7 +146,7 @@ def test_calibration_passes_the_zero_method():
     cal = rs.calibrate(scores)
     found = {
         zm: cal.detectable(
-            test="wilcoxon", replications=200, sizes=[0.05, 0.15], refine=0, zero_method=zm
+            test="wilcoxon", n_replications=200, sizes=[0.05, 0.15], refine=0, zero_method=zm
         )
         for zm in ZERO_METHODS
     }

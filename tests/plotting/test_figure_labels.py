@@ -175,7 +175,7 @@ def battle_fit():
     names = dict(zip(models, NAMES, strict=True))
     log = log.astype({"model_a": str, "model_b": str, "winner": str})
     log = log.assign(model_a=log["model_a"].map(names), model_b=log["model_b"].map(names))
-    return rs.fit_battles(read_battles(log), bootstrap=0)
+    return rs.fit_battles(read_battles(log), n_resamples=0)
 
 
 def test_battle_interval_plot(battle_fit):
@@ -236,7 +236,7 @@ def test_rank_sets_plot(scores):
     from rankstats.significance.rank_sets import rank_confidence_sets
 
     task = scores.select(["t0"])
-    sets = rank_confidence_sets(task, level="instance", n_boot=200, seed=0)
+    sets = rank_confidence_sets(task, by="instance", n_resamples=200, seed=0)
     ax = sets.plot()
     assert _full(_ticks(ax), sets.systems) == list(sets.systems)
     assert SHORTENED_NOTE in ax.get_title()
@@ -248,7 +248,7 @@ def test_tukey_plot(scores):
     # 30 of the names: Tukey's p-values (scipy's studentized range, one per pair) take minutes
     # for 150 systems; 30 names still share their first 50 characters.
     few = scores.data[scores.data["system"].isin(NAMES[:30]) & (scores.data["task"] == "t0")]
-    res = tukey_hsd(rs.Scores.from_long(few, instance="instance"), level="instance")
+    res = tukey_hsd(rs.Scores.from_long(few, instance="instance"), by="instance")
     ax = res.plot()
     assert _full(_ticks(ax), res.means.index) == list(res.means.index)
     assert SHORTENED_NOTE in ax.get_title()
@@ -256,7 +256,7 @@ def test_tukey_plot(scores):
 
 def test_bayes_signed_rank_simplex(scores):
     a, b = NAMES[0], NAMES[3]
-    res = rs.bayes_signed_rank(scores.select(["t0"]), a, b, rope=0.1, samples=2000)
+    res = rs.bayes_signed_rank(scores.select(["t0"]), a, b, rope=0.1, draws=2000)
     texts = [t.get_text() for t in res.plot().axes[0].texts]
     better = [t.split(" better\n")[0] for t in texts if " better\n" in t]
     assert _full(better, [a, b]) == [a, b]

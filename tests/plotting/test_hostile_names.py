@@ -79,7 +79,7 @@ def hostile_report(messy_wide, tmp_path_factory):
             messy_wide, system="system", higher_is_better={t: False for t in LOWER}
         )
     out = tmp_path_factory.mktemp("hostile") / "report"
-    rep = rs.report(scores, out=out, title="$\\notacommand$ & <b>bold</b>", level="task")
+    rep = rs.report(scores, out=out, title="$\\notacommand$ & <b>bold</b>", by="task")
     return rep
 
 
@@ -288,7 +288,7 @@ def test_forest_pages_and_compare_figures_are_literal(complete_scores):
 
 
 def test_paired_figures_and_section(complete_scores, tmp_path):
-    result = rs.paired(complete_scores, task="$\\notacommand$", seed=0, n_bootstrap=200)
+    result = rs.paired(complete_scores, task="$\\notacommand$", seed=0, n_resamples=200)
     matrix = result.plot_matrix()
     ax = matrix.axes[0]
     ranked = [t.get_text().replace(r"\$", "$") for t in ax.get_yticklabels()]

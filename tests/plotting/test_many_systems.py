@@ -141,7 +141,7 @@ def test_heatmap_of_the_top_systems_keeps_the_full_statistics():
 
 # ------------------------------------------------------------------------------ CD diagram
 def test_cd_diagram_and_letters_fit_for_121_systems():
-    res = posthoc(rs.Scores.from_long(_openclip_long()), level="task", method="nemenyi")
+    res = posthoc(rs.Scores.from_long(_openclip_long()), by="task", method="nemenyi")
     fig = cd_diagram(res)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -203,12 +203,12 @@ def _compile(tex: str, tmp: Path | None = None) -> None:
 
 
 def test_cd_table_of_121_systems_is_a_longtable():
-    res = posthoc(rs.Scores.from_long(_openclip_long()), level="task", method="nemenyi")
+    res = posthoc(rs.Scores.from_long(_openclip_long()), by="task", method="nemenyi")
     _check_longtable(cd_table(res), 121)
 
 
 def test_short_cd_table_stays_a_float():
-    res = posthoc(rs.load_dataset("summeval"), level="task", method="nemenyi")
+    res = posthoc(rs.load_dataset("summeval"), by="task", method="nemenyi")
     assert r"\begin{table}" in cd_table(res) and "longtable" not in cd_table(res)
 
 

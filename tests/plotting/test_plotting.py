@@ -193,7 +193,7 @@ def test_compare_forest_says_how_many_pairs_and_pages_show_all():
 
 def test_paired_matrix_says_what_its_marks_and_grey_cells_are():
     sc = rs.load_dataset("summeval")
-    result = rs.paired(sc, task=sc.tasks[0], seed=0, n_bootstrap=50)
+    result = rs.paired(sc, task=sc.tasks[0], seed=0, n_resamples=50)
     fig = result.plot_matrix("sign")
     notes = [t.get_text() for t in fig.texts]
     alpha = result.parameters["alpha"]

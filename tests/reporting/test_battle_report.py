@@ -49,7 +49,7 @@ def _log(seed: int, covariates: bool) -> rs.Battles:
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory):
     log = _log(1, covariates=False)
-    fit = rs.fit_battles(log, bootstrap=40, seed=0)
+    fit = rs.fit_battles(log, n_resamples=40, seed=0)
     rep = rs.battle_report(fit, log, out=tmp_path_factory.mktemp("plain") / "report")
     return log, fit, rep
 
@@ -57,7 +57,7 @@ def plain(tmp_path_factory):
 @pytest.fixture(scope="module")
 def styled(tmp_path_factory):
     log = _log(2, covariates=True)
-    fit = rs.fit_battles(log, bootstrap=40, seed=0)
+    fit = rs.fit_battles(log, n_resamples=40, seed=0)
     rep = rs.battle_report(fit, log, out=tmp_path_factory.mktemp("styled") / "report")
     return log, fit, rep
 
@@ -142,7 +142,7 @@ def test_marks_are_those_of_the_one_test(plain):
 
 def test_differences_are_computed_once(monkeypatch, tmp_path):
     log = _log(3, covariates=False)
-    fit = rs.fit_battles(log, bootstrap=10)
+    fit = rs.fit_battles(log, n_resamples=10)
     calls = []
     original = BattleFit.differences
 
@@ -244,9 +244,9 @@ def test_unconverged_posterior_warns_loudly(plain, tmp_path):
     faked = dataclasses.replace(
         fit,
         posterior={
-            "log_worth": fit.bootstrap[:, : fit.n_models],
-            "log_tie": fit.bootstrap[:, fit.n_models],
-            "log_order": fit.bootstrap[:, fit.n_models + 1],
+            "log_worth": fit.bootstrap_distribution[:, : fit.n_models],
+            "log_tie": fit.bootstrap_distribution[:, fit.n_models],
+            "log_order": fit.bootstrap_distribution[:, fit.n_models + 1],
         },
         info={**fit.info, "posterior_problems": problems, "sampler": "pymc"},
     )
@@ -275,13 +275,13 @@ def test_real_sampler_not_converged_is_stated(tmp_path):
         warnings.simplefilter("ignore")
         fit = rs.fit_battles(
             log,
-            bootstrap=0,
+            n_resamples=0,
             posterior=True,
             draws=15,
             tune=15,
             chains=2,
             sampler="pymc",
-            progressbar=False,
+            progress=False,
         )
     assert fit.info["posterior_problems"]  # too few draws to certify convergence
     rep = rs.battle_report(fit, log, out=tmp_path / "r")
@@ -299,7 +299,7 @@ def test_bundled_style_log_end_to_end(tmp_path):
     }
     path = rs.datasets.battles_path("arena_bench_style")
     log = rs.read_battles(path, cluster="question_id", covariates=style)
-    fit = rs.fit_battles(log, order_effect=False, bootstrap=1000, seed=0)
+    fit = rs.fit_battles(log, order_effect=False, n_resamples=1000, seed=0)
     rep = rs.battle_report(fit, log, out=tmp_path / "r")
     pd.testing.assert_frame_equal(rep.leaderboard[fit.table().columns], fit.table())
     moved = (fit.table()["rank"] != fit.table()["rank_unadjusted"]).sum()

@@ -172,7 +172,7 @@ def test_methods_state_instance_level_missing(tmp_path):
     frame = pd.concat([frame, pd.DataFrame([("ghost", "t1", 0, np.nan)], columns=frame.columns)])
     with pytest.warns(DataWarning):
         scores = rs.Scores.from_long(frame, instance="instance")
-    rep = rs.report(scores, out=tmp_path / "r", methods=["borda"], level="instance")
+    rep = rs.report(scores, out=tmp_path / "r", methods=["borda"], by="instance")
     counts = frame.dropna().groupby(["task", "instance"]).size()
     kept = counts[counts >= 2]
     n_systems = frame["system"].nunique()  # 5, the never-evaluated one included
@@ -190,7 +190,7 @@ def test_methods_state_instance_level_missing(tmp_path):
     assert "no score was negated" in text
 
     # The same data ranked per task: instance means, some over fewer instances than the task has.
-    rep = rs.report(scores, out=tmp_path / "t", methods=["borda"], level="task")
+    rep = rs.report(scores, out=tmp_path / "t", methods=["borda"], by="task")
     observed = frame.dropna()
     observed = observed[
         observed.groupby(["task", "instance"])["system"].transform("size").to_numpy() >= 2
@@ -220,7 +220,7 @@ def disagreeing_scores():
 
 
 def test_contradicted_order_is_marked(disagreeing_scores, tmp_path):
-    rep = rs.report(disagreeing_scores, out=tmp_path / "r", methods=["borda"], level="instance")
+    rep = rs.report(disagreeing_scores, out=tmp_path / "r", methods=["borda"], by="instance")
     assert rep.ranking["system"].tolist() == ["b", "a", "c"]
     pairs = rep.pairs.set_index(["system_a", "system_b"])
     assert pairs.loc[("b", "a"), "winner"] == "a" and pairs.loc[("a", "c"), "winner"] == "a"
@@ -287,7 +287,7 @@ def test_unconverged_fit_is_stated(four_systems, tmp_path):
     scores, rk = four_systems
     with pytest.warns(ConvergenceWarning):
         fit = rs.models.Mallows().fit(
-            rk, draws=20, tune=0, chains=2, seed=0, progressbar=False, max_draws=20
+            rk, draws=20, tune=0, chains=2, seed=0, progress=False, max_draws=20
         )
     theta = np.asarray(fit.idata["posterior"]["theta"])
     assert float(az.ess(theta, method="bulk")) < 400  # ArviZ itself: too few effective draws
@@ -309,7 +309,7 @@ def test_r_hat_above_threshold_is_stated(four_systems, tmp_path, monkeypatch):
     from rankstats.models.mallows.fit import MallowsFit
 
     scores, rk = four_systems
-    fit = rs.models.Mallows().fit(rk, draws=1500, tune=300, chains=2, seed=0, progressbar=False)
+    fit = rs.models.Mallows().fit(rk, draws=1500, tune=300, chains=2, seed=0, progress=False)
     rep = rs.report(scores, out=tmp_path / "ok", methods=["borda"], models=[fit])
     assert rep.convergence[0].converged
     assert "did not converge" not in rep.methods_text
@@ -317,8 +317,8 @@ def test_r_hat_above_threshold_is_stated(four_systems, tmp_path, monkeypatch):
 
     real = MallowsFit.summary
 
-    def r_hat_108(self, prob=0.95):
-        table = real(self, prob)
+    def r_hat_108(self, ci_prob=0.95):
+        table = real(self, ci_prob)
         table["r_hat"] = 1.08
         table["ess_bulk"] = 5000.0
         return table
@@ -351,7 +351,7 @@ def test_convergence_counts_divergences_and_single_chains():
         def __init__(self, idata, r_hat=1.0, ess=2000.0):
             self.idata, self.r_hat, self.ess = idata, r_hat, ess
 
-        def summary(self, prob=0.95):
+        def summary(self, ci_prob=0.95):
             return pd.DataFrame(
                 {"sd": [1.0, 1.0, 0.0], "r_hat": [self.r_hat, 1.0, np.nan], "ess_bulk": self.ess}
             )
@@ -424,7 +424,7 @@ def test_report_computes_each_statistic_once(tmp_path, monkeypatch):
 
     calls["from_scores"].clear()
     calls["pairwise"].clear()
-    rs.report(scores, out=tmp_path / "t", methods=["borda", "copeland", "mean"], level="task")
+    rs.report(scores, out=tmp_path / "t", methods=["borda", "copeland", "mean"], by="task")
     assert calls["from_scores"] == ["task"]
     assert calls["pairwise"] == [("task",)]
 
@@ -626,13 +626,13 @@ def test_summary_no_pair_can_be_significant():
 
     res = _result([["a", "b", "c"]] * 4, ["a", "b", "c"])
     assert res.n_significant == 0
-    text = claims(res, level="task", has_instances=True)
+    text = claims(res, by="task", has_instances=True)
     assert not text.startswith("Can be claimed")
     assert "no pair of systems differs significantly" in text
     need = res.min_compared_for_significance()
     assert f"compared in at most 4 ranking(s), and even a unanimous pair needs {need}" in text
     assert "rank per instance" in text
-    assert "more tasks" in claims(res, level="task", has_instances=False)
+    assert "more tasks" in claims(res, by="task", has_instances=False)
 
 
 @pytest.mark.pymc

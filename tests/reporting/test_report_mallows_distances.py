@@ -25,7 +25,7 @@ def _rankings() -> rs.Rankings:
 
 def test_the_report_names_the_distance_and_the_clusters(tmp_path):
     rk = _rankings()
-    options = {"draws": 100, "tune": 300, "chains": 2, "max_draws": 100, "progressbar": False}
+    options = {"draws": 100, "tune": 300, "chains": 2, "max_draws": 100, "progress": False}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # short chains
         one = rs.models.Mallows(distance="footrule").fit(rk, **options)

@@ -71,9 +71,7 @@ def fitted():
         "bt": _sampled(rs.models.BradleyTerry(), rk, 2),
     }
     mallows = _quiet(
-        lambda: rs.models.Mallows().fit(
-            rk, draws=400, tune=100, chains=2, seed=3, progressbar=False
-        )
+        lambda: rs.models.Mallows().fit(rk, draws=400, tune=100, chains=2, seed=3, progress=False)
     )
     map_fit = rs.models.Mallows().fit(rk, method="map")  # one point: not comparable
     return scores, rk, fits, map_fit, mallows
@@ -86,7 +84,7 @@ def report(fitted, tmp_path_factory):
     models = [fits["pl"], fits["bt"], map_fit]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        rep = rs.report(scores, out=out, methods=["borda"], models=models, level="task")
+        rep = rs.report(scores, out=out, methods=["borda"], models=models, by="task")
     return rep, out
 
 
@@ -262,7 +260,7 @@ def test_constant_loglik_units_get_pareto_k_zero():
     rk = rs.Rankings.from_rank_matrix(pd.DataFrame(ranks, columns=list(base.systems)))
     pl = _sampled(rs.models.PlackettLuce(), rk, 1)
     ma = _quiet(
-        lambda: rs.models.Mallows().fit(rk, draws=300, tune=50, chains=2, seed=0, progressbar=False)
+        lambda: rs.models.Mallows().fit(rk, draws=300, tune=50, chains=2, seed=0, progress=False)
     )
     values = pointwise.pointwise(pl).to_numpy().reshape(-1, rk.n_rankings)
     assert np.ptp(values[:, -1]) == 0

@@ -13,7 +13,7 @@ from rankstats.reporting.power_section import options
 
 pytestmark = pytest.mark.long  # reports of several seconds each (CI runs them on both stacks)
 
-SMALL = {"replications": 100}
+SMALL = {"n_replications": 100}
 
 
 def test_section_files_sentence_and_citation(tmp_path):
@@ -28,7 +28,7 @@ def test_section_files_sentence_and_citation(tmp_path):
     } <= names
     found = rep.power.detectable
     # The library's own answer, recomputed: the same calibration, the same seeded simulation.
-    again = rs.calibrate(scores).detectable(replications=100)
+    again = rs.calibrate(scores).detectable(n_replications=100)
     assert found.step == pytest.approx(again.step)
     curve = pd.read_csv(tmp_path / "rep" / "power_curve.csv")
     np.testing.assert_allclose(curve["power"], again.curve.curve["power"])
@@ -83,14 +83,14 @@ def test_the_report_s_zero_method_reaches_a_wilcoxon_power_section(tmp_path):
         columns=["system", "task", "instance", "score"],
     )
     scores = rs.Scores.from_long(long, instance="instance")
-    power = {"test": "wilcoxon", "replications": 60}
+    power = {"test": "wilcoxon", "n_replications": 60}
     rep = rs.report(scores, out=tmp_path / "rep", power=power, zero_method="zsplit")
     assert rep.power.zero_method == "zsplit"
     cal = rs.calibrate(scores)
-    again = cal.detectable(test="wilcoxon", replications=60, zero_method="zsplit")
+    again = cal.detectable(test="wilcoxon", n_replications=60, zero_method="zsplit")
     curve = pd.read_csv(tmp_path / "rep" / "power_curve.csv")
     np.testing.assert_allclose(curve["power"], again.curve.curve["power"])
-    dropped = cal.detectable(test="wilcoxon", replications=60)
+    dropped = cal.detectable(test="wilcoxon", n_replications=60)
     assert not np.allclose(curve["power"], dropped.curve.curve["power"])
     assert "split evenly between the two signed-rank sums" in rep.methods_text
     assert "zero_method='zsplit'" in rep.methods_text

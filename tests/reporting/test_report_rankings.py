@@ -126,7 +126,7 @@ def test_report_of_a_preflib_file_equals_the_statistics_computed_directly(tmp_pa
         ({"methods": ("borda", "median")}, "methods='median'"),
         ({"methods": ("borda", "borda2")}, "methods='borda2'"),
         ({"paired": ("x",)}, "paired="),
-        ({"level": "task"}, "level="),
+        ({"by": "task"}, "by="),
     ],
 )
 def test_requests_that_need_scores_are_refused_before_anything_is_written(
@@ -152,7 +152,7 @@ def test_report_of_a_bundled_rankings_data_set(tmp_path):
         title="NASCAR 2002",
     )
     table = rep.ranking.set_index("system")
-    assert len(table) == 87 and rep.data.level == "ranking"
+    assert len(table) == 87 and rep.data.by == "ranking"
     for method in ("borda", "copeland"):
         direct = rs.aggregate(rk, method).table.set_index("system")
         np.testing.assert_allclose(table[f"score_{method}"], direct.loc[table.index, "score"])
@@ -164,7 +164,7 @@ def test_report_of_a_bundled_rankings_data_set(tmp_path):
     assert list(ranks.index) == list(fit.order)
     fr = rs.friedman(rk, missing="imputed")
     assert rep.significance.friedman.statistic == pytest.approx(fr.statistic, rel=1e-12)
-    assert rep.significance.friedman.blocks.level == "ranking"
+    assert rep.significance.friedman.blocks.by == "ranking"
     assert "36 rankings of 87 systems" in rep.methods_text
     assert "two-level Borda σ^2l (it needs tasks)" in rep.methods_text
 
@@ -178,5 +178,5 @@ def test_rankings_with_tasks_keep_two_level_borda(tmp_path):
     direct = rs.aggregate(rk, "borda2").table.set_index("system")
     table = rep.ranking.set_index("system")
     np.testing.assert_allclose(table["score_borda2"], direct.loc[table.index, "score"])
-    assert rep.data.level == "instance"
+    assert rep.data.by == "instance"
     assert "σ^2l" not in rep.methods_text.split("Data:")[0]

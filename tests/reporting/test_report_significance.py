@@ -79,9 +79,9 @@ def test_options_mapping_complete_case_and_names_escaped(tmp_path):
         ("d", "t4", 0.9),
     ]
     scores = rs.Scores.from_long(pd.DataFrame(rows, columns=["system", "task", "score"]))
-    opts = {"method": "conover", "adjust": "bonferroni", "missing": "complete-case"}
+    opts = {"method": "conover", "correction": "bonferroni", "missing": "complete-case"}
     rep = rs.report(scores, out=tmp_path / "rep", significance=opts)
-    assert rep.significance.posthoc.adjust == "bonferroni"
+    assert rep.significance.posthoc.correction == "bonferroni"
     assert list(rep.significance.friedman.dropped_blocks) == ["t3", "t4"]
     page = (tmp_path / "rep" / "report.html").read_text()
     assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
@@ -121,10 +121,10 @@ def test_imputed_ranks_section_says_what_was_computed(tmp_path):
     how many cells were imputed, and no critical difference (there is none)."""
     scores = rs.load_dataset("xtreme_missing")
     rep = rs.report(
-        scores, out=tmp_path / "rep", significance={"missing": "imputed", "adjust": "holm"}
+        scores, out=tmp_path / "rep", significance={"missing": "imputed", "correction": "holm"}
     )
     fr = rs.friedman(scores, missing="imputed")
-    ph = rs.posthoc(scores, missing="imputed", adjust="holm")
+    ph = rs.posthoc(scores, missing="imputed", correction="holm")
     assert rep.significance.posthoc.n_significant == ph.n_significant
     text = rep.methods_text
     assert "Friedman-type test on the imputed expected ranks" in text

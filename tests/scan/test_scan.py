@@ -12,7 +12,7 @@ import rankstats as rs
 
 def _data(seed=0):
     sim = rs.simulate.gumbel(
-        7, 4, 30, phi=0.3, seed=seed, missing=0.25, missing_pattern="block", round_to=1
+        7, 4, 30, phi=0.3, seed=seed, missing_rate=0.25, missing_pattern="block", round_to=1
     )  # blocks + ties
     df = sim.data.astype({"system": str, "task": str})
     df = df.sort_values(["task", "instance"], kind="stable").reset_index(drop=True)
@@ -87,7 +87,7 @@ def test_memory_does_not_grow_with_the_number_of_files(tmp_path):
     """Peak traced memory of the single-process stream: 16 files cost no more than 4."""
     import tracemalloc
 
-    sim = rs.simulate.gumbel(10, 16, 2000, seed=0, missing=0.1)
+    sim = rs.simulate.gumbel(10, 16, 2000, seed=0, missing_rate=0.1)
     df = sim.data.astype({"system": str, "task": str})
     df = df.sort_values(["task", "instance"], kind="stable")
     files = []
@@ -120,17 +120,19 @@ def test_client_needs_the_dask_extra(tmp_path, monkeypatch):
 
 @pytest.mark.long
 def test_local_worker_processes_equal_one_process(tmp_path):
-    """workers=2: row groups reduced in two processes, the instances cut by row-group and file
+    """n_jobs=2: row groups reduced in two processes, the instances cut by row-group and file
     boundaries merged by the driver; equal to the one-process scan (itself equal to the in-memory
     statistics) to 1e-12, and an instance written in two files is refused by name."""
-    sim = rs.simulate.gumbel(7, 4, 60, seed=11, missing=0.25, missing_pattern="block", round_to=1)
+    sim = rs.simulate.gumbel(
+        7, 4, 60, seed=11, missing_rate=0.25, missing_pattern="block", round_to=1
+    )
     df = sim.data.astype({"system": str, "task": str})
     df = df.sort_values(["task", "instance"], kind="stable").reset_index(drop=True)
     half = len(df) // 2 + 3  # cuts an instance between the two files
     df.iloc[:half].to_parquet(tmp_path / "a.parquet", row_group_size=29)
     df.iloc[half:].to_parquet(tmp_path / "b.parquet", row_group_size=29)
     one = rs.scan_scores(tmp_path).statistics()
-    two = rs.scan_scores(tmp_path, workers=2).statistics()
+    two = rs.scan_scores(tmp_path, n_jobs=2).statistics()
     assert two.pairwise.n_rankings == one.pairwise.n_rankings == 4 * 60
     for name in ("wins", "wins_observed", "compared"):
         np.testing.assert_allclose(
@@ -145,9 +147,9 @@ def test_local_worker_processes_equal_one_process(tmp_path):
     pd.concat([first, df.iloc[len(first) : 200]]).to_parquet(bad / "a.parquet", row_group_size=50)
     pd.concat([df.iloc[200:400], first]).to_parquet(bad / "b.parquet", row_group_size=50)
     with pytest.raises(rs.InvalidScoresError, match=r"\('task01', 0\) are not contiguous"):
-        rs.scan_scores(bad, workers=2, order="grouped").statistics()
-    with pytest.raises(ValueError, match="workers"):
-        rs.scan_scores(bad, workers=0)
+        rs.scan_scores(bad, n_jobs=2, order="grouped").statistics()
+    with pytest.raises(ValueError, match="n_jobs"):
+        rs.scan_scores(bad, n_jobs=0)
 
 
 def test_streamed_bradley_terry_equals_the_fit_to_in_memory_counts(tmp_path):
@@ -156,7 +158,7 @@ def test_streamed_bradley_terry_equals_the_fit_to_in_memory_counts(tmp_path):
     methods that need all rankings in memory."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rs.DataWarning)
-        sim = rs.simulate.gumbel(6, 3, 30, seed=0, missing=0.2, round_to=1)
+        sim = rs.simulate.gumbel(6, 3, 30, seed=0, missing_rate=0.2, round_to=1)
     path = sim.to_parquet(tmp_path / "b.parquet")[0]
     scanned = rs.scan_scores(path, batch_rows=17)
     streamed = rs.aggregate(scanned, "bt").scores

@@ -33,7 +33,14 @@ def client():
 
 def _data(seed=0, n_instances=40):
     sim = rs.simulate.gumbel(
-        7, 4, n_instances, phi=0.3, seed=seed, missing=0.25, missing_pattern="block", round_to=1
+        7,
+        4,
+        n_instances,
+        phi=0.3,
+        seed=seed,
+        missing_rate=0.25,
+        missing_pattern="block",
+        round_to=1,
     )  # missing blocks + ties
     df = sim.data.astype({"system": str, "task": str})
     df = df.sort_values(["task", "instance"], kind="stable").reset_index(drop=True)

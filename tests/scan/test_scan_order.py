@@ -22,7 +22,7 @@ PAIRWISE = ("wins", "wins_observed", "compared")
 
 def _frame(seed=0, instances=40):
     sim = rs.simulate.gumbel(
-        7, 4, instances, phi=0.3, seed=seed, missing=0.2, missing_pattern="block", round_to=1
+        7, 4, instances, phi=0.3, seed=seed, missing_rate=0.2, missing_pattern="block", round_to=1
     )  # missing blocks + ties
     df = sim.data.astype({"system": str, "task": str})
     # Single-score instances too, and a missing score kept as a row (NaN).
@@ -119,7 +119,7 @@ def test_every_layout_gives_the_in_memory_statistics(tmp_path, memory, fmt):
 
 @pytest.mark.slow  # starts two pools of two processes (~5 s)
 def test_any_order_with_local_worker_processes(tmp_path, memory):
-    """workers=2 reduces the partitions in two processes: the same statistics; with
+    """n_jobs=2 reduces the partitions in two processes: the same statistics; with
     order="auto" the refusal raised in a worker process names the instance in the warning."""
     df, _ = memory
     directory = _layout(df, tmp_path / "u", "parquet", "ungrouped")
@@ -127,7 +127,7 @@ def test_any_order_with_local_worker_processes(tmp_path, memory):
     # The grouped attempt in two processes fails in one of them; the partitions are then
     # reduced in two processes.
     with pytest.warns(rs.DataWarning, match=r"\('task01', \d+\) are apart"):
-        two = rs.scan_scores(directory, batch_rows=50, workers=2).statistics()
+        two = rs.scan_scores(directory, batch_rows=50, n_jobs=2).statistics()
     a, b = _aligned(one, one.systems, one.tasks), _aligned(two, one.systems, one.tasks)
     for name in (*ARRAYS, *PAIRWISE):
         np.testing.assert_allclose(b[name], a[name], atol=1e-12, err_msg=name)
@@ -191,7 +191,7 @@ def test_partition_memory_does_not_grow_with_the_rows(tmp_path):
     than 4, as for the grouped stream (test_scan.py): a partition holds about batch_rows rows."""
     import tracemalloc
 
-    sim = rs.simulate.gumbel(10, 16, 1000, seed=0, missing=0.1)
+    sim = rs.simulate.gumbel(10, 16, 1000, seed=0, missing_rate=0.1)
     df = sim.data.astype({"system": str, "task": str})
     files = []
     for k, (_, part) in enumerate(df.groupby("task", sort=True)):

@@ -1,4 +1,4 @@
-"""``rs.scan_scores(workers=2)`` in a script without ``if __name__ == "__main__":``: the workers
+"""``rs.scan_scores(n_jobs=2)`` in a script without ``if __name__ == "__main__":``: the workers
 never re-run the script (``multiprocessing``'s spawn re-imports ``__main__``), and the result is
 the in-memory one."""
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.long
 SCRIPT = """
 import rankstats as rs
 print("SCRIPT RAN", flush=True)
-big = rs.scan_scores({files!r}, workers=2, order={order!r})
+big = rs.scan_scores({files!r}, n_jobs=2, order={order!r})
 print("ORDER", ",".join(rs.aggregate(big, method="borda").order), flush=True)
 """
 

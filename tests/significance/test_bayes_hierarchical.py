@@ -84,15 +84,15 @@ def test_probabilities_sum_to_one_and_the_draws_are_probabilities(fit):
     _, res = fit
     assert sum(res.probabilities.values()) == pytest.approx(1.0, abs=1e-12)
     assert sum(res.predictive.values()) == pytest.approx(1.0, abs=1e-12)
-    assert res.samples.shape == (600, 3)
-    assert np.all(res.samples >= 0) and np.allclose(res.samples.sum(axis=1), 1.0)
+    assert res.draws.shape == (600, 3)
+    assert np.all(res.draws >= 0) and np.allclose(res.draws.sum(axis=1), 1.0)
     # The headline is baycomp's probs(): the share of draws in which each θ is the largest.
-    winners = np.bincount(np.argmax(res.samples, axis=1), minlength=3) / 600
+    winners = np.bincount(np.argmax(res.draws, axis=1), minlength=3) / 600
     np.testing.assert_allclose([res.p_a, res.p_rope, res.p_b], winners, rtol=1e-12)
     assert res.shares == res.probabilities
     # The posterior predictive probabilities, labelled as such.
     np.testing.assert_allclose(
-        [res.predictive[k] for k in ("a", "rope", "b")], res.samples.mean(axis=0), rtol=1e-12
+        [res.predictive[k] for k in ("a", "rope", "b")], res.draws.mean(axis=0), rtol=1e-12
     )
     table = res.table()
     assert table["outcome"].tolist() == ["a", "rope", "b"]

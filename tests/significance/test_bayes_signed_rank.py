@@ -76,7 +76,7 @@ def test_equals_baycomp_to_monte_carlo_error(n, shift, spread, rope, prior, seed
     x = rng.normal(0.8, 0.05, n)
     y = x - rng.normal(shift, spread, n)
     draws = 20_000
-    ours = bayes_signed_rank(x, y, rope=rope, prior=prior, samples=draws, seed=seed)
+    ours = bayes_signed_rank(x, y, rope=rope, prior=prior, draws=draws, seed=seed)
     theirs = baycomp.SignedRankTest.sample(
         x, y, rope, prior=prior, nsamples=draws, random_state=seed
     )
@@ -96,7 +96,7 @@ def test_equals_baycomp_to_monte_carlo_error(n, shift, spread, rope, prior, seed
     # The whole posterior of θ, not only the argmax shares: means to Monte Carlo error. Without
     # a ROPE our θ_rope is the mass of exact ties (the pair z_0 + z_0 = 0), which baycomp splits
     # half to each side.
-    mine = ours.samples
+    mine = ours.draws
     if rope == 0:
         mine = mine + 0.5 * mine[:, [1]] * np.array([1.0, -2.0, 1.0])
     se = np.sqrt(mine.var(axis=0) / draws + theirs.var(axis=0) / draws)
@@ -109,7 +109,7 @@ def test_two_on_multiple_shortcut_agrees():
     x = rng.uniform(0.6, 0.9, 25)
     y = x - rng.normal(0.008, 0.015, 25)
     theirs = baycomp.two_on_multiple(x, y, rope=0.01, nsamples=20_000, random_state=0)
-    ours = bayes_signed_rank(x, y, rope=0.01, samples=20_000, seed=7)
+    ours = bayes_signed_rank(x, y, rope=0.01, draws=20_000, seed=7)
     for p, q in zip([ours.p_a, ours.p_rope, ours.p_b], theirs, strict=True):
         assert _mc_close(p, float(q), 20_000, 20_000)
 
@@ -117,19 +117,19 @@ def test_two_on_multiple_shortcut_agrees():
 # ------------------------------------------------------------------------- closed forms
 def test_far_above_the_rope_a_is_better():
     z = np.random.default_rng(0).uniform(0.5, 1.0, 30)
-    res = bayes_signed_rank(z, rope=0.01, samples=5000)
+    res = bayes_signed_rank(z, rope=0.01, draws=5000)
     assert res.p_a == 1.0 and res.decision == "a"
     assert "a is practically better than b" in res.claim
-    flipped = bayes_signed_rank(-z, rope=0.01, samples=5000)
+    flipped = bayes_signed_rank(-z, rope=0.01, draws=5000)
     assert flipped.p_b == 1.0 and flipped.decision == "b"
 
 
 def test_symmetric_inside_a_wide_rope_is_equivalence():
     half = np.random.default_rng(1).uniform(0.0, 0.01, 25)
     z = np.concatenate([half, -half])
-    res = bayes_signed_rank(z, rope=0.5, samples=5000)
+    res = bayes_signed_rank(z, rope=0.5, draws=5000)
     assert res.p_rope == 1.0 and res.decision == "rope"
-    assert np.allclose(res.samples[:, 1], 1.0)  # every pair sum is within ±2r
+    assert np.allclose(res.draws[:, 1], 1.0)  # every pair sum is within ±2r
 
 
 @pytest.mark.parametrize("prior", [0.5, 1.0, 2.0])
@@ -171,8 +171,8 @@ def test_lower_is_better_task_equals_negated_scores():
     lower = df.assign(score=np.where(df["task"] == "t3", -df["score"], df["score"]))
     s_lower = rs.Scores.from_long(lower, higher_is_better={"t3": False})
     s_plain = rs.Scores.from_long(df)
-    r1 = bayes_signed_rank(s_lower, "A", "B", rope=0.01, samples=5000)
-    r2 = bayes_signed_rank(s_plain, "A", "B", rope=0.01, samples=5000)
+    r1 = bayes_signed_rank(s_lower, "A", "B", rope=0.01, draws=5000)
+    r2 = bayes_signed_rank(s_plain, "A", "B", rope=0.01, draws=5000)
     pd.testing.assert_series_equal(r1.differences, r2.differences)
     assert r1.probabilities == r2.probabilities
     # The differences are a − b of the oriented scores, one per task.
@@ -182,27 +182,27 @@ def test_lower_is_better_task_equals_negated_scores():
     )
     # All tasks lower-is-better: a is now the worse system.
     s_all = rs.Scores.from_long(df, higher_is_better=False)
-    r3 = bayes_signed_rank(s_all, "A", "B", rope=0.01, samples=5000)
+    r3 = bayes_signed_rank(s_all, "A", "B", rope=0.01, draws=5000)
     np.testing.assert_allclose(r3.differences, -r2.differences)
 
 
 def test_scores_arrays_and_dataframe_agree():
     scores = rs.Scores.from_long(_long())
     wide = scores.to_wide().T
-    r_scores = bayes_signed_rank(scores, "A", "C", rope=0.01, samples=4000, seed=2)
-    r_arrays = bayes_signed_rank(wide["A"], wide["C"], rope=0.01, samples=4000, seed=2)
-    r_frame = bayes_signed_rank(wide, "A", "C", rope=0.01, samples=4000, seed=2)
-    r_diff = bayes_signed_rank(wide["A"] - wide["C"], rope=0.01, samples=4000, seed=2)
+    r_scores = bayes_signed_rank(scores, "A", "C", rope=0.01, draws=4000, seed=2)
+    r_arrays = bayes_signed_rank(wide["A"], wide["C"], rope=0.01, draws=4000, seed=2)
+    r_frame = bayes_signed_rank(wide, "A", "C", rope=0.01, draws=4000, seed=2)
+    r_diff = bayes_signed_rank(wide["A"] - wide["C"], rope=0.01, draws=4000, seed=2)
     for other in (r_arrays, r_frame, r_diff):
-        np.testing.assert_allclose(other.samples, r_scores.samples)
+        np.testing.assert_allclose(other.draws, r_scores.draws)
     assert (r_scores.a, r_scores.b, r_frame.a, r_arrays.a) == ("A", "C", "A", "a")
     assert list(r_diff.differences.index) == list(wide.index)
 
 
 def test_instance_level_one_task():
     scores = rs.load_dataset("dialogue_pc", tasks=["H:overall"])
-    res = bayes_signed_rank(scores, scores.systems[0], scores.systems[1], rope=0.1, samples=2000)
-    assert res.parameters["level"] == "instance" and res.parameters["task"] == "H:overall"
+    res = bayes_signed_rank(scores, scores.systems[0], scores.systems[1], rope=0.1, draws=2000)
+    assert res.parameters["by"] == "instance" and res.parameters["task"] == "H:overall"
     assert res.differences.index.names == ["task", "instance"]
     wide = scores.data.pivot(index="instance", columns="system", values="score")
     want = (wide[scores.systems[0]] - wide[scores.systems[1]]).dropna()
@@ -210,7 +210,7 @@ def test_instance_level_one_task():
     many = rs.load_dataset("dialogue_pc")
     with pytest.raises(InvalidScoresError, match="choose the task"):
         bayes_signed_rank(many, many.systems[0], many.systems[1])
-    task_level = bayes_signed_rank(many, many.systems[0], many.systems[1], level="task")
+    task_level = bayes_signed_rank(many, many.systems[0], many.systems[1], by="task")
     assert task_level.n == len(many.tasks)
 
 
@@ -221,7 +221,7 @@ def test_missing_blocks_refused_or_dropped_and_reported():
     scores = rs.Scores.from_long(df)
     with pytest.raises(InvalidScoresError, match=r"2 block\(s\).*task='t4'.*missing: b"):
         bayes_signed_rank(scores, "A", "B")
-    res = bayes_signed_rank(scores, "A", "B", missing="complete-case", samples=2000)
+    res = bayes_signed_rank(scores, "A", "B", missing="complete-case", draws=2000)
     assert res.n == 10
     assert res.dropped.to_dict("list") == {"task": ["t4", "t9"], "missing": ["b", "a"]}
     assert "2 dropped" in repr(res)
@@ -242,13 +242,13 @@ def test_arguments_are_checked():
     with pytest.raises(ValueError, match="same length"):
         bayes_signed_rank([1.0, 2.0], [1.0])
     with pytest.raises(InvalidScoresError, match="instance-level"):
-        bayes_signed_rank(scores, "A", "B", level="instance")
+        bayes_signed_rank(scores, "A", "B", by="instance")
 
 
 # ------------------------------------------------------------------------- the result
 def test_result_table_repr_claim_and_figure():
     z = np.random.default_rng(4).normal(0.004, 0.01, 30)
-    res = bayes_signed_rank(z, rope=0.01, samples=3000, names=("$x^2$", "sys_b"))
+    res = bayes_signed_rank(z, rope=0.01, draws=3000, names=("$x^2$", "sys_b"))
     assert isinstance(res, BayesSignedRank)
     table = res.table()
     assert list(table["outcome"]) == ["a", "rope", "b"]
@@ -257,11 +257,11 @@ def test_result_table_repr_claim_and_figure():
     assert np.all(table["theta_mean"] <= table["theta_high"])
     np.testing.assert_allclose(
         table["probability"],
-        np.bincount(res.samples.argmax(axis=1), minlength=3) / len(res.samples),
+        np.bincount(res.draws.argmax(axis=1), minlength=3) / len(res.draws),
     )
     text = repr(res)
     assert "BayesSignedRank($x^2$ vs sys_b: 30 paired blocks" in text and res.claim in text
-    res_b = bayes_signed_rank(z, rope=0.0001, samples=3000, threshold=0.5)
+    res_b = bayes_signed_rank(z, rope=0.0001, draws=3000, threshold=0.5)
     assert res_b.decision == max(res_b.probabilities, key=res_b.probabilities.get)
     fig = res.plot()
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
@@ -273,10 +273,10 @@ def test_result_table_repr_claim_and_figure():
 def test_speed_100_blocks_50000_draws():
     z = np.random.default_rng(9).normal(0.005, 0.02, 100)
     start = time.perf_counter()
-    res = bayes_signed_rank(z, rope=0.01, samples=50_000)
+    res = bayes_signed_rank(z, rope=0.01, draws=50_000)
     elapsed = time.perf_counter() - start
     print(f"100 blocks × 50,000 draws: {elapsed:.3f} s")
-    assert res.samples.shape == (50_000, 3)
+    assert res.draws.shape == (50_000, 3)
     assert elapsed < 10  # about 0.2 s on one core; generous for a loaded CI machine
 
 
@@ -287,7 +287,7 @@ def test_the_test_loads_no_plotting_library():
     code = (
         "import sys, numpy as np\n"
         "from rankstats.significance.bayesian_signed_rank import bayes_signed_rank\n"
-        "bayes_signed_rank(np.full(5, 0.1), rope=0.01, samples=100)\n"
+        "bayes_signed_rank(np.full(5, 0.1), rope=0.01, draws=100)\n"
         "print('matplotlib' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -309,6 +309,6 @@ def test_blocks_set_aside_by_scores_are_missing_blocks():
         scores = rs.Scores.from_long(df, instance="instance")
     with pytest.raises(InvalidScoresError, match=r"2 block\(s\).*instance=2 \(missing: a or b\)"):
         bayes_signed_rank(scores, "A", "B")
-    res = bayes_signed_rank(scores, "A", "B", missing="complete-case", samples=100)
+    res = bayes_signed_rank(scores, "A", "B", missing="complete-case", draws=100)
     assert res.dropped["instance"].tolist() == [2, 4]
     assert sorted(res.differences.tolist()) == [-2.0, -1.0, -1.0]

@@ -27,7 +27,7 @@ def test_task_level_ranks_follow_each_task_direction():
     signed = raw * np.array([1.0, -1.0, 1.0])
     expected = stats.rankdata(-signed.T, axis=1, method="average")
     assert blocks.ranks.tolist() == expected.tolist()
-    assert blocks.level == "task" and list(blocks.blocks) == ["t0", "t1", "t2"]
+    assert blocks.by == "task" and list(blocks.blocks) == ["t0", "t1", "t2"]
     assert blocks.systems == ("s0", "s1", "s2")
     assert blocks.ranks[2].tolist() == [1.5, 1.5, 3.0]  # a tie gets the average rank
     # the same rankings every other estimator of rankstats sees
@@ -49,7 +49,7 @@ def test_instance_level_blocks_and_task_level_means():
     df = _instance_table(np.random.default_rng(1))
     scores = rs.Scores.from_long(df, instance="instance", higher_is_better={"T1": False})
     blocks = rank_blocks(scores)
-    assert blocks.level == "instance" and blocks.ranks.shape == (10, 4)
+    assert blocks.by == "instance" and blocks.ranks.shape == (10, 4)
     for (task, instance), ranks, values in zip(
         blocks.blocks, blocks.ranks, blocks.values, strict=True
     ):
@@ -58,7 +58,7 @@ def test_instance_level_blocks_and_task_level_means():
         sign = -1.0 if task == "T1" else 1.0
         np.testing.assert_array_equal(values, sign * raw)
         np.testing.assert_array_equal(ranks, stats.rankdata(-sign * raw, method="average"))
-    task = rank_blocks(scores, level="task")
+    task = rank_blocks(scores, by="task")
     means = df.groupby(["task", "system"])["score"].mean().unstack()
     means.loc["T1"] *= -1
     np.testing.assert_allclose(task.values, means.loc[list(task.blocks), list(task.systems)])
@@ -225,7 +225,7 @@ def test_blocks_without_variation_get_one_answer_on_every_path():
         "wilcoxon": lambda: posthoc(scores, method="wilcoxon-holm"),
         "choose": lambda: choose_test(scores),
         "choose parametric": lambda: choose_test(scores, force="parametric"),
-        "rank sets": lambda: rank_confidence_sets(scores, of="rank", n_boot=200),
+        "rank sets": lambda: rank_confidence_sets(scores, of="rank", n_resamples=200),
         "imputed": lambda: friedman(_all_tied(with_gap=True), missing="imputed"),
         "autorank frame": lambda: choose_test(pd.DataFrame({"a": [1.0] * 6, "b": [1.0] * 6})),
     }

@@ -121,7 +121,7 @@ def test_no_bracket_but_a_caption_without_a_single_cd(method):
 
 
 def test_imputed_ranks_without_a_single_cd_draw_the_pairwise_groups(tmp_path):
-    sim = rs.simulate.gumbel(n_systems=8, n_tasks=14, phi=0.6, missing=0.3, seed=3)
+    sim = rs.simulate.gumbel(n_systems=8, n_tasks=14, phi=0.6, missing_rate=0.3, seed=3)
     res = posthoc(sim, missing="imputed")
     assert not res.has_single_cd and res.method == "nemenyi"
     fig = cd_diagram(res)
@@ -257,7 +257,7 @@ def _letter_sets(letters: str) -> set[str]:
 )
 def test_table_letters_agree_with_groups(data, method):
     scores = demsar() if data == "demsar" else rs.load_dataset(data)
-    res = posthoc(scores, method=method, level="task", alpha=0.10 if data == "demsar" else 0.05)
+    res = posthoc(scores, method=method, by="task", alpha=0.10 if data == "demsar" else 0.05)
     tex = cd_table(res)
     if len(res.mean_ranks) > LONG_ROWS:  # a longtable: the header repeats on every page
         assert (tex.count("\\toprule"), tex.count("\\midrule"), tex.count("\\bottomrule")) == (
@@ -295,7 +295,7 @@ def test_letter_ranges_mean_the_groups():
     and each letter marks exactly its group."""
     from rankstats.significance.critical_difference import _letter
 
-    res = posthoc(rs.load_dataset("tac08"), method="nemenyi", level="task")
+    res = posthoc(rs.load_dataset("tac08"), method="nemenyi", by="task")
     groups = res.groups()
     letters = group_letters(res)
     assert any("–" in v for v in letters.values())

@@ -282,8 +282,8 @@ def test_other_methods_and_options_are_refused():
             posthoc(scores, method=method, missing="imputed")
     with pytest.raises(ValueError, match="tie_correction=False"):
         friedman(scores, missing="imputed", tie_correction=False)
-    with pytest.raises(ValueError, match="adjust must be"):
-        posthoc(scores, missing="imputed", adjust="bogus")
+    with pytest.raises(ValueError, match="correction must be"):
+        posthoc(scores, missing="imputed", correction="bogus")
 
 
 # ------------------------------------------------------------------------------------ post-hoc
@@ -299,9 +299,9 @@ def test_complete_blocks_without_ties_give_the_classical_nemenyi():
 
 
 def test_holm_and_single_step_p_values():
-    scores = rs.simulate.gumbel(n_systems=6, n_tasks=12, phi=0.4, missing=0.3, seed=5)
+    scores = rs.simulate.gumbel(n_systems=6, n_tasks=12, phi=0.4, missing_rate=0.3, seed=5)
     single = posthoc(scores, missing="imputed", seed=1)
-    holm = posthoc(scores, missing="imputed", adjust="holm")
+    holm = posthoc(scores, missing="imputed", correction="holm")
     blocks = single.blocks
     test = imputed_rank_test(blocks.ranks, blocks.observed, blocks.systems)
     pos = {s: i for i, s in enumerate(blocks.systems)}
@@ -364,8 +364,8 @@ def _null_fwer(replications: int, level: str | None = None, **simulation) -> dic
         warnings.simplefilter("ignore")
         for r in range(replications):
             sim = rs.simulate.gumbel(phi=1e-9, seed=r, **simulation)
-            single = posthoc(sim, missing="imputed", level=level, effect_sizes=False)
-            holm = posthoc(single.blocks, adjust="holm", effect_sizes=False)
+            single = posthoc(sim, missing="imputed", by=level, effect_sizes=False)
+            holm = posthoc(single.blocks, correction="holm", effect_sizes=False)
             hits["single-step"] += single.n_significant > 0
             hits["holm"] += holm.n_significant > 0
             hits["wrong variance"] += single.table.statistic.max() * np.sqrt(2) > single.q_alpha
@@ -390,13 +390,13 @@ FWER_TOLERANCE = float(stats.binom.ppf(0.999, R_FWER, ALPHA)) / R_FWER
     "simulation",
     [
         # 30 % of the (system, task) cells missing, integer-rounded scores (many ties)
-        {"n_systems": 6, "n_tasks": 15, "missing": 0.3, "round_to": 0},
+        {"n_systems": 6, "n_tasks": 15, "missing_rate": 0.3, "round_to": 0},
         # whole (system, task) blocks missing at instance level: 20 (task, instance) blocks
         {
             "n_systems": 6,
             "n_tasks": 5,
             "n_instances": 4,
-            "missing": 0.3,
+            "missing_rate": 0.3,
             "missing_pattern": "block",
             "round_to": 0,
             "level": "instance",
@@ -451,7 +451,7 @@ def test_power_against_complete_case():
     (sd 0.46; imputed rejects in every replication, complete-case in 69 %), measured on 100
     replications; with 60 the chance that either mean difference is ≤ 0 is below 1e-7
     (z = 0.31 √60 / 0.46 = 5.2; 0.69⁶⁰ = 2e-10), so 300 bought nothing."""
-    power = _power(60, n_systems=6, n_tasks=20, phi=0.5, missing=0.2)
+    power = _power(60, n_systems=6, n_tasks=20, phi=0.5, missing_rate=0.2)
     print(f"\npower (60 replications): {power}")
     assert power["imputed"] > power["complete-case"]
     assert power["imputed omnibus"] > power["complete-case omnibus"]

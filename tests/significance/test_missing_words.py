@@ -46,22 +46,22 @@ def _scores(drop: bool = False) -> rs.Scores:
 
 #: Every public function taking ``missing=`` and the words it takes.
 FUNCTIONS = {
-    "rank_blocks": (lambda d, m: rank_blocks(d, level="task", missing=m), WORDS),
-    "friedman": (lambda d, m: friedman(d, level="task", missing=m), WORDS),
-    "posthoc": (lambda d, m: posthoc(d, level="task", missing=m), WORDS),
+    "rank_blocks": (lambda d, m: rank_blocks(d, by="task", missing=m), WORDS),
+    "friedman": (lambda d, m: friedman(d, by="task", missing=m), WORDS),
+    "posthoc": (lambda d, m: posthoc(d, by="task", missing=m), WORDS),
     "rank_confidence_sets": (
-        lambda d, m: rank_confidence_sets(d, level="task", of="rank", missing=m, n_boot=200),
+        lambda d, m: rank_confidence_sets(d, by="task", of="rank", missing=m, n_resamples=200),
         WORDS,
     ),
-    "score_blocks": (lambda d, m: score_blocks(d, level="task", missing=m), COMPLETE),
+    "score_blocks": (lambda d, m: score_blocks(d, by="task", missing=m), COMPLETE),
     "repeated_measures_anova": (
-        lambda d, m: repeated_measures_anova(d, level="task", missing=m),
+        lambda d, m: repeated_measures_anova(d, by="task", missing=m),
         COMPLETE,
     ),
-    "tukey_hsd": (lambda d, m: tukey_hsd(d, level="task", missing=m), COMPLETE),
-    "choose_test": (lambda d, m: choose_test(d, level="task", missing=m), COMPLETE),
+    "tukey_hsd": (lambda d, m: tukey_hsd(d, by="task", missing=m), COMPLETE),
+    "choose_test": (lambda d, m: choose_test(d, by="task", missing=m), COMPLETE),
     "bayes_signed_rank": (
-        lambda d, m: bayes_signed_rank(d, "a", "c", level="task", samples=1000, missing=m),
+        lambda d, m: bayes_signed_rank(d, "a", "c", by="task", draws=1000, missing=m),
         COMPLETE,
     ),
     "bayes_hierarchical": (
@@ -126,6 +126,6 @@ def test_old_words_warn_and_mean_the_new_word(name, old, new):
 def test_min_coverage_needs_a_treatment_that_drops():
     data = _scores(drop=True)
     with pytest.raises(ValueError, match="min_coverage applies with missing='complete-case'") as e:
-        friedman(data, level="task", min_coverage=0.5)
+        friedman(data, by="task", min_coverage=0.5)
     assert e.value.cli().startswith("--min-coverage applies with --missing complete-case or ")
-    assert friedman(data, level="task", missing="complete-case", min_coverage=0.9).n_systems == 2
+    assert friedman(data, by="task", missing="complete-case", min_coverage=0.9).n_systems == 2

@@ -123,7 +123,7 @@ def test_tukey_result_is_a_posthoc_result():
     x = table(8, n=30, means=(0.0, 0.0, 1.0, 1.0, 2.5), block_sd=0.5)
     res = tukey_hsd(x, alpha=0.05)
     assert isinstance(res, PosthocResult) and isinstance(res, TukeyResult)
-    assert res.method == "tukey" and res.adjust == "single-step"
+    assert res.method == "tukey" and res.correction == "single-step"
     assert list(res.means.index) == ["s4", "s2", "s3", "s0", "s1"]  # by mean score
     assert res.groups() == [("s4",), ("s2", "s3"), ("s0", "s1")]
     m = res.matrix("significant")
@@ -146,7 +146,7 @@ def test_scores_input_matches_the_block_table():
     res = repeated_measures_anova(scores)
     frame = pd.DataFrame(blocks.values, columns=list(blocks.systems))
     assert res.statistic == pytest.approx(repeated_measures_anova(frame).statistic)
-    assert res.blocks.level == "task" and "task blocks" in repr(res)
+    assert res.blocks.by == "task" and "task blocks" in repr(res)
 
 
 def test_errors_name_the_block_and_the_system():

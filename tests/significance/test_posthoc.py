@@ -69,7 +69,9 @@ def test_nemenyi_equals_scikit_posthocs(name, scores, values):
     np.testing.assert_allclose(
         res.table["p_value"], _lookup(expected, res.table), rtol=1e-9, atol=1e-13
     )
-    assert (res.table["p_adjusted"] == res.table["p_value"]).all() and res.adjust == "single-step"
+    assert (
+        res.table["p_adjusted"] == res.table["p_value"]
+    ).all() and res.correction == "single-step"
     # The CD is the rank difference at which scikit-posthocs' p-value crosses α.
     n, k = values.shape
     cd = res.critical_difference
@@ -97,11 +99,11 @@ def test_critical_difference_formula():
 def test_conover_equals_scikit_posthocs(name, scores, values):
     sp = pytest.importorskip("scikit_posthocs")
     frame = pd.DataFrame(values, columns=list(scores.systems))
-    raw = posthoc(scores, method="conover", adjust="none", effect_sizes=False)
+    raw = posthoc(scores, method="conover", correction="none", effect_sizes=False)
     expected = sp.posthoc_conover_friedman(frame)
     np.testing.assert_allclose(raw.table["p_value"], _lookup(expected, raw.table), rtol=1e-9)
     holm = posthoc(scores, method="conover", effect_sizes=False)  # Holm by default
-    assert holm.adjust == "holm"
+    assert holm.correction == "holm"
     expected = sp.posthoc_conover_friedman(frame, p_adjust="holm")
     np.testing.assert_allclose(holm.table["p_adjusted"], _lookup(expected, holm.table), rtol=1e-9)
     np.testing.assert_allclose(holm.table["p_adjusted"], _holm(holm.table["p_value"].to_numpy()))
@@ -121,7 +123,7 @@ def test_conover_and_nemenyi_equal_the_textbook_formulas_pair_by_pair():
     t1 = (k - 1) * (sum(r**2 for r in rank_sum) - b * c1) / (a1 - c1)
     df = (b - 1) * (k - 1)
     scale = np.sqrt(2 * b * (a1 - c1) * (1 - t1 / (b * (k - 1))) / df)
-    conover = posthoc(_scores(values), method="conover", adjust="none", effect_sizes=False)
+    conover = posthoc(_scores(values), method="conover", correction="none", effect_sizes=False)
     nemenyi = posthoc(_scores(values), method="nemenyi", effect_sizes=False)
     for res in (conover, nemenyi):
         for row in res.table.itertuples():
@@ -257,8 +259,8 @@ def test_complete_case_and_options():
     with pytest.raises(ValueError, match="method must be one of"):
         posthoc(scores, method="tukey")
     with pytest.raises(ValueError, match="single-step"):
-        posthoc(rs.load_dataset("xtreme"), method="nemenyi", adjust="holm")
-    bonferroni = posthoc(rs.load_dataset("xtreme"), method="conover", adjust="bonferroni")
+        posthoc(rs.load_dataset("xtreme"), method="nemenyi", correction="holm")
+    bonferroni = posthoc(rs.load_dataset("xtreme"), method="conover", correction="bonferroni")
     p = bonferroni.table["p_value"].to_numpy()
     np.testing.assert_allclose(bonferroni.table["p_adjusted"], np.minimum(1, p * len(p)))
 
@@ -297,10 +299,10 @@ def test_imputed_missing_scores():
         scores = rs.load_dataset("xtreme_table5")
     res = posthoc(scores, missing="imputed")
     assert res.blocks.imputed and res.n_blocks == 4 and res.dropped_systems == ("M5",)
-    assert res.adjust == "single-step" and res.table[list(EFFECT_SIZES)].isna().all().all()
+    assert res.correction == "single-step" and res.table[list(EFFECT_SIZES)].isna().all().all()
     assert not np.isfinite(res.critical_difference) and np.isfinite(res.q_alpha)
-    holm = posthoc(res.blocks, adjust="holm")
-    assert holm.adjust == "holm" and not np.isfinite(holm.q_alpha)
+    holm = posthoc(res.blocks, correction="holm")
+    assert holm.correction == "holm" and not np.isfinite(holm.q_alpha)
     assert (holm.table.p_adjusted >= holm.table.p_value).all()
     text = repr(res)
     assert "missing='imputed'" in text and "no single critical difference" in text

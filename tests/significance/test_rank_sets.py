@@ -99,7 +99,7 @@ def test_equals_loop_implementation(simultaneous, stepdown):
     values = means + block_effect + rng.normal(0, 0.6, size=(60, 6))
     table = pd.DataFrame(values, columns=[f"s{j}" for j in range(6)])
     sets = rank_confidence_sets(
-        table, simultaneous=simultaneous, stepdown=stepdown, n_boot=200, seed=11, alpha=0.1
+        table, simultaneous=simultaneous, stepdown=stepdown, n_resamples=200, seed=11, alpha=0.1
     )
     low, high, criticals = naive_sets(values, 0.1, simultaneous, stepdown, 200, 11)
     got = in_column_order(sets, table.columns)
@@ -151,10 +151,10 @@ def coverage(reps: int, n_blocks: int, n_boot: int, seed: int):
         block = rng.normal(0, 0.5, size=(n_blocks, 1))
         values = MEANS + block + rng.normal(0, 1.0, size=(n_blocks, len(MEANS)))
         table = pd.DataFrame(values, columns=columns)
-        sim = in_column_order(rank_confidence_sets(table, n_boot=n_boot, seed=rep), columns)
+        sim = in_column_order(rank_confidence_sets(table, n_resamples=n_boot, seed=rep), columns)
         joint += bool(((sim["rank_low"] <= truth) & (truth <= sim["rank_high"])).all())
         mar = in_column_order(
-            rank_confidence_sets(table, simultaneous=False, n_boot=n_boot, seed=rep), columns
+            rank_confidence_sets(table, simultaneous=False, n_resamples=n_boot, seed=rep), columns
         )
         marginal += ((mar["rank_low"] <= truth) & (truth <= mar["rank_high"])).to_numpy()
     return joint / reps, marginal / reps
@@ -193,7 +193,7 @@ def equal_means_coverage(n_systems: int, n_blocks: int, reps: int, n_boot: int) 
         table = pd.DataFrame(rng.normal(size=(n_blocks, n_systems)), columns=columns)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DataWarning)  # 30 blocks: at the warning's edge
-            sets = rank_confidence_sets(table, n_boot=n_boot, seed=rep)
+            sets = rank_confidence_sets(table, n_resamples=n_boot, seed=rep)
         covered += bool((sets.table["rank_low"] == 1).all())
     return covered / reps
 
@@ -251,12 +251,12 @@ def test_equal_means_span_the_tied_ranks():
 
 def test_scores_input_uses_the_oriented_values_of_the_complete_blocks():
     scores = rs.simulate.gumbel(n_systems=5, n_tasks=1, n_instances=200, phi=0.3, seed=3)
-    blocks = rank_blocks(scores, level="instance")
-    sets = rank_confidence_sets(scores, level="instance", seed=9)
+    blocks = rank_blocks(scores, by="instance")
+    sets = rank_confidence_sets(scores, by="instance", seed=9)
     table = pd.DataFrame(blocks.values, columns=list(blocks.systems))
     expected = rank_confidence_sets(table, seed=9)
     pd.testing.assert_frame_equal(sets.table, expected.table)
-    assert sets.level == "instance" and sets.n_blocks == 200 and sets.dropped == ""
+    assert sets.by == "instance" and sets.n_blocks == 200 and sets.dropped == ""
     assert "RankSets(5 systems, 200 instance blocks, simultaneous" in repr(sets)
 
 
@@ -269,20 +269,20 @@ def test_missing_scores_are_refused_or_dropped_and_reported():
     sets = rank_confidence_sets(table, missing="complete-case")
     assert sets.n_blocks == 48
     assert "2 of 50 blocks dropped" in sets.dropped and "2 of 50 blocks dropped" in repr(sets)
-    scores = rs.simulate.gumbel(n_systems=4, n_tasks=1, n_instances=60, missing=0.05, seed=1)
+    scores = rs.simulate.gumbel(n_systems=4, n_tasks=1, n_instances=60, missing_rate=0.05, seed=1)
     with pytest.raises(ValueError, match="complete-case"):
-        rank_confidence_sets(scores, level="instance")
-    sets = rank_confidence_sets(scores, level="instance", missing="complete-case")
+        rank_confidence_sets(scores, by="instance")
+    sets = rank_confidence_sets(scores, by="instance", missing="complete-case")
     assert sets.n_blocks < 60 and "dropped" in sets.dropped
 
 
 def test_arguments_and_few_blocks():
     table = pd.DataFrame(np.random.default_rng(0).normal(size=(10, 3)), columns=list("abc"))
     with pytest.warns(DataWarning, match="only 10 blocks") as caught:
-        rank_confidence_sets(table, n_boot=200)
-    assert "level='instance'" in str(caught[0].message)
+        rank_confidence_sets(table, n_resamples=200)
+    assert "by='instance'" in str(caught[0].message)
     assert "--by instance" in caught[0].message.cli()
-    for bad in ({"alpha": 0.0}, {"alpha": 1.5}, {"n_boot": 0}):
+    for bad in ({"alpha": 0.0}, {"alpha": 1.5}, {"n_resamples": 0}):
         with pytest.raises(ValueError):
             rank_confidence_sets(table, **bad)
     with pytest.raises(TypeError):
@@ -292,16 +292,19 @@ def test_arguments_and_few_blocks():
 @pytest.mark.parametrize(("alpha", "smallest"), [(0.05, 200), (0.1, 100), (0.01, 1000)])
 def test_too_few_resamples_are_refused(alpha, smallest):
     """Issue 23, item 11: n_boot=1 gave "95 %" sets from one resample. The 1 − α quantile
-    needs ten draws beyond it: n_boot ≥ 10 / α, named in the message (CLI: --n-resamples)."""
+    needs ten draws beyond it: n_resamples ≥ 10 / α, named in the message (CLI:
+    --n-resamples)."""
     from rankstats._util.advice import AdviceError
 
     table = pd.DataFrame(np.random.default_rng(0).normal(size=(40, 3)), columns=list("abc"))
     for n_boot in (1, smallest - 1):
-        with pytest.raises(AdviceError, match=f"n_boot of {n_boot} resamples is too few") as err:
-            rank_confidence_sets(table, alpha=alpha, n_boot=n_boot)
+        with pytest.raises(
+            AdviceError, match=f"n_resamples of {n_boot} resamples is too few"
+        ) as err:
+            rank_confidence_sets(table, alpha=alpha, n_resamples=n_boot)
         assert f"at least {smallest} resamples" in str(err.value)
         assert err.value.cli().startswith(f"--n-resamples of {n_boot}")
-    rank_confidence_sets(table, alpha=alpha, n_boot=smallest)  # accepted
+    rank_confidence_sets(table, alpha=alpha, n_resamples=smallest)  # accepted
 
 
 def test_same_seed_same_sets_and_chunking_does_not_matter():
@@ -310,8 +313,8 @@ def test_same_seed_same_sets_and_chunking_does_not_matter():
     rng = np.random.default_rng(2)
     values = rng.normal(np.linspace(0, 0.3, 6), 1.0, size=(500, 6))
     table = pd.DataFrame(values, columns=list("abcdef"))
-    one = rank_confidence_sets(table, seed=4, n_boot=300)
-    two = rank_confidence_sets(table, seed=4, n_boot=300)
+    one = rank_confidence_sets(table, seed=4, n_resamples=300)
+    two = rank_confidence_sets(table, seed=4, n_resamples=300)
     pd.testing.assert_frame_equal(one.table, two.table)
     whole = rank_sets.bootstrap_means(values, 300, np.random.default_rng(4))
     chunked = rank_sets.bootstrap_means(values, 300, np.random.default_rng(4), chunk=7)
@@ -327,7 +330,7 @@ def test_memory_budget_changes_nothing(simultaneous):
     )
     per_resample = 2 * 8 * 9 * 9  # bytes of one resample's statistics (and masked copy)
     runs = [
-        rank_confidence_sets(table, n_boot=200, seed=3, simultaneous=simultaneous, memory=m)
+        rank_confidence_sets(table, n_resamples=200, seed=3, simultaneous=simultaneous, memory=m)
         for m in (1, 7 * per_resample, 10**9)
     ]
     for other in runs[1:]:
@@ -348,7 +351,7 @@ def test_peak_memory_is_bounded():
     table = pd.DataFrame(rng.normal(0.0, 1.0, size=(100, 60)), columns=[f"s{j}" for j in range(60)])
     for simultaneous in (True, False):
         tracemalloc.start()
-        rank_confidence_sets(table, n_boot=500, simultaneous=simultaneous, memory=2 * 2**20)
+        rank_confidence_sets(table, n_resamples=500, simultaneous=simultaneous, memory=2 * 2**20)
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         assert peak < 6 * 2**20, (simultaneous, peak)
@@ -360,7 +363,7 @@ def test_peak_memory_is_bounded():
 
 def test_compare_hoeffding_and_plot():
     scores = rs.simulate.gumbel(n_systems=6, n_tasks=1, n_instances=300, phi=0.4, seed=8)
-    sets = rank_confidence_sets(scores, level="instance")
+    sets = rank_confidence_sets(scores, by="instance")
     hoeffding = rs.hoeffding_test(rs.pairwise(scores, by="instance"), order=list(sets.systems))
     both = sets.compare_hoeffding(hoeffding)
     assert both["system"].tolist() == list(sets.systems)
@@ -384,7 +387,7 @@ def test_speed_reported():
     table = pd.DataFrame(values, columns=[f"s{j:02d}" for j in range(20)])
     for simultaneous in (True, False):
         start = time.perf_counter()
-        sets = rank_confidence_sets(table, n_boot=1000, simultaneous=simultaneous)
+        sets = rank_confidence_sets(table, n_resamples=1000, simultaneous=simultaneous)
         elapsed = time.perf_counter() - start
         print(
             f"\nrank sets, 20 systems × 5000 blocks, 1000 resamples, "
@@ -404,9 +407,9 @@ def test_sets_of_expected_ranks_equal_the_score_sets_of_negated_within_block_ran
     table = pd.DataFrame(
         np.round(rng.normal([0.0, 0.2, 0.25, 1.0], 1.0, size=(300, 4)), 1), columns=list("abcd")
     )
-    by_rank = rank_confidence_sets(table, of="rank", n_boot=400, seed=3)
+    by_rank = rank_confidence_sets(table, of="rank", n_resamples=400, seed=3)
     negated = pd.DataFrame(-rankdata(-table.to_numpy(), axis=1), columns=table.columns)
-    by_score = rank_confidence_sets(negated, n_boot=400, seed=3)
+    by_score = rank_confidence_sets(negated, n_resamples=400, seed=3)
     cols = ["system", "rank", "rank_low", "rank_high"]
     pd.testing.assert_frame_equal(by_rank.table[cols], by_score.table[cols])
     mean_rank = rankdata(-table.to_numpy(), axis=1).mean(axis=0)
@@ -423,8 +426,8 @@ def test_sets_of_expected_ranks_ignore_the_scale_of_a_block():
     table = pd.DataFrame(rng.normal([0.0, 0.3, 0.6], 1.0, size=(200, 3)), columns=list("abc"))
     scaled = table.copy()
     scaled.iloc[::2] *= 1000.0
-    a = rank_confidence_sets(table, of="rank", n_boot=300, seed=1).table
-    b = rank_confidence_sets(scaled, of="rank", n_boot=300, seed=1).table
+    a = rank_confidence_sets(table, of="rank", n_resamples=300, seed=1).table
+    b = rank_confidence_sets(scaled, of="rank", n_resamples=300, seed=1).table
     pd.testing.assert_frame_equal(a, b)
     with pytest.raises(ValueError, match="of must be"):
         rank_confidence_sets(table, of="median")
@@ -448,7 +451,7 @@ def test_imputed_blocks_give_sets_of_the_expected_imputed_rank():
     long = frame.melt(id_vars="instance", var_name="system", value_name="score")
     long["task"] = "t"
     scores = rs.Scores.from_long(long.dropna(), instance="instance")
-    sets = rank_confidence_sets(scores, of="rank", missing="imputed", level="instance", seed=1)
+    sets = rank_confidence_sets(scores, of="rank", missing="imputed", by="instance", seed=1)
     assert sets.n_blocks == n_blocks and not sets.table.isna().any().any()
 
     observed = ~np.isnan(values)
@@ -464,7 +467,7 @@ def test_imputed_blocks_give_sets_of_the_expected_imputed_rank():
     assert (top["rank_low"], top["rank_high"]) == (1, 1)
     # The score, unlike the rank, has no imputation: refused, naming the way out.
     with pytest.raises(ValueError, match="of='rank'"):
-        rank_confidence_sets(scores, missing="imputed", level="instance")
+        rank_confidence_sets(scores, missing="imputed", by="instance")
 
 
 def test_blocks_without_variation_are_refused():

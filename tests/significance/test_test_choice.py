@@ -174,7 +174,7 @@ def test_force_and_effect_size_options():
 
 def test_scores_input_and_errors():
     res = choose_test(rs.load_dataset("superglue"))
-    assert res.n_blocks == 14 and res.n_systems == 24 and res.blocks.level == "task"
+    assert res.n_blocks == 14 and res.n_systems == 24 and res.blocks.by == "task"
     with pytest.raises(ValueError, match="at least 5 complete blocks"):
         choose_test(rs.load_dataset("xtreme"))
     with pytest.raises(ValueError, match=r"at least 3 systems, got 2 \(a, b\)"):

@@ -129,11 +129,11 @@ def test_paired_records_its_zero_method():
     rng = np.random.default_rng(1)
     base = np.round(rng.normal(size=30), 1)
     frame = pd.DataFrame({"a": base, "b": np.round(base + rng.normal(0.1, 0.3, 30), 1)})
-    res = rs.paired(frame, n_bootstrap=20, zero_method="zsplit")
+    res = rs.paired(frame, n_resamples=20, zero_method="zsplit")
     assert res.parameters["zero_method"] == "zsplit"
     expected = stats.wilcoxon(frame["a"], frame["b"], zero_method="zsplit").pvalue
     assert res.pairs["wilcoxon_p"][0] == pytest.approx(expected, rel=1e-10)
-    assert rs.paired(frame, n_bootstrap=20).parameters["zero_method"] == "wilcox"
+    assert rs.paired(frame, n_resamples=20).parameters["zero_method"] == "wilcox"
 
 
 @pytest.mark.parametrize("bad", ["drop", "Pratt", None, 0])

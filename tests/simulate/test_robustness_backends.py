@@ -16,7 +16,7 @@ pytestmark = pytest.mark.long
 KWARGS = dict(
     aggregators=["mean", "borda", "borda2", "copeland"],
     grid={"phi": [0.2, 1.0], "adversarial_tasks": [0, 2]},
-    n_rep=3,
+    n_replications=3,
     seed=11,
     base={"n_systems": 6, "n_tasks": 5, "n_instances": 4},
 )
@@ -53,7 +53,7 @@ def test_local_dask_cluster_gives_the_same_table(reference_table, tmp_path, monk
         "base": KWARGS["base"],
         "x": "adversarial_tasks",
         "panel": "phi",
-        "n_rep": KWARGS["n_rep"],
+        "n_replications": KWARGS["n_replications"],
     }
     monkeypatch.setitem(mod.PRESETS, "colombo2022-manipulation", preset)
     cli = ["robustness", "--experiment", "colombo2022-manipulation", "--seed", "11"]
@@ -100,7 +100,7 @@ def test_interrupt_returns_finished_cells_and_cancels_the_rest(tmp_path, monkeyp
             res = rs.simulate.robustness(
                 ["interrupting"],
                 grid={"phi": [0.1 * (i + 1) for i in range(n_cells)]},
-                n_rep=1,
+                n_replications=1,
                 base={"n_systems": 4, "n_tasks": 2, "n_instances": 2},
                 n_jobs=n_jobs,
             )

@@ -62,7 +62,7 @@ def test_corruptions_are_applied_and_recorded():
         seed=4,
         adversarial_tasks=1,
         rescale={"task02": 100.0},
-        missing=0.5,
+        missing_rate=0.5,
         missing_pattern="block",
         round_to=0,
     )
@@ -75,12 +75,12 @@ def test_corruptions_are_applied_and_recorded():
     with pytest.raises(ValueError, match="unknown tasks"):
         rs.simulate.gumbel(3, 2, rescale={"nope": 2.0})
     with pytest.raises(ValueError, match="missing_pattern"):
-        rs.simulate.gumbel(3, 2, missing=0.1, missing_pattern="row")
+        rs.simulate.gumbel(3, 2, missing_rate=0.1, missing_pattern="row")
 
 
 def test_same_seed_same_benchmark_and_sidecar(tmp_path):
-    a = rs.simulate.gumbel(5, 3, 4, seed=11, missing=0.2)
-    b = rs.simulate.gumbel(5, 3, 4, seed=11, missing=0.2)
+    a = rs.simulate.gumbel(5, 3, 4, seed=11, missing_rate=0.2)
+    b = rs.simulate.gumbel(5, 3, 4, seed=11, missing_rate=0.2)
     pd.testing.assert_frame_equal(a.data, b.data)
     path, meta = a.to_csv(tmp_path / "bench.csv")
     back = rs.read_scores(path, instance="instance")
@@ -102,7 +102,7 @@ def test_partitioned_files(tmp_path):
     import json
 
     files, truth = rs.simulate.gumbel_files(
-        tmp_path / "a", 6, 5, 4000, partitions=7, phi=0.7, scale=1.3, missing=0.25, seed=3
+        tmp_path / "a", 6, 5, 4000, partitions=7, phi=0.7, scale=1.3, missing_rate=0.25, seed=3
     )
     frame = pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
     meta = json.loads(truth.read_text())
@@ -122,7 +122,7 @@ def test_partitioned_files(tmp_path):
         values = frame.loc[frame["system"] == f"sys0{n}", "score"].to_numpy()
         assert stats.kstest(values, stats.gumbel_r(loc=0.7 * n, scale=1.3).cdf).pvalue > 1e-3
     again, _ = rs.simulate.gumbel_files(
-        tmp_path / "b", 6, 5, 4000, partitions=7, phi=0.7, scale=1.3, missing=0.25, seed=3
+        tmp_path / "b", 6, 5, 4000, partitions=7, phi=0.7, scale=1.3, missing_rate=0.25, seed=3
     )
     assert all(a.read_bytes() == b.read_bytes() for a, b in zip(files, again, strict=True))
     # The streamed aggregates equal the in-memory ones on the same rows.
@@ -166,8 +166,8 @@ def test_plackett_luce_rejects_non_finite_log_worths(bad):
         ("n_systems", 2.5),
         ("n_tasks", 0),
         ("n_instances", 0),
-        ("missing", 1.0),
-        ("missing", -0.1),
+        ("missing_rate", 1.0),
+        ("missing_rate", -0.1),
         ("scale", 0.0),
         ("scale", np.inf),
         ("phi", np.inf),

@@ -13,7 +13,7 @@ from rankstats._util import atomic as _atomic
 from rankstats.errors import OutputError
 from rankstats.io.directories import MANIFEST
 
-SMALL = dict(n_systems=5, n_tasks=3, n_instances=40, partitions=3, missing=0.2, seed=1)
+SMALL = dict(n_systems=5, n_tasks=3, n_instances=40, partitions=3, missing_rate=0.2, seed=1)
 
 
 @pytest.fixture
@@ -116,7 +116,7 @@ def test_a_directory_that_is_not_ours_is_refused_before_generating(tmp_path):
         ("n_instances", 0),
         ("partitions", 0),
         ("partitions", 10**6),
-        ("missing", 1.0),
+        ("missing_rate", 1.0),
         ("scale", 0.0),
         ("phi", float("nan")),
         ("round_to", -1),
@@ -151,7 +151,7 @@ def test_csv_name_to_parquet_and_back_are_refused(tmp_path):
 
 @pytest.mark.parametrize("name", ["bench.csv", "bench.csv.gz", "bench.tsv", "b.parquet", "b.pq"])
 def test_every_allowed_extension_round_trips(tmp_path, name):
-    sim = rs.simulate.gumbel(4, 2, 3, seed=0, missing=0.2)
+    sim = rs.simulate.gumbel(4, 2, 3, seed=0, missing_rate=0.2)
     write = sim.to_parquet if name.endswith(("parquet", "pq")) else sim.to_csv
     path, meta = write(tmp_path / name)
     assert path == tmp_path / name and meta == tmp_path / f"{name.split('.')[0]}.truth.json"

@@ -4,7 +4,7 @@
 The walk finds every public function (``rankstats.__all__``, ``rs.models.*``, ``rs.simulate.*``)
 and the model classes' constructors and ``fit`` methods, and calls each with a bad value of
 every parameter whose name has one meaning across the library (``alpha``, ``delta``, ``chains``,
-``seed``, ``level`` ...): each call must raise a ``ValueError`` or ``TypeError`` whose message
+``seed``, ``by`` ...): each call must raise a ``ValueError`` or ``TypeError`` whose message
 names the parameter. A new public function with one of these parameters is walked too: it
 fails here until it checks them (or its required inputs are added to :data:`INPUTS`).
 """
@@ -79,23 +79,19 @@ SEED = [-1, 1.5, "1"]
 BAD = {
     "alpha": PROBABILITY,
     "delta": PROBABILITY,
-    "confidence": PROBABILITY,
-    "prob": PROBABILITY,
+    "confidence_level": PROBABILITY,
     "ci_prob": PROBABILITY,
-    "level": ["bogus", 3],
+    "by": ["bogus", 3],
     "min_coverage": [-0.1, 1.5, "0.5"],
-    "n_boot": COUNT,
+    "n_resamples": COUNT,
     "chains": COUNT,
     "draws": COUNT,
     "tune": COUNT,
-    "samples": COUNT,
     "k": COUNT,
-    "bootstrap": COUNT,
     "batch_rows": [0, *COUNT],
-    "replications": COUNT,
+    "n_replications": COUNT,
     "seed": SEED,
     "n_jobs": [2.5, "2"],
-    "workers": [2.5, "2", 0],
 }
 
 
@@ -135,7 +131,7 @@ INPUTS = {
     "rankings": lambda tmp: _rankings(),
     "pw": lambda tmp: rs.pairwise(_scores()),
     "battles": lambda tmp: _battles(),
-    "battle_report:fit": lambda tmp: rs.fit_battles(_battles(), bootstrap=0),
+    "battle_report:fit": lambda tmp: rs.fit_battles(_battles(), n_resamples=0),
     "fits": lambda tmp: _pl_fit(),
     "fit_or_model": lambda tmp: rs.models.PlackettLuce(),
     "models.ppc:fit": lambda tmp: _pl_fit(),
@@ -158,6 +154,8 @@ INPUTS = {
     "parameters": lambda tmp: {"log_worth": np.zeros((10, 4))},
     "models.ppc_draws:data": lambda tmp: _rankings(),
     "directory": lambda tmp: tmp / "simulated",
+    "simulate.gumbel_cube:n_systems": lambda tmp: 4,
+    "simulate.gumbel_cube:n_tasks": lambda tmp: 3,
 }
 
 
@@ -192,11 +190,13 @@ def test_the_walk_finds_the_functions_of_the_issue():
     names = {case.values[:2] for case in _cases()}
     for expected in [
         ("posthoc", "alpha"),
-        ("friedman", "level"),
+        ("friedman", "by"),
         ("scan_scores", "batch_rows"),
         ("models.PlackettLuce.fit", "chains"),
-        ("rank_confidence_sets", "n_boot"),
-        ("fit_battles", "bootstrap"),
+        ("rank_confidence_sets", "n_resamples"),
+        ("fit_battles", "n_resamples"),
+        ("bayes_signed_rank", "draws"),
+        ("scan_scores", "n_jobs"),
     ]:
         assert expected in names
 
@@ -231,9 +231,9 @@ def test_every_public_function_checks_its_arguments_first(name, parameter, value
 # ---------------------------------------------------------------------------- result methods
 #: Instances of the public classes whose methods take one of the parameters of :data:`BAD`.
 INSTANCES = {
-    "BattleFit": lambda: rs.fit_battles(_battles(), bootstrap=0),
+    "BattleFit": lambda: rs.fit_battles(_battles(), n_resamples=0),
     "BayesSignedRank": lambda: rs.bayes_signed_rank(
-        _scores(), *_scores().systems[:2], task=_scores().tasks[0], samples=2000
+        _scores(), *_scores().systems[:2], task=_scores().tasks[0], draws=2000
     ),
     "Calibration": lambda: rs.calibrate(_scores()),
     "Comparison": lambda: rs.compare(rs.pairwise(_scores()), _pl_fit()),
@@ -245,11 +245,11 @@ INSTANCES = {
 #: Classes whose methods are not walked, and why.
 NOT_WALKED = {
     "models.PartitionFunction": "its alpha is the Mallows dispersion α ≥ 0, not a level",
-    "models.MallowsMixtureFit": "a mixture is fitted by MCMC only; its prob / k / seed go "
+    "models.MallowsMixtureFit": "a mixture is fitted by MCMC only; its ci_prob / k / seed go "
     "through the checks MallowsFit's methods use (tests/models/test_mallows_mixture.py)",
-    "BayesHierarchical": "fitted by NUTS; its table(level=) is BayesSignedRank's check",
-    "BenchmarkDesign": "draw(replications=) is a step of rs.power / rs.sample_size, which "
-    "check replications first",
+    "BayesHierarchical": "fitted by NUTS; its table(ci_prob=) is BayesSignedRank's check",
+    "BenchmarkDesign": "draw(n_replications=) is a step of rs.power / rs.sample_size, which "
+    "check n_replications first",
     "BattleDesign": "as BenchmarkDesign",
 }
 
@@ -322,7 +322,7 @@ def test_the_cases_of_issue_45_name_their_parameter(tmp_path):
     scores = _scores()
     cases = [
         (lambda: rs.posthoc(scores, alpha="0.05"), TypeError, r"^alpha must be a number"),
-        (lambda: rs.friedman(scores, level="bogus"), ValueError, r"^level must be one of"),
+        (lambda: rs.friedman(scores, by="bogus"), ValueError, r"^by must be one of"),
         (lambda: rs.fit_battles(_battles(), ties="yes"), TypeError, r"^ties must be True or"),
         (
             lambda: rs.fit_battles(rs.simulate_battles(n_models=3, n_battles=20)[0]),

@@ -53,7 +53,9 @@ def _files(tmp_path, progress=True, partitions=3):
 
 
 def _grid(**kwargs):
-    return rs.simulate.robustness(grid={"phi": [0.3, 0.6, 0.9]}, n_rep=2, base=SMALL, **kwargs)
+    return rs.simulate.robustness(
+        grid={"phi": [0.3, 0.6, 0.9]}, n_replications=2, base=SMALL, **kwargs
+    )
 
 
 # ---------------------------------------------------------------------------- off a terminal
@@ -97,8 +99,8 @@ def test_robustness_grid_bar(tty):
 
 
 def test_perturbation_grid_bar(tty):
-    rs.simulate.perturbation(rs.load_dataset("xtreme"), grid={"missing": [0.1, 0.2]}, n_rep=2,
-                             progress=True)  # fmt: skip
+    rs.simulate.perturbation(rs.load_dataset("xtreme"), grid={"missing_rate": [0.1, 0.2]},
+                             n_replications=2, progress=True)  # fmt: skip
     assert "2/2 grid cells" in tty.readouterr().err
 
 

@@ -209,5 +209,5 @@ def test_power_counts_the_chunk_of_simulated_scores():
     small = power_bytes(10, 100, 3, scores=10 * 100)
     assert power_bytes(10, 100, 3, scores=10**10) - small == 240 * (10**10 - 10**6)
     with pytest.raises(ResourceError, match="instances per benchmark") as err:
-        rs.power(n_systems=10, n_tasks=1, n_instances=10**9, replications=10, progress=False)
+        rs.power(n_systems=10, n_tasks=1, n_instances=10**9, n_replications=10, progress=False)
     assert "stream" not in str(err.value)

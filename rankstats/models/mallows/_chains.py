@@ -15,6 +15,7 @@ import numpy as np
 from rankstats._pymc import compat as _compat
 from rankstats._pymc.convergence import ESS_MIN, RHAT_MAX
 from rankstats._util.progress import meter
+from rankstats._util.user_frame import user_stacklevel
 
 
 def kemeny_consensus(positions: np.ndarray, systems: tuple[str, ...]) -> list[str]:
@@ -94,7 +95,7 @@ def parallel_block(
     n_tune: int,
     n_keep: int,
     label: str,
-    progressbar: bool,
+    progress: bool,
     unit: str = "sweeps",
 ) -> None:
     """Run every chain ``n_tune`` discarded and ``n_keep`` kept iterations in the worker
@@ -110,7 +111,7 @@ def parallel_block(
         steps += [(min(chunk, n_keep - k), True) for k in range(0, n_keep, chunk)]
         plan[c] = steps
     total = len(chains) * (n_tune + n_keep)
-    with meter(label, total=total, unit=unit, enabled=progressbar) as bar:
+    with meter(label, total=total, unit=unit, enabled=progress) as bar:
         running = {}
 
         def submit(c: int) -> None:
@@ -154,7 +155,6 @@ def sample_until_converged(
     on_extend: Callable[[int, int, list[str]], None] | None,
     label: str,
     name: str,
-    stacklevel: int,
 ) -> tuple[np.ndarray, np.ndarray, list[str], int, bool]:
     """Run the first block, then extend every chain by blocks of ``draws`` while the
     convergence check fails, up to ``max_draws``; on Ctrl-C keep the chains finished so far.
@@ -191,7 +191,7 @@ def sample_until_converged(
         warnings.warn(
             "sampling interrupted: the fit holds the chains finished so far",
             RuntimeWarning,
-            stacklevel=stacklevel,
+            stacklevel=user_stacklevel(),
         )
     return scalar, pos, problems, extensions, interrupted
 
@@ -229,14 +229,14 @@ class ChainRunner:
         workers: int,
         can_fork: bool,
         label: str,
-        progressbar: bool,
+        progress: bool,
         parallel_from: float,
         extension_from: float,
         after_tune: Callable[[], None] | None = None,
     ) -> None:
         self.chains, self.step, self.store, self.thin = chains, step, store, thin
         self.per_iteration, self.workers, self.can_fork = per_iteration, workers, can_fork
-        self.label, self.progressbar = label, progressbar
+        self.label, self.progress = label, progress
         self.parallel_from, self.extension_from = parallel_from, extension_from
         self.after_tune = after_tune
         self.parallel = False
@@ -273,12 +273,12 @@ class ChainRunner:
                 n_tune,
                 n_keep * self.thin,
                 title,
-                self.progressbar,
+                self.progress,
                 unit="iterations",
             )
             return
         total = len(self.chains) * (n_tune + n_keep * self.thin)
-        with meter(title, total=total, unit="iterations", enabled=self.progressbar) as bar:
+        with meter(title, total=total, unit="iterations", enabled=self.progress) as bar:
             for c in range(len(self.chains)):
                 for iterations, keep in pieces(n_tune, n_keep * self.thin, self.thin):
                     self.chains[c], draws = self.step(self.chains[c], iterations, keep)
@@ -325,9 +325,9 @@ def start_runner(
     *,
     tune: int,
     thin: int,
-    cores: int | None,
+    n_jobs: int | None,
     label: str,
-    progressbar: bool,
+    progress: bool,
     after_tune: Callable[[], None] | None = None,
 ) -> tuple[ChainRunner, int]:
     """Run the first ``min(tune, PILOT)`` tuning iterations of every chain, timed: the time per
@@ -349,10 +349,10 @@ def start_runner(
         store,
         thin=thin,
         per_iteration=per_iteration,
-        workers=min(len(samplers), cores or os.cpu_count() or 1),
+        workers=min(len(samplers), n_jobs or os.cpu_count() or 1),
         can_fork=CAN_FORK,
         label=label,
-        progressbar=progressbar,
+        progress=progress,
         parallel_from=PARALLEL_FROM,
         extension_from=EXTENSION_PARALLEL_FROM,
         after_tune=after_tune,

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.arguments import probability
+from rankstats._util.renamed import renamed_parameters
 from rankstats.core.permutations.kendall import pair_probability
 from rankstats.core.permutations.pair_tables import PairTable, pair_table, rank_table
 from rankstats.models._fit import Fit, register_model
@@ -38,24 +39,24 @@ def table_on_posterior(build, alpha: np.ndarray, n: int, distance: str) -> PairT
     return build(n, grid, distance)
 
 
-def check_top_k(k: int, n: int, prob: float) -> None:
-    """Refuse a ``k`` outside ``1 … n`` and a ``prob`` outside (0, 1)."""
+def check_top_k(k: int, n: int, ci_prob: float) -> None:
+    """Refuse a ``k`` outside ``1 … n`` and a ``ci_prob`` outside (0, 1)."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
         raise ValueError(f"k must be a whole number between 1 and {n}, not {k!r}")
-    probability("prob", prob)
+    probability("ci_prob", ci_prob)
 
 
 def top_k_frame(
-    fit: Fit, per_draw: np.ndarray, k: int, prob: float, table: PairTable, **columns
+    fit: Fit, per_draw: np.ndarray, k: int, ci_prob: float, table: PairTable, **columns
 ) -> pd.DataFrame:
     """The table of :meth:`MallowsFit.top_k` from the probability per draw and system
     ``(S, n)``: mean, equal-tailed interval, ``columns`` (per system), rows in ``fit.order``."""
-    low, high = np.quantile(per_draw, [(1 - prob) / 2, (1 + prob) / 2], axis=0)
+    low, high = np.quantile(per_draw, [(1 - ci_prob) / 2, (1 + ci_prob) / 2], axis=0)
     frame = {"system": list(fit.systems), "probability": per_draw.mean(axis=0), "low": low}
     out = pd.DataFrame({**frame, "high": high, **columns}).set_index("system")
     out = out.loc[fit.order].reset_index()
     out.attrs.update(
-        {"k": k, "prob": prob, "table": table.method, "standard_error": table.standard_error}
+        {"k": k, "prob": ci_prob, "table": table.method, "standard_error": table.standard_error}
     )
     return out
 
@@ -153,7 +154,8 @@ class MallowsFit(Fit):
         rank = np.rint(draws["position"]).astype(np.intp) - 1
         return self.pair_table.at(draws["alpha"], rank[:, rows][:, :, None], rank[:, None, :])
 
-    def top_k(self, k: int, prob: float = 0.95) -> pd.DataFrame:
+    @renamed_parameters(prob="ci_prob")
+    def top_k(self, k: int, ci_prob: float = 0.95) -> pd.DataFrame:
         """Posterior predictive probability that a new ranking puts each system in its top
         ``k``, with an equal-tailed interval over the posterior.
 
@@ -169,13 +171,13 @@ class MallowsFit(Fit):
         two).
         """
         n = len(self.systems)
-        check_top_k(k, n, prob)
+        check_top_k(k, n, ci_prob)
         draws = self.draws()
         table = self._rank_table
         rank = np.rint(draws["position"]).astype(np.intp) - 1
         marginals = table.at(self._alpha_draws(draws), rank[:, :, None], np.arange(n)[None, None])
         per_draw = marginals[:, :, :k].sum(axis=2)
-        return top_k_frame(self, per_draw, k, prob, table, consensus=(rank < k).mean(axis=0))
+        return top_k_frame(self, per_draw, k, ci_prob, table, consensus=(rank < k).mean(axis=0))
 
     def _alpha_draws(self, draws: dict[str, np.ndarray]) -> np.ndarray:
         """α per draw (the Gibbs sampler's θ times n)."""
@@ -217,8 +219,9 @@ class MallowsFit(Fit):
         (:func:`rankstats.models.mallows.predictive.predictive_distribution`)."""
         return _predictive.predictive_distribution(self._predictive_posterior(), top, draws, seed)
 
-    def pairwise(self, prob: float = 0.95, order=None):
-        table = super().pairwise(prob, order)
+    @renamed_parameters(prob="ci_prob")
+    def pairwise(self, ci_prob: float = 0.95, order=None):
+        table = super().pairwise(ci_prob, order)
         if self.distance != "kendall":
             pt = self.pair_table
             table.attrs.update(

@@ -47,9 +47,9 @@ def fit_gibbs(
     tune: int,
     chains: int,
     seed: int | None,
-    progressbar: bool,
+    progress: bool,
     max_draws: int | None,
-    cores: int | None,
+    n_jobs: int | None,
     on_extend: Callable[[int, int, list[str]], None] | None,
     backend: str,
 ) -> MallowsFit:
@@ -74,7 +74,7 @@ def fit_gibbs(
     ]
     thetas: list[list[np.ndarray]] = [[] for _ in range(chains)]
     positions: list[list[np.ndarray]] = [[] for _ in range(chains)]
-    workers = chain_workers(rk.ranks, tune + draws, chains, cores)
+    workers = chain_workers(rk.ranks, tune + draws, chains, n_jobs)
     parallel = workers > 1
     pool = None
 
@@ -87,12 +87,8 @@ def fit_gibbs(
         if parallel:
             if pool is None:
                 pool = fork_pool(workers)
-            return parallel_block(
-                pool, samplers, store, advance, n_tune, n_keep, label, progressbar
-            )
-        with meter(
-            label, total=chains * (n_tune + n_keep), unit="sweeps", enabled=progressbar
-        ) as bar:
+            return parallel_block(pool, samplers, store, advance, n_tune, n_keep, label, progress)
+        with meter(label, total=chains * (n_tune + n_keep), unit="sweeps", enabled=progress) as bar:
             for c, chain in enumerate(samplers):
                 try:
                     chain.run(n_tune, keep=False, callback=lambda _: bar.advance())
@@ -121,7 +117,6 @@ def fit_gibbs(
             on_extend=on_extend,
             label="Mallows Gibbs sampler",
             name="theta",
-            stacklevel=4,  # the caller of Mallows.fit
         )
     finally:
         if pool is not None:
@@ -146,7 +141,6 @@ def fit_gibbs(
     )
     warn_convergence(
         problems,
-        stacklevel=4,
         hint=(
             "the chains were extended to {cap} sweeps and still fail the check: raise "
             "{max_draws} or {tune}; "

@@ -107,9 +107,9 @@ def fit_metropolis(
     thin: int = THIN,
     chains: int = 4,
     seed: int | None = 0,
-    progressbar: bool = True,
+    progress: bool = True,
     max_draws: int | None = None,
-    cores: int | None = None,
+    n_jobs: int | None = None,
     on_extend: Callable[[int, int, list[str]], None] | None = None,
     leap: int = 1,
     rho_proposal: str = "leap_and_shift",
@@ -165,9 +165,9 @@ def fit_metropolis(
         store,
         tune=tune,
         thin=thin,
-        cores=cores,
+        n_jobs=n_jobs,
         label=label,
-        progressbar=progressbar,
+        progress=progress,
     )
 
     def stacked() -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -187,7 +187,6 @@ def fit_metropolis(
             on_extend=on_extend,
             label=label,
             name="alpha, error_probability" if error_model else "alpha",
-            stacklevel=4,  # the caller of Mallows.fit
         )
     finally:
         runner.close()
@@ -287,7 +286,6 @@ def _result(
         cap=("max_draws", max_draws),
         thin=None,
         leap=None,
-        stacklevel=5,  # the caller of Mallows.fit
     )
     from rankstats.models import pointwise_likelihood as pointwise
 

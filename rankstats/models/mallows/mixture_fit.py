@@ -63,9 +63,9 @@ def fit_mixture(
     thin: int = THIN,
     chains: int = 4,
     seed: int | None = 0,
-    progressbar: bool = True,
+    progress: bool = True,
     max_draws: int | None = None,
-    cores: int | None = None,
+    n_jobs: int | None = None,
     on_extend: Callable[[int, int, list[str]], None] | None = None,
     leap: int = 1,
     rho_proposal: str = "leap_and_shift",
@@ -121,9 +121,9 @@ def fit_mixture(
         store,
         tune=tune,
         thin=thin,
-        cores=cores,
+        n_jobs=n_jobs,
         label=label,
-        progressbar=progressbar,
+        progress=progress,
         after_tune=set_pivot,
     )
     if tune == pilot:  # no tuning left: the pivot now
@@ -154,7 +154,6 @@ def fit_mixture(
             on_extend=on_extend,
             label=label,
             name="alpha, weight",
-            stacklevel=4,
         )
     finally:
         runner.close()
@@ -305,7 +304,6 @@ def _result(
         cap=("max_draws", max_draws),
         thin=None,
         clusters=None,
-        stacklevel=5,
     )
     _add_pointwise(data, idata, distance, alpha, weight, rho, kind)
     flat_rho = rho.reshape(-1, clusters, n)

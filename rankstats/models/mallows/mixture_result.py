@@ -14,6 +14,7 @@ import pandas as pd
 from rankstats._pymc import compat as _compat
 from rankstats._util.advice import AdviceError, escape
 from rankstats._util.arguments import probability
+from rankstats._util.renamed import renamed_parameters
 from rankstats.core.permutations.kendall import pair_probability
 from rankstats.core.permutations.pair_tables import pair_table, rank_table
 from rankstats.models._fit import Fit, register_model
@@ -105,12 +106,13 @@ class MallowsMixtureFit(Fit):
             )
         return tuple(out)
 
-    def weights(self, prob: float = 0.95) -> pd.DataFrame:
+    @renamed_parameters(prob="ci_prob")
+    def weights(self, ci_prob: float = 0.95) -> pd.DataFrame:
         """Posterior mean and equal-tailed interval of every cluster's weight τ_k, and the
         number of assessors whose most probable cluster it is."""
-        probability("prob", prob)
+        probability("ci_prob", ci_prob)
         w = self.draws()["weight"]
-        low, high = np.quantile(w, [(1 - prob) / 2, (1 + prob) / 2], axis=0)
+        low, high = np.quantile(w, [(1 - ci_prob) / 2, (1 + ci_prob) / 2], axis=0)
         members = np.bincount(np.argmax(self._probabilities(), axis=1), minlength=self.n_clusters)
         return pd.DataFrame(
             {"weight": w.mean(axis=0), "low": low, "high": high, "assessors": members},
@@ -170,13 +172,14 @@ class MallowsMixtureFit(Fit):
         alpha = self.draws()["alpha"]
         return table_on_posterior(rank_table, alpha, len(self.systems), self.distance)
 
-    def top_k(self, k: int, prob: float = 0.95) -> pd.DataFrame:
+    @renamed_parameters(prob="ci_prob")
+    def top_k(self, k: int, ci_prob: float = 0.95) -> pd.DataFrame:
         """Posterior predictive probability that a *new assessor* (cluster unknown) puts each
         system in the top ``k``: :math:`\\sum_k \\tau_k \\sum_{r \\le k} M_{\\alpha_k}[\\rho_{k,i},
         r]` per draw, with an equal-tailed interval; rows in :attr:`order`. For a member of
         cluster ``c``: ``fit.clusters[c - 1].top_k(k)``."""
         n = len(self.systems)
-        check_top_k(k, n, prob)
+        check_top_k(k, n, ci_prob)
         draws = self.draws()
         table = self._rank_table
         per_draw = np.zeros((len(draws["alpha"]), n))
@@ -184,7 +187,7 @@ class MallowsMixtureFit(Fit):
             rank = np.rint(draws["position"][:, c]).astype(np.intp) - 1
             m = table.at(draws["alpha"][:, c], rank[:, :, None], np.arange(n)[None, None])
             per_draw += draws["weight"][:, c, None] * m[:, :, :k].sum(axis=2)
-        return top_k_frame(self, per_draw, k, prob, table)
+        return top_k_frame(self, per_draw, k, ci_prob, table)
 
     # A new assessor's ranking: per draw Σ_k τ_k P_k, by the one cluster's code (K = 1 there)
     _predictive_posterior = MallowsFit._predictive_posterior
@@ -203,7 +206,8 @@ class MallowsMixtureFit(Fit):
     def rank_distribution(self) -> pd.DataFrame:
         self._one_consensus("rank distribution", "rank_distribution")
 
-    def rank_posterior(self, prob: float = 0.95):
+    @renamed_parameters(prob="ci_prob")
+    def rank_posterior(self, ci_prob: float = 0.95):
         self._one_consensus("rank posterior", "rank_posterior")
 
     def ppc(self, *args, **kwargs):

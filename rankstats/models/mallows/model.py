@@ -26,6 +26,7 @@ import numpy as np
 
 from rankstats._util.advice import AdviceError, escape
 from rankstats._util.arguments import count, random_seed
+from rankstats._util.renamed import renamed_parameters
 from rankstats.core.permutations.distances import check_distance
 from rankstats.core.permutations.kendall import log_z
 from rankstats.core.preferences import AssessorPreferences
@@ -107,7 +108,7 @@ class Mallows:
     --------
     >>> import rankstats as rs
     >>> rk = rs.Rankings.from_orderings([["a", "b", "c"], ["b", "a", "c"], ["a", "c"]] * 5)
-    >>> fit = rs.models.Mallows().fit(rk, draws=3000, tune=500, chains=2, progressbar=False)
+    >>> fit = rs.models.Mallows().fit(rk, draws=3000, tune=500, chains=2, progress=False)
     >>> fit.order
     ['a', 'b', 'c']
     >>> fit.info["backend"] in ("numba", "numpy")  # numba when installed: the same draws
@@ -235,6 +236,7 @@ class Mallows:
             )
         return data
 
+    @renamed_parameters(cores="n_jobs", progressbar="progress")
     def fit(
         self,
         data: Rankings | Scores | AssessorPreferences,
@@ -243,9 +245,9 @@ class Mallows:
         tune: int | None = None,
         chains: int = 4,
         seed: int | None = 0,
-        progressbar: bool = True,
+        progress: bool = True,
         max_draws: int | None = None,
-        cores: int | None = None,
+        n_jobs: int | None = None,
         on_extend: Callable[[int, int, list[str]], None] | None = None,
         backend: str = "auto",
         sampler: str = "auto",
@@ -287,7 +289,7 @@ class Mallows:
             ``fit.info["acceptance_rho"]`` says how often each moved.
         seed : int
             Chains are seeded by ``SeedSequence(seed).spawn(chains)``.
-        progressbar : bool
+        progress : bool
             Progress on stderr (:func:`rankstats._util.progress.meter`: on a terminal, not quiet).
         max_draws : int, optional
             Automatic extension (``chains ≥ 2``): while the R-hat ≤ 1.01 / bulk ESS ≥ 400 check
@@ -296,7 +298,7 @@ class Mallows:
             ``max_draws=draws`` turns the extension off).  The first ``draws`` draws are those of
             the run without extension.  ``fit.info`` records ``draws`` (per chain, final),
             ``extensions`` and ``cap_reached``.
-        cores : int, optional
+        n_jobs : int, optional
             Chains run in parallel worker processes (default ``min(chains, os.cpu_count())``)
             when the fit is expected to take more than
             :data:`~rankstats.models.mallows.timing.PARALLEL_FROM` seconds; the draws are the same
@@ -337,7 +339,7 @@ class Mallows:
             tune=(tune, 0),
             chains=(chains, 1),
             max_draws=(max_draws, 1),
-            cores=(cores, 1),
+            n_jobs=(n_jobs, 1),
             thin=(thin, 1),
             leap=(leap, 1),
         )
@@ -350,9 +352,9 @@ class Mallows:
             draws=draws,
             chains=chains,
             seed=seed,
-            progressbar=progressbar,
+            progress=progress,
             max_draws=max_draws,
-            cores=cores,
+            n_jobs=n_jobs,
             on_extend=on_extend,
         )
         gibbs_applies = (

@@ -98,8 +98,8 @@ PARALLEL_FROM = 20.0
 CAN_FORK = sys.platform.startswith("linux")
 
 
-def chain_workers(ranks: np.ndarray, sweeps: int, chains: int, cores: int | None = None) -> int:
-    """Processes the chains of a fit run in: ``min(chains, cores)`` (default: every CPU) when
+def chain_workers(ranks: np.ndarray, sweeps: int, chains: int, n_jobs: int | None = None) -> int:
+    """Processes the chains of a fit run in: ``min(chains, n_jobs)`` (default: every CPU) when
     forking is available and the chains are expected to take ``PARALLEL_FROM`` seconds or more
     one after the other (:func:`mallows_seconds`), else 1.
 
@@ -107,7 +107,7 @@ def chain_workers(ranks: np.ndarray, sweeps: int, chains: int, cores: int | None
     ten times faster, but a fit that is long in NumPy is usually extended (slow mixing) and gains
     from the processes all the same, and ``rankstats fit`` announces the same number of processes
     (:func:`rankstats.models.timing.fit_estimate` calls this function)."""
-    workers = min(chains, cores or os.cpu_count() or 1)
+    workers = min(chains, n_jobs or os.cpu_count() or 1)
     if workers < 2 or not CAN_FORK:
         return 1
     return workers if mallows_seconds(ranks, sweeps, chains) >= PARALLEL_FROM else 1
