@@ -26,6 +26,33 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+def resolve_n_jobs(n_jobs: int | None) -> int | None:
+    """``n_jobs`` checked (≥ 1, or -1 for all cores: scikit-learn's convention) with -1
+    replaced by :func:`cpu_count`; ``None`` (the caller's default) stays ``None``.
+
+    Raises
+    ------
+    ValueError
+        ``n_jobs`` not a positive integer nor -1.
+    """
+    if n_jobs is None:
+        return None
+    _check_n_jobs(n_jobs)
+    return cpu_count() if n_jobs == -1 else int(n_jobs)
+
+
+def _check_n_jobs(n_jobs: object) -> None:
+    if (
+        isinstance(n_jobs, bool)
+        or not isinstance(n_jobs, numbers.Integral)
+        or n_jobs == 0
+        or n_jobs < -1
+    ):
+        raise ValueError(
+            f"n_jobs must be a positive integer (≥ 1) or -1 (all cores), not {n_jobs!r}"
+        )
+
+
 def check_parallel(n_jobs: int, backend: str) -> None:
     """``n_jobs`` (≥ 1, or -1 for all cores) and ``backend``, before any work.
 
@@ -36,15 +63,7 @@ def check_parallel(n_jobs: int, backend: str) -> None:
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
-    if (
-        isinstance(n_jobs, bool)
-        or not isinstance(n_jobs, numbers.Integral)
-        or n_jobs == 0
-        or n_jobs < -1
-    ):
-        raise ValueError(
-            f"n_jobs must be a positive integer (≥ 1) or -1 (all cores), not {n_jobs!r}"
-        )
+    _check_n_jobs(n_jobs)
 
 
 def run_cells(

@@ -59,6 +59,7 @@ import numpy as np
 
 from rankstats._util.advice import AdviceError, AdviceWarning, Spelled, escape, keywords
 from rankstats._util.arguments import count, flag, probability, sampling
+from rankstats._util.parallel import resolve_n_jobs
 from rankstats._util.renamed import renamed_parameters
 from rankstats._util.user_frame import user_stacklevel
 from rankstats.battles.battle_fit import (  # noqa: F401 - the result's home, re-exported
@@ -146,7 +147,7 @@ def fit_battles(
     seed : int, optional
         Seeds the bootstrap and the sampler: same seed, same numbers.
     n_jobs : int, optional
-        Threads for the bootstrap (default: all cores); the numbers do not depend on it.
+        Threads for the bootstrap (default and -1: all cores); the numbers do not depend on it.
     sampler, draws, tune, chains, progress
         NUTS settings (``sampler``: ``"auto"``, ``"pymc"`` or ``"nutpie"``, recorded in
         ``info``).
@@ -181,8 +182,7 @@ def fit_battles(
     _check_settings(confidence_level, n_resamples, anchor_rating, order_effect)
     if ties is not None:
         flag("ties", ties)
-    if n_jobs is not None:
-        count("n_jobs", n_jobs, 1)
+    n_jobs = resolve_n_jobs(n_jobs)
     sampling(draws, tune, chains, seed)
     pairs = battles.pairs(both_bad)
     if len(pairs.item1) == 0:

@@ -16,7 +16,8 @@ from rankstats._pymc import shared
 from rankstats._pymc.convergence import check_convergence, warn_convergence
 from rankstats._pymc.nuts import SAMPLERS, sample_nuts
 from rankstats._util.advice import AdviceError
-from rankstats._util.arguments import count, sampling
+from rankstats._util.arguments import sampling
+from rankstats._util.parallel import resolve_n_jobs
 from rankstats._util.renamed import renamed_parameters
 from rankstats.core.bradley_terry_mle import (
     check_connected,
@@ -164,7 +165,7 @@ class RankModel:
         target_accept : float
             NUTS step-size adaptation target.
         n_jobs : int, optional
-            Parallel chains (default ``min(chains, os.cpu_count())``).
+            Parallel chains (default ``min(chains, os.cpu_count())``; -1: all cores).
         bias_reduction : bool
             With ``method="mle"``: Firth's (1993) bias-reduced estimate, the likelihood
             penalised by Jeffreys' prior, ½ log det I
@@ -185,8 +186,7 @@ class RankModel:
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, not {method!r}")
         sampling(draws, tune, chains, seed)
-        if n_jobs is not None:
-            count("n_jobs", n_jobs, 1)
+        n_jobs = resolve_n_jobs(n_jobs)
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
         if method == "pql" and not self.random_effect:

@@ -27,6 +27,7 @@ from rankstats._util.advice import (
     keywords,
 )
 from rankstats._util.arguments import count
+from rankstats._util.parallel import resolve_n_jobs
 from rankstats._util.renamed import renamed_parameters
 from rankstats._util.user_frame import user_stacklevel
 from rankstats.aggregation.aggregators import Aggregate, aggregate_source
@@ -305,8 +306,9 @@ def scan_scores(
         ``rs.aggregate(scanned, ...)`` and ``rs.pairwise(scanned)`` use it transparently. Needs
         ``pip install "rankstats[dask]"``; files must be visible to the workers at the same paths.
     n_jobs : int
-        Local worker processes for file input (default 1: this process). With ``n_jobs > 1``
-        the Parquet row groups (CSV files) are reduced in parallel and merged as on a cluster —
+        Local worker processes for file input (default 1: this process; -1: all cores).
+        With ``n_jobs > 1`` the Parquet row groups (CSV files) are reduced in parallel and
+        merged as on a cluster —
         the same statistics, up to the order of floating-point additions; memory is one batch per
         worker.
     na_values, sep, encoding
@@ -364,7 +366,7 @@ def scan_scores(
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(map(repr, ORDERS))}, not {order!r}")
     count("batch_rows", batch_rows, 1)
-    count("n_jobs", n_jobs, 1)
+    n_jobs = resolve_n_jobs(n_jobs)
     if order == "any" and client is not None:
         raise AdviceError("{message}", message=CLUSTER_ANY)
     columns = {"system": system, "task": task, "instance": instance, "score": score}

@@ -101,7 +101,8 @@ from scipy import stats
 
 from rankstats._util import progress as _progress
 from rankstats._util.advice import AdviceError, escape
-from rankstats._util.arguments import count, probability, sampling
+from rankstats._util.arguments import probability, sampling
+from rankstats._util.parallel import resolve_n_jobs
 from rankstats._util.renamed import renamed_parameters
 from rankstats._util.text import shorten, terminal
 from rankstats._util.user_frame import user_stacklevel
@@ -403,7 +404,8 @@ def bayes_hierarchical(
     task : str or list of str, optional
         The tasks used (default: all).
     draws, tune, chains, n_jobs : int
-        NUTS draws and tuning steps per chain, chains, and processes (default: PyMC's).
+        NUTS draws and tuning steps per chain, chains, and processes (default: PyMC's;
+        ``n_jobs=-1``: all cores).
     seed : int
         Seed of the sampler, of the draws of :math:`\delta_\text{new}` and of the values given
         to constant tasks.
@@ -463,8 +465,7 @@ def bayes_hierarchical(
     1817–1837.
     """
     sampling(draws, tune, chains, seed)
-    if n_jobs is not None:
-        count("n_jobs", n_jobs, 1)
+    n_jobs = resolve_n_jobs(n_jobs)
     check_rope(rope)
     if not (isinstance(rho, numbers.Real) and 0 <= rho < 1):
         raise ValueError(f"rho (the correlation of the instances) must be in [0, 1), got {rho!r}")

@@ -415,7 +415,7 @@ def test_every_parameter_is_checked_at_construction(options, match):
         ({"draws": 0}, ValueError, "draws must be an integer ≥ 1, not 0"),
         ({"tune": -1}, ValueError, "tune must be an integer ≥ 0"),
         ({"chains": 0}, ValueError, "chains must be an integer ≥ 1"),
-        ({"n_jobs": 0}, ValueError, "n_jobs must be an integer ≥ 1"),
+        ({"n_jobs": 0}, ValueError, "n_jobs must be a positive integer"),
         ({"thin": 0}, ValueError, "thin must be an integer ≥ 1"),
         ({"leap": 0}, ValueError, "leap must be an integer ≥ 1"),
         ({"seed": "x"}, TypeError, "seed must be None or an integer ≥ 0"),

@@ -123,3 +123,14 @@ def test_a_warning_inside_a_renamed_function_points_at_the_callers_line():
     with pytest.warns(FutureWarning) as caught:
         rs.rank_confidence_sets(table, n_boot=200)
     assert {w.filename for w in caught} == {__file__}
+
+
+def test_n_jobs_minus_one_means_every_core_wherever_n_jobs_is_taken():
+    """The vocabulary's rule (docs/vocabulary.md): -1 is all cores, in every function."""
+    from rankstats._util.parallel import cpu_count, resolve_n_jobs
+
+    assert resolve_n_jobs(-1) == cpu_count() and resolve_n_jobs(3) == 3
+    assert resolve_n_jobs(None) is None
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(ValueError, match="n_jobs must be a positive integer"):
+            resolve_n_jobs(bad)

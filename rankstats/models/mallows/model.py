@@ -26,6 +26,7 @@ import numpy as np
 
 from rankstats._util.advice import AdviceError, escape
 from rankstats._util.arguments import count, random_seed
+from rankstats._util.parallel import resolve_n_jobs
 from rankstats._util.renamed import renamed_parameters
 from rankstats.core.permutations.distances import check_distance
 from rankstats.core.permutations.kendall import log_z
@@ -299,7 +300,8 @@ class Mallows:
             the run without extension.  ``fit.info`` records ``draws`` (per chain, final),
             ``extensions`` and ``cap_reached``.
         n_jobs : int, optional
-            Chains run in parallel worker processes (default ``min(chains, os.cpu_count())``)
+            Chains run in parallel worker processes (default ``min(chains, os.cpu_count())``;
+            -1: all cores)
             when the fit is expected to take more than
             :data:`~rankstats.models.mallows.timing.PARALLEL_FROM` seconds; the draws are the same
             as one chain after the other (each chain carries its own random generator).
@@ -334,12 +336,12 @@ class Mallows:
             likelihood with its cluster summed out.
         """
         _check_method(method)
+        n_jobs = resolve_n_jobs(n_jobs)
         _check_counts(
             draws=(draws, 1),
             tune=(tune, 0),
             chains=(chains, 1),
             max_draws=(max_draws, 1),
-            n_jobs=(n_jobs, 1),
             thin=(thin, 1),
             leap=(leap, 1),
         )
