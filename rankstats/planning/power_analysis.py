@@ -443,8 +443,8 @@ def sample_size(
     >>> import rankstats as rs
     >>> res = rs.sample_size(n_systems=2, test="sign", target="pair", pair=("sys02", "sys01"),
     ...                      phi=0.4, sizes=[20, 50, 100, 200, 400], n_replications=400,
-    ...                      progress=False)
-    >>> 50 < res.size < 200
+    ...                      progress=False, seed=0)
+    >>> 150 < res.size < 300  # exact binomial power: 0.80 at about 210 instances
     True
     """
     design = _design(design, fields)
