@@ -20,13 +20,14 @@ def _scipy(d: np.ndarray, zero_method: str, method: object) -> np.ndarray:
         )
 
 
-@pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
 # n = 10 and 13 (scipy enumerates 1,024 and 8,192 sign flips a column: 3 s and 8 s a case): with
 # the slow checks
 SLOW = pytest.mark.slow
+SIZES = [2, 3, 5, 8, pytest.param(10, marks=SLOW), pytest.param(13, marks=SLOW)]
 
 
-@pytest.mark.parametrize("n", [2, 3, 5, 8, pytest.param(10, marks=SLOW), pytest.param(13, marks=SLOW)])
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
+@pytest.mark.parametrize("n", SIZES)
 def test_equal_to_scipy_s_permutation_test(zero_method: str, n: int) -> None:
     rng = np.random.default_rng(n)
     d = rng.integers(-3, 4, size=(n, 40)) * 0.5  # zeros and tied magnitudes
