@@ -172,6 +172,7 @@ def _announce_models(names: list[str], model_method: str, by: str | None, data) 
         return
 
     from rankstats import models
+    from rankstats.models.mallows.model import DRAWS, TUNE
     from rankstats.models.timing import fit_estimate
     from rankstats.reporting.report_data import complete_untied
 
@@ -182,8 +183,8 @@ def _announce_models(names: list[str], model_method: str, by: str | None, data) 
             method = "map" if model_method == "map" and complete else "mcmc"
             data, draws, tune = (
                 models.Mallows()._prepare(rankings),
-                models.mallows.DRAWS,
-                models.mallows.TUNE,
+                DRAWS,
+                TUNE,
             )
         else:
             method, data, draws, tune = model_method, rankings, 1000, 1000
