@@ -21,6 +21,8 @@ from rankstats.models.bradley_terry import BradleyTerry
 from rankstats.models.cluster_choice import ClusterChoice, choose_clusters
 from rankstats.models.covariate_fit import predict_worth
 from rankstats.models.cross_validation import KFoldResult, kfold
+from rankstats.models.mallows.em import mallows_em
+from rankstats.models.mallows.em_result import MallowsEMFit
 from rankstats.models.mallows.fit import MallowsFit
 from rankstats.models.mallows.mixture_fit import MallowsMixtureFit
 from rankstats.models.mallows.model import Mallows
@@ -45,6 +47,7 @@ __all__ = [
     "LOOWarning",
     "MLEDoesNotExistError",
     "Mallows",
+    "MallowsEMFit",
     "MallowsFit",
     "MallowsMixtureFit",
     "ModelComparison",
@@ -59,6 +62,7 @@ __all__ = [
     "compare_fits",
     "kfold",
     "load",
+    "mallows_em",
     "partition_function",
     "ppc",
     "ppc_draws",
