@@ -16,8 +16,8 @@ How, by size and distance (:class:`ConsensusSearch`; the method is recorded in t
   starts polished by insertion local search of
   :func:`rankstats.aggregation.kemeny_heuristics.heuristic_order`. Not proved optimal.
 - ``"local search"`` — Cayley, Ulam beyond: best-improvement search over all transpositions
-  and all single-item moves from the better of the current consensus and the weighted footrule
-  centre. Not proved optimal.
+  and all single-item moves from the current consensus, the weighted footrule centre and a
+  weighted medoid of the observed rankings; the best end is kept. Not proved optimal.
 
 Whatever the method, the step never returns a ranking whose weighted distance exceeds the
 current consensus's, so the EM log-likelihood cannot decrease through this step.
@@ -38,6 +38,8 @@ from rankstats.core.permutations.sampling import all_permutations
 EXHAUSTIVE_CELLS = 20_000_000
 #: Most items of the exhaustive search (9! = 362,880 permutations).
 EXHAUSTIVE_ITEMS = 9
+#: Distinct rankings of most weight among which the local search's medoid start is chosen.
+MEDOID_CANDIDATES = 50
 #: Most moves of the local search (Cayley, Ulam), in multiples of ``n``.
 LOCAL_MOVES = 10
 
@@ -147,12 +149,19 @@ class ConsensusSearch:
         return rho
 
     def _local(self, weight: np.ndarray, current: np.ndarray) -> np.ndarray:
-        """Best-improvement search over transpositions and single-item moves."""
-        best = current.copy()
-        start = self._assignment(weight, "footrule")
+        """Best-improvement search over transpositions and single-item moves, from each of the
+        current consensus, the weighted footrule centre and the weighted medoid of the
+        :data:`MEDOID_CANDIDATES` heaviest distinct rankings; the best end is kept."""
+        heavy = self.rankings[np.argsort(-weight, kind="stable")[:MEDOID_CANDIDATES]]
+        medoid = heavy[int(np.argmin([self.total(weight, r) for r in heavy]))]
+        ends = [
+            self._descend(weight, start)
+            for start in _distinct([current, self._assignment(weight, "footrule"), medoid])
+        ]
+        return min(ends, key=lambda r: self.total(weight, r))
+
+    def _descend(self, weight: np.ndarray, best: np.ndarray) -> np.ndarray:
         best_total = self.total(weight, best)
-        if self.total(weight, start) < best_total:
-            best, best_total = start, self.total(weight, start)
         for _ in range(LOCAL_MOVES * self.n):
             neighbours = _neighbours(best)
             totals = weight @ np.stack(
@@ -163,6 +172,10 @@ class ConsensusSearch:
                 break
             best, best_total = neighbours[pick], float(totals[pick])
         return best
+
+
+def _distinct(rankings: list) -> list:
+    return list(np.unique(np.asarray(rankings, dtype=np.int64), axis=0))
 
 
 def _neighbours(rho: np.ndarray) -> np.ndarray:
