@@ -5,6 +5,7 @@ Fisher information, the consensus steps against exhaustive search, BIC's choice 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -39,7 +40,7 @@ def brute_log_likelihood(ranks, consensus, alpha, weight, distance):
     n = ranks.shape[1]
     perms = all_permutations(n)
     total = np.zeros(len(ranks))
-    for rho, a, w in zip(consensus, alpha, weight):
+    for rho, a, w in zip(consensus, alpha, weight, strict=True):
         z = np.exp(-a / n * rank_distance(perms, rho, distance)).sum()
         total += w * np.exp(-a / n * rank_distance(ranks, rho, distance)) / z
     return float(np.log(total).sum())
@@ -187,12 +188,12 @@ def test_rankings_input_and_bad_rows():
     rk = rs.Rankings.from_orderings([["a", "b", "c"], ["b", "a", "c"], ["a", "c", "b"]])
     assert mallows_em(rk, 1).consensus_orderings() == [["a", "b", "c"]]
     tied = np.array([[1, 2, 3], [1, 1, 3]])
-    with pytest.raises(InvalidRankingsError, match="row 1.*tied"):
+    with pytest.raises(InvalidRankingsError, match=r"row 1.*tied"):
         mallows_em(tied, 1)
     missing = np.array([[1, 2, 3], [2, 1, 3], [1, np.nan, 2]])
-    with pytest.raises(InvalidRankingsError, match="row 2.*missing"):
+    with pytest.raises(InvalidRankingsError, match=r"row 2.*missing"):
         mallows_em(missing, 1)
-    with pytest.raises(InvalidRankingsError, match="row 0.*not 1 … n"):
+    with pytest.raises(InvalidRankingsError, match=r"row 0.*not 1 … n"):
         mallows_em(np.array([[1, 2, 4]]), 1)
     with pytest.raises(ValueError, match="clusters"):
         mallows_em(np.array([[1, 2, 3]]), 2)
@@ -215,3 +216,39 @@ def test_bic_picks_the_true_number_of_clusters(seed):
     ranks, _ = simulate(truth, [5.0, 5.0, 5.0], [0.4, 0.35, 0.25], 1500, "kendall", seed)
     bic = {k: mallows_em(ranks, k, starts=6, seed=seed).bic for k in range(1, 6)}
     assert min(bic, key=bic.get) == 3
+
+
+def test_choose_clusters_by_em_and_the_edge_of_the_grid():
+    from rankstats.models.cluster_choice import EdgeOfGridWarning
+
+    truth = [[1, 2, 3, 4, 5], [5, 4, 3, 2, 1]]
+    ranks, _ = simulate(truth, [6.0, 6.0], [0.6, 0.4], 600, "kendall", seed=7)
+    rk = rs.Rankings(ranks.astype(float), tuple("abcde"), pd.RangeIndex(600))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", EdgeOfGridWarning)
+        choice = rs.models.choose_clusters(rk, [1, 2, 3], distance="kendall", method="em", starts=3)
+    assert choice.best == 2 and choice.at_edge is None and choice.ic == "bic"
+    assert list(choice.table.columns) == [
+        "log_likelihood",
+        "bic",
+        "icl",
+        "p",
+        "within",
+        "starts_at_best",
+        "converged",
+    ]
+    assert choice.table["within"].is_monotonic_decreasing
+    assert choice.table.loc[2, "bic"] == pytest.approx(choice.fits[2].bic)
+    assert "ClusterChoice(EM, BIC: best K = 2; lower is better)" in repr(choice)
+    with pytest.warns(EdgeOfGridWarning, match="largest tried"):
+        upper = rs.models.choose_clusters(rk, [1, 2], distance="kendall", method="em", starts=3)
+    assert upper.best == 2 and upper.at_edge == "upper"
+    assert any("largest tried" in note for note in upper.notes)
+    assert "(the largest K tried)" in repr(upper)
+    with pytest.warns(EdgeOfGridWarning, match="smallest tried"):
+        lower = rs.models.choose_clusters(rk, [2, 3], distance="kendall", method="em", ic="icl")
+    assert lower.at_edge == "lower"
+    with pytest.raises(ValueError, match="ic must be one of"):
+        rs.models.choose_clusters(rk, [1, 2], method="em", ic="loo")
+    with pytest.raises(TypeError, match="unknown EM options"):
+        rs.models.choose_clusters(rk, [1, 2], method="em", draws=10)
