@@ -167,6 +167,7 @@ FIT_OPTIONS = (
     "max_draws",
     "n_jobs",
     "leap",
+    "em_start",
 )
 #: What :func:`choose_clusters` passes to every EM fit (``method="em"``).
 EM_OPTIONS = ("starts", "seed", "max_iter", "tol")
@@ -208,7 +209,9 @@ def choose_clusters(
         seconds where the sampler takes minutes to hours.
     **fit_options
         Passed to every fit. MCMC: ``draws``, ``tune``, ``thin``, ``chains``, ``seed``,
-        ``progress``, ``max_draws``, ``n_jobs``, ``leap``; ``max_draws`` defaults to
+        ``progress``, ``max_draws``, ``n_jobs``, ``leap``, and ``em_start`` (``True``: every
+        chain starts at the EM estimate of its ``K`` and the draws are numbered as its
+        clusters; complete rankings without ties); ``max_draws`` defaults to
         :data:`EXTEND` × ``draws`` here, not 20 ×: a mixture with more clusters than the data
         hold rarely converges (two clusters share a consensus, or one is empty), and would
         otherwise run to the cap; it is reported as not converged, in the table and the notes.
@@ -263,11 +266,20 @@ def _mcmc_choice(
     for k in ks:
         # K = 1 too through the mixture sampler: the one-cluster mixture records `within`.
         model = Mallows(distance=distance, kind=kind, prior=prior, clusters=k, psi=psi)
+        prepared = model._prepare(data)
+        start = {}
+        if fit_options.get("em_start", False):
+            from rankstats.models.mallows.em import mallows_em
+
+            start["start"] = mallows_em(
+                prepared, k, distance=distance, seed=fit_options.get("seed", 0)
+            )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             fits[k] = fit_model_mixture(
                 model,
-                model._prepare(data),
+                prepared,
+                **start,
                 draws=draws,
                 tune=fit_options.get("tune"),
                 chains=fit_options.get("chains", 4),

@@ -252,3 +252,31 @@ def test_choose_clusters_by_em_and_the_edge_of_the_grid():
         rs.models.choose_clusters(rk, [1, 2], method="em", ic="loo")
     with pytest.raises(TypeError, match="unknown EM options"):
         rs.models.choose_clusters(rk, [1, 2], method="em", draws=10)
+
+
+@pytest.mark.slow  # 14 s on a loaded machine: the sampler's fixed costs
+def test_em_start_of_the_bayesian_mixture():
+    """The sampler's chains start at the EM estimate and its draws are numbered as the EM
+    clusters (the pivot is the EM consensuses)."""
+    from rankstats.models.mallows.mixture_fit import fit_model_mixture
+
+    truth = [[1, 2, 3, 4, 5], [5, 4, 3, 2, 1]]
+    ranks, _ = simulate(truth, [6.0, 6.0], [0.4, 0.6], 60, "kendall", seed=2)
+    rk = rs.Rankings(ranks.astype(float), tuple("abcde"), pd.RangeIndex(60))
+    em = mallows_em(rk, 2, starts=2)
+    model = rs.models.Mallows(distance="kendall", clusters=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = fit_model_mixture(
+            model, rk, tune=100, thin=1, draws=100, chains=2, seed=0, progress=False, start=em
+        )
+    assert fit.info["em_start"] is True
+    assert "EM start" in fit.info["label_switching"]
+    assert fit.info["consensus"] == em.consensus_orderings()
+    weights = fit.weights()["weight"].to_numpy()
+    assert weights[0] > weights[1]  # EM numbers by weight; the draws keep that numbering
+    other = mallows_em(rk, 2, distance="footrule", starts=1)
+    with pytest.raises(ValueError, match="EM start is a footrule mixture"):
+        fit_model_mixture(
+            model, rk, tune=10, thin=1, draws=10, chains=1, seed=0, progress=False, start=other
+        )

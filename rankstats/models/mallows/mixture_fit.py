@@ -11,7 +11,6 @@ position, after relabelling) and interrupted as every rankstats Mallows fit
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -28,14 +27,15 @@ from rankstats.models.mallows._chains import (
     start_runner,
 )
 from rankstats.models.mallows._mixture import MixtureChain, restart_stragglers
+from rankstats.models.mallows.em_result import MallowsEMFit
 from rankstats.models.mallows.metropolis_fit import (
-    DRAWS,
     EXTEND_FACTOR,
     THIN,
     TUNE,
     bayes_consensus,
 )
 from rankstats.models.mallows.mixture_result import ASSIGNMENT_GROUP, MallowsMixtureFit
+from rankstats.models.mallows.mixture_settings import MixtureRun, MixtureSampler
 
 
 class _Advance:
@@ -53,170 +53,191 @@ def fit_mixture(
     distance: str,
     clusters: int,
     *,
-    kind: str,
-    alpha_shape: float,
-    alpha_rate: float,
-    psi: float,
-    prior: dict[str, object],
-    draws: int = DRAWS,
-    tune: int = TUNE,
-    thin: int = THIN,
-    chains: int = 4,
-    seed: int | None = 0,
-    progress: bool = True,
-    max_draws: int | None = None,
-    n_jobs: int | None = None,
-    on_extend: Callable[[int, int, list[str]], None] | None = None,
-    leap: int = 1,
-    rho_proposal: str = "leap_and_shift",
-    alpha_sd: float = 0.1,
+    sampler: MixtureSampler,
+    run: MixtureRun | None = None,
 ) -> MallowsMixtureFit:
-    """Fit a ``clusters``-component mixture (arguments as :meth:`rankstats.models.Mallows.fit`;
-    the data are validated by the caller)."""
+    """Fit a ``clusters``-component mixture (``sampler``: the prior, moves and start; ``run``:
+    the chains' lengths and reporting, as :meth:`rankstats.models.Mallows.fit`; the data are
+    validated by the caller)."""
+    run = MixtureRun() if run is None else run
     systems = tuple(data.systems)
-    n = len(systems)
-    check_thin_leap(thin, leap, n)
-    observed = data if isinstance(data, AssessorPreferences) else data.ranks
+    n, chains = len(systems), run.chains
+    check_thin_leap(run.thin, sampler.leap, n)
     pf = partition_function(n, distance)
-    max_draws = extension_cap(draws, max_draws, EXTEND_FACTOR)
-    samplers = [
-        MixtureChain(
-            observed,
-            distance,
-            np.random.default_rng(seq),
-            clusters,
-            kind=kind,
-            leap=leap,
-            rho_proposal=rho_proposal,
-            alpha_sd=alpha_sd,
-            alpha_shape=alpha_shape,
-            alpha_rate=alpha_rate,
-            psi=psi,
-            partition=pf,
-        )
-        for seq in np.random.SeedSequence(seed).spawn(chains)
-    ]
+    max_draws = extension_cap(run.draws, run.max_draws, EXTEND_FACTOR)
+    samplers = _chains(data, distance, clusters, sampler, pf, run.seed, chains)
     kept: list[list] = [[] for _ in range(chains)]
-    step = _Advance(thin)
+    restarted: list[tuple[int, float]] = []
 
     def store(c: int, out) -> None:
         kept[c].append(out)
 
-    restarted: list[tuple[int, float]] = []
-
     def set_pivot() -> None:
         # Chains stuck in a far poorer mode continue from the best one's state; then the
-        # numbering every chain's draws are reported in: the consensuses of the chain that
-        # ends its tuning with the highest likelihood (the others may sit in a mode of
-        # comparable height, which their R-hat then shows).
+        # numbering every chain's draws are reported in: the EM start's, else the consensuses
+        # of the chain that ends its tuning with the highest likelihood (the others may sit in
+        # a mode of comparable height, which their R-hat then shows).
         restarted.extend(restart_stragglers(samplers))
-        best = max(samplers, key=_log_likelihood)
+        if sampler.start is not None:
+            pivot = sampler.start.consensus
+        else:
+            pivot = max(samplers, key=_log_likelihood).rho
         for chain in samplers:
-            chain.set_pivot(best.rho)
+            chain.set_pivot(pivot)
 
     label = f"Mallows ({distance}) mixture of {clusters}"
     runner, pilot = start_runner(
         samplers,
-        step,
+        _Advance(run.thin),
         store,
-        tune=tune,
-        thin=thin,
-        n_jobs=n_jobs,
+        tune=run.tune,
+        thin=run.thin,
+        n_jobs=run.n_jobs,
         label=label,
-        progress=progress,
+        progress=run.progress,
         after_tune=set_pivot,
     )
-    if tune == pilot:  # no tuning left: the pivot now
+    if run.tune == pilot:  # no tuning left: the pivot now
         set_pivot()
-
-    def stacked() -> tuple[list[np.ndarray], list[np.ndarray]]:
-        scalars, positions = [], []
-        for pieces_ in kept:
-            if pieces_:
-                alpha = np.concatenate([p.alpha for p in pieces_])
-                weight = np.concatenate([p.weight for p in pieces_])
-                rho = np.concatenate([p.rho for p in pieces_])
-            else:
-                alpha = weight = np.empty((0, clusters))
-                rho = np.empty((0, clusters, n), dtype=np.int64)
-            scalars.append(np.concatenate([alpha, weight], axis=1))
-            positions.append(rho)
-        return scalars, positions
-
     try:
         scalar, rho, problems, extensions, interrupted = sample_until_converged(
             runner,
-            stacked,
-            tune=tune - pilot,
-            draws=draws,
+            lambda: _stacked(kept, clusters, n),
+            tune=run.tune - pilot,
+            draws=run.draws,
             max_draws=max_draws,
             chains=chains,
-            on_extend=on_extend,
+            on_extend=run.on_extend,
             label=label,
             name="alpha, weight",
         )
     finally:
         runner.close()
+    record = {
+        **{k: getattr(run, k) for k in ("draws", "tune", "thin", "seed")},
+        **{"max_draws": max_draws, "extensions": extensions, "interrupted": interrupted},
+        **{"leap": sampler.leap, "rho_proposal": sampler.rho_proposal, "psi": sampler.psi},
+        "workers": runner.workers if runner.parallel else 1,
+        **{"partition": pf.method, "restarted": restarted, "em_start": sampler.start is not None},
+    }
+    draws = _collected(kept, scalar, rho, clusters)
+    return _result(
+        data, systems, distance, sampler, draws, problems=problems, samplers=samplers, run=record
+    )
+
+
+def _collected(kept: list[list], scalar: np.ndarray, rho: np.ndarray, clusters: int) -> dict:
+    """The draws of :func:`_result` from what :func:`sample_until_converged` returned and the
+    chains' pieces (the within-cluster distances, the assignment counts)."""
     length = scalar.shape[1]
-    used = [c for c in range(chains) if sum(len(p.alpha) for p in kept[c]) >= length]
+    used = [c for c in range(len(kept)) if sum(len(p.alpha) for p in kept[c]) >= length]
     within = np.stack([np.concatenate([p.within for p in kept[c]])[:length] for c in used])
     # Assignment counts: the chains' running totals (each piece returns the total so far).
     assigned = sum(kept[c][-1].assigned for c in used if kept[c])
-    return _result(
-        data,
-        systems,
-        distance,
-        kind,
-        prior,
-        alpha=scalar[:, :, :clusters],
-        weight=scalar[:, :, clusters:],
-        rho=rho,
-        within=within,
-        assigned=np.asarray(assigned, dtype=np.float64),
-        problems=problems,
-        samplers=samplers,
-        run=dict(
-            draws=draws,
-            tune=tune,
-            thin=thin,
-            seed=seed,
-            max_draws=max_draws,
-            extensions=extensions,
-            interrupted=interrupted,
-            workers=runner.workers if runner.parallel else 1,
-            leap=leap,
-            rho_proposal=rho_proposal,
-            psi=psi,
-            partition=pf.method,
-            restarted=restarted,
-        ),
-    )
+    return {
+        "alpha": scalar[:, :, :clusters],
+        "weight": scalar[:, :, clusters:],
+        "rho": rho,
+        "within": within,
+        "assigned": np.asarray(assigned, dtype=np.float64),
+    }
+
+
+def _chains(
+    data, distance: str, clusters: int, sampler: MixtureSampler, pf, seed, chains: int
+) -> list[MixtureChain]:
+    """One :class:`MixtureChain` per chain, each on its own stream of ``seed``, started from
+    ``sampler.start`` when given."""
+    observed = data if isinstance(data, AssessorPreferences) else data.ranks
+    out = []
+    for seq in np.random.SeedSequence(seed).spawn(chains):
+        chain = MixtureChain(
+            observed,
+            distance,
+            np.random.default_rng(seq),
+            clusters,
+            kind=sampler.kind,
+            leap=sampler.leap,
+            rho_proposal=sampler.rho_proposal,
+            alpha_sd=sampler.alpha_sd,
+            alpha_shape=sampler.alpha_shape,
+            alpha_rate=sampler.alpha_rate,
+            psi=sampler.psi,
+            partition=pf,
+        )
+        if sampler.start is not None:
+            _start_from(chain, sampler.start, distance)
+        out.append(chain)
+    return out
+
+
+def _start_from(chain: MixtureChain, start: MallowsEMFit, distance: str) -> None:
+    """Put ``chain`` at the EM estimate (:class:`MixtureSampler`'s ``start``)."""
+    if start.distance != distance or start.consensus.shape != chain.rho.shape:
+        raise ValueError(
+            f"the EM start is a {start.distance} mixture of {start.n_clusters} clusters on "
+            f"{start.consensus.shape[1]} systems; this fit is {distance}, {chain.clusters} "
+            f"clusters, {chain.n} systems"
+        )
+    if start.n_rankings != chain.n_rankings:
+        raise ValueError(
+            f"the EM start was fitted to {start.n_rankings} rankings, these data hold "
+            f"{chain.n_rankings}"
+        )
+    init = start.init()
+    chain.rho = init["rho"].astype(np.int64)
+    chain.alpha = np.asarray(init["alpha"], dtype=np.float64)
+    chain.log_z = np.asarray(chain.pf.log_z(chain.alpha), dtype=np.float64)
+    chain.weight = np.maximum(init["weight"], 1e-12) / np.maximum(init["weight"], 1e-12).sum()
+    # each chain draws the assessors' clusters from the responsibilities: the chains start
+    # at the same mode, not at the same point
+    p = start.responsibilities
+    u = chain.rng.random(len(p))[:, None]
+    chain.z = np.minimum((np.cumsum(p, axis=1) < u).sum(axis=1), chain.clusters - 1)
+
+
+def _stacked(kept: list[list], clusters: int, n: int) -> tuple[list, list]:
+    """Every chain's kept α and weights side by side ``(draws, 2K)``, and its consensuses."""
+    scalars, positions = [], []
+    for pieces in kept:
+        if pieces:
+            alpha = np.concatenate([p.alpha for p in pieces])
+            weight = np.concatenate([p.weight for p in pieces])
+            rho = np.concatenate([p.rho for p in pieces])
+        else:
+            alpha = weight = np.empty((0, clusters))
+            rho = np.empty((0, clusters, n), dtype=np.int64)
+        scalars.append(np.concatenate([alpha, weight], axis=1))
+        positions.append(rho)
+    return scalars, positions
 
 
 def fit_model_mixture(
     model, rk: Rankings | AssessorPreferences, *, tune: int | None, thin: int | None, **options
 ) -> MallowsMixtureFit:
     """:func:`fit_mixture` with the settings of ``model`` (a :class:`~rankstats.models.Mallows`
-    with ``clusters``) and its defaults; ``rk`` validated by ``model._prepare``."""
+    with ``clusters``) and its defaults; ``rk`` validated by ``model._prepare``. ``options``:
+    :func:`fit_mixture`'s run settings, and ``leap``, ``rho_proposal``, ``alpha_sd``, ``start``
+    (:class:`MixtureSampler`)."""
     draws, chains = options["draws"], options["chains"]
     tune = TUNE if tune is None else tune
     thin = THIN if thin is None else thin
     if draws < 1 or tune < 0 or chains < 1:
         raise ValueError("need draws ≥ 1, tune ≥ 0, chains ≥ 1")
     shape, rate = model._alpha_prior(len(rk.systems))
-    return fit_mixture(
-        rk,
-        model.distance,
-        model.clusters,
+    moves = {
+        k: options.pop(k) for k in ("leap", "rho_proposal", "alpha_sd", "start") if k in options
+    }
+    sampler = MixtureSampler(
         kind=model.kind,
         alpha_shape=shape,
         alpha_rate=rate,
         psi=model.psi,
         prior={"name": model.prior, "alpha_shape": shape, "alpha_rate": rate},
-        tune=tune,
-        thin=thin,
-        **options,
+        **moves,
     )
+    run = MixtureRun(tune=tune, thin=thin, **options)
+    return fit_mixture(rk, model.distance, model.clusters, sampler=sampler, run=run)
 
 
 def _log_likelihood(chain: MixtureChain) -> float:
@@ -231,81 +252,25 @@ def _result(
     data: Rankings | AssessorPreferences,
     systems: tuple,
     distance: str,
-    kind: str,
-    prior: dict[str, object],
+    sampler: MixtureSampler,
+    draws: dict[str, np.ndarray],
     *,
-    alpha: np.ndarray,
-    weight: np.ndarray,
-    rho: np.ndarray,
-    within: np.ndarray,
-    assigned: np.ndarray,
     problems: list[str],
     samplers: list[MixtureChain],
     run: dict[str, object],
 ) -> MallowsMixtureFit:
-    """The :class:`MallowsMixtureFit` of the relabelled draws (``alpha``, ``weight``
+    """The :class:`MallowsMixtureFit` of the relabelled ``draws``: ``alpha``, ``weight``
     ``(chains, draws, K)``; ``rho`` ``(chains, draws, K, n)``; ``within`` ``(chains, draws)``;
-    ``assigned`` ``(N, K)`` counts)."""
-    n = len(systems)
-    clusters = alpha.shape[2]
-    kept = alpha.shape[1]
-    max_draws = run["max_draws"]
-    cap_reached = bool(problems) and kept >= max_draws and not run["interrupted"]
-    names = [str(k + 1) for k in range(clusters)]
-    assessors = _assessors(data)
-    probabilities = assigned / np.maximum(assigned.sum(axis=1, keepdims=True), 1)
-    idata = _compat.from_dict(
-        {
-            "alpha": alpha,
-            "weight": weight,
-            "position": rho.astype(np.float64),
-            "within": within,
-        },
-        coords={"cluster": names, "system": list(systems)},
-        dims={"alpha": ["cluster"], "weight": ["cluster"], "position": ["cluster", "system"]},
-        attrs={
-            "rankstats_model": "mallows_mixture",
-            "rankstats_method": "mcmc",
-            "distance": distance,
-            "kind": kind,
-            "clusters": clusters,
-            "sampler": "metropolis",
-            **{f"prior_{k}": v for k, v in prior.items()},
-            "psi": run["psi"],
-            "draws": kept,
-            "tune": run["tune"],
-            "thin": run["thin"],
-            "chains": alpha.shape[0],
-            "seed": str(run["seed"]),
-            "max_draws": max_draws,
-            "extensions": run["extensions"],
-        },
+    ``assigned`` ``(N, K)`` counts."""
+    alpha, weight, rho = draws["alpha"], draws["weight"], draws["rho"]
+    n, clusters = len(systems), alpha.shape[2]
+    run = {**run, "kept": alpha.shape[1], "chains": alpha.shape[0]}
+    run["cap_reached"] = (
+        bool(problems) and run["kept"] >= run["max_draws"] and not run["interrupted"]
     )
-    import xarray as xr
-
-    _compat.add_group(
-        idata,
-        ASSIGNMENT_GROUP,
-        xr.Dataset(
-            {"probability": (("assessor", "cluster"), probabilities)},
-            coords={"assessor": [str(a) for a in assessors], "cluster": names},
-        ),
-    )
-    warn_convergence(
-        problems,
-        hint=(
-            "the chains were extended to {cap} draws and still fail the check: raise "
-            "{max_draws}, {tune} or {thin}; "
-            if cap_reached
-            else "run longer chains ({draws}, {tune}, {thin}, {max_draws}) or more chains; "
-        )
-        + "two clusters with nearly the same consensus are numbered arbitrarily: try fewer "
-        "{clusters}",
-        cap=("max_draws", max_draws),
-        thin=None,
-        clusters=None,
-    )
-    _add_pointwise(data, idata, distance, alpha, weight, rho, kind)
+    idata = _posterior(data, systems, distance, sampler, draws, run)
+    _warn(problems, run)
+    _add_pointwise(data, idata, distance, alpha, weight, rho, sampler.kind)
     flat_rho = rho.reshape(-1, clusters, n)
     flat_alpha = alpha.reshape(-1, clusters)
     flat_weight = weight.reshape(-1, clusters)
@@ -316,7 +281,7 @@ def _result(
         {
             "info_consensus": json.dumps(consensus),
             "info_convergence_problems": json.dumps(problems),
-            "info_n_rankings": len(assessors),
+            "info_n_rankings": len(_assessors(data)),
             "info_distance": distance,
             "info_clusters": clusters,
             "point_position": worth,
@@ -324,6 +289,127 @@ def _result(
             **{f"param_weight[{k + 1}]": float(flat_weight[:, k].mean()) for k in range(clusters)},
         },
     )
+    info = _info(data, distance, sampler, clusters, consensus, problems, run)
+    return MallowsMixtureFit(
+        model="mallows_mixture",
+        method="mcmc",
+        systems=systems,
+        idata=idata,
+        worth=pd.Series(worth, index=list(systems), name="position"),
+        parameters={
+            **{f"alpha[{k + 1}]": float(flat_alpha[:, k].mean()) for k in range(clusters)},
+            **{f"weight[{k + 1}]": float(flat_weight[:, k].mean()) for k in range(clusters)},
+        },
+        info={**info, **_acceptance(samplers, clusters)},
+    )
+
+
+def _posterior(data, systems: tuple, distance: str, sampler: MixtureSampler, draws, run):
+    """The ArviZ object of the draws, with each assessor's cluster probabilities."""
+    import xarray as xr
+
+    alpha = draws["alpha"]
+    clusters = alpha.shape[2]
+    names = [str(k + 1) for k in range(clusters)]
+    idata = _compat.from_dict(
+        {
+            "alpha": alpha,
+            "weight": draws["weight"],
+            "position": draws["rho"].astype(np.float64),
+            "within": draws["within"],
+        },
+        coords={"cluster": names, "system": list(systems)},
+        dims={"alpha": ["cluster"], "weight": ["cluster"], "position": ["cluster", "system"]},
+        attrs={
+            "rankstats_model": "mallows_mixture",
+            "rankstats_method": "mcmc",
+            "distance": distance,
+            "kind": sampler.kind,
+            "clusters": clusters,
+            "sampler": "metropolis",
+            **{f"prior_{k}": v for k, v in sampler.prior.items()},
+            "psi": run["psi"],
+            "draws": run["kept"],
+            "tune": run["tune"],
+            "thin": run["thin"],
+            "chains": run["chains"],
+            "seed": str(run["seed"]),
+            "max_draws": run["max_draws"],
+            "extensions": run["extensions"],
+        },
+    )
+    assigned = draws["assigned"]
+    probabilities = assigned / np.maximum(assigned.sum(axis=1, keepdims=True), 1)
+    _compat.add_group(
+        idata,
+        ASSIGNMENT_GROUP,
+        xr.Dataset(
+            {"probability": (("assessor", "cluster"), probabilities)},
+            coords={"assessor": [str(a) for a in _assessors(data)], "cluster": names},
+        ),
+    )
+    return idata
+
+
+def _warn(problems: list[str], run: dict) -> None:
+    """The convergence warning, with what to change."""
+    warn_convergence(
+        problems,
+        hint=(
+            "the chains were extended to {cap} draws and still fail the check: raise "
+            "{max_draws}, {tune} or {thin}; "
+            if run["cap_reached"]
+            else "run longer chains ({draws}, {tune}, {thin}, {max_draws}) or more chains; "
+        )
+        + "two clusters with nearly the same consensus are numbered arbitrarily: try fewer "
+        "{clusters}",
+        cap=("max_draws", run["max_draws"]),
+        thin=None,
+        clusters=None,
+    )
+
+
+def _info(data, distance, sampler: MixtureSampler, clusters, consensus, problems, run) -> dict:
+    """The fit's ``info``: the model, the run and its convergence."""
+    relabel = (
+        "pivotal relabelling to the EM start's consensuses (footrule, Hungarian method)"
+        if run["em_start"]
+        else "pivotal relabelling (footrule to the pivot's consensuses)"
+    )
+    return {
+        "n_rankings": len(_assessors(data)),
+        "distance": distance,
+        "kind": sampler.kind,
+        "clusters": clusters,
+        "sampler": "metropolis",
+        "prior": sampler.prior["name"],
+        "alpha_prior": {"shape": sampler.prior["alpha_shape"], "rate": sampler.prior["alpha_rate"]},
+        "psi": run["psi"],
+        "consensus": consensus,
+        "convergence_problems": problems,
+        "interrupted": run["interrupted"],
+        "draws": run["kept"],
+        "tune": run["tune"],
+        "thin": run["thin"],
+        "chains": run["chains"],
+        "first_draws": run["draws"],
+        "max_draws": run["max_draws"],
+        "extensions": run["extensions"],
+        "cap_reached": run["cap_reached"],
+        "workers": run["workers"],
+        "leap": run["leap"],
+        "rho_proposal": run["rho_proposal"],
+        "partition_function": run["partition"],
+        "label_switching": relabel,
+        "em_start": run["em_start"],
+        # Chains moved at the end of tuning from a far poorer local mode to the best chain's
+        # state, with the gap of their mixture log-likelihoods (restart_stragglers).
+        "restarted_chains": [{"chain": c, "gap": round(g, 1)} for c, g in run["restarted"]],
+    }
+
+
+def _acceptance(samplers: list[MixtureChain], clusters: int) -> dict:
+    """Acceptance rates of each cluster's ρ and α moves (and of the latent rankings)."""
     acceptance = {
         "acceptance_rho": [
             float(np.mean([c.accepted_rho[k] / max(c.iterations, 1) for c in samplers]))
@@ -339,48 +425,7 @@ def _result(
         acceptance["acceptance_augmentation"] = float(
             np.mean([a.accepted / max(a.proposed, 1) for a in augmented])
         )
-    info = {
-        "n_rankings": len(assessors),
-        "distance": distance,
-        "kind": kind,
-        "clusters": clusters,
-        "sampler": "metropolis",
-        "prior": prior["name"],
-        "alpha_prior": {"shape": prior["alpha_shape"], "rate": prior["alpha_rate"]},
-        "psi": run["psi"],
-        "consensus": consensus,
-        "convergence_problems": problems,
-        "interrupted": run["interrupted"],
-        "draws": kept,
-        "tune": run["tune"],
-        "thin": run["thin"],
-        "chains": alpha.shape[0],
-        "first_draws": run["draws"],
-        "max_draws": max_draws,
-        "extensions": run["extensions"],
-        "cap_reached": cap_reached,
-        "workers": run["workers"],
-        "leap": run["leap"],
-        "rho_proposal": run["rho_proposal"],
-        "partition_function": run["partition"],
-        "label_switching": "pivotal relabelling (footrule to the pivot's consensuses)",
-        # Chains moved at the end of tuning from a far poorer local mode to the best chain's
-        # state, with the gap of their mixture log-likelihoods (restart_stragglers).
-        "restarted_chains": [{"chain": c, "gap": round(g, 1)} for c, g in run["restarted"]],
-        **acceptance,
-    }
-    return MallowsMixtureFit(
-        model="mallows_mixture",
-        method="mcmc",
-        systems=systems,
-        idata=idata,
-        worth=pd.Series(worth, index=list(systems), name="position"),
-        parameters={
-            **{f"alpha[{k + 1}]": float(flat_alpha[:, k].mean()) for k in range(clusters)},
-            **{f"weight[{k + 1}]": float(flat_weight[:, k].mean()) for k in range(clusters)},
-        },
-        info=info,
-    )
+    return acceptance
 
 
 #: Elements (draws × observations × clusters) of one block of :func:`mixture_marginal`: each
