@@ -342,7 +342,7 @@ def _em_choice(data, ks: list[int], distance: str, ic: str, options: dict) -> Cl
             "icl": fit.icl,
             "p": fit.n_parameters,
             "within": float((fit.responsibilities * d).sum()),
-            "starts_at_best": int(np.sum(fit.start_log_likelihoods >= fit.log_likelihood - 1e-6)),
+            "starts_at_best": fit.starts_at_best,
             "converged": fit.converged,
         }
     table = pd.DataFrame.from_dict(rows, orient="index")

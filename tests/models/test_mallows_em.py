@@ -62,7 +62,7 @@ def test_log_likelihood_by_enumeration_and_monotone_trace(distance):
     assert fit.converged
     # ICL ≥ BIC (the entropy term is ≥ 0), ν = 2K − 1
     assert fit.n_parameters == 3
-    assert fit.bic == pytest.approx(-2 * brute + 3 * math.log(300), rel=1e-9)
+    assert fit.bic == pytest.approx(-2 * brute + 3 * math.log(300) + 4 * math.log(120), rel=1e-9)
     assert fit.icl >= fit.bic
 
 

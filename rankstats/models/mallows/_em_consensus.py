@@ -82,6 +82,8 @@ class ConsensusSearch:
             self.method = "exhaustive"
             self.permutations = all_permutations(n)
             self.table = self._table()
+            # every permutation's column of the table (the E-step reads its distances there)
+            self.column = {p.tobytes(): j for j, p in enumerate(self.permutations)}
         elif distance in ITEMWISE:
             self.method = "assignment"
         elif distance == "kendall":
@@ -106,10 +108,15 @@ class ConsensusSearch:
     def distances(self, rho: np.ndarray) -> np.ndarray:
         """``d(R_u, ρ_k)`` for every distinct ranking and each row of ``rho`` ``(K, n)``:
         ``(U, K)``."""
+        if self.table is not None:
+            rho = np.asarray(rho, dtype=np.int64)
+            return self.table[:, [self.column[r.tobytes()] for r in rho]]
         return np.stack([row_distances(self.rankings, r, self.distance) for r in rho], axis=1)
 
     def total(self, weight: np.ndarray, rho: np.ndarray) -> float:
         r""":math:`\sum_u w_u d(R_u, \rho)`."""
+        if self.table is not None:
+            return float(weight @ self.table[:, self.column[np.asarray(rho, np.int64).tobytes()]])
         return float(weight @ row_distances(self.rankings, rho, self.distance))
 
     def best(self, weight: np.ndarray, current: np.ndarray) -> np.ndarray:

@@ -8,6 +8,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+#: A start whose final ℓ is within this of the best one reached it (EM stops within 1e-4 of
+#: its limit: :data:`rankstats.models.mallows.em.TOL`).
+AT_BEST = 1e-2
+
 
 @dataclass(frozen=True, eq=False)
 class MallowsEMFit:
@@ -33,7 +37,7 @@ class MallowsEMFit:
     bic, icl : float
         Lower is better (module docstring of :mod:`rankstats.models.mallows.em`).
     n_parameters : int
-        ``2K − 1`` (weights and dispersions).
+        ``2K − 1`` (weights and dispersions; BIC adds :math:`2K \log n!` for the consensuses).
     trace : ndarray
         ℓ after every iteration of the best run (non-decreasing).
     start_log_likelihoods : ndarray
@@ -73,6 +77,11 @@ class MallowsEMFit:
     @property
     def n_rankings(self) -> int:
         return len(self.responsibilities)
+
+    @property
+    def starts_at_best(self) -> int:
+        """How many starts ended within :data:`AT_BEST` of the best log-likelihood."""
+        return int(np.sum(self.start_log_likelihoods >= self.log_likelihood - AT_BEST))
 
     @property
     def iterations(self) -> int:
@@ -132,10 +141,8 @@ class MallowsEMFit:
                 f"  cluster {k}: weight {row['weight']:.3f}, alpha {row['alpha']:.3f}, "
                 f"{row['rankings']} rankings; consensus {row['consensus']}"
             )
-        best = self.start_log_likelihoods
-        reached = int(np.sum(best >= self.log_likelihood - 1e-6))
         lines.append(
-            f"  {reached} of {len(best)} starts reached the best log-likelihood; consensus by "
-            f"{self.consensus_method}"
+            f"  {self.starts_at_best} of {len(self.start_log_likelihoods)} starts reached the "
+            f"best log-likelihood; consensus by {self.consensus_method}"
         )
         return "\n".join(lines)
