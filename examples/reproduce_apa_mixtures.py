@@ -19,7 +19,7 @@ import rankstats as rs
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "converted"
 CLUSTERS = range(1, 7)
-STARTS = 10
+STARTS = 300
 
 
 def load(path: Path) -> pd.DataFrame:

@@ -75,7 +75,7 @@ from rankstats.core.permutations.partition import PartitionFunction, partition_f
 from rankstats.core.rankings import Rankings, tied_entries
 from rankstats.errors import InvalidRankingsError
 from rankstats.models.mallows._em_consensus import ConsensusSearch
-from rankstats.models.mallows.em_result import MallowsEMFit
+from rankstats.models.mallows.em_result import AT_BEST, MallowsEMFit
 
 #: Largest dispersion, per item: α / n = 10 leaves :math:`e^{-10}` ≈ 4.5e-5 of the consensus's
 #: probability to each ranking one unit of Kendall distance away.
@@ -90,8 +90,13 @@ MAX_ITER = 2000
 GRID_POINTS = 16385
 #: Most regula falsi steps of the dispersion's root (Illinois: about 10 reach 1e-12).
 ROOT_STEPS = 60
-#: Starts by default.
-STARTS = 10
+#: EM iterations without a change of consensus after which the weights and dispersions are
+#: polished by quasi-Newton (:func:`_polish`).
+STABLE = 3
+#: Starts by default: a start costs about 0.05 s on APA (5 items, 120 distinct rankings), and
+#: its likelihood has many local maxima — 2 of 300 starts reached the best 2-cluster Kendall
+#: fit, 6 of 300 the best 4-cluster one (the same ℓ from another seed and from 1,000 starts).
+STARTS = 100
 
 
 @dataclass
@@ -217,16 +222,69 @@ class _Run:
 
 
 def _run_em(problem: _Problem, state: _State, max_iter: int, tol: float) -> _Run:
-    """EM from ``state`` until :func:`converged` or ``max_iter`` iterations."""
+    """EM from ``state`` until :func:`converged` or ``max_iter`` iterations; once the
+    consensuses have not moved for :data:`STABLE` iterations, the weights and dispersions jump
+    to their maximum for those consensuses (:func:`_polish`), and EM goes on from there."""
     resp, ll = _e_step(problem, state)
     trace = [ll]
+    stable = 0
     for _ in range(max_iter):
-        state = _m_step(problem, state, resp)
+        new = _m_step(problem, state, resp)
+        stable = stable + 1 if np.array_equal(new.rho, state.rho) else 0
+        state = new
         resp, ll = _e_step(problem, state)
+        if stable and stable % STABLE == 0:
+            state, resp, ll = _polish(problem, state, resp, ll)
         trace.append(ll)
-        if converged(trace, tol):
+        if stable and converged(trace, tol):  # not while a consensus still moves
             return _Run(state, resp, trace, True)
     return _Run(state, resp, trace, False)
+
+
+def _polish(problem: _Problem, state: _State, resp: np.ndarray, ll: float):
+    r"""The weights and dispersions of highest ℓ for the current consensuses, by a truncated
+    Newton method (TNC) on :math:`(\log \tau_k - \log \tau_K, \alpha_k)` with the exact gradient
+    :math:`\partial \ell / \partial \alpha_k = \sum_u c_u r_{uk} (E_{\alpha_k}[d] -
+    d_{uk}) / n` (as :math:`\partial \log Z / \partial \alpha = -E_\alpha[d] / n`) and
+    :math:`\partial \ell / \partial \eta_k = \sum_u c_u (r_{uk} - \tau_k)`.
+
+    Why: with the consensuses fixed EM converges linearly, and on APA at a rate near 1 (2,000
+    iterations gaining 1e-5 each); the quasi-Newton step reaches the same maximum in tens of
+    evaluations (TNC: SciPy's L-BFGS-B spent 10 ms per step in its Fortran core on a loaded
+    machine, 98 % of the fit). Kept only if ℓ rises, so the trace stays non-decreasing."""
+    from scipy.optimize import minimize
+
+    k, n = len(state.weight), problem.n
+    d = problem.search.distances(state.rho)
+    counts = problem.counts
+
+    def negative(x: np.ndarray) -> tuple[float, np.ndarray]:
+        eta, alpha = np.append(x[: k - 1], 0.0), x[k - 1 :]
+        log_w = eta - np.log(np.exp(eta - eta.max()).sum()) - eta.max()
+        log_z = np.asarray(problem.pf.log_z(alpha), dtype=np.float64)
+        log_p = log_w - alpha / n * d - log_z
+        top = log_p.max(axis=1)
+        total = top + np.log(np.exp(log_p - top[:, None]).sum(axis=1))
+        r = np.exp(log_p - total[:, None]) * counts[:, None]
+        expected = np.asarray(problem.pf.expected_distance(alpha), dtype=np.float64)
+        grad_alpha = (r * (expected - d)).sum(axis=0) / n
+        grad_eta = r.sum(axis=0) - counts.sum() * np.exp(log_w)
+        return -float(counts @ total), -np.concatenate([grad_eta[: k - 1], grad_alpha])
+
+    with np.errstate(divide="ignore"):
+        log_w = np.log(np.maximum(state.weight, 1e-300))
+    x0 = np.concatenate([log_w[: k - 1] - log_w[-1], state.alpha])
+    bounds = [(-50.0, 50.0)] * (k - 1) + [(0.0, problem.alpha_max)] * k
+    found = minimize(negative, x0, jac=True, method="TNC", bounds=bounds)
+    if not -found.fun > ll:
+        return state, resp, ll
+    eta = np.append(found.x[: k - 1], 0.0)
+    weight = np.exp(eta - eta.max())
+    polished = _State(state.rho, found.x[k - 1 :].copy(), weight / weight.sum())
+    new_resp, new_ll = _e_step(problem, polished)
+    if new_ll <= ll:
+        return state, resp, ll
+    return polished, new_resp, new_ll
 
 
 def converged(trace: list, tol: float) -> bool:
@@ -319,7 +377,8 @@ def mallows_em(
     Warns
     -----
     UserWarning
-        The best run did not converge within ``max_iter``.
+        The best run did not converge within ``max_iter``; or only one start reached the
+        highest log-likelihood (more starts may find a higher one).
 
     Examples
     --------
@@ -343,6 +402,14 @@ def mallows_em(
         state = _seed_state(problem, int(clusters), np.random.default_rng(stream))
         runs.append(_run_em(problem, state, max_iter, tol))
     best = max(runs, key=lambda run: run.trace[-1])
+    at_best = sum(run.trace[-1] >= best.trace[-1] - AT_BEST for run in runs)
+    if starts > 1 and at_best == 1:
+        warnings.warn(
+            f"only one of {starts} EM starts reached the highest log-likelihood: the likelihood "
+            "has many local maxima here, and more starts may find a higher one; raise starts",
+            UserWarning,
+            stacklevel=2,
+        )
     if not best.converged:
         warnings.warn(
             f"the EM run of highest log-likelihood did not converge in {max_iter} iterations "
