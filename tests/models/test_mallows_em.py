@@ -280,3 +280,18 @@ def test_em_start_of_the_bayesian_mixture():
         fit_model_mixture(
             model, rk, tune=10, thin=1, draws=10, chains=1, seed=0, progress=False, start=other
         )
+
+
+@pytest.mark.slow
+def test_bootstrap_likelihood_ratio_of_clusters():
+    """One cluster simulated: K = 1 is not rejected against 2 at the 1 % level; two clusters
+    simulated: K = 1 is rejected (p at its floor 1 / (1 + B))."""
+    from rankstats.models.mallows.em_bootstrap import bootstrap_clusters
+
+    one, _ = simulate([[1, 2, 3, 4, 5]], [4.0], [1.0], 300, "kendall", seed=5)
+    test = bootstrap_clusters(one, 1, draws=19, starts=5, seed=0)
+    assert test.p_value > 0.01 and len(test.null) == 19
+    two, _ = simulate([[1, 2, 3, 4, 5], [5, 4, 3, 2, 1]], [4.0, 4.0], [0.5, 0.5], 300, "kendall", 6)
+    test = bootstrap_clusters(two, 1, draws=19, starts=5, seed=0)
+    assert test.p_value == pytest.approx(1 / 20)
+    assert test.statistic > test.null.max()
