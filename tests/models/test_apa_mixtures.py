@@ -80,13 +80,13 @@ def test_one_cluster_fits(apa):
 @pytest.mark.slow
 @pytest.mark.parametrize("distance", rs.models.DISTANCES)
 def test_mixtures_and_best_k(apa, distance):
-    from reproduce_apa_mixtures import STARTS
+    from reproduce_apa_mixtures import starts
 
     table = grid_rows()
     rows = table[table["distance"] == distance]
     bic = {}
     for row in rows.itertuples():
-        fit = rs.models.mallows_em(apa, row.K, distance=distance, starts=STARTS, seed=0)
+        fit = rs.models.mallows_em(apa, row.K, distance=distance, starts=starts(distance), seed=0)
         assert fit.log_likelihood == pytest.approx(row.log_likelihood, abs=0.006)
         assert fit.icl == pytest.approx(row.icl, abs=0.006)
         bic[row.K] = fit.bic
@@ -100,6 +100,6 @@ def test_page_numbers_are_the_table():
     winner = table.loc[table["bic"].idxmin()]
     text = PAGE.read_text()
     assert re.search(
-        rf"lowest BIC of all[^.]*{winner['distance']}[^.]*K = {winner['K']}", text, re.S
+        rf"lowest BIC of all[^.]*{winner['distance']}[^.]*K = {winner['K']}", text, re.S | re.I
     ), (winner["distance"], winner["K"])
     assert np.isfinite(table["bic"]).all()
