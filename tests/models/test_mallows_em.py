@@ -295,3 +295,24 @@ def test_bootstrap_likelihood_ratio_of_clusters():
     test = bootstrap_clusters(two, 1, draws=19, starts=5, seed=0)
     assert test.p_value == pytest.approx(1 / 20)
     assert test.statistic > test.null.max()
+
+
+@pytest.mark.slow
+def test_choose_clusters_with_em_started_chains():
+    truth = [[1, 2, 3, 4, 5], [5, 4, 3, 2, 1]]
+    ranks, _ = simulate(truth, [6.0, 6.0], [0.4, 0.6], 60, "kendall", seed=2)
+    rk = rs.Rankings(ranks.astype(float), tuple("abcde"), pd.RangeIndex(60))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        choice = rs.models.choose_clusters(
+            rk,
+            [1, 2],
+            distance="kendall",
+            em_start=True,
+            draws=100,
+            tune=100,
+            chains=2,
+            progress=False,
+        )
+    assert all(fit.info["em_start"] for fit in choice.fits.values())
+    assert choice.fits[2].info["consensus"] == mallows_em(rk, 2).consensus_orderings()
