@@ -49,6 +49,7 @@ def test_old_keywords_warn_and_fit_the_same(battles, old, new):
     _same(before, rs.fit_battles(battles, n_resamples=0, **new))
 
 
+@pytest.mark.filterwarnings("ignore::FutureWarning")  # one per old keyword; "draws" is checked
 def test_old_sampler_keywords_become_the_posterior_settings(monkeypatch, battles):
     """``posterior=True, draws=…`` samples with ``NutsSettings(draws=…)`` (the sampling step is
     stopped at its call: the settings it is given are what is checked)."""
@@ -75,6 +76,7 @@ def test_old_sampler_keywords_become_the_posterior_settings(monkeypatch, battles
     assert seen == [rs.NutsSettings(**old), rs.NutsSettings(**old), rs.NutsSettings()]
 
 
+@pytest.mark.filterwarnings("ignore::FutureWarning")
 def test_an_old_keyword_beside_its_options_object_is_an_error(battles):
     with pytest.raises(TypeError, match=r"elo=EloScale.*anchor_rating"):
         rs.fit_battles(battles, elo=rs.EloScale(), anchor_rating=1200.0)

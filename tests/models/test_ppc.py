@@ -384,6 +384,7 @@ def test_nuts_fit_path(salad_nuts):
     assert any("reused" in n for n in res.notes)
 
 
+@pytest.mark.filterwarnings("ignore::FutureWarning")  # one per old keyword; "method" is checked
 def test_the_old_provenance_keywords_warn_and_give_the_same_result():
     """``method=``, ``approximation=``, ``notes=`` of ``ppc_draws`` are now
     ``source=DrawSource(...)``: both spellings give the same check, the old one warns."""
