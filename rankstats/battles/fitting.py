@@ -164,16 +164,18 @@ def fit_battles(
         Fisher intervals from the inverse information at the estimate.  Not with the bootstrap
         (whose replicates would need it too).
 
-    The old keywords ``anchor``, ``anchor_rating`` (now ``elo``), ``sampler``, ``draws``,
-    ``tune``, ``chains``, ``progress`` (now ``posterior``) and ``standardize`` (now
-    ``covariates``) still work for one release, with a :class:`FutureWarning`.
-
     Raises
     ------
     InvalidBattlesError
         No battles (left), or ``order_effect=True`` on a design that cannot identify it.
     MLEDoesNotExistError
         The comparison graph is not strongly connected (the message names the groups).
+
+    Notes
+    -----
+    The old keywords ``anchor``, ``anchor_rating`` (now ``elo``), ``sampler``, ``draws``,
+    ``tune``, ``chains``, ``progress`` (now ``posterior``) and ``standardize`` (now
+    ``covariates``) still work for one release, with a :class:`FutureWarning`.
     """
     elo, nuts, style = _options(battles, elo, posterior, covariates)
     n_resamples = _check_settings(
