@@ -189,6 +189,20 @@ def file_done() -> None:
     checkpoint("cli-file")
 
 
+def write_tables(directory: Path, tables: dict) -> list[Path]:
+    """Each table (a DataFrame; None: not written) as ``directory / name``, a CSV file, with one
+    progress tick per file; the files."""
+    from rankstats._util.text import write_csv
+
+    files = []
+    for name, frame in tables.items():
+        if frame is not None:
+            files.append(directory / name)
+            write_csv(frame, files[-1])
+            file_done()
+    return files
+
+
 def json_default(value: object) -> object:
     if isinstance(value, np.integer):
         return int(value)

@@ -17,7 +17,6 @@ import pandas as pd
 
 from rankstats._util import progress as _progress
 from rankstats._util.atomic import output_dir
-from rankstats._util.text import write_csv
 from rankstats.cli._common import (
     file_done,
     file_format,
@@ -25,6 +24,7 @@ from rankstats.cli._common import (
     load_input,
     load_rankings_file,
     write_json,
+    write_tables,
     written,
 )
 from rankstats.cli.options.fit import Options
@@ -322,15 +322,8 @@ def write_outputs(
         record = print_convergence(verdict, advice, fit, opts)
     out = Path(opts.output.out)
     with output_dir(out) as tmp:
-        files = [tmp / f"{opts.model}_{table_name}.csv", tmp / f"{opts.model}_pairwise.csv"]
-        write_csv(table, files[0])
-        file_done()
-        write_csv(pairs, files[1])
-        file_done()
-        for more_name, more_table in (more or {}).items():
-            files.append(tmp / f"{opts.model}_{more_name}.csv")
-            write_csv(more_table, files[-1])
-            file_done()
+        tables = {table_name: table, "pairwise": pairs, **(more or {})}
+        files = write_tables(tmp, {f"{opts.model}_{k}.csv": v for k, v in tables.items()})
         if forest:
             from rankstats.cli._top import figures_key_file
             from rankstats.models.plots import forest_plot

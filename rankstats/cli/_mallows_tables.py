@@ -29,6 +29,25 @@ def extension_notice(opts: Options, unit: str = "draws"):
     return extending
 
 
+def extended_text(fit, unit: str = "draws") -> str:
+    """The automatic extensions of a sampled fit, for its sampler's line (empty: none)."""
+    if not fit.info.get("extensions"):
+        return ""
+    return f", extended {fit.info['extensions']} time(s) to {fit.info['draws']} {unit}"
+
+
+def print_extras(opts: Options, fit, top_who: str, predictive_who: str) -> dict:
+    """``--top-k`` and ``--predictive`` of a Mallows fit, printed: the tables by their names."""
+    more = {}
+    if opts.top_k is not None:
+        more["top_k"] = fit.top_k(opts.top_k, opts.ci_prob)
+        print_top_k(more["top_k"], opts, top_who)
+    if opts.predictive is not None:
+        more["predictive"] = fit.predictive_distribution(top=opts.predictive, seed=opts.seed)
+        print_predictive(more["predictive"], opts, predictive_who)
+    return more
+
+
 def print_top_k(top: pd.DataFrame, opts: Options, who: str) -> None:
     """Print a fit's ``top_k`` table (with ``P(ρ ≤ k)`` when it has the consensus column);
     ``who``: the subject of the title's "probability that …"."""

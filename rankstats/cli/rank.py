@@ -11,7 +11,6 @@ import pandas as pd
 
 from rankstats._util.atomic import output_dir
 from rankstats._util.method_names import method_name
-from rankstats._util.text import write_csv
 from rankstats.aggregation.aggregators import (
     STREAMED_METHODS,
     Aggregate,
@@ -25,6 +24,7 @@ from rankstats.cli._common import (
     load_input,
     short,
     write_json,
+    write_tables,
     written,
 )
 from rankstats.cli._console import (
@@ -249,11 +249,7 @@ def _output(
 
     out = Path(opts.output.out)
     with output_dir(out) as tmp:
-        files = [tmp / "ranking.csv", tmp / "pairs.csv"]
-        write_csv(table, files[0])
-        file_done()
-        write_csv(ci, files[1])
-        file_done()
+        files = write_tables(tmp, {"ranking.csv": table, "pairs.csv": ci})
         if not opts.output.no_figures and len(shown) > HEATMAP_LIMIT:
             print(
                 f"note: no heatmap above {HEATMAP_LIMIT} systems ({len(shown)} here; --top N "
