@@ -31,7 +31,7 @@ from rankstats.cli._common import (
     write_tables,
     written,
 )
-from rankstats.cli._console import NAME_WIDTH, format_numbers, print_table
+from rankstats.cli._console import NAME_WIDTH, format_numbers, print_columns
 from rankstats.cli._significance_bayes import (
     bayes_table,
     hierarchical_summary,
@@ -319,25 +319,20 @@ def _print(opts: Options, name, fr, ph, ranks, sets, bayes, significant) -> None
         )
     print()
     columns = [
-        ("#", "right"),
-        ("system", "left"),
-        ("avg rank", "right"),
-        ("group", "left"),
-    ]
-    cells = [
-        format_numbers(ranks["position"]),
-        ranks["system"].tolist(),
-        format_numbers(ranks["mean_rank"]),
-        ranks["group"].tolist(),
+        ("#", "right", format_numbers(ranks["position"])),
+        ("system", "left", ranks["system"].tolist()),
+        ("avg rank", "right", format_numbers(ranks["mean_rank"])),
+        ("group", "left", ranks["group"].tolist()),
     ]
     if sets is not None:
         kind = "simult." if sets.simultaneous else "marginal"
-        columns += [(f"rank set ({kind})", "right")]
-        cells.append(_spans(ranks["rank_low"], ranks["rank_high"]))
+        columns.append(
+            (f"rank set ({kind})", "right", _spans(ranks["rank_low"], ranks["rank_high"]))
+        )
         if "hoeffding_low" in ranks:
-            columns.append(("Hoeffding range", "right"))
-            cells.append(_spans(ranks["hoeffding_low"], ranks["hoeffding_high"]))
-    print_table(columns, list(zip(*cells, strict=True)), max_width={1: NAME_WIDTH})
+            spans = _spans(ranks["hoeffding_low"], ranks["hoeffding_high"])
+            columns.append(("Hoeffding range", "right", spans))
+    print_columns(columns, max_width={1: NAME_WIDTH})
     print(
         "\ngroup: systems sharing a letter are not significantly different (the bars of the CD "
         "diagram)."

@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
 
 from rankstats.cli.options.groups import InputOptions, McmcOptions, OutputOptions
 from rankstats.cli.options.shared import (
     alpha_argument,
     at_least,
     exclusive,
+    fraction,
     group,
     input_arguments,
     mcmc_arguments,
     missing_treatment_arguments,
     n_resamples_argument,
+    nonnegative,
     opt,
     output_argument,
     progress_argument,
@@ -55,32 +56,6 @@ def _posthoc_method(text: str) -> str:
 _posthoc_method.__name__ = "post-hoc test"
 
 
-def _rope(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"expected a finite number ≥ 0, not {text!r}")
-    return value
-
-
-_rope.__name__ = "ROPE half-width"
-
-
-def _correlation(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), not {text!r}")
-    return value
-
-
-_correlation.__name__ = "correlation"
-
-
 # fmt: off
 ARGUMENTS = (
     input_arguments(by=True),
@@ -116,7 +91,7 @@ ARGUMENTS = (
         seed_argument("seed of the bootstrap and of the Bayesian posterior draws"),
     ),
     group("Bayesian signed-rank test (Benavoli et al. 2017)",
-        opt("--rope", type=_rope, default=None, metavar="R",
+        opt("--rope", type=nonnegative, default=None, metavar="R",
             help="half-width of the region of practical equivalence, in score units (≥ 0): test "
             "every adjacent pair of the average-rank order and report P(a better), P(rope), "
             "P(b better) (default: not run)"),
@@ -132,7 +107,7 @@ ARGUMENTS = (
             help="also run the hierarchical model (PyMC NUTS) on the same adjacent pairs as "
             "--rope: P(a better), P(rope), P(b better) on a new task, written to "
             "hierarchical.csv (needs --rope R)"),
-        opt("--rho", type=_correlation, default=0.0, metavar="RHO",
+        opt("--rho", type=fraction, default=0.0, metavar="RHO",
             help="correlation of two instances of one task, in [0, 1): 0 for independent "
             "instances (default), 1/k for the folds of k-fold cross-validation"),
         mcmc_arguments(2000, 2000, 100, "NUTS of the hierarchical test (each ≥ 100)"),
