@@ -16,13 +16,12 @@ import warnings
 from pathlib import Path
 
 from rankstats._util.atomic import output_dir
-from rankstats.cli._common import write_tables, written
+from rankstats.cli._common import noted, write_tables, written
 from rankstats.cli._fit_common import (
     choose_partition,
     described,
     fit_input,
     fit_model,
-    noted,
     print_estimate,
     tune_for,
 )

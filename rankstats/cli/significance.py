@@ -11,10 +11,7 @@ printed (:mod:`rankstats._util.advice`); the warnings are also written to ``frie
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +23,7 @@ from rankstats.cli._common import (
     file_done,
     level_of,
     load_input,
+    noted,
     short,
     write_json,
     write_tables,
@@ -43,7 +41,7 @@ from rankstats.cli._significance_bayes import (
 from rankstats.cli._significance_choice import choose, print_choice, write_choice
 from rankstats.cli._significance_text import finite, p_text, summary_record
 from rankstats.cli.options.significance import Options
-from rankstats.cli.usage import UsageError, check_out, spoken
+from rankstats.cli.usage import UsageError, check_out
 
 #: Above this many systems the Hoeffding rank ranges (N² pairs) are not computed.
 HOEFFDING_LIMIT = 500
@@ -128,7 +126,8 @@ def run(opts: Options) -> int:
         n_systems=len(scores.systems),
     )
     level = level_of(opts.input.by, scores)
-    with _warnings_kept() as said:
+    said: list[str] = []  # the data warnings, as printed (also in friedman.json)
+    with noted(said):
         res = _compute(opts, scores, level)
     name = scores.name or (Path(opts.input.file).name if opts.input.file else "scores")
     _print(opts, name, res.fr, res.ph, res.ranks, res.sets, res.bayes, res.significant)
@@ -240,25 +239,6 @@ def _write(tmp: Path, res: _Results) -> list[Path]:
     if res.choice is not None:
         files += write_choice(res.choice, tmp)
     return files
-
-
-@contextlib.contextmanager
-def _warnings_kept() -> Iterator[list[str]]:
-    """Every :class:`~rankstats.errors.DataWarning` of the computation is shown as it is (the
-    command's handler spells an :class:`~rankstats._util.advice.AdviceWarning` with flags) and
-    its text, so spelled, kept in the list yielded (for friedman.json)."""
-    from rankstats.errors import DataWarning
-
-    said: list[str] = []
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", DataWarning)
-            yield said
-    finally:
-        for w in caught:
-            if isinstance(w.message, DataWarning):
-                said.append(spoken(w.message))
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def _hoeffding(scores, level: str, blocks, sets) -> pd.DataFrame | None:
