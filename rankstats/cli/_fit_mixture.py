@@ -112,23 +112,22 @@ def _clusters_table(opts: Options, fit) -> pd.DataFrame:
             "top": [", ".join(order[:3]) for order in fit.info["consensus"]],
         }
     )
-    shown = [("weight", "weight", ".3f"), ("weight_low", "low", ".3f")]
-    shown += [("weight_high", "high", ".3f")]
+    numbers = (
+        ("weight", "weight", ".3f"),
+        ("weight_low", "low", ".3f"),
+        ("weight_high", "high", ".3f"),
+        ("alpha", "alpha", ".3g"),
+        ("alpha_low", "low", ".3g"),
+        ("alpha_high", "high", ".3g"),
+        ("alpha_r_hat", "R-hat", ".3f"),
+    )
+    columns = [(header, "right", formatted(clusters[c], spec)) for c, header, spec in numbers]
+    columns.insert(0, ("cluster", "right", [str(c) for c in clusters["cluster"]]))
+    columns.insert(4, ("assessors", "right", [str(a) for a in clusters["assessors"]]))
+    columns.append(("consensus, top 3", "left", list(clusters["top"])))
     print()
     print_columns(
-        [("cluster", "right", [str(c) for c in clusters["cluster"]])]
-        + [(header, "right", formatted(clusters[c], spec)) for c, header, spec in shown]
-        + [("assessors", "right", [str(a) for a in clusters["assessors"]])]
-        + [
-            (header, "right", formatted(clusters[c], spec))
-            for c, header, spec in (
-                ("alpha", "alpha", ".3g"),
-                ("alpha_low", "low", ".3g"),
-                ("alpha_high", "high", ".3g"),
-                ("alpha_r_hat", "R-hat", ".3f"),
-            )
-        ]
-        + [("consensus, top 3", "left", list(clusters["top"]))],
+        columns,
         title=f"clusters (posterior mean, {opts.ci_prob:.0%} interval; assessors: those whose "
         "most probable cluster it is)",
         max_width={9: 60},
