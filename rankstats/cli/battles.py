@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -15,6 +16,9 @@ from rankstats.cli._console import print_frame
 from rankstats.cli.options.battles import Options
 from rankstats.cli.usage import UsageError, spoken
 from rankstats.errors import DataWarning
+
+if TYPE_CHECKING:
+    from rankstats._pymc.settings import NutsSettings
 
 
 def latex_table(table: pd.DataFrame, methods: list[str], confidence: float) -> str:
@@ -207,7 +211,18 @@ def covariate_options(given: list[str] | None) -> dict[str, str | tuple[str, ...
     return out
 
 
+def _nuts(opts: Options) -> NutsSettings | bool:
+    """The sampler settings of ``--posterior`` (False: no posterior)."""
+    from rankstats._pymc.settings import NutsSettings
+
+    if not opts.posterior:
+        return False
+    mcmc = opts.mcmc
+    return NutsSettings(draws=mcmc.draws, tune=mcmc.tune, chains=mcmc.chains)
+
+
 def _fit(opts: Options):
+    from rankstats.battles.battle_options import EloScale, StyleControl
     from rankstats.battles.fitting import fit_battles
     from rankstats.battles.log import read_battles
 
@@ -235,14 +250,10 @@ def _fit(opts: Options):
         both_bad=opts.both_bad,
         n_resamples=opts.n_resamples,
         bias_reduction=opts.bias_reduction,
-        posterior=opts.posterior,
+        posterior=_nuts(opts),
         confidence_level=opts.confidence_level,
-        anchor=opts.anchor,
-        anchor_rating=opts.rating,
+        elo=EloScale(anchor=opts.anchor, rating=opts.rating),
         seed=opts.seed,
-        standardize=not opts.no_standardize,
-        draws=opts.mcmc.draws,
-        tune=opts.mcmc.tune,
-        chains=opts.mcmc.chains,
+        covariates=StyleControl(standardize=not opts.no_standardize),
     )
     return battles, fit
