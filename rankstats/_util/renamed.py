@@ -27,6 +27,10 @@ cores is now n_jobs (in fit); the old spelling will be removed in the next relea
 Traceback (most recent call last):
 ...
 TypeError: fit() got both n_jobs and its old spelling cores; give only n_jobs
+
+:func:`grouped_parameters` does the same for keywords that became the fields of an options
+object (a frozen dataclass): ``f(x, missing_rate=0.2)`` is read as
+``f(x, corruptions=Corruptions(missing_rate=0.2))``, with a :class:`FutureWarning`.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import dataclasses
 import functools
 import inspect
 import warnings
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, TypeVar
 
 from rankstats._util.user_frame import user_stacklevel
@@ -168,3 +172,90 @@ def renamed_parameters(**renames: str) -> Callable[[T], T]:
         return _wrap(obj, renames, obj.__qualname__)  # type: ignore[arg-type,return-value]
 
     return decorate
+
+
+def grouped_parameters(*, after: Sequence[str] = (), **groups: Any) -> Callable[[T], T]:
+    """Accept for one release the keywords that are now fields of an options object.
+
+    Parameters
+    ----------
+    **groups : dataclass type or instance
+        Parameter name → the options class whose fields (and their old spellings, if the class
+        is decorated with :func:`renamed_parameters`) were keywords of the function; an instance
+        instead of the class gives the defaults of the fields not given.
+    after : sequence of str
+        The old keywords that could be given by position after the function's positional
+        parameters, in their old order (read as keywords, with the same warning).
+
+    Returns
+    -------
+    callable
+        The decorator: the old keywords are gathered into the options object with a
+        :class:`FutureWarning`; giving them together with the options object is a
+        :class:`TypeError`.
+
+    Examples
+    --------
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Noise:
+    ...     scale: float = 1.0
+    ...     kind: str = "gumbel"
+    >>> @grouped_parameters(noise=Noise)
+    ... def draw(n, *, noise=None):
+    ...     return n, noise
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     draw(3, scale=2.0)
+    (3, Noise(scale=2.0, kind='gumbel'))
+    >>> print(str(caught[0].message).split(";")[0])
+    scale is now noise=Noise(scale=...) (in draw)
+    """
+
+    def decorate(function: T) -> T:
+        parameters = inspect.signature(function).parameters  # type: ignore[arg-type]
+        where = function.__qualname__  # type: ignore[attr-defined]
+        fields = {}
+        for group, options in groups.items():
+            cls = options if isinstance(options, type) else type(options)
+            names = {f.name for f in dataclasses.fields(cls)}
+            names |= set(getattr(cls.__init__, RENAMES, {}))
+            if group not in parameters or names & parameters.keys():
+                raise TypeError(f"grouped_parameters: {where} must take {group}, not its fields")
+            fields.update(dict.fromkeys(names, group))
+
+        n_positional = sum(
+            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters.values()
+        )
+
+        @functools.wraps(function)  # type: ignore[arg-type]
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            extra = args[n_positional:]
+            if extra and len(extra) <= len(after):
+                args = args[:n_positional]
+                given = dict(zip(after, extra, strict=False))
+                if twice := sorted(given.keys() & kwargs.keys()):
+                    raise TypeError(f"{where}() got multiple values for {', '.join(twice)}")
+                kwargs.update(given)
+            loose: dict[str, dict[str, Any]] = {}
+            for name in fields.keys() & kwargs.keys():
+                loose.setdefault(fields[name], {})[name] = kwargs.pop(name)
+            for group, values in loose.items():
+                kwargs[group] = _gathered(group, groups[group], values, kwargs.get(group), where)
+            return function(*args, **kwargs)  # type: ignore[operator]
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def _gathered(group: str, options: Any, values: dict[str, Any], given: Any, where: str) -> Any:
+    """The options object of the loose keywords ``values`` (old spellings translated)."""
+    cls = options if isinstance(options, type) else type(options)
+    if given is not None:
+        raise TypeError(
+            f"{where}() got {group} and {', '.join(sorted(values))}; give them inside {group}"
+        )
+    shown = ", ".join(f"{name}=..." for name in sorted(values))
+    warn_renamed(", ".join(sorted(values)), f"{group}={cls.__name__}({shown})", where)
+    values = translate(values, getattr(cls.__init__, RENAMES, {}), cls.__name__)
+    return cls(**values) if isinstance(options, type) else dataclasses.replace(options, **values)
