@@ -28,9 +28,11 @@ from rankstats.simulate.labels import system_names, task_names
 
 #: The corruptions of :func:`gumbel_files` by default: missing scores remove whole blocks.
 FILE_CORRUPTIONS = Corruptions(missing_pattern="block")
+#: The corruptions in the order they followed ``seed`` as positional parameters in 0.1.
+OLD_ORDER = ("missing_rate", "missing_pattern", "round_to")
 
 
-@grouped_parameters(corruptions=FILE_CORRUPTIONS, after=("missing_rate", "missing_pattern", "round_to"))
+@grouped_parameters(corruptions=FILE_CORRUPTIONS, after=OLD_ORDER)
 def gumbel_files(
     directory: str | Path,
     n_systems: int = 20,
