@@ -249,13 +249,17 @@ def grouped_parameters(*, after: Sequence[str] = (), **groups: Any) -> Callable[
 
 
 def _gathered(group: str, options: Any, values: dict[str, Any], given: Any, where: str) -> Any:
-    """The options object of the loose keywords ``values`` (old spellings translated)."""
+    """The options object of the loose keywords ``values`` (old spellings of its fields, if
+    any, translated), with one warning naming the old keywords and the new spelling."""
     cls = options if isinstance(options, type) else type(options)
     if given is not None:
         raise TypeError(
             f"{where}() got {group} and {', '.join(sorted(values))}; give them inside {group}"
         )
-    shown = ", ".join(f"{name}=..." for name in sorted(values))
+    renames = getattr(cls.__init__, RENAMES, {})
+    fields = {renames.get(name, name): value for name, value in values.items()}
+    if len(fields) < len(values):
+        raise TypeError(f"{where}() got a field of {group} under its old and new names")
+    shown = ", ".join(f"{name}=..." for name in sorted(fields))
     warn_renamed(", ".join(sorted(values)), f"{group}={cls.__name__}({shown})", where)
-    values = translate(values, getattr(cls.__init__, RENAMES, {}), cls.__name__)
-    return cls(**values) if isinstance(options, type) else dataclasses.replace(options, **values)
+    return cls(**fields) if isinstance(options, type) else dataclasses.replace(options, **fields)
