@@ -27,10 +27,6 @@ cores is now n_jobs (in fit); the old spelling will be removed in the next relea
 Traceback (most recent call last):
 ...
 TypeError: fit() got both n_jobs and its old spelling cores; give only n_jobs
-
-:func:`grouped_parameters` does the same for keywords that became the fields of an options
-object (a frozen dataclass): ``f(x, missing_rate=0.2)`` is read as
-``f(x, corruptions=Corruptions(missing_rate=0.2))``, with a :class:`FutureWarning`.
 """
 
 from __future__ import annotations
@@ -39,7 +35,7 @@ import dataclasses
 import functools
 import inspect
 import warnings
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 from typing import Any, TypeVar
 
 from rankstats._util.user_frame import user_stacklevel
@@ -90,8 +86,9 @@ def translate(
 def _check(function: Callable[..., Any], renames: dict[str, str]) -> None:
     """A rename must name a parameter that exists under its new name only (caught at import)."""
     parameters = inspect.signature(function).parameters
+    grouped = getattr(function, GROUPS, set())  # old keywords an options object now holds
     for old, new in renames.items():
-        if new not in parameters or old in parameters:
+        if (new not in parameters and new not in grouped) or old in parameters:
             raise TypeError(
                 f"renamed_parameters: {function.__qualname__} must take {new} and not {old}"
             )
@@ -174,92 +171,76 @@ def renamed_parameters(**renames: str) -> Callable[[T], T]:
     return decorate
 
 
-def grouped_parameters(*, after: Sequence[str] = (), **groups: Any) -> Callable[[T], T]:
-    """Accept for one release the keywords that are now fields of an options object.
+#: The attribute on a callable decorated by :func:`grouped_parameters`: its groups.
+GROUPS = "__grouped_parameters__"
 
-    Parameters
-    ----------
-    **groups : dataclass type or instance
-        Parameter name → the options class whose fields (and their old spellings, if the class
-        is decorated with :func:`renamed_parameters`) were keywords of the function; an instance
-        instead of the class gives the defaults of the fields not given.
-    after : sequence of str
-        The old keywords that could be given by position after the function's positional
-        parameters, in their old order (read as keywords, with the same warning).
 
-    Returns
-    -------
-    callable
-        The decorator: the old keywords are gathered into the options object with a
-        :class:`FutureWarning`; giving them together with the options object is a
-        :class:`TypeError`.
+def grouped_parameters(
+    **groups: tuple[type, Collection[str] | dict[str, str]],
+) -> Callable[[T], T]:
+    """Accept the old keywords that an options object now holds, for one release.
 
-    Examples
-    --------
+    ``target=(Options, old)``: the old keywords ``old`` (a list of field names of the frozen
+    dataclass ``Options``, or a mapping old keyword → field) are now given as
+    ``target=Options(...)``.  An old keyword warns (:class:`FutureWarning`) and is folded into
+    ``target``: into ``Options()`` when ``target`` is left at its default or is ``True`` (a step
+    switched on with its default settings), nowhere when ``target`` is ``False`` (the step is
+    off: the old keyword was ignored then too).  An old keyword beside an explicit
+    ``Options(...)`` is a :class:`TypeError`.
+
+    >>> import dataclasses, warnings
     >>> @dataclasses.dataclass(frozen=True)
-    ... class Noise:
-    ...     scale: float = 1.0
-    ...     kind: str = "gumbel"
-    >>> @grouped_parameters(noise=Noise)
-    ... def draw(n, *, noise=None):
-    ...     return n, noise
+    ... class Chains:
+    ...     draws: int = 1000
+    ...     chains: int = 4
+    >>> @grouped_parameters(posterior=(Chains, ["draws", "chains"]))
+    ... def fit(data, posterior=False):
+    ...     return posterior
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     draw(3, scale=2.0)
-    (3, Noise(scale=2.0, kind='gumbel'))
+    ...     fit([], posterior=True, draws=10)
+    Chains(draws=10, chains=4)
     >>> print(str(caught[0].message).split(";")[0])
-    scale is now noise=Noise(scale=...) (in draw)
+    draws is now posterior=Chains(draws=...) (in fit)
     """
 
     def decorate(function: T) -> T:
-        parameters = inspect.signature(function).parameters  # type: ignore[arg-type]
         where = function.__qualname__  # type: ignore[attr-defined]
-        fields = {}
-        for group, options in groups.items():
-            cls = options if isinstance(options, type) else type(options)
-            names = {f.name for f in dataclasses.fields(cls)}
-            names |= set(getattr(cls.__init__, RENAMES, {}))
-            if group not in parameters or names & parameters.keys():
-                raise TypeError(f"grouped_parameters: {where} must take {group}, not its fields")
-            fields.update(dict.fromkeys(names, group))
-
-        n_positional = sum(
-            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters.values()
-        )
+        parameters = inspect.signature(function).parameters  # type: ignore[arg-type]
+        spec = {
+            target: (cls, dict(old) if isinstance(old, dict) else {name: name for name in old})
+            for target, (cls, old) in groups.items()
+        }
+        for target, (cls, old) in spec.items():
+            fields = {f.name for f in dataclasses.fields(cls)}
+            if (
+                target not in parameters
+                or not set(old.values()) <= fields
+                or old.keys() & set(parameters)
+            ):
+                raise TypeError(f"grouped_parameters: {where} must take {target}, not {set(old)}")
 
         @functools.wraps(function)  # type: ignore[arg-type]
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            extra = args[n_positional:]
-            if extra and len(extra) <= len(after):
-                args = args[:n_positional]
-                given = dict(zip(after, extra, strict=False))
-                if twice := sorted(given.keys() & kwargs.keys()):
-                    raise TypeError(f"{where}() got multiple values for {', '.join(twice)}")
-                kwargs.update(given)
-            loose: dict[str, dict[str, Any]] = {}
-            for name in fields.keys() & kwargs.keys():
-                loose.setdefault(fields[name], {})[name] = kwargs.pop(name)
-            for group, values in loose.items():
-                kwargs[group] = _gathered(group, groups[group], values, kwargs.get(group), where)
+            for target, (cls, old) in spec.items():
+                names = [name for name in old if name in kwargs]
+                if not names:
+                    continue
+                for name in names:
+                    warn_renamed(name, f"{target}={cls.__name__}({old[name]}=...)", where)
+                given = {old[name]: kwargs.pop(name) for name in names}
+                value = kwargs.get(target, parameters[target].default)
+                if isinstance(value, cls) and target in kwargs:
+                    raise TypeError(
+                        f"{where}() got {target}={cls.__name__}(...) and the old keywords "
+                        f"{', '.join(names)}; give only {target}"
+                    )
+                if value is not False:
+                    base = value if isinstance(value, cls) else cls()
+                    kwargs[target] = dataclasses.replace(base, **given)
             return function(*args, **kwargs)  # type: ignore[operator]
 
+        setattr(wrapper, GROUPS, {name for _, old in spec.values() for name in old})
         return wrapper  # type: ignore[return-value]
 
     return decorate
-
-
-def _gathered(group: str, options: Any, values: dict[str, Any], given: Any, where: str) -> Any:
-    """The options object of the loose keywords ``values`` (old spellings of its fields, if
-    any, translated), with one warning naming the old keywords and the new spelling."""
-    cls = options if isinstance(options, type) else type(options)
-    if given is not None:
-        raise TypeError(
-            f"{where}() got {group} and {', '.join(sorted(values))}; give them inside {group}"
-        )
-    renames = getattr(cls.__init__, RENAMES, {})
-    fields = {renames.get(name, name): value for name, value in values.items()}
-    if len(fields) < len(values):
-        raise TypeError(f"{where}() got a field of {group} under its old and new names")
-    shown = ", ".join(f"{name}=..." for name in sorted(fields))
-    warn_renamed(", ".join(sorted(values)), f"{group}={cls.__name__}({shown})", where)
-    return cls(**fields) if isinstance(options, type) else dataclasses.replace(options, **fields)

@@ -23,16 +23,20 @@ from rankstats._util.progress import meter
 from rankstats._util.renamed import grouped_parameters
 from rankstats.io.directories import MANIFEST  # written last by gumbel_files
 from rankstats.simulate.argument_checks import check_count, check_generator, require
-from rankstats.simulate.corruptions import Corruptions
+from rankstats.simulate.corruptions import CORRUPTION_KEYWORDS, Corruptions
 from rankstats.simulate.labels import system_names, task_names
 
 #: The corruptions of :func:`gumbel_files` by default: missing scores remove whole blocks.
 FILE_CORRUPTIONS = Corruptions(missing_pattern="block")
-#: The corruptions in the order they followed ``seed`` as positional parameters in 0.1.
-OLD_ORDER = ("missing_rate", "missing_pattern", "round_to")
+#: The keywords of :func:`gumbel_files` that are now fields of :class:`Corruptions`.
+FILE_KEYWORDS = {
+    old: field
+    for old, field in CORRUPTION_KEYWORDS.items()
+    if field in ("missing_rate", "missing_pattern", "round_to")
+}
 
 
-@grouped_parameters(corruptions=FILE_CORRUPTIONS, after=OLD_ORDER)
+@grouped_parameters(corruptions=(Corruptions, FILE_KEYWORDS))
 def gumbel_files(
     directory: str | Path,
     n_systems: int = 20,
@@ -43,7 +47,7 @@ def gumbel_files(
     scale: float = 1.0,
     seed: int = 0,
     *,
-    corruptions: Corruptions | None = None,
+    corruptions: Corruptions = FILE_CORRUPTIONS,
     fmt: str = "parquet",
     progress: bool = False,
 ) -> tuple[list[Path], Path]:

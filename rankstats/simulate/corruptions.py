@@ -9,10 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rankstats._util.renamed import renamed_parameters
 
-
-@renamed_parameters(missing="missing_rate")
 @dataclass(frozen=True)
 class Corruptions:
     r"""What is done to the honest scores of a simulated benchmark (combinable; each is recorded
@@ -89,3 +86,15 @@ class ScoreModel:
     identical: float = 0.0
     task_effects: np.ndarray | None = None
     rank_sampler: Callable[[int, np.random.Generator], np.ndarray] | None = None
+
+
+#: The keywords of the generators that are now fields of :class:`Corruptions` (old → field;
+#: ``missing`` was renamed ``missing_rate`` before), for
+#: :func:`rankstats._util.renamed.grouped_parameters`.
+CORRUPTION_KEYWORDS = {
+    "missing": "missing_rate",
+    **{name: name for name in Corruptions.__dataclass_fields__},
+}
+#: The keywords of :func:`~rankstats.simulate.gumbel_benchmark.gumbel_cubes` that are now
+#: fields of :class:`ScoreModel`.
+MODEL_KEYWORDS = tuple(ScoreModel.__dataclass_fields__)

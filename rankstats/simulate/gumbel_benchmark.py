@@ -31,19 +31,21 @@ from rankstats._util.arguments import random_seed
 from rankstats._util.renamed import grouped_parameters, renamed_parameters
 from rankstats.core.scores import Scores
 from rankstats.simulate.argument_checks import check_count, check_generator, is_real, require
-from rankstats.simulate.corruptions import Corruptions, ScoreModel
+from rankstats.simulate.corruptions import (
+    CORRUPTION_KEYWORDS,
+    MODEL_KEYWORDS,
+    Corruptions,
+    ScoreModel,
+)
 from rankstats.simulate.labels import system_names, task_names
 from rankstats.simulate.simulated_scores import SimulatedScores
 
 #: Noise distributions of the scores around their locations.
 NOISES = ("gumbel", "normal", "laplace")
-#: The corruptions in the order they followed ``seed`` as positional parameters in 0.1 (still
-#: read, with a FutureWarning, for one release).
-OLD_ORDER = tuple(field.name for field in dataclasses.fields(Corruptions))
 
 
 @renamed_parameters(rng="seed")
-@grouped_parameters(corruptions=Corruptions, after=OLD_ORDER)
+@grouped_parameters(corruptions=(Corruptions, CORRUPTION_KEYWORDS))
 def gumbel_cube(
     n_systems: int,
     n_tasks: int,
@@ -83,7 +85,9 @@ def gumbel_cube(
     return cubes[0]
 
 
-@grouped_parameters(corruptions=Corruptions, model=ScoreModel, after=OLD_ORDER)
+@grouped_parameters(
+    corruptions=(Corruptions, CORRUPTION_KEYWORDS), model=(ScoreModel, MODEL_KEYWORDS)
+)
 def gumbel_cubes(
     replications: int,
     n_systems: int,
@@ -118,7 +122,7 @@ def gumbel_cubes(
     ``rank_sampler`` replaces the scores by rankings of another model (Mallows) scored as
     ``−rank``, the missing scores then removed as for any other draw (the score corruptions do
     not apply). The fields of ``corruptions`` and ``model`` were keywords of this function,
-    still accepted for one release with a FutureWarning.
+    still accepted as keywords for one release with a FutureWarning.
     """
     c = corruptions or Corruptions()
     model = model or ScoreModel()
@@ -334,7 +338,7 @@ def cube_to_scores(
     return frame
 
 
-@grouped_parameters(corruptions=Corruptions, after=OLD_ORDER)
+@grouped_parameters(corruptions=(Corruptions, CORRUPTION_KEYWORDS))
 def gumbel(
     n_systems: int = 20,
     n_tasks: int = 20,
