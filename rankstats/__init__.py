@@ -70,6 +70,8 @@ _EXPORTS = {
     "power": "planning.power_analysis",
     "SampleSizeResult": "planning.sample_size_result",
     "sample_size": "planning.power_analysis",
+    "BayesSettings": "planning.power_options",
+    "SizeSearch": "planning.power_options",
     "Pairwise": "core.pair_probabilities",
     "pairwise": "core.pair_probabilities",
     "AnovaResult": "significance.parametric",
@@ -137,6 +139,7 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
     from rankstats.planning.calibration import Calibration, calibrate
     from rankstats.planning.design import BenchmarkDesign
     from rankstats.planning.power_analysis import power, sample_size
+    from rankstats.planning.power_options import BayesSettings, SizeSearch
     from rankstats.planning.power_result import PowerResult
     from rankstats.planning.sample_size_result import SampleSizeResult
     from rankstats.reporting import Report, report
@@ -185,6 +188,7 @@ __all__ = [
     "BattleReport",
     "Battles",
     "BayesHierarchical",
+    "BayesSettings",
     "BayesSignedRank",
     "BenchmarkDesign",
     "Blocks",
@@ -211,6 +215,7 @@ __all__ = [
     "SampleSizeResult",
     "ScannedScores",
     "Scores",
+    "SizeSearch",
     "TukeyResult",
     "aggregate",
     "agreement",
