@@ -26,6 +26,7 @@ _EXPORTS = {
     "simulate_battles": "battles.log",
     "BattleFit": "battles.fitting",
     "fit_battles": "battles.fitting",
+    "NutsSettings": "_pymc.settings",
     "BayesHierarchical": "significance.bayesian_hierarchical",
     "bayes_hierarchical": "significance.bayesian_hierarchical",
     "BayesSignedRank": "significance.bayesian_signed_rank",
@@ -102,6 +103,7 @@ _SUBMODULES = ("models", "simulate")
 
 if TYPE_CHECKING:  # static tools see every name; nothing is imported at run time
     from rankstats import models, simulate
+    from rankstats._pymc.settings import NutsSettings
     from rankstats.aggregation.aggregators import Aggregate, aggregate
     from rankstats.aggregation.comparison import Comparison, compare
     from rankstats.aggregation.dispersion_analysis import (
@@ -204,6 +206,7 @@ __all__ = [
     "InvalidRankingsError",
     "InvalidScoresError",
     "KemenyResult",
+    "NutsSettings",
     "Paired",
     "Pairwise",
     "PosthocResult",

@@ -96,10 +96,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from rankstats._pymc.settings import NutsSettings
 from rankstats._util.advice import AdviceError, escape
 from rankstats._util.arguments import probability
 from rankstats._util.parallel import resolve_n_jobs
-from rankstats._util.renamed import renamed_parameters
+from rankstats._util.renamed import grouped_parameters, renamed_parameters
 from rankstats._util.text import shorten, terminal
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidScoresError, preview
@@ -341,7 +342,21 @@ def thetas(delta0: np.ndarray, sigma0: np.ndarray, nu: np.ndarray, rope: float) 
     return np.column_stack([right, np.clip(1 - right - left, 0.0, 1.0), left])
 
 
-@renamed_parameters(cores="n_jobs", progressbar="progress")
+#: The NUTS run of :func:`bayes_hierarchical` by default: a hierarchical model has narrow
+#: regions (target acceptance 0.95), and PyMC's own sampler, always passed explicitly.
+HIERARCHICAL_NUTS = NutsSettings(
+    draws=2000, tune=2000, chains=4, sampler="pymc", progress=False, target_accept=0.95
+)
+#: The keywords of :func:`bayes_hierarchical` that are now fields of its ``nuts`` (old → field).
+NUTS_KEYWORDS = {
+    **{name: name for name in ("draws", "tune", "chains", "sampler", "target_accept")},
+    "progress": "progress",
+    "progressbar": "progress",
+}
+
+
+@renamed_parameters(cores="n_jobs")
+@grouped_parameters(nuts=(NutsSettings, NUTS_KEYWORDS))
 def bayes_hierarchical(
     scores: Scores,
     a: str,
@@ -350,17 +365,12 @@ def bayes_hierarchical(
     *,
     rho: float = 0.0,
     task: str | Sequence[str] | None = None,
-    draws: int = 2000,
-    tune: int = 2000,
-    chains: int = 4,
+    nuts: NutsSettings = HIERARCHICAL_NUTS,
     n_jobs: int | None = None,
     seed: int | None = 0,
-    sampler: str = "pymc",
-    target_accept: float = 0.95,
     parameterization: str = "auto",
     missing: str = "error",
     threshold: float = 0.95,
-    progress: bool = False,
 ) -> BayesHierarchical:
     r"""Bayesian hierarchical comparison of ``a`` and ``b`` across tasks (Corani et al. 2017).
 
@@ -396,16 +406,19 @@ def bayes_hierarchical(
         ``1 / k`` for the folds of k-fold cross-validation (Nadeau and Bengio 2003).
     task : str or list of str, optional
         The tasks used (default: all).
-    draws, tune, chains, n_jobs : int
-        NUTS draws and tuning steps per chain, chains, and processes (default: PyMC's;
-        ``n_jobs=-1``: all cores).
+    nuts : NutsSettings
+        The NUTS run (:class:`~rankstats.NutsSettings`; default :data:`HIERARCHICAL_NUTS`:
+        2000 draws after 2000 tuning steps on 4 chains, target acceptance 0.95 since
+        hierarchical models have narrow regions, PyMC's sampler, no progress bar): ``draws``,
+        ``tune``, ``chains``, ``sampler`` (``"pymc"``, ``"nutpie"``, ``"numpyro"`` or
+        ``"blackjax"``, always passed to ``pm.sample`` explicitly), ``target_accept``,
+        ``progress``. These were keywords of this function, still accepted for one release
+        with a FutureWarning.
+    n_jobs : int, optional
+        Processes of the chains (default: one per chain, up to the cores; ``-1``: all cores).
     seed : int
         Seed of the sampler, of the draws of :math:`\delta_\text{new}` and of the values given
         to constant tasks.
-    sampler : {"pymc", "nutpie", "numpyro", "blackjax"}
-        The NUTS implementation, always passed to ``pm.sample`` explicitly.
-    target_accept : float
-        NUTS target acceptance (0.95: hierarchical models have narrow regions).
     parameterization : {"auto", "centered", "noncentered"}
         ``"auto"`` (default):
         :func:`~rankstats.significance.hierarchical_model.choose_parameterization`.
@@ -420,8 +433,6 @@ def bayes_hierarchical(
         is refused).
     threshold : float
         Posterior probability needed to claim an outcome.
-    progress : bool
-        Show PyMC's progress bar.
 
     Returns
     -------
@@ -447,7 +458,8 @@ def bayes_hierarchical(
     >>> frame = pd.DataFrame(rows, columns=["system", "task", "instance", "score"])
     >>> scores = rs.Scores.from_long(frame, instance="instance")
     >>> from rankstats.significance.bayesian_hierarchical import bayes_hierarchical
-    >>> res = bayes_hierarchical(scores, "a", "b", rope=0.01, rho=0.1)  # doctest: +SKIP
+    >>> quick = rs.NutsSettings(draws=1000, tune=1000, sampler="pymc", progress=False)
+    >>> res = bayes_hierarchical(scores, "a", "b", rope=0.01, rho=0.1, nuts=quick)  # doctest: +SKIP
     >>> res.decision  # doctest: +SKIP
     'a'
 
@@ -457,7 +469,10 @@ def bayes_hierarchical(
     comparison of classifiers through Bayesian hierarchical modelling. *Machine Learning* 106,
     1817–1837.
     """
-    run = NutsRun(draws, tune, chains, resolve_n_jobs(n_jobs), seed, sampler, target_accept)
+    n = nuts
+    run = NutsRun(
+        n.draws, n.tune, n.chains, resolve_n_jobs(n_jobs), seed, n.sampler, n.target_accept
+    )
     check_rope(rope)
     if not (isinstance(rho, numbers.Real) and 0 <= rho < 1):
         raise ValueError(f"rho (the correlation of the instances) must be in [0, 1), got {rho!r}")
@@ -474,7 +489,7 @@ def bayes_hierarchical(
     prep = prepare(diff, float(rope), seed)
     if parameterization == "auto":
         parameterization = choose_parameterization(prep, float(rho))
-    idata = run.sample(prep, float(rho), parameterization, progress)
+    idata = run.sample(prep, float(rho), parameterization, nuts.progress)
     diagnostics = diagnose(idata)
     if not diagnostics["converged"]:
         run.warn(f"the hierarchical model of {a!r} vs {b!r}", diagnostics, parameterization)

@@ -496,7 +496,7 @@ def _error_term(x: np.ndarray, error: str) -> tuple[int, float]:
 def _studentized_range_tests(
     difference: np.ndarray, se: float, k: int, df: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Tukey's statistic :math:`q = |\bar x_a - \bar x_b| / SE` and its p-value from the
+    r"""Tukey's statistic :math:`q = |\bar x_a - \bar x_b| / SE` and its p-value from the
     studentized range law of ``k`` means on ``df`` degrees of freedom, computed once per distinct
     ``q`` (a numerical double integral each)."""
     with np.errstate(divide="ignore", invalid="ignore"):

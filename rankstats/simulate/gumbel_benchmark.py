@@ -187,7 +187,7 @@ def _task_factors(rescale: Mapping | None, n_tasks: int, by_name: bool) -> dict[
 def _locations(
     n_systems: int, n_tasks: int, phi: float, adversarial: int, locations: np.ndarray | None
 ) -> np.ndarray:
-    """Locations ``(N, T, 1)``: :math:`\varphi n` or ``locations``, reversed (:math:`-n`) on the
+    r"""Locations ``(N, T, 1)``: :math:`\varphi n` or ``locations``, reversed (:math:`-n`) on the
     adversarial tasks."""
     n = np.arange(1, n_systems + 1, dtype=np.float64)
     honest = phi * n
