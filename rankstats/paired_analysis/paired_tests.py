@@ -428,27 +428,10 @@ def paired(
 
 
 #: The columns of :attr:`Paired.pairs` before the Holm-adjusted p-values, in order.
-_PAIR_COLUMNS = (
-    "system_a",
-    "system_b",
-    "n",
-    "wins_a",
-    "wins_b",
-    "ties",
-    "p_a_beats_b",
-    "p_a_beats_b_low",
-    "p_a_beats_b_high",
-    "bt_probability",
-    "sign_p",
-    "wilcoxon_p",
-    "mean_diff",
-    "mean_diff_low",
-    "mean_diff_high",
-    "ttest_p",
-    "median_diff",
-    "median_diff_low",
-    "median_diff_high",
-    "mood_p",
+_PAIR_COLUMNS = tuple(
+    "system_a system_b n wins_a wins_b ties p_a_beats_b p_a_beats_b_low p_a_beats_b_high "
+    "bt_probability sign_p wilcoxon_p mean_diff mean_diff_low mean_diff_high ttest_p "
+    "median_diff median_diff_low median_diff_high mood_p".split()
 )
 
 
