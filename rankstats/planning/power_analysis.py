@@ -38,11 +38,15 @@ from rankstats.planning.battle_replications import (
 )
 from rankstats.planning.design import BenchmarkDesign, named_pair
 from rankstats.planning.power_options import (
+    BATTLE_VARIES as BATTLE_VARIES,  # what sample_size can vary, read here by the CLI
+)
+from rankstats.planning.power_options import (
     BAYES_KEYWORDS,
     SEARCH_KEYWORDS,
     BayesSettings,
     SizeSearch,
 )
+from rankstats.planning.power_options import VARIES as VARIES
 from rankstats.planning.power_result import (
     RECOVERY_TARGETS,
     PowerResult,
