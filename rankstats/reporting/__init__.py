@@ -366,8 +366,7 @@ def report(
     sig_options, power_options = _section_options(scores, significance, power, zero_method, paired)
     # Cheap, and refuses incomplete blocks before the aggregators and the model fits run.
     sig = run_significance(scores, block_level, sig_options) if sig_options is not None else None
-    data = compute.compute(
-        scores,
+    request = compute.ReportRequest(
         methods,
         delta,
         correction,
@@ -379,8 +378,9 @@ def report(
         seed,
         paired,
         confidence_level,
-        zero_method=zero_method,
+        zero_method,
     )
+    data = compute.compute(scores, request)
     power_part = (
         run_power(scores, power_options, zero_method) if power_options is not None else None
     )
