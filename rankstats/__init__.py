@@ -73,6 +73,8 @@ _EXPORTS = {
     "power": "planning.power_analysis",
     "SampleSizeResult": "planning.sample_size_result",
     "sample_size": "planning.power_analysis",
+    "BayesSettings": "planning.power_options",
+    "SizeSearch": "planning.power_options",
     "Pairwise": "core.pair_probabilities",
     "pairwise": "core.pair_probabilities",
     "AnovaResult": "significance.parametric",
@@ -142,6 +144,7 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
     from rankstats.planning.calibration import Calibration, calibrate
     from rankstats.planning.design import BenchmarkDesign
     from rankstats.planning.power_analysis import power, sample_size
+    from rankstats.planning.power_options import BayesSettings, SizeSearch
     from rankstats.planning.power_result import PowerResult
     from rankstats.planning.sample_size_result import SampleSizeResult
     from rankstats.reporting import Report, report
@@ -190,6 +193,7 @@ __all__ = [
     "BattleReport",
     "Battles",
     "BayesHierarchical",
+    "BayesSettings",
     "BayesSignedRank",
     "BenchmarkDesign",
     "Blocks",
@@ -219,6 +223,7 @@ __all__ = [
     "ScannedScores",
     "Scores",
     "StyleControl",
+    "SizeSearch",
     "TukeyResult",
     "aggregate",
     "agreement",

@@ -9,8 +9,10 @@ from dataclasses import dataclass
 
 from rankstats._util.arguments import count, flag, probability
 
-#: The NUTS implementations (:func:`rankstats._pymc.nuts.resolve_sampler`).
-SAMPLERS = ("auto", "pymc", "nutpie")
+#: The NUTS implementations (:func:`rankstats._pymc.nuts.resolve_sampler`); PyMC's JAX samplers
+#: numpyro and blackjax for :func:`rankstats.bayes_hierarchical` only (the rank models refuse
+#: them when they sample).
+SAMPLERS = ("auto", "pymc", "nutpie", "numpyro", "blackjax")
 
 
 @dataclass(frozen=True)
