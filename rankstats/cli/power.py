@@ -313,9 +313,9 @@ def run(opts: Options) -> int:
         alpha=opts.alpha,
         seed=opts.seed,
         n_jobs=opts.n_jobs,
-        rope=opts.rope,
-        threshold=opts.threshold,
-        posterior_draws=opts.posterior_draws,
+        bayes=rs.BayesSettings(
+            rope=opts.rope, threshold=opts.threshold, posterior_draws=opts.posterior_draws
+        ),
         zero_method=opts.zero_method,
         progress=True,  # a bar on a terminal, unless --quiet (rankstats._util.progress)
     )
@@ -372,11 +372,13 @@ def _sample_size(opts: Options, design, common: dict, cal) -> int:
         res = rs.sample_size(
             design,
             test=opts.tests[0],
-            target=opts.target,
-            power=opts.target_power,
-            vary=opts.vary,
-            sizes=opts.sizes,
-            refine=opts.refine,
+            search=rs.SizeSearch(
+                target=opts.target,
+                power=opts.target_power,
+                vary=opts.vary,
+                sizes=opts.sizes,
+                refine=opts.refine,
+            ),
             n_replications=opts.n_replications or 1000,
             **common,
         )
