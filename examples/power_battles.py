@@ -35,11 +35,13 @@ print(now.pairs[now.pairs["test"] == "battles"].round(3).to_string())
 print(now.sentence("battles", "pair"))
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", rs.DataWarning)  # sizes beyond the pilot: said in the sentence
-    need = rs.sample_size(pilot, target="adjacent", seed=0, n_replications=500)
+    need = rs.sample_size(
+        pilot, search=rs.SizeSearch(target="adjacent"), seed=0, n_replications=500
+    )
 print(need.sentence())
 save_figure(need.plot(), out / "power_arena_hard_battles")
 arena = rs.BattleDesign(n_models=10, n_battles=5000, elo_step=20, tie=-1.0, order_effect=0.1)
-step = rs.sample_size(arena, vary="elo_step", seed=0, n_replications=500)
+step = rs.sample_size(arena, search=rs.SizeSearch(vary="elo_step"), seed=0, n_replications=500)
 print(step.sentence())
 save_figure(step.plot(), out / "power_arena_elo_step")
 print(f"\nfigures in {out}/")

@@ -34,7 +34,7 @@ for metric in ("BERTScore", "ROUGE_L"):
     print(now)
     print(now.recovery.round(3))
     for test, target in (("hoeffding", "borda_top1"), ("nemenyi", "adjacent")):
-        need = rs.sample_size(design, test=test, target=target, power=0.8, seed=0)
+        need = rs.sample_size(design, test=test, search=rs.SizeSearch(target=target), seed=0)
         print(need.sentence())
         save_figure(need.plot(), out / f"power_{metric}_{target}")
 # A design calibrated on the scores themselves (normal scores, one correlation), with its checks,

@@ -29,7 +29,13 @@ def main() -> None:
 
     start = time.perf_counter()
     files, truth_path = rs.simulate.gumbel_files(
-        directory, 20, 20, args.instances, partitions=8, missing_rate=0.1, seed=0
+        directory,
+        20,
+        20,
+        args.instances,
+        partitions=8,
+        corruptions=rs.simulate.Corruptions(missing_rate=0.1, missing_pattern="block"),
+        seed=0,
     )
     print(f"wrote {len(files)} Parquet files to {directory} in {time.perf_counter() - start:.1f} s")
 

@@ -26,6 +26,9 @@ _EXPORTS = {
     "simulate_battles": "battles.log",
     "BattleFit": "battles.fitting",
     "fit_battles": "battles.fitting",
+    "EloScale": "battles.battle_options",
+    "StyleControl": "battles.battle_options",
+    "NutsSettings": "_pymc.settings",
     "BayesHierarchical": "significance.bayesian_hierarchical",
     "bayes_hierarchical": "significance.bayesian_hierarchical",
     "BayesSignedRank": "significance.bayesian_signed_rank",
@@ -70,6 +73,8 @@ _EXPORTS = {
     "power": "planning.power_analysis",
     "SampleSizeResult": "planning.sample_size_result",
     "sample_size": "planning.power_analysis",
+    "BayesSettings": "planning.power_options",
+    "SizeSearch": "planning.power_options",
     "Pairwise": "core.pair_probabilities",
     "pairwise": "core.pair_probabilities",
     "AnovaResult": "significance.parametric",
@@ -100,6 +105,7 @@ _SUBMODULES = ("models", "simulate")
 
 if TYPE_CHECKING:  # static tools see every name; nothing is imported at run time
     from rankstats import models, simulate
+    from rankstats._pymc.settings import NutsSettings
     from rankstats.aggregation.aggregators import Aggregate, aggregate
     from rankstats.aggregation.comparison import Comparison, compare
     from rankstats.aggregation.dispersion_analysis import (
@@ -115,6 +121,7 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
         significance_matrix,
     )
     from rankstats.aggregation.kemeny_search import KemenyResult, kemeny
+    from rankstats.battles.battle_options import EloScale, StyleControl
     from rankstats.battles.fitting import BattleFit, fit_battles
     from rankstats.battles.log import Battles, InvalidBattlesError, read_battles, simulate_battles
     from rankstats.core.pair_probabilities import Pairwise, pairwise
@@ -137,6 +144,7 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
     from rankstats.planning.calibration import Calibration, calibrate
     from rankstats.planning.design import BenchmarkDesign
     from rankstats.planning.power_analysis import power, sample_size
+    from rankstats.planning.power_options import BayesSettings, SizeSearch
     from rankstats.planning.power_result import PowerResult
     from rankstats.planning.sample_size_result import SampleSizeResult
     from rankstats.reporting import Report, report
@@ -185,6 +193,7 @@ __all__ = [
     "BattleReport",
     "Battles",
     "BayesHierarchical",
+    "BayesSettings",
     "BayesSignedRank",
     "BenchmarkDesign",
     "Blocks",
@@ -194,12 +203,14 @@ __all__ = [
     "DataCheck",
     "DataWarning",
     "Dispersion",
+    "EloScale",
     "FriedmanResult",
     "HoeffdingResult",
     "InvalidBattlesError",
     "InvalidRankingsError",
     "InvalidScoresError",
     "KemenyResult",
+    "NutsSettings",
     "Paired",
     "Pairwise",
     "PosthocResult",
@@ -211,6 +222,8 @@ __all__ = [
     "SampleSizeResult",
     "ScannedScores",
     "Scores",
+    "SizeSearch",
+    "StyleControl",
     "TukeyResult",
     "aggregate",
     "agreement",

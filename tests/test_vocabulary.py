@@ -206,7 +206,7 @@ def test_the_simulator_spells_the_share_of_missing_cells(rows):
     """``missing`` (a fraction) is replaced by ``missing_rate``; ``missing`` stays the
     treatment of missing scores in the tests."""
     assert "missing" in next(row for row in rows if "missing_rate" in row.python).qualified
-    for function in (rs.simulate.gumbel, rs.simulate.gumbel_cube, rs.BenchmarkDesign):
+    for function in (rs.simulate.Corruptions, rs.BenchmarkDesign):  # gumbel's corruptions
         parameters = inspect.signature(function).parameters
         assert "missing_rate" in parameters and "missing" not in parameters, function
 
@@ -287,7 +287,9 @@ def test_old_keywords_still_work_for_one_release():
     assert (got.statistic, got.p_value) == (expected.statistic, expected.p_value)
     got, expected = _same_with_warning(
         lambda: rs.simulate.gumbel(n_systems=4, n_tasks=6, missing=0.3, seed=1),
-        lambda: rs.simulate.gumbel(n_systems=4, n_tasks=6, missing_rate=0.3, seed=1),
+        lambda: rs.simulate.gumbel(
+            n_systems=4, n_tasks=6, seed=1, corruptions=rs.simulate.Corruptions(missing_rate=0.3)
+        ),
         "missing",
     )
     pd.testing.assert_frame_equal(got.data, expected.data)

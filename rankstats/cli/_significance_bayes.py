@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from dataclasses import replace
 
 import pandas as pd
 
@@ -87,7 +88,14 @@ def hierarchical_table(scores, ph, opts: Options, chosen) -> pd.DataFrame:
     pair with the same number of tasks. ``p_*``: the published quantity (baycomp's); the
     posterior predictive probabilities are the ``predictive_*`` columns."""
     from rankstats._pymc.convergence import ConvergenceWarning
-    from rankstats.significance.bayesian_hierarchical import bayes_hierarchical
+    from rankstats.significance.bayesian_hierarchical import HIERARCHICAL_NUTS, bayes_hierarchical
+
+    nuts = replace(
+        HIERARCHICAL_NUTS,
+        draws=opts.mcmc.draws,
+        tune=HIERARCHICAL_NUTS.tune if opts.mcmc.tune is None else opts.mcmc.tune,
+        chains=opts.mcmc.chains,
+    )
 
     rows = []
     for a, b in chosen:
@@ -102,9 +110,7 @@ def hierarchical_table(scores, ph, opts: Options, chosen) -> pd.DataFrame:
                     b,
                     rope=opts.rope,
                     rho=opts.rho,
-                    draws=opts.mcmc.draws,
-                    tune=opts.mcmc.tune,
-                    chains=opts.mcmc.chains,
+                    nuts=nuts,
                     seed=opts.seed,
                     # Tasks with fewer than 2 shared instances: dropped with --missing
                     # complete-case, else refused (scores are never imputed).

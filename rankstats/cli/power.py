@@ -7,8 +7,7 @@ import dataclasses
 from pathlib import Path
 
 from rankstats._util.atomic import output_dir
-from rankstats._util.text import write_csv
-from rankstats.cli._common import file_done, written
+from rankstats.cli._common import write_tables, written
 from rankstats.cli._console import print_frame
 from rankstats.cli.options.groups import from_namespace
 from rankstats.cli.options.power import Options
@@ -314,9 +313,9 @@ def run(opts: Options) -> int:
         alpha=opts.alpha,
         seed=opts.seed,
         n_jobs=opts.n_jobs,
-        rope=opts.rope,
-        threshold=opts.threshold,
-        posterior_draws=opts.posterior_draws,
+        bayes=rs.BayesSettings(
+            rope=opts.rope, threshold=opts.threshold, posterior_draws=opts.posterior_draws
+        ),
         zero_method=opts.zero_method,
         progress=True,  # a bar on a terminal, unless --quiet (rankstats._util.progress)
     )
@@ -334,12 +333,8 @@ def run(opts: Options) -> int:
         print(res.sentence(test, target="pair" if res.pair and not omnibus else None))
     out = Path(opts.output.out)
     with output_dir(out) as tmp:
-        files = [tmp / "summary.csv", tmp / "pairs.csv", tmp / "recovery.csv"]
-        for frame, path in zip(
-            (res.summary.reset_index(), res.pairs, res.recovery.reset_index()), files, strict=True
-        ):
-            write_csv(frame, path)
-            file_done()
+        tables = {"summary.csv": res.summary.reset_index(), "pairs.csv": res.pairs}
+        files = write_tables(tmp, tables | {"recovery.csv": res.recovery.reset_index()})
         files += _calibration_files(cal, tmp)
     print(written(tmp, out, files))
     return 0
@@ -351,12 +346,8 @@ def _calibration_files(cal, tmp: Path) -> list[Path]:
         return []
     from rankstats.plotting.saving import save_figure
 
-    files = [tmp / "calibration_systems.csv", tmp / "calibration_pairs.csv"]
-    write_csv(cal.systems, files[0])
-    file_done()
-    write_csv(cal.pairs, files[1])
-    file_done()
-    return files + save_figure(cal.plot(), tmp / "calibration")
+    tables = {"calibration_systems.csv": cal.systems, "calibration_pairs.csv": cal.pairs}
+    return write_tables(tmp, tables) + save_figure(cal.plot(), tmp / "calibration")
 
 
 def _sample_size(opts: Options, design, common: dict, cal) -> int:
@@ -381,11 +372,13 @@ def _sample_size(opts: Options, design, common: dict, cal) -> int:
         res = rs.sample_size(
             design,
             test=opts.tests[0],
-            target=opts.target,
-            power=opts.target_power,
-            vary=opts.vary,
-            sizes=opts.sizes,
-            refine=opts.refine,
+            search=rs.SizeSearch(
+                target=opts.target,
+                power=opts.target_power,
+                vary=opts.vary,
+                sizes=opts.sizes,
+                refine=opts.refine,
+            ),
             n_replications=opts.n_replications or 1000,
             **common,
         )
@@ -395,9 +388,7 @@ def _sample_size(opts: Options, design, common: dict, cal) -> int:
     print(sentence)
     out = Path(opts.output.out)
     with output_dir(out) as tmp:
-        files = [tmp / "curve.csv"]
-        write_csv(res.curve.reset_index(), files[0])
-        file_done()
+        files = write_tables(tmp, {"curve.csv": res.curve.reset_index()})
         files += save_figure(res.plot(), tmp / "power_curve")
         files += _calibration_files(cal, tmp)
     print(written(tmp, out, files))

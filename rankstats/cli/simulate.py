@@ -12,15 +12,17 @@ from rankstats.cli.usage import UsageError
 SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
 
 
-def _gumbel_options(opts: Options) -> dict:
+def _gumbel_options(opts: Options, pattern: str, adversarial: dict) -> dict:
     """Generator options shared by the in-memory and the partitioned benchmark."""
-    return {
-        "phi": opts.phi,
-        "scale": opts.scale,
-        "seed": opts.seed,
-        "missing_rate": opts.missing_rate,
-        "round_to": opts.round_to,
-    }
+    from rankstats.simulate import Corruptions
+
+    corruptions = Corruptions(
+        missing_rate=opts.missing_rate,
+        missing_pattern=opts.missing_pattern or pattern,
+        round_to=opts.round_to,
+        **adversarial,
+    )
+    return {"phi": opts.phi, "scale": opts.scale, "seed": opts.seed, "corruptions": corruptions}
 
 
 def check(opts: Options) -> None:
@@ -54,10 +56,9 @@ def _partitioned(opts: Options) -> int:
         opts.tasks,
         opts.instances,
         partitions=opts.partitions,
-        missing_pattern=opts.missing_pattern or "block",
         fmt=opts.format,
         progress=True,  # a bar on a terminal, unless --quiet (rankstats._util.progress)
-        **_gumbel_options(opts),
+        **_gumbel_options(opts, "block", {}),
     )
     size = sum(f.stat().st_size for f in files)
     total = opts.systems * opts.tasks * opts.instances
@@ -79,9 +80,7 @@ def run(opts: Options) -> int:
         opts.systems,
         opts.tasks,
         opts.instances,
-        adversarial_tasks=opts.adversarial,
-        missing_pattern=opts.missing_pattern or "cell",
-        **_gumbel_options(opts),
+        **_gumbel_options(opts, "cell", {"adversarial_tasks": opts.adversarial}),
     )
     out = Path(opts.out)
     paths = sim.to_parquet(out) if out.suffix in (".parquet", ".pq") else sim.to_csv(out)

@@ -46,12 +46,11 @@ from rankstats.core.scores import Scores
 from rankstats.core.task_choice import only_task
 from rankstats.errors import InvalidScoresError, preview
 from rankstats.paired_analysis.figures import matrix_figure, pair_figure
+from rankstats.paired_analysis.pair_data import PairData
 from rankstats.paired_analysis.ratings import bradley_terry, elo, trueskill, win_matrix
 from rankstats.significance.signed_rank_exact import EXACT_MAX, signed_rank_exact_p_values
 from rankstats.significance.zero_methods import DEFAULT as DEFAULT_ZERO_METHOD
 from rankstats.significance.zero_methods import check_zero_method
-
-_BLOCK = 4_000_000  # bootstrap cells (resamples × instances × pairs) per block
 
 
 def _matrix(data: Scores | pd.DataFrame, task: str | None) -> tuple[np.ndarray, list[str], str]:
@@ -374,66 +373,12 @@ def paired(
         count(name, value, 1)
     probability("draw_probability", draw_probability)
     x, systems, task = _matrix(data, task)
-    n_inst, n_sys = x.shape
-    if n_sys < 2:
-        raise InvalidScoresError("paired analysis needs at least two systems")
-    never = [s for s, c in zip(systems, (~np.isnan(x)).sum(axis=0), strict=True) if c == 0]
-    if never:
-        raise InvalidScoresError(f"system(s) with no score on task {task!r}: {', '.join(never)}")
-    ia, ib = np.triu_indices(n_sys, 1)
-    a, b = x[:, ia], x[:, ib]
-    d = a - b  # (instances, pairs), NaN unless both were evaluated
-    mask = ~np.isnan(d)
-    n = mask.sum(axis=0)
-    lonely = np.flatnonzero(n == 0)
-    if len(lonely):
-        raise InvalidScoresError(
-            f"pair(s) never evaluated on a common instance: "
-            f"{', '.join(f'{systems[ia[k]]}/{systems[ib[k]]}' for k in lonely[:5])}"
-        )
-    a = np.where(mask, a, np.nan)
-    b = np.where(mask, b, np.nan)
-    wins_a = np.sum(d > 0, axis=0)
-    wins_b = np.sum(d < 0, axis=0)
-    ties = n - wins_a - wins_b
-    sign_p = sign_test_p_values(wins_a, wins_b)
-    mean_diff, ttest_p = paired_t_p_values(d)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        median_diff = np.nanmedian(a, axis=0) - np.nanmedian(b, axis=0)
-    mood_p = _mood(a, b)
-    wilcoxon_p = wilcoxon_p_values(d, zero_method=zero_method)
-    share = (wins_a + 0.5 * ties) / n
-
-    # Bootstrap: multinomial counts of the instances, shared by every pair.
-    rng = np.random.default_rng(seed)
-    counts = rng.multinomial(n_inst, np.full(n_inst, 1.0 / n_inst), size=n_resamples).astype(float)
-    m = mask.astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        boot_n = counts @ m
-        boot_mean = (counts @ np.where(mask, d, 0.0)) / boot_n
-        score = np.where(mask, (d > 0) + 0.5 * (d == 0), 0.0)
-        boot_share = (counts @ score) / boot_n
-    boot_median = _bootstrap_median_diff(x, ia, ib, mask, counts)
-    q = [(1 - confidence_level) / 2, (1 + confidence_level) / 2]
-    mean_lo, mean_hi = _quantiles(boot_mean, q)
-    share_lo, share_hi = _quantiles(boot_share, q)
-    med_lo, med_hi = _quantiles(boot_median, q)
-
-    log_tie = None
-    try:
-        if bt_ties == "davidson":
-            bt, log_tie = _davidson(x, systems)
-        else:
-            bt = bradley_terry(x, systems)
-    except ValueError as err:
-        # Common on real data (e.g. reference summaries that never lose): report, don't abort.
-        warnings.warn(
-            f"task {task!r}: {err} The bt columns are NaN.",
-            UserWarning,
-            stacklevel=user_stacklevel(),
-        )
-        bt = np.full(n_sys, np.nan)
+    pairs = PairData.of(x, systems, task)
+    columns = {
+        **_pair_tests(pairs, zero_method),
+        **pairs.bootstrap(n_resamples, seed, confidence_level),
+    }
+    bt, log_tie = _bt_strengths(x, systems, task, bt_ties)
     mu, sigma = trueskill(
         x, draw_probability=draw_probability, n_orders=trueskill_orders, seed=seed
     )
@@ -449,47 +394,15 @@ def paired(
         }
     )
     names = np.array(systems, dtype=object)
-    pairs = pd.DataFrame(
-        {
-            "system_a": names[ia],
-            "system_b": names[ib],
-            "n": n,
-            "wins_a": wins_a,
-            "wins_b": wins_b,
-            "ties": ties,
-            "p_a_beats_b": share,
-            "p_a_beats_b_low": share_lo,
-            "p_a_beats_b_high": share_hi,
-            "bt_probability": _bt_probability(bt[ia], bt[ib], log_tie),
-            "sign_p": sign_p,
-            "wilcoxon_p": wilcoxon_p,
-            "mean_diff": mean_diff,
-            "mean_diff_low": mean_lo,
-            "mean_diff_high": mean_hi,
-            "ttest_p": ttest_p,
-            "median_diff": median_diff,
-            "median_diff_low": med_lo,
-            "median_diff_high": med_hi,
-            "mood_p": mood_p,
-        }
+    columns.update(
+        system_a=names[pairs.ia],
+        system_b=names[pairs.ib],
+        bt_probability=_bt_probability(bt[pairs.ia], bt[pairs.ib], log_tie),
     )
-    for col in ("sign_p", "wilcoxon_p", "ttest_p", "mood_p"):
-        values = pairs[col].to_numpy()
-        adjusted = np.full(len(values), np.nan)
-        ok = ~np.isnan(values)
-        adjusted[ok] = holm_adjust(values[ok])
-        pairs[f"{col}_holm"] = adjusted
-
-    aggregators = ("mean", "median", "bt", "elo", "trueskill")
-    available = [k for k in aggregators if strengths[k].notna().all()]
-    table = agreement({k: strengths.set_index("system")[k] for k in available})
-    # Peyrard et al. (2021, Table 1): the same set of three best systems (pairformance's
-    # "Same Top-3" compared the best system only).
-    table["same_top3"] = table["top3_overlap"] == 1.0
     return Paired(
-        pairs=pairs,
+        pairs=_with_holm(pd.DataFrame({name: columns[name] for name in _PAIR_COLUMNS})),
         strengths=strengths,
-        agreement=table,
+        agreement=_agreement(strengths),
         parameters={
             "task": task,
             "confidence": confidence_level,
@@ -508,10 +421,82 @@ def paired(
             "bt_ties": bt_ties,
             "zero_method": zero_method,
             "bt_tie_nu": float(np.exp(log_tie)) if log_tie is not None else None,
-            "n_instances": n_inst,
+            "n_instances": x.shape[0],
         },
         scores=x,
     )
+
+
+#: The columns of :attr:`Paired.pairs` before the Holm-adjusted p-values, in order.
+_PAIR_COLUMNS = tuple(
+    "system_a system_b n wins_a wins_b ties p_a_beats_b p_a_beats_b_low p_a_beats_b_high "
+    "bt_probability sign_p wilcoxon_p mean_diff mean_diff_low mean_diff_high ttest_p "
+    "median_diff median_diff_low median_diff_high mood_p".split()
+)
+
+
+def _pair_tests(pairs: PairData, zero_method: str) -> dict[str, np.ndarray]:
+    """Counts, estimates and p-values of the four tests, per pair."""
+    d, n = pairs.d, pairs.mask.sum(axis=0)
+    wins_a, wins_b = np.sum(d > 0, axis=0), np.sum(d < 0, axis=0)
+    ties = n - wins_a - wins_b
+    mean_diff, ttest_p = paired_t_p_values(d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        median_diff = np.nanmedian(pairs.a, axis=0) - np.nanmedian(pairs.b, axis=0)
+    return {
+        "n": n,
+        "wins_a": wins_a,
+        "wins_b": wins_b,
+        "ties": ties,
+        "sign_p": sign_test_p_values(wins_a, wins_b),
+        "mean_diff": mean_diff,
+        "ttest_p": ttest_p,
+        "median_diff": median_diff,
+        "mood_p": _mood(pairs.a, pairs.b),
+        "wilcoxon_p": wilcoxon_p_values(d, zero_method=zero_method),
+        "p_a_beats_b": (wins_a + 0.5 * ties) / n,
+    }
+
+
+def _bt_strengths(
+    x: np.ndarray, systems: list[str], task: str, bt_ties: str
+) -> tuple[np.ndarray, float | None]:
+    """Bradley–Terry log-strengths and Davidson's log ν (None with ties as half wins); NaN with
+    a warning when the MLE does not exist."""
+    try:
+        if bt_ties == "davidson":
+            return _davidson(x, systems)
+        return bradley_terry(x, systems), None
+    except ValueError as err:
+        # Common on real data (e.g. reference summaries that never lose): report, don't abort.
+        warnings.warn(
+            f"task {task!r}: {err} The bt columns are NaN.",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
+        return np.full(len(systems), np.nan), None
+
+
+def _with_holm(pairs: pd.DataFrame) -> pd.DataFrame:
+    """``pairs`` with the Holm (1979) adjustment of each test's p-values across the pairs."""
+    for col in ("sign_p", "wilcoxon_p", "ttest_p", "mood_p"):
+        values = pairs[col].to_numpy()
+        adjusted = np.full(len(values), np.nan)
+        ok = ~np.isnan(values)
+        adjusted[ok] = holm_adjust(values[ok])
+        pairs[f"{col}_holm"] = adjusted
+    return pairs
+
+
+def _agreement(strengths: pd.DataFrame) -> pd.DataFrame:
+    """Agreement of the aggregators that rank every system (Peyrard et al. 2021, Table 1)."""
+    aggregators = ("mean", "median", "bt", "elo", "trueskill")
+    available = [k for k in aggregators if strengths[k].notna().all()]
+    table = agreement({k: strengths.set_index("system")[k] for k in available})
+    # The same set of three best systems (pairformance's "Same Top-3" compared the best only).
+    table["same_top3"] = table["top3_overlap"] == 1.0
+    return table
 
 
 def _davidson(x: np.ndarray, systems: list[str]) -> tuple[np.ndarray, float]:
@@ -534,44 +519,3 @@ def _bt_probability(a: np.ndarray, b: np.ndarray, log_tie: float | None) -> np.n
     top = np.maximum(np.maximum(a, b), tie)
     ea, eb, et = np.exp(a - top), np.exp(b - top), np.exp(tie - top)
     return (ea + 0.5 * et) / (ea + eb + et)
-
-
-def _quantiles(values: np.ndarray, q: list[float]) -> np.ndarray:
-    """Column quantiles (linear interpolation) ignoring NaN (resamples where a pair had no
-    common instance); ``np.nanquantile`` only where needed, since it loops over columns."""
-    out = np.full((len(q), values.shape[1]), np.nan)
-    gaps = np.isnan(values).any(axis=0)
-    out[:, ~gaps] = np.quantile(values[:, ~gaps], q, axis=0)
-    if gaps.any():
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN column: NaN interval
-            out[:, gaps] = np.nanquantile(values[:, gaps], q, axis=0)
-    return out
-
-
-def _bootstrap_median_diff(
-    x: np.ndarray,
-    ia: np.ndarray,
-    ib: np.ndarray,
-    mask: np.ndarray,
-    counts: np.ndarray,
-) -> np.ndarray:
-    """Difference of medians per bootstrap resample and pair, on each pair's common instances."""
-    n_boot, n_inst = counts.shape
-    # Expand the multinomial counts into resampled instance indices (same resamples as the means).
-    idx = np.repeat(np.tile(np.arange(n_inst), n_boot), counts.astype(np.int64).ravel())
-    idx = idx.reshape(n_boot, n_inst)
-    if mask.all():
-        med = np.median(x[idx], axis=1)  # (boot, systems)
-        return med[:, ia] - med[:, ib]
-    out = np.empty((n_boot, len(ia)))
-    block = max(1, _BLOCK // max(n_boot * n_inst, 1))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        for lo in range(0, len(ia), block):
-            sl = slice(lo, lo + block)
-            keep = mask[:, sl][idx]  # (boot, inst, pairs)
-            xa = np.where(keep, x[:, ia[sl]][idx], np.nan)
-            xb = np.where(keep, x[:, ib[sl]][idx], np.nan)
-            out[:, sl] = np.nanmedian(xa, axis=1) - np.nanmedian(xb, axis=1)
-    return out

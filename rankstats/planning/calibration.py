@@ -35,6 +35,7 @@ it goes beyond them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -142,21 +143,17 @@ class Calibration:
         """
         random_seed("seed", seed)
         from rankstats.planning.power_analysis import sample_size
+        from rankstats.planning.power_options import SizeSearch
 
         d = self.design
+        search = SizeSearch(target=target, power=power, sizes=sizes, refine=refine)
         common = dict(
-            target=target,
-            power=power,
-            sizes=sizes,
-            refine=refine,
-            n_replications=n_replications,
-            seed=seed,
-            progress=progress,
-            zero_method=zero_method,
+            n_replications=n_replications, seed=seed, progress=progress, zero_method=zero_method
         )
         if d.outcome == "binary":
             test = "mcnemar" if test is None else test
-            curve = sample_size(d, test=test, vary="accuracy_gap", **common)
+            search = dataclasses.replace(search, vary="accuracy_gap")
+            curve = sample_size(d, test=test, search=search, **common)
             return Detectable(curve, self.task_scales, 1.0, d.correlation, kind="binary")
         spread = float(np.sqrt(np.mean(np.square(d.scales)))) if d.scales else 1.0
         base = BenchmarkDesign(
@@ -171,7 +168,8 @@ class Calibration:
             task_effects=d.task_effects,
             pilot=d.pilot,
         )
-        curve = sample_size(base, test="t" if test is None else test, vary="phi", **common)
+        search = dataclasses.replace(search, vary="phi")
+        curve = sample_size(base, test="t" if test is None else test, search=search, **common)
         return Detectable(curve, self.task_scales, spread, d.correlation)
 
     def plot(self):

@@ -28,6 +28,7 @@ from rankstats.planning.noise_probabilities import (
     laplace_difference_above,
 )
 from rankstats.simulate.argument_checks import check_count, check_generator, is_real, require
+from rankstats.simulate.corruptions import Corruptions, ScoreModel
 from rankstats.simulate.gumbel_benchmark import (
     NOISES,
     check_correlation,
@@ -40,6 +41,8 @@ from rankstats.simulate.labels import system_names
 OUTCOMES = ("score", "binary")
 #: What each argument of :meth:`BenchmarkDesign.from_swap_effects` must be.
 SWAP_RANGES = {"difference": "a finite number", "zeros": "a share in [0, 1)", "spread": "> 0"}
+#: The design's fields that are the simulator's corruptions.
+CORRUPTIONS = ("missing_rate", "missing_pattern", "outliers", "instance_types", "round_to")
 #: The design's fields that :func:`rankstats.sample_size` can vary.
 SIZES = ("n_instances", "n_tasks")
 
@@ -136,11 +139,7 @@ class BenchmarkDesign:
             self.phi,
             self.scale,
             0,
-            self.missing_rate,
-            self.missing_pattern,
-            self.outliers,
-            self.instance_types,
-            self.round_to,
+            *(getattr(self, name) for name in CORRUPTIONS),
         )
         require(
             self.noise in NOISES, f"noise must be one of {', '.join(NOISES)}, not {self.noise!r}"
@@ -464,19 +463,17 @@ class BenchmarkDesign:
             self.phi,
             self.scale,
             seed,
-            missing_rate=self.missing_rate,
-            missing_pattern=self.missing_pattern,
-            outliers=self.outliers,
-            instance_types=self.instance_types,
-            round_to=self.round_to,
-            locations=self.mu,
-            noise=self.noise,
-            correlation=self.correlation,
-            binary=self.outcome == "binary",
-            system_scales=None if self.scales is None else np.asarray(self.scales),
-            rank_sampler=sampler,
-            identical=self.identical,
-            task_effects=None if self.task_effects is None else np.asarray(self.task_effects),
+            corruptions=Corruptions(**{name: getattr(self, name) for name in CORRUPTIONS}),
+            model=ScoreModel(
+                locations=self.mu,
+                noise=self.noise,
+                correlation=self.correlation,
+                binary=self.outcome == "binary",
+                system_scales=None if self.scales is None else np.asarray(self.scales),
+                rank_sampler=sampler,
+                identical=self.identical,
+                task_effects=None if self.task_effects is None else np.asarray(self.task_effects),
+            ),
         )
 
     def effect(self) -> str:

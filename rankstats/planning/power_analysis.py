@@ -12,16 +12,16 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import numbers
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
 from rankstats._util.arguments import count, probability
 from rankstats._util.parallel import check_parallel
 from rankstats._util.progress import meter
-from rankstats._util.renamed import renamed_parameters
+from rankstats._util.renamed import grouped_parameters, renamed_parameters
 from rankstats._util.resources import power_bytes, require_memory
 from rankstats._util.user_frame import user_stacklevel
 from rankstats.errors import DataWarning
@@ -30,24 +30,31 @@ from rankstats.planning.accuracy_gap import (
     keeps_accuracies_below_one,
     with_accuracy_gap,
 )
-from rankstats.planning.battle_design import BATTLE_EFFECTS, BATTLE_SIZES, BattleDesign
+from rankstats.planning.battle_design import BATTLE_EFFECTS, BattleDesign
 from rankstats.planning.battle_replications import (
     BATTLE_TESTS,
     check_battle_tests,
     simulate_battle_tests,
 )
-from rankstats.planning.design import SIZES, BenchmarkDesign, named_pair
+from rankstats.planning.design import BenchmarkDesign, named_pair
+from rankstats.planning.power_options import (
+    BATTLE_VARIES as BATTLE_VARIES,  # what sample_size can vary, read here by the CLI
+)
+from rankstats.planning.power_options import (
+    BAYES_KEYWORDS,
+    SEARCH_KEYWORDS,
+    BayesSettings,
+    SizeSearch,
+)
+from rankstats.planning.power_options import VARIES as VARIES
 from rankstats.planning.power_result import (
     RECOVERY_TARGETS,
-    TARGETS,
     PowerResult,
     adjacent_pairs,
     power_tables,
 )
 from rankstats.planning.replications import (
     LEVELS,
-    PAIR_TESTS,
-    BayesOptions,
     check_memory,
     check_tests,
     simulate_tests,
@@ -60,13 +67,8 @@ from rankstats.planning.sufficient import (
     simulate_sufficient,
     sufficient_path,
 )
-from rankstats.significance.three_regions import check_rope, check_threshold
 
 DEFAULT_TESTS = ("hoeffding", "friedman", "nemenyi")
-#: What :func:`sample_size` can vary: a size, or the effect (``phi``, ``elo_step``: the
-#: detectable effect), of a benchmark design and of a battle design.
-VARIES = (*SIZES, "phi", "accuracy_gap")
-BATTLE_VARIES = (*BATTLE_SIZES, *BATTLE_EFFECTS)
 EFFECTS = ("phi", "accuracy_gap", *BATTLE_EFFECTS)
 DEFAULT_GRIDS = {
     "n_battles": (200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000),
@@ -151,6 +153,7 @@ def _check_common(
 
 
 @renamed_parameters(level="by", replications="n_replications")
+@grouped_parameters(bayes=(BayesSettings, BAYES_KEYWORDS))
 def power(
     design: BenchmarkDesign | BattleDesign | None = None,
     *,
@@ -162,9 +165,7 @@ def power(
     seed: int = 0,
     progress: bool = True,
     n_jobs: int = -1,
-    rope: float = 0.01,
-    threshold: float = 0.95,
-    posterior_draws: int = 1000,
+    bayes: BayesSettings | None = None,
     zero_method: str | None = None,
     **fields: object,
 ) -> PowerResult:
@@ -186,7 +187,7 @@ def power(
         Some of ``"hoeffding"``, ``"friedman"``, ``"nemenyi"``, ``"conover"``, ``"imputed"``,
         ``"imputed-holm"`` (the imputed-rank tests, every block with two scores kept),
         ``"sign"``, ``"mcnemar"`` (binary outcomes), ``"wilcoxon"``, ``"t"``, ``"bayes"`` (the
-        Bayesian signed-rank test, see ``rope``).
+        Bayesian signed-rank test, see ``bayes``).
     pair : (str, str), optional
         A pair of systems whose power is reported as the ``pair`` target.
     by : {"instance", "task"}
@@ -203,12 +204,16 @@ def power(
         A progress bar with ETA on a terminal (quiet otherwise).
     n_jobs : int
         Threads sharing the replications (-1: all cores).
-    rope, threshold, posterior_draws
-        The Bayesian signed-rank test (``"bayes"``): the ROPE's half-width in score units, the
-        posterior probability a claim needs (as :func:`rankstats.bayes_signed_rank`), and the
-        posterior draws of each decision (the user-facing default is 50,000; 1,000 puts a
-        Monte Carlo error of at most 0.007 on a share near 0.95). It decides the named pair and
-        the adjacent pairs only: each decision costs ``posterior_draws × blocks`` Gamma draws.
+    bayes : BayesSettings, optional
+        The Bayesian signed-rank test (``"bayes"``;
+        :class:`~rankstats.planning.power_options.BayesSettings`): the ROPE's half-width in
+        score units, the posterior probability a claim needs (as
+        :func:`rankstats.bayes_signed_rank`), and the posterior draws of each decision (the
+        user-facing default is 50,000; 1,000 puts a Monte Carlo error of at most 0.007 on a
+        share near 0.95). It decides the named pair and the adjacent pairs only: each decision
+        costs ``posterior_draws × blocks`` Gamma draws. Its fields ``rope``, ``threshold``,
+        ``posterior_draws`` were keywords of this function, still accepted for one release
+        with a FutureWarning.
     zero_method : {"wilcox", "pratt", "zsplit"}, optional
         The zero score differences of the Wilcoxon test (``"wilcoxon"``), as
         ``scipy.stats.wilcoxon`` treats them: dropped (``"wilcox"``, the default), ranked
@@ -244,8 +249,9 @@ def power(
     (True, 0.27)
     """
     design = _design(design, fields)
+    bayes = bayes or BayesSettings()
     if isinstance(design, BattleDesign):
-        _no_bayes_settings(rope, threshold, posterior_draws)
+        bayes.refuse()
         zero_method_of(("battles",), zero_method)  # no Wilcoxon test: refused when given
         return _battle_power(design, tests, pair, by, alpha, n_replications, seed, progress, n_jobs)
     tests = check_tests(DEFAULT_TESTS if tests is None else tests)
@@ -253,18 +259,8 @@ def power(
     zeros = zero_method_of(tests, zero_method)
     position = named_pair(design, pair)
     _check_common(design, by, alpha, n_replications, seed, n_jobs)
-    bayes = None
-    if "bayes" in tests:
-        check_rope(rope)
-        check_threshold(threshold)
-        if isinstance(posterior_draws, bool) or not isinstance(posterior_draws, numbers.Integral):
-            raise ValueError(f"posterior_draws must be an integer ≥ 100, got {posterior_draws!r}")
-        if posterior_draws < 100:
-            raise ValueError(f"posterior_draws must be an integer ≥ 100, got {posterior_draws!r}")
-        chosen = {int(k) for k in adjacent_pairs(design)} | ({position} if pair else set())
-        bayes = BayesOptions(
-            tuple(sorted(chosen)), float(rope), float(threshold), 0.5, int(posterior_draws)
-        )
+    decided = {int(k) for k in adjacent_pairs(design)} | ({position} if pair else set())
+    options = bayes.options(decided) if "bayes" in tests else None
     path = sufficient_path(design, tests, by)
     if path is None:
         check_memory(design, tests, n_replications)
@@ -273,7 +269,7 @@ def power(
         warnings.warn(beyond, DataWarning, stacklevel=user_stacklevel())
     if path is None:
         rep = simulate_tests(
-            design, tests, by, alpha, n_replications, seed, progress, n_jobs, bayes, zeros
+            design, tests, by, alpha, n_replications, seed, progress, n_jobs, options, zeros
         )
     else:  # the test's sufficient statistic, drawn directly (rankstats.planning.sufficient)
         rep = simulate_sufficient(design, path, tests[0], alpha, n_replications, seed, zeros)
@@ -291,35 +287,16 @@ def power(
         pair=None if pair is None else (str(pair[0]), str(pair[1])),
         complete=rep.complete,
         bayes=None
-        if bayes is None
+        if options is None
         else {
-            "rope": bayes.rope,
-            "threshold": bayes.threshold,
-            "posterior_draws": bayes.samples,
+            "rope": options.rope,
+            "threshold": options.threshold,
+            "posterior_draws": options.samples,
         },
         notes=(design.extrapolation(brief=True),) if beyond else (),
         zero_method=zeros,
         method=path or ENGINE,
     )
-
-
-def _no_bayes_settings(rope: float, threshold: float, posterior_draws: int) -> None:
-    """The Bayesian signed-rank test's settings have no meaning for a battle design: refused
-    when given, not ignored."""
-    given = [
-        name
-        for name, value, default in (
-            ("rope", rope, 0.01),
-            ("threshold", threshold, 0.95),
-            ("posterior_draws", posterior_draws, 1000),
-        )
-        if value != default
-    ]
-    if given:
-        raise ValueError(
-            f"{', '.join(given)} belong(s) to the Bayesian signed-rank test of score tables; a "
-            "battle design's tests are battles and battles-ub"
-        )
 
 
 def _battle_power(
@@ -369,15 +346,12 @@ _power_of_design = power  # sample_size's argument ``power`` is the target, not 
 
 
 @renamed_parameters(level="by", replications="n_replications")
+@grouped_parameters(search=(SizeSearch, SEARCH_KEYWORDS), bayes=(BayesSettings, BAYES_KEYWORDS))
 def sample_size(
     design: BenchmarkDesign | BattleDesign | None = None,
     *,
     test: str | None = None,
-    target: str = "adjacent",
-    power: float = 0.8,
-    vary: str | None = None,
-    sizes: Sequence[float] | None = None,
-    refine: int = 2,
+    search: SizeSearch | None = None,
     pair: Sequence[str] | None = None,
     by: str = "instance",
     alpha: float = 0.05,
@@ -385,9 +359,7 @@ def sample_size(
     seed: int = 0,
     progress: bool = True,
     n_jobs: int = -1,
-    rope: float = 0.01,
-    threshold: float = 0.95,
-    posterior_draws: int = 1000,
+    bayes: BayesSettings | None = None,
     zero_method: str | None = None,
     **fields: object,
 ) -> SampleSizeResult:
@@ -405,32 +377,16 @@ def sample_size(
     ----------
     design, pair, by, alpha, n_replications, seed, progress, n_jobs, **fields
         As in :func:`power` (``n_replications`` at each size).
-    rope, threshold, posterior_draws, zero_method
+    bayes, zero_method
         The Bayesian signed-rank test's settings and the Wilcoxon test's zero differences, as
         in :func:`power`.
     test : str
         One test of :func:`power`.
-    target : str
-        The power to reach: ``"adjacent"``, ``"pair"`` (needs ``pair``), ``"all_adjacent"``,
-        ``"all_pairs"``, ``"omnibus"`` (Friedman's), or a recovery of the true order by an
-        aggregator, whatever the test: ``"borda_top1"`` / ``"mean_top1"`` (P(σ^l / σ^μ ranks
-        the true best first)), ``"borda_tau"`` / ``"mean_tau"`` (the mean Kendall τ_b to the
-        truth, whose "power" is then that mean).
-    power : float
-        Target power, in (0, 1).
-    vary : {"n_instances", "n_tasks", "phi", "accuracy_gap", "n_battles", "elo_step"}
-        What the grid varies: instances per task, tasks, or the effect ``φ`` (the location
-        step): then the result is the minimum detectable effect at the design's size;
-        ``"accuracy_gap"`` for paired binary outcomes (:meth:`BenchmarkDesign.from_accuracies`):
-        the gap between neighbouring accuracies, the lowest accuracy and the latent
-        correlation kept (:mod:`rankstats.planning.accuracy_gap`); ``"n_battles"``,
-        ``"elo_step"`` for a :class:`~rankstats.planning.battle_design.BattleDesign`.
-    sizes : sequence of numbers, optional
-        The grid (increasing, at least 2 values; default
-        :data:`DEFAULT_GRIDS` ``[vary]``).
-    refine : int
-        Extra simulated points, each at the crossing interpolated from the points so far (the
-        interpolation error then shrinks with the bracket); 0 keeps the grid alone.
+    search : SizeSearch, optional
+        The power to reach and the grid (:class:`~rankstats.planning.power_options.SizeSearch`:
+        ``target``, ``power``, ``vary``, ``sizes``, ``refine``; default: the adjacent pairs at
+        power 0.8, on :data:`DEFAULT_GRIDS` of the instances per task). Its fields were keywords
+        of this function, still accepted for one release with a FutureWarning.
 
     Returns
     -------
@@ -441,16 +397,15 @@ def sample_size(
     Examples
     --------
     >>> import rankstats as rs
-    >>> res = rs.sample_size(n_systems=2, test="sign", target="pair", pair=("sys02", "sys01"),
-    ...                      phi=0.4, sizes=[20, 50, 100, 200, 400], n_replications=400,
-    ...                      progress=False, seed=0)
+    >>> grid = rs.SizeSearch(target="pair", sizes=[20, 50, 100, 200, 400])
+    >>> res = rs.sample_size(n_systems=2, test="sign", search=grid, pair=("sys02", "sys01"),
+    ...                      phi=0.4, n_replications=400, progress=False, seed=0)
     >>> 150 < res.size < 300  # exact binomial power: 0.80 at about 210 instances
     True
     """
     design = _design(design, fields)
     battles = isinstance(design, BattleDesign)
     test = ("battles" if battles else "hoeffding") if test is None else test
-    vary = ("n_battles" if battles else "n_instances") if vary is None else vary
     if not isinstance(test, str):
         raise ValueError(f"test must name one test, got {test!r}")
     if battles:
@@ -458,45 +413,12 @@ def sample_size(
     else:
         check_outcome(design, check_tests(test))
     zero_method_of((test,), zero_method)
-    recovery = ("bt_top1", "bt_tau") if battles else RECOVERY_TARGETS[:4]
-    targets = tuple(t for t in TARGETS if not (battles and t == "omnibus"))
-    if target not in (*targets, *recovery):
-        known = ", ".join((*targets, *recovery))
-        raise ValueError(f"target must be one of {known}, not {target!r}")
-    if target in TARGETS and (target == "omnibus") != (test not in (*PAIR_TESTS, *BATTLE_TESTS)):
-        raise ValueError(
-            "target 'omnibus' is the omnibus tests' (friedman, imputed), and, with the recovery "
-            "targets, their only target"
-        )
-    if target == "pair" and pair is None:
-        raise ValueError("target='pair' needs pair=(system, system)")
-    if test == "bayes" and target == "all_pairs":
-        raise ValueError(
-            "the Bayesian signed-rank test decides the named pair and the adjacent pairs only: "
-            "target 'all_pairs' is not available for it"
-        )
+    search = (search or SizeSearch()).checked(design, test, pair)
     named_pair(design, pair)
-    if not (isinstance(power, numbers.Real) and not isinstance(power, bool) and 0 < power < 1):
-        raise ValueError(f"power must be a number in (0, 1), got {power!r}")
-    varies = BATTLE_VARIES if battles else VARIES
-    if vary not in varies:
-        raise ValueError(f"vary must be one of {', '.join(varies)}, not {vary!r}")
-    if isinstance(refine, bool) or not isinstance(refine, numbers.Integral) or refine < 0:
-        raise ValueError(f"refine must be an integer ≥ 0, got {refine!r}")
-    if vary == "phi" and design.locations is not None:
-        raise ValueError(
-            "vary='phi' changes the step of the default locations φ · (1 .. N); this design has "
-            "its own locations (a fit, a pilot, accuracies): vary a size, or use "
-            "rs.calibrate(pilot).detectable() for the smallest detectable step"
-        )
-    if vary == "elo_step" and design.ratings is not None:
-        raise ValueError(
-            "vary='elo_step' changes the step of the default ratings elo_step · (0 .. N−1); "
-            "this design has its own ratings (a fit): vary n_battles"
-        )
+    vary = search.vary
     if vary == "accuracy_gap":
         check_gap_design(design)
-    grid = _grid(vary, _default_grid(design, vary) if sizes is None else sizes)
+    grid = _grid(vary, _default_grid(design, vary) if search.sizes is None else search.sizes)
     designs = [_varied(design, vary, value) for value in grid]  # each checked here
     _check_common(designs[0], by, alpha, n_replications, seed, n_jobs)
     run = functools.partial(
@@ -509,31 +431,43 @@ def sample_size(
         seed=seed,
         progress=False,
         n_jobs=n_jobs,
-        rope=rope,
-        threshold=threshold,
-        posterior_draws=posterior_draws,
+        bayes=bayes,
         zero_method=zero_method,
     )
     beyond = designs[-1].extrapolation()
     if beyond:  # once for the curve (each point would say it again)
         warnings.warn(f"power curve {beyond}", DataWarning, stacklevel=user_stacklevel())
+    with meter(
+        "power curve", total=len(grid) + search.refine, unit="designs", enabled=progress
+    ) as m:
+        return _curve(run, design, dict(zip(grid, designs, strict=True)), test, search, m)
+
+
+def _curve(
+    run: Callable[[BenchmarkDesign | BattleDesign], PowerResult],
+    design: BenchmarkDesign | BattleDesign,
+    designs: dict[float, BenchmarkDesign | BattleDesign],
+    test: str,
+    search: SizeSearch,
+    m: Any,
+) -> SampleSizeResult:
+    """The power at each point of the grid, then at ``search.refine`` points interpolated at the
+    crossing, and the size read off the curve."""
+    target, vary, power = search.target, search.vary, float(search.power)
     points: dict[float, PowerResult] = {}
-    with (
-        meter("power curve", total=len(grid) + refine, unit="designs", enabled=progress) as m,
-        _curve_points(target),
-    ):
-        for value, d in zip(grid, designs, strict=True):
+    with _curve_points(target):
+        for value, d in designs.items():
             points[value] = _whole(run(d))
             m.advance()
-        for _ in range(refine):
-            found = crossing(list(points.values()), test, target, float(power), vary, tuple(points))
+        for _ in range(search.refine):
+            found = crossing(list(points.values()), test, target, power, vary, tuple(points))
             value = _between(found, tuple(points), vary)
             if value is None:
                 break
             points[value] = _whole(run(_varied(design, vary, value)))
             points = dict(sorted(points.items()))
             m.advance()
-    return crossing(list(points.values()), test, target, float(power), vary, tuple(points))
+    return crossing(list(points.values()), test, target, power, vary, tuple(points))
 
 
 @contextlib.contextmanager

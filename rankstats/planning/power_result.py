@@ -300,78 +300,18 @@ def power_tables(
     rep: Replicates, pair: int | None
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """:attr:`PowerResult.summary`, ``.pairs`` and ``.recovery`` from the replications."""
-    design = rep.design
-    signs = true_signs(design)
-    adjacent = adjacent_pairs(design)
-    null = signs == 0
-    ia, ib = pair_indices(design.n_systems)
-    names = np.array(design.names, dtype=object)
-    better_first = signs >= 0
-    first = np.where(better_first, names[ia], names[ib])
-    second = np.where(better_first, names[ib], names[ia])
-    is_adjacent = np.zeros(len(ia), dtype=bool)
-    is_adjacent[adjacent] = True
-    n = rep.n_replications
-
+    truth = _Truth.of(rep.design)
     summary_rows, pair_frames = [], []
     for test in rep.tests:
         row: dict[str, float | str] = {"test": test}
         computable_share, _ = mean_and_se(rep.computable[test])
         if test in OMNIBUS:
             row["omnibus"], row["omnibus_se"] = mean_and_se(rep.decisions[test])
-            row["computable"] = computable_share
-            summary_rows.append(row)
-            continue
-        dec = rep.decisions[test].astype(np.int16) * np.where(null, 1, signs)
-        right = (dec > 0) & ~null
-        wrong = (dec < 0) & ~null
-        null_rejected = (dec != 0) & null
-        estimate = rep.estimates[test] * np.where(null, 1, signs)
-        present = ~np.isnan(estimate)  # a battle log without an MLE has no estimate
-        effect = np.where(present, estimate, 0.0).sum(axis=0) / np.maximum(present.sum(axis=0), 1)
-        significant = right | wrong
-        with np.errstate(invalid="ignore", divide="ignore"):
-            n_sig = significant.sum(axis=0)
-            type_s = np.where(n_sig > 0, wrong.sum(axis=0) / n_sig, np.nan)
-            type_m = np.abs(np.where(significant & present, estimate, 0.0)).sum(axis=0) / n_sig
-            type_m = np.where((n_sig > 0) & ~null, type_m / np.abs(effect), np.nan)
-        power = np.where(null, null_rejected.mean(axis=0), right.mean(axis=0))
-        tested = rep.tested[test]  # the Bayesian test decides some pairs only
-        frame = pd.DataFrame(
-            {
-                "test": test,
-                "system_a": first,
-                "system_b": second,
-                "adjacent": is_adjacent,
-                "null": null,
-                "true_effect": effect,
-                "power": power,
-                "power_se": np.sqrt(power * (1 - power) / n),
-                "wrong_direction": wrong.mean(axis=0),
-                "type_s": type_s,
-                "type_m": type_m,
-            }
-        )
-        if test in rep.rope_claims:
-            frame["rope_claim"] = rep.rope_claims[test].mean(axis=0)
-        pair_frames.append(frame[tested])
-        if pair is not None:
-            row["pair"], row["pair_se"] = mean_and_se(
-                null_rejected[:, pair] if null[pair] else right[:, pair]
-            )
-        if len(adjacent):
-            row["adjacent"], row["adjacent_se"] = mean_and_se(right[:, adjacent].mean(axis=1))
-            row["all_adjacent"], row["all_adjacent_se"] = mean_and_se(
-                right[:, adjacent].all(axis=1)
-            )
-        if (~null).any() and tested[~null].all():
-            row["all_pairs"], row["all_pairs_se"] = mean_and_se(right[:, ~null].all(axis=1))
-        row["false_claims"], row["false_claims_se"] = mean_and_se(
-            ((null_rejected | wrong) & tested).any(axis=1)
-        )
+        else:
+            frame = _pair_test(rep, test, truth, pair, row)
+            pair_frames.append(frame)
         row["computable"] = computable_share
         summary_rows.append(row)
-
     columns = ["test"]
     for target in (*TARGETS, "false_claims"):
         columns += [target, f"{target}_se"]
@@ -382,12 +322,99 @@ def power_tables(
         if pair_frames
         else pd.DataFrame(columns=["test", "system_a", "system_b", "power"])
     )
-    recovery_rows = []
-    aggregators = dict.fromkeys(key.rsplit("_", 1)[0] for key in rep.recovery)
-    for aggregator in aggregators:
+    return summary, pairs, _recovery_table(rep)
+
+
+@dataclass(frozen=True, eq=False)
+class _Truth:
+    """The design's pairs ``a < b``: true signs (0: no difference), better system first."""
+
+    signs: np.ndarray
+    null: np.ndarray
+    adjacent: np.ndarray
+    is_adjacent: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+
+    @classmethod
+    def of(cls, design: BenchmarkDesign) -> _Truth:
+        signs = true_signs(design)
+        adjacent = adjacent_pairs(design)
+        ia, ib = pair_indices(design.n_systems)
+        names = np.array(design.names, dtype=object)
+        better_first = signs >= 0
+        is_adjacent = np.zeros(len(ia), dtype=bool)
+        is_adjacent[adjacent] = True
+        return cls(
+            signs=signs,
+            null=signs == 0,
+            adjacent=adjacent,
+            is_adjacent=is_adjacent,
+            first=np.where(better_first, names[ia], names[ib]),
+            second=np.where(better_first, names[ib], names[ia]),
+        )
+
+
+def _pair_test(
+    rep: Replicates, test: str, truth: _Truth, pair: int | None, row: dict[str, float | str]
+) -> pd.DataFrame:
+    """The pair rows of a pairwise test (power, Type S and M), its summary targets put in
+    ``row``."""
+    null, signs, adjacent = truth.null, truth.signs, truth.adjacent
+    dec = rep.decisions[test].astype(np.int16) * np.where(null, 1, signs)
+    right = (dec > 0) & ~null
+    wrong = (dec < 0) & ~null
+    null_rejected = (dec != 0) & null
+    estimate = rep.estimates[test] * np.where(null, 1, signs)
+    present = ~np.isnan(estimate)  # a battle log without an MLE has no estimate
+    effect = np.where(present, estimate, 0.0).sum(axis=0) / np.maximum(present.sum(axis=0), 1)
+    significant = right | wrong
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n_sig = significant.sum(axis=0)
+        type_s = np.where(n_sig > 0, wrong.sum(axis=0) / n_sig, np.nan)
+        type_m = np.abs(np.where(significant & present, estimate, 0.0)).sum(axis=0) / n_sig
+        type_m = np.where((n_sig > 0) & ~null, type_m / np.abs(effect), np.nan)
+    power = np.where(null, null_rejected.mean(axis=0), right.mean(axis=0))
+    tested = rep.tested[test]  # the Bayesian test decides some pairs only
+    frame = pd.DataFrame(
+        {
+            "test": test,
+            "system_a": truth.first,
+            "system_b": truth.second,
+            "adjacent": truth.is_adjacent,
+            "null": null,
+            "true_effect": effect,
+            "power": power,
+            "power_se": np.sqrt(power * (1 - power) / rep.n_replications),
+            "wrong_direction": wrong.mean(axis=0),
+            "type_s": type_s,
+            "type_m": type_m,
+        }
+    )
+    if test in rep.rope_claims:
+        frame["rope_claim"] = rep.rope_claims[test].mean(axis=0)
+    if pair is not None:
+        row["pair"], row["pair_se"] = mean_and_se(
+            null_rejected[:, pair] if null[pair] else right[:, pair]
+        )
+    if len(adjacent):
+        row["adjacent"], row["adjacent_se"] = mean_and_se(right[:, adjacent].mean(axis=1))
+        row["all_adjacent"], row["all_adjacent_se"] = mean_and_se(right[:, adjacent].all(axis=1))
+    if (~null).any() and tested[~null].all():
+        row["all_pairs"], row["all_pairs_se"] = mean_and_se(right[:, ~null].all(axis=1))
+    row["false_claims"], row["false_claims_se"] = mean_and_se(
+        ((null_rejected | wrong) & tested).any(axis=1)
+    )
+    return frame[tested]
+
+
+def _recovery_table(rep: Replicates) -> pd.DataFrame:
+    """Kendall's τ to the true order and the share of correct winners, per aggregator."""
+    rows = []
+    for aggregator in dict.fromkeys(key.rsplit("_", 1)[0] for key in rep.recovery):
         tau, tau_se = mean_and_se(rep.recovery[f"{aggregator}_tau"])
         top1, top1_se = mean_and_se(rep.recovery[f"{aggregator}_top1"])
-        recovery_rows.append(
+        rows.append(
             {
                 "aggregator": aggregator,
                 "kendall_tau": tau,
@@ -396,4 +423,4 @@ def power_tables(
                 "top1_se": top1_se,
             }
         )
-    return summary, pairs, pd.DataFrame(recovery_rows).set_index("aggregator")
+    return pd.DataFrame(rows).set_index("aggregator")

@@ -129,6 +129,10 @@ class BayesOptions:
     prior: float = 0.5
     samples: int = 1000
 
+    def settings(self) -> dict[str, float | int]:
+        """As recorded in :attr:`~rankstats.PowerResult.bayes`."""
+        return {"rope": self.rope, "threshold": self.threshold, "posterior_draws": self.samples}
+
 
 @dataclass(frozen=True, eq=False)
 class Replicates:

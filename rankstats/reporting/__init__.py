@@ -81,40 +81,30 @@ from rankstats._util.arguments import probability, random_seed
 from rankstats._util.atomic import check_output_dir, output_dir
 from rankstats._util.method_names import METHOD_NAMES, MODEL_NAMES
 from rankstats._util.renamed import renamed_parameters
-from rankstats._util.text import latex_escape, mpl_text
-from rankstats.aggregation.hoeffding_figure import significance_heatmap
+from rankstats._util.text import latex_escape
 from rankstats.aggregation.hoeffding_intervals import HoeffdingResult
 from rankstats.core.rankings import Rankings, check_level, default_level, require_systems
 from rankstats.core.scores import Scores
-from rankstats.plotting.saving import save_figure
-from rankstats.reporting import html, latex, rankings_input
+from rankstats.reporting import rankings_input
 from rankstats.reporting import report_data as compute
-from rankstats.reporting.data_check import run_data_check, section, write_data_check
+from rankstats.reporting.data_check import run_data_check
 from rankstats.reporting.diagnostics import Convergence, convergence
-from rankstats.reporting.methods import bibtex, methods_paragraph
-from rankstats.reporting.model_comparison import (
-    ModelComparisonSection,
-    write_model_comparison,
-)
+from rankstats.reporting.methods import methods_paragraph
+from rankstats.reporting.model_comparison import ModelComparisonSection
 from rankstats.reporting.model_comparison import sentence as model_comparison_sentence
-from rankstats.reporting.paired import write_paired
-from rankstats.reporting.power_section import PowerSection, run_power, write_power
+from rankstats.reporting.power_section import PowerSection, run_power
 from rankstats.reporting.power_section import options as power_request
-from rankstats.reporting.rank_posteriors import (
-    RankPosteriors,
-    run_rank_posteriors,
-    write_rank_posteriors,
-)
+from rankstats.reporting.rank_posteriors import RankPosteriors
 from rankstats.reporting.report_data import ReportData
+from rankstats.reporting.report_page import ReportPage
 from rankstats.reporting.significance import (
     Significance,
     options,
     run_significance,
     with_zero_method,
-    write_significance,
 )
 from rankstats.reporting.summary import claims
-from rankstats.reporting.top_systems import check_top, figure_systems, names_key, shown_systems
+from rankstats.reporting.top_systems import check_top
 from rankstats.reporting.written_files import WrittenFiles
 
 # ``latex_escape`` is re-exported: ``from rankstats.reporting import latex_escape`` keeps working.
@@ -372,29 +362,11 @@ def report(
     # output directory here, the request in the first step of compute (compute.check).
     out = check_output_dir(out, option="out")
     check_top(top)
-    if isinstance(scores, Rankings):
-        if methods is None:
-            methods = rankings_input.DEFAULT_METHODS
-        rankings_input.refuse(scores, methods, paired, by, data_check)
-        check, block_level = None, None  # the blocks are the rankings
-    else:
-        if methods is None:
-            methods = ("borda", "borda2", "mean")
-        check = run_data_check(scores, data_check)
-        block_level = default_level(scores, by)
-    sig_options = options(significance)
-    power_options = power_request(power)
-    power_wilcoxon = power_options is not None and power_options["test"] == "wilcoxon"
-    sig_options = with_zero_method(sig_options, zero_method, bool(paired), power_wilcoxon)
-    if power_options is not None and isinstance(scores, Rankings):
-        raise ValueError(
-            "power= calibrates a design on scores; rankings without scores have no noise to "
-            "calibrate (leave power= out)"
-        )
+    methods, check, block_level = _inputs(scores, methods, paired, by, data_check)
+    sig_options, power_options = _section_options(scores, significance, power, zero_method, paired)
     # Cheap, and refuses incomplete blocks before the aggregators and the model fits run.
     sig = run_significance(scores, block_level, sig_options) if sig_options is not None else None
-    data = compute.compute(
-        scores,
+    request = compute.ReportRequest(
         methods,
         delta,
         correction,
@@ -406,8 +378,9 @@ def report(
         seed,
         paired,
         confidence_level,
-        zero_method=zero_method,
+        zero_method,
     )
+    data = compute.compute(scores, request)
     power_part = (
         run_power(scores, power_options, zero_method) if power_options is not None else None
     )
@@ -423,63 +396,11 @@ def report(
     )
     if data.model_comparison is not None:
         summary += " " + model_comparison_sentence(data.model_comparison)
+    cli = data_check is not None
+    page = ReportPage(data, text, cites, summary, check, sig, power_part, top, cli)
     with output_dir(out, option="out") as tmp:
         written = WrittenFiles(tmp, out)
-        written.csv("ranking.csv", data.ranking)
-        written.csv("pairs.csv", data.intervals.table)
-        written.text("ranking.tex", latex.ranking_table(data, top))
-        written.text("references.bib", bibtex(cites) + "\n")
-        written.text("methods.txt", text + "\n")
-        if check is not None:
-            write_data_check(check, tmp, written)
-        shown = shown_systems(data, top)
-        heatmap = significance_heatmap(
-            data.intervals,
-            title=f"{mpl_text(data.name)}: P(row above column), {mpl_text(data.primary)} order",
-            systems=shown if len(shown) < len(data.ranking) else None,
-        )
-        figures = save_figure(heatmap, tmp / "significance_heatmap")
-        for path in figures:
-            written(path)
-        paired_files = write_paired(data.paired, tmp, written)
-        sig_files = write_significance(sig, tmp, written) if sig is not None else None
-        power_files = write_power(power_part, tmp, written) if power_part is not None else None
-        ranks = run_rank_posteriors(data.comparison)
-        rank_files = write_rank_posteriors(ranks, tmp, written) if ranks is not None else None
-        models_compared = data.model_comparison
-        model_files = (
-            write_model_comparison(models_compared, tmp, written)
-            if models_compared is not None
-            else None
-        )
-        others = figure_systems(
-            data.paired, paired_files, ranks, rank_files, models_compared, model_files
-        )
-        cd = list(sig.posthoc.mean_ranks.index) if sig is not None else None
-        key = names_key(shown, cd, others)
-        if not key.empty:
-            written.csv("labels.csv", key)
-        written.text(
-            "report.html",
-            html.render(
-                data,
-                text,
-                cites,
-                figures[0],
-                paired_files,
-                summary,
-                sig,
-                sig_files,
-                ranks,
-                rank_files,
-                models_compared,
-                model_files,
-                section(check, cli=data_check is not None) if check is not None else None,
-                top=top,
-                power=power_part,
-                power_files=power_files,
-            ),
-        )
+        ranks = page.write(written)
         files = [out / "report.html", *(p for p in written.files if p.name != "report.html")]
     return Report(
         out=out,
@@ -501,3 +422,40 @@ def report(
         data_check=check,
         power=power_part,
     )
+
+
+def _inputs(
+    scores: Scores | Rankings,
+    methods: Sequence[str] | None,
+    paired: Sequence[str],
+    by: str | None,
+    data_check: Any,
+) -> tuple[Sequence[str], Any, str | None]:
+    """The aggregators (their default for scores or for rankings), the data check and the
+    blocks of the rank tests; what rankings cannot give is refused."""
+    if isinstance(scores, Rankings):
+        methods = rankings_input.DEFAULT_METHODS if methods is None else methods
+        rankings_input.refuse(scores, methods, paired, by, data_check)
+        return methods, None, None  # the blocks are the rankings
+    methods = ("borda", "borda2", "mean") if methods is None else methods
+    return methods, run_data_check(scores, data_check), default_level(scores, by)
+
+
+def _section_options(
+    scores: Scores | Rankings,
+    significance: bool | Mapping[str, Any],
+    power: bool | Mapping[str, Any],
+    zero_method: str | None,
+    paired: Sequence[str],
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The checked options of the significance and power sections (None: not asked for)."""
+    sig_options = options(significance)
+    power_options = power_request(power)
+    power_wilcoxon = power_options is not None and power_options["test"] == "wilcoxon"
+    sig_options = with_zero_method(sig_options, zero_method, bool(paired), power_wilcoxon)
+    if power_options is not None and isinstance(scores, Rankings):
+        raise ValueError(
+            "power= calibrates a design on scores; rankings without scores have no noise to "
+            "calibrate (leave power= out)"
+        )
+    return sig_options, power_options

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import functools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,23 +55,75 @@ def png_data_uri(path: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
+@dataclass(frozen=True)
+class PageSections:
+    """The optional sections of a report's page, each with the files it embeds or links.
+
+    Attributes
+    ----------
+    summary_text : str
+        The opening paragraph (:func:`rankstats.reporting.summary.claims`).
+    paired_files : mapping
+        ``{task: PairedFiles}`` of the paired sections (their matrix figures are embedded).
+    significance, significance_files : optional
+        The Friedman / post-hoc section and its files (its CD diagram is embedded).
+    rank_posteriors, rank_posterior_files : optional
+        The rank posteriors of the models and their files (the heat maps are embedded).
+    model_comparison, model_comparison_files : optional
+        PSIS-LOO and the posterior predictive checks of the models, and their files (the PPC
+        figures are linked, not embedded).
+    data_check : mapping, optional
+        The "Data check" section (:func:`rankstats.reporting.data_check.section`).
+    top : int, optional
+        Only the best ``top`` systems in the ranking table.
+    power, power_files : optional
+        The power section and its files (its curve is embedded).
+    """
+
+    summary_text: str = ""
+    paired_files: Mapping[str, PairedFiles] = field(default_factory=dict)
+    significance: Significance | None = None
+    significance_files: SignificanceFiles | None = None
+    rank_posteriors: RankPosteriors | None = None
+    rank_posterior_files: Mapping[str, RankPosteriorFiles] | None = None
+    model_comparison: ModelComparisonSection | None = None
+    model_comparison_files: ModelComparisonFiles | None = None
+    data_check: Mapping[str, Any] | None = None
+    top: int | None = None
+    power: PowerSection | None = None
+    power_files: PowerFiles | None = None
+
+    def parts(self) -> dict[str, Any]:
+        """The template's variables of the sections that were computed and written."""
+        power, power_files = self.power, self.power_files
+        sig, sig_files = self.significance, self.significance_files
+        ranks, rank_files = self.rank_posteriors, self.rank_posterior_files
+        models, model_files = self.model_comparison, self.model_comparison_files
+        return {
+            "power": None
+            if power is None or power_files is None
+            else power_section(power, power_files, png_data_uri(power_files.figures[0])),
+            "significance": None
+            if sig is None or sig_files is None
+            else significance_section(sig, sig_files, png_data_uri(sig_files.figures[0])),
+            "rank_posteriors": None
+            if ranks is None or rank_files is None
+            else rank_posterior_section(
+                ranks, rank_files, {m: png_data_uri(f.figures[0]) for m, f in rank_files.items()}
+            ),
+            "model_comparison": None
+            if models is None or model_files is None
+            else model_comparison_section(models, model_files),
+            "data_check": self.data_check,
+        }
+
+
 def render(
     data: ReportData,
     methods_text: str,
     cites: Sequence[str],
     heatmap: Path,
-    paired_files: Mapping[str, PairedFiles],
-    summary_text: str = "",
-    significance: Significance | None = None,
-    significance_files: SignificanceFiles | None = None,
-    rank_posteriors: RankPosteriors | None = None,
-    rank_posterior_files: Mapping[str, RankPosteriorFiles] | None = None,
-    model_comparison: ModelComparisonSection | None = None,
-    model_comparison_files: ModelComparisonFiles | None = None,
-    data_check: Mapping[str, Any] | None = None,
-    top: int | None = None,
-    power: PowerSection | None = None,
-    power_files: PowerFiles | None = None,
+    sections: PageSections,
 ) -> str:
     """The page of a report.
 
@@ -83,23 +136,10 @@ def render(
         (:func:`~rankstats.reporting.methods.methods_paragraph`).
     heatmap : Path
         The PNG of the significance heatmap (embedded).
-    paired_files : mapping
-        ``{task: PairedFiles}`` of the paired sections (their matrix figures are embedded).
-    summary_text : str
-        The opening paragraph (:func:`rankstats.reporting.summary.claims`).
-    significance, significance_files : optional
-        The Friedman / post-hoc section and its files (its CD diagram is embedded).
-    rank_posteriors, rank_posterior_files : optional
-        The rank posteriors of the models and their files (the heat maps are embedded).
-    model_comparison, model_comparison_files : optional
-        PSIS-LOO and the posterior predictive checks of the models, and their files (the PPC
-        figures are linked, not embedded).
-    data_check : mapping, optional
-        The "Data check" section (:func:`rankstats.reporting.data_check.section`).
-    power, power_files : optional
-        The power section and its files (its curve is embedded).
+    sections : PageSections
+        The opening paragraph and the optional sections with their files.
     """
-    ci, table = data.intervals, data.ranking
+    ci, table, top = data.intervals, data.ranking, sections.top
     primary = method_name(data.primary)
     circled = ci.table["significant"] & (ci.table["distance"] == 0)
     return (
@@ -107,7 +147,7 @@ def render(
         .get_template("report.html.j2")
         .render(
             title=terminal(data.name),
-            summary=summary_text,
+            summary=sections.summary_text,
             **_meta(data),
             level=data.by,
             n_rankings=ci.n_rankings,
@@ -144,33 +184,13 @@ def render(
             agreement=_agreement(data.comparison),
             comparison_level=f"{data.comparison.ci_prob:.4g}" if data.comparison else "",
             paired=[
-                _paired_section(task, result, paired_files[task])
+                _paired_section(task, result, sections.paired_files[task])
                 for task, result in data.paired.items()
             ],
             strengths=STRENGTHS,
-            power=None
-            if power is None or power_files is None
-            else power_section(power, power_files, png_data_uri(power_files.figures[0])),
-            significance=None
-            if significance is None or significance_files is None
-            else significance_section(
-                significance,
-                significance_files,
-                png_data_uri(significance_files.figures[0]),
-            ),
-            rank_posteriors=None
-            if rank_posteriors is None or rank_posterior_files is None
-            else rank_posterior_section(
-                rank_posteriors,
-                rank_posterior_files,
-                {m: png_data_uri(f.figures[0]) for m, f in rank_posterior_files.items()},
-            ),
-            model_comparison=None
-            if model_comparison is None or model_comparison_files is None
-            else model_comparison_section(model_comparison, model_comparison_files),
             methods_text=methods_text,
             bibtex=bibtex(cites, sep="\n"),
-            data_check=data_check,
+            **sections.parts(),
         )
     )
 

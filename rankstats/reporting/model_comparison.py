@@ -132,66 +132,10 @@ def run_model_comparison(
     """
     if len(fits) < 2:
         return None
-    from rankstats._pymc import compat as _compat
-    from rankstats._pymc.convergence import SAMPLED
-    from rankstats.models import compare_fits
-    from rankstats.models import pointwise_likelihood as pointwise
-
     keys = _keys(fits)
     by_key = dict(zip(keys, fits, strict=True))
-    excluded: list[tuple[str, str]] = []
-    groups: dict[tuple, list[str]] = {}
-    for key, fit in by_key.items():
-        if fit.method not in SAMPLED or not _compat.has_group(fit.idata, pointwise.GROUP):
-            excluded.append((key, pointwise.missing_reason(fit)))
-            continue
-        attrs = _compat.group(fit.idata, pointwise.GROUP).attrs
-        signature = (attrs.get("unit"), attrs.get("data_hash"), attrs.get("kind"))
-        groups.setdefault(signature, []).append(key)
-    comparison = None
-    composite: list[str] = []
-    if groups:
-        signature, chosen = max(groups.items(), key=lambda item: len(item[1]))
-        for other, members in groups.items():
-            if other is signature:
-                continue
-            for key in members:
-                excluded.append((key, _mismatch(other, signature, chosen)))
-        if len(chosen) >= 2:
-            with warnings.catch_warnings():
-                # The caveats are kept in comparison.notes and shown in the section.
-                warnings.simplefilter("ignore")
-                comparison = compare_fits({k: by_key[k] for k in chosen})
-            flags = {
-                k: int(_compat.group(by_key[k].idata, pointwise.GROUP).attrs.get("composite", 0))
-                for k in chosen
-            }
-            if 0 < sum(flags.values()) < len(flags):  # the rule of compare_fits' note
-                composite = [k for k, flag in flags.items() if flag]
-        else:
-            excluded.append(
-                (chosen[0], "the only fit with posterior draws and a pointwise log-likelihood")
-            )
-    checks: dict[str, Any] = {}
-    skipped: list[tuple[str, str]] = []
-    for key, fit in by_key.items():
-        if fit.method not in SAMPLED:
-            skipped.append(
-                (
-                    key,
-                    f"method={fit.method!r} holds an optimum, not posterior draws; refit with "
-                    + (
-                        "method='mcmc'"
-                        if fit.model in ("mallows", "mallows_mixture")
-                        else "method='nuts'"
-                    ),
-                )
-            )
-            continue
-        try:
-            checks[key] = fit.ppc(data, draws=ppc_draws, seed=seed, threshold=PPC_THRESHOLD)
-        except ValueError as err:
-            skipped.append((key, str(err)))
+    comparison, excluded, composite = _compare(by_key)
+    checks, skipped = _ppc_checks(by_key, data, ppc_draws, seed)
     order = sorted(excluded, key=lambda item: keys.index(item[0]))
     caveat = None
     if comparison is not None:
@@ -205,6 +149,72 @@ def run_model_comparison(
         caveats=(caveat,) if caveat else (),
         composite=tuple(composite),
     )
+
+
+def _compare(by_key: dict[str, Any]) -> tuple[Any, list[tuple[str, str]], list[str]]:
+    """PSIS-LOO comparison of the largest group of fits that predict the same thing (unit, data,
+    reading of partial rankings): the comparison (None: fewer than two), the fits left out with
+    the reason, and the composite fits when only some are."""
+    from rankstats._pymc import compat as _compat
+    from rankstats._pymc.convergence import SAMPLED
+    from rankstats.models import compare_fits
+    from rankstats.models import pointwise_likelihood as pointwise
+
+    excluded: list[tuple[str, str]] = []
+    groups: dict[tuple, list[str]] = {}
+    for key, fit in by_key.items():
+        if fit.method not in SAMPLED or not _compat.has_group(fit.idata, pointwise.GROUP):
+            excluded.append((key, pointwise.missing_reason(fit)))
+            continue
+        attrs = _compat.group(fit.idata, pointwise.GROUP).attrs
+        signature = (attrs.get("unit"), attrs.get("data_hash"), attrs.get("kind"))
+        groups.setdefault(signature, []).append(key)
+    if not groups:
+        return None, excluded, []
+    signature, chosen = max(groups.items(), key=lambda item: len(item[1]))
+    for other, members in groups.items():
+        if other is not signature:
+            excluded += [(key, _mismatch(other, signature, chosen)) for key in members]
+    if len(chosen) < 2:
+        excluded.append(
+            (chosen[0], "the only fit with posterior draws and a pointwise log-likelihood")
+        )
+        return None, excluded, []
+    with warnings.catch_warnings():
+        # The caveats are kept in comparison.notes and shown in the section.
+        warnings.simplefilter("ignore")
+        comparison = compare_fits({k: by_key[k] for k in chosen})
+    flags = {
+        k: int(_compat.group(by_key[k].idata, pointwise.GROUP).attrs.get("composite", 0))
+        for k in chosen
+    }
+    composite = []
+    if 0 < sum(flags.values()) < len(flags):  # the rule of compare_fits' note
+        composite = [k for k, flag in flags.items() if flag]
+    return comparison, excluded, composite
+
+
+def _ppc_checks(
+    by_key: dict[str, Any], data: Any, ppc_draws: int, seed: int
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """The posterior predictive check of each sampled fit, and the fits skipped with the reason."""
+    from rankstats._pymc.convergence import SAMPLED
+
+    checks: dict[str, Any] = {}
+    skipped: list[tuple[str, str]] = []
+    for key, fit in by_key.items():
+        if fit.method not in SAMPLED:
+            refit = (
+                "method='mcmc'" if fit.model in ("mallows", "mallows_mixture") else "method='nuts'"
+            )
+            reason = f"method={fit.method!r} holds an optimum, not posterior draws; refit with "
+            skipped.append((key, reason + refit))
+            continue
+        try:
+            checks[key] = fit.ppc(data, draws=ppc_draws, seed=seed, threshold=PPC_THRESHOLD)
+        except ValueError as err:
+            skipped.append((key, str(err)))
+    return checks, skipped
 
 
 def tie_caveat(data: Any, models: Sequence[str]) -> str | None:

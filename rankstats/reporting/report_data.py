@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from rankstats._util.method_names import MODEL_NAMES, fit_key
-from rankstats._util.renamed import renamed_parameters
+from rankstats._util.renamed import renamed_parameters, warn_renamed
 from rankstats.aggregation.aggregators import Aggregate, aggregate_many
 from rankstats.aggregation.hoeffding_intervals import HoeffdingResult, hoeffding_test
 from rankstats.core.pair_probabilities import Pairwise, pairwise
@@ -163,20 +163,28 @@ def check(
         paired_slugs(list(paired))
 
 
+@dataclass(frozen=True)
+class ReportRequest:
+    """What :func:`rankstats.report` was asked for, as :func:`compute` reads it: the parameters
+    of :func:`rankstats.report` that concern the statistics (not ``out``, the sections it adds
+    or the layout), in its order."""
+
+    methods: Sequence[str]
+    delta: float = 0.05
+    correction: str = "holm"
+    estimand: str = "imputed"
+    by: str | None = None
+    title: str | None = None
+    models: Sequence[Any] = ()
+    model_method: str = "map"
+    seed: int = 0
+    paired: Sequence[str] = ()
+    confidence_level: float = 0.95
+    zero_method: str | None = None
+
+
 def compute(
-    scores: Scores | Rankings,
-    methods: Sequence[str],
-    delta: float,
-    correction: str,
-    estimand: str,
-    by: str | None,
-    title: str | None,
-    models: Sequence[Any],
-    model_method: str,
-    seed: int,
-    paired: Sequence[str],
-    confidence_level: float,
-    zero_method: str | None = None,
+    scores: Scores | Rankings, request: ReportRequest, *old: Any, **old_keywords: Any
 ) -> ReportData:
     """Compute everything :func:`rankstats.report` shows, once (the parameters of
     :func:`rankstats.report` but ``out``, in its order).
@@ -189,11 +197,20 @@ def compute(
 
     Given :class:`~rankstats.Rankings` instead of Scores, the rankings are used as they are
     (:mod:`rankstats.reporting.rankings_input`): what needs scores is refused by :func:`check`.
+    The parameters given one by one (``compute(scores, methods, delta, ...)``, the signature
+    until 0.1) are still read, with a FutureWarning, for one release.
 
     Returns
     -------
     ReportData
     """
+    if not isinstance(request, ReportRequest):
+        warn_renamed(
+            "compute(scores, methods, delta, ...)", "compute(scores, ReportRequest(...))", "compute"
+        )
+        request = ReportRequest(request, *old, **old_keywords)
+    r = request
+    methods, by, models, paired, seed = r.methods, r.by, r.models, r.paired, r.seed
     check(scores, methods, models, paired)
     if isinstance(scores, Rankings):
         given_scores, rankings, by = None, scores, rankings_input.level(scores)
@@ -211,10 +228,10 @@ def compute(
         aggregates = aggregate_many(methods, scores, rankings, pw, by)
     order = aggregates[methods[0]].order
     intervals = hoeffding_test(
-        pw, delta=delta, correction=correction, estimand=estimand, order=order
+        pw, delta=r.delta, correction=r.correction, estimand=r.estimand, order=order
     )
     ranking = _ranking_table(methods, aggregates, intervals)
-    fits = _fit_models(models, rankings, model_method, seed)
+    fits = _fit_models(models, rankings, r.model_method, seed)
     comparison = None
     if fits:
         from rankstats.aggregation.comparison import compare
@@ -226,7 +243,7 @@ def compute(
     model_comparison = run_model_comparison(fits, rankings, seed=seed)
     return ReportData(
         scores=given_scores,
-        name=title or _default_name(given_scores),
+        name=r.title or _default_name(given_scores),
         by=by,
         methods=tuple(methods),
         rankings=rankings,
@@ -238,7 +255,7 @@ def compute(
         fits=tuple(fits),
         convergence=tuple(convergence(fit) for fit in fits),
         comparison=comparison,
-        paired=run_paired(given_scores, list(paired), confidence_level, seed, zero_method)
+        paired=run_paired(given_scores, list(paired), r.confidence_level, seed, r.zero_method)
         if paired
         else {},
         model_comparison=model_comparison,

@@ -68,74 +68,12 @@ def claims(
     >>> claims(res).split("; ")[0]
     'Can be claimed: a is significantly above every other system'
     """
-    marks = intervals.marks()
-    n, order = len(marks), list(marks["system"])
-    test = hoeffding_text(intervals)
-    symbol = method_name(method)
     can: list[str] = []
     cannot: list[str] = []
     if intervals.n_significant == 0:
-        cannot.append(
-            f"that any system is better than any other by the {test}: no pair of systems "
-            f"differs significantly by them, so the order of the table, by {symbol}, is not "
-            "supported by this test"
-        )
-        compared = intervals.table["compared"]
-        most = int(compared.max()) if len(compared) else 0
-        need = intervals.min_compared_for_significance()
-        if most < need:
-            if by == "task" and has_instances:
-                advice = AdviceText(
-                    "rank per instance ({instance}) to use every instance as a ranking",
-                    instance=("by", "instance"),
-                )
-                hint = advice.cli() if cli else str(advice)
-            elif by == "ranking":  # rankings given without scores
-                hint = "more rankings are needed"
-            else:
-                hint = "more tasks or instance-level scores are needed"
-            cannot.append(
-                f"any significant difference by the Hoeffding intervals with these data: each "
-                f"pair is compared in at most {most} ranking(s), and even a unanimous pair needs "
-                f"{need} at this level ({hint})"
-            )
+        cannot += _nothing_significant(intervals, method, by, has_instances, cli)
     else:
-        top = marks.iloc[0]
-        if top["significantly_above"] == n - 1:
-            can.append(f"{names([top['system']])} is significantly above every other system")
-        else:
-            first = marks[marks["rank_low"] == 1]
-            k = len(first)
-            text = f"{k} systems could be first (their rank range starts at 1): "
-            text += names(list(first["system"]), 8)
-            if k < n and (first["significantly_above"] == n - k).all():
-                # rank_high = k for each of them: the group beats every system outside it.
-                text += (
-                    f"; each of these {k} is significantly above all {n - k} other systems, "
-                    "so together they form a significant top group (their order within it is "
-                    "not established)"
-                )
-            can.append(text)
-        can.append(
-            f"{intervals.n_significant} of the {intervals.n_pairs} pairs of systems differ "
-            f"significantly by the {test}; each system's rank range lists the ranks it can "
-            "take without contradicting them"
-        )
-        settled = int((marks["rank_low"] == marks["rank_high"]).sum())
-        if settled == n:
-            can.append("every system's rank is established (all rank ranges are single ranks)")
-        else:
-            cannot.append(
-                f"the order of systems whose rank ranges overlap ({n - settled} of the {n} "
-                f"systems have a range of several ranks): there the order of the table, by "
-                f"{symbol}, is not a significant finding"
-            )
-        contradicted = [s for s, b in zip(order, marks["below_next"], strict=True) if b]
-        if contradicted:
-            cannot.append(
-                f"the order by {symbol} at {len(contradicted)} place(s) where the next system is "
-                f"significantly above (‡): {names(contradicted, 8)}"
-            )
+        can, cannot = _significant(intervals, method)
     for verdict in convergence:
         if not verdict.converged:
             cannot.append(
@@ -150,6 +88,84 @@ def claims(
     else:
         parts.append("Nothing in the results contradicts the order of the table.")
     return " ".join(parts)
+
+
+def _nothing_significant(
+    intervals: HoeffdingResult, method: str, by: str, has_instances: bool, cli: bool
+) -> list[str]:
+    """What cannot be claimed when no pair differs, and why when the data could not show it."""
+    cannot = [
+        f"that any system is better than any other by the {hoeffding_text(intervals)}: no pair "
+        f"of systems differs significantly by them, so the order of the table, by "
+        f"{method_name(method)}, is not supported by this test"
+    ]
+    compared = intervals.table["compared"]
+    most = int(compared.max()) if len(compared) else 0
+    need = intervals.min_compared_for_significance()
+    if most < need:
+        if by == "task" and has_instances:
+            advice = AdviceText(
+                "rank per instance ({instance}) to use every instance as a ranking",
+                instance=("by", "instance"),
+            )
+            hint = advice.cli() if cli else str(advice)
+        elif by == "ranking":  # rankings given without scores
+            hint = "more rankings are needed"
+        else:
+            hint = "more tasks or instance-level scores are needed"
+        cannot.append(
+            f"any significant difference by the Hoeffding intervals with these data: each "
+            f"pair is compared in at most {most} ranking(s), and even a unanimous pair needs "
+            f"{need} at this level ({hint})"
+        )
+    return cannot
+
+
+def _significant(intervals: HoeffdingResult, method: str) -> tuple[list[str], list[str]]:
+    """What can and what cannot be claimed when some pairs differ: the top system or group,
+    the count, and the places where the order is not a finding."""
+    marks = intervals.marks()
+    n, order = len(marks), list(marks["system"])
+    symbol = method_name(method)
+    can: list[str] = []
+    cannot: list[str] = []
+    top = marks.iloc[0]
+    if top["significantly_above"] == n - 1:
+        can.append(f"{names([top['system']])} is significantly above every other system")
+    else:
+        first = marks[marks["rank_low"] == 1]
+        k = len(first)
+        text = f"{k} systems could be first (their rank range starts at 1): "
+        text += names(list(first["system"]), 8)
+        if k < n and (first["significantly_above"] == n - k).all():
+            # rank_high = k for each of them: the group beats every system outside it.
+            text += (
+                f"; each of these {k} is significantly above all {n - k} other systems, "
+                "so together they form a significant top group (their order within it is "
+                "not established)"
+            )
+        can.append(text)
+    can.append(
+        f"{intervals.n_significant} of the {intervals.n_pairs} pairs of systems differ "
+        f"significantly by the {hoeffding_text(intervals)}; each system's rank range lists the "
+        "ranks it can take without contradicting them"
+    )
+    settled = int((marks["rank_low"] == marks["rank_high"]).sum())
+    if settled == n:
+        can.append("every system's rank is established (all rank ranges are single ranks)")
+    else:
+        cannot.append(
+            f"the order of systems whose rank ranges overlap ({n - settled} of the {n} "
+            f"systems have a range of several ranks): there the order of the table, by "
+            f"{symbol}, is not a significant finding"
+        )
+    contradicted = [s for s, b in zip(order, marks["below_next"], strict=True) if b]
+    if contradicted:
+        cannot.append(
+            f"the order by {symbol} at {len(contradicted)} place(s) where the next system is "
+            f"significantly above (‡): {names(contradicted, 8)}"
+        )
+    return can, cannot
 
 
 def hoeffding_text(intervals: HoeffdingResult) -> str:

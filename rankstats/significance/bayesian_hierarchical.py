@@ -87,10 +87,7 @@ Nadeau, C. and Bengio, Y. (2003). Inference for the generalization error. *Machi
 
 from __future__ import annotations
 
-import logging
 import numbers
-import os
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -99,13 +96,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from rankstats._util import progress as _progress
+from rankstats._pymc.settings import NutsSettings
 from rankstats._util.advice import AdviceError, escape
-from rankstats._util.arguments import probability, sampling
+from rankstats._util.arguments import probability
 from rankstats._util.parallel import resolve_n_jobs
-from rankstats._util.renamed import renamed_parameters
+from rankstats._util.renamed import grouped_parameters, renamed_parameters
 from rankstats._util.text import shorten, terminal
-from rankstats._util.user_frame import user_stacklevel
 from rankstats.core.scores import Scores
 from rankstats.errors import InvalidScoresError, preview
 from rankstats.significance.hierarchical_data import pair_differences, prepare
@@ -113,10 +109,9 @@ from rankstats.significance.hierarchical_model import (
     ALPHA_BOUNDS,
     BETA_BOUNDS,
     PARAMETERIZATIONS,
+    NutsRun,
     choose_parameterization,
     diagnose,
-    initial_values,
-    shared_model,
 )
 from rankstats.significance.missing_words import COMPLETE, check_missing
 from rankstats.significance.simplex_plot import simplex_figure
@@ -131,7 +126,6 @@ from rankstats.significance.three_regions import (
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-SAMPLERS = ("pymc", "nutpie", "numpyro", "blackjax")
 #: The treatments of a task where the pair shares fewer than 2 instances (the one vocabulary of
 #: :mod:`rankstats.significance.missing_words`; scores are never imputed).
 MISSING = COMPLETE
@@ -348,7 +342,21 @@ def thetas(delta0: np.ndarray, sigma0: np.ndarray, nu: np.ndarray, rope: float) 
     return np.column_stack([right, np.clip(1 - right - left, 0.0, 1.0), left])
 
 
-@renamed_parameters(cores="n_jobs", progressbar="progress")
+#: The NUTS run of :func:`bayes_hierarchical` by default: a hierarchical model has narrow
+#: regions (target acceptance 0.95), and PyMC's own sampler, always passed explicitly.
+HIERARCHICAL_NUTS = NutsSettings(
+    draws=2000, tune=2000, chains=4, sampler="pymc", progress=False, target_accept=0.95
+)
+#: The keywords of :func:`bayes_hierarchical` that are now fields of its ``nuts`` (old → field).
+NUTS_KEYWORDS = {
+    **{name: name for name in ("draws", "tune", "chains", "sampler", "target_accept")},
+    "progress": "progress",
+    "progressbar": "progress",
+}
+
+
+@renamed_parameters(cores="n_jobs")
+@grouped_parameters(nuts=(NutsSettings, NUTS_KEYWORDS))
 def bayes_hierarchical(
     scores: Scores,
     a: str,
@@ -357,17 +365,12 @@ def bayes_hierarchical(
     *,
     rho: float = 0.0,
     task: str | Sequence[str] | None = None,
-    draws: int = 2000,
-    tune: int = 2000,
-    chains: int = 4,
+    nuts: NutsSettings = HIERARCHICAL_NUTS,
     n_jobs: int | None = None,
     seed: int | None = 0,
-    sampler: str = "pymc",
-    target_accept: float = 0.95,
     parameterization: str = "auto",
     missing: str = "error",
     threshold: float = 0.95,
-    progress: bool = False,
 ) -> BayesHierarchical:
     r"""Bayesian hierarchical comparison of ``a`` and ``b`` across tasks (Corani et al. 2017).
 
@@ -403,16 +406,19 @@ def bayes_hierarchical(
         ``1 / k`` for the folds of k-fold cross-validation (Nadeau and Bengio 2003).
     task : str or list of str, optional
         The tasks used (default: all).
-    draws, tune, chains, n_jobs : int
-        NUTS draws and tuning steps per chain, chains, and processes (default: PyMC's;
-        ``n_jobs=-1``: all cores).
+    nuts : NutsSettings
+        The NUTS run (:class:`~rankstats.NutsSettings`; default :data:`HIERARCHICAL_NUTS`:
+        2000 draws after 2000 tuning steps on 4 chains, target acceptance 0.95 since
+        hierarchical models have narrow regions, PyMC's sampler, no progress bar): ``draws``,
+        ``tune``, ``chains``, ``sampler`` (``"pymc"``, ``"nutpie"``, ``"numpyro"`` or
+        ``"blackjax"``, always passed to ``pm.sample`` explicitly), ``target_accept``,
+        ``progress``. These were keywords of this function, still accepted for one release
+        with a FutureWarning.
+    n_jobs : int, optional
+        Processes of the chains (default: one per chain, up to the cores; ``-1``: all cores).
     seed : int
         Seed of the sampler, of the draws of :math:`\delta_\text{new}` and of the values given
         to constant tasks.
-    sampler : {"pymc", "nutpie", "numpyro", "blackjax"}
-        The NUTS implementation, always passed to ``pm.sample`` explicitly.
-    target_accept : float
-        NUTS target acceptance (0.95: hierarchical models have narrow regions).
     parameterization : {"auto", "centered", "noncentered"}
         ``"auto"`` (default):
         :func:`~rankstats.significance.hierarchical_model.choose_parameterization`.
@@ -427,8 +433,6 @@ def bayes_hierarchical(
         is refused).
     threshold : float
         Posterior probability needed to claim an outcome.
-    progress : bool
-        Show PyMC's progress bar.
 
     Returns
     -------
@@ -454,7 +458,8 @@ def bayes_hierarchical(
     >>> frame = pd.DataFrame(rows, columns=["system", "task", "instance", "score"])
     >>> scores = rs.Scores.from_long(frame, instance="instance")
     >>> from rankstats.significance.bayesian_hierarchical import bayes_hierarchical
-    >>> res = bayes_hierarchical(scores, "a", "b", rope=0.01, rho=0.1)  # doctest: +SKIP
+    >>> quick = rs.NutsSettings(draws=1000, tune=1000, sampler="pymc", progress=False)
+    >>> res = bayes_hierarchical(scores, "a", "b", rope=0.01, rho=0.1, nuts=quick)  # doctest: +SKIP
     >>> res.decision  # doctest: +SKIP
     'a'
 
@@ -464,13 +469,13 @@ def bayes_hierarchical(
     comparison of classifiers through Bayesian hierarchical modelling. *Machine Learning* 106,
     1817–1837.
     """
-    sampling(draws, tune, chains, seed)
-    n_jobs = resolve_n_jobs(n_jobs)
+    n = nuts
+    run = NutsRun(
+        n.draws, n.tune, n.chains, resolve_n_jobs(n_jobs), seed, n.sampler, n.target_accept
+    )
     check_rope(rope)
     if not (isinstance(rho, numbers.Real) and 0 <= rho < 1):
         raise ValueError(f"rho (the correlation of the instances) must be in [0, 1), got {rho!r}")
-    if sampler not in SAMPLERS:
-        raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
     missing = check_missing(
         missing, MISSING, what="the hierarchical test (it reads the scores, never imputed)"
     )
@@ -480,6 +485,56 @@ def bayes_hierarchical(
             f"{parameterization!r}"
         )
     check_threshold(threshold)
+    diff, short = _usable_differences(scores, a, b, task, missing)
+    prep = prepare(diff, float(rope), seed)
+    if parameterization == "auto":
+        parameterization = choose_parameterization(prep, float(rho))
+    idata = run.sample(prep, float(rho), parameterization, nuts.progress)
+    diagnostics = diagnose(idata)
+    if not diagnostics["converged"]:
+        run.warn(f"the hierarchical model of {a!r} vs {b!r}", diagnostics, parameterization)
+    from rankstats._pymc import compat as _compat
+
+    posterior = _compat.group(idata)
+    flat = {k: posterior[k].to_numpy().reshape(-1) for k in ("delta0_std", "sigma0_std", "nu")}
+    sample = thetas(flat["delta0_std"], flat["sigma0_std"], flat["nu"], prep.rope)
+    rng = np.random.default_rng(None if seed is None else [seed, 1])
+    delta_new = prep.scale * (flat["delta0_std"] + flat["sigma0_std"] * rng.standard_t(flat["nu"]))
+    return BayesHierarchical(
+        a=a,
+        b=b,
+        rope=float(rope),
+        rho=float(rho),
+        differences=diff,
+        dropped=short.reset_index(drop=True) if missing == "complete-case" else short.iloc[:0],
+        draws=sample,
+        probabilities=region_shares(sample),
+        predictive=dict(zip(OUTCOMES, sample.mean(axis=0).tolist(), strict=True)),
+        delta_new=delta_new,
+        idata=idata,
+        diagnostics=diagnostics,
+        scale=prep.scale,
+        threshold=float(threshold),
+        parameters={
+            **run.parameters(),
+            "parameterization": parameterization,
+            "missing": missing,
+            "threshold": float(threshold),
+            "delta0_bound": prep.delta_bound * prep.scale,
+            "sigma_upper": prep.sigma_upper * prep.scale,
+            "sigma0_upper": prep.sigma0_upper * prep.scale,
+            "alpha_bounds": ALPHA_BOUNDS,
+            "beta_bounds": BETA_BOUNDS,
+            "constant_tasks": prep.constant,
+        },
+    )
+
+
+def _usable_differences(
+    scores: Scores, a: str, b: str, task: str | Sequence[str] | None, missing: str
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The differences ``a − b`` on the tasks where the pair shares 2 or more instances, and the
+    other tasks (refused with ``missing="error"``, all named)."""
     diff, shared = pair_differences(scores, a, b, task)
     short = shared[shared["n_shared"] < 2]
     if len(short) and missing == "error":
@@ -501,92 +556,4 @@ def bayes_hierarchical(
         )
     if not np.isfinite(diff["difference"]).all():
         raise InvalidScoresError(f"infinite score of {a!r} or {b!r}")
-    prep = prepare(diff, float(rope), seed)
-    if parameterization == "auto":
-        parameterization = choose_parameterization(prep, float(rho))
-    from rankstats._pymc import compat as _compat
-    from rankstats._pymc import shared
-
-    _compat.pymc()  # imported before its logger's level is read: the import sets it
-
-    kwargs: dict[str, Any] = {
-        "draws": int(draws),
-        "tune": int(tune),
-        "chains": int(chains),
-        "random_seed": seed,
-        "target_accept": target_accept,
-        "progressbar": _progress.show(progress),
-        "nuts_sampler": sampler,
-        "cores": int(n_jobs or min(chains, os.cpu_count() or 1)),
-        "idata_kwargs": {"coords": {"task": prep.tasks}},
-        # PyMC's own checks only log; ours (below) warn and name the remedies
-        "compute_convergence_checks": False,
-    }
-    if sampler == "pymc":
-        kwargs["initvals"] = initial_values(prep, parameterization)
-    # --quiet / RANKSTATS_QUIET also silence PyMC's log lines, as for the rank models
-    log = logging.getLogger("pymc")
-    level = log.level
-    if _progress.quiet():
-        log.setLevel(logging.ERROR)
-    try:
-        with shared.LOCK:  # another thread must not put its pair into the model meanwhile
-            model = shared_model(prep, float(rho), parameterization)
-            idata = _compat.sample(model, **kwargs)
-    finally:
-        log.setLevel(level)
-
-    diagnostics = diagnose(idata)
-    if not diagnostics["converged"]:
-        from rankstats._pymc.convergence import ConvergenceWarning
-
-        other = PARAMETERIZATIONS[1 - PARAMETERIZATIONS.index(parameterization)]
-        warnings.warn(
-            f"the hierarchical model of {a!r} vs {b!r} did not converge reliably: "
-            + "; ".join(diagnostics["problems"])
-            + f". Do not report these numbers: raise draws= (now {int(draws)}) and tune= (now "
-            f"{int(tune)}), target_accept= (now {target_accept:g}) or try parameterization="
-            f"{other!r}, and inspect res.idata.",
-            ConvergenceWarning,
-            stacklevel=user_stacklevel(),
-        )
-
-    posterior = _compat.group(idata)
-    flat = {k: posterior[k].to_numpy().reshape(-1) for k in ("delta0_std", "sigma0_std", "nu")}
-    sample = thetas(flat["delta0_std"], flat["sigma0_std"], flat["nu"], prep.rope)
-    rng = np.random.default_rng(None if seed is None else [seed, 1])
-    delta_new = prep.scale * (flat["delta0_std"] + flat["sigma0_std"] * rng.standard_t(flat["nu"]))
-    predictive = dict(zip(OUTCOMES, sample.mean(axis=0).tolist(), strict=True))
-    return BayesHierarchical(
-        a=a,
-        b=b,
-        rope=float(rope),
-        rho=float(rho),
-        differences=diff,
-        dropped=short.reset_index(drop=True) if missing == "complete-case" else short.iloc[:0],
-        draws=sample,
-        probabilities=region_shares(sample),
-        predictive=predictive,
-        delta_new=delta_new,
-        idata=idata,
-        diagnostics=diagnostics,
-        scale=prep.scale,
-        threshold=float(threshold),
-        parameters={
-            "draws": int(draws),
-            "tune": int(tune),
-            "chains": int(chains),
-            "seed": seed,
-            "sampler": sampler,
-            "target_accept": float(target_accept),
-            "parameterization": parameterization,
-            "missing": missing,
-            "threshold": float(threshold),
-            "delta0_bound": prep.delta_bound * prep.scale,
-            "sigma_upper": prep.sigma_upper * prep.scale,
-            "sigma0_upper": prep.sigma0_upper * prep.scale,
-            "alpha_bounds": ALPHA_BOUNDS,
-            "beta_bounds": BETA_BOUNDS,
-            "constant_tasks": prep.constant,
-        },
-    )
+    return diff, short

@@ -18,12 +18,22 @@ comparison of classifiers through Bayesian hierarchical modelling. *Machine Lear
 
 from __future__ import annotations
 
+import logging
 import math
+import os
+import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from rankstats._util import progress as _progress
+from rankstats._util.arguments import sampling
+from rankstats._util.user_frame import user_stacklevel
 from rankstats.significance.hierarchical_data import UPPER_SIGMA, Prepared
+
+#: The NUTS implementations, always passed to ``pm.sample`` explicitly.
+SAMPLERS = ("pymc", "nutpie", "numpyro", "blackjax")
 
 #: The bounds of baycomp's ``HierarchicalTest.sample`` (and the paper's code).
 ALPHA_BOUNDS = (1.0, 2.0)
@@ -181,3 +191,81 @@ def diagnose(idata: Any) -> dict:
         "converged": not problems,
         "problems": problems,
     }
+
+
+@dataclass(frozen=True)
+class NutsRun:
+    """The NUTS run of :func:`~rankstats.significance.bayesian_hierarchical.bayes_hierarchical`
+    (checked when made)."""
+
+    draws: int
+    tune: int
+    chains: int
+    n_jobs: int | None
+    seed: int | None
+    sampler: str
+    target_accept: float
+
+    def __post_init__(self) -> None:
+        sampling(self.draws, self.tune, self.chains, self.seed)
+        if self.sampler not in SAMPLERS:
+            raise ValueError(f"sampler must be one of {SAMPLERS}, not {self.sampler!r}")
+
+    def sample(self, prep: Prepared, rho: float, parameterization: str, progress: bool) -> Any:
+        """The posterior draws (ArviZ data) of the shared model of ``prep``."""
+        from rankstats._pymc import compat as _compat
+        from rankstats._pymc import shared
+
+        _compat.pymc()  # imported before its logger's level is read: the import sets it
+        kwargs: dict[str, Any] = {
+            "draws": int(self.draws),
+            "tune": int(self.tune),
+            "chains": int(self.chains),
+            "random_seed": self.seed,
+            "target_accept": self.target_accept,
+            "progressbar": _progress.show(progress),
+            "nuts_sampler": self.sampler,
+            "cores": int(self.n_jobs or min(self.chains, os.cpu_count() or 1)),
+            "idata_kwargs": {"coords": {"task": prep.tasks}},
+            # PyMC's own checks only log; ours (in bayes_hierarchical) warn and name the remedies
+            "compute_convergence_checks": False,
+        }
+        if self.sampler == "pymc":
+            kwargs["initvals"] = initial_values(prep, parameterization)
+        # --quiet / RANKSTATS_QUIET also silence PyMC's log lines, as for the rank models
+        log = logging.getLogger("pymc")
+        level = log.level
+        if _progress.quiet():
+            log.setLevel(logging.ERROR)
+        try:
+            with shared.LOCK:  # another thread must not put its pair into the model meanwhile
+                model = shared_model(prep, rho, parameterization)
+                return _compat.sample(model, **kwargs)
+        finally:
+            log.setLevel(level)
+
+    def warn(self, what: str, diagnostics: dict[str, Any], parameterization: str) -> None:
+        """The loud warning of a run that did not converge, with its remedies."""
+        from rankstats._pymc.convergence import ConvergenceWarning
+
+        other = PARAMETERIZATIONS[1 - PARAMETERIZATIONS.index(parameterization)]
+        warnings.warn(
+            f"{what} did not converge reliably: "
+            + "; ".join(diagnostics["problems"])
+            + f". Do not report these numbers: raise draws= (now {int(self.draws)}) and tune= "
+            f"(now {int(self.tune)}), target_accept= (now {self.target_accept:g}) or try "
+            f"parameterization={other!r}, and inspect res.idata.",
+            ConvergenceWarning,
+            stacklevel=user_stacklevel(),
+        )
+
+    def parameters(self) -> dict[str, Any]:
+        """The run as recorded in the result's ``parameters``."""
+        return {
+            "draws": int(self.draws),
+            "tune": int(self.tune),
+            "chains": int(self.chains),
+            "seed": self.seed,
+            "sampler": self.sampler,
+            "target_accept": float(self.target_accept),
+        }

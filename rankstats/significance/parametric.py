@@ -427,12 +427,7 @@ def tukey_hsd(
     blocks = score_blocks(data, by=by, missing=missing, min_coverage=min_coverage)
     x, n, k = _check_blocks(blocks, "Tukey's HSD")
     mean = x.mean(axis=0)
-    if error == "repeated":
-        df = (k - 1) * (n - 1)
-        mse = anova_sums(x)["error"] / df
-    else:
-        df = k * (n - 1)
-        mse = float(np.sum((x - mean) ** 2)) / df
+    df, mse = _error_term(x, error)
     se = float(np.sqrt(mse / n))
     q_crit = float(stats.studentized_range.ppf(1.0 - alpha, k, df))
     order = np.lexsort((np.arange(k), -mean))  # highest mean first, ties in column order
@@ -441,14 +436,7 @@ def tukey_hsd(
     difference = mean[a] - mean[b]
     # Cliff's δ is counted meanwhile on a second thread (the costly effect size).
     sizes_of = effect_sizes_alongside(x, a, b) if effect_sizes else None
-    with np.errstate(divide="ignore", invalid="ignore"):
-        q = np.abs(difference) / se
-    q = np.where(np.isnan(q), 0.0, q)  # no error and no difference
-    p = np.ones(len(q))
-    positive = q > 0
-    if positive.any():
-        unique, inverse = np.unique(q[positive], return_inverse=True)
-        p[positive] = np.clip(stats.studentized_range.sf(unique, k, df), 0.0, 1.0)[inverse]
+    q, p = _studentized_range_tests(difference, se, k, df)
     ranks = blocks.ranks.mean(axis=0)
     systems = np.asarray(blocks.systems, dtype=object)
     table = pd.DataFrame(
@@ -492,3 +480,31 @@ def tukey_hsd(
         df=int(df),
         mse=float(mse),
     )
+
+
+def _error_term(x: np.ndarray, error: str) -> tuple[int, float]:
+    """Degrees of freedom and mean square of the error of ``k`` systems on ``N`` blocks: the
+    repeated-measures ANOVA's (blocks removed) or that of ``k`` independent groups."""
+    n, k = x.shape
+    if error == "repeated":
+        df = (k - 1) * (n - 1)
+        return df, anova_sums(x)["error"] / df
+    df = k * (n - 1)
+    return df, float(np.sum((x - x.mean(axis=0)) ** 2)) / df
+
+
+def _studentized_range_tests(
+    difference: np.ndarray, se: float, k: int, df: int
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""Tukey's statistic :math:`q = |\bar x_a - \bar x_b| / SE` and its p-value from the
+    studentized range law of ``k`` means on ``df`` degrees of freedom, computed once per distinct
+    ``q`` (a numerical double integral each)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.abs(difference) / se
+    q = np.where(np.isnan(q), 0.0, q)  # no error and no difference
+    p = np.ones(len(q))
+    positive = q > 0
+    if positive.any():
+        unique, inverse = np.unique(q[positive], return_inverse=True)
+        p[positive] = np.clip(stats.studentized_range.sf(unique, k, df), 0.0, 1.0)[inverse]
+    return q, p

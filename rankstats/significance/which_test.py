@@ -472,38 +472,16 @@ def choose_test(
     check_level(by)
     if force not in (None, "parametric", "nonparametric"):
         raise ValueError(f"force must be None, 'parametric' or 'nonparametric', not {force!r}")
-    if effect_size is not None:
-        effect_size = _ALIASES.get(effect_size, effect_size)
-        if effect_size not in MAGNITUDES:
-            raise ValueError(
-                f"effect_size must be one of {', '.join(map(repr, MAGNITUDES))}, not "
-                f"{effect_size!r}"
-            )
+    effect_size = _effect_size_name(effect_size)
     missing = check_missing_scores(missing, min_coverage)  # before any computing
     blocks = score_blocks(data, by=by, missing=missing, min_coverage=min_coverage)
-    values = np.asarray(blocks.values, dtype=np.float64)
-    n, k = values.shape
-    if k < 3:
-        raise ValueError(
-            f"the automatic choice compares at least 3 systems, got {k} "
-            f"({', '.join(blocks.systems)}): compare two with rs.paired"
-        )
-    if n < MIN_BLOCKS:
-        raise ValueError(
-            f"the automatic choice needs at least {MIN_BLOCKS} complete blocks (as autorank), got "
-            f"{n}: normality cannot be checked on fewer; call rs.friedman / rs.posthoc directly"
-        )
+    values = _checked_values(blocks)
+    k = values.shape[1]
     alpha = float(alpha)
     alpha_normality = alpha / k
     p_normal, approximate = _normality(values)
     all_normal = bool(np.all(p_normal >= alpha_normality))
-    columns = [values[:, j] for j in range(k)]
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        if all_normal:
-            homo_test, homo_p = "bartlett", float(stats.bartlett(*columns).pvalue)
-        else:
-            homo_test, homo_p = "levene", float(stats.levene(*columns).pvalue)
+    homo_test, homo_p = _homoscedasticity(values, all_normal)
     homoscedastic = bool(homo_p >= alpha)  # NaN (constant systems): not homoscedastic
     checks = "anova-tukey" if all_normal and homoscedastic else "friedman-nemenyi"
     decision = {None: checks, "parametric": "anova-tukey", "nonparametric": "friedman-nemenyi"}[
@@ -541,6 +519,46 @@ def choose_test(
     parts.pop("would")
     parts.pop("override")
     return ChoiceResult(**parts, explanation=explanation, blocks=blocks)
+
+
+def _effect_size_name(effect_size: str | None) -> str | None:
+    """The effect size asked for, autorank's names translated; an unknown name is an error."""
+    if effect_size is None:
+        return None
+    effect_size = _ALIASES.get(effect_size, effect_size)
+    if effect_size not in MAGNITUDES:
+        raise ValueError(
+            f"effect_size must be one of {', '.join(map(repr, MAGNITUDES))}, not {effect_size!r}"
+        )
+    return effect_size
+
+
+def _checked_values(blocks: Blocks) -> np.ndarray:
+    """The blocks' scores ``(N, k)``: at least 3 systems and :data:`MIN_BLOCKS` blocks."""
+    values = np.asarray(blocks.values, dtype=np.float64)
+    n, k = values.shape
+    if k < 3:
+        raise ValueError(
+            f"the automatic choice compares at least 3 systems, got {k} "
+            f"({', '.join(blocks.systems)}): compare two with rs.paired"
+        )
+    if n < MIN_BLOCKS:
+        raise ValueError(
+            f"the automatic choice needs at least {MIN_BLOCKS} complete blocks (as autorank), got "
+            f"{n}: normality cannot be checked on fewer; call rs.friedman / rs.posthoc directly"
+        )
+    return values
+
+
+def _homoscedasticity(values: np.ndarray, all_normal: bool) -> tuple[str, float]:
+    """Bartlett's test of equal variances when every system is normal, else Levene's (as
+    autorank): its name and p-value (NaN for constant systems)."""
+    columns = [values[:, j] for j in range(values.shape[1])]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if all_normal:
+            return "bartlett", float(stats.bartlett(*columns).pvalue)
+        return "levene", float(stats.levene(*columns).pvalue)
 
 
 __all__ = ["ChoiceResult", "choose_test", "magnitude"]

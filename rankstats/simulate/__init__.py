@@ -9,8 +9,8 @@ This package face re-exports the generators (``rs.simulate.gumbel``, ...); the c
 
 ``gumbel`` follows Colombo et al. (2022, Sec. 4.1): Gumbel scores whose instance rankings are
 Plackett–Luce, with combinable corruptions (adversarial tasks, rescaled tasks, missing scores,
-outliers, instance types, rounding); :mod:`~rankstats.simulate.gumbel_benchmark` states the model
-and each corruption.
+outliers, instance types, rounding: one :class:`~rankstats.simulate.corruptions.Corruptions`);
+:mod:`~rankstats.simulate.gumbel_benchmark` states the model and each corruption.
 
 ``plackett_luce`` (Gumbel-max) and ``mallows`` (repeated insertion, Kendall distance) sample
 rankings directly; both are vectorised over rankings.
@@ -28,6 +28,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from rankstats.simulate.benchmark_files import gumbel_files
+from rankstats.simulate.corruptions import Corruptions
 from rankstats.simulate.gumbel_benchmark import gumbel, gumbel_cube
 from rankstats.simulate.labels import system_names as system_names  # rs.simulate.system_names
 from rankstats.simulate.labels import task_names as task_names
@@ -58,6 +59,7 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "Corruptions",
     "SimulatedScores",
     "agreement",
     "gumbel",

@@ -20,16 +20,23 @@ r"""The Gumbel benchmark generator: scores with a known true ranking.
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from rankstats._util.arguments import random_seed
-from rankstats._util.renamed import renamed_parameters
+from rankstats._util.renamed import grouped_parameters, renamed_parameters
 from rankstats.core.scores import Scores
 from rankstats.simulate.argument_checks import check_count, check_generator, is_real, require
+from rankstats.simulate.corruptions import (
+    CORRUPTION_KEYWORDS,
+    MODEL_KEYWORDS,
+    Corruptions,
+    ScoreModel,
+)
 from rankstats.simulate.labels import system_names, task_names
 from rankstats.simulate.simulated_scores import SimulatedScores
 
@@ -37,7 +44,8 @@ from rankstats.simulate.simulated_scores import SimulatedScores
 NOISES = ("gumbel", "normal", "laplace")
 
 
-@renamed_parameters(rng="seed", missing="missing_rate")
+@renamed_parameters(rng="seed")
+@grouped_parameters(corruptions=(Corruptions, CORRUPTION_KEYWORDS))
 def gumbel_cube(
     n_systems: int,
     n_tasks: int,
@@ -45,19 +53,15 @@ def gumbel_cube(
     phi: float = 0.5,
     scale: float = 1.0,
     seed: np.random.Generator | int | np.random.SeedSequence | None = None,
-    adversarial_tasks: int = 0,
-    rescale: Mapping[int, float] | None = None,
-    missing_rate: float = 0.0,
-    missing_pattern: str = "cell",
-    outliers: tuple[float, float] | None = None,
-    instance_types: tuple[int, float] | None = None,
-    round_to: int | None = None,
     *,
+    corruptions: Corruptions | None = None,
     rescale_by_name: bool = False,
 ) -> np.ndarray:
     """Scores as an ``(N, T, K)`` array (NaN = removed); the engine of :func:`gumbel`.
 
-    Tasks ``0 .. adversarial_tasks − 1`` are the adversarial ones; ``rescale`` is keyed by task
+    ``corruptions`` (:class:`~rankstats.simulate.corruptions.Corruptions`; its fields were
+    keywords of this function, still accepted for one release with a FutureWarning): tasks
+    ``0 .. adversarial_tasks − 1`` are the adversarial ones; ``rescale`` is keyed by task
     index, or by task name (``task01 ..``) with ``rescale_by_name`` (as :func:`gumbel` does).
     ``seed`` may be a seed or a ``Generator`` (``numpy.random.default_rng`` returns it unchanged),
     and ``n_instances=None`` means one score per (system, task).
@@ -75,18 +79,15 @@ def gumbel_cube(
         phi,
         scale,
         seed,
-        adversarial_tasks,
-        rescale,
-        missing_rate,
-        missing_pattern,
-        outliers,
-        instance_types,
-        round_to,
+        corruptions=corruptions,
         rescale_by_name=rescale_by_name,
     )
     return cubes[0]
 
 
+@grouped_parameters(
+    corruptions=(Corruptions, CORRUPTION_KEYWORDS), model=(ScoreModel, MODEL_KEYWORDS)
+)
 def gumbel_cubes(
     replications: int,
     n_systems: int,
@@ -95,23 +96,10 @@ def gumbel_cubes(
     phi: float = 0.5,
     scale: float = 1.0,
     seed: np.random.Generator | int | np.random.SeedSequence | None = None,
-    adversarial_tasks: int = 0,
-    rescale: Mapping[int, float] | None = None,
-    missing_rate: float = 0.0,
-    missing_pattern: str = "cell",
-    outliers: tuple[float, float] | None = None,
-    instance_types: tuple[int, float] | None = None,
-    round_to: int | None = None,
     *,
+    corruptions: Corruptions | None = None,
     rescale_by_name: bool = False,
-    locations: np.ndarray | None = None,
-    noise: str = "gumbel",
-    correlation: float = 0.0,
-    binary: bool = False,
-    system_scales: np.ndarray | None = None,
-    rank_sampler: Callable[[int, np.random.Generator], np.ndarray] | None = None,
-    identical: float = 0.0,
-    task_effects: np.ndarray | None = None,
+    model: ScoreModel | None = None,
 ) -> np.ndarray:
     r"""``replications`` independent score cubes at once, shape ``(R, N, T, K)``.
 
@@ -121,29 +109,23 @@ def gumbel_cubes(
     draws, in the same order from the same generator, are those of :func:`gumbel_cube`, which is
     this function's first cube.
 
-    ``locations`` (length ``N``, optional) replaces the honest locations :math:`\varphi n`: a
-    Plackett–Luce model with log-worths :math:`\lambda_n` is ``locations = λ`` with
-    ``scale = 1`` (Gumbel-max); ``phi`` is then not used. ``noise="normal"`` draws
-    :math:`N(\text{loc}, \text{scale}^2)` instead of Gumbel scores (Thurstone's case V), with
-    ``correlation`` ρ between the scores of any two systems on the same instance (equicorrelated:
-    :math:`\rho \ge -1/(N-1)`; an instance's difficulty shared by the systems). ``binary=True``
-    turns each score into an outcome, 1 when it is above 0 (correct) and 0 otherwise, before
-    the other corruptions: system ``i`` is then right with probability
-    :math:`\Phi(\mu_i / \text{scale})` under normal noise. ``system_scales`` (length ``N``,
-    normal noise) multiplies each system's noise: system ``i`` has standard deviation
-    ``scale · system_scales[i]`` (a design calibrated on a pilot table; 0: a reference scored
-    without noise). ``noise="laplace"`` draws :math:`\text{loc} + \text{scale} \cdot s_i L` with
-    :math:`L` standard Laplace (heavy-tailed, as sentence-level metric differences; Card et al.
-    2020, Sec. 4). ``identical`` is the share of (task, instance) blocks on which every system
-    produces the same output and gets the first system's score (identical translations: zero
-    differences). ``task_effects`` (``(M, 2)``: offset and scale of ``M`` tasks, e.g. a pilot's)
-    puts each simulated task on the units of one of them, drawn uniformly with replacement per
-    task and replication: its scores become ``offset + scale · score`` (task difficulty and
-    units; applied before rounding). ``rank_sampler(m,
-    rng)`` (``m`` complete rankings as ``(m, N)`` ranks, 1 = best) replaces the scores by
-    rankings of another model — a Mallows model — scored as ``−rank``: the missing scores are
-    then removed as for any other draw (the score corruptions do not apply).
+    ``model`` (:class:`~rankstats.simulate.corruptions.ScoreModel`) replaces the honest
+    locations :math:`\varphi n` (``locations``; ``phi`` is then not used) or the Gumbel noise:
+    ``noise="normal"`` draws :math:`N(\text{loc}, \text{scale}^2)` (Thurstone's case V) with
+    ``correlation`` ρ between the scores of any two systems on the same instance; ``binary``
+    turns each score into an outcome, 1 when above 0 (system ``i`` is then right with
+    probability :math:`\Phi(\mu_i / \text{scale})` under normal noise), before the other
+    corruptions; ``system_scales`` multiplies each system's noise; ``noise="laplace"`` draws
+    :math:`\text{loc} + \text{scale} \cdot s_i L` with :math:`L` standard Laplace (Card et
+    al. 2020, Sec. 4); ``identical`` blocks give every system the first system's score;
+    ``task_effects`` put each task on the units of a pilot's task (applied before rounding);
+    ``rank_sampler`` replaces the scores by rankings of another model (Mallows) scored as
+    ``−rank``, the missing scores then removed as for any other draw (the score corruptions do
+    not apply). The fields of ``corruptions`` and ``model`` were keywords of this function,
+    still accepted as keywords for one release with a FutureWarning.
     """
+    c = corruptions or Corruptions()
+    model = model or ScoreModel()
     check_count("replications", replications, 1)
     random_seed("seed", seed)
     check_generator(
@@ -152,23 +134,61 @@ def gumbel_cubes(
         n_instances,
         phi,
         scale,
-        adversarial_tasks,
-        missing_rate,
-        missing_pattern,
-        outliers,
-        instance_types,
-        round_to,
-        rescale,
+        c.adversarial_tasks,
+        c.missing_rate,
+        c.missing_pattern,
+        c.outliers,
+        c.instance_types,
+        c.round_to,
+        c.rescale,
     )
     rng = np.random.default_rng(seed)
     n_instances = 1 if n_instances is None else n_instances
-    if rescale_by_name:
+    rescale = _task_factors(c.rescale, n_tasks, rescale_by_name)
+    loc = _locations(n_systems, n_tasks, phi, c.adversarial_tasks, model.locations)
+    shape = (replications, n_systems, n_tasks, n_instances)
+    if model.rank_sampler is not None:
+        ranks = model.rank_sampler(replications * n_tasks * n_instances, rng)
+        cube = (
+            -np.asarray(ranks, dtype=np.float64)
+            .reshape(replications, n_tasks, n_instances, n_systems)
+            .transpose(0, 3, 1, 2)
+        )
+        return _remove_missing(cube, rng, c.missing_rate, c.missing_pattern)
+    cube = _noisy(loc, scale, shape, model, rng)
+    if model.identical:
+        # Identical outputs: on these (task, instance) blocks every system scores as the first.
+        same = rng.random((replications, 1, n_tasks, n_instances)) < model.identical
+        cube = np.where(same, cube[:, :1], cube)
+    if model.binary:
+        cube = (cube > 0).astype(np.float64)
+    cube = _corrupted(cube, rng, c, scale, rescale)
+    if model.task_effects is not None:
+        effects = np.asarray(model.task_effects, dtype=np.float64)
+        pick = rng.integers(0, len(effects), size=(replications, 1, n_tasks, 1))
+        cube = effects[pick, 0] + effects[pick, 1] * cube
+    if c.round_to is not None:
+        cube = np.round(cube, c.round_to)
+    return _remove_missing(cube, rng, c.missing_rate, c.missing_pattern)
+
+
+def _task_factors(rescale: Mapping | None, n_tasks: int, by_name: bool) -> dict[int, float]:
+    """``rescale`` keyed by task index (from task names with ``by_name``), checked."""
+    if by_name:
         tasks = task_names(n_tasks)
         unknown = [t for t in (rescale or {}) if t not in tasks]
         require(not unknown, f"rescale names unknown tasks {unknown}; tasks are {tasks[0]}..")
         rescale = {tasks.index(t): f for t, f in (rescale or {}).items()}
     bad = [t for t in (rescale or {}) if not 0 <= t < n_tasks]
     require(not bad, f"rescale task indices must be in [0, n_tasks), got {bad}")
+    return dict(rescale or {})
+
+
+def _locations(
+    n_systems: int, n_tasks: int, phi: float, adversarial: int, locations: np.ndarray | None
+) -> np.ndarray:
+    r"""Locations ``(N, T, 1)``: :math:`\varphi n` or ``locations``, reversed (:math:`-n`) on the
+    adversarial tasks."""
     n = np.arange(1, n_systems + 1, dtype=np.float64)
     honest = phi * n
     if locations is not None:
@@ -178,61 +198,63 @@ def gumbel_cubes(
             f"locations must be {n_systems} finite numbers, got shape {honest.shape}",
         )
     loc = np.broadcast_to(honest[:, None, None], (n_systems, n_tasks, 1)).copy()
-    loc[:, :adversarial_tasks, 0] = -n[:, None]
-    shape = (replications, n_systems, n_tasks, n_instances)
-    if rank_sampler is not None:
-        ranks = rank_sampler(replications * n_tasks * n_instances, rng)
-        cube = (
-            -np.asarray(ranks, dtype=np.float64)
-            .reshape(replications, n_tasks, n_instances, n_systems)
-            .transpose(0, 3, 1, 2)
-        )
-        return _remove_missing(cube, rng, missing_rate, missing_pattern)
+    loc[:, :adversarial, 0] = -n[:, None]
+    return loc
+
+
+def _noisy(
+    loc: np.ndarray,
+    scale: float,
+    shape: tuple[int, int, int, int],
+    model: ScoreModel,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """The scores: ``loc`` plus the model's noise (Gumbel, normal, possibly correlated or with
+    each system's scale, or Laplace)."""
+    noise, correlation, n_systems = model.noise, model.correlation, shape[1]
     require(noise in NOISES, f"noise must be one of {', '.join(NOISES)}, not {noise!r}")
     check_correlation(correlation, n_systems, noise)
     require(
-        is_real(identical) and 0 <= identical < 1,
-        f"identical must be a share in [0, 1), got {identical!r}",
+        is_real(model.identical) and 0 <= model.identical < 1,
+        f"identical must be a share in [0, 1), got {model.identical!r}",
     )
+    system_scales = model.system_scales
     if system_scales is not None:
         system_scales = check_system_scales(system_scales, n_systems, noise)
     if noise == "laplace":
         spread = np.ones(n_systems) if system_scales is None else system_scales
-        cube = loc + scale * spread[:, None, None] * rng.laplace(0.0, 1.0, size=shape)
-    elif correlation or system_scales is not None:
+        return loc + scale * spread[:, None, None] * rng.laplace(0.0, 1.0, size=shape)
+    if correlation or system_scales is not None:
         mix = noise_mixing(n_systems, correlation, system_scales)
         z = rng.standard_normal(size=shape)
         # A matrix product per replication (BLAS), systems mixed within each (task, instance).
-        mixed = np.matmul(mix, z.reshape(replications, n_systems, -1)).reshape(shape)
-        cube = loc + scale * mixed
-    else:
-        draw = rng.normal if noise == "normal" else rng.gumbel
-        cube = draw(loc=loc, scale=scale, size=shape)
-    if identical:
-        # Identical outputs: on these (task, instance) blocks every system scores as the first.
-        same = rng.random((replications, 1, n_tasks, n_instances)) < identical
-        cube = np.where(same, cube[:, :1], cube)
-    if binary:
-        cube = (cube > 0).astype(np.float64)
-    if instance_types is not None:
-        n_types, spread = instance_types
+        return loc + scale * np.matmul(mix, z.reshape(shape[0], n_systems, -1)).reshape(shape)
+    draw = rng.normal if noise == "normal" else rng.gumbel
+    return draw(loc=loc, scale=scale, size=shape)
+
+
+def _corrupted(
+    cube: np.ndarray,
+    rng: np.random.Generator,
+    c: Corruptions,
+    scale: float,
+    rescale: dict[int, float],
+) -> np.ndarray:
+    """``cube`` with the instance types' offsets, the outliers and the task factors."""
+    replications, n_systems, n_tasks, n_instances = cube.shape
+    if c.instance_types is not None:
+        n_types, spread = c.instance_types
         kind = rng.integers(0, n_types, size=(replications, n_tasks, n_instances))
         offset = rng.normal(0.0, spread * scale, size=(replications, n_systems, n_types))
         rep = np.arange(replications)[:, None, None, None]
         cube += offset[rep, np.arange(n_systems)[None, :, None, None], kind[:, None, :, :]]
-    if outliers is not None:
-        share, magnitude = outliers
-        hit = rng.random(shape) < share
-        cube += hit * rng.choice([-1.0, 1.0], size=shape) * magnitude * scale
-    for task, factor in (rescale or {}).items():
+    if c.outliers is not None:
+        share, magnitude = c.outliers
+        hit = rng.random(cube.shape) < share
+        cube += hit * rng.choice([-1.0, 1.0], size=cube.shape) * magnitude * scale
+    for task, factor in rescale.items():
         cube[:, :, task, :] *= factor
-    if task_effects is not None:
-        effects = np.asarray(task_effects, dtype=np.float64)
-        pick = rng.integers(0, len(effects), size=(replications, 1, n_tasks, 1))
-        cube = effects[pick, 0] + effects[pick, 1] * cube
-    if round_to is not None:
-        cube = np.round(cube, round_to)
-    return _remove_missing(cube, rng, missing_rate, missing_pattern)
+    return cube
 
 
 def _remove_missing(
@@ -316,7 +338,7 @@ def cube_to_scores(
     return frame
 
 
-@renamed_parameters(missing="missing_rate")
+@grouped_parameters(corruptions=(Corruptions, CORRUPTION_KEYWORDS))
 def gumbel(
     n_systems: int = 20,
     n_tasks: int = 20,
@@ -324,13 +346,8 @@ def gumbel(
     phi: float = 0.5,
     scale: float = 1.0,
     seed: int | np.random.SeedSequence | None = 0,
-    adversarial_tasks: int = 0,
-    rescale: Mapping[str, float] | None = None,
-    missing_rate: float = 0.0,
-    missing_pattern: str = "cell",
-    outliers: tuple[float, float] | None = None,
-    instance_types: tuple[int, float] | None = None,
-    round_to: int | None = None,
+    *,
+    corruptions: Corruptions | None = None,
 ) -> SimulatedScores:
     r"""A synthetic benchmark with known truth (Colombo et al. 2022, Sec. 4.1).
 
@@ -346,8 +363,12 @@ def gumbel(
         Gumbel scale; instance rankings are Plackett–Luce with log-worths ``φ n / scale``.
     seed : int or SeedSequence
         Same seed, same benchmark.
-    adversarial_tasks, rescale, missing_rate, missing_pattern, outliers, instance_types, round_to
-        Corruptions, see the module docstring. ``rescale`` maps task names to factors.
+    corruptions : Corruptions, optional
+        What is done to the honest scores (:class:`~rankstats.simulate.corruptions.Corruptions`:
+        adversarial tasks, rescaled tasks, missing scores, outliers, instance types, rounding;
+        ``rescale`` maps task names to factors). Its fields were keywords of this function
+        (``gumbel(..., missing_rate=0.2)``), still accepted for one release with a
+        FutureWarning.
 
     Returns
     -------
@@ -367,24 +388,16 @@ def gumbel(
     >>> sim = rs.simulate.gumbel(n_systems=5, n_tasks=3, n_instances=10, phi=2.0, seed=0)
     >>> sim.truth[0], rs.aggregate(sim, method="borda").order[0]
     ('sys05', 'sys05')
+    >>> holes = rs.simulate.gumbel(5, 3, 10, seed=0, corruptions=rs.simulate.Corruptions(
+    ...     missing_rate=0.2, round_to=1))
+    >>> holes.parameters["missing_rate"]
+    0.2
     """
     random_seed("seed", seed)
+    c = corruptions or Corruptions()
     # Checked (before anything is drawn) in gumbel_cube, which also draws from the seed.
     cube = gumbel_cube(
-        n_systems,
-        n_tasks,
-        n_instances,
-        phi,
-        scale,
-        seed,
-        adversarial_tasks,
-        rescale,
-        missing_rate,
-        missing_pattern,
-        outliers,
-        instance_types,
-        round_to,
-        rescale_by_name=True,
+        n_systems, n_tasks, n_instances, phi, scale, seed, corruptions=c, rescale_by_name=True
     )
     tasks = task_names(n_tasks)
     systems = system_names(n_systems)
@@ -400,13 +413,9 @@ def gumbel(
         "phi": phi,
         "scale": scale,
         "seed": seed if isinstance(seed, int | None) else str(seed),
-        "adversarial_tasks": tasks[:adversarial_tasks],
-        "rescale": dict(rescale or {}),
-        "missing_rate": missing_rate,
-        "missing_pattern": missing_pattern,
-        "outliers": outliers,
-        "instance_types": instance_types,
-        "round_to": round_to,
+        **dataclasses.asdict(c),
+        "adversarial_tasks": tasks[: c.adversarial_tasks],
+        "rescale": dict(c.rescale or {}),
     }
     return SimulatedScores(
         data=base.data,

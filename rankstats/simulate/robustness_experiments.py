@@ -50,6 +50,7 @@ from rankstats.core.metrics import ranking_metrics
 from rankstats.core.rankings import average_ranks
 from rankstats.core.scores import Scores
 from rankstats.simulate.argument_checks import check_count, check_generator
+from rankstats.simulate.corruptions import Corruptions
 from rankstats.simulate.cube_aggregates import FAST, cube_scores
 from rankstats.simulate.gumbel_benchmark import cube_to_scores, gumbel_cube
 from rankstats.simulate.labels import system_names, task_names
@@ -172,9 +173,11 @@ def _run_cell(
     truth_rank = np.arange(n_sys, 0, -1, dtype=np.float64)  # system n has rank N - n + 1
     fast = [agg for agg in aggregators if isinstance(agg, str) and agg in FAST]
     values = np.empty((len(seeds), len(aggregators), n_sys))
+    sizes = {key: args.pop(key) for key in ("n_systems", "n_tasks", "n_instances", "phi", "scale")}
+    corruptions = Corruptions(**args)
     for rep, seq in enumerate(seeds):
         rng = np.random.default_rng(seq)
-        cube = gumbel_cube(seed=rng, **args)
+        cube = gumbel_cube(seed=rng, corruptions=corruptions, **sizes)
         quick = cube_scores(cube, fast) if fast else {}
         scores = None
         for a, agg in enumerate(aggregators):

@@ -26,6 +26,7 @@ from rankstats.planning.analytic import (
 from rankstats.planning.design import BenchmarkDesign, named_pair
 from rankstats.significance.friedman_test import friedman
 from rankstats.significance.posthoc_tests import posthoc
+from rankstats.simulate.corruptions import Corruptions
 from rankstats.simulate.gumbel_benchmark import cube_to_scores, gumbel_cube, gumbel_cubes
 
 R = 4000
@@ -233,8 +234,8 @@ def test_recovery_is_the_ranking_metrics_of_the_aggregates() -> None:
 
 def test_batched_draws_start_with_the_single_cube() -> None:
     kw = dict(missing_rate=0.2, outliers=(0.1, 2.0), instance_types=(3, 0.5), round_to=2)
-    single = gumbel_cube(4, 3, 5, 0.5, 1.0, 7, **kw)
-    batch = gumbel_cubes(1, 4, 3, 5, 0.5, 1.0, 7, **kw)
+    single = gumbel_cube(4, 3, 5, 0.5, 1.0, 7, corruptions=Corruptions(**kw))
+    batch = gumbel_cubes(1, 4, 3, 5, 0.5, 1.0, 7, corruptions=Corruptions(**kw))
     np.testing.assert_array_equal(batch[0], single)
 
 

@@ -20,7 +20,7 @@ import pytest
 from scipy import stats
 
 import rankstats as rs
-from rankstats.reporting.report_data import compute
+from rankstats.reporting.report_data import ReportRequest, compute
 from rankstats.reporting.significance import options, run_significance
 from rankstats.reporting.summary import claims
 
@@ -59,7 +59,7 @@ def _wilcoxon_holm_count(scores: rs.Scores, zero_method: str = "wilcox") -> int:
 
 
 def _headline(scores: rs.Scores, significance: dict) -> tuple:
-    data = compute(scores, ["borda"], 0.05, "holm", "imputed", "task", None, (), "map", 0, (), 0.95)
+    data = compute(scores, ReportRequest(["borda"], by="task"))
     sig = run_significance(scores, "task", options(significance))
     text = claims(data.intervals, (), "borda", "task", False, significance=sig)
     return data, sig, text
@@ -176,3 +176,15 @@ def test_120_systems_the_headline_states_the_nemenyi_count(tmp_path):
     assert f": {n} of the 7140 pairs of systems differ significantly" in text
     assert "no pair of systems differs significantly by them" in text
     assert "Hoeffding intervals (δ = 0.05, holm correction)" in text
+
+
+def test_compute_reads_the_old_positional_parameters_with_a_warning():
+    scores = _scores()
+    new = compute(scores, ReportRequest(["borda", "mean"], delta=0.1, by="task", paired=()))
+    with pytest.warns(FutureWarning, match=r"compute\(scores, ReportRequest"):
+        old = compute(
+            scores, ["borda", "mean"], 0.1, "holm", "imputed", "task", None, (), "map", 0, (), 0.95
+        )
+    pd.testing.assert_frame_equal(new.ranking, old.ranking)
+    pd.testing.assert_frame_equal(new.intervals.table, old.intervals.table)
+    assert new.intervals.delta == 0.1

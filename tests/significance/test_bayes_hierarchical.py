@@ -468,3 +468,51 @@ def test_reproduces_baycomps_published_hierarchical_example():
         assert res.probabilities[key] == pytest.approx(value, abs=0.03), (key, res.probabilities)
     # The other quantity is not the published one: it is labelled, not the headline.
     assert res.predictive["b"] < 0.6
+
+
+class _Sampled(Exception):
+    """Raised by the stand-in sampler with the run it was given (nothing is compiled)."""
+
+
+def _run_of(monkeypatch, **kw):
+    from rankstats.significance.hierarchical_model import NutsRun
+
+    def stop(self, prep, rho, parameterization, progress):
+        raise _Sampled((self, progress))
+
+    monkeypatch.setattr(NutsRun, "sample", stop)
+    with pytest.raises(_Sampled) as caught:
+        bayes_hierarchical(_simulate(0.02, 0.01), "a", "b", rope=ROPE, seed=4, **kw)
+    return caught.value.args[0]
+
+
+def test_nuts_settings_equal_the_old_sampler_keywords(monkeypatch):
+    """``nuts=NutsSettings(...)`` and the keywords it replaced give the same NUTS run; the old
+    keywords (``progressbar`` too) warn; the defaults are the hierarchical model's."""
+    nuts = rs.NutsSettings(
+        draws=300, tune=200, chains=2, sampler="numpyro", progress=True, target_accept=0.9
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        new = _run_of(monkeypatch, nuts=nuts)
+        default = _run_of(monkeypatch)
+    with pytest.warns(FutureWarning, match=r"draws is now nuts=NutsSettings\(draws=\.\.\.\)"):
+        old = _run_of(
+            monkeypatch,
+            draws=300,
+            tune=200,
+            chains=2,
+            sampler="numpyro",
+            progressbar=True,
+            target_accept=0.9,
+        )
+    assert new == old and new[0].sampler == "numpyro" and new[1] is True
+    assert default[0].parameters() == {
+        "draws": 2000,
+        "tune": 2000,
+        "chains": 4,
+        "seed": 4,
+        "sampler": "pymc",
+        "target_accept": 0.95,
+    }
+    assert default[1] is False

@@ -17,6 +17,7 @@ from rankstats.core.metrics import kendall_distance
 from rankstats.core.rankings import average_ranks
 from rankstats.core.reduction import reduce_scores
 from rankstats.simulate import gumbel_cube
+from rankstats.simulate.corruptions import Corruptions
 from rankstats.simulate.cube_aggregates import cube_aggregate, cube_scores
 from rankstats.simulate.robustness_experiments import _cube_arguments
 
@@ -26,9 +27,8 @@ def test_fast_path_equals_aggregate(pattern):
     sim = rs.simulate.gumbel(
         7, 5, 6, phi=0.3, seed=5, missing_rate=0.35, missing_pattern=pattern, round_to=1
     )
-    cube = gumbel_cube(
-        7, 5, 6, 0.3, 1.0, np.random.default_rng(5), 0, {}, 0.35, pattern, None, None, 1
-    )
+    corruptions = Corruptions(missing_rate=0.35, missing_pattern=pattern, round_to=1)
+    cube = gumbel_cube(7, 5, 6, 0.3, 1.0, np.random.default_rng(5), corruptions=corruptions)
     for method in ("mean", "borda", "borda2"):
         np.testing.assert_allclose(
             cube_aggregate(cube, method), rs.aggregate(sim, method=method).scores, err_msg=method
@@ -39,7 +39,8 @@ def test_fast_path_equals_the_one_estimator_on_the_one_reduction():
     """cube_scores = rankstats.aggregation.aggregators.estimate on
     rankstats.core.reduction.reduce_scores of the same (task, instance) rows: the route of
     rs.aggregate, the streamed scan and the cluster."""
-    cube = gumbel_cube(8, 5, 6, 0.4, 1.0, np.random.default_rng(3), missing_rate=0.3, round_to=1)
+    corruptions = Corruptions(missing_rate=0.3, round_to=1)
+    cube = gumbel_cube(8, 5, 6, 0.4, 1.0, np.random.default_rng(3), corruptions=corruptions)
     n_sys, n_tasks, n_inst = cube.shape
     rows = cube.transpose(1, 2, 0).reshape(n_tasks * n_inst, n_sys)
     task = np.repeat(np.arange(n_tasks), n_inst)
@@ -50,7 +51,8 @@ def test_fast_path_equals_the_one_estimator_on_the_one_reduction():
 
 
 def test_cube_scores_computes_every_method_once_and_refuses_the_others():
-    cube = gumbel_cube(6, 4, 5, 0.4, 1.0, np.random.default_rng(2), missing_rate=0.2)
+    corruptions = Corruptions(missing_rate=0.2)
+    cube = gumbel_cube(6, 4, 5, 0.4, 1.0, np.random.default_rng(2), corruptions=corruptions)
     together = cube_scores(cube)
     assert list(together) == ["mean", "borda", "borda2"]
     for method, value in together.items():
@@ -69,9 +71,11 @@ def test_robustness_rows_are_the_metrics_of_the_one_implementation():
     )
     cell_seeds = np.random.SeedSequence(4).spawn(2)
     args = _cube_arguments({**base, "phi": 0.8})
+    sizes = {key: args.pop(key) for key in ("n_systems", "n_tasks", "n_instances", "phi", "scale")}
     truth = np.arange(6, 0, -1.0)
     for rep, seq in enumerate(cell_seeds[1].spawn(3)):
-        cube = gumbel_cube(seed=np.random.default_rng(seq), **args)
+        rng = np.random.default_rng(seq)
+        cube = gumbel_cube(seed=rng, corruptions=Corruptions(**args), **sizes)
         for method in ("borda", "borda2"):
             rank = average_ranks(cube_aggregate(cube, method)[None, :])[0]
             t = res.table
