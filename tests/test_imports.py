@@ -107,6 +107,7 @@ PUBLIC = (
     "friedman",
     "hoeffding",
     "hoeffding_test",
+    "irt",
     "kemeny",
     "kendall_distance",
     "list_datasets",

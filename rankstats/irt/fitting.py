@@ -1,0 +1,165 @@
+"""``rs.irt.fit``: an item response model fitted by marginal maximum likelihood (EM)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from rankstats.errors import DataWarning, preview
+from rankstats.irt import abilities as _abilities
+from rankstats.irt.estep import ResponseArrays, posterior
+from rankstats.irt.estimation import run_em
+from rankstats.irt.item_models import MODELS, mirt_grid
+from rankstats.irt.responses import BINARY, GRADED, Responses, responses_from_wide
+from rankstats.irt.result import IRTFit
+
+
+def _degenerate(responses: Responses) -> dict[str, str]:
+    """Items that carry no information about ability: never answered, or every answer the
+    same (everyone right, everyone wrong, one category)."""
+    values, observed = responses.values, responses.mask.astype(bool)
+    n = observed.sum(axis=0)
+    low = np.where(observed, values, np.inf).min(axis=0)
+    high = np.where(observed, values, -np.inf).max(axis=0)
+    reasons = {}
+    for i in np.flatnonzero((n == 0) | (low == high)):
+        name = responses.items[i]
+        if n[i] == 0:
+            reasons[name] = "no system answered it"
+        elif responses.binary or responses.n_categories[i] == 2:
+            reasons[name] = "every system right" if high[i] == 1 else "every system wrong"
+        else:
+            reasons[name] = f"every system in category {int(high[i])}"
+    return reasons
+
+
+def _kept(responses: Responses, excluded: dict[str, str]) -> Responses:
+    keep = np.array([name not in excluded for name in responses.items])
+    if not keep.any():
+        raise ValueError(
+            "no item separates the systems (every item is answered the same by all): "
+            f"{preview(excluded)}"
+        )
+    if len(responses.systems) < 2:
+        raise ValueError("an item response model needs at least two systems")
+    return Responses(
+        responses.values[:, keep],
+        responses.systems,
+        tuple(np.asarray(responses.items, dtype=object)[keep]),
+        responses.n_categories[keep],
+    )
+
+
+def fit(
+    data: Responses | pd.DataFrame,
+    model: str = "2pl",
+    *,
+    method: str = "EAP",
+    n_points: int = 61,
+    limit: float = 6.0,
+    tol: float = 1e-5,
+    max_iter: int = 2000,
+    guessing_prior: tuple[float, float] | None = None,
+    confidence_level: float = 0.95,
+    max_se_parameters: int = 2000,
+    ability_points: int = 121,
+) -> IRTFit:
+    r"""Fit an item response model by marginal maximum likelihood (Bock–Aitkin EM).
+
+    Parameters
+    ----------
+    data : Responses or pandas.DataFrame
+        :func:`~rankstats.irt.responses.responses_from_long` / ``_from_wide``, or a wide
+        DataFrame (systems × items, NaN = not run: never counted as wrong).
+    model : {"rasch", "2pl", "3pl", "graded"}
+        Rasch / 1PL (one slope, reported as slope 1 and the latent standard deviation), 2PL,
+        3PL (guessing), graded response (Samejima) for ordered categories 0, 1, ..., K − 1.
+    method : {"EAP", "MAP", "ML"}
+        The ability estimates (:mod:`rankstats.irt.abilities`).
+    n_points, limit : int, float
+        The quadrature grid: ``n_points`` equally spaced on ``[-limit, limit]`` (mirt's default
+        61 and 6 for one factor).
+    tol, max_iter : float, int
+        EM stops when no parameter moves by more than ``tol``; at ``max_iter`` it warns.
+    guessing_prior : (alpha, beta), optional
+        A Beta prior on the 3PL guessing parameters (mirt's ``parprior``; none by default, as
+        in mirt: then weakly determined guessing may run to 0, reported as not converged).
+    confidence_level : float
+        Coverage of the ability intervals (θ ± z · SE).
+    ability_points : int
+        Points of the grid (on the same range) of the EAP abilities after the fit: mirt's
+        ``fscores`` default of 121 for one factor.
+    max_se_parameters : int
+        Largest number of free item parameters for which the standard errors are computed
+        (two E-steps each).
+
+    Returns
+    -------
+    IRTFit
+
+    Warns
+    -----
+    DataWarning
+        Items every system answered the same way (or no system answered): left out of the
+        fit and listed in ``IRTFit.flags``.
+    NotConvergedWarning
+        EM reached ``max_iter``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import rankstats as rs
+    >>> rng = np.random.default_rng(0)
+    >>> theta, b = rng.normal(size=60), np.linspace(-1.5, 1.5, 12)
+    >>> right = rng.random((60, 12)) < 1 / (1 + np.exp(-(theta[:, None] - b)))
+    >>> fit = rs.irt.fit(right.astype(float), model="rasch")
+    >>> fit.items.shape[0], fit.converged
+    (12, True)
+    """
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {', '.join(MODELS)}, not {model!r}")
+    if method not in _abilities.METHODS:
+        raise ValueError(f"method must be one of {', '.join(_abilities.METHODS)}, not {method!r}")
+    kind = GRADED if model == "graded" else BINARY
+    responses = data if isinstance(data, Responses) else responses_from_wide(data, kind=kind)
+    if model != "graded" and not responses.binary:
+        raise ValueError(f"model {model!r} needs 0/1 responses; use model='graded'")
+    excluded = _degenerate(responses)
+    if excluded:
+        warnings.warn(
+            f"{len(excluded)} item(s) left out of the fit, every system answering them alike: "
+            f"{preview(f'{k} ({v})' for k, v in excluded.items())}",
+            DataWarning,
+            stacklevel=2,
+        )
+    used = _kept(responses, excluded)
+    quadrature = mirt_grid(n_points, limit)
+    em = run_em(
+        used,
+        model,
+        quadrature,
+        tol=tol,
+        max_iter=max_iter,
+        guessing_prior=guessing_prior,
+        max_se_parameters=max_se_parameters,
+    )
+    data_arrays = ResponseArrays.build(used, binary=model != "graded")
+    ability_grid = mirt_grid(ability_points, limit)
+    weights = posterior(data_arrays, em.items, ability_grid).weights
+    theta, se = _abilities.eap(weights, ability_grid)
+    if method != "EAP":
+        theta, se = _abilities.modal(data_arrays, em.items, model, theta, prior=method == "MAP")
+    return IRTFit(
+        model=model,
+        responses=used,
+        all_responses=responses,
+        excluded=excluded,
+        em=em,
+        quadrature=quadrature,
+        method=method,
+        theta=theta,
+        theta_se=se,
+        confidence_level=confidence_level,
+    )
