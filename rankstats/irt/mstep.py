@@ -50,8 +50,8 @@ def _graded_terms(r, theta, items):
     value = np.sum(np.where(r > 0, r * np.log(np.clip(probs, TINY, None)), 0.0))
     z = items.slope[:, None, None] * theta[None, None, :] + items.intercept[:, :, None]
     star = np.where(np.isnan(z), 0.0, expit(np.nan_to_num(z)))
-    # P_k = P*_k − P*_{k+1}: threshold k raises category k − 1 and lowers category k.
-    dz = star * (1.0 - star) * (np.moveaxis(ratio[:-1], 0, 1) - np.moveaxis(ratio[1:], 0, 1))
+    # P_k = P*_k − P*_{k+1}: raising threshold k's P*_k raises category k, lowers category k − 1.
+    dz = star * (1.0 - star) * (np.moveaxis(ratio[1:], 0, 1) - np.moveaxis(ratio[:-1], 0, 1))
     return value, dz
 
 
@@ -157,43 +157,59 @@ def _graded_from_internal(x: np.ndarray, template: ItemParameters) -> ItemParame
     return ItemParameters(x[:, 0].copy(), d, template.guessing)
 
 
-def lbfgs_step(model, r, n, theta, items, prior=None, max_iter=50) -> tuple[ItemParameters, bool]:
+def to_internal(model: str, items: ItemParameters) -> np.ndarray:
+    """The unconstrained vector the quasi-Newton steps move (graded: ordered thresholds)."""
+    return _graded_internal(items).ravel() if model == "graded" else items.vector(model)
+
+
+def from_internal(model: str, x: np.ndarray, template: ItemParameters) -> ItemParameters:
+    """The inverse of :func:`to_internal` (shapes from ``template``)."""
+    if model == "graded":
+        return _graded_from_internal(x.reshape(len(template.slope), -1), template)
+    return template.from_vector(model, x)
+
+
+def chain(model: str, x: np.ndarray, grad: np.ndarray, template: ItemParameters) -> np.ndarray:
+    """A gradient in the layout of ``ItemParameters.vector`` carried to :func:`to_internal`."""
+    if model != "graded":
+        return grad
+    n_items, used = len(template.slope), ~np.isnan(template.intercept)
+    grad_d = np.zeros(template.intercept.shape)
+    grad_d[used] = grad[n_items:]
+    steps = np.exp(x.reshape(n_items, -1)[:, 2:])
+    # d_k = d_1 − Σ_{j≤k} e^{η_j}: ∂/∂d_1 = Σ_k ∂/∂d_k, ∂/∂η_k = −e^{η_k} Σ_{j≥k} ∂/∂d_j.
+    tail = np.cumsum(grad_d[:, ::-1], axis=1)[:, ::-1]
+    g = np.column_stack([grad[:n_items], grad_d.sum(axis=1), -steps * tail[:, 1:]])
+    g[:, 2:][~used[:, 1:]] = 0.0
+    return g.ravel()
+
+
+def maximise(objective, x0: np.ndarray, max_iter: int, gtol: float = 1e-5, ftol: float = 2.2e-9):
+    """L-BFGS-B on ``objective(x) -> (value, gradient)`` (maximised) within ±:data:`BOUND`;
+    returns the optimum and whether it sits on a bound."""
+
+    def negative(x):
+        value, grad = objective(x)
+        return -value, -grad
+
+    result = minimize(
+        negative,
+        x0,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(-BOUND, BOUND)] * len(x0),
+        options={"maxiter": max_iter, "gtol": gtol, "ftol": ftol},
+    )
+    return result.x, bool(np.any(np.abs(result.x) >= BOUND - 1e-6))
+
+
+def lbfgs_step(model, r, n, theta, items, prior=None, max_iter=10) -> tuple[ItemParameters, bool]:
     """Maximise Q of the 3PL or graded model by L-BFGS-B on all items stacked; returns the
     parameters and whether any of them sits on :data:`BOUND`."""
-    if model == "graded":
-        x0 = _graded_internal(items)
-        shape, used = x0.shape, ~np.isnan(items.intercept)
 
-        def unpack(x):
-            return _graded_from_internal(x.reshape(shape), items)
+    def objective(x):
+        value, grad = gradient(model, r, n, theta, from_internal(model, x, items), prior)
+        return value, chain(model, x, grad, items)
 
-        def objective(x):
-            current = unpack(x)
-            value, grad = gradient(model, r, n, theta, current)
-            n_items = shape[0]
-            grad_d = np.zeros_like(current.intercept)
-            grad_d[used] = grad[n_items:]
-            steps = np.exp(x.reshape(shape)[:, 2:])
-            # d_k = d_1 − Σ_{j≤k} e^{η_j}: ∂/∂d_1 = Σ_k ∂/∂d_k, ∂/∂η_k = −e^{η_k} Σ_{j≥k} ∂/∂d_j.
-            tail = np.cumsum(grad_d[:, ::-1], axis=1)[:, ::-1]
-            g = np.column_stack([grad[:n_items], grad_d.sum(axis=1), -steps * tail[:, 1:]])
-            g[:, 2:][~used[:, 1:]] = 0.0
-            return -value, -g.ravel()
-
-        x0 = x0.ravel()
-    else:
-        x0 = items.vector(model)
-
-        def unpack(x):
-            return items.from_vector(model, x)
-
-        def objective(x):
-            value, grad = gradient(model, r, n, theta, unpack(x), prior)
-            return -value, -grad
-
-    bounds = [(-BOUND, BOUND)] * len(x0)
-    result = minimize(
-        objective, x0, jac=True, method="L-BFGS-B", bounds=bounds, options={"maxiter": max_iter}
-    )
-    at_bound = bool(np.any(np.abs(result.x) >= BOUND - 1e-6))
-    return unpack(result.x), at_bound
+    x, at_bound = maximise(objective, to_internal(model, items), max_iter)
+    return from_internal(model, x, items), at_bound
