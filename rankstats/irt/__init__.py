@@ -7,11 +7,13 @@ responses whose missing cells are never counted as wrong. See :doc:`/user-guide/
 
 from rankstats.irt.estimation import NotConvergedWarning
 from rankstats.irt.fitting import fit
+from rankstats.irt.item_models import ItemPrior
 from rankstats.irt.responses import Responses, responses_from_long, responses_from_wide
 from rankstats.irt.result import IRTFit
 
 __all__ = [
     "IRTFit",
+    "ItemPrior",
     "NotConvergedWarning",
     "Responses",
     "fit",

@@ -33,7 +33,7 @@ import numpy as np
 from scipy.special import logit
 
 from rankstats.irt import estep, mstep
-from rankstats.irt.item_models import MODELS, ItemParameters, Quadrature
+from rankstats.irt.item_models import MODELS, NO_PRIOR, ItemParameters, ItemPrior, Quadrature
 from rankstats.irt.responses import Responses
 
 
@@ -79,9 +79,9 @@ def start_values(responses: Responses, model: str) -> ItemParameters:
 
 def _maximise(model, r, n, theta, items, prior):
     if model == "2pl":
-        return mstep.newton_2pl(r, n, theta, items), False
+        return mstep.newton_2pl(r, n, theta, items, prior), False
     if model == "rasch":
-        return mstep.newton_rasch(r, n, theta, items), False
+        return mstep.newton_rasch(r, n, theta, items, prior), False
     return mstep.lbfgs_step(model, r, n, theta, items, prior)
 
 
@@ -93,7 +93,7 @@ def run_em(
     tol: float = 1e-4,
     max_iter: int = 500,
     gtol: float = 1e-6,
-    guessing_prior: tuple[float, float] | None = None,
+    prior: ItemPrior = NO_PRIOR,
     max_se_parameters: int = 2000,
 ) -> EMResult:
     """Fit ``model`` by EM; the standard errors when the model is small enough."""
@@ -106,12 +106,12 @@ def run_em(
     for iteration in range(1, max_iter + 1):  # noqa: B007 (the count is reported)
         post = estep.posterior(data, items, quadrature)
         r, n = estep.expected_counts(data, post.weights)
-        new, at_bound = _maximise(model, r, n, theta, items, guessing_prior)
+        new, at_bound = _maximise(model, r, n, theta, items, prior)
         change = np.max(np.abs(new.vector(model) - items.vector(model)), initial=0.0)
         items = new
         if change < tol:
             break
-    items, converged, bound = polish(data, model, items, quadrature, guessing_prior, gtol)
+    items, converged, bound = polish(data, model, items, quadrature, prior, gtol)
     at_bound = at_bound or bound
     if not converged:
         warnings.warn(
@@ -126,18 +126,11 @@ def run_em(
     n_free = len(items.vector(model))
     covariance = None
     if n_free <= max_se_parameters:
-        covariance = covariance_matrix(data, model, items, quadrature, guessing_prior)
+        covariance = covariance_matrix(data, model, items, quadrature, prior)
     return EMResult(items, post, iteration, converged, at_bound, covariance)
 
 
-def _log_prior(model, items, prior) -> float:
-    if model != "3pl" or prior is None:
-        return 0.0
-    g = items.guessing
-    return float(np.sum((prior[0] - 1) * np.log(g) + (prior[1] - 1) * np.log1p(-g)))
-
-
-def polish(data, model, items, quadrature, prior, gtol, max_iter=1000):
+def polish(data, model, items, quadrature, prior, gtol, max_iter=2000):
     """L-BFGS on the marginal log-likelihood (+ the guessing prior) from the EM solution;
     returns (items, converged, on a bound)."""
     n_systems = data.mask.shape[0]
@@ -147,24 +140,24 @@ def polish(data, model, items, quadrature, prior, gtol, max_iter=1000):
         post = estep.posterior(data, current, quadrature)
         r, n = estep.expected_counts(data, post.weights)
         grad = mstep.gradient(model, r, n, quadrature.points, current, prior)[1]
-        value = post.loglik.sum() + _log_prior(model, current, prior)
+        value = post.loglik.sum() + prior.log_density(model, current)
         return value / n_systems, mstep.chain(model, x, grad, items) / n_systems
 
     x0 = mstep.to_internal(model, items)
-    # ftol ~ 0: stop on the gradient, not on a small relative change of the value.
-    x, at_bound = mstep.maximise(objective, x0, max_iter, gtol=gtol, ftol=1e-15)
-    final = objective(x)[1]
-    return mstep.from_internal(model, x, items), bool(np.max(np.abs(final)) < 10 * gtol), at_bound
+    # A small ftol: stop on the gradient, or when the log-likelihood per system changes by less
+    # than 1e-12 relative (weakly determined items, e.g. few systems and many items).
+    x, at_bound, success = mstep.maximise(objective, x0, max_iter, gtol=gtol, ftol=1e-12)
+    return mstep.from_internal(model, x, items), success, at_bound
 
 
-def marginal_gradient(data, model, items, quadrature, prior=None) -> np.ndarray:
+def marginal_gradient(data, model, items, quadrature, prior=NO_PRIOR) -> np.ndarray:
     """Exact gradient of the marginal log-likelihood (Fisher's identity)."""
     post = estep.posterior(data, items, quadrature)
     r, n = estep.expected_counts(data, post.weights)
     return mstep.gradient(model, r, n, quadrature.points, items, prior)[1]
 
 
-def covariance_matrix(data, model, items, quadrature, prior=None, step=1e-4) -> np.ndarray:
+def covariance_matrix(data, model, items, quadrature, prior=NO_PRIOR, step=1e-4) -> np.ndarray:
     r"""Inverse observed information: :math:`-H^{-1}`, ``H`` by central differences of
     :func:`marginal_gradient` (symmetrised). NaN where ``H`` is not negative definite."""
     x = items.vector(model)

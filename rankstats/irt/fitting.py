@@ -13,7 +13,8 @@ from rankstats.errors import DataWarning, preview
 from rankstats.irt import abilities as _abilities
 from rankstats.irt.estep import ResponseArrays, posterior
 from rankstats.irt.estimation import run_em
-from rankstats.irt.item_models import MODELS, mirt_grid
+from rankstats.irt.item_models import MODELS, NO_PRIOR, ItemPrior, mirt_grid
+from rankstats.irt.item_tables import RUNAWAY_SLOPE
 from rankstats.irt.responses import BINARY, GRADED, Responses, responses_from_wide
 from rankstats.irt.result import IRTFit
 
@@ -67,7 +68,7 @@ def fit(
     tol: float = 1e-4,
     max_iter: int = 500,
     gtol: float = 1e-6,
-    guessing_prior: tuple[float, float] | None = None,
+    prior: ItemPrior | None = None,
     confidence_level: float = 0.95,
     max_se_parameters: int = 2000,
     ability_points: int = 121,
@@ -94,9 +95,12 @@ def fit(
         The polish after EM (L-BFGS on the marginal log-likelihood, exact gradient) stops when
         no component of the gradient per system exceeds ``gtol``
         (:mod:`rankstats.irt.estimation`).
-    guessing_prior : (alpha, beta), optional
-        A Beta prior on the 3PL guessing parameters (mirt's ``parprior``; none by default, as
-        in mirt: then weakly determined guessing may run to 0, reported as not converged).
+    prior : ItemPrior, optional
+        Priors of the item parameters (:class:`~rankstats.irt.item_models.ItemPrior`: slopes
+        N(1, sd²), intercepts N(0, sd²), 3PL guessing Beta(α, β)), making the estimates Bayes
+        modal (mirt's ``parprior``). None by default, as in mirt: maximum likelihood. With few
+        systems and many items, a slope prior (``ItemPrior(slope_sd=0.5)``) keeps the items
+        that separate the systems perfectly finite; the fit warns when a slope runs away.
     confidence_level : float
         Coverage of the ability intervals (θ ± z · SE).
     ability_points : int
@@ -158,7 +162,7 @@ def fit(
             tol=tol,
             max_iter=max_iter,
             gtol=gtol,
-            guessing_prior=guessing_prior,
+            prior=NO_PRIOR if prior is None else prior,
             max_se_parameters=max_se_parameters,
         )
     data_arrays = ResponseArrays.build(used, binary=model != "graded")
@@ -167,6 +171,16 @@ def fit(
     theta, se = _abilities.eap(weights, ability_grid)
     if method != "EAP":
         theta, se = _abilities.modal(data_arrays, em.items, model, theta, prior=method == "MAP")
+    runaway = np.abs(em.items.slope) > RUNAWAY_SLOPE
+    if model != "rasch" and runaway.any():
+        warnings.warn(
+            f"{int(runaway.sum())} item slope(s) above {RUNAWAY_SLOPE:g} in absolute value "
+            f"({preview(np.asarray(used.items, dtype=object)[runaway].tolist(), 4)}): these "
+            "items separate the systems perfectly and their maximum likelihood estimates do not "
+            "exist; pass prior=rs.irt.ItemPrior(slope_sd=0.5) (few systems, many items)",
+            DataWarning,
+            stacklevel=2,
+        )
     return IRTFit(
         model=model,
         responses=used,

@@ -63,6 +63,10 @@ def item_table(fit) -> pd.DataFrame:
     return table
 
 
+#: A slope beyond this is a sign of separation (no finite maximum likelihood estimate).
+RUNAWAY_SLOPE = 10.0
+
+
 def flag_table(fit) -> pd.DataFrame:
     """Items flagged as possibly broken, with the reason."""
     rows = [(name, "left out", reason) for name, reason in fit.excluded.items()]
@@ -70,6 +74,15 @@ def flag_table(fit) -> pd.DataFrame:
     for name, a in zip(fit.responses.items, items.slope, strict=True):
         if fit.model != "rasch" and a < 0:
             rows.append((name, "negative discrimination", f"slope a = {a:.3f} < 0"))
+        if fit.model != "rasch" and abs(a) > RUNAWAY_SLOPE:
+            rows.append(
+                (
+                    name,
+                    "runaway slope",
+                    f"|a| = {abs(a):.3g}: the item separates the systems "
+                    "perfectly; fit with a slope prior (ItemPrior(slope_sd=...))",
+                )
+            )
     vector = items.vector(fit.model)
     if fit.model == "3pl":
         on_bound = np.abs(vector.reshape(-1, 3)) >= 30.0 - 1e-6
@@ -77,5 +90,11 @@ def flag_table(fit) -> pd.DataFrame:
             if row.any():
                 rows.append((name, "not converged", f"a parameter reached its bound (g = {g:.2g})"))
     if not fit.converged:
-        rows.append(("(all)", "not converged", f"EM stopped after {fit.n_iterations} iterations"))
+        rows.append(
+            (
+                "(all)",
+                "not converged",
+                "EM and the L-BFGS polish did not reach the optimum (NotConvergedWarning)",
+            )
+        )
     return pd.DataFrame(rows, columns=["item", "flag", "detail"])

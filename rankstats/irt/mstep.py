@@ -25,7 +25,11 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from rankstats.irt.item_models import ItemParameters, category_probabilities
+from rankstats.irt.item_models import (
+    NO_PRIOR,
+    ItemParameters,
+    category_probabilities,
+)
 
 TINY = 1e-300
 #: Bounds of slopes, intercepts and logit(g) in the quasi-Newton M-steps: a parameter that
@@ -55,8 +59,31 @@ def _graded_terms(r, theta, items):
     return value, dz
 
 
-def gradient(model, r, n, theta, items, prior=None) -> tuple[float, np.ndarray]:
-    """``(Q, ∂Q/∂ξ)`` at ``items`` in the layout of :meth:`ItemParameters.vector`."""
+def gradient(model, r, n, theta, items, prior=NO_PRIOR) -> tuple[float, np.ndarray]:
+    """``(Q + log prior, gradient)`` at ``items`` in the layout of :meth:`ItemParameters.vector`."""
+    value, grad = _likelihood_gradient(model, r, n, theta, items, prior)
+    return value + prior.log_density(model, items), grad + _prior_gradient(model, items, prior)
+
+
+def _prior_gradient(model, items, prior) -> np.ndarray:
+    """Gradient of the slope and intercept priors (the guessing prior is in the 3PL terms)."""
+    n = len(items.slope)
+    grad_a = np.zeros(n)
+    if prior.slope_sd is not None and model != "rasch":
+        grad_a = -(items.slope - 1.0) / prior.slope_sd**2
+    grad_d = np.zeros(items.intercept.shape)
+    if prior.intercept_sd is not None:
+        grad_d = -np.nan_to_num(items.intercept) / prior.intercept_sd**2
+    if model == "rasch":
+        return np.concatenate([[0.0], grad_d[:, 0]])
+    if model == "2pl":
+        return np.column_stack([grad_a, grad_d[:, 0]]).ravel()
+    if model == "3pl":
+        return np.column_stack([grad_a, grad_d[:, 0], np.zeros(n)]).ravel()
+    return np.concatenate([grad_a, grad_d[~np.isnan(items.intercept)]])
+
+
+def _likelihood_gradient(model, r, n, theta, items, prior) -> tuple[float, np.ndarray]:
     if model == "graded":
         value, dz = _graded_terms(r, theta, items)
         grad_a = np.einsum("ikq,q->i", dz, theta)
@@ -69,10 +96,9 @@ def gradient(model, r, n, theta, items, prior=None) -> tuple[float, np.ndarray]:
     if model == "2pl":
         return value, np.column_stack([grad_a, grad_d]).ravel()
     grad_c = dc.sum(axis=1)
-    if prior is not None:
-        g = items.guessing
-        value += np.sum((prior[0] - 1) * np.log(g) + (prior[1] - 1) * np.log1p(-g))
-        grad_c = grad_c + (prior[0] - 1) * (1 - g) - (prior[1] - 1) * g
+    if prior.guessing is not None:
+        g, (alpha, beta) = items.guessing, prior.guessing
+        grad_c = grad_c + (alpha - 1) * (1 - g) - (beta - 1) * g
     return value, np.column_stack([grad_a, grad_d, grad_c]).ravel()
 
 
@@ -83,36 +109,53 @@ def _newton_terms(r, n, theta, slope, intercept):
     return resid, w
 
 
-def newton_2pl(r, n, theta, items, steps=25, tol=1e-10) -> ItemParameters:
-    """Maximise Q of the 2PL: Newton on every item's (a, d) at once, step halved while Q falls."""
+def _precisions(model, prior) -> tuple[float, float]:
+    """Prior precisions of slope and intercept (0: no prior)."""
+    pa = 0.0 if prior.slope_sd is None or model == "rasch" else prior.slope_sd**-2
+    pd_ = 0.0 if prior.intercept_sd is None else prior.intercept_sd**-2
+    return pa, pd_
+
+
+def newton_2pl(r, n, theta, items, prior=NO_PRIOR, steps=25, tol=1e-10) -> ItemParameters:
+    """Maximise Q (+ log prior) of the 2PL: Newton on every item's (a, d) at once, the step
+    halved while the objective falls."""
+    # A separating item (no finite maximum) drives its slope far out: the products overflow
+    # there harmlessly (the step is halved, the item flagged as a runaway slope).
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _newton_2pl(r, n, theta, items, prior, steps, tol)
+
+
+def _newton_2pl(r, n, theta, items, prior, steps, tol) -> ItemParameters:
     a, d = items.slope.copy(), items.intercept[:, 0].copy()
+    pa, pd_ = _precisions("2pl", prior)
     for _ in range(steps):
         resid, w = _newton_terms(r[0], n, theta, a, d)
-        ga, gd = resid @ theta, resid.sum(axis=1)
-        haa, had, hdd = w @ theta**2, w @ theta, w.sum(axis=1)
+        ga, gd = resid @ theta - pa * (a - 1.0), resid.sum(axis=1) - pd_ * d
+        haa, had, hdd = w @ theta**2 + pa, w @ theta, w.sum(axis=1) + pd_
         det = np.clip(haa * hdd - had**2, 1e-300, None)
         # Newton step (−H)^{-1} g for the 2 × 2 negative Hessian [[haa, had], [had, hdd]].
         step_a = (hdd * ga - had * gd) / det
         step_d = (haa * gd - had * ga) / det
         a_new, d_new = a + step_a, d + step_d
-        a, d = _halve(r[0], n, theta, (a, d), (a_new, d_new))
+        a, d = _halve(r[0], n, theta, (a, d), (a_new, d_new), (pa, pd_))
         if max(np.abs(step_a).max(initial=0), np.abs(step_d).max(initial=0)) < tol:
             break
     return ItemParameters(a, d[:, None], items.guessing)
 
 
-def _item_q(r, n, theta, a, d):
+def _item_q(r, n, theta, a, d, precisions=(0.0, 0.0)):
     z = a[:, None] * theta[None, :] + d[:, None]
-    return np.sum(r * z - n * np.logaddexp(0.0, z), axis=1)
+    penalty = 0.5 * (precisions[0] * (a - 1.0) ** 2 + precisions[1] * d**2)
+    return np.sum(r * z - n * np.logaddexp(0.0, z), axis=1) - penalty
 
 
-def _halve(r, n, theta, old, new, tries=30):
+def _halve(r, n, theta, old, new, precisions, tries=30):
     """Per item, the Newton step halved until Q does not fall (it rarely has to be)."""
     a0, d0 = old
     a, d = (np.broadcast_to(x, a0.shape).copy() for x in new)
-    q0 = _item_q(r, n, theta, a0, d0)
+    q0 = _item_q(r, n, theta, a0, d0, precisions)
     for _ in range(tries):
-        worse = _item_q(r, n, theta, a, d) < q0 - 1e-12 * np.abs(q0)
+        worse = _item_q(r, n, theta, a, d, precisions) < q0 - 1e-12 * np.abs(q0)
         if not worse.any():
             break
         a[worse] = 0.5 * (a[worse] + a0[worse])
@@ -120,20 +163,22 @@ def _halve(r, n, theta, old, new, tries=30):
     return a, d
 
 
-def newton_rasch(r, n, theta, items, steps=25, tol=1e-10) -> ItemParameters:
+def newton_rasch(r, n, theta, items, prior=NO_PRIOR, steps=25, tol=1e-10) -> ItemParameters:
     """Maximise Q of the Rasch model (one slope, I intercepts): Newton with the arrow Hessian
     solved by its Schur complement, O(I) per step."""
     a, d = float(items.slope[0]), items.intercept[:, 0].copy()
+    _, pd_ = _precisions("rasch", prior)
     for _ in range(steps):
         resid, w = _newton_terms(r[0], n, theta, np.full(len(d), a), d)
-        ga, gd = float((resid @ theta).sum()), resid.sum(axis=1)
-        haa, had, hdd = float((w @ theta**2).sum()), w @ theta, w.sum(axis=1)
+        ga, gd = float((resid @ theta).sum()), resid.sum(axis=1) - pd_ * d
+        haa, had, hdd = float((w @ theta**2).sum()), w @ theta, w.sum(axis=1) + pd_
         schur = haa - np.sum(had**2 / hdd)
         step_a = (ga - np.sum(had * gd / hdd)) / schur
         step_d = (gd - had * step_a) / hdd
-        q0 = _item_q(r[0], n, theta, np.full(len(d), a), d).sum()
+        q0 = _item_q(r[0], n, theta, np.full(len(d), a), d, (0.0, pd_)).sum()
         for _ in range(30):
-            q1 = _item_q(r[0], n, theta, np.full(len(d), a + step_a), d + step_d).sum()
+            q1 = _item_q(r[0], n, theta, np.full(len(d), a + step_a), d + step_d, (0.0, pd_))
+            q1 = q1.sum()
             if q1 >= q0 - 1e-12 * abs(q0):
                 break
             step_a, step_d = 0.5 * step_a, 0.5 * step_d
@@ -186,7 +231,7 @@ def chain(model: str, x: np.ndarray, grad: np.ndarray, template: ItemParameters)
 
 def maximise(objective, x0: np.ndarray, max_iter: int, gtol: float = 1e-5, ftol: float = 2.2e-9):
     """L-BFGS-B on ``objective(x) -> (value, gradient)`` (maximised) within ±:data:`BOUND`;
-    returns the optimum and whether it sits on a bound."""
+    returns the optimum, whether it sits on a bound, and whether L-BFGS-B converged."""
 
     def negative(x):
         value, grad = objective(x)
@@ -200,10 +245,12 @@ def maximise(objective, x0: np.ndarray, max_iter: int, gtol: float = 1e-5, ftol:
         bounds=[(-BOUND, BOUND)] * len(x0),
         options={"maxiter": max_iter, "gtol": gtol, "ftol": ftol},
     )
-    return result.x, bool(np.any(np.abs(result.x) >= BOUND - 1e-6))
+    return result.x, bool(np.any(np.abs(result.x) >= BOUND - 1e-6)), bool(result.success)
 
 
-def lbfgs_step(model, r, n, theta, items, prior=None, max_iter=10) -> tuple[ItemParameters, bool]:
+def lbfgs_step(
+    model, r, n, theta, items, prior=NO_PRIOR, max_iter=10
+) -> tuple[ItemParameters, bool]:
     """Maximise Q of the 3PL or graded model by L-BFGS-B on all items stacked; returns the
     parameters and whether any of them sits on :data:`BOUND`."""
 
@@ -211,5 +258,5 @@ def lbfgs_step(model, r, n, theta, items, prior=None, max_iter=10) -> tuple[Item
         value, grad = gradient(model, r, n, theta, from_internal(model, x, items), prior)
         return value, chain(model, x, grad, items)
 
-    x, at_bound = maximise(objective, to_internal(model, items), max_iter)
+    x, at_bound, _ = maximise(objective, to_internal(model, items), max_iter)
     return from_internal(model, x, items), at_bound

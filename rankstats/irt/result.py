@@ -91,6 +91,8 @@ class IRTFit:
         scale = self.latent_sd
         theta, se = self.theta * scale, self.theta_se * scale
         z = norm.ppf(0.5 + self.confidence_level / 2)
+        with np.errstate(invalid="ignore"):  # ML: ±∞ abilities have infinite intervals
+            low, high = theta - z * se, theta + z * se
         values, observed = self.responses.values, self.responses.mask
         n = observed.sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -100,8 +102,8 @@ class IRTFit:
                 "system": list(self.responses.systems),
                 "theta": theta,
                 "se": se,
-                "low": theta - z * se,
-                "high": theta + z * se,
+                "low": low,
+                "high": high,
                 "n_items": n.astype(int),
                 "mean_response": mean,
             }
