@@ -60,6 +60,7 @@ COMMANDS = (
     "datasets",
     "kemeny",
     "battles",
+    "irt",
 )
 
 

@@ -233,6 +233,30 @@ def responses_from_long(
     return responses_from_wide(matrix, kind=kind, systems=list(s_names), items=list(i_names))
 
 
+def responses_from_scores(scores, *, kind: str = BINARY) -> Responses:
+    """Responses from a :class:`~rankstats.core.scores.Scores` table: with instances, each
+    (task, instance) is an item, named ``instance`` (``task/instance`` when there are several
+    tasks); without, each task is an item (a wide systems × items matrix read as a leaderboard).
+    Each score is a response; cells the table lacks (or holds as NaN) are missing.
+
+    The scores are read as oriented by ``Scores`` (a lower-is-better task is negated, and its
+    0/1 answers would then be refused: give correctness as higher-is-better).
+    """
+    data = scores.data.dropna(subset=["score"])
+    if "instance" not in data.columns:
+        data = data.assign(instance=data["task"], task="items")
+    several = data["task"].nunique() > 1
+    item = data["task"].astype(str) + "/" + data["instance"].astype(str) if several else None
+    long = pd.DataFrame(
+        {
+            "system": data["system"].astype(str).to_numpy(),
+            "item": (item if several else data["instance"].astype(str)).to_numpy(),
+            "response": data["score"].to_numpy(),
+        }
+    )
+    return responses_from_long(long, kind=kind)
+
+
 def expand_patterns(patterns: pd.DataFrame, count: str) -> pd.DataFrame:
     """One row per respondent from a table of response patterns and their counts (R's
     ``mirt::expand.table``), rows named ``r1, r2, ...``."""
