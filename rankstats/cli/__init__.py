@@ -1,9 +1,10 @@
 """The ``rankstats`` command: one module per subcommand, its options apart.
 
 Each subcommand has two modules named like it: :mod:`rankstats.cli.options.<name>` declares
-``HELP``, ``EXAMPLE``, ``arguments(parser)`` and ``Options``, the command's frozen options
-object (light: the parser of ``rankstats --help`` is built from them without numpy, pandas,
-SciPy or matplotlib), and ``rankstats.cli.<name>`` defines ``run(options) -> int`` (and
+``HELP``, ``EXAMPLE``, ``ARGUMENTS`` (its table of options, read by
+:func:`rankstats.cli.options.shared.add`) and ``Options``, the command's frozen options object
+(light: the parser of ``rankstats --help`` is built from them without numpy, pandas, SciPy or
+matplotlib), and ``rankstats.cli.<name>`` defines ``run(options) -> int`` (and
 optionally ``check(options)``, and ``build_options(namespace)`` when some options are derived
 from others), imported only when the command runs. Only the options of the subcommand named on
 the command line are built. The options object is built once, right after parsing; no function
@@ -28,6 +29,7 @@ import warnings
 from collections.abc import Iterable
 from types import ModuleType
 
+from rankstats.cli.options.shared import add
 from rankstats.cli.usage import (
     EXIT_BROKEN_PIPE,
     EXIT_FAILURE,
@@ -107,7 +109,10 @@ def build_parser(commands: Iterable[str] = COMMANDS) -> argparse.ArgumentParser:
         )
         if name not in filled:
             continue
-        options.arguments(child)
+        if hasattr(options, "ARGUMENTS"):
+            add(child, options.ARGUMENTS)
+        else:  # an options module declaring its own (``arguments(parser)``)
+            options.arguments(child)
         child.add_argument(
             "--debug",
             action="store_true",

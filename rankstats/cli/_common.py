@@ -9,8 +9,11 @@ The options themselves are declared in :mod:`rankstats.cli.options`; the exit co
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +21,7 @@ import numpy as np
 from rankstats._util.atomic import checkpoint
 from rankstats._util.text import shorten, terminal
 from rankstats.cli.options.groups import InputOptions, RankingsFileOptions
-from rankstats.cli.usage import UsageError
+from rankstats.cli.usage import UsageError, spoken
 
 
 def load_input(inp: InputOptions, fmt: str = "auto"):
@@ -187,6 +190,42 @@ def written(tmp: Path, final: Path, files: list[Path]) -> str:
 def file_done() -> None:
     """Test hook between two output files (``RANKSTATS_FAIL_AT=cli-file:N``)."""
     checkpoint("cli-file")
+
+
+def write_tables(directory: Path, tables: dict) -> list[Path]:
+    """Each table (a DataFrame; None: not written) as ``directory / name``, a CSV file, with one
+    progress tick per file; the files."""
+    from rankstats._util.text import write_csv
+
+    files = []
+    for name, frame in tables.items():
+        if frame is not None:
+            files.append(directory / name)
+            write_csv(frame, files[-1])
+            file_done()
+    return files
+
+
+@contextlib.contextmanager
+def noted(notes: list[str]) -> Iterator[None]:
+    """Every :class:`~rankstats.errors.DataWarning` of the block is kept in ``notes`` (for the
+    JSON) as the command line prints it (:func:`~rankstats.cli.usage.spoken`: flags) and shown
+    when the block ends, before its error if any; errors pass to the command's handler."""
+    from rankstats.errors import DataWarning
+
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as recorded:
+            warnings.simplefilter("always", DataWarning)
+            try:
+                yield
+            finally:
+                caught = list(recorded)
+    finally:
+        for w in caught:
+            if issubclass(w.category, DataWarning):
+                notes.append(spoken(w.message))
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def json_default(value: object) -> object:

@@ -203,6 +203,17 @@ def print_table(
     _print(table)
 
 
+def print_columns(
+    columns: Sequence[tuple[str, Justify, Sequence[object]]],
+    *,
+    title: str | None = None,
+    max_width: dict[int, int] | None = None,
+) -> None:
+    """:func:`print_table` of columns given with their cells: ``(header, justify, cells)``."""
+    rows = list(zip(*(cells for *_, cells in columns), strict=True))
+    print_table([(h, j) for h, j, _ in columns], rows, title=title, max_width=max_width)
+
+
 def print_frame(
     frame: pd.DataFrame,
     *,

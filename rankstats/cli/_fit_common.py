@@ -5,11 +5,9 @@ columns, and the output directory of one fitted model."""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import sys
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -17,18 +15,19 @@ import pandas as pd
 
 from rankstats._util import progress as _progress
 from rankstats._util.atomic import output_dir
-from rankstats._util.text import write_csv
 from rankstats.cli._common import (
     file_done,
     file_format,
     level_of,
     load_input,
     load_rankings_file,
+    noted,
     write_json,
+    write_tables,
     written,
 )
 from rankstats.cli.options.fit import Options
-from rankstats.cli.usage import UsageError, spoken
+from rankstats.cli.usage import UsageError
 from rankstats.core.rankings import Rankings
 from rankstats.datasets import load_paired, load_rankings
 
@@ -73,28 +72,6 @@ def fit_input(opts: Options) -> tuple[object, str, str]:
     level = level_of(opts.input.by, scores)
     name = opts.input.dataset or Path(opts.input.file).stem
     return Rankings.from_scores(scores, by=level), name, f"{level}-level rankings"
-
-
-@contextlib.contextmanager
-def noted(notes: list[str]) -> Iterator[None]:
-    """Every :class:`~rankstats.errors.DataWarning` of the block is kept in ``notes`` (for the
-    JSON) as the command line prints it (:func:`~rankstats.cli.usage.spoken`: flags) and shown
-    when the block ends, before its error if any; errors pass to the command's handler."""
-    from rankstats.errors import DataWarning
-
-    caught: list[warnings.WarningMessage] = []
-    try:
-        with warnings.catch_warnings(record=True) as recorded:
-            warnings.simplefilter("always", DataWarning)
-            try:
-                yield
-            finally:
-                caught = list(recorded)
-    finally:
-        for w in caught:
-            if issubclass(w.category, DataWarning):
-                notes.append(spoken(w.message))
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def fitting(fit_call, notes: list[str]):
@@ -322,15 +299,8 @@ def write_outputs(
         record = print_convergence(verdict, advice, fit, opts)
     out = Path(opts.output.out)
     with output_dir(out) as tmp:
-        files = [tmp / f"{opts.model}_{table_name}.csv", tmp / f"{opts.model}_pairwise.csv"]
-        write_csv(table, files[0])
-        file_done()
-        write_csv(pairs, files[1])
-        file_done()
-        for more_name, more_table in (more or {}).items():
-            files.append(tmp / f"{opts.model}_{more_name}.csv")
-            write_csv(more_table, files[-1])
-            file_done()
+        tables = {table_name: table, "pairwise": pairs, **(more or {})}
+        files = write_tables(tmp, {f"{opts.model}_{k}.csv": v for k, v in tables.items()})
         if forest:
             from rankstats.cli._top import figures_key_file
             from rankstats.models.plots import forest_plot

@@ -16,14 +16,12 @@ import warnings
 from pathlib import Path
 
 from rankstats._util.atomic import output_dir
-from rankstats._util.text import write_csv
-from rankstats.cli._common import file_done, written
+from rankstats.cli._common import noted, write_tables, written
 from rankstats.cli._fit_common import (
     choose_partition,
     described,
     fit_input,
     fit_model,
-    noted,
     print_estimate,
     tune_for,
 )
@@ -220,16 +218,13 @@ def _write(opts: Options, result, problems: dict[str, str]) -> int:
         record["estimate"] = [result.kfold[m].estimate for m in record["fit"]]
     record["converged"] = [m not in problems for m in record["fit"]]
     with output_dir(out) as tmp:
-        paths = [tmp / "model_comparison.csv"]
-        write_csv(record.drop(columns="model").rename(columns={"fit": "model"}), paths[0])
-        file_done()
+        table = record.drop(columns="model").rename(columns={"fit": "model"})
+        paths = write_tables(tmp, {"model_comparison.csv": table})
         if result.ic == "kfold":
             first = next(iter(result.kfold.values()))
             pointwise = result.pointwise.copy()
             pointwise.insert(0, "fold", first.folds.to_numpy() + 1)
             pointwise.index.name = "ranking"
-            paths.append(tmp / "kfold_pointwise.csv")
-            write_csv(pointwise.reset_index(), paths[1])
-            file_done()
+            paths += write_tables(tmp, {"kfold_pointwise.csv": pointwise.reset_index()})
     print(written(tmp, out, paths))
     return 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rankstats.cli._console import print_table
+from rankstats.cli._console import print_columns
 from rankstats.cli._fit_common import (
     advice_text,
     choose_partition,
@@ -18,7 +18,7 @@ from rankstats.cli._fit_common import (
     warn_verdict,
     write_outputs,
 )
-from rankstats.cli._mallows_tables import extension_notice, print_predictive, print_top_k
+from rankstats.cli._mallows_tables import extended_text, extension_notice, print_extras
 from rankstats.cli.options.fit import Options
 from rankstats.cli.usage import UsageError
 from rankstats.core.rankings import Rankings
@@ -45,13 +45,8 @@ def check_sampler_options(opts: Options, n_systems: int) -> None:
             )
 
 
-def mallows(opts: Options, data: object, name: str, what: str) -> int:
-    """``rankstats fit --model mallows``: consensus positions, θ and pairwise probabilities."""
-    from rankstats import models
-    from rankstats.core.preferences import AssessorPreferences
-    from rankstats.reporting.diagnostics import convergence
-
-    preferences = isinstance(data, AssessorPreferences)
+def _check(opts: Options, data: object, preferences: bool) -> None:
+    """The options of a Mallows fit against the data, before any fitting."""
     if not isinstance(data, Rankings) and not preferences:
         raise UsageError("the Mallows model takes rankings, not paired comparisons")
     if preferences and opts.method == "map":
@@ -61,12 +56,22 @@ def mallows(opts: Options, data: object, name: str, what: str) -> int:
     if opts.top_k is not None and opts.top_k > len(data.systems):
         raise UsageError(f"--top-k {opts.top_k} is more than the {len(data.systems)} systems")
     check_sampler_options(opts, len(data.systems))
-    hastings = metropolis(opts)
     choose_partition(opts, len(data.systems))
+
+
+def mallows(opts: Options, data: object, name: str, what: str) -> int:
+    """``rankstats fit --model mallows``: consensus positions, θ and pairwise probabilities."""
+    from rankstats import models
+    from rankstats.core.preferences import AssessorPreferences
+    from rankstats.reporting.diagnostics import convergence
+
+    preferences = isinstance(data, AssessorPreferences)
+    _check(opts, data, preferences)
     if opts.clusters > 1:
         from rankstats.cli._fit_mixture import mixture
 
         return mixture(opts, data, name, what)
+    hastings = metropolis(opts)
     model = models.Mallows(
         prior=opts.prior, distance=opts.distance, kind=opts.kind, error_model=opts.error_model
     )
@@ -75,11 +80,10 @@ def mallows(opts: Options, data: object, name: str, what: str) -> int:
     if sampled and not preferences:
         print_estimate(opts, model._prepare(data))
     unit = "draws" if hastings else "sweeps"
-    extending = extension_notice(opts, unit)
     extra = (
         {
             "max_draws": opts.max_draws,
-            "on_extend": extending,
+            "on_extend": extension_notice(opts, unit),
             "backend": opts.backend,
             "thin": opts.thin,
             **({"leap": opts.leap, "rho_proposal": opts.rho_proposal} if hastings else {}),
@@ -93,94 +97,14 @@ def mallows(opts: Options, data: object, name: str, what: str) -> int:
     warn_verdict(verdict, advice)
     summary = fit.summary(opts.ci_prob)
     if sampled:
-        extended = (
-            f", extended {fit.info['extensions']} time(s) to {fit.info['draws']} {unit}"
-            if fit.info.get("extensions")
-            else ""
-        )
-        if hastings:
-            print(
-                f"  Metropolis–Hastings: {fit.info['chains']} chains × {opts.mcmc.draws} draws, one"
-                f" every {fit.info['thin']} iterations, after {fit.info['tune']} discarded"
-                f"{extended}, seed {opts.seed}; acceptance ρ {fit.info['acceptance_rho']:.2f}, "
-                f"α {fit.info['acceptance_alpha']:.2f}"
-            )
-        else:
-            print(
-                f"  Gibbs sampler: {fit.info['chains']} chains × {opts.mcmc.draws} sweeps after "
-                f"{opts.mcmc.tune} discarded{extended}, seed {opts.seed}, backend "
-                f"{fit.info.get('backend', 'numpy')}"
-            )
-        parameter = "alpha" if hastings else "theta"
-        t = summary.loc[parameter]
-        print(
-            f"  {parameter} = {t['mean']:.4g} (sd {t['sd']:.3g}; {opts.ci_prob:.0%} interval "
-            f"[{t['low']:.4g}, {t['high']:.4g}])"
-            + (f"; θ = α/n = {t['mean'] / len(fit.systems):.4g}" if hastings else "")
-        )
-        if "error_probability" in summary.index:
-            e = summary.loc["error_probability"]
-            print(
-                f"  error probability of a stated preference = {e['mean']:.4g} (sd "
-                f"{e['sd']:.3g}; {opts.ci_prob:.0%} interval [{e['low']:.4g}, {e['high']:.4g}]; "
-                "Bernoulli error model)"
-            )
+        _print_sampled(opts, fit, summary, hastings, unit)
     else:
         print(
             f"  theta = {fit.theta:.6g} (maximum likelihood), Kemeny consensus optimal: "
             f"{fit.info['kemeny_optimal']}; log-likelihood {fit.log_likelihood:.4f}"
         )
-    rows = [f"position[{s}]" for s in fit.order]
-    centre = "mean" if sampled else "estimate"
-    table = pd.DataFrame(
-        {
-            "rank": range(1, len(rows) + 1),
-            "system": fit.order,
-            "position": summary.loc[rows, centre].to_numpy(),
-        }
-    )
-    columns = [("rank", "right"), ("system", "left"), ("position", "right")]
-    cells = [
-        [str(r) for r in table["rank"]],
-        list(table["system"]),
-        formatted(table["position"], ".2f"),
-    ]
-    if sampled:
-        for key in ("sd", "low", "high", "r_hat", "ess_bulk"):
-            table[key] = summary.loc[rows, key].to_numpy()
-        columns += [
-            ("sd", "right"),
-            ("low", "right"),
-            ("high", "right"),
-            ("R-hat", "right"),
-            ("ESS", "right"),
-        ]
-        cells += [
-            formatted(table["sd"], ".2f"),
-            formatted(table["low"], ".0f"),
-            formatted(table["high"], ".0f"),
-            formatted(table["r_hat"], ".3f"),
-            formatted(table["ess_bulk"], ".0f"),
-        ]
-    print()
-    ci = opts.ci_prob
-    print_table(
-        columns,
-        list(zip(*cells, strict=True)),
-        title=f"consensus (the ranking closest in expected {opts.distance} distance to the "
-        "posterior draws)"
-        + (f"; posterior position of each system in σ, {ci:.0%} interval" if sampled else ""),
-        max_width={1: 40},
-    )
-    if sampled:
-        print("(R-hat / ESS '-': the position is the same in every draw.)")
-    more = {}
-    if opts.top_k is not None:
-        more["top_k"] = fit.top_k(opts.top_k, opts.ci_prob)
-        print_top_k(more["top_k"], opts, "a new ranking puts the system in its")
-    if opts.predictive is not None:
-        more["predictive"] = fit.predictive_distribution(top=opts.predictive, seed=opts.seed)
-        print_predictive(more["predictive"], opts, "a new assessor")
+    table = _consensus_table(opts, fit, summary, sampled)
+    more = print_extras(opts, fit, "a new ranking puts the system in its", "a new assessor")
     return write_outputs(
         opts,
         fit,
@@ -194,3 +118,69 @@ def mallows(opts: Options, data: object, name: str, what: str) -> int:
         advice=advice,
         more=more,
     )
+
+
+def _print_sampled(opts: Options, fit, summary: pd.DataFrame, hastings: bool, unit: str) -> None:
+    """How the sampler ran, the dispersion and the error probability of a sampled fit."""
+    extended = extended_text(fit, unit)
+    if hastings:
+        print(
+            f"  Metropolis–Hastings: {fit.info['chains']} chains × {opts.mcmc.draws} draws, one"
+            f" every {fit.info['thin']} iterations, after {fit.info['tune']} discarded"
+            f"{extended}, seed {opts.seed}; acceptance ρ {fit.info['acceptance_rho']:.2f}, "
+            f"α {fit.info['acceptance_alpha']:.2f}"
+        )
+    else:
+        print(
+            f"  Gibbs sampler: {fit.info['chains']} chains × {opts.mcmc.draws} sweeps after "
+            f"{opts.mcmc.tune} discarded{extended}, seed {opts.seed}, backend "
+            f"{fit.info.get('backend', 'numpy')}"
+        )
+    parameter = "alpha" if hastings else "theta"
+    t = summary.loc[parameter]
+    print(
+        f"  {parameter} = {t['mean']:.4g} (sd {t['sd']:.3g}; {opts.ci_prob:.0%} interval "
+        f"[{t['low']:.4g}, {t['high']:.4g}])"
+        + (f"; θ = α/n = {t['mean'] / len(fit.systems):.4g}" if hastings else "")
+    )
+    if "error_probability" in summary.index:
+        e = summary.loc["error_probability"]
+        print(
+            f"  error probability of a stated preference = {e['mean']:.4g} (sd "
+            f"{e['sd']:.3g}; {opts.ci_prob:.0%} interval [{e['low']:.4g}, {e['high']:.4g}]; "
+            "Bernoulli error model)"
+        )
+
+
+def _consensus_table(opts: Options, fit, summary: pd.DataFrame, sampled: bool) -> pd.DataFrame:
+    """The consensus positions (with their intervals, R-hat and ESS when sampled), printed."""
+    rows = [f"position[{s}]" for s in fit.order]
+    table = pd.DataFrame(
+        {
+            "rank": range(1, len(rows) + 1),
+            "system": fit.order,
+            "position": summary.loc[rows, "mean" if sampled else "estimate"].to_numpy(),
+        }
+    )
+    shown = [("position", "position", ".2f")]
+    if sampled:
+        for key in ("sd", "low", "high", "r_hat", "ess_bulk"):
+            table[key] = summary.loc[rows, key].to_numpy()
+        shown += [("sd", "sd", ".2f"), ("low", "low", ".0f"), ("high", "high", ".0f")]
+        shown += [("r_hat", "R-hat", ".3f"), ("ess_bulk", "ESS", ".0f")]
+    print()
+    print_columns(
+        [("rank", "right", [str(r) for r in table["rank"]]), ("system", "left", table["system"])]
+        + [(header, "right", formatted(table[c], spec)) for c, header, spec in shown],
+        title=f"consensus (the ranking closest in expected {opts.distance} distance to the "
+        "posterior draws)"
+        + (
+            f"; posterior position of each system in σ, {opts.ci_prob:.0%} interval"
+            if sampled
+            else ""
+        ),
+        max_width={1: 40},
+    )
+    if sampled:
+        print("(R-hat / ESS '-': the position is the same in every draw.)")
+    return table

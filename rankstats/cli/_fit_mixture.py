@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rankstats.cli._console import print_table
+from rankstats.cli._console import print_columns, print_table
 from rankstats.cli._fit_common import (
     advice_text,
     described,
@@ -15,7 +15,7 @@ from rankstats.cli._fit_common import (
     warn_verdict,
     write_outputs,
 )
-from rankstats.cli._mallows_tables import extension_notice, print_predictive, print_top_k
+from rankstats.cli._mallows_tables import extended_text, extension_notice, print_extras
 from rankstats.cli.options.fit import Options
 from rankstats.cli.usage import UsageError
 
@@ -45,11 +45,7 @@ def mixture(opts: Options, data, name: str, what: str) -> int:
     verdict = convergence(fit)
     advice = advice_text(opts, verdict, fit)
     warn_verdict(verdict, advice)
-    extended = (
-        f", extended {fit.info['extensions']} time(s) to {fit.info['draws']} draws"
-        if fit.info.get("extensions")
-        else ""
-    )
+    extended = extended_text(fit)
     print(
         f"  Metropolis–Hastings: {fit.info['chains']} chains × {opts.mcmc.draws} draws, one every "
         f"{fit.info['thin']} iterations, after {fit.info['tune']} discarded{extended}, seed "
@@ -62,69 +58,8 @@ def mixture(opts: Options, data, name: str, what: str) -> int:
             f"  chains restarted at the end of tuning from the best one's state, their mixture "
             f"log-likelihood far below it: {moved}"
         )
-    summary = fit.summary(opts.ci_prob)
-    weights = fit.weights(opts.ci_prob)
-    k = fit.n_clusters
-    alpha = summary.loc[[f"alpha[{c + 1}]" for c in range(k)]]
-    clusters = pd.DataFrame(
-        {
-            "cluster": range(1, k + 1),
-            "weight": weights["weight"].to_numpy(),
-            "weight_low": weights["low"].to_numpy(),
-            "weight_high": weights["high"].to_numpy(),
-            "assessors": weights["assessors"].to_numpy(),
-            "alpha": alpha["mean"].to_numpy(),
-            "alpha_low": alpha["low"].to_numpy(),
-            "alpha_high": alpha["high"].to_numpy(),
-            "alpha_r_hat": alpha["r_hat"].to_numpy(),
-            "top": [", ".join(order[:3]) for order in fit.info["consensus"]],
-        }
-    )
-    print()
-    print_table(
-        [
-            ("cluster", "right"),
-            ("weight", "right"),
-            ("low", "right"),
-            ("high", "right"),
-            ("assessors", "right"),
-            ("alpha", "right"),
-            ("low", "right"),
-            ("high", "right"),
-            ("R-hat", "right"),
-            ("consensus, top 3", "left"),
-        ],
-        list(
-            zip(
-                [str(c) for c in clusters["cluster"]],
-                formatted(clusters["weight"], ".3f"),
-                formatted(clusters["weight_low"], ".3f"),
-                formatted(clusters["weight_high"], ".3f"),
-                [str(a) for a in clusters["assessors"]],
-                formatted(clusters["alpha"], ".3g"),
-                formatted(clusters["alpha_low"], ".3g"),
-                formatted(clusters["alpha_high"], ".3g"),
-                formatted(clusters["alpha_r_hat"], ".3f"),
-                list(clusters["top"]),
-                strict=True,
-            )
-        ),
-        title=f"clusters (posterior mean, {opts.ci_prob:.0%} interval; assessors: those whose "
-        "most probable cluster it is)",
-        max_width={9: 60},
-    )
-    consensus = pd.DataFrame(
-        {f"cluster {c + 1}": fit.info["consensus"][c] for c in range(k)},
-        index=pd.Index(range(1, len(fit.systems) + 1), name="rank"),
-    ).reset_index()
-    print()
-    print_table(
-        [("rank", "right")] + [(f"cluster {c + 1}", "left") for c in range(k)],
-        [[str(r), *row] for r, *row in consensus.itertuples(index=False)],
-        title=f"each cluster's consensus (the ranking closest in expected {opts.distance} "
-        "distance to its draws)",
-        max_width={c + 1: 30 for c in range(k)},
-    )
+    clusters = _clusters_table(opts, fit)
+    consensus = _consensus_table(opts, fit)
     assignments = fit.assignments().reset_index()
     uncertain = int((assignments["probability"] < 0.9).sum())
     print(
@@ -132,12 +67,12 @@ def mixture(opts: Options, data, name: str, what: str) -> int:
         "(mallows_assignments.csv)."
     )
     more = {"clusters": clusters, "assignments": assignments}
-    if opts.top_k is not None:
-        more["top_k"] = fit.top_k(opts.top_k, opts.ci_prob)
-        print_top_k(more["top_k"], opts, "a new assessor (cluster unknown) puts the system in the")
-    if opts.predictive is not None:
-        more["predictive"] = fit.predictive_distribution(top=opts.predictive, seed=opts.seed)
-        print_predictive(more["predictive"], opts, "a new assessor (cluster unknown)")
+    more |= print_extras(
+        opts,
+        fit,
+        "a new assessor (cluster unknown) puts the system in the",
+        "a new assessor (cluster unknown)",
+    )
     return write_outputs(
         opts,
         fit,
@@ -156,6 +91,66 @@ def mixture(opts: Options, data, name: str, what: str) -> int:
         advice=advice,
         more=more,
     )
+
+
+def _clusters_table(opts: Options, fit) -> pd.DataFrame:
+    """Each cluster's weight, dispersion and consensus, printed."""
+    summary = fit.summary(opts.ci_prob)
+    weights = fit.weights(opts.ci_prob)
+    alpha = summary.loc[[f"alpha[{c + 1}]" for c in range(fit.n_clusters)]]
+    clusters = pd.DataFrame(
+        {
+            "cluster": range(1, fit.n_clusters + 1),
+            "weight": weights["weight"].to_numpy(),
+            "weight_low": weights["low"].to_numpy(),
+            "weight_high": weights["high"].to_numpy(),
+            "assessors": weights["assessors"].to_numpy(),
+            "alpha": alpha["mean"].to_numpy(),
+            "alpha_low": alpha["low"].to_numpy(),
+            "alpha_high": alpha["high"].to_numpy(),
+            "alpha_r_hat": alpha["r_hat"].to_numpy(),
+            "top": [", ".join(order[:3]) for order in fit.info["consensus"]],
+        }
+    )
+    numbers = (
+        ("weight", "weight", ".3f"),
+        ("weight_low", "low", ".3f"),
+        ("weight_high", "high", ".3f"),
+        ("alpha", "alpha", ".3g"),
+        ("alpha_low", "low", ".3g"),
+        ("alpha_high", "high", ".3g"),
+        ("alpha_r_hat", "R-hat", ".3f"),
+    )
+    columns = [(header, "right", formatted(clusters[c], spec)) for c, header, spec in numbers]
+    columns.insert(0, ("cluster", "right", [str(c) for c in clusters["cluster"]]))
+    columns.insert(4, ("assessors", "right", [str(a) for a in clusters["assessors"]]))
+    columns.append(("consensus, top 3", "left", list(clusters["top"])))
+    print()
+    print_columns(
+        columns,
+        title=f"clusters (posterior mean, {opts.ci_prob:.0%} interval; assessors: those whose "
+        "most probable cluster it is)",
+        max_width={9: 60},
+    )
+    return clusters
+
+
+def _consensus_table(opts: Options, fit) -> pd.DataFrame:
+    """Each cluster's consensus ranking, side by side, printed."""
+    k = fit.n_clusters
+    consensus = pd.DataFrame(
+        {f"cluster {c + 1}": fit.info["consensus"][c] for c in range(k)},
+        index=pd.Index(range(1, len(fit.systems) + 1), name="rank"),
+    ).reset_index()
+    print()
+    print_table(
+        [("rank", "right")] + [(f"cluster {c + 1}", "left") for c in range(k)],
+        [[str(r), *row] for r, *row in consensus.itertuples(index=False)],
+        title=f"each cluster's consensus (the ranking closest in expected {opts.distance} "
+        "distance to its draws)",
+        max_width={c + 1: 30 for c in range(k)},
+    )
+    return consensus
 
 
 def _sampler_options(opts: Options) -> dict:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rankstats._util.text import terminal, write_csv
-from rankstats.cli._common import file_done, write_json
+from rankstats._util.text import terminal
+from rankstats.cli._common import write_json, write_tables
 from rankstats.cli._console import print_frame
 from rankstats.cli._significance_text import finite, p_text
 from rankstats.cli.options.significance import Options
@@ -43,11 +43,8 @@ CHOICE_NAMES = {
 def write_choice(choice, tmp: Path) -> list[Path]:
     """``choice.json`` (the checks, the decision, the omnibus and post-hoc summary),
     ``choice_summary.csv`` and ``choice_pairs.csv`` (the chosen post-hoc test's table)."""
-    files = [tmp / "choice_summary.csv", tmp / "choice_pairs.csv"]
-    write_csv(choice.summary, files[0])
-    file_done()
-    write_csv(choice.posthoc.table, files[1])
-    file_done()
+    tables = {"choice_summary.csv": choice.summary, "choice_pairs.csv": choice.posthoc.table}
+    files = write_tables(tmp, tables)
     record = {
         "decision": choice.decision,
         "test": CHOICE_NAMES[choice.decision],

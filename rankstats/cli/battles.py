@@ -10,7 +10,7 @@ import pandas as pd
 
 from rankstats._util.atomic import check_output_dir, output_dir
 from rankstats._util.text import latex_escape, terminal, write_csv
-from rankstats.cli._common import clean, file_done, write_json, written
+from rankstats.cli._common import clean, file_done, write_json, write_tables, written
 from rankstats.cli._console import print_frame
 from rankstats.cli.options.battles import Options
 from rankstats.cli.usage import UsageError, spoken
@@ -48,8 +48,32 @@ def run(opts: Options) -> int:
             print(f"rankstats battles: warning: {notes[-1]}", file=sys.stderr)
         else:
             warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
-    table = fit.table()
-    parameters = fit.parameters()
+    table, parameters = fit.table(), fit.parameters()
+    quasi = _print_fit(opts, fit, table, parameters, battles)
+    for note in notes:
+        print(f"\nnote: {note}")
+    problems = fit.info.get("posterior_problems")
+    if problems:
+        print("\nposterior NOT converged: " + "; ".join(problems))
+    out = Path(opts.output.out)
+    with output_dir(out) as tmp:
+        files = _write_tables(tmp, opts, fit, table, parameters)
+        summary = _summary(fit, battles, notes, table, parameters, quasi)
+        files.append(write_json(tmp / "summary.json", summary))
+        file_done()
+        if not opts.output.no_figures:
+            files += _figures(fit, tmp)
+        # Inside the --out block: a report that fails leaves --out as it was too.
+        report = _write_report(fit, battles, report_dir, opts.title)
+    print("\n" + written(tmp, out, files))
+    if report is not None:
+        print(f"report: {terminal(str(report.html))} ({len(report.files)} files in {report.out})")
+    return 0
+
+
+def _print_fit(opts: Options, fit, table: pd.DataFrame, parameters: pd.DataFrame, battles):
+    """The ratings, the parameters, the bootstrap's unit and the quasi-variances' accuracy
+    printed; the quasi-variances."""
     adjusted = " adjusted for " + ", ".join(fit.covariate_names) if fit.covariate_names else ""
     if "bias_reduction" in fit.info:
         adjusted = ", bias-reduced (Firth)" + adjusted
@@ -67,70 +91,66 @@ def run(opts: Options) -> int:
         print(f"\nbootstrap over {_unit(fit, battles)}")
     quasi = fit.quasi_variances()
     print(f"\nquasi_se: comparison intervals rating ± 1.96 quasi_se; {quasi.accuracy()}")
-    for note in notes:
-        print(f"\nnote: {note}")
-    problems = fit.info.get("posterior_problems")
-    if problems:
-        print("\nposterior NOT converged: " + "; ".join(problems))
-    out = Path(opts.output.out)
-    with output_dir(out) as tmp:
-        files = []
-        for name, frame in (("ratings.csv", table), ("parameters.csv", parameters)):
-            write_csv(frame, tmp / name)
-            files.append(tmp / name)
-            file_done()
-        matrix = fit.win_probability().loc[list(table["model"]), list(table["model"])]
-        write_csv(matrix.reset_index(names="model"), tmp / "win_probability.csv")
-        files.append(tmp / "win_probability.csv")
-        (tmp / "ratings.tex").write_text(latex_table(table, fit.methods, opts.confidence_level))
-        files.append(tmp / "ratings.tex")
-        info = {k: v for k, v in fit.info.items() if k not in ("warnings", "order_effect_dropped")}
-        summary = {
-            "battles": repr(battles),
-            "info": info,
-            "warnings": notes,
-            "parameters": clean(parameters.to_dict("records")),
-            "ratings": clean(table.to_dict("records")),
-            "quasi_variances": clean(
-                [
-                    {
-                        "worst_pair_low": quasi.worst_pair[0],
-                        "worst_pair_high": quasi.worst_pair[1],
-                        "worst_contrast_low": quasi.worst_contrast[0],
-                        "worst_contrast_high": quasi.worst_contrast[1],
-                    }
-                ]
-            )[0],
-        }
-        files.append(write_json(tmp / "summary.json", summary))
-        file_done()
-        if not opts.output.no_figures:
-            import matplotlib.pyplot as plt
+    return quasi
 
-            from rankstats.cli._top import figures_key_file
-            from rankstats.plotting.saving import save_figure
 
-            drawn = [
-                ("intervals", fit.plot(top=60)),
-                ("win_probability", fit.plot_win_probability(top=30)),
+def _write_tables(tmp: Path, opts: Options, fit, table, parameters) -> list[Path]:
+    """ratings.csv, parameters.csv, win_probability.csv and ratings.tex."""
+    files = write_tables(tmp, {"ratings.csv": table, "parameters.csv": parameters})
+    matrix = fit.win_probability().loc[list(table["model"]), list(table["model"])]
+    write_csv(matrix.reset_index(names="model"), tmp / "win_probability.csv")
+    files.append(tmp / "win_probability.csv")
+    (tmp / "ratings.tex").write_text(latex_table(table, fit.methods, opts.confidence_level))
+    files.append(tmp / "ratings.tex")
+    return files
+
+
+def _summary(fit, battles, notes: list[str], table, parameters, quasi) -> dict:
+    """The content of summary.json."""
+    return {
+        "battles": repr(battles),
+        "info": {
+            k: v for k, v in fit.info.items() if k not in ("warnings", "order_effect_dropped")
+        },
+        "warnings": notes,
+        "parameters": clean(parameters.to_dict("records")),
+        "ratings": clean(table.to_dict("records")),
+        "quasi_variances": clean(
+            [
+                {
+                    "worst_pair_low": quasi.worst_pair[0],
+                    "worst_pair_high": quasi.worst_pair[1],
+                    "worst_contrast_low": quasi.worst_contrast[0],
+                    "worst_contrast_high": quasi.worst_contrast[1],
+                }
             ]
-            if fit.covariate_names:
-                drawn.append(("covariates", fit.plot_covariates()))
-            for stem, figure in drawn:
-                files += save_figure(figure, tmp / stem)
-                plt.close(figure)
-                file_done()
-            # Both figures draw the labels of all the models (the same with --top).
-            keyed = dict.fromkeys(("intervals", "win_probability"), fit.models)
-            if fit.covariate_names:
-                keyed["covariates"] = fit.covariate_names
-            files += figures_key_file(keyed, tmp)
-        # Inside the --out block: a report that fails leaves --out as it was too.
-        report = _write_report(fit, battles, report_dir, opts.title)
-    print("\n" + written(tmp, out, files))
-    if report is not None:
-        print(f"report: {terminal(str(report.html))} ({len(report.files)} files in {report.out})")
-    return 0
+        )[0],
+    }
+
+
+def _figures(fit, tmp: Path) -> list[Path]:
+    """The intervals, the win probabilities and the covariates' effects, with their key file."""
+    import matplotlib.pyplot as plt
+
+    from rankstats.cli._top import figures_key_file
+    from rankstats.plotting.saving import save_figure
+
+    files = []
+    drawn = [
+        ("intervals", fit.plot(top=60)),
+        ("win_probability", fit.plot_win_probability(top=30)),
+    ]
+    if fit.covariate_names:
+        drawn.append(("covariates", fit.plot_covariates()))
+    for stem, figure in drawn:
+        files += save_figure(figure, tmp / stem)
+        plt.close(figure)
+        file_done()
+    # Both figures draw the labels of all the models (the same with --top).
+    keyed = dict.fromkeys(("intervals", "win_probability"), fit.models)
+    if fit.covariate_names:
+        keyed["covariates"] = fit.covariate_names
+    return files + figures_key_file(keyed, tmp)
 
 
 def _report_dir(opts: Options) -> Path | None:

@@ -13,8 +13,7 @@ import warnings
 from pathlib import Path
 
 from rankstats._util.atomic import output_dir
-from rankstats._util.text import write_csv
-from rankstats.cli._common import file_done, load_input, short, write_json, written
+from rankstats.cli._common import load_input, short, write_json, write_tables, written
 from rankstats.cli.options.check import Options
 from rankstats.cli.options.groups import InputOptions
 from rankstats.errors import DataWarning
@@ -82,9 +81,7 @@ def run(opts: Options) -> int:
         print("nothing found")
     out = Path(opts.output.out)
     with output_dir(out) as tmp:
-        files = [tmp / "check.csv"]
-        write_csv(check.table, files[0])
-        file_done()
+        files = write_tables(tmp, {"check.csv": check.table})
         data = {
             "name": name,
             "systems": len(scores.systems),

@@ -16,7 +16,7 @@ import dataclasses
 import pandas as pd
 
 from rankstats._util.atomic import check_save_dir
-from rankstats.cli._console import print_table
+from rankstats.cli._console import print_columns, print_table
 from rankstats.cli._fit_common import (
     advice_text,
     described,
@@ -96,12 +96,6 @@ def _check_models(opts: Options) -> None:
 def run(opts: Options) -> int:
     """``rankstats fit``; the library's errors and warnings pass to the command's handler, which
     prints those whose advice names options with the flags (:mod:`rankstats._util.advice`)."""
-    return _run(opts)
-
-
-def _run(opts: Options) -> int:
-    from rankstats import models
-
     chosen = opts.model_list
     covariates = _covariates(opts, chosen)
     if opts.bias_reduction and (opts.compare or opts.model == "mallows"):
@@ -110,31 +104,47 @@ def _run(opts: Options) -> int:
         )
     if opts.compare:
         return compare(opts, chosen)
-    if opts.model != "mallows":
-        for flag, given in (
-            ("--distance", opts.distance != "kendall"),
-            ("--thin", opts.thin),
-            ("--rho-proposal", opts.rho_proposal != "leap_and_shift"),
-            ("--leap", opts.leap != 1),
-            ("--partition", opts.partition),
-            ("--top-k", opts.top_k),
-            ("--predictive", opts.predictive),
-            ("--clusters", opts.clusters > 1),
-            ("--error-model", opts.error_model),
-        ):
-            if given:
-                raise UsageError(f"{flag} is a Mallows option (--model mallows)")
+    _refuse_mallows_options(opts)
     data, name, what = fit_input(opts)
     if opts.model == "mallows":
         if opts.method not in ("mcmc", "map"):
             raise UsageError("--model mallows takes --method mcmc or map")
         return mallows(opts, data, name, what)
+    return _worths(opts, data, name, what, covariates)
+
+
+def _refuse_mallows_options(opts: Options) -> None:
+    """The Mallows options given to a pl/bt fit."""
+    if opts.model == "mallows":
+        return
+    for flag, given in (
+        ("--distance", opts.distance != "kendall"),
+        ("--thin", opts.thin),
+        ("--rho-proposal", opts.rho_proposal != "leap_and_shift"),
+        ("--leap", opts.leap != 1),
+        ("--partition", opts.partition),
+        ("--top-k", opts.top_k),
+        ("--predictive", opts.predictive),
+        ("--clusters", opts.clusters > 1),
+        ("--error-model", opts.error_model),
+    ):
+        if given:
+            raise UsageError(f"{flag} is a Mallows option (--model mallows)")
+
+
+def _worths(opts: Options, data, name: str, what: str, covariates) -> int:
+    """A Plackett–Luce or Bradley–Terry fit: its worths, pairs and outputs."""
+    from rankstats import models
+    from rankstats.reporting.diagnostics import convergence
+
     if opts.method == "mcmc":
         raise UsageError("--method mcmc is the Mallows sampler; pl/bt use nuts, mle, map or pql")
-    if opts.max_draws is not None:
-        raise UsageError("--max-draws is a Mallows option (--model mallows)")
-    if opts.backend != "auto":
-        raise UsageError("--backend is a Mallows option (--model mallows)")
+    for flag, given in (
+        ("--max-draws", opts.max_draws is not None),
+        ("--backend", opts.backend != "auto"),
+    ):
+        if given:
+            raise UsageError(f"{flag} is a Mallows option (--model mallows)")
     cls = models.PlackettLuce if opts.model == "pl" else models.BradleyTerry
     model = cls(
         prior_scale=opts.prior_scale,
@@ -147,78 +157,11 @@ def _run(opts: Options) -> int:
     fit, notes = fit_model(
         model, data, opts, sampler=opts.sampler, bias_reduction=opts.bias_reduction
     )
-    from rankstats.reporting.diagnostics import convergence
-
     verdict = convergence(fit)
     advice = advice_text(opts, verdict, fit)
     warn_verdict(verdict, advice)
-    if opts.method == "nuts":
-        print(
-            f"  NUTS ({fit.info.get('sampler', opts.sampler)}): {opts.mcmc.chains} chains × "
-            f"{opts.mcmc.draws} draws after "
-            f"{opts.mcmc.tune} tuning steps, seed {opts.seed}"
-        )
-    elif fit.log_likelihood is not None:
-        label = "log-likelihood" if opts.method == "mle" else "log-posterior (up to a constant)"
-        if opts.method == "mle" and model.random_effect:
-            label = "log-likelihood (Laplace approximation, σ estimated)"
-        elif opts.method == "pql":
-            label = "log-likelihood (Laplace approximation at the PQL estimates)"
-        if opts.bias_reduction:
-            label = "log-likelihood at the bias-reduced estimate"
-        print(f"  {label}: {fit.log_likelihood:.4f}")
-    for key, value in fit.parameters.items():
-        if not key.startswith("log_") and not key.endswith("_se"):
-            print(f"  {key} = {value:.6g} (± {fit.parameters.get(key + '_se', float('nan')):.3g})")
-
-    summary = fit.summary(opts.ci_prob)
-    rows = [f"{fit.variable}[{s}]" for s in fit.order]
-    quasi_se, quasi = quasi_summary(fit)
-    centre = "mean" if opts.method == "nuts" else "estimate"
-    spread = "sd" if opts.method == "nuts" else "se"
-    table = pd.DataFrame(
-        {
-            "rank": range(1, len(rows) + 1),
-            "system": fit.order,
-            "log_worth": summary.loc[rows, centre].to_numpy(),
-            spread: summary.loc[rows, spread].to_numpy(),
-            "quasi_se": quasi_se,
-            "low": summary.loc[rows, "low"].to_numpy(),
-            "high": summary.loc[rows, "high"].to_numpy(),
-        }
-    )
-    columns = [
-        ("rank", "right"),
-        ("system", "left"),
-        ("log-worth", "right"),
-        (spread, "right"),
-        ("quasi-se", "right"),
-        ("low", "right"),
-        ("high", "right"),
-    ]
-    cells = [
-        [str(r) for r in table["rank"]],
-        list(table["system"]),
-        formatted(table["log_worth"], ".4f"),
-        formatted(table[spread], ".3f"),
-        formatted(table["quasi_se"], ".3f"),
-        formatted(table["low"], ".3f"),
-        formatted(table["high"], ".3f"),
-    ]
-    if opts.method == "nuts":
-        table["r_hat"] = summary.loc[rows, "r_hat"].to_numpy()
-        table["ess_bulk"] = summary.loc[rows, "ess_bulk"].to_numpy()
-        columns += [("R-hat", "right"), ("ESS", "right")]
-        cells += [formatted(table["r_hat"], ".3f"), formatted(table["ess_bulk"], ".0f")]
-    interval = "posterior" if opts.method == "nuts" else "Wald"
-    print()
-    print_table(
-        columns,
-        list(zip(*cells, strict=True)),
-        title=f"log-worth (centred), {opts.ci_prob:.0%} {interval} interval [low, high]",
-        max_width={1: 40},
-    )
-    print(f"  quasi-se: {quasi['note']}")
+    _print_fit_line(opts, fit, model)
+    table, quasi = _worth_table(opts, fit)
     pairs = fit.pairwise(opts.ci_prob)
     how = "posterior mean" if opts.method == "nuts" else "at the estimate"
     _print_matrix(pairs, fit.order, how)
@@ -239,6 +182,66 @@ def _run(opts: Options) -> int:
         more=more,
         extra={"quasi_variances": quasi},
     )
+
+
+def _print_fit_line(opts: Options, fit, model) -> None:
+    """How the fit ran (NUTS) or its log-likelihood, and its scalar parameters."""
+    if opts.method == "nuts":
+        print(
+            f"  NUTS ({fit.info.get('sampler', opts.sampler)}): {opts.mcmc.chains} chains × "
+            f"{opts.mcmc.draws} draws after "
+            f"{opts.mcmc.tune} tuning steps, seed {opts.seed}"
+        )
+    elif fit.log_likelihood is not None:
+        label = "log-likelihood" if opts.method == "mle" else "log-posterior (up to a constant)"
+        if opts.method == "mle" and model.random_effect:
+            label = "log-likelihood (Laplace approximation, σ estimated)"
+        elif opts.method == "pql":
+            label = "log-likelihood (Laplace approximation at the PQL estimates)"
+        if opts.bias_reduction:
+            label = "log-likelihood at the bias-reduced estimate"
+        print(f"  {label}: {fit.log_likelihood:.4f}")
+    for key, value in fit.parameters.items():
+        if not key.startswith("log_") and not key.endswith("_se"):
+            print(f"  {key} = {value:.6g} (± {fit.parameters.get(key + '_se', float('nan')):.3g})")
+
+
+def _worth_table(opts: Options, fit) -> tuple[pd.DataFrame, dict]:
+    """The log-worths with their intervals (and R-hat, ESS of a NUTS fit), printed; the table
+    and the quasi-variances."""
+    summary = fit.summary(opts.ci_prob)
+    rows = [f"{fit.variable}[{s}]" for s in fit.order]
+    quasi_se, quasi = quasi_summary(fit)
+    nuts = opts.method == "nuts"
+    centre, spread = ("mean", "sd") if nuts else ("estimate", "se")
+    table = pd.DataFrame(
+        {
+            "rank": range(1, len(rows) + 1),
+            "system": fit.order,
+            "log_worth": summary.loc[rows, centre].to_numpy(),
+            spread: summary.loc[rows, spread].to_numpy(),
+            "quasi_se": quasi_se,
+            "low": summary.loc[rows, "low"].to_numpy(),
+            "high": summary.loc[rows, "high"].to_numpy(),
+        }
+    )
+    if nuts:
+        table["r_hat"] = summary.loc[rows, "r_hat"].to_numpy()
+        table["ess_bulk"] = summary.loc[rows, "ess_bulk"].to_numpy()
+    shown = [("log_worth", "log-worth", ".4f")] + [
+        (c, c.replace("_", "-"), ".3f") for c in (spread, "quasi_se", "low", "high")
+    ]
+    shown += [("r_hat", "R-hat", ".3f"), ("ess_bulk", "ESS", ".0f")] if nuts else []
+    print()
+    print_columns(
+        [("rank", "right", [str(r) for r in table["rank"]]), ("system", "left", table["system"])]
+        + [(header, "right", formatted(table[c], spec)) for c, header, spec in shown],
+        title=f"log-worth (centred), {opts.ci_prob:.0%} "
+        f"{'posterior' if nuts else 'Wald'} interval [low, high]",
+        max_width={1: 40},
+    )
+    print(f"  quasi-se: {quasi['note']}")
+    return table, quasi
 
 
 def _covariates(opts: Options, chosen: list[str]) -> pd.DataFrame | None:

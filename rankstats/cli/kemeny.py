@@ -6,14 +6,20 @@ import warnings
 from pathlib import Path
 
 from rankstats._util.atomic import output_dir
-from rankstats._util.text import write_csv
-from rankstats.cli._common import clean, file_done, level_of, load_input, short, write_json, written
-from rankstats.cli._console import NAME_WIDTH, format_numbers, method_label, print_table
+from rankstats.cli._common import (
+    clean,
+    level_of,
+    load_input,
+    short,
+    write_json,
+    write_tables,
+    written,
+)
+from rankstats.cli._console import NAME_WIDTH, format_numbers, method_label, print_columns
 from rankstats.cli.options.kemeny import Options
 
 
 def run(opts: Options) -> int:
-    from rankstats.aggregation.aggregators import aggregate
     from rankstats.aggregation.dispersion_analysis import dispersion_table
     from rankstats.aggregation.kemeny_search import NotProvedOptimalWarning, kemeny
     from rankstats.core.rankings import Rankings
@@ -31,29 +37,18 @@ def run(opts: Options) -> int:
             seed=opts.seed,
             progress=True,  # a bar on a terminal; --progress / --quiet: see cli main
         )
-    borda = aggregate(rankings, method="borda").table.set_index("system")["rank"]
-    mean = aggregate(scores, method="mean").table.set_index("system")["rank"]
-    table = res.table.rename(columns={"rank": "rank_kemeny"})
-    table["rank_borda"] = borda.reindex(table["system"]).to_numpy()
-    table["rank_mean"] = mean.reindex(table["system"]).to_numpy()
+    table = _ranks(res, rankings, scores)
     name = scores.name or (Path(opts.input.file).name if opts.input.file else "scores")
     print(f"rankstats kemeny: {short(name, 80)}")
     print(f"  {short(repr(scores), 400)}")
     print(f"  {rankings.n_rankings} rankings ({level} level), missing systems imputed\n")
-    print_table(
-        [
-            (f"rank {method_label('kemeny')}", "right"),
-            ("system", "left"),
-            (f"rank {method_label('borda')}", "right"),
-            (f"rank {method_label('mean')}", "right"),
+    print_columns(
+        [(f"rank {method_label('kemeny')}", "right", format_numbers(table["rank_kemeny"]))]
+        + [("system", "left", table["system"])]
+        + [
+            (f"rank {method_label(m)}", "right", format_numbers(table[f"rank_{m}"]))
+            for m in ("borda", "mean")
         ],
-        zip(
-            format_numbers(table["rank_kemeny"]),
-            table["system"],
-            format_numbers(table["rank_borda"]),
-            format_numbers(table["rank_mean"]),
-            strict=True,
-        ),
         max_width={1: NAME_WIDTH},
     )
     status = "proved optimal" if res.optimal else f"NOT proved optimal (gap {res.gap:.3%})"
@@ -66,45 +61,65 @@ def run(opts: Options) -> int:
     disp = dispersion_table(
         scores, candidates=candidates, by=level, time_limit=opts.time_limit, seed=opts.seed
     )
-    gamma = disp.attrs["pairwise"]
-    print(
-        f"\ndispersion: mean Kendall distance between two rankings γ = {gamma:.6g} "
-        f"(of at most {len(table) * (len(table) - 1) / 2:g}); any consensus is at least γ/2 = "
-        f"{gamma / 2:.6g} from the rankings on average"
-    )
-    print_table(
-        [("consensus", "left"), ("distance", "right"), ("/ γ", "right")],
-        zip(
-            [method_label(c) for c in disp["candidate"]],
-            format_numbers(disp["distance"], decimals=3),
-            format_numbers(disp["ratio"], decimals=3),
-            strict=True,
-        ),
-    )
+    _print_dispersion(disp, len(table))
     if opts.output.out:
         out = Path(opts.output.out)
         with output_dir(out) as tmp:
-            files = [tmp / "kemeny.csv"]
-            write_csv(table, files[0])
-            file_done()
-            summary = {
-                "data": {"name": name, "level": level, "rankings": rankings.n_rankings},
-                "kemeny": {
-                    "order": res.order,
-                    "cost": res.cost,
-                    "lower_bound": res.lower_bound,
-                    "optimal": res.optimal,
-                    "gap": res.gap,
-                    "seconds": res.seconds,
-                    "method": res.method,
-                    "blocks": list(res.components),
-                },
-                "dispersion": {
-                    "pairwise": gamma,
-                    "random_baseline": disp.attrs["random_baseline"],
-                    "consensus": clean(disp.to_dict(orient="records")),
-                },
-            }
+            files = write_tables(tmp, {"kemeny.csv": table})
+            summary = _summary(
+                res, disp, {"name": name, "level": level, "rankings": rankings.n_rankings}
+            )
             files.append(write_json(tmp / "kemeny.json", summary))
         print("\n" + written(tmp, out, files))
     return 0
+
+
+def _ranks(res, rankings, scores):
+    """The Kemeny order with each system's Borda and mean-score ranks beside it."""
+    from rankstats.aggregation.aggregators import aggregate
+
+    borda = aggregate(rankings, method="borda").table.set_index("system")["rank"]
+    mean = aggregate(scores, method="mean").table.set_index("system")["rank"]
+    table = res.table.rename(columns={"rank": "rank_kemeny"})
+    table["rank_borda"] = borda.reindex(table["system"]).to_numpy()
+    table["rank_mean"] = mean.reindex(table["system"]).to_numpy()
+    return table
+
+
+def _print_dispersion(disp, n: int) -> None:
+    """γ and each consensus's distance to the rankings."""
+    gamma = disp.attrs["pairwise"]
+    print(
+        f"\ndispersion: mean Kendall distance between two rankings γ = {gamma:.6g} "
+        f"(of at most {n * (n - 1) / 2:g}); any consensus is at least γ/2 = "
+        f"{gamma / 2:.6g} from the rankings on average"
+    )
+    print_columns(
+        [
+            ("consensus", "left", [method_label(c) for c in disp["candidate"]]),
+            ("distance", "right", format_numbers(disp["distance"], decimals=3)),
+            ("/ γ", "right", format_numbers(disp["ratio"], decimals=3)),
+        ]
+    )
+
+
+def _summary(res, disp, data: dict) -> dict:
+    """The content of kemeny.json."""
+    return {
+        "data": data,
+        "kemeny": {
+            "order": res.order,
+            "cost": res.cost,
+            "lower_bound": res.lower_bound,
+            "optimal": res.optimal,
+            "gap": res.gap,
+            "seconds": res.seconds,
+            "method": res.method,
+            "blocks": list(res.components),
+        },
+        "dispersion": {
+            "pairwise": disp.attrs["pairwise"],
+            "random_baseline": disp.attrs["random_baseline"],
+            "consensus": clean(disp.to_dict(orient="records")),
+        },
+    }

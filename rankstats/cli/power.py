@@ -7,8 +7,7 @@ import dataclasses
 from pathlib import Path
 
 from rankstats._util.atomic import output_dir
-from rankstats._util.text import write_csv
-from rankstats.cli._common import file_done, written
+from rankstats.cli._common import write_tables, written
 from rankstats.cli._console import print_frame
 from rankstats.cli.options.groups import from_namespace
 from rankstats.cli.options.power import Options
@@ -334,12 +333,8 @@ def run(opts: Options) -> int:
         print(res.sentence(test, target="pair" if res.pair and not omnibus else None))
     out = Path(opts.output.out)
     with output_dir(out) as tmp:
-        files = [tmp / "summary.csv", tmp / "pairs.csv", tmp / "recovery.csv"]
-        for frame, path in zip(
-            (res.summary.reset_index(), res.pairs, res.recovery.reset_index()), files, strict=True
-        ):
-            write_csv(frame, path)
-            file_done()
+        tables = {"summary.csv": res.summary.reset_index(), "pairs.csv": res.pairs}
+        files = write_tables(tmp, tables | {"recovery.csv": res.recovery.reset_index()})
         files += _calibration_files(cal, tmp)
     print(written(tmp, out, files))
     return 0
@@ -351,12 +346,8 @@ def _calibration_files(cal, tmp: Path) -> list[Path]:
         return []
     from rankstats.plotting.saving import save_figure
 
-    files = [tmp / "calibration_systems.csv", tmp / "calibration_pairs.csv"]
-    write_csv(cal.systems, files[0])
-    file_done()
-    write_csv(cal.pairs, files[1])
-    file_done()
-    return files + save_figure(cal.plot(), tmp / "calibration")
+    tables = {"calibration_systems.csv": cal.systems, "calibration_pairs.csv": cal.pairs}
+    return write_tables(tmp, tables) + save_figure(cal.plot(), tmp / "calibration")
 
 
 def _sample_size(opts: Options, design, common: dict, cal) -> int:
@@ -395,9 +386,7 @@ def _sample_size(opts: Options, design, common: dict, cal) -> int:
     print(sentence)
     out = Path(opts.output.out)
     with output_dir(out) as tmp:
-        files = [tmp / "curve.csv"]
-        write_csv(res.curve.reset_index(), files[0])
-        file_done()
+        files = write_tables(tmp, {"curve.csv": res.curve.reset_index()})
         files += save_figure(res.plot(), tmp / "power_curve")
         files += _calibration_files(cal, tmp)
     print(written(tmp, out, files))

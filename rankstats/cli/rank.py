@@ -11,7 +11,6 @@ import pandas as pd
 
 from rankstats._util.atomic import output_dir
 from rankstats._util.method_names import method_name
-from rankstats._util.text import write_csv
 from rankstats.aggregation.aggregators import (
     STREAMED_METHODS,
     Aggregate,
@@ -25,14 +24,15 @@ from rankstats.cli._common import (
     load_input,
     short,
     write_json,
+    write_tables,
     written,
 )
 from rankstats.cli._console import (
     NAME_WIDTH,
     format_numbers,
     method_label,
+    print_columns,
     print_matrix,
-    print_table,
 )
 from rankstats.cli._top import heatmap_files, top_note
 from rankstats.cli.check import before_analysis
@@ -249,11 +249,7 @@ def _output(
 
     out = Path(opts.output.out)
     with output_dir(out) as tmp:
-        files = [tmp / "ranking.csv", tmp / "pairs.csv"]
-        write_csv(table, files[0])
-        file_done()
-        write_csv(ci, files[1])
-        file_done()
+        files = write_tables(tmp, {"ranking.csv": table, "pairs.csv": ci})
         if not opts.output.no_figures and len(shown) > HEATMAP_LIMIT:
             print(
                 f"note: no heatmap above {HEATMAP_LIMIT} systems ({len(shown)} here; --top N "
@@ -328,28 +324,17 @@ def _print_ranking(table: pd.DataFrame, method: str) -> None:
             table["above_next_significant"], table["below_next_significant"], strict=True
         )
     ]
-    columns = [
-        format_numbers(table["rank"]),
-        table["system"].tolist(),
-        format_numbers(table[method], decimals=4),
-        format_numbers(table["rank_mean"]),
-        format_numbers(table["mean"], decimals=4),
-        format_numbers(table["significantly_above"]),
-        format_numbers(table["significantly_below"]),
-        marks,
-    ]
-    print_table(
+    print_columns(
         [
-            (f"rank {label}", "right"),
-            ("system", "left"),
-            (label, "right"),
-            (f"rank {mean}", "right"),
-            (mean, "right"),
-            ("sig.>", "right"),
-            ("sig.<", "right"),
-            (">next", "left"),
+            (f"rank {label}", "right", format_numbers(table["rank"])),
+            ("system", "left", table["system"].tolist()),
+            (label, "right", format_numbers(table[method], decimals=4)),
+            (f"rank {mean}", "right", format_numbers(table["rank_mean"])),
+            (mean, "right", format_numbers(table["mean"], decimals=4)),
+            ("sig.>", "right", format_numbers(table["significantly_above"])),
+            ("sig.<", "right", format_numbers(table["significantly_below"])),
+            (">next", "left", marks),
         ],
-        list(zip(*columns, strict=True)),
         max_width={1: NAME_WIDTH},
     )
 

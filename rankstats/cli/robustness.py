@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rankstats._util.atomic import output_dir
-from rankstats._util.text import write_csv
-from rankstats.cli._common import file_done, written
+from rankstats.cli._common import write_tables, written
 from rankstats.cli._console import method_label, print_frame
 from rankstats.cli.options.robustness import Options
 from rankstats.cli.options.shared import check_n_jobs
@@ -59,11 +58,7 @@ def run(opts: Options) -> int:
     )
     out = Path(opts.output.out)
     with output_dir(out) as tmp:
-        files = [tmp / "robustness.csv", tmp / "summary.csv"]
-        write_csv(res.table, files[0])
-        file_done()
-        write_csv(summary, files[1])
-        file_done()
+        files = write_tables(tmp, {"robustness.csv": res.table, "summary.csv": summary})
         files += save_figure(res.plot(x=preset["x"], panel=panel), tmp / "robustness")
     print(written(tmp, out, files))
     return 0

@@ -11,10 +11,7 @@ printed (:mod:`rankstats._util.advice`); the warnings are also written to ``frie
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -22,9 +19,17 @@ import pandas as pd
 
 from rankstats._util.atomic import output_dir
 from rankstats._util.resources import require_memory
-from rankstats._util.text import write_csv
-from rankstats.cli._common import file_done, level_of, load_input, short, write_json, written
-from rankstats.cli._console import NAME_WIDTH, format_numbers, print_table
+from rankstats.cli._common import (
+    file_done,
+    level_of,
+    load_input,
+    noted,
+    short,
+    write_json,
+    write_tables,
+    written,
+)
+from rankstats.cli._console import NAME_WIDTH, format_numbers, print_columns
 from rankstats.cli._significance_bayes import (
     bayes_table,
     hierarchical_summary,
@@ -36,7 +41,7 @@ from rankstats.cli._significance_bayes import (
 from rankstats.cli._significance_choice import choose, print_choice, write_choice
 from rankstats.cli._significance_text import finite, p_text, summary_record
 from rankstats.cli.options.significance import Options
-from rankstats.cli.usage import UsageError, check_out, spoken
+from rankstats.cli.usage import UsageError, check_out
 
 #: Above this many systems the Hoeffding rank ranges (N² pairs) are not computed.
 HOEFFDING_LIMIT = 500
@@ -94,13 +99,21 @@ def check(opts: Options) -> None:
     check_out(opts.output)
 
 
-def run(opts: Options) -> int:
-    from rankstats.cli._top import key_file
-    from rankstats.plotting.saving import save_figure
-    from rankstats.significance.critical_difference import cd_table, group_letters
-    from rankstats.significance.friedman_test import friedman
-    from rankstats.significance.posthoc_tests import posthoc
+@dataclasses.dataclass(frozen=True)
+class _Results:
+    """What ``rankstats significance`` computed (None: not asked for)."""
 
+    fr: object
+    ph: object
+    ranks: pd.DataFrame
+    significant: bool
+    sets: object = None
+    bayes: pd.DataFrame | None = None
+    hier: pd.DataFrame | None = None
+    choice: object = None
+
+
+def run(opts: Options) -> int:
     scores = load_input(opts.input)
     if opts.hierarchical and not scores.has_instances:
         raise UsageError(
@@ -113,87 +126,24 @@ def run(opts: Options) -> int:
         n_systems=len(scores.systems),
     )
     level = level_of(opts.input.by, scores)
-    with _warnings_kept() as said:
-        fr = friedman(scores, by=level, missing=opts.missing, min_coverage=opts.min_coverage)
-        blocks = fr.blocks
-        chosen = pairs(scores, blocks, None, opts) if opts.pair is not None else None
-        ph = posthoc(
-            blocks,
-            method=opts.posthoc,
-            alpha=opts.alpha,
-            correction=opts.correction,
-            zero_method=opts.zero_method,
-        )
-        letters = group_letters(ph)
-        significant = fr.significant(opts.alpha)
-
-        ranks = ph.mean_ranks.rename_axis("system").reset_index()
-        ranks.insert(0, "position", np.arange(1, len(ranks) + 1))
-        ranks["group"] = ranks["system"].map(letters)
-
-        sets = None
-        if opts.rank_sets:
-            from rankstats.significance.rank_sets import rank_confidence_sets
-
-            sets = rank_confidence_sets(
-                blocks,
-                alpha=opts.alpha,
-                simultaneous=opts.simultaneous,
-                # The expected rank in a block (Friedman's parameter), not the mean score: the
-                # blocks may mix tasks on different scales, and the table is in average-rank
-                # order. With --missing imputed: the expected imputed rank (every block used).
-                of="rank",
-                n_resamples=opts.n_resamples,
-                seed=opts.seed,
-            )
-            table = _hoeffding(scores, level, blocks, sets)
-            if table is None:
-                table = sets.table[["system", "estimate", "rank", "rank_low", "rank_high"]]
-            # ``estimate`` is the mean rank again (the table's mean_rank column): not repeated.
-            table = table.drop(columns=["estimate"]).rename(columns={"rank": "rank_of_mean_rank"})
-            ranks = ranks.merge(table, on="system", how="left")
-
-        chosen = chosen or pairs(scores, blocks, ph, opts)
-        bayes = bayes_table(blocks, ph, opts, chosen) if opts.rope is not None else None
-        hier = hierarchical_table(scores, ph, opts, chosen) if opts.hierarchical else None
-        choice = choose(blocks, opts) if opts.choose else None
-
+    said: list[str] = []  # the data warnings, as printed (also in friedman.json)
+    with noted(said):
+        res = _compute(opts, scores, level)
     name = scores.name or (Path(opts.input.file).name if opts.input.file else "scores")
-    _print(opts, name, fr, ph, ranks, sets, bayes, significant)
-    if hier is not None:
-        print_hierarchical(opts, hier)
-    if choice is not None:
-        print_choice(choice)
-
+    _print(opts, name, res.fr, res.ph, res.ranks, res.sets, res.bayes, res.significant)
+    if res.hier is not None:
+        print_hierarchical(opts, res.hier)
+    if res.choice is not None:
+        print_choice(res.choice)
     out = Path(opts.output.out)
     with output_dir(out) as tmp:
-        files = [tmp / "average_ranks.csv", tmp / "posthoc_pairs.csv"]
-        write_csv(ranks, files[0])
-        file_done()
-        write_csv(ph.table, files[1])
-        file_done()
-        files += save_figure(ph.plot(), tmp / "cd_diagram")
-        files += key_file(list(ph.mean_ranks.index), tmp, figure="cd_diagram")  # shortened names
-        file_done()
-        files.append(tmp / "cd_table.tex")
-        files[-1].write_text(cd_table(ph))
-        file_done()
-        if sets is not None:
-            files.append(tmp / "rank_sets.csv")
-            write_csv(sets.table, files[-1])
-            file_done()
-        if bayes is not None:
-            files.append(tmp / "bayes_signed_rank.csv")
-            write_csv(bayes, files[-1])
-            file_done()
-        if hier is not None:
-            files.append(tmp / "hierarchical.csv")
-            write_csv(hier, files[-1])
-            file_done()
-        if choice is not None:
-            files += write_choice(choice, tmp)
-        summary = finite(summary_record(opts, name, level, fr, ph, ranks, sets, bayes, significant))
-        summary["bayes_hierarchical"] = finite(hierarchical_summary(opts, hier))
+        files = _write(tmp, res)
+        summary = finite(
+            summary_record(
+                opts, name, level, res.fr, res.ph, res.ranks, res.sets, res.bayes, res.significant
+            )
+        )
+        summary["bayes_hierarchical"] = finite(hierarchical_summary(opts, res.hier))
         summary["warnings"] = said
         summary["files"] = [str(out / p.relative_to(tmp)) for p in files] + [
             str(out / "friedman.json")
@@ -203,23 +153,92 @@ def run(opts: Options) -> int:
     return 0
 
 
-@contextlib.contextmanager
-def _warnings_kept() -> Iterator[list[str]]:
-    """Every :class:`~rankstats.errors.DataWarning` of the computation is shown as it is (the
-    command's handler spells an :class:`~rankstats._util.advice.AdviceWarning` with flags) and
-    its text, so spelled, kept in the list yielded (for friedman.json)."""
-    from rankstats.errors import DataWarning
+def _compute(opts: Options, scores, level: str) -> _Results:
+    """Friedman's test, the post-hoc test, the rank sets and the tests asked for."""
+    from rankstats.significance.critical_difference import group_letters
+    from rankstats.significance.friedman_test import friedman
+    from rankstats.significance.posthoc_tests import posthoc
 
-    said: list[str] = []
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", DataWarning)
-            yield said
-    finally:
-        for w in caught:
-            if isinstance(w.message, DataWarning):
-                said.append(spoken(w.message))
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    fr = friedman(scores, by=level, missing=opts.missing, min_coverage=opts.min_coverage)
+    blocks = fr.blocks
+    chosen = pairs(scores, blocks, None, opts) if opts.pair is not None else None
+    ph = posthoc(
+        blocks,
+        method=opts.posthoc,
+        alpha=opts.alpha,
+        correction=opts.correction,
+        zero_method=opts.zero_method,
+    )
+    letters = group_letters(ph)
+    significant = fr.significant(opts.alpha)
+    ranks = ph.mean_ranks.rename_axis("system").reset_index()
+    ranks.insert(0, "position", np.arange(1, len(ranks) + 1))
+    ranks["group"] = ranks["system"].map(letters)
+    sets = None
+    if opts.rank_sets:
+        sets, ranks = _rank_sets(opts, scores, level, blocks, ranks)
+    chosen = chosen or pairs(scores, blocks, ph, opts)
+    return _Results(
+        fr,
+        ph,
+        ranks,
+        significant,
+        sets,
+        bayes_table(blocks, ph, opts, chosen) if opts.rope is not None else None,
+        hierarchical_table(scores, ph, opts, chosen) if opts.hierarchical else None,
+        choose(blocks, opts) if opts.choose else None,
+    )
+
+
+def _rank_sets(opts: Options, scores, level: str, blocks, ranks: pd.DataFrame):
+    """The confidence sets for the ranks, and the table of average ranks with them (and the
+    Hoeffding rank ranges, when computed)."""
+    from rankstats.significance.rank_sets import rank_confidence_sets
+
+    sets = rank_confidence_sets(
+        blocks,
+        alpha=opts.alpha,
+        simultaneous=opts.simultaneous,
+        # The expected rank in a block (Friedman's parameter), not the mean score: the
+        # blocks may mix tasks on different scales, and the table is in average-rank
+        # order. With --missing imputed: the expected imputed rank (every block used).
+        of="rank",
+        n_resamples=opts.n_resamples,
+        seed=opts.seed,
+    )
+    table = _hoeffding(scores, level, blocks, sets)
+    if table is None:
+        table = sets.table[["system", "estimate", "rank", "rank_low", "rank_high"]]
+    # ``estimate`` is the mean rank again (the table's mean_rank column): not repeated.
+    table = table.drop(columns=["estimate"]).rename(columns={"rank": "rank_of_mean_rank"})
+    return sets, ranks.merge(table, on="system", how="left")
+
+
+def _write(tmp: Path, res: _Results) -> list[Path]:
+    """The tables, the CD diagram and its LaTeX table, and the tests' tables asked for."""
+    from rankstats.cli._top import key_file
+    from rankstats.plotting.saving import save_figure
+    from rankstats.significance.critical_difference import cd_table
+
+    ph = res.ph
+    files = write_tables(tmp, {"average_ranks.csv": res.ranks, "posthoc_pairs.csv": ph.table})
+    files += save_figure(ph.plot(), tmp / "cd_diagram")
+    files += key_file(list(ph.mean_ranks.index), tmp, figure="cd_diagram")  # shortened names
+    file_done()
+    files.append(tmp / "cd_table.tex")
+    files[-1].write_text(cd_table(ph))
+    file_done()
+    files += write_tables(
+        tmp,
+        {
+            "rank_sets.csv": None if res.sets is None else res.sets.table,
+            "bayes_signed_rank.csv": res.bayes,
+            "hierarchical.csv": res.hier,
+        },
+    )
+    if res.choice is not None:
+        files += write_choice(res.choice, tmp)
+    return files
 
 
 def _hoeffding(scores, level: str, blocks, sets) -> pd.DataFrame | None:
@@ -280,25 +299,20 @@ def _print(opts: Options, name, fr, ph, ranks, sets, bayes, significant) -> None
         )
     print()
     columns = [
-        ("#", "right"),
-        ("system", "left"),
-        ("avg rank", "right"),
-        ("group", "left"),
-    ]
-    cells = [
-        format_numbers(ranks["position"]),
-        ranks["system"].tolist(),
-        format_numbers(ranks["mean_rank"]),
-        ranks["group"].tolist(),
+        ("#", "right", format_numbers(ranks["position"])),
+        ("system", "left", ranks["system"].tolist()),
+        ("avg rank", "right", format_numbers(ranks["mean_rank"])),
+        ("group", "left", ranks["group"].tolist()),
     ]
     if sets is not None:
         kind = "simult." if sets.simultaneous else "marginal"
-        columns += [(f"rank set ({kind})", "right")]
-        cells.append(_spans(ranks["rank_low"], ranks["rank_high"]))
+        columns.append(
+            (f"rank set ({kind})", "right", _spans(ranks["rank_low"], ranks["rank_high"]))
+        )
         if "hoeffding_low" in ranks:
-            columns.append(("Hoeffding range", "right"))
-            cells.append(_spans(ranks["hoeffding_low"], ranks["hoeffding_high"]))
-    print_table(columns, list(zip(*cells, strict=True)), max_width={1: NAME_WIDTH})
+            spans = _spans(ranks["hoeffding_low"], ranks["hoeffding_high"])
+            columns.append(("Hoeffding range", "right", spans))
+    print_columns(columns, max_width={1: NAME_WIDTH})
     print(
         "\ngroup: systems sharing a letter are not significantly different (the bars of the CD "
         "diagram)."

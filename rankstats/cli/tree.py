@@ -6,14 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from rankstats._util.atomic import output_dir
-from rankstats._util.text import write_csv
 from rankstats.cli._common import (
-    file_done,
     file_format,
     level_of,
     load_input,
     load_rankings_file,
     short,
+    write_tables,
     written,
 )
 from rankstats.cli._console import print_frame
@@ -110,13 +109,8 @@ def run(opts: Options) -> int:
 
         out = Path(opts.output.out)
         with output_dir(out) as tmp:
-            files = [tmp / "leaves.csv", tmp / "worths.csv", tmp / "tests.csv"]
-            write_csv(tree.leaves(), files[0])
-            file_done()
-            write_csv(tree.worths().reset_index(), files[1])
-            file_done()
-            write_csv(tests, files[2])
-            file_done()
+            tables = {"leaves.csv": tree.leaves(), "worths.csv": tree.worths().reset_index()}
+            files = write_tables(tmp, tables | {"tests.csv": tests})
             files += save_figure(tree.plot(), tmp / "tree")
             files += figures_key_file({"tree": list(tree.systems)}, tmp)
         print("\n" + written(tmp, out, files))

@@ -2,118 +2,80 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 
 from rankstats.cli.options.groups import McmcOptions, OutputOptions
 from rankstats.cli.options.shared import (
-    add_battle_columns,
-    add_confidence_level_argument,
-    add_figures_argument,
-    add_mcmc_arguments,
-    add_n_resamples_argument,
-    add_output_argument,
-    add_progress_argument,
-    add_seed_argument,
-    add_text_file_arguments,
+    battle_columns,
+    confidence_level_argument,
+    exclusive,
+    figures_argument,
     finite,
+    group,
+    mcmc_arguments,
+    n_resamples_argument,
+    opt,
+    output_argument,
+    progress_argument,
+    seed_argument,
+    text_file_arguments,
 )
-from rankstats.cli.usage import renamed
 
 HELP = "Bradley–Terry ratings of pairwise battles (model_a, model_b, winner), with intervals"
 EXAMPLE = "rankstats battles battles.parquet --n-resamples 1000 --anchor gpt-4-0613 --out arena-out"
 
 
-def arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="battle log: CSV, TSV, Parquet, JSON (lines)")
-    add_battle_columns(parser)
-    add_text_file_arguments(parser)
-    parser.add_argument(
-        "--both-bad",
-        choices=["tie", "drop"],
-        default="tie",
-        help="'both bad' battles: count as ties (default) or leave out",
-    )
-    parser.add_argument(
-        "--ties",
-        choices=["davidson", "half"],
-        default="davidson",
-        help="Davidson's tie parameter (default) or a tie as half a win each way",
-    )
-    order = parser.add_mutually_exclusive_group()
-    order.add_argument(
-        "--order-effect",
-        dest="order_effect",
-        action="store_const",
-        const=True,
-        default=None,
-        help="estimate the advantage of the model shown first, and refuse a design that cannot "
-        "identify it (default: estimate it when the design identifies it; a star design, every "
-        "battle against one baseline, does not: it is then left out with a warning)",
-    )
-    order.add_argument(
-        "--no-order-effect",
-        dest="order_effect",
-        action="store_const",
-        const=False,
-        help="do not estimate the advantage of the model shown first",
-    )
-    parser.add_argument(
-        "--cluster",
-        default=None,
-        metavar="COL",
+# fmt: off
+ARGUMENTS = (
+    opt("file", metavar="FILE", help="battle log: CSV, TSV, Parquet, JSON (lines)"),
+    battle_columns(),
+    text_file_arguments(),
+    opt("--both-bad", choices=["tie", "drop"], default="tie",
+        help="'both bad' battles: count as ties (default) or leave out"),
+    opt("--ties", choices=["davidson", "half"], default="davidson",
+        help="Davidson's tie parameter (default) or a tie as half a win each way"),
+    exclusive(
+        opt("--order-effect", dest="order_effect", action="store_const", const=True, default=None,
+            help="estimate the advantage of the model shown first, and refuse a design that "
+            "cannot identify it (default: estimate it when the design identifies it; a star "
+            "design, every battle against one baseline, does not: it is then left out with a "
+            "warning)"),
+        opt("--no-order-effect", dest="order_effect", action="store_const", const=False,
+            help="do not estimate the advantage of the model shown first"),
+    ),
+    opt("--cluster", default=None, metavar="COL",
         help="column grouping battles that are not independent (e.g. question_id when each "
-        "question is judged several times): the bootstrap resamples clusters, not battles",
-    )
-    renamed(
-        parser,
-        "--battle-covariate",
-        old=("--covariate",),
-        action="append",
-        default=None,
+        "question is judged several times): the bootstrap resamples clusters, not battles"),
+    opt("--battle-covariate", old=("--covariate",), action="append", default=None,
         metavar="NAME[=COL|=COL_A,COL_B]",
         help="style control: a covariate of each battle in the log-odds (repeatable); a column "
         "of values oriented model a − model b, or two columns of non-negative values (e.g. "
-        "token counts) compared as (a − b) / (a + b); the ratings are then adjusted for them",
-    )
-    parser.add_argument(
-        "--no-standardize",
-        action="store_true",
-        help="--battle-covariate: fit the covariates as given (default: divided by their standard "
-        "deviation, effects per standard deviation)",
-    )
-    add_n_resamples_argument(parser, None, 0, " (default 1000; none with --bias-reduction)")
-    parser.add_argument(
-        "--bias-reduction",
-        action="store_true",
+        "token counts) compared as (a − b) / (a + b); the ratings are then adjusted for them"),
+    opt("--no-standardize", action="store_true",
+        help="--battle-covariate: fit the covariates as given (default: divided by their "
+        "standard deviation, effects per standard deviation)"),
+    n_resamples_argument(None, 0, " (default 1000; none with --bias-reduction)"),
+    opt("--bias-reduction", action="store_true",
         help="Firth's bias-reduced ratings (the likelihood penalised by Jeffreys' prior, as "
-        "BradleyTerry2's br = TRUE): finite when a model never wins or never loses",
-    )
-    parser.add_argument(
-        "--posterior", action="store_true", help="also sample the posterior (PyMC NUTS; slower)"
-    )
-    add_mcmc_arguments(parser, 1000, 1000, 0, "--posterior")
-    add_confidence_level_argument(parser, "intervals")
-    parser.add_argument("--anchor", default=None, metavar="MODEL", help="model fixed at --rating")
-    parser.add_argument(
-        "--rating", type=finite, default=1000.0, help="rating of --anchor, or the mean (1000)"
-    )
-    add_seed_argument(parser)
-    add_output_argument(parser, "battles-out", "ratings.csv/.tex, the figures, win_probability.csv")
-    add_figures_argument(parser)
-    add_progress_argument(parser)
-    rep = parser.add_argument_group("paper-ready report (with --report)")
-    rep.add_argument(
-        "--report",
-        default=None,
-        metavar="DIR",
-        help="also write the paper-ready report of the fit into DIR (a directory of its own "
-        "beside --out): report.html, LaTeX tables, CSV, figures, methods and BibTeX; see "
-        "`rankstats report` for score tables",
-    )
-    rep.add_argument(
-        "--title", default=None, help="--report: title of the report (default: the file name)"
-    )
+        "BradleyTerry2's br = TRUE): finite when a model never wins or never loses"),
+    opt("--posterior", action="store_true", help="also sample the posterior (PyMC NUTS; slower)"),
+    mcmc_arguments(1000, 1000, 0, "--posterior"),
+    confidence_level_argument("intervals"),
+    opt("--anchor", default=None, metavar="MODEL", help="model fixed at --rating"),
+    opt("--rating", type=finite, default=1000.0, help="rating of --anchor, or the mean (1000)"),
+    seed_argument(),
+    output_argument("battles-out", "ratings.csv/.tex, the figures, win_probability.csv"),
+    figures_argument(),
+    progress_argument(),
+    group("paper-ready report (with --report)",
+        opt("--report", default=None, metavar="DIR",
+            help="also write the paper-ready report of the fit into DIR (a directory of its own "
+            "beside --out): report.html, LaTeX tables, CSV, figures, methods and BibTeX; see "
+            "`rankstats report` for score tables"),
+        opt("--title", default=None, help="--report: title of the report (default: the file name)"),
+    ),
+)
+# fmt: on
 
 
 @dataclasses.dataclass(frozen=True)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 
 from rankstats.cli.options.groups import InputOptions, OutputOptions
-from rankstats.cli.options.shared import add_input_arguments, add_output_argument
+from rankstats.cli.options.shared import input_arguments, output_argument
 
 HELP = "check a score table before any analysis: placeholders, aggregate columns, scales, folds"
 EXAMPLE = (
@@ -15,9 +14,7 @@ EXAMPLE = (
 )
 
 
-def arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser)
-    add_output_argument(parser, "rankstats-check", "check.json and check.csv")
+ARGUMENTS = (input_arguments(), output_argument("rankstats-check", "check.json and check.csv"))
 
 
 @dataclasses.dataclass(frozen=True)

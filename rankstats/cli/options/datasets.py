@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 
 HELP = "list the bundled data sets"
 EXAMPLE = "rankstats datasets"
 
 
-def arguments(parser: argparse.ArgumentParser) -> None:
-    pass
+ARGUMENTS = ()
 
 
 @dataclasses.dataclass(frozen=True)

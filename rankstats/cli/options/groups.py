@@ -68,7 +68,7 @@ def _names(cls: type) -> set[str]:
 
 @dataclasses.dataclass(frozen=True)
 class InputOptions:
-    """FILE | ``--dataset`` and how a score table is read (:func:`add_input_arguments`), with
+    """FILE | ``--dataset`` and how a score table is read (``input_arguments``), with
     ``--by`` and ``--placeholders`` where the command has them."""
 
     file: str | None = None
@@ -91,7 +91,7 @@ class InputOptions:
 
 @dataclasses.dataclass(frozen=True)
 class RankingsFileOptions:
-    """What FILE holds and the columns of a rankings file (:func:`add_rankings_file_arguments`);
+    """What FILE holds and the columns of a rankings file (``RANKINGS_FILE``);
     ``scores`` for a command that reads score tables only."""
 
     format: str = "scores"
@@ -102,7 +102,7 @@ class RankingsFileOptions:
 
 @dataclasses.dataclass(frozen=True)
 class HoeffdingOptions:
-    """The Hoeffding intervals (:func:`add_significance_arguments`)."""
+    """The Hoeffding intervals (``significance_arguments``)."""
 
     delta: float = 0.05
     correction: str = "holm"
@@ -112,7 +112,7 @@ class HoeffdingOptions:
 
 @dataclasses.dataclass(frozen=True)
 class OutputOptions:
-    """Where the outputs go (:func:`add_output_argument`) and whether figures are drawn."""
+    """Where the outputs go (``output_argument``) and whether figures are drawn."""
 
     out: str | None = None
     no_figures: bool = False
@@ -120,7 +120,7 @@ class OutputOptions:
 
 @dataclasses.dataclass(frozen=True)
 class McmcOptions:
-    """The sampler's draws, tuning steps and chains (:func:`add_mcmc_arguments`)."""
+    """The sampler's draws, tuning steps and chains (``mcmc_arguments``)."""
 
     draws: int = 1000
     tune: int | None = 1000

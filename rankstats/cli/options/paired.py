@@ -2,62 +2,46 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 
 from rankstats.cli.options.groups import InputOptions, OutputOptions
 from rankstats.cli.options.shared import (
-    add_confidence_level_argument,
-    add_figures_argument,
-    add_input_arguments,
-    add_n_resamples_argument,
-    add_output_argument,
-    add_progress_argument,
-    add_seed_argument,
-    add_zero_method_argument,
+    confidence_level_argument,
+    figures_argument,
+    input_arguments,
+    n_resamples_argument,
+    opt,
+    output_argument,
+    progress_argument,
+    seed_argument,
+    zero_method_argument,
 )
 
 HELP = "paired instance-level tests and ratings on one metric"
 EXAMPLE = "rankstats paired --dataset tac08 --task H:pyramid"
 
 
-def arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser, task_flag="--task-column")
-    parser.add_argument(
-        "--task",
-        dest="metric",
-        default=None,
-        metavar="METRIC",
-        help="the metric (task) to analyse; required when the data holds several",
-    )
-    parser.add_argument(
-        "--systems-as-columns",
-        action="store_true",
+# fmt: off
+ARGUMENTS = (
+    input_arguments(task_flag="--task-column"),
+    opt("--task", dest="metric", default=None, metavar="METRIC",
+        help="the metric (task) to analyse; required when the data holds several"),
+    opt("--systems-as-columns", action="store_true",
         help="FILE is wide with one row per instance and one column per system "
-        "(the pairformance format)",
-    )
-    add_confidence_level_argument(
-        parser, "bootstrap intervals; α = 1 − confidence level marks significance"
-    )
-    add_n_resamples_argument(parser, 1000, 1, " (default 1000)")
-    parser.add_argument(
-        "--bt-ties",
-        choices=["half", "davidson"],
-        default="half",
-        help="Bradley–Terry ties: half a win each way (default) or Davidson's tie parameter",
-    )
-    add_zero_method_argument(parser, "wilcox")
-    add_seed_argument(parser)
-    parser.add_argument(
-        "--pair",
-        nargs=2,
-        action="append",
-        metavar=("A", "B"),
-        help="draw the pairing plot of A against B (repeatable; default: the two strongest)",
-    )
-    add_output_argument(parser, "paired-out", "pairs.csv, strengths.csv and the figures")
-    add_figures_argument(parser)
-    add_progress_argument(parser)
+        "(the pairformance format)"),
+    confidence_level_argument("bootstrap intervals; α = 1 − confidence level marks significance"),
+    n_resamples_argument(1000, 1, " (default 1000)"),
+    opt("--bt-ties", choices=["half", "davidson"], default="half",
+        help="Bradley–Terry ties: half a win each way (default) or Davidson's tie parameter"),
+    zero_method_argument("wilcox"),
+    seed_argument(),
+    opt("--pair", nargs=2, action="append", metavar=("A", "B"),
+        help="draw the pairing plot of A against B (repeatable; default: the two strongest)"),
+    output_argument("paired-out", "pairs.csv, strengths.csv and the figures"),
+    figures_argument(),
+    progress_argument(),
+)
+# fmt: on
 
 
 @dataclasses.dataclass(frozen=True)

@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 
 from rankstats.cli.options.groups import OutputOptions
 from rankstats.cli.options.shared import (
-    add_alpha_argument,
-    add_battle_columns,
-    add_by_argument,
-    add_n_jobs_argument,
-    add_output_argument,
-    add_progress_argument,
-    add_simulated_scores,
-    add_zero_method_argument,
+    alpha_argument,
     at_least,
+    battle_columns,
+    by_argument,
     fraction,
+    group,
+    n_jobs_argument,
     nonnegative,
+    opt,
+    output_argument,
     positive,
     probability,
+    progress_argument,
+    simulated_scores,
+    zero_method_argument,
 )
-from rankstats.cli.usage import renamed
+from rankstats.datasets import DATASETS
 
 HELP = "power and sample size of the tests for a simulated benchmark design"
 EXAMPLE = (
@@ -64,218 +65,104 @@ TARGETS = (
 VARIES = ("n_instances", "n_tasks", "phi", "accuracy_gap", "n_battles", "elo_step")
 
 
-def arguments(parser: argparse.ArgumentParser) -> None:
-    from rankstats.datasets import DATASETS
-
-    pilot = parser.add_argument_group("a pilot table to calibrate the design on (rs.calibrate)")
-    pilot.add_argument(
-        "file", nargs="?", help="pilot score table: CSV, TSV or Parquet (long or wide)"
-    )
-    pilot.add_argument("--dataset", choices=sorted(DATASETS), help="a bundled pilot instead")
-    pilot.add_argument(
-        "--metric",
-        nargs="+",
-        default=None,
-        metavar="TASK",
-        help="the pilot's task(s) to calibrate on (default: all)",
-    )
-    pilot.add_argument(
-        "--lower-is-better",
-        nargs="+",
-        default=[],
-        metavar="TASK",
-        help="pilot tasks where a lower score is better",
-    )
-    design = parser.add_argument_group("design without a pilot (the Gumbel simulator's parameters)")
-    design.add_argument("--systems", type=at_least(2), default=None, help="systems (default 10)")
-    design.add_argument(
-        "--tasks", type=at_least(1), default=None, help="tasks (default 1, or the pilot's)"
-    )
-    design.add_argument(
-        "--instances",
-        type=at_least(1),
-        default=None,
-        help="instances per task (default 100, or the pilot's)",
-    )
-    design.add_argument(
-        "--phi",
-        type=positive,
-        default=0.1,
-        help="location step between consecutive systems (default 0.1)",
-    )
-    design.add_argument(
-        "--noise",
-        choices=["gumbel", "normal", "laplace"],
-        default="gumbel",
-        help="Gumbel noise (Plackett–Luce rankings; default), normal or Laplace noise",
-    )
-    design.add_argument(
-        "--identical",
-        type=fraction,
-        default=0.0,
-        help="share of instances on which every system gives the same output (zero "
-        "differences; default 0)",
-    )
-    design.add_argument(
-        "--correlation",
-        type=float,
-        default=0.0,
-        help="with --noise normal: correlation of two systems' scores on one instance (default 0)",
-    )
-    design.add_argument(
-        "--accuracies",
-        nargs="+",
-        type=probability,
-        default=None,
-        metavar="ACC",
-        help="paired binary outcomes instead of scores: each system's accuracy (Card et al. "
-        "2020's setting; test them with --tests mcnemar)",
-    )
-    design.add_argument(
-        "--agreement",
-        type=probability,
-        default=None,
-        help="with --accuracies: share of items on which the two most accurate systems agree "
-        "(default: independent errors)",
-    )
-    add_simulated_scores(design, "noise", "cell")
-    arena = parser.add_argument_group(
-        "a battle design instead (rs.BattleDesign; tests battles, battles-ub)"
-    )
-    arena.add_argument(
-        "--battle-log",
-        default=None,
-        metavar="FILE",
-        help="a pilot battle log (model_a, model_b, winner): its Bradley–Terry fit sets the "
-        "ratings, order effect, ties and the allocation over pairs",
-    )
-    add_battle_columns(arena, "the pilot log's ")
-    arena.add_argument("--models", type=at_least(2), default=None, help="models (default 10)")
-    arena.add_argument(
-        "--battles",
-        type=at_least(1),
-        default=None,
-        help="battles per simulated log (default 5000, or the pilot log's)",
-    )
-    arena.add_argument(
-        "--elo-step",
-        type=nonnegative,
-        default=None,
-        help="Elo points between models next to each other (default 20)",
-    )
-    arena.add_argument(
-        "--order-effect",
-        type=float,
-        default=None,
-        help="log advantage η of the model shown first (default 0)",
-    )
-    arena.add_argument(
-        "--tie",
-        type=float,
-        default=None,
-        help="Davidson's log tie parameter log ν (default: no ties; 0: a third of the battles "
-        "of equal models tie)",
-    )
-    arena.add_argument(
-        "--allocation",
-        choices=["uniform", "balanced", "star"],
-        default=None,
-        help="pairs drawn uniformly per battle (default), the same battles per ordered pair, "
-        "or every battle against the first model",
-    )
-    tests = parser.add_argument_group("tests")
-    tests.add_argument(
-        "--tests",
-        nargs="+",
-        choices=TESTS,
-        default=None,
-        metavar="TEST",
-        help=f"tests whose power is simulated (default: hoeffding friedman nemenyi; with "
-        f"--target-power one test, default hoeffding; of {', '.join(TESTS)})",
-    )
-    tests.add_argument(
-        "--pair", nargs=2, default=None, metavar=("A", "B"), help="a pair of systems to report"
-    )
-    add_by_argument(
-        tests, "blocks: each (task, instance) or each task (mean over its instances)", "instance"
-    )
-    add_alpha_argument(tests, 0.05, "the tests")
-    tests.add_argument(
-        "--rope",
-        type=nonnegative,
-        default=0.01,
-        help="bayes: half-width of the region of practical equivalence, in score units "
-        "(default 0.01)",
-    )
-    tests.add_argument(
-        "--threshold",
-        type=probability,
-        default=0.95,
-        help="bayes: posterior probability a claim needs (default 0.95)",
-    )
-    tests.add_argument(
-        "--posterior-draws",
-        type=at_least(100),
-        default=1000,
-        help="bayes: posterior draws per decision (default 1000)",
-    )
-    add_zero_method_argument(tests, None)  # wilcoxon only: refused without it
-    renamed(
-        tests,
-        "--n-replications",
-        old=("--replications",),
-        type=at_least(2),
-        default=None,
-        help="simulated benchmarks (default 2000; with --target-power, 1000 per point)",
-    )
-    tests.add_argument("--seed", type=at_least(0), default=0, help="random seed (default 0)")
-    add_n_jobs_argument(tests, -1, "threads")
-    size = parser.add_argument_group("sample size (with --target-power)")
-    size.add_argument(
-        "--target-power",
-        type=probability,
-        default=None,
-        help="find the size that reaches this power (one test: the first of --tests)",
-    )
-    size.add_argument(
-        "--target",
-        choices=TARGETS,
-        default=None,
-        help="the power to reach: adjacent pairs (default), the --pair, every adjacent pair, "
-        "every pair, Friedman's omnibus test, or the recovery of the true order by Borda (σ^l) "
-        "or the mean (σ^μ): P(true best first) or the mean Kendall τ",
-    )
-    size.add_argument(
-        "--vary",
-        choices=VARIES,
-        default=None,
-        help="what the curve varies (default n_instances, or n_battles for a battle design; "
-        "phi, accuracy_gap (binary outcomes), elo_step: the detectable effect)",
-    )
-    size.add_argument(
-        "--sizes",
-        nargs="+",
-        type=positive,
-        default=None,
-        metavar="N",
-        help="the grid of the curve (increasing; default: 10 values from 10 to 10,000 instances)",
-    )
-    size.add_argument(
-        "--refine",
-        type=at_least(0),
-        default=2,
-        help="extra points simulated at the interpolated crossing (default 2)",
-    )
-    parser.add_argument(
-        "--ignore-memory-check",
-        action="store_true",
+# fmt: off
+ARGUMENTS = (
+    group("a pilot table to calibrate the design on (rs.calibrate)",
+        opt("file", nargs="?", help="pilot score table: CSV, TSV or Parquet (long or wide)"),
+        opt("--dataset", choices=sorted(DATASETS), help="a bundled pilot instead"),
+        opt("--metric", nargs="+", default=None, metavar="TASK",
+            help="the pilot's task(s) to calibrate on (default: all)"),
+        opt("--lower-is-better", nargs="+", default=[], metavar="TASK",
+            help="pilot tasks where a lower score is better"),
+    ),
+    group("design without a pilot (the Gumbel simulator's parameters)",
+        opt("--systems", type=at_least(2), default=None, help="systems (default 10)"),
+        opt("--tasks", type=at_least(1), default=None, help="tasks (default 1, or the pilot's)"),
+        opt("--instances", type=at_least(1), default=None,
+            help="instances per task (default 100, or the pilot's)"),
+        opt("--phi", type=positive, default=0.1,
+            help="location step between consecutive systems (default 0.1)"),
+        opt("--noise", choices=["gumbel", "normal", "laplace"], default="gumbel",
+            help="Gumbel noise (Plackett–Luce rankings; default), normal or Laplace noise"),
+        opt("--identical", type=fraction, default=0.0,
+            help="share of instances on which every system gives the same output (zero "
+            "differences; default 0)"),
+        opt("--correlation", type=float, default=0.0,
+            help="with --noise normal: correlation of two systems' scores on one instance "
+            "(default 0)"),
+        opt("--accuracies", nargs="+", type=probability, default=None, metavar="ACC",
+            help="paired binary outcomes instead of scores: each system's accuracy (Card et al. "
+            "2020's setting; test them with --tests mcnemar)"),
+        opt("--agreement", type=probability, default=None,
+            help="with --accuracies: share of items on which the two most accurate systems "
+            "agree (default: independent errors)"),
+        simulated_scores("noise", "cell"),
+    ),
+    group("a battle design instead (rs.BattleDesign; tests battles, battles-ub)",
+        opt("--battle-log", default=None, metavar="FILE",
+            help="a pilot battle log (model_a, model_b, winner): its Bradley–Terry fit sets the "
+            "ratings, order effect, ties and the allocation over pairs"),
+        battle_columns("the pilot log's "),
+        opt("--models", type=at_least(2), default=None, help="models (default 10)"),
+        opt("--battles", type=at_least(1), default=None,
+            help="battles per simulated log (default 5000, or the pilot log's)"),
+        opt("--elo-step", type=nonnegative, default=None,
+            help="Elo points between models next to each other (default 20)"),
+        opt("--order-effect", type=float, default=None,
+            help="log advantage η of the model shown first (default 0)"),
+        opt("--tie", type=float, default=None,
+            help="Davidson's log tie parameter log ν (default: no ties; 0: a third of the "
+            "battles of equal models tie)"),
+        opt("--allocation", choices=["uniform", "balanced", "star"], default=None,
+            help="pairs drawn uniformly per battle (default), the same battles per ordered "
+            "pair, or every battle against the first model"),
+    ),
+    group("tests",
+        opt("--tests", nargs="+", choices=TESTS, default=None, metavar="TEST",
+            help="tests whose power is simulated (default: hoeffding friedman nemenyi; with "
+            f"--target-power one test, default hoeffding; of {', '.join(TESTS)})"),
+        opt("--pair", nargs=2, default=None, metavar=("A", "B"),
+            help="a pair of systems to report"),
+        by_argument("blocks: each (task, instance) or each task (mean over its instances)",
+                    "instance"),
+        alpha_argument(0.05, "the tests"),
+        opt("--rope", type=nonnegative, default=0.01,
+            help="bayes: half-width of the region of practical equivalence, in score units "
+            "(default 0.01)"),
+        opt("--threshold", type=probability, default=0.95,
+            help="bayes: posterior probability a claim needs (default 0.95)"),
+        opt("--posterior-draws", type=at_least(100), default=1000,
+            help="bayes: posterior draws per decision (default 1000)"),
+        zero_method_argument(None),  # wilcoxon only: refused without it
+        opt("--n-replications", old=("--replications",), type=at_least(2), default=None,
+            help="simulated benchmarks (default 2000; with --target-power, 1000 per point)"),
+        opt("--seed", type=at_least(0), default=0, help="random seed (default 0)"),
+        n_jobs_argument(-1, "threads"),
+    ),
+    group("sample size (with --target-power)",
+        opt("--target-power", type=probability, default=None,
+            help="find the size that reaches this power (one test: the first of --tests)"),
+        opt("--target", choices=TARGETS, default=None,
+            help="the power to reach: adjacent pairs (default), the --pair, every adjacent "
+            "pair, every pair, Friedman's omnibus test, or the recovery of the true order by "
+            "Borda (σ^l) or the mean (σ^μ): P(true best first) or the mean Kendall τ"),
+        opt("--vary", choices=VARIES, default=None,
+            help="what the curve varies (default n_instances, or n_battles for a battle design; "
+            "phi, accuracy_gap (binary outcomes), elo_step: the detectable effect)"),
+        opt("--sizes", nargs="+", type=positive, default=None, metavar="N",
+            help="the grid of the curve (increasing; default: 10 values from 10 to 10,000 "
+            "instances)"),
+        opt("--refine", type=at_least(0), default=2,
+            help="extra points simulated at the interpolated crossing (default 2)"),
+    ),
+    opt("--ignore-memory-check", action="store_true",
         help="simulate even when the results' memory, estimated from the systems and "
-        "replications, exceeds what this machine has (sets RANKSTATS_IGNORE_MEMORY=1)",
-    )
-    add_output_argument(
-        parser, "power-out", "summary.csv, pairs.csv, recovery.csv (or curve.csv and the figure)"
-    )
-    add_progress_argument(parser)
+        "replications, exceeds what this machine has (sets RANKSTATS_IGNORE_MEMORY=1)"),
+    output_argument("power-out",
+                    "summary.csv, pairs.csv, recovery.csv (or curve.csv and the figure)"),
+    progress_argument(),
+)
+# fmt: on
 
 
 @dataclasses.dataclass(frozen=True)

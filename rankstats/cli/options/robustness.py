@@ -2,62 +2,51 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 
 from rankstats.aggregation.choices import METHODS
 from rankstats.cli.options.groups import OutputOptions
 from rankstats.cli.options.shared import (
-    add_n_jobs_argument,
-    add_output_argument,
-    add_progress_argument,
-    add_scheduler_argument,
-    add_seed_argument,
     at_least,
+    n_jobs_argument,
+    opt,
+    output_argument,
+    progress_argument,
+    scheduler_argument,
+    seed_argument,
 )
-from rankstats.cli.usage import renamed
 
 HELP = "run a robustness experiment of the papers"
 EXAMPLE = "rankstats robustness --experiment colombo2022-manipulation --n-replications 20"
 
 
-def arguments(parser: argparse.ArgumentParser) -> None:
+def _experiment() -> tuple:
     # The experiments live with the simulators (numpy, pandas): imported only when this
     # command's options are built.
     from rankstats.simulate.robustness_experiments import PRESETS
 
-    parser.add_argument(
-        "--experiment", choices=sorted(PRESETS), required=True, help="the preset to run"
-    )
-    renamed(
-        parser,
-        "--n-replications",
-        old=("--reps",),
-        type=at_least(1),
-        default=None,
-        help="replicates per grid cell (default: the preset's)",
-    )
-    parser.add_argument(
-        "--aggregators",
-        nargs="+",
-        default=["mean", "borda", "borda2"],
-        choices=METHODS,
+    return (opt("--experiment", choices=sorted(PRESETS), required=True, help="the preset to run"),)
+
+
+# fmt: off
+ARGUMENTS = (
+    _experiment,
+    opt("--n-replications", old=("--reps",), type=at_least(1), default=None,
+        help="replicates per grid cell (default: the preset's)"),
+    opt("--aggregators", nargs="+", default=["mean", "borda", "borda2"], choices=METHODS,
         metavar="METHOD",
         help="aggregators compared (default: mean borda borda2; also median, copeland, kemeny, "
-        "bt, pl)",
-    )
-    add_n_jobs_argument(parser, 1, "worker processes")
-    parser.add_argument(
-        "--backend",
-        choices=["processes", "joblib"],
-        default="processes",
-        help="how --n-jobs runs the grid cells: the standard library's process pool (default) or "
-        "joblib (loky; or a Dask cluster with --scheduler)",
-    )
-    add_scheduler_argument(parser, "the cells through joblib (implies --backend joblib)")
-    add_seed_argument(parser)
-    add_output_argument(parser, "robustness-out", "robustness.csv, summary.csv and the figure")
-    add_progress_argument(parser)
+        "bt, pl)"),
+    n_jobs_argument(1, "worker processes"),
+    opt("--backend", choices=["processes", "joblib"], default="processes",
+        help="how --n-jobs runs the grid cells: the standard library's process pool (default) "
+        "or joblib (loky; or a Dask cluster with --scheduler)"),
+    scheduler_argument("the cells through joblib (implies --backend joblib)"),
+    seed_argument(),
+    output_argument("robustness-out", "robustness.csv, summary.csv and the figure"),
+    progress_argument(),
+)
+# fmt: on
 
 
 @dataclasses.dataclass(frozen=True)

@@ -5,22 +5,25 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
 
 from rankstats.cli.options.groups import InputOptions, McmcOptions, OutputOptions
 from rankstats.cli.options.shared import (
-    add_alpha_argument,
-    add_input_arguments,
-    add_mcmc_arguments,
-    add_missing_treatment_arguments,
-    add_n_resamples_argument,
-    add_output_argument,
-    add_progress_argument,
-    add_seed_argument,
-    add_zero_method_argument,
+    alpha_argument,
     at_least,
+    exclusive,
+    fraction,
+    group,
+    input_arguments,
+    mcmc_arguments,
+    missing_treatment_arguments,
+    n_resamples_argument,
+    nonnegative,
+    opt,
+    output_argument,
+    progress_argument,
+    seed_argument,
+    zero_method_argument,
 )
-from rankstats.cli.usage import renamed
 
 HELP = (
     "Friedman's test, Nemenyi / Conover / Wilcoxon-Holm post-hoc tests, the critical-difference "
@@ -53,139 +56,67 @@ def _posthoc_method(text: str) -> str:
 _posthoc_method.__name__ = "post-hoc test"
 
 
-def _rope(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"expected a finite number ≥ 0, not {text!r}")
-    return value
-
-
-_rope.__name__ = "ROPE half-width"
-
-
-def _correlation(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), not {text!r}")
-    return value
-
-
-_correlation.__name__ = "correlation"
-
-
-def arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser, by=True)
-    tests = parser.add_argument_group("tests")
-    tests.add_argument(
-        "--posthoc",
-        type=_posthoc_method,
-        default="nemenyi",
-        metavar="{nemenyi,conover,wilcoxon-holm}",
-        help="post-hoc test of every pair (default: nemenyi, with its critical difference); "
-        "conover and wilcoxon-holm are Holm-adjusted unless --correction says otherwise",
-    )
-    renamed(
-        tests,
-        "--correction",
-        old=("--adjust",),
-        choices=ADJUST,
-        default=None,
-        help="multiplicity adjustment of the conover / wilcoxon-holm p-values (default: holm; "
-        "Nemenyi's p-values are single-step family-wise and take none, except with --missing "
-        "imputed, where holm / bonferroni / none replace the single-step max-|z| p-values)",
-    )
-    add_zero_method_argument(tests, None)  # checked with --posthoc: wilcoxon-holm only
-    add_alpha_argument(tests, 0.05, "the tests, the CD and the rank sets (family-wise)")
-    add_missing_treatment_arguments(tests, "error", 0.0)
-    tests.add_argument(
-        "--choose",
-        action="store_true",
-        help="also make the automatic choice autorank makes (Shapiro–Wilk normality, Bartlett / "
-        "Levene homoscedasticity → repeated-measures ANOVA + Tukey HSD, or Friedman + Nemenyi), "
-        "print its explanation and write choice.json, choice_summary.csv and the chosen "
-        "post-hoc pairs (complete blocks only)",
-    )
-    sets = parser.add_argument_group("confidence sets for the ranks (Mogstad et al. 2024)")
-    sets.add_argument(
-        "--rank-sets",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="bootstrap confidence sets for the ranks of the mean scores (default: on)",
-    )
-    kind = sets.add_mutually_exclusive_group()
-    kind.add_argument(
-        "--simultaneous",
-        dest="simultaneous",
-        action="store_true",
-        default=True,
-        help="sets covering the ranks of all systems at once (default)",
-    )
-    kind.add_argument(
-        "--marginal",
-        dest="simultaneous",
-        action="store_false",
-        help="sets each covering the rank of its own system (narrower)",
-    )
-    add_n_resamples_argument(sets, 1000, 100, " of the blocks, ≥ 100 (default 1000)", ("--boot",))
-    add_seed_argument(sets, "seed of the bootstrap and of the Bayesian posterior draws")
-    bayes = parser.add_argument_group("Bayesian signed-rank test (Benavoli et al. 2017)")
-    bayes.add_argument(
-        "--rope",
-        type=_rope,
-        default=None,
-        metavar="R",
-        help="half-width of the region of practical equivalence, in score units (≥ 0): test "
-        "every adjacent pair of the average-rank order and report P(a better), P(rope), "
-        "P(b better) (default: not run)",
-    )
-    bayes.add_argument(
-        "--pair",
-        nargs=2,
-        default=None,
-        metavar=("A", "B"),
-        help="test this pair of systems (with --rope, and --hierarchical) instead of every "
-        "adjacent pair of the average-rank order",
-    )
-    renamed(
-        bayes,
-        "--signed-rank-draws",
-        old=("--samples",),
-        type=at_least(1000),
-        default=50_000,
-        metavar="N",
-        help="posterior draws per pair of the Bayesian test (default 50000)",
-    )
-    hier = parser.add_argument_group(
-        "Bayesian hierarchical test across tasks (Corani et al. 2017; needs instance-level scores)"
-    )
-    hier.add_argument(
-        "--hierarchical",
-        action="store_true",
-        help="also run the hierarchical model (PyMC NUTS) on the same adjacent pairs as --rope: "
-        "P(a better), P(rope), P(b better) on a new task, written to hierarchical.csv "
-        "(needs --rope R)",
-    )
-    hier.add_argument(
-        "--rho",
-        type=_correlation,
-        default=0.0,
-        metavar="RHO",
-        help="correlation of two instances of one task, in [0, 1): 0 for independent instances "
-        "(default), 1/k for the folds of k-fold cross-validation",
-    )
-    add_mcmc_arguments(hier, 2000, 2000, 100, "NUTS of the hierarchical test (each ≥ 100)")
-    add_output_argument(
-        parser,
-        "significance-out",
-        "friedman.json, the CSV tables, the CD diagram and its LaTeX table",
-    )
-    add_progress_argument(parser)
+# fmt: off
+ARGUMENTS = (
+    input_arguments(by=True),
+    group("tests",
+        opt("--posthoc", type=_posthoc_method, default="nemenyi",
+            metavar="{nemenyi,conover,wilcoxon-holm}",
+            help="post-hoc test of every pair (default: nemenyi, with its critical difference); "
+            "conover and wilcoxon-holm are Holm-adjusted unless --correction says otherwise"),
+        opt("--correction", old=("--adjust",), choices=ADJUST, default=None,
+            help="multiplicity adjustment of the conover / wilcoxon-holm p-values (default: "
+            "holm; Nemenyi's p-values are single-step family-wise and take none, except with "
+            "--missing imputed, where holm / bonferroni / none replace the single-step max-|z| "
+            "p-values)"),
+        zero_method_argument(None),  # checked with --posthoc: wilcoxon-holm only
+        alpha_argument(0.05, "the tests, the CD and the rank sets (family-wise)"),
+        missing_treatment_arguments("error", 0.0),
+        opt("--choose", action="store_true",
+            help="also make the automatic choice autorank makes (Shapiro–Wilk normality, "
+            "Bartlett / Levene homoscedasticity → repeated-measures ANOVA + Tukey HSD, or "
+            "Friedman + Nemenyi), print its explanation and write choice.json, "
+            "choice_summary.csv and the chosen post-hoc pairs (complete blocks only)"),
+    ),
+    group("confidence sets for the ranks (Mogstad et al. 2024)",
+        opt("--rank-sets", action=argparse.BooleanOptionalAction, default=True,
+            help="bootstrap confidence sets for the ranks of the mean scores (default: on)"),
+        exclusive(
+            opt("--simultaneous", dest="simultaneous", action="store_true", default=True,
+                help="sets covering the ranks of all systems at once (default)"),
+            opt("--marginal", dest="simultaneous", action="store_false",
+                help="sets each covering the rank of its own system (narrower)"),
+        ),
+        n_resamples_argument(1000, 100, " of the blocks, ≥ 100 (default 1000)", ("--boot",)),
+        seed_argument("seed of the bootstrap and of the Bayesian posterior draws"),
+    ),
+    group("Bayesian signed-rank test (Benavoli et al. 2017)",
+        opt("--rope", type=nonnegative, default=None, metavar="R",
+            help="half-width of the region of practical equivalence, in score units (≥ 0): test "
+            "every adjacent pair of the average-rank order and report P(a better), P(rope), "
+            "P(b better) (default: not run)"),
+        opt("--pair", nargs=2, default=None, metavar=("A", "B"),
+            help="test this pair of systems (with --rope, and --hierarchical) instead of every "
+            "adjacent pair of the average-rank order"),
+        opt("--signed-rank-draws", old=("--samples",), type=at_least(1000), default=50_000,
+            metavar="N", help="posterior draws per pair of the Bayesian test (default 50000)"),
+    ),
+    group("Bayesian hierarchical test across tasks (Corani et al. 2017; needs instance-level "
+          "scores)",
+        opt("--hierarchical", action="store_true",
+            help="also run the hierarchical model (PyMC NUTS) on the same adjacent pairs as "
+            "--rope: P(a better), P(rope), P(b better) on a new task, written to "
+            "hierarchical.csv (needs --rope R)"),
+        opt("--rho", type=fraction, default=0.0, metavar="RHO",
+            help="correlation of two instances of one task, in [0, 1): 0 for independent "
+            "instances (default), 1/k for the folds of k-fold cross-validation"),
+        mcmc_arguments(2000, 2000, 100, "NUTS of the hierarchical test (each ≥ 100)"),
+    ),
+    output_argument("significance-out",
+                    "friedman.json, the CSV tables, the CD diagram and its LaTeX table"),
+    progress_argument(),
+)
+# fmt: on
 
 
 @dataclasses.dataclass(frozen=True)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 
 from rankstats.cli.options.shared import (
-    add_progress_argument,
-    add_seed_argument,
-    add_simulated_scores,
     at_least,
     finite,
+    opt,
+    progress_argument,
+    seed_argument,
+    simulated_scores,
 )
 
 HELP = "write a synthetic Gumbel benchmark with its truth"
@@ -20,54 +20,30 @@ EXAMPLE = (
 )
 
 
-def arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--systems", type=at_least(2), default=20, help="number of systems (default 20)"
-    )
-    parser.add_argument(
-        "--tasks", type=at_least(1), default=20, help="number of tasks (default 20)"
-    )
-    parser.add_argument(
-        "--instances",
-        type=at_least(1),
-        default=None,
-        help="instances per task (default: task-level scores)",
-    )
-    parser.add_argument(
-        "--phi",
-        type=finite,
-        default=0.5,
-        help="location step φ between consecutive systems (default 0.5; Colombo et al. 2022)",
-    )
-    parser.add_argument(
-        "--adversarial",
-        type=at_least(0),
-        default=0,
-        help="adversarial tasks (their order reversed; at most --tasks)",
-    )
-    add_simulated_scores(parser, "Gumbel", None)
-    add_seed_argument(parser)
-    parser.add_argument(
-        "--out",
-        required=True,
+# fmt: off
+ARGUMENTS = (
+    opt("--systems", type=at_least(2), default=20, help="number of systems (default 20)"),
+    opt("--tasks", type=at_least(1), default=20, help="number of tasks (default 20)"),
+    opt("--instances", type=at_least(1), default=None,
+        help="instances per task (default: task-level scores)"),
+    opt("--phi", type=finite, default=0.5,
+        help="location step φ between consecutive systems (default 0.5; Colombo et al. 2022)"),
+    opt("--adversarial", type=at_least(0), default=0,
+        help="adversarial tasks (their order reversed; at most --tasks)"),
+    simulated_scores("Gumbel", None),
+    seed_argument(),
+    opt("--out", required=True,
         help="output file (.csv, .csv.gz, .parquet); with --partitions, an output "
-        "directory. Written atomically.",
-    )
-    parser.add_argument(
-        "--partitions",
-        type=at_least(1),
-        default=None,
+        "directory. Written atomically."),
+    opt("--partitions", type=at_least(1), default=None,
         help="write a benchmark larger than memory as this many files in --out, one at a time "
         "(needs --instances; missing scores are left out, --missing-pattern block by default); "
-        "rankstats-manifest.json, written last, marks the set complete",
-    )
-    parser.add_argument(
-        "--format",
-        choices=["parquet", "csv"],
-        default="parquet",
-        help="file format with --partitions (default: parquet)",
-    )
-    add_progress_argument(parser, " (with --partitions)")
+        "rankstats-manifest.json, written last, marks the set complete"),
+    opt("--format", choices=["parquet", "csv"], default="parquet",
+        help="file format with --partitions (default: parquet)"),
+    progress_argument(" (with --partitions)"),
+)
+# fmt: on
 
 
 @dataclasses.dataclass(frozen=True)

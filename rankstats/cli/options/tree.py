@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 
 from rankstats.cli.options.groups import InputOptions, OutputOptions, RankingsFileOptions
 from rankstats.cli.options.shared import (
-    add_alpha_argument,
-    add_covariate_columns_argument,
-    add_input_arguments,
-    add_output_argument,
-    add_progress_argument,
-    add_rankings_file_arguments,
-    add_seed_argument,
+    RANKINGS_FILE,
+    alpha_argument,
     at_least,
+    covariate_columns_argument,
+    input_arguments,
+    opt,
+    output_argument,
     positive,
+    progress_argument,
+    seed_argument,
 )
-from rankstats.cli.usage import renamed
 
 HELP = (
     "partition the rankings by covariates of the rankers or tasks: a tree of Plackett–Luce "
@@ -29,69 +28,38 @@ EXAMPLE = (
 )
 
 
-def arguments(parser: argparse.ArgumentParser) -> None:
-    add_input_arguments(parser, by=True)
-    add_rankings_file_arguments(parser)
-    renamed(
-        parser,
-        "--ranker-covariates",
-        old=("--covariates",),
-        required=True,
-        metavar="FILE",
+# fmt: off
+ARGUMENTS = (
+    input_arguments(by=True),
+    RANKINGS_FILE,
+    opt("--ranker-covariates", old=("--covariates",), required=True, metavar="FILE",
         help="CSV, TSV or Parquet: one row per ranker (the --ranker labels of a rankings "
         "FILE, which may repeat: several rankings per ranker), or per task when the rankings "
         "are per (task, instance); its first column (or --key) names the ranker or task; columns "
         "without a number (text, true/false) are categorical, numbers numeric; a column of "
-        "numbers with other cells (a typo, inf) is refused, naming them",
-    )
-    parser.add_argument(
-        "--key", default=None, metavar="COLUMN", help="the column naming the ranker or task"
-    )
-    add_covariate_columns_argument(parser, "every column but the key")
-    parser.add_argument(
-        "--categorical",
-        nargs="+",
-        default=[],
-        metavar="COLUMN",
+        "numbers with other cells (a typo, inf) is refused, naming them"),
+    opt("--key", default=None, metavar="COLUMN", help="the column naming the ranker or task"),
+    covariate_columns_argument("every column but the key"),
+    opt("--categorical", nargs="+", default=[], metavar="COLUMN",
         help="covariates to treat as categorical although they hold numbers (codes, years); "
-        "columns without a number are categorical anyway",
-    )
-    parser.add_argument(
-        "--systems",
-        nargs="+",
-        default=None,
-        metavar="NAME",
+        "columns without a number are categorical anyway"),
+    opt("--systems", nargs="+", default=None, metavar="NAME",
         help="fit these systems only (each ranking restricted to them); the tests need more "
-        "rankers (or tasks) than systems",
-    )
-    add_alpha_argument(parser, 0.05, "the Bonferroni-adjusted instability tests")
-    parser.add_argument(
-        "--min-size",
-        type=at_least(1),
-        default=10,
-        help="fewest rankers (or tasks) in a leaf (default 10)",
-    )
-    parser.add_argument(
-        "--max-depth", type=at_least(0), default=None, help="deepest split (default: none)"
-    )
-    parser.add_argument(
-        "--trim",
-        type=positive,
-        default=0.1,
-        help="trimming π of the numeric covariates' supLM test, in (0, 0.5) (default 0.1)",
-    )
-    renamed(
-        parser,
-        "--draws",
-        old=("--n-draws",),
-        type=at_least(100),
-        default=10_000,
+        "rankers (or tasks) than systems"),
+    alpha_argument(0.05, "the Bonferroni-adjusted instability tests"),
+    opt("--min-size", type=at_least(1), default=10,
+        help="fewest rankers (or tasks) in a leaf (default 10)"),
+    opt("--max-depth", type=at_least(0), default=None, help="deepest split (default: none)"),
+    opt("--trim", type=positive, default=0.1,
+        help="trimming π of the numeric covariates' supLM test, in (0, 0.5) (default 0.1)"),
+    opt("--draws", old=("--n-draws",), type=at_least(100), default=10_000,
         help="draws of the simulated supLM null distribution (default 10000: its p-values "
-        "are at least 1/10001, printed as a bound '≤' there)",
-    )
-    add_seed_argument(parser, "seed of the simulated supLM null distribution")
-    add_output_argument(parser, None, "leaves.csv, worths.csv, tests.csv, tree.png and tree.pdf")
-    add_progress_argument(parser)
+        "are at least 1/10001, printed as a bound '≤' there)"),
+    seed_argument("seed of the simulated supLM null distribution"),
+    output_argument(None, "leaves.csv, worths.csv, tests.csv, tree.png and tree.pdf"),
+    progress_argument(),
+)
+# fmt: on
 
 
 @dataclasses.dataclass(frozen=True)
