@@ -12,7 +12,8 @@ def _se_columns(fit) -> dict[str, np.ndarray]:
     n = len(items.slope)
     cov = fit.em.covariance
     if model == "rasch":
-        return {"se_d": se[1:], "cov_ad": np.zeros(n), "se_a": np.zeros(n)}
+        # The slope is fixed at 1 (the shared slope is the latent SD: IRTFit.latent_sd_se).
+        return {"se_d": se[1:], "cov_ad": np.zeros(n), "se_a": np.full(n, np.nan)}
     if model in ("2pl", "3pl"):
         width = 2 if model == "2pl" else 3
         out = {"se_a": se[0::width], "se_d": se[1::width]}

@@ -59,6 +59,11 @@ class IRTFit:
         return float(self.em.items.slope[0]) if self.model == "rasch" else 1.0
 
     @property
+    def latent_sd_se(self) -> float:
+        """Standard error of :attr:`latent_sd` (Rasch; NaN otherwise)."""
+        return float(self.standard_errors[0]) if self.model == "rasch" else float("nan")
+
+    @property
     def se_type(self) -> str:
         """How the standard errors were computed (as mirt's ``SE.type``)."""
         if self.em.covariance is None:

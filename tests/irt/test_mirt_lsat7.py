@@ -82,6 +82,9 @@ def test_rasch_equals_mirt(lsat7):
     assert fit.items["se_d"][0] == pytest.approx(0.100416, abs=2e-4)
     # test-01-mirtOne.R, modm4 (one slope shared by the items): a = 1.011 = the latent SD.
     assert fit.latent_sd == pytest.approx(1.011, abs=1e-3)
+    # modm4's interval for the shared slope, 0.885–1.138 (crossprod SEs): SE about 0.065.
+    assert fit.latent_sd_se == pytest.approx((1.138 - 0.885) / 3.92, rel=0.05)
+    assert np.isnan(fit.items["se_a"]).all()
 
 
 def test_rasch_lsat6_equals_mirt():
