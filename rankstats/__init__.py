@@ -101,10 +101,10 @@ _EXPORTS = {
     "read_scores": "io.score_files",
 }
 #: Public submodules: ``rs.simulate.gumbel(...)``, ``rs.models.PlackettLuce()``.
-_SUBMODULES = ("models", "simulate")
+_SUBMODULES = ("irt", "models", "simulate")
 
 if TYPE_CHECKING:  # static tools see every name; nothing is imported at run time
-    from rankstats import models, simulate
+    from rankstats import irt, models, simulate
     from rankstats._pymc.settings import NutsSettings
     from rankstats.aggregation.aggregators import Aggregate, aggregate
     from rankstats.aggregation.comparison import Comparison, compare
@@ -242,6 +242,7 @@ __all__ = [
     "friedman",
     "hoeffding",
     "hoeffding_test",
+    "irt",
     "kemeny",
     "kendall_distance",
     "list_datasets",

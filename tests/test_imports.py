@@ -112,6 +112,7 @@ PUBLIC = (
     "friedman",
     "hoeffding",
     "hoeffding_test",
+    "irt",
     "kemeny",
     "kendall_distance",
     "list_datasets",

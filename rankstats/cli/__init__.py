@@ -62,6 +62,7 @@ COMMANDS = (
     "datasets",
     "kemeny",
     "battles",
+    "irt",
 )
 
 

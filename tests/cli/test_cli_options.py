@@ -80,6 +80,7 @@ ARGV = {
     "datasets": ["datasets"],
     "kemeny": ["kemeny", "--dataset", "glue"],
     "battles": ["battles", "log.csv"],
+    "irt": ["irt", "answers.csv"],
 }
 
 
