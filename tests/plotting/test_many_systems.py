@@ -142,7 +142,7 @@ def test_heatmap_of_the_top_systems_keeps_the_full_statistics():
 # ------------------------------------------------------------------------------ CD diagram
 def test_cd_diagram_and_letters_fit_for_121_systems():
     res = posthoc(rs.Scores.from_long(_openclip_long()), by="task", method="nemenyi")
-    fig = cd_diagram(res)
+    fig = cd_diagram(res, top=121)  # the full diagram (by default: the best 30 named)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     FigureCanvasAgg(fig)
