@@ -145,7 +145,7 @@ def choix_pl(wide: pd.DataFrame) -> float:
 
     def fit() -> None:
         try:
-            choix.ilsr_rankings(len(values), rankings, alpha=1e-6, max_iter=10_000)
+            choix.ilsr_rankings(len(values), rankings, alpha=1e-6, max_iter=100)
         except RuntimeError as err:  # "Did not converge": the time spent is still the anchor's
             print(f"choix ilsr_rankings: {err}")
 
