@@ -215,9 +215,9 @@ def _layout(
     size = names[0].get_fontsize() if names else _NAME_SIZE
     row = max(0.2, 1.55 * size / 72.0)
     y_names = y_bar0 + (max(bar_rows, default=-1) + 1) * _BAR_STEP + 0.12
-    if shown < k:
-        y_names += row  # the line naming the systems not shown
     y = y_names + (max(n_left, shown - n_left) - 1) * row + row / 2
+    if shown < k:
+        y += row  # the line under the names about the systems not shown
     caption_lines = textwrap.wrap(
         caption, max(30, int((fig_w - 2 * _PAD) * 72 / (0.62 * _SMALL_SIZE)))
     )
@@ -292,9 +292,9 @@ def _draw_rest(ax, at: _Layout, values: np.ndarray, shown: int) -> None:
         [lo, hi], [at.y_axis, at.y_axis], color="0.6", lw=6, solid_capstyle="butt",
         clip_on=False, gid="rest-band", zorder=0,
     )  # fmt: skip
-    ax.text(
-        at.rank_x(at.x0 - _STUB - _GAP),
-        at.y_names - at.row,
+    ax.text(  # under the names: no system's line crosses it
+        at.rank_x(_PAD),
+        at.y_names + at.n_left * at.row,
         f"… and {len(rest)} more systems, average ranks {lo:.1f}–{hi:.1f} (grey band): "
         "all are in the table (cd_table, average_ranks.csv)",
         ha="left",
