@@ -117,6 +117,8 @@ def _block_figure(matrix: pd.DataFrame, significant: np.ndarray, size: int, titl
     )
     cbar = fig.colorbar(image, ax=ax, shrink=0.8)
     cbar.set_label("net share of significant pairs (+1: every a above every b)")
+    if not significant.any():
+        _blank_note(ax)
     with fitted_fonts(fig):
         fig.tight_layout()
     return fig

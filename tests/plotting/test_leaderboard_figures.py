@@ -140,3 +140,12 @@ def test_full_heatmap_on_request_at_300_systems():
     _legible_apart_inside(fig, labels)
     with pytest.raises(ValueError, match="block_size"):
         significance_heatmap(test, block_size=0)
+
+
+def test_heatmap_by_blocks_says_when_no_pair_is_significant():
+    rng = np.random.default_rng(3)
+    wide = pd.DataFrame(rng.normal(size=(80, 3)), columns=["t0", "t1", "t2"])
+    wide.insert(0, "system", [f"m{i}" for i in range(80)])
+    test = rs.hoeffding_test(rs.pairwise(rs.Scores.from_wide(wide)))
+    ax = significance_heatmap(test).axes[0]
+    assert any("no pair is significant" in t.get_text() for t in ax.texts)
