@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -124,12 +125,203 @@ def _tick_step(inches_per_rank: float, minimum: float = 0.28) -> int:
     return 10_000
 
 
+#: Above this many systems :func:`cd_diagram` draws the best :data:`CD_TOP` by name and
+#: summarises the rest as one band (``top=`` chooses; ``top=len(result.mean_ranks)``: all).
+#: At 120 systems the full diagram is 60 rows of names over 40-odd stacked bars.
+CD_FULL_MAX = 50
+
+#: Systems named by default in a diagram of more than :data:`CD_FULL_MAX` systems.
+CD_TOP = 30
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where everything of a diagram goes: x in ranks (``scale`` inches per rank, rank 1 at
+    ``x0`` inches), y in inches from the top."""
+
+    fig_w: float
+    fig_h: float
+    scale: float
+    x0: float
+    last: float
+    row: float
+    n_left: int
+    y_title: float
+    y_cd: float
+    y_axis: float
+    y_bar0: float
+    y_names: float
+    y_caption: float
+    caption_lines: tuple[str, ...]
+
+    def rank_x(self, inches: float) -> float:
+        return 1.0 + (inches - self.x0) / self.scale
+
+
+def _shown_count(k: int, top: int | None) -> int:
+    """How many systems the diagram names: all up to :data:`CD_FULL_MAX`, else :data:`CD_TOP`
+    (or ``top``, at least 2, at most ``k``)."""
+    if top is None:
+        return k if k <= CD_FULL_MAX else CD_TOP
+    if isinstance(top, bool) or not isinstance(top, int | np.integer) or top < 2:
+        raise ValueError(f"top must be an integer of at least 2, not {top!r}")
+    return min(int(top), k)
+
+
+def _layout(
+    fig: Figure,
+    names: list,
+    heading,
+    result: PosthocResult,
+    spans: list[tuple[float, float]],
+    caption: str,
+    width: float | None,
+    shown: int,
+) -> tuple[_Layout, list[int]]:
+    """Measure the names (with the figure's renderer) and place everything: the margins are
+    as wide as the longest name on each side, the height grows with the rows of names and of
+    stacked bars.  Returns the layout and the row of each bar."""
+    k = len(result.mean_ranks)
+    has_cd = _has_cd(result)
+    cd = float(result.critical_difference) if has_cd else float("nan")
+    last = max(float(k), 1.0 + cd) if has_cd else float(k)  # the right end of the rank scale
+    span = max(last - 1.0, 1.0)
+    # A summarised diagram names its systems on the left only: they are the best ones.
+    n_left = math.ceil(shown / 2) if shown == k else shown
+    with fitted_fonts(fig):
+        renderer = fig.canvas.get_renderer()
+        widths = [t.get_window_extent(renderer).width / fig.dpi for t in names]
+        title_w = heading.get_window_extent(renderer).width / fig.dpi if heading.get_text() else 0
+    left_w = max(widths[:n_left], default=0.0)
+    right_w = max(widths[n_left:], default=0.0)
+    outside = 2 * (_PAD + _GAP + _STUB) + left_w + right_w
+    if width is None:
+        axis_len = min(9.0, max(2.5, 0.25 * span))
+    else:
+        axis_len = max(1.5, float(width) - outside)
+    axis_len = max(axis_len, title_w + 2 * _PAD - outside)  # the title fits
+    fig_w = outside + axis_len
+    scale = axis_len / span  # inches per rank
+    y = _PAD
+    y_title = y + 0.12
+    if heading.get_text():
+        y += 0.35
+    y_cd = y + 0.26
+    if has_cd:
+        y += 0.36
+    y_axis = y + 0.25 + _TICK
+    bar_rows = _stack(spans, margin=(0.12 + _BAR_WIDTH / 72.0) / scale)
+    y_bar0 = y_axis + 0.12
+    size = names[0].get_fontsize() if names else _NAME_SIZE
+    row = max(0.2, 1.55 * size / 72.0)
+    y_names = y_bar0 + (max(bar_rows, default=-1) + 1) * _BAR_STEP + 0.12
+    y = y_names + (max(n_left, shown - n_left) - 1) * row + row / 2
+    if shown < k:
+        y += row  # the line under the names about the systems not shown
+    caption_lines = textwrap.wrap(
+        caption, max(30, int((fig_w - 2 * _PAD) * 72 / (0.62 * _SMALL_SIZE)))
+    )
+    y_caption = y + 0.12
+    fig_h = y_caption + len(caption_lines) * 0.17 + _PAD
+    x0 = _PAD + left_w + _GAP + _STUB  # where rank 1 sits, inches from the left
+    layout = _Layout(
+        fig_w, fig_h, scale, x0, last, row, n_left, y_title, y_cd, y_axis, y_bar0, y_names,
+        y_caption, tuple(caption_lines),
+    )  # fmt: skip
+    return layout, bar_rows
+
+
+_LINE = {"color": "black", "lw": 0.8, "solid_capstyle": "butt", "clip_on": False}
+
+
+def _draw_axis(ax, at: _Layout, k: int) -> None:
+    """The rank axis, its ticks and their labels."""
+    ax.plot([1.0, float(k)], [at.y_axis, at.y_axis], gid="rank-axis", **_LINE)
+    step = _tick_step(at.scale)
+    for r in range(1, k + 1):
+        # Labels at 1, 1 + step, ... for steps 1 and 2; at 1 and the multiples of larger ones.
+        major = (
+            (r - 1) % step == 0 if step <= 2 else r == 1 or (r % step == 0 and r - 1 >= 0.6 * step)
+        )
+        length = _TICK if major else _TICK / 2
+        ax.plot([r, r], [at.y_axis, at.y_axis - length], **_LINE)
+        if major:
+            ax.text(
+                r, at.y_axis - _TICK - 0.03, str(r), ha="center", va="bottom", fontsize=_SMALL_SIZE
+            )
+
+
+def _draw_cd(ax, at: _Layout, cd: float) -> None:
+    """The critical difference as a bracket above the axis, from rank 1."""
+    ax.plot([1.0, 1.0 + cd], [at.y_cd, at.y_cd], gid="cd-bracket", **_LINE)
+    for end in (1.0, 1.0 + cd):
+        ax.plot([end, end], [at.y_cd - 0.05, at.y_cd + 0.05], **_LINE)
+    ax.text(
+        1.0 + cd / 2,
+        at.y_cd - 0.18,
+        f"CD = {cd:.2f}",
+        ha="center",
+        va="center",
+        fontsize=_SMALL_SIZE,
+        gid="cd-label",
+    )
+
+
+def _draw_names(ax, at: _Layout, names: list, values: np.ndarray) -> None:
+    """Each named system: a line down from its average rank, then out to its name."""
+    shown = len(names)
+    left_end = at.rank_x(at.x0 - _STUB)
+    right_end = at.last + _STUB / at.scale
+    first_row = at.y_names
+    for i, (text, value) in enumerate(zip(names, values, strict=True)):
+        if i < at.n_left:
+            y_row, end, x_text = first_row + i * at.row, left_end, at.rank_x(at.x0 - _STUB - _GAP)
+        else:
+            y_row, end = first_row + (shown - 1 - i) * at.row, right_end
+            x_text = at.rank_x(at.x0 + (at.last - 1.0) * at.scale + _STUB + _GAP)
+        ax.plot([value, value, end], [at.y_axis, y_row, y_row], **_LINE)
+        text.set_position((x_text, y_row))
+
+
+def _draw_rest(ax, at: _Layout, values: np.ndarray, shown: int) -> None:
+    """The systems not named: a grey band over their average ranks on the axis, and one line
+    saying how many they are and where the full list is."""
+    rest = values[shown:]
+    lo, hi = float(rest.min()), float(rest.max())
+    ax.plot(
+        [lo, hi], [at.y_axis, at.y_axis], color="0.6", lw=6, solid_capstyle="butt",
+        clip_on=False, gid="rest-band", zorder=0,
+    )  # fmt: skip
+    ax.text(  # under the names: no system's line crosses it
+        at.rank_x(_PAD),
+        at.y_names + at.n_left * at.row,
+        f"… and {len(rest)} more systems, average ranks {lo:.1f}–{hi:.1f} (grey band): "
+        "all are in the table (cd_table, average_ranks.csv)",
+        ha="left",
+        va="center",
+        fontsize=_SMALL_SIZE,
+        color="0.25",
+        gid="rest-note",
+    )
+
+
+def _draw_bars(ax, at: _Layout, spans: list[tuple[float, float]], rows: list[int]) -> None:
+    """The groups: thick bars under the axis, stacked so that they never touch."""
+    for (lo, hi), r in zip(spans, rows, strict=True):
+        y_bar = at.y_bar0 + r * _BAR_STEP
+        ax.plot(
+            [lo, hi], [y_bar, y_bar], color="black", lw=_BAR_WIDTH, solid_capstyle="round",
+            gid="group-bar", clip_on=False,
+        )  # fmt: skip
+
+
 def cd_diagram(
     result: PosthocResult,
     *,
     title: str | None = None,
     width: float | None = None,
     max_name: int = NAME_WIDTH,
+    top: int | None = None,
 ) -> Figure:
     """Critical-difference diagram of a post-hoc comparison (Demšar, 2006).
 
@@ -147,15 +339,22 @@ def cd_diagram(
         Names longer than this are shortened to unique labels with "…"
         (:func:`rankstats.plotting.names.labels`; :func:`rankstats.plotting.names.name_key` is
         the key, and the caption says so).
+    top : int, optional
+        Name only the best ``top`` systems; the others are one grey band over their average
+        ranks on the axis and one line of text (the table has them all).  By default every
+        system up to :data:`CD_FULL_MAX` (50), the best :data:`CD_TOP` (30) beyond;
+        ``top=len(result.mean_ranks)`` draws the full diagram at any size.
 
     Returns
     -------
     matplotlib.figure.Figure
         An explicit figure (no pyplot state) with one axes: x in average-rank units, y in
         inches from the top. Its lines carry gids: ``"rank-axis"``, ``"group-bar"`` (one per
-        group of two or more systems, from the group's best to its worst average rank),
-        ``"cd-bracket"`` (Nemenyi only, from rank 1 to ``1 + CD``); the names are texts with
-        gid ``"system-name"``. Save it with :func:`rankstats.plotting.saving.save_figure`.
+        group of two or more systems drawn — with ``top``, the groups whose best system is
+        named — from the group's best to its worst average rank), ``"cd-bracket"`` (Nemenyi
+        only, from rank 1 to ``1 + CD``), ``"rest-band"`` (the systems not named); the names
+        are texts with gid ``"system-name"``. Save it with
+        :func:`rankstats.plotting.saving.save_figure`.
 
     Notes
     -----
@@ -175,6 +374,8 @@ def cd_diagram(
     >>> fig = cd_diagram(res)
     >>> [t.get_text() for t in fig.texts if t.get_gid() == "system-name"][:2]
     ['M11', 'M6']
+    >>> len([t for t in cd_diagram(res, top=5).texts if t.get_gid() == "system-name"])
+    5
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -183,161 +384,52 @@ def cd_diagram(
         raise TypeError(f"cd_diagram needs a PosthocResult (rs.posthoc(...)), not {type(result)}")
     if max_name < 2:
         raise ValueError(f"max_name must be at least 2, not {max_name!r}")
-    ranks = result.mean_ranks
-    systems = list(ranks.index)
-    values = ranks.to_numpy(dtype=np.float64)
+    systems = list(result.mean_ranks.index)
+    values = result.mean_ranks.to_numpy(dtype=np.float64)
     k = len(systems)
-    n_left = math.ceil(k / 2)
-    has_cd = _has_cd(result)
-    cd = float(result.critical_difference) if has_cd else float("nan")
-    last = max(float(k), 1.0 + cd) if has_cd else float(k)  # the right end of the rank scale
-    span = max(last - 1.0, 1.0)
-    name_size = _NAME_SIZE if k <= 60 else _SMALL_SIZE
-    row = max(0.2, 1.55 * name_size / 72.0)
-
+    shown = _shown_count(k, top)
+    name_size = _NAME_SIZE if shown <= 60 else _SMALL_SIZE
     fig = Figure()
     FigureCanvasAgg(fig)  # a renderer to measure the names with
     ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
     ax.set_axis_off()
-
-    # The names first: their widths decide the margins.
-    names = []
-    # Unique labels: two long names never share one.
-    for i, shown in enumerate(labels(systems, width=max_name)):
-        text = fig.text(
-            0.0,
-            0.0,
-            shown,
-            fontsize=name_size,
-            ha="right" if i < n_left else "left",
-            va="center",
-            gid="system-name",
-            transform=ax.transData,
-        )
-        names.append(text)
+    n_left = math.ceil(shown / 2) if shown == k else shown
+    names = [
+        fig.text(0.0, 0.0, label, fontsize=name_size, ha="right" if i < n_left else "left",
+                 va="center", gid="system-name", transform=ax.transData)
+        for i, label in enumerate(labels(systems, width=max_name)[:shown])
+    ]  # fmt: skip
     caption = _caption(result)
-    if not name_key(systems, width=max_name).empty:
+    if not name_key(systems[:shown], width=max_name).empty:
         caption += " " + SHORTENED_NOTE + "."
     heading = fig.text(0.0, 0.0, title or "", fontsize=10, ha="center", va="center")
-    with fitted_fonts(fig):
-        renderer = fig.canvas.get_renderer()
-        widths = [t.get_window_extent(renderer).width / fig.dpi for t in names]
-        title_w = heading.get_window_extent(renderer).width / fig.dpi if title else 0.0
-    heading.remove()
-    left_w = max(widths[:n_left], default=0.0)
-    right_w = max(widths[n_left:], default=0.0)
-    outside = 2 * (_PAD + _GAP + _STUB) + left_w + right_w
-    if width is None:
-        axis_len = min(9.0, max(2.5, 0.25 * span))
-    else:
-        axis_len = max(1.5, float(width) - outside)
-    axis_len = max(axis_len, title_w + 2 * _PAD - outside)  # the title fits
-    fig_w = outside + axis_len
-    scale = axis_len / span  # inches per rank
-    x0 = _PAD + left_w + _GAP + _STUB  # where rank 1 sits, inches from the left
-
-    def rank_x(inches: float) -> float:
-        return 1.0 + (inches - x0) / scale
-
-    left_end = rank_x(x0 - _STUB)
-    right_end = last + _STUB / scale
-
-    # Vertical layout, inches from the top.
-    y = _PAD
-    if title:
-        y_title = y + 0.12
-        y += 0.35
-    if has_cd:
-        y_cd_label = y + 0.08
-        y_cd = y + 0.26
-        y += 0.36
-    y_axis = y + 0.25 + _TICK
-    groups = bar_groups(result)
+    named = set(systems[:shown])
     position = {s: i for i, s in enumerate(systems)}
-    spans = [(values[position[g[0]]], values[position[g[-1]]]) for g in groups]
-    bar_rows = _stack(spans, margin=(0.12 + _BAR_WIDTH / 72.0) / scale)
-    n_bar_rows = max(bar_rows, default=-1) + 1
-    y_bar0 = y_axis + 0.12
-    y_names = y_bar0 + n_bar_rows * _BAR_STEP + 0.12
-    n_rows = max(n_left, k - n_left)
-    y = y_names + (n_rows - 1) * row + row / 2
-    caption_lines = textwrap.wrap(
-        caption, max(30, int((fig_w - 2 * _PAD) * 72 / (0.62 * _SMALL_SIZE)))
-    )
-    y_caption = y + 0.12
-    fig_h = y_caption + len(caption_lines) * 0.17 + _PAD
-
-    fig.set_size_inches(fig_w, fig_h)
-    ax.set_xlim(rank_x(0.0), rank_x(fig_w))
-    ax.set_ylim(fig_h, 0.0)
-
-    line = {"color": "black", "lw": 0.8, "solid_capstyle": "butt", "clip_on": False}
-    # The rank axis, ticks and their labels.
-    ax.plot([1.0, float(k)], [y_axis, y_axis], gid="rank-axis", **line)
-    step = _tick_step(scale)
-    for r in range(1, k + 1):
-        # Labels at 1, 1 + step, ... for steps 1 and 2; at 1 and the multiples of larger ones.
-        major = (
-            (r - 1) % step == 0 if step <= 2 else r == 1 or (r % step == 0 and r - 1 >= 0.6 * step)
-        )
-        length = _TICK if major else _TICK / 2
-        ax.plot([r, r], [y_axis, y_axis - length], **line)
-        if major:
-            ax.text(
-                r, y_axis - _TICK - 0.03, str(r), ha="center", va="bottom", fontsize=_SMALL_SIZE
-            )
+    spans = [
+        (values[position[g[0]]], values[position[g[-1]]])
+        for g in bar_groups(result)
+        if g[0] in named
+    ]
+    at, bar_rows = _layout(fig, names, heading, result, spans, caption, width, shown)
+    heading.remove()
+    fig.set_size_inches(at.fig_w, at.fig_h)
+    ax.set_xlim(at.rank_x(0.0), at.rank_x(at.fig_w))
+    ax.set_ylim(at.fig_h, 0.0)
+    _draw_axis(ax, at, k)
     if title:
+        middle = (at.rank_x(0.0) + at.rank_x(at.fig_w)) / 2
+        ax.text(middle, at.y_title, title, ha="center", va="center", fontsize=10)
+    if _has_cd(result):
+        _draw_cd(ax, at, float(result.critical_difference))
+    _draw_names(ax, at, names, values[:shown])
+    if shown < k:
+        _draw_rest(ax, at, values, shown)
+    _draw_bars(ax, at, spans, bar_rows)
+    for j, text in enumerate(at.caption_lines):
         ax.text(
-            (rank_x(0.0) + rank_x(fig_w)) / 2, y_title, title, ha="center", va="center", fontsize=10
-        )
-    if has_cd:
-        ax.plot([1.0, 1.0 + cd], [y_cd, y_cd], gid="cd-bracket", **line)
-        for end in (1.0, 1.0 + cd):
-            ax.plot([end, end], [y_cd - 0.05, y_cd + 0.05], **line)
-        ax.text(
-            1.0 + cd / 2,
-            y_cd_label,
-            f"CD = {cd:.2f}",
-            ha="center",
-            va="center",
-            fontsize=_SMALL_SIZE,
-            gid="cd-label",
-        )
-
-    # Each system: a line down from its average rank, then out to its name.
-    for i, (text, value) in enumerate(zip(names, values, strict=True)):
-        if i < n_left:
-            y_row, end, x_text = y_names + i * row, left_end, rank_x(x0 - _STUB - _GAP)
-        else:
-            y_row, end = y_names + (k - 1 - i) * row, right_end
-            x_text = rank_x(x0 + (last - 1.0) * scale + _STUB + _GAP)
-        ax.plot([value, value, end], [y_axis, y_row, y_row], **line)
-        text.set_position((x_text, y_row))
-
-    # The groups: thick bars under the axis, stacked so that they never touch.
-    for (lo, hi), r in zip(spans, bar_rows, strict=True):
-        y_bar = y_bar0 + r * _BAR_STEP
-        ax.plot(
-            [lo, hi],
-            [y_bar, y_bar],
-            color="black",
-            lw=_BAR_WIDTH,
-            solid_capstyle="round",
-            gid="group-bar",
-            clip_on=False,
-        )
-
-    for j, text in enumerate(caption_lines):
-        ax.text(
-            rank_x(_PAD),
-            y_caption + j * 0.17,
-            text,
-            ha="left",
-            va="top",
-            fontsize=_SMALL_SIZE,
-            color="0.25",
-            gid="caption",
-        )
+            at.rank_x(_PAD), at.y_caption + j * 0.17, text, ha="left", va="top",
+            fontsize=_SMALL_SIZE, color="0.25", gid="caption",
+        )  # fmt: skip
     use_fallback_fonts(fig)  # the texts added after the names
     return fig
 

@@ -463,25 +463,10 @@ def rank_confidence_sets(
     check_level(by)
     random_seed("seed", seed)
     missing = check_rank_sets(alpha, n_resamples, missing, of, isinstance(data, pd.DataFrame))
-    if memory is None:
-        memory = MEMORY
-    if not isinstance(memory, int | np.integer) or memory < 1:
-        raise ValueError(f"memory must be a positive number of bytes, got {memory!r}")
+    memory = _memory(memory)
     values, systems, block_level, dropped = _values(data, by, missing, of)
     n_blocks, n = values.shape
-    if n < MIN_SYSTEMS:
-        raise ValueError(f"rank confidence sets need at least {MIN_SYSTEMS} systems, got {n}")
-    if n_blocks < 2:
-        raise ValueError(f"rank confidence sets need at least 2 complete blocks, got {n_blocks}")
-    if n_blocks < FEW_BLOCKS:
-        warnings.warn(
-            AdviceWarning(
-                f"only {n_blocks} blocks: the bootstrap rank sets are a large-sample method and "
-                "are unreliable with so few (use {by}, or the Hoeffding rank ranges)",
-                by=("by", "instance"),
-            ),
-            stacklevel=user_stacklevel(),
-        )
+    _check_shape(n_blocks, n)
 
     theta = values.mean(axis=0)
     diff = theta[:, None] - theta[None, :]  # θ̂_j − θ̂_k
@@ -534,3 +519,29 @@ def rank_confidence_sets(
         dropped=dropped,
         of=of,
     )
+
+
+def _memory(memory: int | None) -> int:
+    """The ``memory=`` budget checked (:data:`MEMORY` by default)."""
+    if memory is None:
+        return MEMORY
+    if not isinstance(memory, int | np.integer) or memory < 1:
+        raise ValueError(f"memory must be a positive number of bytes, got {memory!r}")
+    return int(memory)
+
+
+def _check_shape(n_blocks: int, n: int) -> None:
+    """Two systems and two blocks at least; a warning below :data:`FEW_BLOCKS` blocks."""
+    if n < MIN_SYSTEMS:
+        raise ValueError(f"rank confidence sets need at least {MIN_SYSTEMS} systems, got {n}")
+    if n_blocks < 2:
+        raise ValueError(f"rank confidence sets need at least 2 complete blocks, got {n_blocks}")
+    if n_blocks < FEW_BLOCKS:
+        warnings.warn(
+            AdviceWarning(
+                f"only {n_blocks} blocks: the bootstrap rank sets are a large-sample method and "
+                "are unreliable with so few (use {by}, or the Hoeffding rank ranges)",
+                by=("by", "instance"),
+            ),
+            stacklevel=user_stacklevel(),
+        )

@@ -40,6 +40,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from rankstats._util.blas_threads import one_blas_thread
+
 #: Bootstrap counts held in memory at once (``chunk × N`` integers; the draws, their offsets and
 #: the counts: 24 MB).  Fixed, not tied to ``memory=``: a matrix product of another shape may
 #: round differently in the last bit, and the sets must not depend on the memory budget.
@@ -85,10 +87,17 @@ def quantile(maxima: np.ndarray, level: float) -> np.ndarray:
 
 class Studentized:
     r"""The studentized bootstrap statistics :math:`t^*_{b,j,k}` (module docstring; 0 where the
-    full-sample :math:`\hat\sigma_{jk} = 0`), never held whole: :meth:`chunks` builds them a
-    chunk of resamples at a time from counts drawn again from ``seed``, for the pairs
-    ``a < b`` only (:math:`t^*_{b,k,j} = -t^*_{b,j,k}`), and :meth:`maxima` /
-    :meth:`family_maxima` keep only maxima.
+    full-sample :math:`\hat\sigma_{jk} = 0`), never held whole: :meth:`_reduce` builds them a
+    block of resamples × a block of pairs at a time, for the pairs ``a < b`` only
+    (:math:`t^*_{b,k,j} = -t^*_{b,j,k}`) and only those still tested, from counts drawn again
+    from ``seed``; :meth:`maxima` / :meth:`family_maxima` keep only maxima.
+
+    The blocks are small (:data:`_PAIR_CELLS` statistics: they stay in the processor's cache)
+    and their shapes are fixed by the data, so every matrix product, and so the result, is
+    the same to the last bit whatever ``memory`` is.  The squared differences of a block of
+    pairs are formed once per block of resamples (all resamples at once when the counts of
+    ``B × N`` fit in :data:`_CHUNK_CELLS`), not once per resample: one pass costs one product
+    ``(B × N) @ (N × P)``.
 
     Parameters
     ----------
@@ -100,8 +109,8 @@ class Studentized:
     seed : int or numpy.random.SeedSequence
         Every pass draws the same resamples from it.
     memory : int
-        Bytes of the per-chunk maxima temporaries (at least one resample: ``5 × 8 P`` for the
-        ``P = n (n − 1) / 2`` pairs).
+        Bytes of the per-block maxima temporaries (at least one resample): at most
+        :data:`_PAIR_CELLS` statistics are held at once in any case.
     """
 
     def __init__(self, centred: np.ndarray, se: np.ndarray, n_resamples: int, seed, memory: int):
@@ -112,72 +121,88 @@ class Studentized:
         self.a, self.b = np.triu_indices(self.n, 1)
         self.full = se[self.a, self.b]
         self.positive = self.full > 0
-        n_pairs = max(len(self.a), 1)
+        self.fallback = np.where(self.positive, self.full, 1.0)  # σ̂ where σ̂* = 0
         # Fixed by the data's shape, never by ``memory``: every matrix product has the same
         # shape whatever the budget, so the sets do not depend on it to the last bit.
-        self.draw_chunk = max(1, min(_CHUNK_CELLS // max(self.n_rows, 1), _PAIR_CELLS // n_pairs))
-        self.pair_chunk = max(1, _PAIR_CELLS // max(self.n_rows, 1))
-        self.chunk = max(1, int(memory) // (5 * 8 * n_pairs))
+        self.draw_chunk = max(1, min(self.n_resamples, _CHUNK_CELLS // max(self.n_rows, 1)))
+        self.pair_chunk = max(1, _PAIR_CELLS // self.draw_chunk)
+        self.chunk = max(1, int(memory) // (5 * 8 * max(self.pair_chunk, 1)))
 
-    def _pair_se(self, weights: np.ndarray, delta: np.ndarray) -> np.ndarray:
-        """``(size × P)`` standard errors of the differences of the pairs ``a < b`` in each
-        resample (counts ``weights``, centred means ``delta``): ``Var* = E*[d²] − E*[d]²`` of
-        the centred paired differences, one matrix product per chunk of pairs."""
-        x, a, b, n_rows = self.centred, self.a, self.b, self.n_rows
-        second = np.empty((len(weights), len(a)))
-        for start in range(0, len(a), self.pair_chunk):
-            cols = slice(start, start + self.pair_chunk)
-            d = x[:, a[cols]]
-            d -= x[:, b[cols]]
-            d *= d
-            second[:, cols] = weights @ d
+    def _statistics(self, weights: np.ndarray, delta: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """``(size × len(cols))`` :math:`t^*` of the pairs ``cols`` (indices into ``a < b``) in
+        each resample (counts ``weights``, centred means ``delta``): ``Var* = E*[d²] − E*[d]²``
+        of the centred paired differences, one matrix product."""
+        x, n_rows = self.centred, self.n_rows
+        a, b = self.a[cols], self.b[cols]
+        d = x[:, a]
+        d -= x[:, b]
+        d *= d
+        second = weights @ d
         second /= n_rows
-        mean = delta[:, a]
-        mean -= delta[:, b]
-        mean *= mean
+        t = delta[:, a]
+        t -= delta[:, b]
+        mean = np.multiply(t, t)
         second -= mean
-        del mean
         np.maximum(second, 0.0, out=second)
         second /= n_rows
         se_star = np.sqrt(second, out=second)
         # All resampled blocks with the same difference: the full-sample standard error.
-        full = np.where(self.positive, self.full, 1.0)
+        full = self.fallback[cols]
         np.copyto(se_star, np.broadcast_to(full, se_star.shape), where=se_star <= 1e-9 * full)
-        return se_star
-
-    def chunks(self) -> Iterator[tuple[slice, np.ndarray]]:
-        """``(slice, chunk × P)``: :math:`t^*_{b,a,b}` of the pairs ``a < b`` for consecutive
-        chunks of resamples."""
-        rng = np.random.default_rng(self.seed)
-        for start, counts in _counts(self.n_rows, self.n_resamples, rng, self.draw_chunk):
-            weights = counts.astype(np.float64)
-            delta = weights @ self.centred / self.n_rows  # centred bootstrap means
-            t = delta[:, self.a]
-            t -= delta[:, self.b]
-            t /= self._pair_se(weights, delta)
-            t[:, ~self.positive] = 0.0
-            for sub in range(0, len(t), self.chunk):
-                rows = slice(sub, min(sub + self.chunk, len(t)))
-                yield slice(start + rows.start, start + rows.stop), t[rows]
+        t /= se_star
+        exact = ~self.positive[cols]
+        if exact.any():
+            t[:, exact] = 0.0
+        return t
 
     def _reduce(self, parts: list[tuple[np.ndarray, float, np.ndarray]], n_out: int):
-        """For each chunk, ``(B_chunk, n_out)`` maxima over contributions: ``parts`` lists
-        ``(pair mask, sign, target)``, the statistic ``sign · t`` of the masked pairs counted
-        for column ``target`` of the output (``-inf`` where nothing contributes)."""
+        """``(B, n_out)`` maxima over contributions: ``parts`` lists ``(pair mask, sign,
+        target)``, the statistic ``sign · t`` of the masked pairs counted for column ``target``
+        of the output (``-inf`` where nothing contributes).  Only the pairs of some mask are
+        computed, so a step-down pass costs what is left to test."""
         columns = np.concatenate([np.flatnonzero(mask) for mask, _, _ in parts])
         signs = np.concatenate([np.full(int(mask.sum()), sign) for mask, sign, _ in parts])
         targets = np.concatenate([target[mask] for mask, _, target in parts])
-        order = np.argsort(targets, kind="stable")
-        columns, signs, targets = columns[order], signs[order], targets[order]
-        present, starts = np.unique(targets, return_index=True)
         out = np.full((self.n_resamples, n_out), -np.inf)
-        if not len(columns):
+        used = np.zeros(len(self.a), dtype=bool)
+        for mask, _, _ in parts:
+            used |= mask
+        needed = np.flatnonzero(used)
+        if not len(needed):
             return out
-        for rows, t in self.chunks():
-            values = t[:, columns]
-            values *= signs
-            out[rows, present] = np.maximum.reduceat(values, starts, axis=1)
+        # Each block of needed pairs: its contributions, sorted by target for reduceat.
+        by_column = np.argsort(columns, kind="stable")
+        bounds = np.searchsorted(columns[by_column], needed[:: self.pair_chunk])
+        bounds = np.append(bounds, len(columns))
+        blocks = []
+        for i, start in enumerate(range(0, len(needed), self.pair_chunk)):
+            cols = needed[start : start + self.pair_chunk]
+            mine = by_column[bounds[i] : bounds[i + 1]]
+            order = mine[np.argsort(targets[mine], kind="stable")]
+            present, starts = np.unique(targets[order], return_index=True)
+            where = np.searchsorted(cols, columns[order])
+            blocks.append((cols, where, signs[order][None, :], present, starts))
+        rng = np.random.default_rng(self.seed)
+        with one_blas_thread():  # thin products: BLAS threads only add synchronisation
+            self._maxima_of_blocks(rng, blocks, out)
         return out
+
+    def _maxima_of_blocks(self, rng: np.random.Generator, blocks: list, out: np.ndarray) -> None:
+        """Fold the maxima of every block of resamples × pairs into ``out`` (in place)."""
+        for first, counts in _counts(self.n_rows, self.n_resamples, rng, self.draw_chunk):
+            weights = counts.astype(np.float64)
+            delta = weights @ self.centred / self.n_rows  # centred bootstrap means
+            rows = slice(first, first + len(counts))
+            for cols, where, sign, present, starts in blocks:
+                t = self._statistics(weights, delta, cols)
+                for sub in range(0, len(t), self.chunk):
+                    part = slice(sub, sub + self.chunk)
+                    values = t[part][:, where]
+                    values *= sign
+                    best = np.maximum.reduceat(values, starts, axis=1)
+                    rows_out = slice(rows.start + sub, rows.start + sub + len(best))
+                    target = out[rows_out, present]
+                    out[rows_out, present] = np.maximum(target, best)
 
     def maxima(self, active: np.ndarray) -> np.ndarray:
         """``(B,)`` maxima of :math:`t^*_{b,j,k}` over the ``active`` ``(n × n)`` pairs."""

@@ -112,7 +112,7 @@ def test_heatmap_names_are_unique_legible_and_never_overlap(which):
         scores = _scores(PREFIXED["shared prefix"])
         rankings = rs.Rankings.from_scores(scores, by="instance")
     test = rs.hoeffding_test(rs.pairwise(rankings))
-    fig = significance_heatmap(test)
+    fig = significance_heatmap(test, block_size=1)  # the full matrix (by default: blocks > 60)
     boxes, ax = _tick_boxes(fig)
     n = len(scores.systems)
     for ticks, axis in zip(boxes, (ax.get_xticklabels(), ax.get_yticklabels()), strict=True):
@@ -142,7 +142,7 @@ def test_heatmap_of_the_top_systems_keeps_the_full_statistics():
 # ------------------------------------------------------------------------------ CD diagram
 def test_cd_diagram_and_letters_fit_for_121_systems():
     res = posthoc(rs.Scores.from_long(_openclip_long()), by="task", method="nemenyi")
-    fig = cd_diagram(res)
+    fig = cd_diagram(res, top=121)  # the full diagram (by default: the best 30 named)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     FigureCanvasAgg(fig)

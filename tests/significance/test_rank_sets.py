@@ -477,3 +477,28 @@ def test_blocks_without_variation_are_refused():
     table = pd.DataFrame({"a": [0.5] * 40, "b": [0.5] * 40, "c": [0.5] * 40})
     with pytest.raises(NoVariationError, match="every one of the 40 blocks"):
         rank_confidence_sets(table)
+
+
+@pytest.mark.parametrize("simultaneous", [True, False])
+def test_blocks_of_pairs_and_resamples_equal_the_loop_implementation(monkeypatch, simultaneous):
+    """The statistics built a block of pairs × a block of resamples at a time (the path of
+    1,000 systems: thousands of blocks of pairs, a step-down pass computing only the pairs
+    left): tiny blocks, several of each, give the sets and critical values of the loop
+    implementation."""
+    from rankstats.significance import rank_sets_bootstrap
+
+    monkeypatch.setattr(rank_sets_bootstrap, "_PAIR_CELLS", 3 * 37)  # 3 pairs a block
+    monkeypatch.setattr(rank_sets_bootstrap, "_CHUNK_CELLS", 37 * 40)  # 37 resamples a block
+    rng = np.random.default_rng(21)
+    values = np.linspace(0, 0.8, 7) + rng.normal(0, 1, size=(40, 1)) + rng.normal(0, 0.5, (40, 7))
+    table = pd.DataFrame(values, columns=[f"s{j}" for j in range(7)])
+    sets = rank_confidence_sets(
+        table, simultaneous=simultaneous, n_resamples=200, seed=5, alpha=0.1
+    )
+    low, high, criticals = naive_sets(values, 0.1, simultaneous, True, 200, 5)
+    got = in_column_order(sets, table.columns)
+    assert got["rank_low"].tolist() == low
+    assert got["rank_high"].tolist() == high
+    critical = sets.critical if simultaneous else in_column_order_critical(sets, table.columns)
+    np.testing.assert_allclose(critical, criticals, rtol=1e-10)
+    assert sets.n_steps > 1  # the step-down computed a subset of the pairs
