@@ -181,7 +181,7 @@ def check_table(
             f"log_z at alpha = 0 is {log_z[0]:g}, not log {n}! = {log_factorial:g} (every "
             f"distance: Z_n(0) counts the n! rankings); is n = {n} right?"
         )
-    noise = 0.0 if se is None else 3.0 * (se[:-1] + se[1:])  # an estimate's own error
+    noise = 0.0 if se is None else 3.0 * np.clip(se[:-1] + se[1:], 0.0, None)  # its own error
     rise = np.flatnonzero(np.diff(log_z) > 1e-9 * np.maximum(np.abs(log_z[:-1]), 1.0) + noise)
     if len(rise):
         i = rise[0]
