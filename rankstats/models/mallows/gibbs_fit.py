@@ -121,6 +121,32 @@ def fit_gibbs(
     finally:
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+    run = {
+        "draws": draws,
+        "tune": tune,
+        "seed": seed,
+        "max_draws": max_draws,
+        "extensions": extensions,
+        "interrupted": interrupted,
+        "workers": workers if parallel else 1,
+        "backend": backend,
+    }
+    return _result(rk, prior, theta, pos, problems, run)
+
+
+def _result(
+    rk: Rankings,
+    prior: dict[str, object],
+    theta: np.ndarray,
+    pos: np.ndarray,
+    problems: list[str],
+    run: dict[str, object],
+) -> MallowsFit:
+    """The :class:`MallowsFit` of the draws ``theta`` ``(chains, draws)`` and ``pos``
+    ``(chains, draws, n)``; the convergence warning when ``problems``."""
+    n = rk.n_systems
+    draws, tune, seed = run["draws"], run["tune"], run["seed"]
+    max_draws, extensions, interrupted = run["max_draws"], run["extensions"], run["interrupted"]
     kept = theta.shape[1]
     cap_reached = bool(problems) and kept >= max_draws and not interrupted
     idata = _compat.from_dict(
@@ -185,8 +211,8 @@ def fit_gibbs(
             "max_draws": max_draws,
             "extensions": extensions,
             "cap_reached": cap_reached,
-            "workers": workers if parallel else 1,
-            "backend": backend,
+            "workers": run["workers"],
+            "backend": run["backend"],
             "distance": "kendall",
             "kind": "subset",
             "sampler": "gibbs",
