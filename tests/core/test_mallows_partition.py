@@ -179,7 +179,6 @@ def _z_scores(est, log_z: np.ndarray, alpha: np.ndarray) -> np.ndarray:
         pytest.param(15, "spearman", 20_000, marks=pytest.mark.slow),
         pytest.param(18, "spearman", 20_000, marks=pytest.mark.slow),
         pytest.param(20, "spearman", 20_000, marks=pytest.mark.slow),
-        pytest.param(50, "footrule", 2_000, marks=pytest.mark.slow),
     ],
 )
 def test_importance_sampling_is_within_3_standard_errors_of_the_exact_value(n, distance, draws):

@@ -61,7 +61,7 @@ def spearman_grid(n: int, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _spearman_tables(n: int, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The kernel's inputs: ``weight[k n + j, a]`` = :math:`e^{-\alpha_a (k-j)^2 / n}` and
+    r"""The kernel's inputs: ``weight[k n + j, a]`` = :math:`e^{-\alpha_a (k-j)^2 / n}` and
     ``gap[k, j]`` = :math:`(k-j)^2`."""
     positions = np.arange(n)
     gap = ((positions[:, None] - positions[None, :]) ** 2).astype(np.float64)
