@@ -222,7 +222,10 @@ def test_importance_sampling_beyond_the_exact_grid_against_the_permanent(n, draw
 def test_the_stated_standard_error_covers_the_truth_in_simulation():
     """200 estimates (seeds) of Spearman's log Z on 9 items at 500 draws, at 5 values of α:
     the interval ± 1.96 s.e. covers the exact value in 95 % of them (within 91–98 %: ± 3
-    binomial s.e. of 1,000 intervals), and the mean error is within 3 s.e. of the mean."""
+    binomial s.e. of 1,000 intervals), and the mean error (the bias) is below 0.3 of a stated
+    standard error, with 3 standard errors of the mean to spare: raising an estimate below 1 to
+    1 (Z ≥ 1) shifts the estimates up where Z is near 1 (4e-3 at α = 30, where the s.e. is
+    0.016), never away from the truth one by one."""
     from rankstats.core.permutations.importance import importance_sampling
 
     n = 9
@@ -238,7 +241,8 @@ def test_the_stated_standard_error_covers_the_truth_in_simulation():
     coverage = np.mean(np.abs(gaps) <= 1.96 * ses)
     assert 0.91 <= coverage <= 0.98, coverage
     mean_se = gaps.std(axis=0, ddof=1) / math.sqrt(len(gaps))
-    assert np.all(np.abs(gaps.mean(axis=0)) <= 3 * mean_se), (gaps.mean(axis=0), mean_se)
+    bias = np.abs(gaps.mean(axis=0))
+    assert np.all(bias <= 0.3 * ses.mean(axis=0) + 3 * mean_se), (bias, ses.mean(axis=0))
 
 
 def test_importance_sampling_refuses_to_extrapolate_and_bad_arguments_are_named():
