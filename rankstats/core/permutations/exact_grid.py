@@ -39,7 +39,7 @@ def spearman_grid(n: int, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     --------
     >>> log_z, expected = spearman_grid(3, np.array([0.0, 3.0]))
     >>> np.round(np.exp(log_z), 6).tolist()  # 3! rankings; 1 + 2 e^{-2} + 2 e^{-6} + e^{-8}
-    [6.0, 1.275963]
+    [6.0, 1.275964]
     """
     alpha = np.asarray(alpha, dtype=np.float64)
     try:
