@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from rankstats import EloScale, NutsSettings
 from rankstats.battles.fitting import fit_battles
 from rankstats.battles.log import read_battles, simulate_battles
 
@@ -38,11 +39,9 @@ def main() -> None:
     fit = fit_battles(
         battles,
         n_resamples=1000,
-        posterior=args.posterior,
-        anchor="model-000",  # LMSYS fixes one model's rating; here model-000 at 1000
-        anchor_rating=1000.0,
+        posterior=NutsSettings(progress=False) if args.posterior else False,
+        elo=EloScale(anchor="model-000", rating=1000.0),  # LMSYS fixes one model's rating
         seed=0,
-        progress=False,
     )
     print(fit)
     print(fit.table().head(10).round(1).to_string(index=False))

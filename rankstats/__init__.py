@@ -26,6 +26,9 @@ _EXPORTS = {
     "simulate_battles": "battles.log",
     "BattleFit": "battles.fitting",
     "fit_battles": "battles.fitting",
+    "EloScale": "battles.battle_options",
+    "StyleControl": "battles.battle_options",
+    "NutsSettings": "_pymc.settings",
     "BayesHierarchical": "significance.bayesian_hierarchical",
     "bayes_hierarchical": "significance.bayesian_hierarchical",
     "BayesSignedRank": "significance.bayesian_signed_rank",
@@ -100,6 +103,7 @@ _SUBMODULES = ("models", "simulate")
 
 if TYPE_CHECKING:  # static tools see every name; nothing is imported at run time
     from rankstats import models, simulate
+    from rankstats._pymc.settings import NutsSettings
     from rankstats.aggregation.aggregators import Aggregate, aggregate
     from rankstats.aggregation.comparison import Comparison, compare
     from rankstats.aggregation.dispersion_analysis import (
@@ -115,6 +119,7 @@ if TYPE_CHECKING:  # static tools see every name; nothing is imported at run tim
         significance_matrix,
     )
     from rankstats.aggregation.kemeny_search import KemenyResult, kemeny
+    from rankstats.battles.battle_options import EloScale, StyleControl
     from rankstats.battles.fitting import BattleFit, fit_battles
     from rankstats.battles.log import Battles, InvalidBattlesError, read_battles, simulate_battles
     from rankstats.core.pair_probabilities import Pairwise, pairwise
@@ -194,12 +199,14 @@ __all__ = [
     "DataCheck",
     "DataWarning",
     "Dispersion",
+    "EloScale",
     "FriedmanResult",
     "HoeffdingResult",
     "InvalidBattlesError",
     "InvalidRankingsError",
     "InvalidScoresError",
     "KemenyResult",
+    "NutsSettings",
     "Paired",
     "Pairwise",
     "PosthocResult",
@@ -211,6 +218,7 @@ __all__ = [
     "SampleSizeResult",
     "ScannedScores",
     "Scores",
+    "StyleControl",
     "TukeyResult",
     "aggregate",
     "agreement",

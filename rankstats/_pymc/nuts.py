@@ -12,9 +12,8 @@ import os
 import sys
 
 from rankstats._pymc import compat as _compat
+from rankstats._pymc.settings import SAMPLERS  # noqa: F401 - its home; imported from here too
 from rankstats._util import progress as _progress
-
-SAMPLERS = ("auto", "pymc", "nutpie")
 
 #: ``sampler="auto"`` runs nutpie on models of at least this many parameters.  nutpie compiles
 #: the model with numba first and then takes cheaper NUTS steps than PyMC; the steps per draw grow

@@ -86,8 +86,9 @@ def translate(
 def _check(function: Callable[..., Any], renames: dict[str, str]) -> None:
     """A rename must name a parameter that exists under its new name only (caught at import)."""
     parameters = inspect.signature(function).parameters
+    grouped = getattr(function, GROUPS, set())  # old keywords an options object now holds
     for old, new in renames.items():
-        if new not in parameters or old in parameters:
+        if (new not in parameters and new not in grouped) or old in parameters:
             raise TypeError(
                 f"renamed_parameters: {function.__qualname__} must take {new} and not {old}"
             )
@@ -166,5 +167,80 @@ def renamed_parameters(**renames: str) -> Callable[[T], T]:
                     setattr(obj, old, attribute)
             return obj
         return _wrap(obj, renames, obj.__qualname__)  # type: ignore[arg-type,return-value]
+
+    return decorate
+
+
+#: The attribute on a callable decorated by :func:`grouped_parameters`: its groups.
+GROUPS = "__grouped_parameters__"
+
+
+def grouped_parameters(
+    **groups: tuple[type, Collection[str] | dict[str, str]],
+) -> Callable[[T], T]:
+    """Accept the old keywords that an options object now holds, for one release.
+
+    ``target=(Options, old)``: the old keywords ``old`` (a list of field names of the frozen
+    dataclass ``Options``, or a mapping old keyword → field) are now given as
+    ``target=Options(...)``.  An old keyword warns (:class:`FutureWarning`) and is folded into
+    ``target``: into ``Options()`` when ``target`` is left at its default or is ``True`` (a step
+    switched on with its default settings), nowhere when ``target`` is ``False`` (the step is
+    off: the old keyword was ignored then too).  An old keyword beside an explicit
+    ``Options(...)`` is a :class:`TypeError`.
+
+    >>> import dataclasses, warnings
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Chains:
+    ...     draws: int = 1000
+    ...     chains: int = 4
+    >>> @grouped_parameters(posterior=(Chains, ["draws", "chains"]))
+    ... def fit(data, posterior=False):
+    ...     return posterior
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     fit([], posterior=True, draws=10)
+    Chains(draws=10, chains=4)
+    >>> print(str(caught[0].message).split(";")[0])
+    draws is now posterior=Chains(draws=...) (in fit)
+    """
+
+    def decorate(function: T) -> T:
+        where = function.__qualname__  # type: ignore[attr-defined]
+        parameters = inspect.signature(function).parameters  # type: ignore[arg-type]
+        spec = {
+            target: (cls, dict(old) if isinstance(old, dict) else {name: name for name in old})
+            for target, (cls, old) in groups.items()
+        }
+        for target, (cls, old) in spec.items():
+            fields = {f.name for f in dataclasses.fields(cls)}
+            if (
+                target not in parameters
+                or not set(old.values()) <= fields
+                or old.keys() & set(parameters)
+            ):
+                raise TypeError(f"grouped_parameters: {where} must take {target}, not {set(old)}")
+
+        @functools.wraps(function)  # type: ignore[arg-type]
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            for target, (cls, old) in spec.items():
+                names = [name for name in old if name in kwargs]
+                if not names:
+                    continue
+                for name in names:
+                    warn_renamed(name, f"{target}={cls.__name__}({old[name]}=...)", where)
+                given = {old[name]: kwargs.pop(name) for name in names}
+                value = kwargs.get(target, parameters[target].default)
+                if isinstance(value, cls) and target in kwargs:
+                    raise TypeError(
+                        f"{where}() got {target}={cls.__name__}(...) and the old keywords "
+                        f"{', '.join(names)}; give only {target}"
+                    )
+                if value is not False:
+                    base = value if isinstance(value, cls) else cls()
+                    kwargs[target] = dataclasses.replace(base, **given)
+            return function(*args, **kwargs)  # type: ignore[operator]
+
+        setattr(wrapper, GROUPS, {name for _, old in spec.values() for name in old})
+        return wrapper  # type: ignore[return-value]
 
     return decorate

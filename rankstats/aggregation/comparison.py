@@ -361,12 +361,45 @@ def compare(
     """
     if delta is not None:
         probability("delta", delta)
-    if not isinstance(fits, list | tuple):
-        fits = [fits]
+    given = None if isinstance(pw, Pairwise) else as_hoeffding_result(pw)
+    fits = _checked_fits(set(pw.systems) if given is None else set(given.order), fits)
+    if order is not None:
+        order = list(order)
+    else:
+        order = list(fits[0].order if given is None else given.order)
+    intervals = _intervals(pw if given is None else given, delta, correction, estimand, order)
+    ci_prob = 1.0 - intervals.interval_level
+    upper = _upper_pairs(order)
+    parts = [upper(intervals.table).assign(method="hoeffding", prob_above=np.nan)]
+    models: dict[str, Any] = {}
+    for fit in fits:
+        name = _model_name(fit)
+        if name in models or name == "hoeffding":
+            name = f"{name}_{len(models) + 1}"
+        models[name] = fit
+        parts.append(upper(fit.pairwise(ci_prob=ci_prob, order=order)).assign(method=name))
+    table = pd.concat([p[_COLUMNS] for p in parts], ignore_index=True)
+    wide, rows = _agreement(table, list(models))
+    conflict_rows = wide[wide["status"] == "conflict"].reset_index(drop=True)
+    return Comparison(
+        table=table,
+        agreement=pd.DataFrame(rows),
+        conflicts=conflict_rows,
+        wide=wide,
+        order=order,
+        ci_prob=ci_prob,
+        delta=intervals.delta,
+        correction=intervals.correction,
+        intervals=intervals,
+        models=models,
+    )
+
+
+def _checked_fits(systems: set[str], fits: Sequence[Any] | Any) -> list[Any]:
+    """The fitted models as a list, each fitted to ``systems``."""
+    fits = list(fits) if isinstance(fits, list | tuple) else [fits]
     if not fits:
         raise ValueError("give at least one fitted model")
-    given = None if isinstance(pw, Pairwise) else as_hoeffding_result(pw)
-    systems = set(pw.systems) if given is None else set(given.order)
     for fit in fits:
         if set(fit.systems) != systems:
             missing = sorted(systems ^ set(fit.systems))
@@ -374,35 +407,27 @@ def compare(
                 f"model {_model_name(fit)!r} was fitted to other systems than the Pairwise "
                 f"statistics (differences: {', '.join(missing[:8])})"
             )
-    if order is not None:
-        order = list(order)
-    else:
-        order = list(fits[0].order if given is None else given.order)
-    intervals = _intervals(pw if given is None else given, delta, correction, estimand, order)
-    ci_prob = 1.0 - intervals.interval_level
+    return fits
+
+
+def _upper_pairs(order: Sequence[str]):
+    """A function keeping the pairs of a table with ``system_a`` above ``system_b`` in
+    ``order``, in that order."""
     pos = {s: i for i, s in enumerate(order)}
 
     def upper(frame: pd.DataFrame) -> pd.DataFrame:
-        """The pairs with ``system_a`` above ``system_b`` in ``order``, in that order."""
         a = frame["system_a"].map(pos).to_numpy()
         b = frame["system_b"].map(pos).to_numpy()
         keep = np.flatnonzero(a < b)
         keep = keep[np.lexsort((b[keep], a[keep]))]
         return frame.iloc[keep].reset_index(drop=True)
 
-    parts = [upper(intervals.table).assign(method="hoeffding", prob_above=np.nan)]
-    names = []
-    models: dict[str, Any] = {}
-    for fit in fits:
-        name = _model_name(fit)
-        if name in names or name == "hoeffding":
-            name = f"{name}_{len(names) + 1}"
-        names.append(name)
-        models[name] = fit
-        post = fit.pairwise(ci_prob=ci_prob, order=order)
-        parts.append(upper(post).assign(method=name))
-    table = pd.concat([p[_COLUMNS] for p in parts], ignore_index=True)
+    return upper
 
+
+def _agreement(table: pd.DataFrame, names: list[str]) -> tuple[pd.DataFrame, list[dict]]:
+    """One row per pair with every method's columns side by side and its ``status`` (conflicts
+    first), and per model the counts of pairs each method calls significant."""
     values = ["estimate", "low", "high", "significant", "winner"]
     wide = None
     for method in ["hoeffding", *names]:
@@ -414,9 +439,8 @@ def compare(
     rows, status = [], np.zeros(len(wide), dtype=int)
     for name in names:
         m_sig = wide[f"{name}_significant"].astype(bool)
-        m_win = wide[f"{name}_winner"]
         both = h_sig & m_sig
-        conflict = both & (h_win != m_win)
+        conflict = both & (h_win != wide[f"{name}_winner"])
         rows.append(
             {
                 "method": name,
@@ -431,16 +455,4 @@ def compare(
         status = np.maximum(status, np.where(conflict, 2, np.where(h_sig != m_sig, 1, 0)))
     wide["status"] = np.select([status == 2, status == 1], ["conflict", "one only"], "agree")
     wide = wide.iloc[np.lexsort((np.arange(len(wide)), -status))].reset_index(drop=True)
-    conflict_rows = wide[wide["status"] == "conflict"].reset_index(drop=True)
-    return Comparison(
-        table=table,
-        agreement=pd.DataFrame(rows),
-        conflicts=conflict_rows,
-        wide=wide,
-        order=order,
-        ci_prob=ci_prob,
-        delta=intervals.delta,
-        correction=intervals.correction,
-        intervals=intervals,
-        models=models,
-    )
+    return wide, rows

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from rankstats._pymc.settings import NutsSettings
 from rankstats._util.advice import Spelled
 from rankstats.core.bradley_terry_mle import Pairs
 
@@ -26,17 +27,13 @@ def sample_posterior(
     ties: bool,
     order: bool,
     seed: int | None = 0,
-    sampler: str = "auto",
-    draws: int = 1000,
-    tune: int = 1000,
-    chains: int = 4,
-    progress: bool = True,
+    nuts: NutsSettings | None = None,
     prior_scale: float = 2.0,
-    target_accept: float = 0.9,
     covariates: Sequence[str] = (),
 ) -> tuple[dict[str, np.ndarray], list[str], str, Any]:
     """NUTS draws of the battle model (with ``covariates``: ``pairs`` holds one row per battle
-    and its features, style control, ``style`` ~ Normal(0, 1.5) per covariate).
+    and its features, style control, ``style`` ~ Normal(0, 1.5) per covariate), sampled with
+    ``nuts`` (default :class:`~rankstats.NutsSettings`).
 
     Returns
     -------
@@ -48,11 +45,10 @@ def sample_posterior(
     """
     from rankstats._pymc import compat as _compat
     from rankstats._pymc.convergence import check_convergence, warn_convergence
-    from rankstats._pymc.nuts import SAMPLERS, sample_nuts
+    from rankstats._pymc.nuts import sample_nuts
     from rankstats.models.bradley_terry import pymc_model
 
-    if sampler not in SAMPLERS:
-        raise ValueError(f"sampler must be one of {SAMPLERS}, not {sampler!r}")
+    nuts = NutsSettings() if nuts is None else nuts
     if not ties:  # ties as half wins (the same counts as the MLE)
         half = 0.5 * pairs.ties
         w1, w2, t = pairs.wins1 + half, pairs.wins2 + half, np.zeros_like(half)
@@ -62,14 +58,14 @@ def sample_posterior(
     model = pymc_model(counts, prior_scale, ties, order=order, covariates=covariates)
     idata, used = sample_nuts(
         model,
-        sampler,
-        draws=draws,
-        tune=tune,
-        chains=chains,
+        nuts.sampler,
+        draws=nuts.draws,
+        tune=nuts.tune,
+        chains=nuts.chains,
         n_jobs=None,
         seed=seed,
-        progress=progress,
-        target_accept=target_accept,
+        progress=nuts.progress,
+        target_accept=nuts.target_accept,
         n_parameters=len(models) + int(ties) + int(order) + len(covariates),  # sampler="auto"
     )
     variables = ["log_worth"] + (["log_tie"] if ties else []) + (["log_order"] if order else [])

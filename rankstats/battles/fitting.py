@@ -50,17 +50,18 @@ the ratings at ``anchor_rating`` (1000), or puts the ``anchor`` model at ``ancho
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from rankstats._pymc.settings import NutsSettings
 from rankstats._util.advice import AdviceError, AdviceWarning, Spelled, escape, keywords
-from rankstats._util.arguments import count, flag, probability, sampling
+from rankstats._util.arguments import count, flag, probability, random_seed
 from rankstats._util.parallel import resolve_n_jobs
-from rankstats._util.renamed import renamed_parameters
+from rankstats._util.renamed import grouped_parameters, renamed_parameters
 from rankstats._util.user_frame import user_stacklevel
 from rankstats.battles.battle_fit import (  # noqa: F401 - the result's home, re-exported
     ELO_SCALE,
@@ -68,6 +69,7 @@ from rankstats.battles.battle_fit import (  # noqa: F401 - the result's home, re
     METHODS,
     BattleFit,
 )
+from rankstats.battles.battle_options import EloScale, StyleControl
 from rankstats.battles.bootstrap import (  # noqa: F401 - re-exported (API reference, tests)
     PoissonTable,
     bootstrap_battles,
@@ -93,6 +95,11 @@ BATTLES_HINT = Spelled(
 
 # ---------------------------------------------------------------------------- fitting
 @renamed_parameters(bootstrap="n_resamples", confidence="confidence_level", progressbar="progress")
+@grouped_parameters(
+    elo=(EloScale, {"anchor": "anchor", "anchor_rating": "rating"}),
+    posterior=(NutsSettings, ("sampler", "draws", "tune", "chains", "progress")),
+    covariates=(StyleControl, ("standardize",)),
+)
 def fit_battles(
     battles: Battles,
     *,
@@ -100,19 +107,12 @@ def fit_battles(
     order_effect: bool | None = None,
     both_bad: str = "tie",
     n_resamples: int | None = None,
-    posterior: bool = False,
+    posterior: bool | NutsSettings = False,
     confidence_level: float = 0.95,
-    anchor: str | None = None,
-    anchor_rating: float = ELO_START,
+    elo: EloScale | None = None,
     seed: int | None = 0,
     n_jobs: int | None = None,
-    sampler: str = "auto",
-    draws: int = 1000,
-    tune: int = 1000,
-    chains: int = 4,
-    progress: bool = True,
-    covariates: bool = True,
-    standardize: bool = True,
+    covariates: bool | StyleControl = True,
     bias_reduction: bool = False,
 ) -> BattleFit:
     """Fit Bradley–Terry with an order effect to battles, with Fisher, bootstrap and posterior
@@ -136,28 +136,28 @@ def fit_battles(
         Count "both bad" battles as ties (default) or leave them out.
     n_resamples : int, optional
         Bootstrap resamples (0: none; default 1000, none with ``bias_reduction``).
-    posterior : bool
+    posterior : bool or NutsSettings
         Also sample the posterior with NUTS (PyMC; compiles a model: tens of seconds); with
-        covariates, over the battles one by one (slower for long logs).
+        covariates, over the battles one by one (slower for long logs).  ``True`` samples with
+        the default :class:`~rankstats.NutsSettings` (draws, tuning steps, chains, sampler,
+        progress bar); ``NutsSettings(...)`` with those (the sampler used is recorded in
+        ``info``).
     confidence_level : float
         Coverage of every interval (default 0.95).
-    anchor, anchor_rating : str, float
-        Elo scale: ``anchor`` is fixed at ``anchor_rating`` (a finite number); without,
-        ratings are centred at ``anchor_rating`` (default 1000).
+    elo : EloScale, optional
+        The Elo scale of the ratings (:class:`~rankstats.EloScale`): its ``anchor`` model is
+        fixed at its ``rating`` (a finite number); without an anchor, ratings are centred at
+        ``rating`` (default: centred at 1000).
     seed : int, optional
         Seeds the bootstrap and the sampler: same seed, same numbers.
     n_jobs : int, optional
         Threads for the bootstrap (default and -1: all cores); the numbers do not depend on it.
-    sampler, draws, tune, chains, progress
-        NUTS settings (``sampler``: ``"auto"``, ``"pymc"`` or ``"nutpie"``, recorded in
-        ``info``).
-    covariates : bool
+    covariates : bool or StyleControl
         Style control: fit the battles' covariates (``read_battles(..., covariates=)``) with
         the ratings (:mod:`rankstats.battles.style_control`); the ratings without them are kept
-        beside (``rating_unadjusted`` in :meth:`BattleFit.table`).  False ignores them.
-    standardize : bool
-        Covariates divided by their standard deviation (their effects per standard deviation;
-        not centred, so that the ratings are at equal style); False fits them as given.
+        beside (``rating_unadjusted`` in :meth:`BattleFit.table`).  False ignores them;
+        ``StyleControl(standardize=False)`` fits them as given instead of per standard
+        deviation (:class:`~rankstats.StyleControl`).
     bias_reduction : bool
         Firth's (1993) bias-reduced estimate (:mod:`rankstats.core.firth`): the likelihood
         penalised by Jeffreys' prior, finite when a model never wins or never loses; the
@@ -170,20 +170,134 @@ def fit_battles(
         No battles (left), or ``order_effect=True`` on a design that cannot identify it.
     MLEDoesNotExistError
         The comparison graph is not strongly connected (the message names the groups).
+
+    Notes
+    -----
+    The old keywords ``anchor``, ``anchor_rating`` (now ``elo``), ``sampler``, ``draws``,
+    ``tune``, ``chains``, ``progress`` (now ``posterior``) and ``standardize`` (now
+    ``covariates``) still work for one release, with a :class:`FutureWarning`.
     """
+    elo, nuts, style = _options(battles, elo, posterior, covariates)
+    n_resamples = _check_settings(
+        n_resamples, bias_reduction, confidence_level, order_effect, ties, seed
+    )
+    n_jobs = resolve_n_jobs(n_jobs)
+    counts = _counts(battles, ties, order_effect, both_bad, elo.anchor, style)
+    clusters, cluster_codes, few_clusters = _bootstrap_clusters(
+        battles, both_bad, n_resamples, style is not None
+    )
+    optimum, unadjusted = _estimate(counts, battles.models, bias_reduction)
+    info = _info(battles, counts, optimum, both_bad, confidence_level, seed, n_resamples)
+    if bias_reduction:
+        info["bias_reduction"] = FIRTH
+    if battles.cluster is not None:
+        info["n_clusters"] = battles.n_clusters
+    if counts.dropped:
+        info["order_effect_dropped"] = str(counts.dropped)
+    for warning in _design_warnings(battles, counts, n_resamples, few_clusters):
+        _note(info, warning)
+    boot = None
+    if n_resamples:
+        boot = _resample(counts, optimum, n_resamples, seed, n_jobs, clusters, cluster_codes, info)
+    post = idata = None
+    if nuts is not None:
+        from rankstats.battles.bayes import sample_posterior
+
+        names = battles.covariate_names if style is not None else ()
+        post, problems, used, idata = sample_posterior(
+            counts.fitted_exact,
+            battles.models,
+            counts.ties,
+            counts.order_effect,
+            seed,
+            nuts,
+            covariates=names,
+        )
+        info["sampler"] = used
+        info["posterior_problems"] = problems
+    if style is not None:
+        info.update(_style_info(battles, counts, style))
+    return BattleFit(
+        tuple(battles.models),
+        optimum.params,
+        optimum.covariance,
+        battles.battles_per_model(both_bad),
+        counts.ties,
+        counts.order_effect,
+        confidence_level,
+        elo.anchor,
+        elo.rating,
+        boot,
+        post,
+        info,
+        covariate_names=battles.covariate_names if style is not None else (),
+        unadjusted=unadjusted,
+        idata=idata,
+    )
+
+
+def _options(
+    battles: Battles,
+    elo: EloScale | None,
+    posterior: bool | NutsSettings,
+    covariates: bool | StyleControl,
+) -> tuple[EloScale, NutsSettings | None, StyleControl | None]:
+    """The settings of the steps: the Elo scale, NUTS (None: no posterior), style control
+    (None: the battles' covariates, if any, are not fitted)."""
     if not isinstance(battles, Battles):
         raise TypeError(
             f"battles must be a Battles log, not {type(battles).__name__}: read a file or a "
             "DataFrame with rs.read_battles"
         )
-    _check_bias_reduction(bias_reduction, n_resamples)
-    if n_resamples is None:
-        n_resamples = 0 if bias_reduction else 1000
-    _check_settings(confidence_level, n_resamples, anchor_rating, order_effect)
-    if ties is not None:
-        flag("ties", ties)
-    n_jobs = resolve_n_jobs(n_jobs)
-    sampling(draws, tune, chains, seed)
+    elo = EloScale() if elo is None else elo
+    if not isinstance(elo, EloScale):
+        raise TypeError(f"elo must be an EloScale, not {type(elo).__name__}")
+    nuts = _step("posterior", posterior, NutsSettings)
+    style = _step("covariates", covariates, StyleControl)
+    if elo.anchor is not None and elo.anchor not in battles.models:
+        raise AdviceError(
+            "{anchor} is not a model of the battles; models are "
+            + escape(", ".join(map(repr, battles.models[:20]))),
+            anchor=elo.anchor,
+        )
+    return elo, nuts, style if battles.rows is not None else None
+
+
+def _step(name: str, value: object, settings: type):
+    """A step switched on (``True``: default settings; settings: those) or off (None)."""
+    if isinstance(value, settings):
+        return value
+    flag(name, value)
+    return settings() if value else None
+
+
+@dataclass(frozen=True)
+class _Counts:
+    """What is fitted: the counts per ordered pair (``pairs``, ties as read), those the
+    likelihood sees (``fitted``: ties as half wins without the tie parameter, or the battles
+    one by one with their covariates), and the model decided on them."""
+
+    pairs: Pairs
+    fitted: Pairs
+    ties: bool
+    order_effect: bool
+    dropped: AdviceWarning | None  # why the order effect was left out
+    style: tuple[Pairs, np.ndarray, np.ndarray] | None  # style_rows: rows, centre, scale
+
+    @property
+    def fitted_exact(self) -> Pairs:
+        """The counts of the posterior, which halves ties itself: ``pairs`` or the rows."""
+        return self.pairs if self.style is None else self.style[0]
+
+
+def _counts(
+    battles: Battles,
+    ties: bool | None,
+    order_effect: bool | None,
+    both_bad: str,
+    anchor: str | None,
+    style: StyleControl | None,
+) -> _Counts:
     pairs = battles.pairs(both_bad)
     if len(pairs.item1) == 0:
         raise AdviceBattlesError(
@@ -193,31 +307,40 @@ def fit_battles(
         )
     if ties is None:
         ties = bool(pairs.ties.sum() > 0)
-    fit_pairs = pairs if ties else _half_wins(pairs)
-    models = battles.models
-    if anchor is not None and anchor not in models:
-        raise AdviceError(
-            "{anchor} is not a model of the battles; models are "
-            + escape(", ".join(map(repr, models[:20]))),
-            anchor=anchor,
-        )
-    order_effect, dropped = decide_order_effect(pairs, models, order_effect)
-    styled = bool(covariates) and battles.rows is not None
-    clusters, cluster_codes, few_clusters = _bootstrap_clusters(
-        battles, both_bad, n_resamples, styled
-    )
-    unadjusted, style = None, None
-    if styled:
-        style = style_rows(battles, both_bad, ties, standardize, order_effect)
-        unadjusted = _optimum(fit_pairs, ties, models, order_effect, bias_reduction).params[
-            : len(models)
-        ]
-    optimum = _optimum(
-        fit_pairs if style is None else style[0], ties, models, order_effect, bias_reduction
-    )
-    info: dict[str, Any] = {
-        "ties": "davidson" if ties else "half",
-        "order_effect": order_effect,
+    order_effect, dropped = decide_order_effect(pairs, battles.models, order_effect)
+    rows = None
+    if style is not None:
+        rows = style_rows(battles, both_bad, ties, style.standardize, order_effect)
+    fitted = (pairs if ties else _half_wins(pairs)) if rows is None else rows[0]
+    return _Counts(pairs, fitted, ties, order_effect, dropped, rows)
+
+
+def _estimate(
+    counts: _Counts, models: Sequence[str], bias_reduction: bool
+) -> tuple[Any, np.ndarray | None]:
+    """The (penalised) MLE, and with style control the log-worths fitted without covariates."""
+    unadjusted = None
+    if counts.style is not None:
+        plain = counts.pairs if counts.ties else _half_wins(counts.pairs)
+        found = _optimum(plain, counts.ties, models, counts.order_effect, bias_reduction)
+        unadjusted = found.params[: len(models)]
+    optimum = _optimum(counts.fitted, counts.ties, models, counts.order_effect, bias_reduction)
+    return optimum, unadjusted
+
+
+def _info(
+    battles: Battles,
+    counts: _Counts,
+    optimum: Any,
+    both_bad: str,
+    confidence_level: float,
+    seed: int | None,
+    n_resamples: int,
+) -> dict[str, Any]:
+    """The fit's settings (``BattleFit.info``); the steps add their diagnostics."""
+    return {
+        "ties": "davidson" if counts.ties else "half",
+        "order_effect": counts.order_effect,
         "both_bad": both_bad,
         "confidence": confidence_level,
         "seed": seed,
@@ -226,20 +349,21 @@ def fit_battles(
         "newton_iterations": optimum.iterations,
         "warnings": [],
     }
-    if bias_reduction:
-        info["bias_reduction"] = FIRTH
-    if battles.cluster is not None:
-        info["n_clusters"] = battles.n_clusters
 
-    def note(warning: str | AdviceWarning) -> None:  # a warning the fit keeps (info["warnings"])
-        info["warnings"].append(str(warning))
-        warnings.warn(warning, DataWarning, stacklevel=user_stacklevel())
 
-    if dropped:
-        info["order_effect_dropped"] = str(dropped)
-        note(dropped)
+def _note(info: dict[str, Any], warning: str | AdviceWarning) -> None:
+    """A warning the fit keeps (``info["warnings"]``) and gives."""
+    info["warnings"].append(str(warning))
+    warnings.warn(warning, DataWarning, stacklevel=user_stacklevel())
+
+
+def _design_warnings(
+    battles: Battles, counts: _Counts, n_resamples: int, few_clusters: AdviceWarning | None
+) -> list[str | AdviceWarning]:
+    """What the design leaves out or makes doubtful, in the order the fit gives it."""
+    found: list[str | AdviceWarning] = [counts.dropped] if counts.dropped else []
     if battles.cluster is not None and not n_resamples:
-        note(
+        found.append(
             AdviceWarning(
                 escape(f"the clusters ({battles.cluster}) are used by the bootstrap only, and ")
                 + "{n_resamples}: the Fisher intervals treat every battle as independent and are "
@@ -247,86 +371,64 @@ def fit_battles(
                 n_resamples=0,
             )
         )
-    if few_clusters is not None:
-        note(few_clusters)
-    boot = None
-    if n_resamples and style is not None:
-        boot, failed, method = bootstrap_style(
-            style[0],
+    return found + ([few_clusters] if few_clusters is not None else [])
+
+
+def _resample(
+    counts: _Counts,
+    optimum: Any,
+    n_resamples: int,
+    seed: int | None,
+    n_jobs: int,
+    clusters: Any,
+    cluster_codes: np.ndarray | None,
+    info: dict[str, Any],
+) -> np.ndarray:
+    """The bootstrap distribution of the parameters (:mod:`rankstats.battles.bootstrap`, or
+    with style control :func:`rankstats.battles.style_control.bootstrap_style`)."""
+    if counts.style is not None:
+        boot, failed, info["bootstrap_method"] = bootstrap_style(
+            counts.style[0],
             optimum.params,
             optimum.information,
             n_resamples,
-            ties,
-            order_effect,
-            seed,
-            cluster_codes,
-            n_jobs,
+            counts.ties,
+            counts.order_effect,
+            seed=seed,
+            clusters=cluster_codes,
+            n_jobs=n_jobs,
         )
-        info["bootstrap_method"] = method
-    elif n_resamples:
+    else:
         boot, failed = bootstrap_battles(
-            pairs,
+            counts.pairs,
             optimum.params,
             optimum.information,
             n_resamples,
-            ties,
-            order_effect,
-            seed,
-            n_jobs,
+            counts.ties,
+            counts.order_effect,
+            seed=seed,
+            n_jobs=n_jobs,
             clusters=clusters,
         )
-    if boot is not None:
-        info["bootstrap_failed"] = failed
-        if failed:
-            note(
-                f"{failed} of {n_resamples} bootstrap replicates have no MLE (their comparison "
-                "graph is not strongly connected, or the pairs they drew cannot identify the "
-                "order effect); the bootstrap intervals use the others and are too narrow: "
-                "collect more battles per model (or fit without the order effect)"
-            )
-    post = idata = None
-    if posterior:
-        from rankstats.battles.bayes import sample_posterior
+    info["bootstrap_failed"] = failed
+    if failed:
+        _note(
+            info,
+            f"{failed} of {n_resamples} bootstrap replicates have no MLE (their comparison "
+            "graph is not strongly connected, or the pairs they drew cannot identify the "
+            "order effect); the bootstrap intervals use the others and are too narrow: "
+            "collect more battles per model (or fit without the order effect)",
+        )
+    return boot
 
-        post, problems, used, idata = sample_posterior(
-            pairs if style is None else style[0],
-            models,
-            ties,
-            order_effect,
-            seed,
-            sampler,
-            draws,
-            tune,
-            chains,
-            progress,
-            covariates=battles.covariate_names if style is not None else (),
-        )
-        info["sampler"] = used
-        info["posterior_problems"] = problems
-    per_model = battles.battles_per_model(both_bad)
-    if style is not None:
-        info["covariate_centre"] = dict(
-            zip(battles.covariate_names, style[1].tolist(), strict=True)
-        )
-        info["covariate_scale"] = dict(zip(battles.covariate_names, style[2].tolist(), strict=True))
-        info["standardized"] = bool(standardize)
-    return BattleFit(
-        tuple(models),
-        optimum.params,
-        optimum.covariance,
-        per_model,
-        ties,
-        order_effect,
-        confidence_level,
-        anchor,
-        anchor_rating,
-        boot,
-        post,
-        info,
-        covariate_names=battles.covariate_names if style is not None else (),
-        unadjusted=unadjusted,
-        idata=idata,
-    )
+
+def _style_info(battles: Battles, counts: _Counts, style: StyleControl) -> dict[str, Any]:
+    names = battles.covariate_names
+    return {
+        "covariate_centre": dict(zip(names, counts.style[1].tolist(), strict=True)),
+        "covariate_scale": dict(zip(names, counts.style[2].tolist(), strict=True)),
+        "standardized": bool(style.standardize),
+    }
 
 
 def _optimum(
@@ -402,20 +504,14 @@ def check_cluster_count(count: int, column: str) -> AdviceWarning | None:
 
 
 def _check_settings(
-    confidence_level: float, n_resamples: int, anchor_rating: float, order_effect: bool | None
-) -> None:
-    probability("confidence_level", confidence_level)
-    count("n_resamples", n_resamples, 0)
-    if not (isinstance(anchor_rating, (int, float)) and math.isfinite(anchor_rating)):
-        raise AdviceError(
-            "{anchor_rating} must be a finite number, not " + escape(repr(anchor_rating)),
-            anchor_rating=Spelled("anchor_rating", "--rating"),
-        )
-    if order_effect not in (None, True, False):
-        raise ValueError(f"order_effect must be None, True or False, not {order_effect!r}")
-
-
-def _check_bias_reduction(bias_reduction: object, n_resamples: int) -> None:
+    n_resamples: int | None,
+    bias_reduction: object,
+    confidence_level: float,
+    order_effect: bool | None,
+    ties: bool | None,
+    seed: object,
+) -> int:
+    """The settings checked; returns ``n_resamples`` (default 1000, 0 with bias reduction)."""
     if not isinstance(bias_reduction, bool | np.bool_):
         raise TypeError(f"bias_reduction must be True or False, not {bias_reduction!r}")
     if bias_reduction and n_resamples:
@@ -426,6 +522,16 @@ def _check_bias_reduction(bias_reduction: object, n_resamples: int) -> None:
             bias_reduction=True,
             n_resamples=n_resamples,
         )
+    if n_resamples is None:
+        n_resamples = 0 if bias_reduction else 1000
+    probability("confidence_level", confidence_level)
+    count("n_resamples", n_resamples, 0)
+    if order_effect not in (None, True, False):
+        raise ValueError(f"order_effect must be None, True or False, not {order_effect!r}")
+    if ties is not None:
+        flag("ties", ties)
+    random_seed("seed", seed)
+    return n_resamples
 
 
 def _half_wins(pairs: Pairs) -> Pairs:

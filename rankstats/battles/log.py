@@ -309,53 +309,16 @@ def read_battles(
         columns["cluster"] = cluster
     spec = covariate_spec(covariates)
     wanted = {**columns, **{f"covariate {c}": c for cols in spec.values() for c in cols}}
-    if isinstance(data, pd.DataFrame):
-        check_columns(list(data.columns), wanted, "the DataFrame")
-        frame, where, source = data, None, "DataFrame"
-    else:
-        path = Path(data)
-        frame, where = read_file(path, wanted, sep, encoding)
-        source = path.name
+    frame, where, source = _read_frame(data, wanted, sep, encoding)
     if len(frame) == 0:
         raise InvalidBattlesError(
             f"{source} holds no battles (no rows): a battle log has one row per battle with "
             f"columns {', '.join(map(repr, columns.values()))}"
         )
-
-    def row(positions: np.ndarray) -> str:
-        first = int(positions[0])
-        if where is not None:
-            label = where([first])[0]
-        elif isinstance(frame.index, pd.RangeIndex):
-            label = f"row {first}"
-        else:
-            label = f"row {first} (index {frame.index[first]!r})"
-        more = f" (and {len(positions) - 1:,} more rows)" if len(positions) > 1 else ""
-        return label + more
-
+    row = _row_labels(frame, where)
     factors = {role: factorize(frame[name]) for role, name in columns.items()}
-    for role, (codes, values) in factors.items():
-        blank = np.array([str(v).strip() == "" for v in values], dtype=bool)
-        missing = np.flatnonzero((codes < 0) | (blank[codes] if len(values) else False))
-        if len(missing):
-            raise InvalidBattlesError(
-                f"{source}: {row(missing)}: missing value in column {columns[role]!r}; every "
-                "battle needs both models and a winner"
-                + (" and a cluster" if cluster is not None else "")
-                + " (remove or complete such rows first)"
-            )
-    w_codes, w_values = factors["winner"]
-    outcome_of = np.array(
-        [WINNER_SPELLINGS.get(str(v).strip().lower(), -1) for v in w_values], dtype=np.int64
-    )
-    outcome = outcome_of[w_codes]
-    bad = np.flatnonzero(outcome < 0)
-    if len(bad):
-        value = str(w_values[w_codes[bad[0]]])
-        raise InvalidBattlesError(
-            f"{source}: {row(bad)}: winner {value!r} in column {winner!r} is not one of "
-            f"{', '.join(map(repr, WINNER_SPELLINGS))}"
-        )
+    _check_complete(factors, columns, source, row)
+    outcome = _outcomes(*factors["winner"], winner, source, row)
     names, ia, ib = model_names(
         *factors["model_a"], *factors["model_b"], lambda k: row(np.array([k])), source
     )
@@ -373,6 +336,65 @@ def read_battles(
     z = covariate_matrix(frame, spec, keys, where, row, source)
     rows = BattleRows(ia, ib, outcome, z, tuple(spec), group)
     return dataclasses.replace(battles, rows=rows)
+
+
+def _read_frame(data: str | Path | pd.DataFrame, wanted: dict[str, str], sep, encoding):
+    """``(frame, where, source)``: the battles, the file lines of rows (None for a DataFrame)
+    and the name said in messages."""
+    if isinstance(data, pd.DataFrame):
+        check_columns(list(data.columns), wanted, "the DataFrame")
+        return data, None, "DataFrame"
+    path = Path(data)
+    frame, where = read_file(path, wanted, sep, encoding)
+    return frame, where, path.name
+
+
+def _row_labels(frame: pd.DataFrame, where):
+    """``row(positions)``: the first offending row as a message names it (its file line, or
+    its DataFrame row and index) and how many more there are."""
+
+    def row(positions: np.ndarray) -> str:
+        first = int(positions[0])
+        if where is not None:
+            label = where([first])[0]
+        elif isinstance(frame.index, pd.RangeIndex):
+            label = f"row {first}"
+        else:
+            label = f"row {first} (index {frame.index[first]!r})"
+        more = f" (and {len(positions) - 1:,} more rows)" if len(positions) > 1 else ""
+        return label + more
+
+    return row
+
+
+def _check_complete(factors: dict, columns: dict[str, str], source: str, row) -> None:
+    """Refuse a missing or blank model, winner or cluster, naming the first such row."""
+    for role, (codes, values) in factors.items():
+        blank = np.array([str(v).strip() == "" for v in values], dtype=bool)
+        missing = np.flatnonzero((codes < 0) | (blank[codes] if len(values) else False))
+        if len(missing):
+            raise InvalidBattlesError(
+                f"{source}: {row(missing)}: missing value in column {columns[role]!r}; every "
+                "battle needs both models and a winner"
+                + (" and a cluster" if "cluster" in columns else "")
+                + " (remove or complete such rows first)"
+            )
+
+
+def _outcomes(codes: np.ndarray, values, winner: str, source: str, row) -> np.ndarray:
+    """Each battle's outcome code (:data:`WINNER_SPELLINGS`); an unknown winner is refused."""
+    outcome_of = np.array(
+        [WINNER_SPELLINGS.get(str(v).strip().lower(), -1) for v in values], dtype=np.int64
+    )
+    outcome = outcome_of[codes]
+    bad = np.flatnonzero(outcome < 0)
+    if len(bad):
+        value = str(values[codes[bad[0]]])
+        raise InvalidBattlesError(
+            f"{source}: {row(bad)}: winner {value!r} in column {winner!r} is not one of "
+            f"{', '.join(map(repr, WINNER_SPELLINGS))}"
+        )
+    return outcome
 
 
 def _count(

@@ -64,7 +64,7 @@ from rankstats.core.bradley_terry_likelihood import (  # noqa: F401 - the counts
     pairs_from_matrices,
 )
 from rankstats.core.firth import TOL, firth_objective, free_mask, with_trace
-from rankstats.core.newton_krylov import hessian_cost, krylov_newton
+from rankstats.core.newton_krylov import halving_line_search, hessian_cost, krylov_newton
 from rankstats.errors import InvalidRankingsError, preview
 
 #: What to do instead, in Python and on the command line (``rankstats fit --method``).
@@ -320,17 +320,9 @@ def _newton(
             raise ConvergenceError(f"singular information matrix at iteration {iteration}") from err
         if not np.all(np.isfinite(step)):
             raise ConvergenceError(f"non-finite Newton step at iteration {iteration}")
-        scale = 1.0
-        while True:
-            candidate = params.copy()
-            candidate[free] += scale * step
-            new_value = function(candidate, False)[0]
-            if np.isfinite(new_value) and new_value >= value - slack * abs(value):
-                break
-            scale *= 0.5
-            if scale < 1e-10:
-                raise ConvergenceError(f"line search failed at iteration {iteration}")
-        params = candidate
+        params, scale = halving_line_search(
+            function, params, free, step, value, slack, iteration, ConvergenceError
+        )
         value, grad, hess = function(params, True)
         if np.max(np.abs(scale * step)) < tol:
             break

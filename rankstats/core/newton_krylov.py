@@ -81,17 +81,9 @@ def krylov_newton(
         if not np.all(np.isfinite(step)):
             raise error(f"non-finite Newton step at iteration {iteration}")
         step *= min(1.0, MAX_STEP / max(float(np.max(np.abs(step))), 1e-300))
-        scale = 1.0
-        while True:
-            candidate = params.copy()
-            candidate[free] += scale * step
-            new_value = function(candidate, False)[0]
-            if np.isfinite(new_value) and new_value >= value - slack * abs(value):
-                break
-            scale *= 0.5
-            if scale < 1e-10:
-                raise error(f"line search failed at iteration {iteration}")
-        params = candidate
+        params, scale = halving_line_search(
+            function, params, free, step, value, slack, iteration, error
+        )
         value, grad, product = function(params, GRADIENT)
         hess = None
         if np.max(np.abs(scale * step)) < tol:
@@ -101,6 +93,31 @@ def krylov_newton(
         f"Newton–Raphson did not converge in {max_iter} iterations (last step "
         f"{np.max(np.abs(scale * step)):.2e})"
     )
+
+
+def halving_line_search(
+    function: Objective,
+    params: np.ndarray,
+    free: np.ndarray,
+    step: np.ndarray,
+    value: float,
+    slack: float,
+    iteration: int,
+    error: type[Exception],
+) -> tuple[np.ndarray, float]:
+    """Halve ``step`` (over the ``free`` parameters) until the objective at ``params + scale *
+    step`` is finite and not below ``value`` by more than ``slack * |value|``.  Returns the new
+    parameters and the ``scale`` taken; raises ``error`` below a scale of 1e-10."""
+    scale = 1.0
+    while True:
+        candidate = params.copy()
+        candidate[free] += scale * step
+        new_value = function(candidate, False)[0]
+        if np.isfinite(new_value) and new_value >= value - slack * abs(value):
+            return candidate, scale
+        scale *= 0.5
+        if scale < 1e-10:
+            raise error(f"line search failed at iteration {iteration}")
 
 
 def _factor(information: np.ndarray, iteration: int, error: type[Exception]) -> tuple:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from rankstats.core.codes import dense_codes, duplicated_keys, instance_codes
 from rankstats.errors import InvalidScoresError
 
 Where = Callable[[np.ndarray], Sequence["str | None"]]
@@ -73,3 +74,51 @@ def numeric_scores(
             + row_report(df, inf, [*keys, score], where=where)
         )
     return values
+
+
+def key_codes(
+    df: pd.DataFrame, keys: list[str], columns: list[str], where: Where
+) -> tuple[list[np.ndarray], list[int], list[np.ndarray | None]]:
+    """Codes, number of distinct values and labels of the key columns (system, task[,
+    instance]); a missing key is refused.  Each key is factorised once (turning millions of
+    keys into Python strings would dominate time and memory); instances get no labels, only
+    their equality matters."""
+    codes, sizes, labels = [], [], []
+    for position, key in enumerate(keys):
+        if position == 2:
+            code, size = instance_codes(df[key])
+            uniques = None
+        else:
+            code, uniques = pd.factorize(df[key])
+            size = len(uniques)
+        if (code < 0).any():
+            raise InvalidScoresError(
+                f"missing {key!r} key:" + row_report(df, code < 0, columns, where=where)
+            )
+        codes.append(code.astype(np.int64, copy=False))
+        sizes.append(size)
+        labels.append(uniques)
+    return codes, sizes, labels
+
+
+def ranking_codes(
+    df: pd.DataFrame,
+    codes: list[np.ndarray],
+    sizes: list[int],
+    columns: list[str],
+    where: Where,
+) -> tuple[np.ndarray, int]:
+    """One code per ranking, (task, instance) pairs or tasks, and their number; a (ranking,
+    system) key on two rows is refused."""
+    if len(codes) == 3:
+        ranking, distinct = dense_codes(codes[1] * sizes[2] + codes[2], sizes[1] * sizes[2])
+        n_rankings = len(distinct)
+    else:
+        ranking, n_rankings = codes[1], sizes[1]
+    duplicated = duplicated_keys(ranking * sizes[0] + codes[0], n_rankings * sizes[0])
+    if duplicated is not None:
+        raise InvalidScoresError(
+            f"duplicated ({', '.join(columns[:-1])}) keys; each must appear once:"
+            + row_report(df, duplicated, columns, where=where)
+        )
+    return ranking, n_rankings

@@ -20,10 +20,15 @@ import pandas as pd
 from rankstats._util.user_frame import user_stacklevel
 from rankstats.core import keys as _keys
 from rankstats.core import wide_columns as _columns
-from rankstats.core.codes import dense_codes, duplicated_keys, instance_codes, row_codes
+from rankstats.core.codes import row_codes
 from rankstats.core.derived import DerivedOnce
 from rankstats.core.directions import Direction, parse_directions
-from rankstats.core.score_values import Where, numeric_scores, row_report
+from rankstats.core.score_values import (
+    Where,
+    key_codes,
+    numeric_scores,
+    ranking_codes,
+)
 from rankstats.errors import DataWarning, InvalidScoresError, preview
 
 
@@ -135,75 +140,32 @@ class Scores(DerivedOnce):
                 f"column(s) {preview(missing)} not found; the table has: {preview(df.columns, 20)}"
             )
         keys = columns[:-1]
-        # Factorise each key once: validation, duplicates and categories all work on int codes
-        # (turning millions of keys into Python strings would dominate time and memory).
-        codes, sizes, labels = [], [], []
-        for position, key in enumerate(keys):
-            if position == 2:  # instances: only their equality matters, not their labels
-                code, size = instance_codes(df[key])
-                uniques = None
-            else:
-                code, uniques = pd.factorize(df[key])
-                size = len(uniques)
-            if (code < 0).any():
-                raise InvalidScoresError(
-                    f"missing {key!r} key:" + row_report(df, code < 0, columns, where=where)
-                )
-            codes.append(code.astype(np.int64, copy=False))
-            sizes.append(size)
-            labels.append(uniques)
+        codes, sizes, labels = key_codes(df, keys, columns, where)
         values = numeric_scores(df, score, keys, where)
-
-        # One code per ranking: (task, instance) pairs, or tasks; then one per (ranking, system).
-        if instance:
-            ranking, distinct = dense_codes(codes[1] * sizes[2] + codes[2], sizes[1] * sizes[2])
-            n_rankings = len(distinct)
-        else:
-            ranking, n_rankings = codes[1], sizes[1]
-        duplicated = duplicated_keys(ranking * sizes[0] + codes[0], n_rankings * sizes[0])
-        if duplicated is not None:
-            raise InvalidScoresError(
-                f"duplicated ({', '.join(keys)}) keys; each must appear once:"
-                + row_report(df, duplicated, columns, where=where)
-            )
-
+        ranking, n_rankings = ranking_codes(df, codes, sizes, columns, where)
         systems = tuple(str(u) for u in labels[0])
         all_tasks = tuple(str(u) for u in labels[1])
-        for kind, names, code in (("system", systems, codes[0]), ("task", all_tasks, codes[1])):
-            if len(set(names)) != len(names):
-                raise InvalidScoresError(
-                    f"distinct {kind} keys become the same name as text (e.g. 1 and '1'): "
-                    f"{preview(sorted({n for n in names if names.count(n) > 1}))}"
-                )
-            _keys.refuse_whitespace_variants(kind, names, _keys.first_rows(names, code, where))
+        _check_names(systems, all_tasks, codes, where)
         directions = parse_directions(all_tasks, higher_is_better)
         task_sign = np.array([1.0 if directions[t] else -1.0 for t in all_tasks])
-
         # Only evaluated rows are kept: select each column once, before building the frame.
         evaluated = ~np.isnan(values)
         every = bool(evaluated.all())
 
-        def kept(array: np.ndarray) -> np.ndarray:
+        def kept(array):
             return array if every else array[evaluated]
 
         system_code, task_code = kept(codes[0]), kept(codes[1])
         columns_out = {
-            "system": pd.Categorical.from_codes(
-                system_code, categories=list(systems), validate=False
-            ),
-            "task": pd.Categorical.from_codes(
-                task_code, categories=list(all_tasks), validate=False
-            ),
+            "system": pd.Categorical.from_codes(system_code, list(systems), validate=False),
+            "task": pd.Categorical.from_codes(task_code, list(all_tasks), validate=False),
         }
         if instance:
             column = _instance_column(df[instance])
-            if not every:
-                column = column[evaluated].reset_index(drop=True)
-            columns_out["instance"] = column
+            columns_out["instance"] = column if every else kept(column).reset_index(drop=True)
         columns_out["score"] = kept(values) * task_sign[task_code]
-        out = pd.DataFrame(columns_out, copy=False)
         return cls._finish(
-            out,
+            pd.DataFrame(columns_out, copy=False),
             systems,
             all_tasks,
             directions,
@@ -537,3 +499,17 @@ def _instance_column(source: pd.Series) -> pd.Series:
 def _inferred_text_dtype() -> object:
     """The dtype pandas infers for a column of Python strings (``str`` with pandas 3)."""
     return pd.Series(np.array(["a"], dtype=object)).dtype
+
+
+def _check_names(
+    systems: tuple[str, ...], tasks: tuple[str, ...], codes: list[np.ndarray], where: Where
+) -> None:
+    """Refuse distinct system or task keys that read alike as text, or differ only by
+    surrounding whitespace."""
+    for kind, names, code in (("system", systems, codes[0]), ("task", tasks, codes[1])):
+        if len(set(names)) != len(names):
+            raise InvalidScoresError(
+                f"distinct {kind} keys become the same name as text (e.g. 1 and '1'): "
+                f"{preview(sorted({n for n in names if names.count(n) > 1}))}"
+            )
+        _keys.refuse_whitespace_variants(kind, names, _keys.first_rows(names, code, where))

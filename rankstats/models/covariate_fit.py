@@ -70,45 +70,9 @@ def fit_structured_mle(
     systems = tuple(prepared.systems)
     cmap = model._covariate_map(systems)
     extra = model._extra_names(prepared)
-    function = model._objective(prepared, prior=False)
     estimator = ESTIMATORS[method] if model.random_effect else "mle"
-    if not (bias_reduction or model.random_effect):
-        # a system without covariates that never loses: no MLE, named (a random effect's fit
-        # gives it an infinite own log-worth and a warning instead, as BTm does)
-        check_own_worths(systems, model._beats(prepared), cmap.own, OWN_HINT)
-    try:
-        if estimator == "pql":
-            optimum = fit_pql(function, cmap, len(extra), model._beats(prepared))
-        elif model.random_effect:
-            optimum = fit_random_effect(function, cmap, len(extra), model._beats(prepared))
-        else:
-            optimum = fit_with_covariates(function, cmap, len(extra), bias_reduction)
-    except ConvergenceError as err:
-        raise CovariateMLEError(
-            f"the {'bias-reduced' if bias_reduction else 'maximum-likelihood'} estimate of "
-            f"{model!r} was not found ({err}): "
-            + (
-                "the covariates and log-worths of their own are not identified by these comparisons"
-                if bias_reduction
-                else "covariates that separate winners from losers make it infinite; fit "
-                "with bias_reduction=True (Firth's penalised likelihood) or sample the "
-                "posterior (method='nuts') instead"
-            )
-        ) from err
-    n, p = cmap.matrix.shape
-    finite = np.isfinite(optimum.log_worth)  # ±∞: own log-worths of unbeaten / winless systems
-    centre = np.eye(n) - finite / finite.sum()
-    size = n + len(extra)
-    log_worth = optimum.log_worth - optimum.log_worth[finite].mean()
-    params = np.concatenate([log_worth, optimum.params[p:]])
-    covariance = np.zeros((size, size))
-    covariance[:n, :n] = centre @ optimum.worth_covariance @ centre
-    covariance[n:, n:] = optimum.covariance[p:, p:]
-    kept = np.flatnonzero(np.isfinite(optimum.params[:p]))  # an infinite own one: no covariance
-    covariance[:n, n:] = centre @ cmap.matrix[:, kept] @ optimum.covariance[kept, p:]
-    covariance[n:, :n] = covariance[:n, n:].T
-    unbounded = np.flatnonzero(~finite)
-    covariance[unbounded, :] = covariance[:, unbounded] = np.nan
+    optimum = _optimum(model, prepared, cmap, len(extra), estimator, bias_reduction)
+    params, covariance, finite = _centred(optimum, cmap, len(extra))
     info = {
         **model._info(prepared),
         "prior_scale": model.prior_scale,
@@ -117,47 +81,16 @@ def fit_structured_mle(
         "own_log_worth": list(cmap.own),
         "random_effect": model.random_effect,
     }
-    k = len(cmap.names)
-    if k:
+    if cmap.names:
         info["covariate_means"] = [float(v) for v in cmap.means]
     info["estimator"] = estimator
     if model.random_effect:
         info["likelihood"] = LIKELIHOODS[estimator]
-    if len(unbounded):
-        names = [systems[i] for i in unbounded]
-        info["unbounded_own"] = names
-        said = [
-            f"{systems[i]} never {'loses' if optimum.log_worth[i] > 0 else 'wins'}"
-            for i in unbounded
-        ]
-        warnings.warn(
-            f"{preview(said)}, with a log-worth of its own (no covariates): infinite (±inf in "
-            "fit.worth; BTm prints a huge estimate with a huge standard error), and its "
-            "comparisons tell nothing about the others",
-            DataWarning,
-            stacklevel=user_stacklevel(),
-        )
+    if not finite.all():
+        info["unbounded_own"] = _warn_unbounded(systems, optimum.log_worth, finite)
     if bias_reduction:
         info["bias_reduction"] = FIRTH
-    # Joint normal draws of every parameter, so that the log-worths and β of one draw agree
-    # (predict_worth reads both).
-    full = laplace_draws(optimum.full_params, optimum.full_covariance, 4000, seed)
-    m = optimum.full_map.shape[1]
-    theta = full[:, :m] @ optimum.full_map.T
-    # An infinite log-worth enters the draws as ±PINNED (the same probabilities to within
-    # double precision), so that ranks and pairs of draws stay defined.
-    if len(unbounded):
-        theta[:, unbounded] = optimum.full_offset[unbounded]
-    theta -= theta[:, finite].mean(axis=1, keepdims=True)
-    draws = np.hstack([theta, full[:, m:]])
-    more = {}
-    if k:
-        more["beta"] = (full[:, :k], "covariate", list(cmap.names))
-    if cmap.own:  # the own log-worths estimated follow β in ψ; an infinite one is ±PINNED
-        offset = np.zeros(n) if optimum.full_offset is None else optimum.full_offset
-        own = np.repeat(offset[~cmap.covered][None, :], len(full), axis=0)
-        own[:, kept[k:] - k] = full[:, k : len(kept)]
-        more["own"] = (own, "own_system", list(cmap.own))
+    draws, more = _joint_draws(optimum, cmap, finite, seed)
     fit = optimum_fit(
         model.name,
         method,
@@ -171,6 +104,104 @@ def fit_structured_mle(
         draws=draws,
         more=more,
     )
+    found = _estimates(optimum, cmap)
+    fit.parameters.update(found)
+    _compat.set_attrs(fit.idata, {f"param_{k}": v for k, v in found.items()})  # kept by save
+    return fit
+
+
+def _optimum(
+    model: Any, prepared: Any, cmap: Any, n_extra: int, estimator: str, bias_reduction: bool
+) -> Any:
+    """The (penalised, or random-effect) estimate; its failure said as the user's problem."""
+    function = model._objective(prepared, prior=False)
+    if not (bias_reduction or model.random_effect):
+        # a system without covariates that never loses: no MLE, named (a random effect's fit
+        # gives it an infinite own log-worth and a warning instead, as BTm does)
+        check_own_worths(cmap.systems, model._beats(prepared), cmap.own, OWN_HINT)
+    try:
+        if estimator == "pql":
+            return fit_pql(function, cmap, n_extra, model._beats(prepared))
+        if model.random_effect:
+            return fit_random_effect(function, cmap, n_extra, model._beats(prepared))
+        return fit_with_covariates(function, cmap, n_extra, bias_reduction)
+    except ConvergenceError as err:
+        raise CovariateMLEError(
+            f"the {'bias-reduced' if bias_reduction else 'maximum-likelihood'} estimate of "
+            f"{model!r} was not found ({err}): "
+            + (
+                "the covariates and log-worths of their own are not identified by these comparisons"
+                if bias_reduction
+                else "covariates that separate winners from losers make it infinite; fit "
+                "with bias_reduction=True (Firth's penalised likelihood) or sample the "
+                "posterior (method='nuts') instead"
+            )
+        ) from err
+
+
+def _centred(optimum: Any, cmap: Any, n_extra: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Centred log-worths and extra parameters, their covariance, and which log-worths are
+    finite (±∞: own log-worths of unbeaten / winless systems, with NaN covariances)."""
+    n, p = cmap.matrix.shape
+    finite = np.isfinite(optimum.log_worth)
+    centre = np.eye(n) - finite / finite.sum()
+    size = n + n_extra
+    log_worth = optimum.log_worth - optimum.log_worth[finite].mean()
+    params = np.concatenate([log_worth, optimum.params[p:]])
+    covariance = np.zeros((size, size))
+    covariance[:n, :n] = centre @ optimum.worth_covariance @ centre
+    covariance[n:, n:] = optimum.covariance[p:, p:]
+    kept = np.flatnonzero(np.isfinite(optimum.params[:p]))  # an infinite own one: no covariance
+    covariance[:n, n:] = centre @ cmap.matrix[:, kept] @ optimum.covariance[kept, p:]
+    covariance[n:, :n] = covariance[:n, n:].T
+    unbounded = np.flatnonzero(~finite)
+    covariance[unbounded, :] = covariance[:, unbounded] = np.nan
+    return params, covariance, finite
+
+
+def _warn_unbounded(systems: tuple[str, ...], log_worth: np.ndarray, finite: np.ndarray):
+    """Warn of the systems with an infinite own log-worth; returns their names."""
+    unbounded = np.flatnonzero(~finite)
+    said = [f"{systems[i]} never {'loses' if log_worth[i] > 0 else 'wins'}" for i in unbounded]
+    warnings.warn(
+        f"{preview(said)}, with a log-worth of its own (no covariates): infinite (±inf in "
+        "fit.worth; BTm prints a huge estimate with a huge standard error), and its "
+        "comparisons tell nothing about the others",
+        DataWarning,
+        stacklevel=user_stacklevel(),
+    )
+    return [systems[i] for i in unbounded]
+
+
+def _joint_draws(optimum: Any, cmap: Any, finite: np.ndarray, seed: int | None):
+    """Joint normal draws of every parameter, so that the log-worths and β of one draw agree
+    (predict_worth reads both): ``(draws, more)`` as :func:`optimum_fit` takes them."""
+    n, p = cmap.matrix.shape
+    k = len(cmap.names)
+    full = laplace_draws(optimum.full_params, optimum.full_covariance, 4000, seed)
+    m = optimum.full_map.shape[1]
+    theta = full[:, :m] @ optimum.full_map.T
+    # An infinite log-worth enters the draws as ±PINNED (the same probabilities to within
+    # double precision), so that ranks and pairs of draws stay defined.
+    unbounded = np.flatnonzero(~finite)
+    if len(unbounded):
+        theta[:, unbounded] = optimum.full_offset[unbounded]
+    theta -= theta[:, finite].mean(axis=1, keepdims=True)
+    draws = np.hstack([theta, full[:, m:]])
+    more = {}
+    if k:
+        more["beta"] = (full[:, :k], "covariate", list(cmap.names))
+    if cmap.own:  # the own log-worths estimated follow β in ψ; an infinite one is ±PINNED
+        kept = np.flatnonzero(np.isfinite(optimum.params[:p]))
+        offset = np.zeros(n) if optimum.full_offset is None else optimum.full_offset
+        own = np.repeat(offset[~cmap.covered][None, :], len(full), axis=0)
+        own[:, kept[k:] - k] = full[:, k : len(kept)]
+        more["own"] = (own, "own_system", list(cmap.own))
+    return draws, more
+
+
+def _estimates(optimum: Any, cmap: Any) -> dict[str, float]:
+    """The covariate effects, own log-worths and σ with their standard errors, by name."""
     se = np.sqrt(np.clip(np.diag(optimum.covariance), 0.0, None))
     found = {}
     for k, name in enumerate(cmap.parameter_names):
@@ -179,9 +210,7 @@ def fit_structured_mle(
     if optimum.sigma is not None:
         found["sigma"] = optimum.sigma
         found["sigma_se"] = np.nan if optimum.sigma_se is None else optimum.sigma_se
-    fit.parameters.update(found)
-    _compat.set_attrs(fit.idata, {f"param_{k}": v for k, v in found.items()})  # kept by save
-    return fit
+    return found
 
 
 @renamed_parameters(prob="ci_prob")

@@ -262,59 +262,93 @@ def kfold(
     """
     count("k", k, 2)
     random_seed("seed", seed)
-    if method is not None and not isinstance(method, str):
-        raise TypeError(f"method must be a method name ('map', 'nuts', ...), not {method!r}")
-    if isinstance(fit_or_model, Fit):
-        model = _model_of(fit_or_model)
-        method = method or fit_or_model.method
-        options = {**_settings(fit_or_model), **fit_options}
-    else:
-        model = fit_or_model
-        if method is None:
-            raise ValueError("give the fitting method of the refits (method='map', 'nuts', ...)")
-        options = dict(fit_options)
+    model, method, options = _refit_settings(fit_or_model, method, fit_options)
     if not isinstance(data, Rankings):
         data = as_rankings(data)
     name = getattr(model, "name", "mallows")
     kind = getattr(model, "kind", "subset")
-    ranks = data.ranks
-    keep = pointwise.informative(ranks, kind)
+    keep = pointwise.informative(data.ranks, kind)
     rk = _subset(data, keep) if not keep.all() else data
     n = rk.n_rankings
-    if folds is None:
-        folds = fold_ids(n, k, seed)
-    else:
-        folds = np.asarray(folds)[keep] if len(folds) == len(keep) else np.asarray(folds)
-        if len(folds) != n:
-            raise ValueError(f"folds must give one fold per ranking ({n}), got {len(folds)}")
-        folds = pd.factorize(folds, sort=True)[0]
-        k = int(folds.max()) + 1
+    folds, k = _fold_ids(folds, keep, n, k, seed)
     plug_in = method not in SAMPLED
-    elpd_i = np.empty(n)
     observed = ~np.isnan(rk.ranks)
+    elpd_i = np.empty(n)
     disconnected = unconverged = 0
     largest_se = 0.0
     for fold in range(k):
         test = folds == fold
-        train = ~test
-        lost = observed[test].any(axis=0) & ~observed[train].any(axis=0)
-        if lost.any():
-            names = [rk.systems[i] for i in np.flatnonzero(lost)]
-            raise InvalidRankingsError(
-                f"fold {fold + 1} of {k} holds every ranking of system(s) {preview(names)}: "
-                "refitted without it, the model has no data on them; use fewer folds"
-            )
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                refit = model.fit(_subset(rk, train), method=method, progress=False, **options)
-            except InvalidRankingsError as err:  # e.g. no MLE without this fold
-                raise type(err)(f"refitted without fold {fold + 1} of {k}: {err}") from None
+        refit, converged = _refit(model, rk, test, fold, k, method, options)
         disconnected += int(refit.info.get("n_groups", 1) or 1) > 1
-        unconverged += any(issubclass(w.category, ConvergenceWarning) for w in caught)
+        unconverged += not converged
         values, se = _heldout(name, kind, rk.ranks[test], refit, plug_in)
         largest_se = max(largest_se, se)
         elpd_i[test] = values[0] if plug_in else _log_mean_exp(values)
+    notes = _notes(k, disconnected, unconverged, largest_se, int((~keep).sum()))
+    composite = name == "bt" and (observed.sum(axis=1).max() > 2 or kind == "top_k")
+    labels = pointwise.labels(rk.rankers)
+    return KFoldResult(
+        model=name,
+        method=method,
+        elpd=float(elpd_i.sum()),
+        se=float(np.sqrt(n * np.var(elpd_i))),
+        elpd_i=pd.Series(elpd_i, index=labels, name="elpd_kfold"),
+        folds=pd.Series(folds, index=labels, name="fold"),
+        k=k,
+        estimate="plug-in" if plug_in else "posterior",
+        composite=bool(composite),
+        notes=tuple(notes),
+    )
+
+
+def _refit_settings(fit_or_model: Any, method: str | None, fit_options: dict) -> tuple:
+    """``(model, method, options)`` of the refits: a fit's own, overridden by the caller's."""
+    if method is not None and not isinstance(method, str):
+        raise TypeError(f"method must be a method name ('map', 'nuts', ...), not {method!r}")
+    if isinstance(fit_or_model, Fit):
+        options = {**_settings(fit_or_model), **fit_options}
+        return _model_of(fit_or_model), method or fit_or_model.method, options
+    if method is None:
+        raise ValueError("give the fitting method of the refits (method='map', 'nuts', ...)")
+    return fit_or_model, method, dict(fit_options)
+
+
+def _fold_ids(
+    folds: np.ndarray | None, keep: np.ndarray, n: int, k: int, seed: int | None
+) -> tuple[np.ndarray, int]:
+    """The fold (0, …, k − 1) of each kept ranking, random or given, and the number of folds."""
+    if folds is None:
+        return fold_ids(n, k, seed), k
+    folds = np.asarray(folds)[keep] if len(folds) == len(keep) else np.asarray(folds)
+    if len(folds) != n:
+        raise ValueError(f"folds must give one fold per ranking ({n}), got {len(folds)}")
+    folds = pd.factorize(folds, sort=True)[0]
+    return folds, int(folds.max()) + 1
+
+
+def _refit(
+    model: Any, rk: Rankings, test: np.ndarray, fold: int, k: int, method: str, options: dict
+) -> tuple[Any, bool]:
+    """The model refitted without the ``test`` rankings, and whether it converged."""
+    observed = ~np.isnan(rk.ranks)
+    lost = observed[test].any(axis=0) & ~observed[~test].any(axis=0)
+    if lost.any():
+        names = [rk.systems[i] for i in np.flatnonzero(lost)]
+        raise InvalidRankingsError(
+            f"fold {fold + 1} of {k} holds every ranking of system(s) {preview(names)}: "
+            "refitted without it, the model has no data on them; use fewer folds"
+        )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            refit = model.fit(_subset(rk, ~test), method=method, progress=False, **options)
+        except InvalidRankingsError as err:  # e.g. no MLE without this fold
+            raise type(err)(f"refitted without fold {fold + 1} of {k}: {err}") from None
+    return refit, not any(issubclass(w.category, ConvergenceWarning) for w in caught)
+
+
+def _notes(k: int, disconnected: int, unconverged: int, largest_se: float, left_out: int):
+    """What makes the estimate less than it looks, said in the result."""
     notes = []
     if disconnected:
         notes.append(
@@ -333,22 +367,8 @@ def kfold(
             "value): the elpd is an estimate of an estimate, biased low by about half the "
             "variance"
         )
-    if not keep.all():
+    if left_out:
         notes.append(
-            f"{int((~keep).sum())} ranking(s) of fewer than two systems carry no choice and "
-            "were left out"
+            f"{left_out} ranking(s) of fewer than two systems carry no choice and were left out"
         )
-    composite = name == "bt" and (observed.sum(axis=1).max() > 2 or kind == "top_k")
-    labels = pointwise.labels(rk.rankers)
-    return KFoldResult(
-        model=name,
-        method=method,
-        elpd=float(elpd_i.sum()),
-        se=float(np.sqrt(n * np.var(elpd_i))),
-        elpd_i=pd.Series(elpd_i, index=labels, name="elpd_kfold"),
-        folds=pd.Series(folds, index=labels, name="fold"),
-        k=k,
-        estimate="plug-in" if plug_in else "posterior",
-        composite=bool(composite),
-        notes=tuple(notes),
-    )
+    return notes

@@ -221,21 +221,30 @@ def pair_rows(rows, columns, order, index, wins_obs, compared_obs, rep) -> None:
         columns.append(values[:, k])
 
 
+@dataclass(frozen=True)
+class CheckSettings:
+    """How a check was run, as its :class:`PPCResult` records it: the model and how it was
+    fitted, the replications and their seed, the miss threshold, the interval mass, and the
+    approximation the draws are (None: a posterior sample)."""
+
+    model: str
+    method: str
+    draws: int
+    seed: int | None
+    threshold: float
+    ci_prob: float
+    approximation: str | None = None
+
+
 def build_result(
+    settings: CheckSettings,
     *,
-    model: str,
-    method: str,
     systems: Sequence[str],
     consensus: Sequence[str],
     n_rankings: int,
-    draws: int,
-    seed: int | None,
-    threshold: float,
-    ci_prob: float,
     rows: list[dict[str, Any]],
     columns: list[np.ndarray],
     notes: Sequence[str],
-    approximation: str | None,
     undefined: Mapping[str, str] | None = None,
     no_ties: bool = True,
     distances: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
@@ -245,6 +254,7 @@ def build_result(
     intervals, the two-sided mid-p values (:func:`p_values`; NaN for the tie share when the
     model generates no ties, ``no_ties``) and the misses at ``threshold``.  ``distances``:
     bin edges, observed and replicated counts of the per-ranking Kendall distance."""
+    draws, ci_prob, threshold = settings.draws, settings.ci_prob, settings.threshold
     table = pd.DataFrame(rows)
     replicated = np.column_stack(columns) if columns else np.empty((draws, 0))
     mean, low, high = _summarise(replicated, ci_prob)
@@ -257,20 +267,20 @@ def build_result(
     table["missed"] = np.nan_to_num(p, nan=1.0) < threshold
     bins, obs_hist, rep_hist = distances if distances is not None else (None, None, None)
     return PPCResult(
-        model=model,
-        method=method,
+        model=settings.model,
+        method=settings.method,
         systems=tuple(systems),
         consensus=tuple(consensus),
         n_rankings=n_rankings,
         draws=draws,
-        seed=seed,
+        seed=settings.seed,
         threshold=threshold,
         ci_prob=ci_prob,
         statistics=table,
         replicated=replicated,
         undefined=dict(undefined or {}),
         notes=tuple(dict.fromkeys(notes)),
-        approximation=approximation,
+        approximation=settings.approximation,
         distance_bins=bins,
         observed_distances=obs_hist,
         replicated_distances=rep_hist,

@@ -55,6 +55,7 @@ statistics computed in :mod:`.ppc_statistics`, the p-values and the result built
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -62,13 +63,19 @@ import numpy as np
 from rankstats._pymc.convergence import SAMPLED
 from rankstats._util.advice import AdviceError
 from rankstats._util.arguments import count, probability, random_seed
-from rankstats._util.renamed import renamed_parameters
+from rankstats._util.renamed import grouped_parameters, renamed_parameters
 from rankstats.core.rankings import Rankings, default_level
 from rankstats.core.scores import Scores
 from rankstats.models._data import KINDS
 from rankstats.models.pair_counts import comparison_counts, rank_breaking
 from rankstats.models.ppc_replicate import bt_replicate, mallows_replicate, pl_replicate
-from rankstats.models.ppc_result import PPCResult, build_result, pair_rows, statistic_row
+from rankstats.models.ppc_result import (
+    CheckSettings,
+    PPCResult,
+    build_result,
+    pair_rows,
+    statistic_row,
+)
 from rankstats.models.ppc_statistics import (
     DISTANCE_BINS,
     compact_keys,
@@ -144,7 +151,29 @@ def _check_arguments(
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
 
 
+@dataclass(frozen=True)
+class DrawSource:
+    """Where the parameter draws of :func:`ppc_draws` come from, as its result records it.
+
+    Parameters
+    ----------
+    method : str
+        How they were obtained (a fit's method: ``"nuts"``, ``"map"``, ...; default
+        ``"draws"``, given ones).
+    approximation : str, optional
+        The approximation they are (e.g. a normal approximation at the MAP), None for a
+        posterior sample or given parameters.
+    notes : sequence of str
+        Remarks added to the result's notes.
+    """
+
+    method: str = "draws"
+    approximation: str | None = None
+    notes: tuple[str, ...] = ()
+
+
 @renamed_parameters(prob="ci_prob")
+@grouped_parameters(source=(DrawSource, ("method", "approximation", "notes")))
 def ppc_draws(
     model: str,
     parameters: Mapping[str, np.ndarray],
@@ -156,9 +185,7 @@ def ppc_draws(
     threshold: float = 0.05,
     ci_prob: float = 0.9,
     kind: str = "subset",
-    method: str = "draws",
-    approximation: str | None = None,
-    notes: Sequence[str] = (),
+    source: DrawSource | None = None,
 ) -> PPCResult:
     """Posterior predictive check of given parameter draws (see the module docstring).
 
@@ -189,6 +216,10 @@ def ppc_draws(
         Central interval of the replicated statistics.
     kind : {"subset", "top_k"}
         How the rankings were observed (as ``PlackettLuce(kind=...)``).
+    source : DrawSource, optional
+        Where the draws come from, recorded in the result (:func:`ppc` says the fit's method
+        and its normal approximation); the old keywords ``method``, ``approximation`` and
+        ``notes`` still work for one release, with a :class:`FutureWarning`.
 
     Returns
     -------
@@ -208,27 +239,67 @@ def ppc_draws(
     if model not in MODELS:
         raise ValueError(f"model must be one of {MODELS}, not {model!r}")
     _check_arguments(draws, threshold, ci_prob, kind, seed)
+    source = DrawSource() if source is None else source
+    settings = CheckSettings(
+        model, source.method, int(draws), seed, threshold, ci_prob, source.approximation
+    )
     rng = np.random.default_rng(seed)
-    notes = list(notes)
+    notes = list(source.notes)
     params, note = _select(parameters, int(draws), rng)
     if note:
         notes.append(note)
     if model == "bt":
-        return _bt_check(
-            params,
-            data,
-            systems,
-            consensus,
-            int(draws),
-            seed,
-            threshold,
-            ci_prob,
-            kind,
-            method,
-            approximation,
-            notes,
-            rng,
-        )
+        return _bt_check(settings, params, data, systems, consensus, kind, notes, rng)
+    return _ranking_check(settings, params, data, systems, consensus, kind, notes, rng)
+
+
+def _ranking_check(
+    settings: CheckSettings,
+    params: dict[str, np.ndarray],
+    data: Any,
+    systems: Sequence[str] | None,
+    consensus: Sequence[str] | None,
+    kind: str,
+    notes: list[str],
+    rng: np.random.Generator,
+) -> PPCResult:
+    """The check of Plackett–Luce or Mallows draws: replicated rankings, their statistics."""
+    model = settings.model
+    systems, ranks, observed = _observed_rankings(model, data, systems, kind, notes)
+    n = len(systems)
+    variable = "position" if model == "mallows" else "log_worth"
+    if params[variable].shape[1] != n:
+        raise ValueError(f"{variable} draws have {params[variable].shape[1]} columns, not {n}")
+    if consensus is None:
+        centre = params[variable].mean(axis=0)
+        consensus = [systems[i] for i in np.argsort(centre if model == "mallows" else -centre)]
+    index = {s: i for i, s in enumerate(systems)}
+    consensus_pos = np.empty(n)
+    consensus_pos[[index[s] for s in consensus]] = np.arange(n)
+    obs = ranking_statistics(np.where(observed, ranks, np.inf)[None], consensus_pos, kind)
+    k = observed.sum(axis=1)
+    n_pairs = k * (k - 1) / 2 + (k * (n - k) if kind == "top_k" else 0)
+    rep, hist = _replicated_statistics(model, params, observed, consensus_pos, kind, n_pairs, rng)
+    rows, columns = _ranking_rows(list(consensus), index, obs, rep, len(ranks))
+    if obs["ties"][0] > 0:
+        notes.append(NO_TIES[model])
+    d_obs = obs["distance"][0]
+    return build_result(
+        settings,
+        systems=systems,
+        consensus=tuple(consensus),
+        n_rankings=len(ranks),
+        rows=rows,
+        columns=columns,
+        notes=notes,
+        no_ties=True,  # neither Plackett–Luce nor Mallows generates ties
+        distances=(DISTANCE_BINS, distance_histogram((d_obs / n_pairs)[None])[0], hist),
+    )
+
+
+def _observed_rankings(model: str, data: Any, systems, kind: str, notes: list[str]):
+    """``(systems, ranks, observed)`` of the rankings that order something (a note says how
+    many were left out)."""
     if systems is None:
         if not isinstance(data, Rankings | Scores):
             raise TypeError(f"expected Rankings or Scores, not {type(data).__name__}")
@@ -239,7 +310,6 @@ def ppc_draws(
         )
     systems = tuple(str(s) for s in systems)
     rk = _rankings(data, systems)
-    n = len(systems)
     observed = ~np.isnan(rk.ranks)
     if model == "mallows" and kind != "subset":
         raise AdviceError(
@@ -251,26 +321,30 @@ def ppc_draws(
             f"{int((~keep).sum())} ranking(s) with nothing to order (fewer than two systems) "
             "left out, as in the fit"
         )
-    ranks, observed = rk.ranks[keep], observed[keep]
-    if not len(ranks):
+    if not keep.any():
         raise ValueError("no ranking orders two or more systems: nothing to check")
-    variable = "position" if model == "mallows" else "log_worth"
-    if params[variable].shape[1] != n:
-        raise ValueError(f"{variable} draws have {params[variable].shape[1]} columns, not {n}")
-    if consensus is None:
-        centre = params[variable].mean(axis=0)
-        consensus = [systems[i] for i in np.argsort(centre if model == "mallows" else -centre)]
-    index = {s: i for i, s in enumerate(systems)}
-    consensus_pos = np.empty(n)
-    consensus_pos[[index[s] for s in consensus]] = np.arange(n)
-    obs_keys = np.where(observed, ranks, np.inf)[None]
-    obs = ranking_statistics(obs_keys, consensus_pos, kind)
-    n_rank = len(ranks)
+    return systems, rk.ranks[keep], observed[keep]
+
+
+def _replicated_statistics(
+    model: str,
+    params: dict[str, np.ndarray],
+    observed: np.ndarray,
+    consensus_pos: np.ndarray,
+    kind: str,
+    n_pairs: np.ndarray,
+    rng: np.random.Generator,
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The statistics of the replicated data sets, :data:`CELLS` entries at a time: top-1,
+    wins, compared and ties per replication, the mean and sd of the Kendall distances, and
+    the histograms of the normalised distances."""
+    n_rank, n = observed.shape
+    draws = len(next(iter(params.values())))
     block = max(1, CELLS // (n_rank * n))
-    reps: dict[str, list[np.ndarray]] = {k: [] for k in ("top1", "wins", "compared", "ties")}
-    k = observed.sum(axis=1)
-    n_pairs = k * (k - 1) / 2 + (k * (n - k) if kind == "top_k" else 0)
-    mean_d, sd_d, hist = [], [], []
+    reps: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("top1", "wins", "compared", "ties", "mean_d", "sd_d")
+    }
+    hist = []
     for lo in range(0, draws, block):
         part = {key: v[lo : lo + block] for key, v in params.items()}
         if model == "pl":
@@ -281,55 +355,34 @@ def ppc_draws(
         for key in ("top1", "wins", "compared", "ties"):
             reps[key].append(stats_[key])
         d = stats_["distance"]
-        mean_d.append(d.mean(axis=1))
-        sd_d.append(d.std(axis=1))
+        reps["mean_d"].append(d.mean(axis=1))
+        reps["sd_d"].append(d.std(axis=1))
         hist.append(distance_histogram(d / n_pairs))
-    rep = {key: np.concatenate(v) for key, v in reps.items() if v}
-    rep_mean_d, rep_sd_d = np.concatenate(mean_d), np.concatenate(sd_d)
-    d_obs = obs["distance"][0]
+    return {key: np.concatenate(v) for key, v in reps.items() if v}, np.concatenate(hist)
 
+
+def _ranking_rows(order: list[str], index: dict[str, int], obs: dict, rep: dict, n_rank: int):
+    """The statistics table's rows (observed values) and columns (replications)."""
     rows: list[dict[str, Any]] = []
     columns: list[np.ndarray] = []
-    order = list(consensus)
     for s in order:
         i = index[s]
         rows.append(statistic_row("top1", f"first: {s}", s, None, obs["top1"][0, i] / n_rank))
         columns.append(rep["top1"][:, i] / n_rank)
     pair_rows(rows, columns, order, index, obs["wins"][0], obs["compared"][0], rep)
+    d_obs = obs["distance"][0]
     rows.append(
         statistic_row("kendall", "mean Kendall distance to consensus", None, None, d_obs.mean())
     )
-    columns.append(rep_mean_d)
+    columns.append(rep["mean_d"])
     rows.append(
         statistic_row("kendall", "sd of Kendall distance to consensus", None, None, d_obs.std())
     )
-    columns.append(rep_sd_d)
+    columns.append(rep["sd_d"])
     tied = obs["ties"][0] / (obs["compared"][0].sum() / 2)
     rows.append(statistic_row("ties", "share of compared pairs tied", None, None, tied))
     columns.append(rep["ties"] / (rep["compared"].sum(axis=(1, 2)) / 2))
-    if obs["ties"][0] > 0:
-        notes.append(NO_TIES[model])
-    return build_result(
-        model=model,
-        method=method,
-        systems=systems,
-        consensus=tuple(consensus),
-        n_rankings=n_rank,
-        draws=int(draws),
-        seed=seed,
-        threshold=threshold,
-        ci_prob=ci_prob,
-        rows=rows,
-        columns=columns,
-        notes=notes,
-        approximation=approximation,
-        no_ties=True,  # neither Plackett–Luce nor Mallows generates ties
-        distances=(
-            DISTANCE_BINS,
-            distance_histogram((d_obs / n_pairs)[None])[0],
-            np.concatenate(hist),
-        ),
-    )
+    return rows, columns
 
 
 def _bt_counts(data: Any, systems: Sequence[str] | None, kind: str):
@@ -352,20 +405,17 @@ def _bt_counts(data: Any, systems: Sequence[str] | None, kind: str):
 
 
 def _bt_check(
-    params,
-    data,
-    systems,
-    consensus,
-    draws,
-    seed,
-    threshold,
-    ci_prob,
-    kind,
-    method,
-    approx,
-    notes,
-    rng,
+    settings: CheckSettings,
+    params: dict[str, np.ndarray],
+    data: Any,
+    systems: Sequence[str] | None,
+    consensus: Sequence[str] | None,
+    kind: str,
+    notes: list[str],
+    rng: np.random.Generator,
 ) -> PPCResult:
+    """The check of Bradley–Terry draws: every compared pair replicated."""
+    draws = settings.draws
     systems, item1, item2, wins1, wins2, ties = _bt_counts(data, systems, kind)
     n = len(systems)
     if params["log_worth"].shape[1] != n:
@@ -403,19 +453,13 @@ def _bt_check(
         "likelihood's assumption); statistics of whole rankings are not defined for BT"
     )
     return build_result(
-        model="bt",
-        method=method,
+        settings,
         systems=systems,
         consensus=tuple(consensus),
         n_rankings=len(item1),
-        draws=int(draws),
-        seed=seed,
-        threshold=threshold,
-        ci_prob=ci_prob,
         rows=rows,
         columns=columns,
         notes=notes,
-        approximation=approx,
         undefined={"top1": BT_UNDEFINED, "kendall": BT_UNDEFINED},
         no_ties=no_ties,
     )
@@ -518,6 +562,5 @@ def ppc(
         threshold=threshold,
         ci_prob=ci_prob,
         kind=kind,
-        method=fit.method,
-        approximation=approximation,
+        source=DrawSource(fit.method, approximation),
     )

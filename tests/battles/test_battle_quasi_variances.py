@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from rankstats.battles.battle_fit import ELO_SCALE
+from rankstats.battles.battle_options import EloScale
 from rankstats.battles.fitting import fit_battles
 from rankstats.battles.log import read_battles, simulate_battles
 from rankstats.models import quasi_variances
@@ -17,7 +18,7 @@ def fits():
     frame, _ = simulate_battles(6, 4000, order_effect=0.3, tie=-0.3, seed=11)
     battles = read_battles(frame)
     return fit_battles(battles, n_resamples=0), fit_battles(
-        battles, n_resamples=0, anchor="model-002"
+        battles, n_resamples=0, elo=EloScale(anchor="model-002")
     )
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from scipy import optimize, stats
 
+from rankstats import EloScale, NutsSettings
 from rankstats.battles.fitting import ELO_SCALE, BattleFit, fit_battles, resample_cells
 from rankstats.battles.log import InvalidBattlesError, read_battles, simulate_battles
 from rankstats.core.bradley_terry_mle import MLEDoesNotExistError
@@ -264,7 +265,7 @@ def test_elo_scale_anchor_and_differences():
     np.testing.assert_allclose(
         np.diff(ratings.to_numpy()), 400 * math.log10(math.e) * np.diff(theta), rtol=1e-12
     )
-    anchored = fit_battles(battles, n_resamples=50, anchor="model-002", anchor_rating=1114.0)
+    anchored = fit_battles(battles, n_resamples=50, elo=EloScale(anchor="model-002", rating=1114.0))
     table = anchored.table().set_index("model")
     assert table.loc["model-002", "rating"] == pytest.approx(1114.0)
     assert table.loc["model-002", "bootstrap_low"] == pytest.approx(1114.0)
@@ -274,7 +275,7 @@ def test_elo_scale_anchor_and_differences():
     )
     assert ELO_SCALE == pytest.approx(400 / math.log(10))
     with pytest.raises(ValueError, match="anchor='nope' is not a model"):
-        fit_battles(battles, n_resamples=0, anchor="nope")
+        fit_battles(battles, n_resamples=0, elo=EloScale(anchor="nope"))
 
 
 def test_table_parameters_and_win_probability():
@@ -315,12 +316,7 @@ def test_posterior_agrees_with_the_mle():
     fit = fit_battles(
         read_battles(frame),
         n_resamples=100,
-        posterior=True,
-        draws=500,
-        tune=400,
-        chains=2,
-        sampler="pymc",
-        progress=False,
+        posterior=NutsSettings(draws=500, tune=400, chains=2, sampler="pymc", progress=False),
     )
     assert fit.info["sampler"] == "pymc"
     assert fit.info["posterior_problems"] == []

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from rankstats.battles.battle_options import EloScale
 from rankstats.battles.fitting import fit_battles
 from rankstats.battles.log import InvalidBattlesError, read_battles
 
@@ -110,9 +111,10 @@ def test_anchor_rating_must_be_a_finite_number(rating):
     frame = pd.DataFrame(
         {"model_a": ["x", "y", "x"], "model_b": ["y", "x", "y"], "winner": ["a", "a", "b"]}
     )
-    with pytest.raises(ValueError, match="anchor_rating must be a finite number"):
-        fit_battles(read_battles(frame), n_resamples=0, anchor_rating=rating)
-    fit = fit_battles(read_battles(frame), n_resamples=0, order_effect=False, anchor_rating=1200)
+    with pytest.raises(ValueError, match="rating of EloScale must be a finite number"):
+        fit_battles(read_battles(frame), n_resamples=0, elo=EloScale(rating=rating))
+    elo = EloScale(rating=1200)
+    fit = fit_battles(read_battles(frame), n_resamples=0, order_effect=False, elo=elo)
     assert np.isclose(fit.ratings().mean(), 1200.0)
 
 

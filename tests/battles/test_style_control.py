@@ -71,7 +71,7 @@ def _fit(frame: pd.DataFrame, **kw) -> rs.BattleFit:
 
 def test_without_ties_it_is_a_logistic_regression() -> None:
     frame, *_, z = _log(1)
-    fit = _fit(frame, standardize=False)
+    fit = _fit(frame, covariates=rs.StyleControl(standardize=False))
     index = {m: k for k, m in enumerate(fit.models)}
     ia = frame["model_a"].map(index).to_numpy()
     ib = frame["model_b"].map(index).to_numpy()
@@ -93,7 +93,7 @@ def test_without_ties_it_is_a_logistic_regression() -> None:
 
 def test_with_ties_it_maximises_the_davidson_likelihood() -> None:
     frame, _, _, _, z = _log(2, n_models=4, n_battles=2500, log_tie=-0.5)
-    fit = _fit(frame, standardize=False)
+    fit = _fit(frame, covariates=rs.StyleControl(standardize=False))
     index = {m: k for k, m in enumerate(fit.models)}
     ia = frame["model_a"].map(index).to_numpy()
     ib = frame["model_b"].map(index).to_numpy()
@@ -120,7 +120,7 @@ def test_with_ties_it_maximises_the_davidson_likelihood() -> None:
 
 def test_scaling_changes_the_unit_of_the_effects_only() -> None:
     frame, *_ = _log(3)
-    raw = _fit(frame, standardize=False)
+    raw = _fit(frame, covariates=rs.StyleControl(standardize=False))
     scaled = _fit(frame)
     sd = frame[["z0", "z1"]].std(ddof=0).to_numpy()
     np.testing.assert_allclose(scaled.log_worth, raw.log_worth, atol=1e-9)
@@ -144,7 +144,7 @@ def test_recovery_and_fisher_coverage_in_simulation() -> None:
     hits, effects = [], []
     for seed in range(120):
         frame, *_ = _log(100 + seed, n_models=4, n_battles=800, log_tie=-1.0)
-        fit = _fit(frame, standardize=False, ties=True)
+        fit = _fit(frame, covariates=rs.StyleControl(standardize=False), ties=True)
         p = fit.parameters().set_index("parameter")
         low, high = p.loc["covariate: z0", ["fisher_low", "fisher_high"]]
         hits.append(low <= 0.5 <= high)
@@ -180,7 +180,11 @@ def test_the_cluster_bootstrap_covers_when_judgments_repeat() -> None:
         for unit, cluster in (("battle", None), ("cluster", "prompt")):
             battles = rs.read_battles(frame, covariates=["z0"], cluster=cluster)
             fit = rs.fit_battles(
-                battles, n_resamples=100, standardize=False, order_effect=False, seed=0
+                battles,
+                n_resamples=100,
+                covariates=rs.StyleControl(standardize=False),
+                order_effect=False,
+                seed=0,
             )
             p = fit.parameters().set_index("parameter").loc["covariate: z0"]
             covered[unit].append(bool(p["bootstrap_low"] <= 0.5 <= p["bootstrap_high"]))
@@ -304,7 +308,7 @@ def test_the_posterior_of_a_style_controlled_fit() -> None:
     # NUTS with the covariates: the posterior means near the MLE (a flat-ish prior and 3,000
     # battles), converged, and the effects' credible intervals beside Fisher's.
     frame, *_ = _log(14, n_models=4, n_battles=3000, log_tie=-0.8)
-    fit = _fit(frame, posterior=True, sampler="pymc", draws=500, tune=500, chains=2)
+    fit = _fit(frame, posterior=rs.NutsSettings(sampler="pymc", draws=500, tune=500, chains=2))
     assert not fit.info["posterior_problems"]
     draws = fit.posterior["style"]
     assert draws.shape == (1000, 2)

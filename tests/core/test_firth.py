@@ -360,7 +360,8 @@ def test_battles_with_style_covariate_equal_generic_optimisation():
     ]  # fmt: skip
     log = pd.DataFrame(rows, columns=["model_a", "model_b", "winner", "length"])
     battles = rs.read_battles(log, covariates={"length": "length"})
-    fit = rs.fit_battles(battles, bias_reduction=True, order_effect=False, standardize=False)
+    raw = rs.StyleControl(standardize=False)
+    fit = rs.fit_battles(battles, bias_reduction=True, order_effect=False, covariates=raw)
     models = list(battles.models)
     index = {m: k for k, m in enumerate(models)}
     size = len(models) - 1 + 2  # worths (last fixed), log ν, γ

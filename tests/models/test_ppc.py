@@ -382,3 +382,30 @@ def test_nuts_fit_path(salad_nuts):
     # more draws than the fit holds: reused, and said so
     res = ppc(salad_nuts, rk, draws=700, seed=1)
     assert any("reused" in n for n in res.notes)
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")  # one per old keyword; "method" is checked
+def test_the_old_provenance_keywords_warn_and_give_the_same_result():
+    """``method=``, ``approximation=``, ``notes=`` of ``ppc_draws`` are now
+    ``source=DrawSource(...)``: both spellings give the same check, the old one warns."""
+    from rankstats.models.predictive_checks import DrawSource
+
+    w = np.array([3.0, 2.0, 1.0])
+    rk = rs.simulate.plackett_luce(w, size=40, seed=5)
+    truth = {"log_worth": np.log(w)[None]}
+    old = {"method": "map", "approximation": "normal approximation", "notes": ["given"]}
+    with pytest.warns(FutureWarning, match=r"method is now source=DrawSource\(method=\.\.\.\)"):
+        before = ppc_draws("pl", truth, rk, draws=30, **old)
+    after = ppc_draws(
+        "pl", truth, rk, draws=30, source=DrawSource("map", old["approximation"], ("given",))
+    )
+    pd.testing.assert_frame_equal(before.statistics, after.statistics)
+    assert (before.method, before.approximation) == ("map", "normal approximation")
+    assert (before.method, before.approximation, before.notes) == (
+        after.method,
+        after.approximation,
+        after.notes,
+    )
+    assert "given" in after.notes
+    with pytest.raises(TypeError, match="give only source"):
+        ppc_draws("pl", truth, rk, source=DrawSource(), method="map")

@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from rankstats._util.renamed import renamed_attribute, renamed_parameters
+from rankstats._util.renamed import grouped_parameters, renamed_attribute, renamed_parameters
 
 MESSAGE = r"^cores is now n_jobs \(in {}\); the old spelling will be removed in the next release$"
 
@@ -134,3 +134,34 @@ def test_n_jobs_minus_one_means_every_core_wherever_n_jobs_is_taken():
     for bad in (0, -2, 1.5, True):
         with pytest.raises(ValueError, match="n_jobs must be a positive integer"):
             resolve_n_jobs(bad)
+
+
+# ------------------------------------------------------------------ grouped_parameters
+@dataclasses.dataclass(frozen=True)
+class _Settings:
+    draws: int = 1000
+    rate: float = 0.5
+
+
+@grouped_parameters(posterior=(_Settings, {"draws": "draws", "step_rate": "rate"}))
+def _sample(data, posterior=False):
+    return posterior
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_grouped_keywords_fold_into_the_options_object_of_a_step_that_is_on():
+    assert _sample([], posterior=True, step_rate=0.1) == _Settings(rate=0.1)
+    assert _sample([], posterior=_Settings(draws=5)) == _Settings(draws=5)
+    assert _sample([], draws=10) is False  # the step is off: ignored, as the old keyword was
+    with pytest.raises(TypeError, match="give only posterior"):
+        _sample([], posterior=_Settings(), draws=10)
+
+
+def test_a_grouped_keyword_warns_with_its_new_spelling():
+    with pytest.warns(FutureWarning, match=r"step_rate is now posterior=_Settings\(rate=\.\.\.\)"):
+        _sample([], posterior=True, step_rate=0.1)
+
+
+def test_a_group_must_name_fields_of_its_options_object():
+    with pytest.raises(TypeError, match="grouped_parameters"):
+        grouped_parameters(posterior=(_Settings, ["chains"]))(_sample)
