@@ -103,11 +103,9 @@ GRID_MAX = {"footrule": math.inf, "spearman": 20}
 #: is within 2e-6 of the exact log Z (measured against the counts: Spearman on 14 items, 201
 #: values, 1.1e-6; footrule on 150, 401 values, 9e-7).
 GRID_POINTS = {"footrule": 401, "spearman": 201}
-#: The distances with an importance-sampling estimate: their item-wise proposal matches the
-#: distance. Spearman's agrees with the exact values within 3 of its standard errors on 15–24
-#: items (tests/core/test_mallows_partition.py); the footrule's, never the default (its exact
-#: grid reaches any size), has heavy-tailed weights: on 50 items at 2,000 draws its error
-#: reached 7 of its standard errors (81 values of α up to 4n).
+#: The distances with an importance-sampling estimate (item-wise proposal). Spearman's is within
+#: 3 of its standard errors of the exact values on 15–24 items (tests); the footrule's (never the
+#: default) has heavy-tailed weights: 7 standard errors off on 50 items at 2,000 draws.
 IS_DISTANCES = ("footrule", "spearman")
 #: The exact grids' algorithms (:mod:`rankstats.core.permutations.exact_grid`).
 GRID_FUNCTIONS = {"footrule": footrule_grid, "spearman": spearman_grid}
