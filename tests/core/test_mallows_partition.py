@@ -177,7 +177,6 @@ def _z_scores(est, log_z: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     [
         (9, "spearman", 2_000),
         pytest.param(15, "spearman", 20_000, marks=pytest.mark.slow),
-        pytest.param(18, "spearman", 20_000, marks=pytest.mark.slow),
         pytest.param(20, "spearman", 20_000, marks=pytest.mark.slow),
     ],
 )
