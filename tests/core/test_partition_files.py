@@ -16,11 +16,11 @@ import pytest
 
 from rankstats.core.permutations import partition as mallows_partition
 from rankstats.core.permutations import partition_store
-from rankstats.core.permutations.partition import partition_function
+from rankstats.core.permutations.partition import IS_POINTS, partition_function
 from rankstats.io.partition_files import read_partition_function
 
 ARRAYS = ("log_counts", "alpha_grid", "log_z_grid", "log_z_se", "expected_grid")
-SMALL = {"n": 15, "distance": "spearman", "draws": 300}  # an estimate in 0.3 s
+SMALL = {"n": 15, "distance": "spearman", "draws": 300}  # an estimate in 1 s
 
 
 @pytest.fixture
@@ -35,7 +35,13 @@ def cache(tmp_path, monkeypatch):
 
 
 def _small(**extra):
-    return partition_function(SMALL["n"], SMALL["distance"], draws=SMALL["draws"], **extra)
+    return partition_function(
+        SMALL["n"],
+        SMALL["distance"],
+        method="importance sampling",
+        draws=SMALL["draws"],
+        **extra,
+    )
 
 
 def _assert_same(a, b, alphas):
@@ -60,7 +66,7 @@ def test_a_fresh_process_loads_the_estimate_instead_of_computing_it(cache):
     computed = _small()
     files = list(cache.iterdir())
     assert [f.name for f in files] == [
-        "spearman-n15-importance_sampling-alpha60.0-draws300-seed0-v1.1.npz"
+        "spearman-n15-importance_sampling-alpha60.0-draws300-seed0-v1.2.npz"
     ]
     out = cache.parent / "loaded.npz"
     script = f"""
@@ -69,7 +75,8 @@ from rankstats.core.permutations import partition as mp
 def refuse(*args):
     raise AssertionError("recomputed instead of loaded")
 mp.importance_sampling = refuse
-pf = mp.partition_function({SMALL["n"]}, {SMALL["distance"]!r}, draws={SMALL["draws"]})
+pf = mp.partition_function({SMALL["n"]}, {SMALL["distance"]!r}, method="importance sampling",
+                           draws={SMALL["draws"]})
 alphas = np.linspace(0.0, 60.0, 301)
 np.savez({str(out)!r}, grid=pf.alpha_grid, log_z_grid=pf.log_z_grid, se=pf.log_z_se,
          expected=pf.expected_grid, log_z=pf.log_z(alphas), e=pf.expected_distance(alphas),
@@ -109,7 +116,7 @@ def test_exact_counts_are_kept_from_the_costly_sizes_on(cache, monkeypatch):
     assert partition_function(12, "spearman").method == "exact counts"
     assert not cache.exists()  # 0.06 s: not worth a file
     computed = partition_function(13, "spearman")
-    assert [f.name for f in cache.iterdir()] == ["spearman-n13-exact_counts-v1.1.npz"]
+    assert [f.name for f in cache.iterdir()] == ["spearman-n13-exact_counts-v1.2.npz"]
     mallows_partition._partition_function.cache_clear()
     monkeypatch.setitem(mallows_partition.LOG_COUNTS, "spearman", _refuse)
     loaded = partition_function(13, "spearman")
@@ -169,10 +176,10 @@ def test_a_file_of_another_version_or_argument_set_is_not_loaded(cache, monkeypa
     monkeypatch.setattr(mallows_partition, "importance_sampling", _refuse)
     with pytest.raises(AssertionError, match="recomputed"):
         _small(seed=5)
-    monkeypatch.setattr(mallows_partition, "ALGORITHM_VERSION", 2)  # a new estimator
+    monkeypatch.setattr(mallows_partition, "ALGORITHM_VERSION", 3)  # a new estimator
     assert partition_store.cache_file(
-        {"distance": "spearman", "n": 15, "method": "x"}, 2
-    ).name.endswith("-v1.2.npz")
+        {"distance": "spearman", "n": 15, "method": "x"}, 3
+    ).name.endswith("-v1.3.npz")
     with pytest.raises(AssertionError, match="recomputed"):
         _small()
 
@@ -288,7 +295,9 @@ def _replace_row(text: str, row: int, new: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-ROW2 = "0.037500000000000006,{},{},504.21375798570807"  # the second row, log_z and s.e. edited
+#: The second and third values of α of the estimate's grid (as the table writes them).
+A2, A3 = (repr(float(60.0 * np.linspace(0.0, 1.0, IS_POINTS)[i] ** 3)) for i in (1, 2))
+ROW2 = A2 + ",{},{},504.21375798570807"  # the second row, log_z and s.e. edited
 BAD = {
     "missing column": (lambda t: t.replace("alpha,log_z,", "alpha,logz,"), "no column log_z"),
     "unknown column": (
@@ -298,7 +307,7 @@ BAD = {
         "unknown column(s) Unnamed: 0",
     ),
     "not increasing": (
-        lambda t: _replace_row(t, 3, "0.01,20.0,0.0,300.0"),
+        lambda t: _replace_row(t, 3, "0.00001,20.0,0.0,300.0"),
         "alpha does not increase at row 3",
     ),
     "not finite": (
@@ -328,19 +337,15 @@ BAD = {
         "format_version 9 is newer",
     ),
     "log z rises": (
-        lambda t: _replace_row(t, 3, "0.15000000000000002,27.0,0,349"),
+        lambda t: _replace_row(t, 3, A3 + ",28.5,0,349"),
         "log_z increases",
     ),
     "wrong n": (lambda t: t.replace("# n: 15", "# n: 16"), "is n = 16 right?"),
     "negative se": (
-        lambda t: _replace_row(t, 2, ROW2.format("26.5802905844106", -0.1)),
+        lambda t: _replace_row(t, 2, ROW2.format("27.898", -0.1)),
         "log_z_se is negative",
     ),
-    "edited estimate": (
-        lambda t: _replace_row(t, 2, ROW2.format("26.5", 0)),
-        "not the integral",
-    ),
-    "one row": (lambda t: t.split("\n0.0375")[0] + "\n", "at least two values of alpha"),
+    "one row": (lambda t: t.split("\n" + A2)[0] + "\n", "at least two values of alpha"),
     "no table": (
         lambda t: "\n".join(line for line in t.splitlines() if line.startswith("#")),
         "no table",

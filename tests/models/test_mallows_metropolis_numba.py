@@ -126,7 +126,7 @@ def test_identical_chains_without_sufficient_statistics(distance, monkeypatch, r
 def test_identical_chains_with_the_importance_sampling_partition_function():
     """Spearman on 20 items: log Z from the spline of the importance-sampling estimate."""
     ranks = complete(n=20, size=10, seed=5)
-    pf = partition_function(20, "spearman", draws=500)  # a rough estimate: quick to make
+    pf = partition_function(20, "spearman", method="importance sampling", draws=500)  # quick
     assert pf.method == "importance sampling"
     assert_same_chains(ranks, "spearman", seed=5, leap=4, partition=pf)
 
@@ -173,7 +173,7 @@ def test_a_pickled_chain_continues_alike():
 def test_an_alpha_beyond_the_estimate_is_refused_by_both_backends():
     """α proposed beyond the importance-sampling grid: the reference's ValueError."""
     ranks = np.tile(np.arange(1.0, 16.0), (30, 1))  # unanimous: α grows
-    pf = partition_function(15, "spearman", alpha_max=2.0, draws=500)
+    pf = partition_function(15, "spearman", method="importance sampling", alpha_max=2.0, draws=500)
     for backend in ("numpy", "numba"):
         chain = mm.MetropolisChain(
             ranks, "spearman", np.random.default_rng(8), partition=pf, backend=backend
@@ -200,8 +200,9 @@ LOG_Z_CASES = [
     ("footrule", 20),  # exact counts, and an importance-sampling estimate
     ("footrule", 100),  # exact counts, Horner over 2,500 terms
     ("footrule", 165),  # the largest exact footrule (counts spread over ~13,600 distances)
+    ("footrule", 200),  # exact on a grid beyond 165 items: the spline of the grid
     ("spearman", 14),  # exact counts up to 14 items ...
-    ("spearman", 20),  # ... the importance-sampling spline beyond (draws=500: quick)
+    ("spearman", 21),  # ... the importance-sampling spline beyond 20 (draws=500: quick)
     ("kendall", 100),
     ("cayley", 100),
     ("hamming", 100),
@@ -221,13 +222,13 @@ def test_the_kernels_log_z_equals_the_partition_function(distance, n):
     for pf in methods:
         table = pf.log_z_table()
         arguments = kernels.fixed_arguments(_NoAugmentation(), table)[5:]
-        top = pf.alpha_grid[-1] if pf.method == "importance sampling" else 40.0 * n
+        top = 40.0 * n if pf.alpha_grid is None else pf.alpha_grid[-1]
         alphas = np.concatenate([[0.0, 1e-13, 1e-6], np.geomspace(1e-3, top, 150), [top]])
         if pf.alpha_grid is not None:
             alphas = np.concatenate([alphas, pf.alpha_grid])  # on the breakpoints
         ours = np.array([log_z(arguments[0], n, *arguments[1:], a) for a in alphas])
         np.testing.assert_allclose(ours, pf.log_z(alphas), rtol=1e-12, atol=1e-12)
-        if pf.method == "importance sampling":  # beyond the grid: NaN, which the driver refuses
+        if pf.alpha_grid is not None:  # beyond the grid: NaN, which the driver refuses
             assert math.isnan(log_z(arguments[0], n, *arguments[1:], top * 1.001))
 
 

@@ -2,8 +2,19 @@ r"""The importance-sampling estimate of the Mallows normalising constant (footru
 beyond the exact sizes of :mod:`rankstats.core.permutations.partition`: the pseudo-likelihood
 proposal of Vitelli et al. (2018, Sec. 4.1) — the items in a random order, each given one of
 the ranks left with probability :math:`\propto e^{-\alpha |r - \rho_i|^p / n}` (``p`` = 2 for
-Spearman, 1 otherwise) — at each α of a grid: :math:`E_\alpha[d]` (the self-normalised
-weighted mean) and :math:`\log \hat Z` with its Monte Carlo standard error (delta method).
+Spearman, 1 otherwise) — at each α of a grid, with weights
+:math:`w = e^{-\alpha d(\sigma)/n} / q(\sigma)`:
+
+- :math:`\hat Z = \max(\bar w, 1)`: the mean of the weights (unbiased), raised to 1 where it
+  falls below — the consensus alone contributes 1 to :math:`Z`, so this never moves the
+  estimate away from the truth, and :math:`\log \hat Z \ge 0` as :math:`\log Z` (uniform
+  weights at α = 0: :math:`\hat Z = n!` exactly);
+- :math:`\log Z` estimated by :math:`\log \hat Z + \hat s^2 / 2` with
+  :math:`\hat s = \mathrm{sd}(w) / (\sqrt N \hat Z)`, the delta-method standard error of
+  :math:`\log \hat Z` (the second-order correction of
+  :math:`E[\log \bar w] \approx \log Z - s^2/2`): the standard error stated is that of the
+  value returned;
+- :math:`E_\alpha[d] = \sum_k w_k d_k / \sum_k w_k` (the same weights).
 
 Vitelli, V., Sørensen, Ø., Crispino, M., Frigessi, A. and Arjas, E. (2018). Probabilistic
 preference learning with the Mallows rank model. *JMLR* 18(158), 1–49.
@@ -21,7 +32,8 @@ from rankstats.core.permutations.distances import rank_distance
 def importance_sampling(
     n: int, distance: str, grid: np.ndarray, draws: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:math:`\\log \\hat Z`, its standard error and ``E[d]`` at each α of ``grid``."""
+    """The estimate of :math:`\\log Z` (bias-corrected), its standard error and ``E[d]`` at
+    each α of ``grid`` (module docstring)."""
     rng = np.random.default_rng(seed)
     power = 2 if distance == "spearman" else 1
     identity = np.arange(1, n + 1)
@@ -35,8 +47,9 @@ def importance_sampling(
         top = log_w.max()
         w = np.exp(log_w - top)
         mean = w.mean()
-        log_z[g] = top + math.log(mean)
-        se[g] = w.std(ddof=1) / (mean * math.sqrt(draws))
+        z = max(top + math.log(mean), 0.0)  # log max(mean, 1): Z ≥ 1 (module docstring)
+        se[g] = w.std(ddof=1) / (math.exp(z - top) * math.sqrt(draws))
+        log_z[g] = z + 0.5 * se[g] ** 2
         expected[g] = float((w * dist).sum() / w.sum())
     return log_z, se, expected
 

@@ -62,14 +62,16 @@ def cache_directory() -> Path | None:
 
 
 def cache_file(key: dict, algorithm_version: int) -> Path | None:
-    """The cache file of one argument set (``distance``, ``n``, ``method``, and for an estimate
-    ``alpha_max``, ``draws``, ``seed``), or ``None`` when the cache is off."""
+    """The cache file of one argument set (``distance``, ``n``, ``method``, for a grid
+    ``alpha_max``, and for an estimate ``draws``, ``seed``), or ``None`` when the cache is off."""
     directory = cache_directory()
     if directory is None:
         return None
     parts = [key["distance"], f"n{key['n']}", key["method"].replace(" ", "_")]
     if "alpha_max" in key:  # repr: the float exactly, so that two grids never share a file
-        parts += [f"alpha{key['alpha_max']!r}", f"draws{key['draws']}", f"seed{key['seed']}"]
+        parts.append(f"alpha{key['alpha_max']!r}")
+    if "draws" in key:
+        parts += [f"draws{key['draws']}", f"seed{key['seed']}"]
     parts.append(f"v{FORMAT_VERSION}.{algorithm_version}")
     return directory / ("-".join(parts) + ".npz")
 
@@ -146,8 +148,8 @@ def check_table(
     naming the problem: ``distance`` or ``n`` invalid, fewer than two rows, a non-finite value,
     an α grid that does not start at 0 or does not increase, :math:`\log Z_n(0)` far from
     :math:`\log n!` (:data:`LOG_Z0_TOLERANCE`), a :math:`\log Z` that increases with α (its
-    slope is :math:`-E_\alpha[d]/n \le 0`), ``E[d]`` outside ``[0, max distance]``, a negative
-    standard error."""
+    slope is :math:`-E_\alpha[d]/n \le 0`) by more than 3 standard errors of the two values,
+    ``E[d]`` outside ``[0, max distance]``, a negative standard error."""
     check_distance(distance)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a whole number of items ≥ 1, not {n!r}")
@@ -179,7 +181,8 @@ def check_table(
             f"log_z at alpha = 0 is {log_z[0]:g}, not log {n}! = {log_factorial:g} (every "
             f"distance: Z_n(0) counts the n! rankings); is n = {n} right?"
         )
-    rise = np.flatnonzero(np.diff(log_z) > 1e-9 * np.maximum(np.abs(log_z[:-1]), 1.0))
+    noise = 0.0 if se is None else 3.0 * np.clip(se[:-1] + se[1:], 0.0, None)  # its own error
+    rise = np.flatnonzero(np.diff(log_z) > 1e-9 * np.maximum(np.abs(log_z[:-1]), 1.0) + noise)
     if len(rise):
         i = rise[0]
         raise ValueError(

@@ -56,22 +56,9 @@ def fit_gibbs(
     """Fit by the exact Gibbs sampler (arguments as :meth:`rankstats.models.Mallows.fit`;
     ``rk`` validated by the caller; ``prior``: the attributes ``prior``, ``shape``, ``rate``
     the fit records)."""
-    max_draws = EXTEND_FACTOR * draws if max_draws is None else max_draws
-    if max_draws < draws:
-        raise ValueError(f"max_draws ({max_draws}) must be ≥ draws ({draws})")
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
-    # Before the chains start and the workers fork: numba compiles (or loads) its kernels
-    # once, here, and only when a Mallows chain is sampled.
-    backend = resolve_backend(backend)
+    max_draws, backend = _checked(draws, max_draws, backend)
     n = rk.n_systems
-    from rankstats.aggregation.aggregators import aggregate
-
-    start = np.array([rk.systems.index(s) for s in aggregate(rk, method="borda").order])
-    samplers = [
-        Chain(rk.ranks, log_prior, np.random.default_rng(seq), start, backend=backend)
-        for seq in np.random.SeedSequence(seed).spawn(chains)
-    ]
+    samplers = _chains(rk, log_prior, seed, chains, backend)
     thetas: list[list[np.ndarray]] = [[] for _ in range(chains)]
     positions: list[list[np.ndarray]] = [[] for _ in range(chains)]
     workers = chain_workers(rk.ranks, tune + draws, chains, n_jobs)
@@ -101,15 +88,10 @@ def fit_gibbs(
                 thetas[c].append(t)
                 positions[c].append(p)
 
-    def stacked() -> tuple[np.ndarray, np.ndarray]:
-        theta_c = [np.concatenate(t) if t else np.empty(0) for t in thetas]
-        pos_c = [np.concatenate(p) if p else np.empty((0, n)) for p in positions]
-        return theta_c, pos_c
-
     try:
         theta, pos, problems, extensions, interrupted = sample_until_converged(
             block,
-            stacked,
+            lambda: _stacked(thetas, positions, n),
             tune=tune,
             draws=draws,
             max_draws=max_draws,
@@ -121,6 +103,64 @@ def fit_gibbs(
     finally:
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+    run = {
+        "draws": draws,
+        "tune": tune,
+        "seed": seed,
+        "max_draws": max_draws,
+        "extensions": extensions,
+        "interrupted": interrupted,
+        "workers": workers if parallel else 1,
+        "backend": backend,
+    }
+    return _result(rk, prior, theta, pos, problems, run)
+
+
+def _checked(draws: int, max_draws: int | None, backend: str) -> tuple[int, str]:
+    """The extension cap (default ``EXTEND_FACTOR × draws``, at least ``draws``) and the
+    backend that runs: numba compiles (or loads) its kernels here, before the chains start and
+    the workers fork, and only when a Mallows chain is sampled."""
+    max_draws = EXTEND_FACTOR * draws if max_draws is None else max_draws
+    if max_draws < draws:
+        raise ValueError(f"max_draws ({max_draws}) must be ≥ draws ({draws})")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
+    return max_draws, resolve_backend(backend)
+
+
+def _chains(
+    rk: Rankings, log_prior: LogPrior, seed: int | None, chains: int, backend: str
+) -> list[Chain]:
+    """The chains, all from the Borda order, seeded by ``SeedSequence(seed).spawn(chains)``."""
+    from rankstats.aggregation.aggregators import aggregate
+
+    start = np.array([rk.systems.index(s) for s in aggregate(rk, method="borda").order])
+    return [
+        Chain(rk.ranks, log_prior, np.random.default_rng(seq), start, backend=backend)
+        for seq in np.random.SeedSequence(seed).spawn(chains)
+    ]
+
+
+def _stacked(thetas: list, positions: list, n: int) -> tuple[list, list]:
+    """The draws so far, chain by chain: θ ``(draws,)`` and the positions ``(draws, n)``."""
+    theta_c = [np.concatenate(t) if t else np.empty(0) for t in thetas]
+    pos_c = [np.concatenate(p) if p else np.empty((0, n)) for p in positions]
+    return theta_c, pos_c
+
+
+def _result(
+    rk: Rankings,
+    prior: dict[str, object],
+    theta: np.ndarray,
+    pos: np.ndarray,
+    problems: list[str],
+    run: dict[str, object],
+) -> MallowsFit:
+    """The :class:`MallowsFit` of the draws ``theta`` ``(chains, draws)`` and ``pos``
+    ``(chains, draws, n)``; the convergence warning when ``problems``."""
+    n = rk.n_systems
+    draws, tune, seed = run["draws"], run["tune"], run["seed"]
+    max_draws, extensions, interrupted = run["max_draws"], run["extensions"], run["interrupted"]
     kept = theta.shape[1]
     cap_reached = bool(problems) and kept >= max_draws and not interrupted
     idata = _compat.from_dict(
@@ -185,8 +225,8 @@ def fit_gibbs(
             "max_draws": max_draws,
             "extensions": extensions,
             "cap_reached": cap_reached,
-            "workers": workers if parallel else 1,
-            "backend": backend,
+            "workers": run["workers"],
+            "backend": run["backend"],
             "distance": "kendall",
             "kind": "subset",
             "sampler": "gibbs",

@@ -126,18 +126,13 @@ def fit_metropolis(
     observed = data if isinstance(data, AssessorPreferences) else data.ranks
     pf = partition_function(n, distance)
     max_draws = extension_cap(draws, max_draws, EXTEND_FACTOR)
-    # Chain 0 starts from the data (mean ranks of the first completions), the others from
-    # random consensuses, so that R-hat can see chains that stay apart.
-    seeds = np.random.SeedSequence(seed).spawn(chains)
-    starts = [None] + [
-        np.random.default_rng(seq.spawn(1)[0]).permutation(n) + 1 for seq in seeds[1:]
-    ]
-    samplers = [
-        MetropolisChain(
-            observed,
-            distance,
-            np.random.default_rng(seq),
-            rho_start=start,
+    samplers = _chains(
+        observed,
+        distance,
+        n,
+        chains,
+        seed,
+        dict(
             kind=kind,
             leap=leap,
             rho_proposal=rho_proposal,
@@ -148,9 +143,8 @@ def fit_metropolis(
             backend=backend,
             error_model=error_model,
             kappa=kappa,
-        )
-        for seq, start in zip(seeds, starts, strict=True)
-    ]
+        ),
+    )
     alphas: list[list[np.ndarray]] = [[] for _ in range(chains)]
     rhos: list[list[np.ndarray]] = [[] for _ in range(chains)]
 
@@ -223,6 +217,23 @@ def fit_metropolis(
     )
 
 
+def _chains(
+    observed, distance: str, n: int, chains: int, seed: int | None, options: dict[str, object]
+) -> list[MetropolisChain]:
+    """The chains, seeded by ``SeedSequence(seed).spawn(chains)``: chain 0 starts from the
+    data (mean ranks of the first completions), the others from random consensuses, so that
+    R-hat can see chains that stay apart; ``options``: the other arguments of
+    :class:`MetropolisChain`."""
+    seeds = np.random.SeedSequence(seed).spawn(chains)
+    starts = [None] + [
+        np.random.default_rng(seq.spawn(1)[0]).permutation(n) + 1 for seq in seeds[1:]
+    ]
+    return [
+        MetropolisChain(observed, distance, np.random.default_rng(seq), rho_start=start, **options)
+        for seq, start in zip(seeds, starts, strict=True)
+    ]
+
+
 def _result(
     data: Rankings | AssessorPreferences,
     systems: tuple,
@@ -241,52 +252,8 @@ def _result(
     kept = alpha.shape[1]
     max_draws = run["max_draws"]
     cap_reached = bool(problems) and kept >= max_draws and not run["interrupted"]
-    variables = {"alpha": alpha, "position": rho.astype(np.float64)}
-    if run.get("error") is not None:  # the Bernoulli error model's θ_e
-        variables["error_probability"] = run["error"]
-    if distance == "kendall":  # θ = α / n: what every Kendall tool of rankstats reads
-        variables["theta"] = alpha / n
-    n_rankings = len(data.assessors) if isinstance(data, AssessorPreferences) else data.n_rankings
-    acceptance_rho = float(np.mean([c.accepted_rho / max(c.iterations, 1) for c in samplers]))
-    acceptance_alpha = float(np.mean([c.accepted_alpha / max(c.iterations, 1) for c in samplers]))
-    augmented = [c.augmentation for c in samplers if c.augmentation.active]
-    acceptance_aug = (
-        float(np.mean([a.accepted / max(a.proposed, 1) for a in augmented])) if augmented else None
-    )
-    idata = _compat.from_dict(
-        variables,
-        coords={"system": list(systems)},
-        dims={"position": ["system"]},
-        attrs={
-            "rankstats_model": "mallows",
-            "rankstats_method": "mcmc",
-            "distance": distance,
-            "kind": kind,
-            "sampler": "metropolis",
-            "error_model": str(run.get("error_model") or "none"),
-            **{f"prior_{k}": v for k, v in prior.items()},
-            "draws": kept,
-            "tune": run["tune"],
-            "thin": run["thin"],
-            "chains": alpha.shape[0],
-            "seed": str(run["seed"]),
-            "max_draws": max_draws,
-            "extensions": run["extensions"],
-        },
-    )
-    warn_convergence(
-        problems,
-        hint=(
-            "the chains were extended to {cap} draws and still fail the check: raise "
-            "{max_draws}, {tune} or {thin}; "
-            if cap_reached
-            else "run longer chains ({draws}, {tune}, {thin}, {max_draws}) or more chains; "
-        )
-        + "a larger {leap} moves the consensus faster on many items",
-        cap=("max_draws", max_draws),
-        thin=None,
-        leap=None,
-    )
+    idata = _posterior(systems, distance, kind, prior, alpha, rho, run)
+    _warn(problems, cap_reached, max_draws)
     from rankstats.models import pointwise_likelihood as pointwise
 
     if run.get("error_model"):  # not the Mallows marginal: the model of errors'
@@ -300,6 +267,7 @@ def _result(
         )
     else:
         pointwise.add_to_distance_fit(data, idata, distance)
+    n_rankings = len(data.assessors) if isinstance(data, AssessorPreferences) else data.n_rankings
     flat = rho.reshape(-1, n)
     consensus = bayes_consensus(flat, systems, distance)
     theta_mean = float(alpha.mean()) / n
@@ -312,8 +280,91 @@ def _result(
             "info_distance": distance,
         },
     )
+    info = _info(data, distance, kind, prior, consensus, problems, samplers, run)
+    info |= {"n_rankings": n_rankings, "draws": kept, "chains": alpha.shape[0]}
+    info["cap_reached"] = cap_reached
+    return MallowsFit(
+        model="mallows",
+        method="mcmc",
+        systems=systems,
+        idata=idata,
+        worth=pd.Series(flat.mean(axis=0), index=list(systems), name="position"),
+        parameters={"alpha": float(alpha.mean()), "theta": theta_mean},
+        info=info,
+    )
+
+
+def _posterior(
+    systems: tuple,
+    distance: str,
+    kind: str,
+    prior: dict[str, object],
+    alpha: np.ndarray,
+    rho: np.ndarray,
+    run: dict[str, object],
+):
+    """The InferenceData of the draws: α, the positions, the Bernoulli model's error
+    probability, Kendall's θ = α / n, and the run's settings as attributes."""
+    variables = {"alpha": alpha, "position": rho.astype(np.float64)}
+    if run.get("error") is not None:  # the Bernoulli error model's θ_e
+        variables["error_probability"] = run["error"]
+    if distance == "kendall":  # θ = α / n: what every Kendall tool of rankstats reads
+        variables["theta"] = alpha / len(systems)
+    return _compat.from_dict(
+        variables,
+        coords={"system": list(systems)},
+        dims={"position": ["system"]},
+        attrs={
+            "rankstats_model": "mallows",
+            "rankstats_method": "mcmc",
+            "distance": distance,
+            "kind": kind,
+            "sampler": "metropolis",
+            "error_model": str(run.get("error_model") or "none"),
+            **{f"prior_{k}": v for k, v in prior.items()},
+            "draws": alpha.shape[1],
+            "tune": run["tune"],
+            "thin": run["thin"],
+            "chains": alpha.shape[0],
+            "seed": str(run["seed"]),
+            "max_draws": run["max_draws"],
+            "extensions": run["extensions"],
+        },
+    )
+
+
+def _warn(problems: list[str], cap_reached: bool, max_draws: int) -> None:
+    """The convergence warning when ``problems``: what to raise, and a larger leap."""
+    warn_convergence(
+        problems,
+        hint=(
+            "the chains were extended to {cap} draws and still fail the check: raise "
+            "{max_draws}, {tune} or {thin}; "
+            if cap_reached
+            else "run longer chains ({draws}, {tune}, {thin}, {max_draws}) or more chains; "
+        )
+        + "a larger {leap} moves the consensus faster on many items",
+        cap=("max_draws", max_draws),
+        thin=None,
+        leap=None,
+    )
+
+
+def _info(
+    data: Rankings | AssessorPreferences,
+    distance: str,
+    kind: str,
+    prior: dict[str, object],
+    consensus: list[str],
+    problems: list[str],
+    samplers: list[MetropolisChain],
+    run: dict[str, object],
+) -> dict[str, object]:
+    """``fit.info`` but the counts of rankings, draws and chains (in the order of the keys the
+    fit has always had: the caller sets those in place)."""
+    augmented = [c.augmentation for c in samplers if c.augmentation.active]
     info = {
-        "n_rankings": n_rankings,
+        "n_rankings": None,
         "distance": distance,
         "kind": kind,
         "sampler": "metropolis",
@@ -322,22 +373,28 @@ def _result(
         "consensus": consensus,
         "convergence_problems": problems,
         "interrupted": run["interrupted"],
-        "draws": kept,
+        "draws": None,
         "tune": run["tune"],
         "thin": run["thin"],
-        "chains": alpha.shape[0],
+        "chains": None,
         "first_draws": run["draws"],
-        "max_draws": max_draws,
+        "max_draws": run["max_draws"],
         "extensions": run["extensions"],
-        "cap_reached": cap_reached,
+        "cap_reached": None,
         "workers": run["workers"],
         "leap": run["leap"],
         "rho_proposal": run["rho_proposal"],
         "alpha_sd": [round(c.alpha_sd, 4) for c in samplers],  # as adapted during tune
         "partition_function": run["partition"],
-        "acceptance_rho": acceptance_rho,
-        "acceptance_alpha": acceptance_alpha,
-        "acceptance_augmentation": acceptance_aug,
+        "acceptance_rho": float(np.mean([c.accepted_rho / max(c.iterations, 1) for c in samplers])),
+        "acceptance_alpha": float(
+            np.mean([c.accepted_alpha / max(c.iterations, 1) for c in samplers])
+        ),
+        "acceptance_augmentation": (
+            float(np.mean([a.accepted / max(a.proposed, 1) for a in augmented]))
+            if augmented
+            else None
+        ),
     }
     if isinstance(data, AssessorPreferences):
         info["preferences"] = {"stated": data.n_stated, "implied": data.n_implied}
@@ -350,12 +407,4 @@ def _result(
                 "cyclic_assessors": len(data.cyclic),
             }
             del info["preferences"]["implied"]  # a cyclic closure implies nothing
-    return MallowsFit(
-        model="mallows",
-        method="mcmc",
-        systems=systems,
-        idata=idata,
-        worth=pd.Series(flat.mean(axis=0), index=list(systems), name="position"),
-        parameters={"alpha": float(alpha.mean()), "theta": theta_mean},
-        info=info,
-    )
+    return info
