@@ -47,6 +47,8 @@ def check_sampler_options(opts: Options, n_systems: int) -> None:
 
 def _check(opts: Options, data: object, preferences: bool) -> None:
     """The options of a Mallows fit against the data, before any fitting."""
+    if opts.starts is not None:
+        raise UsageError("--starts is an option of the EM fit (--method mle)")
     if not isinstance(data, Rankings) and not preferences:
         raise UsageError("the Mallows model takes rankings, not paired comparisons")
     if preferences and opts.method == "map":
@@ -65,6 +67,10 @@ def mallows(opts: Options, data: object, name: str, what: str) -> int:
     from rankstats.core.preferences import AssessorPreferences
     from rankstats.reporting.diagnostics import convergence
 
+    if opts.method == "mle":
+        from rankstats.cli._fit_mallows_em import em_mixture
+
+        return em_mixture(opts, data, name, what)
     preferences = isinstance(data, AssessorPreferences)
     _check(opts, data, preferences)
     if opts.clusters > 1:

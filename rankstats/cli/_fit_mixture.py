@@ -27,7 +27,9 @@ def mixture(opts: Options, data, name: str, what: str) -> int:
     from rankstats.reporting.diagnostics import convergence
 
     if opts.method != "mcmc":
-        raise UsageError(f"--clusters {opts.clusters} is fitted by --method mcmc only")
+        raise UsageError(
+            f"--clusters {opts.clusters} is fitted by --method mcmc (sampled) or mle (EM)"
+        )
     n_assessors = len(data.assessors) if hasattr(data, "assessors") else data.n_rankings
     if opts.clusters > n_assessors:
         raise UsageError(

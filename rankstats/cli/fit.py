@@ -107,8 +107,8 @@ def run(opts: Options) -> int:
     _refuse_mallows_options(opts)
     data, name, what = fit_input(opts)
     if opts.model == "mallows":
-        if opts.method not in ("mcmc", "map"):
-            raise UsageError("--model mallows takes --method mcmc or map")
+        if opts.method not in ("mcmc", "map", "mle"):
+            raise UsageError("--model mallows takes --method mcmc, map or mle")
         return mallows(opts, data, name, what)
     return _worths(opts, data, name, what, covariates)
 
@@ -126,6 +126,7 @@ def _refuse_mallows_options(opts: Options) -> None:
         ("--top-k", opts.top_k),
         ("--predictive", opts.predictive),
         ("--clusters", opts.clusters > 1),
+        ("--starts", opts.starts is not None),
         ("--error-model", opts.error_model),
     ):
         if given:

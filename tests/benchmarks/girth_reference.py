@@ -12,7 +12,6 @@ The tests (tests/irt/test_girth_agreement.py) read the JSON it writes.
 import json
 from pathlib import Path
 
-import girth
 import numpy as np
 import pandas as pd
 
@@ -20,6 +19,8 @@ DATA = Path(__file__).parents[1] / "data"
 
 
 def main() -> None:
+    import girth  # not installed where the tests collect this file (--doctest-modules)
+
     pat = pd.read_csv(DATA / "lsat7.csv", comment="#")
     lsat7 = np.repeat(pat.iloc[:, :5].to_numpy(), pat["count"].to_numpy(), axis=0).T
     graded = pd.read_csv(DATA / "graded_sim.csv", comment="#").to_numpy().T + 1  # girth: 1..K

@@ -102,7 +102,9 @@ def test_the_check_sees_a_replaced_flag():
 
 
 def python_parameters() -> set[str]:
-    """Every parameter name of a public function or method of the library (outside the CLI)."""
+    """Every parameter name of a public function or method of the library (outside the CLI),
+    and every field of a public dataclass (an options object such as ``NutsSettings`` or
+    ``Corruptions`` holds what were a function's keywords)."""
     names: set[str] = set()
     package = Path(rankstats.__file__).parent
     for path in package.rglob("*.py"):
@@ -114,7 +116,23 @@ def python_parameters() -> set[str]:
             ):
                 a = node.args
                 names |= {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+            elif isinstance(node, ast.ClassDef) and _public_dataclass(node):
+                names |= {
+                    f.target.id
+                    for f in node.body
+                    if isinstance(f, ast.AnnAssign) and isinstance(f.target, ast.Name)
+                }
     return names
+
+
+def _public_dataclass(node: ast.ClassDef) -> bool:
+    def name(d: ast.expr) -> str:
+        d = d.func if isinstance(d, ast.Call) else d
+        return d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", "")
+
+    return not node.name.startswith("_") and any(
+        name(d) == "dataclass" for d in node.decorator_list
+    )
 
 
 def guide_options() -> set[str]:

@@ -71,7 +71,7 @@ def test_cluster_options_are_refused_where_they_do_not_apply(two_groups, capsys)
     assert main([*base, "--model", "mallows", "--clusters", "41"]) == 2
     assert "--clusters 41 is more than the 40 assessors" in capsys.readouterr().err
     assert main([*base, "--model", "mallows", "--clusters", "2", "--method", "map"]) == 2
-    assert "--method mcmc only" in capsys.readouterr().err
+    assert "--method mcmc (sampled) or mle (EM)" in capsys.readouterr().err
     assert main([*base, "--model", "pl", "mallows", "--compare", "--clusters", "2"]) == 2
     assert "--clusters applies to one Mallows fit" in capsys.readouterr().err
     with pytest.raises(SystemExit):

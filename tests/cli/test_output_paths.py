@@ -27,6 +27,7 @@ COMMANDS = [
     ["tree", "--dataset", "glue", "--ranker-covariates", "covariates.csv"],
     ["simulate", "--partitions", "2", "--instances", "3"],
     ["power", "--n-replications", "2"],
+    ["irt", "--dataset", "glue"],
 ]
 
 

@@ -284,9 +284,9 @@ def test_hierarchical_is_wired_to_the_adjacent_pairs(tmp_path, capsys, monkeypat
     assert calls[0][2] == {
         "rope": 0.005,
         "rho": 0.2,
-        "draws": 300,
-        "tune": 400,
-        "chains": 2,
+        "nuts": rs.NutsSettings(
+            draws=300, tune=400, chains=2, sampler="pymc", progress=False, target_accept=0.95
+        ),
         "seed": 7,
         "missing": "error",
     }

@@ -65,7 +65,8 @@ ARGUMENTS = (
     opt("--method", choices=["nuts", "mle", "map", "pql", "mcmc"], default=None,
         help="pl/bt: nuts (default), mle or map, and with --random-effect pql (penalised "
         "quasi-likelihood, BradleyTerry2's BTm; mle: the Laplace approximation); mallows: mcmc "
-        "(Gibbs, default) or map (Kemeny consensus + ML dispersion, complete rankings)"),
+        "(Gibbs, default), map (Kemeny consensus + ML dispersion, complete rankings) or mle "
+        "(a maximum-likelihood mixture of --clusters K by EM, complete rankings)"),
     opt("--prior", choices=["gamma", "bayesmallows"], default="gamma",
         help="mallows: θ ~ Gamma(1, 0.1) (default) or BayesMallows' α = nθ ~ Exp(0.001)"),
     opt("--distance", choices=MALLOWS_DISTANCES, default="kendall",
@@ -84,6 +85,9 @@ ARGUMENTS = (
         help="mallows: a mixture of K Mallows models, clusters of assessors each with its own "
         "consensus and dispersion (default 1; Metropolis–Hastings; mallows_clusters.csv, "
         "mallows_assignments.csv)"),
+    opt("--starts", type=at_least(1), default=None, metavar="N",
+        help="mallows --method mle: EM runs from N seeded starts, the one of highest "
+        "likelihood kept (default 100)"),
     opt("--thin", type=at_least(1), default=None,
         help="mallows, Metropolis–Hastings: iterations per kept draw (default 10)"),
     opt("--rho-proposal", choices=["leap_and_shift", "swap"], default="leap_and_shift",
@@ -166,6 +170,7 @@ class Options:
     predictive: int | None = None
     error_model: str | None = None
     clusters: int = 1
+    starts: int | None = None
     thin: int | None = None
     rho_proposal: str = "leap_and_shift"
     partition: str | None = None

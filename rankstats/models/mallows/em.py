@@ -70,6 +70,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rankstats._util.arguments import count, positive, random_seed
 from rankstats.core.permutations.distances import check_distance
 from rankstats.core.permutations.partition import PartitionFunction, partition_function
 from rankstats.core.rankings import Rankings, tied_entries
@@ -389,13 +390,14 @@ def mallows_em(
     (['item 1', 'item 2', 'item 3', 'item 4'], 0.22)
     """
     check_distance(distance)
+    count("clusters", clusters)
+    count("starts", starts)
+    random_seed("seed", seed)
+    count("max_iter", max_iter)
+    positive("tol", tol)
     ranks, systems, rankers = _check_ranks(data)
-    if isinstance(clusters, bool) or not isinstance(clusters, (int, np.integer)) or clusters < 1:
-        raise ValueError(f"clusters must be a whole number ≥ 1, not {clusters!r}")
     if clusters > len(ranks):
         raise ValueError(f"clusters ({clusters}) exceeds the number of rankings ({len(ranks)})")
-    if isinstance(starts, bool) or not isinstance(starts, (int, np.integer)) or starts < 1:
-        raise ValueError(f"starts must be a whole number ≥ 1, not {starts!r}")
     problem = _Problem(ranks, distance, seed)
     runs = []
     for stream in np.random.SeedSequence(seed).spawn(starts):
