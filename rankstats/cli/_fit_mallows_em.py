@@ -59,13 +59,6 @@ def em_mixture(opts: Options, data: object, name: str, what: str) -> int:
         f"{fit.starts_at_best} of {starts} starts reached it; consensus by "
         f"{fit.consensus_method}, partition function {fit.partition_method}"
     )
-    if not fit.converged:
-        print(f"warning: EM did not converge in {fit.iterations} iterations")
-    if opts.clusters > 1 and fit.starts_at_best == 1:
-        print(
-            "warning: one start reached the best log-likelihood: the surface has many local "
-            "maxima; a larger --starts may find a higher one"
-        )
     out = Path(opts.output.out)
     with output_dir(out) as tmp:
         tables = {

@@ -70,6 +70,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rankstats._util.advice import AdviceWarning, Spelled
 from rankstats._util.arguments import count, positive, random_seed
 from rankstats.core.permutations.distances import check_distance
 from rankstats.core.permutations.partition import PartitionFunction, partition_function
@@ -407,9 +408,12 @@ def mallows_em(
     at_best = sum(run.trace[-1] >= best.trace[-1] - AT_BEST for run in runs)
     if starts > 1 and at_best == 1:
         warnings.warn(
-            f"only one of {starts} EM starts reached the highest log-likelihood: the likelihood "
-            "has many local maxima here, and more starts may find a higher one; raise starts",
-            UserWarning,
+            AdviceWarning(
+                f"only one of {starts} EM starts reached the highest log-likelihood: the "
+                "likelihood has many local maxima here, and more starts may find a higher one; "
+                "raise {starts}",
+                starts=Spelled("starts", "--starts"),
+            ),
             stacklevel=2,
         )
     if not best.converged:
