@@ -60,7 +60,7 @@ def test_cli_fit_mallows(tmp_path, capsys):
     table = pd.read_csv(out / "mallows_consensus.csv")
     assert {"position", "sd", "r_hat", "ess_bulk"} <= set(table.columns)
     assert main([*args, "--method", "nuts"]) == 2
-    assert "mcmc or map" in capsys.readouterr().err
+    assert "mcmc, map or mle" in capsys.readouterr().err
 
 
 def _run(*args, timeout=600):
