@@ -58,7 +58,9 @@ def functions(tree: ast.Module, module: str):
                 yield name, child, public and _public(child.name)
                 yield from walk(child, name, False)
 
-    yield from walk(tree, module, all(_public(part) for part in module.split(".")))
+    # A package's __init__ is as public as the package (rs.report lives in reporting/__init__).
+    parts = [part for part in module.split(".") if part != "__init__"]
+    yield from walk(tree, module, all(_public(part) for part in parts))
 
 
 def _public(name: str) -> bool:

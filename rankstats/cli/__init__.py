@@ -271,14 +271,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{prog}: interrupted; no output was left half-written", file=sys.stderr)
                 return EXIT_INTERRUPTED
             except BrokenPipeError:
-                # The reader (e.g. ``head``) has all it wants: no message, and no second
-                # BrokenPipeError when the interpreter flushes stdout at exit.
-                try:
-                    devnull = os.open(os.devnull, os.O_WRONLY)
-                    os.dup2(devnull, sys.stdout.fileno())
-                    os.close(devnull)
-                except (OSError, ValueError, AttributeError):  # stdout replaced (in-process)
-                    pass
+                _silence_stdout()
                 return EXIT_BROKEN_PIPE
             except _user_errors() as err:
                 if debug:
@@ -288,19 +281,7 @@ def main(argv: list[str] | None = None) -> int:
             except MemoryError as err:
                 if debug:
                     raise
-                from rankstats.errors import ResourceError
-
-                if isinstance(err, ResourceError):
-                    print(f"{prog}: error: {_one_line(err)}", file=sys.stderr)
-                    return EXIT_USAGE
-                # --stream only where the command has it (rank, report, ...; not power)
-                stream = " or --stream" if hasattr(args, "stream") else ""
-                print(
-                    f"{prog}: error: out of memory while computing; use a smaller input{stream} "
-                    "(run with --debug for the traceback)",
-                    file=sys.stderr,
-                )
-                return EXIT_FAILURE
+                return _out_of_memory(err, prog, hasattr(args, "stream"))
             except Exception as err:
                 if debug:
                     raise
@@ -318,6 +299,34 @@ def main(argv: list[str] | None = None) -> int:
             os.environ.pop("RANKSTATS_IGNORE_MEMORY", None)
         else:
             os.environ["RANKSTATS_IGNORE_MEMORY"] = memory_env
+
+
+def _silence_stdout() -> None:
+    """The reader (e.g. ``head``) has all it wants: no message, and no second BrokenPipeError
+    when the interpreter flushes stdout at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout replaced (in-process)
+        pass
+
+
+def _out_of_memory(err: MemoryError, prog: str, streams: bool) -> int:
+    """The one line of a memory error: the library's own (a ResourceError, a usage error), or
+    out of memory while computing, with ``--stream`` where the command has it."""
+    from rankstats.errors import ResourceError
+
+    if isinstance(err, ResourceError):
+        print(f"{prog}: error: {_one_line(err)}", file=sys.stderr)
+        return EXIT_USAGE
+    stream = " or --stream" if streams else ""
+    print(
+        f"{prog}: error: out of memory while computing; use a smaller input{stream} "
+        "(run with --debug for the traceback)",
+        file=sys.stderr,
+    )
+    return EXIT_FAILURE
 
 
 if __name__ == "__main__":
