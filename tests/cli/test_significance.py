@@ -387,9 +387,9 @@ def test_hierarchical_end_to_end_equals_the_library(tmp_path, capsys, monkeypatc
     assert kwargs == {
         "rope": 0.005,
         "rho": 0.0,
-        "draws": 100,
-        "tune": 100,
-        "chains": 2,
+        "nuts": rs.NutsSettings(
+            draws=100, tune=100, chains=2, sampler="pymc", progress=False, target_accept=0.95
+        ),
         "seed": 0,
         "missing": "error",
     }

@@ -176,8 +176,7 @@ def _z_scores(est, log_z: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     ("n", "distance", "draws"),
     [
         (9, "spearman", 2_000),
-        pytest.param(15, "spearman", 20_000, marks=pytest.mark.slow),
-        pytest.param(20, "spearman", 20_000, marks=pytest.mark.slow),
+        pytest.param(15, "spearman", 5_000, marks=pytest.mark.slow),
     ],
 )
 def test_importance_sampling_is_within_3_standard_errors_of_the_exact_value(n, distance, draws):
@@ -203,12 +202,14 @@ def test_importance_sampling_is_within_3_standard_errors_of_the_exact_value(n, d
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("n", "draws"), [(22, 20_000), (24, 2_000)])
-def test_importance_sampling_beyond_the_exact_grid_against_the_permanent(n, draws):
-    """Beyond GRID_MAX (where importance sampling is the default), at six α against the
-    permanent's recursion computed here (0.5 s and 3 s per α; 270 MB at 24 items)."""
-    assert n > GRID_MAX["spearman"]
-    est = partition_function(n, "spearman", draws=draws)
+@pytest.mark.parametrize("n", [GRID_MAX["spearman"], GRID_MAX["spearman"] + 2])
+def test_importance_sampling_at_the_grid_edge_and_beyond_against_the_permanent(n):
+    """At the largest size of the exact grid (20 items) and beyond it (22, where importance
+    sampling is the default), 5,000 draws, at six α against the permanent's recursion computed
+    here (0.1 s and 0.3 s per α): within 3.5 stated s.e. (checked at 24 items and 2,000 draws
+    too when this was written: 23 s, most of it the permanent)."""
+    method = "importance sampling" if n <= GRID_MAX["spearman"] else "auto"
+    est = partition_function(n, "spearman", method=method, draws=5_000, seed=1, cache=False)
     assert est.method == "importance sampling"
     alpha = est.alpha_grid[[10, 25, 40, 55, 70, 80]]
     log_z, _ = spearman_grid(n, alpha)
