@@ -42,6 +42,7 @@ def test_kendall_insertion_at_five_items():
     assert stats.chisquare(_frequencies(draws, perms), 40_000 * p).pvalue > 1e-4
 
 
+@pytest.mark.slow  # 3-4 s (each distance): the README's test run stays under 4 minutes
 @pytest.mark.parametrize("distance", DISTANCES)
 def test_metropolis_draws_have_the_exact_rank_marginals(distance):
     """n = 6 by Metropolis chains: P(item i at rank r) within 0.02 of the exact marginals, and

@@ -170,6 +170,7 @@ def test_simulated_clusters_are_recovered():
     assert set(fit.summary().index) >= {"alpha[1]", "weight[2]", "position[1,item0]"}
 
 
+@pytest.mark.slow  # 3-4 s (each distance): the README's test run stays under 4 minutes
 def test_every_chain_reports_the_same_numbering():
     """Chains started from different seeds find the clusters under different numbers; the
     relabelling to the shared pivot makes their draws agree (R-hat ≈ 1)."""
@@ -210,6 +211,7 @@ def test_pairwise_and_top_k_of_a_new_assessor_equal_enumeration_over_all_ranking
     assert top.sum() == pytest.approx(k, abs=1e-6)  # k places to fill
 
 
+@pytest.mark.slow  # 3-4 s (each distance): the README's test run stays under 4 minutes
 def test_loo_prefers_two_clusters_on_two_cluster_data():
     rk, _, _ = _simulated(seed=4, n=8, sizes=(40, 40), alphas=(10.0, 10.0))
     fits = {
@@ -348,6 +350,7 @@ def test_the_mixture_likelihood_in_blocks_of_draws_is_the_same(monkeypatch):
     assert blocked.log_likelihood[s, j] == pytest.approx(np.logaddexp.reduce(terms), abs=1e-9)
 
 
+@pytest.mark.slow  # 3-4 s (each distance): the README's test run stays under 4 minutes
 def test_choose_clusters_picks_the_best_converged_number():
     from rankstats.models.cluster_choice import best_converged
 

@@ -431,6 +431,7 @@ def test_bayes_rows_are_the_user_facing_posterior() -> None:
     np.testing.assert_allclose(got, want, atol=0.012)
 
 
+@pytest.mark.slow  # 3-4 s (each distance): the README's test run stays under 4 minutes
 def test_bayes_power_matches_a_loop_over_the_user_facing_test() -> None:
     n, reps = 30, 300
     design = _two(0.35, n)
